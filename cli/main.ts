@@ -1,0 +1,31 @@
+/**
+ * The `rampflow` command line. Each subcommand lives in its own file under cli/ and registers itself
+ * here; this file only wires them together and turns any error into one clear line and exit code 1.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerDevCommand } from './dev';
+
+export function buildProgram(): Command {
+  const program = new Command('rampflow')
+    .description('Durable Temporal workflows for the partner ramp service.')
+    .showHelpAfterError()
+    .exitOverride();
+  registerDevCommand(program);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed help or its own message.
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`rampflow: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+void main(process.argv);

@@ -1,0 +1,94 @@
+/**
+ * The one place where the environment is read. Each process parses only the sections it needs, with
+ * zod, and a bad environment fails at start-up with one line per bad variable. Secret values are
+ * never echoed back in those lines.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port, for example 127.0.0.1:7233');
+const port = z.coerce.number().int().min(1).max(65535);
+const optionalFile = z.string().min(1).optional();
+
+export const TemporalEnvSchema = z.object({
+  TEMPORAL_ADDRESS: hostPort.default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('rampflow'),
+  /** Temporal Cloud API key; implies TLS. */
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  /** Client certificate and key files for mTLS to a self-hosted cluster or Temporal Cloud. */
+  TEMPORAL_TLS_CERT: optionalFile,
+  TEMPORAL_TLS_KEY: optionalFile,
+  /** A CA bundle file when the server's certificate is not signed by a public CA. */
+  TEMPORAL_TLS_CA: optionalFile,
+});
+
+export const RampEnvSchema = z.object({
+  RAMP_BASE_URL: z.url({ protocol: /^https?$/ }),
+  RAMP_API_KEY: z.string().min(1),
+  RAMP_API_SECRET: z.string().min(1),
+});
+
+export const WebhookEnvSchema = z.object({
+  WEBHOOK_PORT: port.default(8787),
+  WEBHOOK_TOKEN: z.string().min(16, 'must be at least 16 characters: it is the only secret in the webhook URL'),
+  /** Comma-separated IPs allowed to deliver webhooks; empty means any. */
+  WEBHOOK_ALLOWED_IPS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
+  /** The public HTTPS URL the service delivers to (used when registering the callback). */
+  WEBHOOK_PUBLIC_URL: z.url().optional(),
+});
+
+export const WorkerEnvSchema = z.object({
+  /** Port of the worker's Prometheus endpoint; 0 turns it off. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type TemporalEnv = z.infer<typeof TemporalEnvSchema>;
+export type RampEnv = z.infer<typeof RampEnvSchema>;
+export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
+export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
+
+/** Every variable rampflow reads, for documentation and for checking deployment files. */
+export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema] as const;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the variables one schema names; throws a ConfigError with one line per bad variable. */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const picked: Record<string, string | undefined> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const value = env[name];
+    // An empty variable means "not set", as in most deployment tools.
+    picked[name] = value === '' ? undefined : value;
+  }
+  const result = schema.safeParse(picked);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? '(environment)');
+    const reason = issue.code === 'invalid_type' && picked[name] === undefined ? 'is required' : issue.message;
+    return `${name}: ${reason}`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** TLS material for a Temporal connection, read from the files the environment names. */
+export function temporalTls(env: TemporalEnv): { clientCertPair?: { crt: Buffer; key: Buffer }; serverRootCACertificate?: Buffer } | boolean {
+  if (env.TEMPORAL_TLS_CERT && env.TEMPORAL_TLS_KEY) {
+    return {
+      clientCertPair: { crt: readFileSync(env.TEMPORAL_TLS_CERT), key: readFileSync(env.TEMPORAL_TLS_KEY) },
+      ...(env.TEMPORAL_TLS_CA ? { serverRootCACertificate: readFileSync(env.TEMPORAL_TLS_CA) } : {}),
+    };
+  }
+  if (env.TEMPORAL_TLS_CA) return { serverRootCACertificate: readFileSync(env.TEMPORAL_TLS_CA) };
+  // An API key (Temporal Cloud) always travels over TLS.
+  return env.TEMPORAL_API_KEY !== undefined;
+}

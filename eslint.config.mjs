@@ -1,0 +1,41 @@
+// Lint rules that protect what the type checker cannot: workflow determinism and awaited promises.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.tools/', '.data/', 'bench/results/', 'coverage/', 'bin/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Workflow code is replayed: it must not do I/O or reach the ramp client directly.
+    // Activities and ramp types may be imported as types only.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins.' })),
+          patterns: [
+            { group: ['**/ramp', '**/ramp/**'], allowTypeImports: true, message: 'Workflows call the ramp service through activities only.' },
+            { group: ['**/activities', '**/activities/**'], allowTypeImports: true, message: 'Import activities as types and call them through proxyActivities.' },
+            { group: ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Not available in the workflow sandbox.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' }],
+      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Date.now() is replay-safe only through the workflow API; prefer workflowInfo() or timers.' }],
+    },
+  },
+);

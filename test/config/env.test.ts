@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseEnv, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+
+describe('parseEnv', () => {
+  it('fills the documented defaults', () => {
+    expect(parseEnv(TemporalEnvSchema, {})).toEqual({
+      TEMPORAL_ADDRESS: '127.0.0.1:7233',
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'rampflow',
+    });
+  });
+
+  it('reports one line per bad variable and never echoes a secret', () => {
+    const secret = 'super-secret-value-that-must-not-leak';
+    let error: unknown;
+    try {
+      parseEnv(RampEnvSchema, { RAMP_BASE_URL: 'not a url', RAMP_API_SECRET: secret });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^RAMP_BASE_URL: /);
+    expect(problems[1]).toBe('RAMP_API_KEY: is required');
+    expect((error as ConfigError).message).not.toContain(secret);
+  });
+
+  it('treats an empty variable as unset and splits the IP allow-list', () => {
+    const parsed = parseEnv(WebhookEnvSchema, {
+      WEBHOOK_PORT: '',
+      WEBHOOK_TOKEN: 'a-token-of-sixteen-chars',
+      WEBHOOK_ALLOWED_IPS: ' 127.0.0.1, ::1 ,',
+    });
+    expect(parsed.WEBHOOK_PORT).toBe(8787);
+    expect(parsed.WEBHOOK_ALLOWED_IPS).toEqual(['127.0.0.1', '::1']);
+  });
+
+  it('rejects an address without a port', () => {
+    expect(() => parseEnv(TemporalEnvSchema, { TEMPORAL_ADDRESS: 'localhost' })).toThrow(/TEMPORAL_ADDRESS: expected host:port/);
+  });
+});

@@ -1,0 +1,23 @@
+/** Connections to the run's shared Temporal dev server, for tests in the `temporal` project. */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { inject } from 'vitest';
+
+export function temporalAddress(): string {
+  return inject('temporalAddress');
+}
+
+export async function connectClient(): Promise<{ client: Client; close: () => Promise<void> }> {
+  const connection = await Connection.connect({ address: temporalAddress() });
+  return { client: new Client({ connection }), close: () => connection.close() };
+}
+
+export function connectWorker(): Promise<NativeConnection> {
+  return NativeConnection.connect({ address: temporalAddress() });
+}
+
+/** A task queue no other test uses, so tests sharing the server cannot take each other's tasks. */
+export function uniqueTaskQueue(prefix: string): string {
+  return `${prefix}-${randomUUID()}`;
+}
