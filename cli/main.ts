@@ -3,7 +3,9 @@
  * here; this file only wires them together and turns any error into one clear line and exit code 1.
  */
 import { Command, CommanderError } from 'commander';
+import { registerApiCommand } from './api';
 import { registerDevCommand } from './dev';
+import { registerSandboxCommand } from './sandbox';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -11,6 +13,8 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerDevCommand(program);
+  registerSandboxCommand(program);
+  registerApiCommand(program);
   return program;
 }
 

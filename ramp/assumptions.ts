@@ -1,0 +1,71 @@
+/**
+ * What the interface leaves open and rampflow assumes (DESIGN: "What the interface leaves open").
+ * Kept in one place so a deployment whose service differs can override them through
+ * `RampClientOptions.assumptions` instead of editing the endpoint modules. The sandbox implements
+ * the same defaults.
+ */
+
+/**
+ * Names of the query parameters the interface lists only by label. camelCase throughout: a detail
+ * look-up takes the record's id as `id` (customer detail also `externalId`); filters are
+ * `customerId`, `currency`, `status` and `type`.
+ */
+export interface QueryParameterNames {
+  id: string;
+  externalId: string;
+  customerId: string;
+  currency: string;
+  status: string;
+  type: string;
+  pageNum: string;
+  pageSize: string;
+}
+
+export interface RampAssumptions {
+  queryParameterNames: QueryParameterNames;
+  /** Path of the older generation's create-va; the interface does not say where the `old` module lives. */
+  legacyCreateVaPath: string;
+  /**
+   * The older generation answers 200 with the outcome in `status` and does not show its values.
+   * Treated as success: `SUCCESS`/`OK` in any case, or the number 200.
+   */
+  isLegacySuccessStatus: (status: string | number) => boolean;
+  /** Form field names of POST /deposit/submitAttachmentFile (not shown): the deposit's id and the file. */
+  attachmentFields: { depositId: string; file: string };
+  /**
+   * How far the local clock may be from the service's `Date` before we correct it. The service's
+   * accepted skew is not shown (DESIGN assumes 60 s); correcting from 5 s keeps us far inside it,
+   * while staying above the one-second resolution of `Date`.
+   */
+  clockSkewToleranceMs: number;
+}
+
+export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
+  queryParameterNames: {
+    id: 'id',
+    externalId: 'externalId',
+    customerId: 'customerId',
+    currency: 'currency',
+    status: 'status',
+    type: 'type',
+    pageNum: 'pageNum',
+    pageSize: 'pageSize',
+  },
+  legacyCreateVaPath: '/create-va',
+  isLegacySuccessStatus: (status) => (typeof status === 'number' ? status === 200 : ['SUCCESS', 'OK'].includes(status.toUpperCase())),
+  attachmentFields: { depositId: 'id', file: 'file' },
+  clockSkewToleranceMs: 5_000,
+};
+
+/** Overrides merged over the defaults; query parameter names may be overridden one by one. */
+export type RampAssumptionOverrides = Partial<Omit<RampAssumptions, 'queryParameterNames'>> & {
+  queryParameterNames?: Partial<QueryParameterNames>;
+};
+
+export function resolveAssumptions(overrides: RampAssumptionOverrides = {}): RampAssumptions {
+  return {
+    ...DEFAULT_ASSUMPTIONS,
+    ...overrides,
+    queryParameterNames: { ...DEFAULT_ASSUMPTIONS.queryParameterNames, ...overrides.queryParameterNames },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The request layer: signed attempts, retries, clock correction and response typing.
+ *
+ * Retry rules (DESIGN "The signed client"): the service has no idempotency key, so
+ * - a GET is retried on transport errors, 5xx and 429, with jittered backoff;
+ * - a POST is retried only when the attempt provably never left the machine; any other transport
+ *   failure, or a 5xx, becomes RampOutcomeUnknownError for the caller to reconcile;
+ * - any request refused as UNAUTHORISED is retried once when the response's `Date` showed our clock
+ *   was off: the refusal came before the service acted, and the next attempt carries a corrected
+ *   timestamp.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { resolveAssumptions, type RampAssumptionOverrides, type RampAssumptions } from './assumptions';
+import { ServiceClock } from './clock';
+import { RampConnectionError, RampOutcomeUnknownError, RampUnauthorisedError, type RampError } from './errors';
+import { describeTransportError, requestNeverLeft } from './network-errors';
+import { interpretResponse, type ResponseGeneration } from './response-interpretation';
+import { DEFAULT_RETRY_POLICY, backoffDelayMs, retryAfterMs, type RetryPolicy } from './retry-policy';
+import { hmacSigner, sendSignedAttempt, type TransportSettings, type WireRequest, type WireResponse } from './transport';
+import { parseResponseBody } from './validation';
+
+export interface RampClientOptions {
+  /** `{base_url}`: scheme, authority and an optional path prefix, e.g. `https://api.example.com/partner`. */
+  baseUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  /** An undici dispatcher (tests pass a MockAgent). Default: a keep-alive Agent the client owns and `close()` closes. */
+  dispatcher?: Dispatcher;
+  /** Per attempt: time allowed until the response headers arrive. */
+  headersTimeoutMs?: number;
+  /** Per attempt: time allowed between two chunks of the response body. */
+  bodyTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  assumptions?: RampAssumptionOverrides;
+  /** Local clock in milliseconds (tests move it). */
+  now?: () => number;
+  /** Waits between attempts (tests make it instant). */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** Receives every attempt's canonical string, for debugging. It contains no secret. */
+  onCanonicalString?: (canonical: string) => void;
+  /** Nonce source; default a random UUID. Must never repeat (tests replaying signing vectors fix it). */
+  newNonce?: () => string;
+}
+
+export type RequestBody = NonNullable<WireRequest['body']>;
+
+export interface RampCall {
+  method: 'GET' | 'POST';
+  /** The endpoint path, e.g. `/customer/detail`, without the base URL's prefix. */
+  path: string;
+  /** Raw query string (see query.ts), without `?`. */
+  query?: string;
+  body?: RequestBody;
+  generation?: ResponseGeneration;
+}
+
+export interface RampResponse {
+  httpStatus: number;
+  body: Record<string, unknown>;
+}
+
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** Serialises a JSON body once; these bytes are hashed and sent on every attempt. */
+export function jsonBody(value: unknown): RequestBody {
+  return { bytes: Buffer.from(JSON.stringify(value), 'utf8'), contentType: 'application/json', hashed: true };
+}
+
+export class RampHttpClient {
+  readonly assumptions: RampAssumptions;
+  readonly clock: ServiceClock;
+  readonly #transport: TransportSettings;
+  readonly #sign: (canonical: string) => string;
+  readonly #ownedAgent: Agent | undefined;
+  readonly #basePath: string;
+  readonly #retry: RetryPolicy;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+  readonly #now: () => number;
+
+  constructor(options: RampClientOptions) {
+    const base = new URL(options.baseUrl);
+    if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new Error(`RAMP base URL must be http(s), got ${base.protocol}`);
+    if (base.search !== '' || base.hash !== '') throw new Error('RAMP base URL must not carry a query or fragment');
+    this.assumptions = resolveAssumptions(options.assumptions);
+    this.#now = options.now ?? Date.now;
+    this.clock = new ServiceClock(this.#now, this.assumptions.clockSkewToleranceMs);
+    // keep-alive: one pool of connections reused across calls; idle sockets are closed before a
+    // typical server's own keep-alive timeout so we rarely write into a socket the server closed.
+    this.#ownedAgent = options.dispatcher ? undefined : new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 });
+    this.#transport = {
+      dispatcher: options.dispatcher ?? (this.#ownedAgent as Agent),
+      origin: base.origin,
+      // URL.host drops the scheme's default port and keeps any other: exactly the Host we send.
+      host: base.host,
+      apiKey: options.apiKey,
+      headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+      onCanonicalString: options.onCanonicalString,
+      newNonce: options.newNonce ?? randomUUID,
+    };
+    this.#sign = hmacSigner(options.apiSecret);
+    this.#basePath = base.pathname.replace(/\/+$/, '');
+    this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Sends a call and returns the successful body; throws a RampError otherwise. */
+  async send(call: RampCall): Promise<RampResponse> {
+    const wire: WireRequest = { method: call.method, path: `${this.#basePath}${call.path}`, query: call.query ?? '', body: call.body };
+    const generation = call.generation ?? 'envelope';
+    let skewRetryUsed = false;
+    for (let attempt = 1; ; attempt += 1) {
+      const mayRetry = attempt < this.#retry.maxAttempts;
+      let response: WireResponse;
+      try {
+        response = await sendSignedAttempt(this.#transport, { request: wire, sign: this.#sign, timestampSeconds: this.clock.nowSeconds() });
+      } catch (error) {
+        const neverLeft = requestNeverLeft(error);
+        if (call.method === 'POST' && !neverLeft) {
+          throw new RampOutcomeUnknownError(`no answer after the request may have reached the service (${describeTransportError(error)}); look the record up before resending`, { method: call.method, path: call.path, cause: error });
+        }
+        if (mayRetry) {
+          await this.#sleep(backoffDelayMs(this.#retry, attempt, this.#random));
+          continue;
+        }
+        throw new RampConnectionError(`${neverLeft ? 'the request could not be sent' : 'no answer'} after ${attempt} attempt(s): ${describeTransportError(error)}`, { method: call.method, path: call.path, cause: error });
+      }
+
+      const clockWasOff = this.clock.observeServiceDate(response.headers.date);
+      const outcome = interpretResponse({ method: call.method, path: call.path, httpStatus: response.status, bodyText: response.bodyText, generation, assumptions: this.assumptions });
+      if (outcome.ok) return { httpStatus: response.status, body: outcome.body };
+
+      if (outcome.error instanceof RampUnauthorisedError && clockWasOff && !skewRetryUsed) {
+        // Not counted as an attempt: the refusal was our clock's doing, and it is now corrected.
+        skewRetryUsed = true;
+        attempt -= 1;
+        continue;
+      }
+      if (!outcome.transient) throw outcome.error;
+      if (call.method === 'POST') throw this.#postTransientFailure(call, outcome.error);
+      const wait = this.#transientWaitMs(response, attempt);
+      if (!mayRetry || wait === undefined) throw outcome.error;
+      await this.#sleep(wait);
+    }
+  }
+
+  /** Sends a new-generation call and returns its `data`, checked against the schema. */
+  async request<S extends z.ZodType>(call: RampCall, dataSchema: S): Promise<z.infer<S>> {
+    const response = await this.send(call);
+    return parseResponseBody(dataSchema, response.body.data, { method: call.method, path: call.path, httpStatus: response.httpStatus });
+  }
+
+  /** Closes the connection pool the client created (an injected dispatcher is left to its owner). */
+  async close(): Promise<void> {
+    await this.#ownedAgent?.close();
+  }
+
+  /**
+   * A POST's 429 says the request was refused, not processed, so it surfaces as the retryable
+   * RampHttpError. A 5xx may have come after the service acted: outcome unknown.
+   */
+  #postTransientFailure(call: RampCall, error: RampError): RampError {
+    if (error.httpStatus === 429) return error;
+    return new RampOutcomeUnknownError(`the service answered HTTP ${error.httpStatus} and may have acted on the request; look the record up before resending`, {
+      method: call.method,
+      path: call.path,
+      httpStatus: error.httpStatus,
+      serviceMessage: error.serviceMessage,
+      cause: error,
+    });
+  }
+
+  /** Retry-After when the service gives one (undefined if longer than we are willing to wait), else backoff. */
+  #transientWaitMs(response: WireResponse, attempt: number): number | undefined {
+    const asked = retryAfterMs(response.headers['retry-after'], this.#now());
+    if (asked === undefined) return backoffDelayMs(this.#retry, attempt, this.#random);
+    return asked <= this.#retry.maxDelayMs ? asked : undefined;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Event deliveries: one per event and subscribed name, delivered by the minute scheduler with the
+ * interface's retry policy, and logged attempt by attempt for GET /sandbox/deliveries.
+ *
+ * - Only subscribed events are delivered, under the name the partner subscribed with (an older name
+ *   such as `va.approved` is delivered as `va.approved`; a partner subscribed under both names gets
+ *   both, as the DESIGN's de-duplication expects).
+ * - The payload is the matching detail record as it was when the event happened (a snapshot), so a
+ *   late retry of DEPOSIT_RECEIVED still says RECEIVED.
+ * - The callback URL is read at each attempt: no URL registered is a failed attempt, retried like any
+ *   other, so registering the URL late still gets the event through on a retry.
+ * - Switches, to exercise receivers: `duplicate` sends every delivered event a second time;
+ *   `outOfOrder` sends the deliveries due in one scheduler run newest first.
+ */
+import type { Logger } from 'pino';
+import { normaliseEventName, type EventName } from '../../ramp/events';
+import type { VirtualClock } from '../clock';
+import { newId } from '../identifiers';
+import type { SandboxStore } from '../state/store';
+import type { AttemptResult, HttpDeliverer } from './http-deliverer';
+import { MAX_ATTEMPTS, tickAfter, tickAtOrAfter, waitAfterFailedAttempt } from './retry-policy';
+
+export type AttemptTrigger = 'SCHEDULED' | 'RESEND' | 'DUPLICATE';
+
+export interface DeliveryAttempt {
+  /** 1-based count of scheduled attempts; resends and duplicates are numbered but not counted against the five. */
+  number: number;
+  trigger: AttemptTrigger;
+  /** Virtual time of the attempt. */
+  time: number;
+  url: string | null;
+  outcome: 'DELIVERED' | 'FAILED';
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+
+export interface DeliveryRecord {
+  id: string;
+  partnerId: string;
+  /** The name it is delivered under (as subscribed). */
+  event: string;
+  payload: { id: string } & Record<string, unknown>;
+  createTime: number;
+  status: DeliveryStatus;
+  scheduledAttempts: number;
+  nextAttemptTime: number | null;
+  attempts: DeliveryAttempt[];
+  sequence: number;
+}
+
+export interface DeliveryOptions {
+  tickSeconds: number;
+  duplicate: boolean;
+  outOfOrder: boolean;
+}
+
+export class Deliveries {
+  private readonly records = new Map<string, DeliveryRecord>();
+  private readonly scheduledTicks = new Set<number>();
+  private nextSequence = 0;
+
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly clock: VirtualClock,
+    private readonly deliverer: HttpDeliverer,
+    private readonly options: DeliveryOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Records that `event` happened to a partner's record; queues one delivery per matching subscription. */
+  emit(partnerId: string, event: EventName, payload: { id: string } & Record<string, unknown>): void {
+    const subscribed = this.store.partner(partnerId).subscribedEvents.filter((name) => normaliseEventName(name) === event);
+    const now = this.clock.now();
+    for (const name of subscribed) {
+      const record: DeliveryRecord = {
+        id: newId(),
+        partnerId,
+        event: name,
+        payload: structuredClone(payload),
+        createTime: now,
+        status: 'PENDING',
+        scheduledAttempts: 0,
+        nextAttemptTime: now,
+        attempts: [],
+        sequence: this.nextSequence++,
+      };
+      this.records.set(record.id, record);
+      this.scheduleRun(tickAfter(now, this.tickMs()));
+    }
+  }
+
+  list(partnerId: string): DeliveryRecord[] {
+    return [...this.records.values()].filter((record) => record.partnerId === partnerId);
+  }
+
+  find(partnerId: string, id: string): DeliveryRecord | undefined {
+    const record = this.records.get(id);
+    return record?.partnerId === partnerId ? record : undefined;
+  }
+
+  /**
+   * Sends a delivery again now, through the same path as a scheduled attempt. It does not use up one
+   * of the five scheduled attempts; a successful resend ends any pending retries.
+   */
+  async resend(record: DeliveryRecord): Promise<DeliveryAttempt> {
+    const attempt = await this.attempt(record, 'RESEND', this.clock.now());
+    if (attempt.outcome === 'DELIVERED') {
+      record.status = 'DELIVERED';
+      record.nextAttemptTime = null;
+    }
+    return attempt;
+  }
+
+  private tickMs(): number {
+    return this.options.tickSeconds * 1000;
+  }
+
+  /** One scheduler run per tick time at most; it picks up everything due by then. */
+  private scheduleRun(tickTime: number): void {
+    if (this.scheduledTicks.has(tickTime)) return;
+    this.scheduledTicks.add(tickTime);
+    this.clock.schedule(tickTime, 'event delivery run', async () => {
+      this.scheduledTicks.delete(tickTime);
+      await this.run(tickTime);
+    });
+  }
+
+  private async run(tickTime: number): Promise<void> {
+    const due = [...this.records.values()]
+      .filter((record) => record.status === 'PENDING' && record.nextAttemptTime !== null && record.nextAttemptTime <= tickTime)
+      .sort((a, b) => a.sequence - b.sequence);
+    if (this.options.outOfOrder) due.reverse();
+    for (const record of due) {
+      record.scheduledAttempts += 1;
+      const attempt = await this.attempt(record, 'SCHEDULED', tickTime);
+      if (attempt.outcome === 'DELIVERED') {
+        record.status = 'DELIVERED';
+        record.nextAttemptTime = null;
+        if (this.options.duplicate) await this.attempt(record, 'DUPLICATE', tickTime);
+        continue;
+      }
+      const wait = waitAfterFailedAttempt(record.scheduledAttempts);
+      if (wait === undefined || record.scheduledAttempts >= MAX_ATTEMPTS) {
+        record.status = 'FAILED';
+        record.nextAttemptTime = null;
+        continue;
+      }
+      record.nextAttemptTime = tickTime + wait * 1000;
+      this.scheduleRun(tickAtOrAfter(record.nextAttemptTime, this.tickMs()));
+    }
+  }
+
+  private async attempt(record: DeliveryRecord, trigger: AttemptTrigger, time: number): Promise<DeliveryAttempt> {
+    const url = this.store.partner(record.partnerId).callbackUrl;
+    const result: AttemptResult =
+      url === null
+        ? { delivered: false, httpStatus: null, error: 'no callback URL registered', durationMs: 0 }
+        : await this.deliverer.post(url, JSON.stringify({ event: record.event, payload: record.payload }));
+    const attempt: DeliveryAttempt = {
+      number: record.attempts.length + 1,
+      trigger,
+      time,
+      url,
+      outcome: result.delivered ? 'DELIVERED' : 'FAILED',
+      httpStatus: result.httpStatus,
+      error: result.error,
+      durationMs: result.durationMs,
+    };
+    record.attempts.push(attempt);
+    this.logger.info(
+      { delivery: record.id, event: record.event, trigger, outcome: attempt.outcome, httpStatus: attempt.httpStatus, latencyMs: attempt.durationMs },
+      'event delivery attempt',
+    );
+    return attempt;
+  }
+}

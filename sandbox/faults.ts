@@ -1,0 +1,57 @@
+/**
+ * Injected faults: the next N responses of a path, for one partner, fail in a chosen way, so a
+ * client's retry and outcome-unknown handling can be exercised on demand.
+ * - `HTTP_5XX`: answer a 5xx (default 503) with a plain-text body, as a gateway would;
+ * - `DELAY`: hold the response for `delayMs`, then answer normally (for client timeouts);
+ * - `RESET`: reset the TCP connection without answering.
+ * With `afterHandling: true` the request is processed first and only its response is lost: the
+ * case where a POST took effect but the client cannot know it.
+ */
+export type FaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET';
+
+export interface FaultRule {
+  kind: FaultKind;
+  remaining: number;
+  statusCode: number;
+  delayMs: number;
+  afterHandling: boolean;
+}
+
+export class FaultInjector {
+  private readonly rules = new Map<string, FaultRule[]>();
+
+  private key(partnerId: string, path: string): string {
+    return `${partnerId} ${path}`;
+  }
+
+  /** Adds a rule; `count` 0 clears the path's rules instead. */
+  add(partnerId: string, path: string, rule: FaultRule): void {
+    const key = this.key(partnerId, path);
+    if (rule.remaining === 0) {
+      this.rules.delete(key);
+      return;
+    }
+    this.rules.set(key, [...(this.rules.get(key) ?? []), rule]);
+  }
+
+  /** Takes one use of the first rule for this path and phase, if any. */
+  take(partnerId: string, path: string, afterHandling: boolean): FaultRule | undefined {
+    const key = this.key(partnerId, path);
+    const rules = this.rules.get(key);
+    const rule = rules?.find((candidate) => candidate.afterHandling === afterHandling);
+    if (rules === undefined || rule === undefined) return undefined;
+    rule.remaining -= 1;
+    if (rule.remaining <= 0) {
+      rules.splice(rules.indexOf(rule), 1);
+      if (rules.length === 0) this.rules.delete(key);
+    }
+    return rule;
+  }
+
+  pending(partnerId: string): { path: string; rule: FaultRule }[] {
+    const prefix = `${partnerId} `;
+    return [...this.rules.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .flatMap(([key, rules]) => rules.map((rule) => ({ path: key.slice(prefix.length), rule })));
+  }
+}

@@ -1,0 +1,106 @@
+/** Options of createSandbox and their defaults. */
+import pino, { type Logger } from 'pino';
+import type { PartnerCredential } from './auth/authenticate';
+import { DEFAULT_AUTOPILOT_DELAYS, type AutopilotDelays } from './autopilot';
+import type { ClockOptions } from './clock';
+
+export interface PartnerKeyPair {
+  apiKey: string;
+  apiSecret: string;
+  /** Key pairs with the same partnerId belong to one partner and share its records; default: the apiKey. */
+  partnerId?: string;
+}
+
+export interface SandboxOptions {
+  /** At least one key pair. */
+  partners: PartnerKeyPair[];
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Port; default 0 (any free port). */
+  port?: number;
+  /** Base URL that kycLinks point to, when the sandbox is reached through another address; default: its own URL. */
+  publicUrl?: string;
+  /** Accepted X-Timestamp skew either way, in seconds (DESIGN: 60). */
+  acceptedSkewSeconds?: number;
+  /** Answer authentication failures with HTTP 401 (text body), as a gateway may, instead of 422. */
+  gateway401?: boolean;
+  /** Failed-signature responses carry the canonical string the server built. Never expose this beyond local use. */
+  debug?: boolean;
+  /** Virtual clock: real time by default; `{frozen: true}` makes time move only when advanced. */
+  clock?: ClockOptions;
+  /** Period of the delivery scheduler (interface: 1 minute). Lower it to make a demo faster. */
+  deliveryTickSeconds?: number;
+  /** How long a receiver has to answer 200 (interface: 30 s). */
+  ackTimeoutMs?: number;
+  /** Send every delivered event twice. */
+  duplicateDeliveries?: boolean;
+  /** Send the deliveries due in one scheduler run newest first. */
+  outOfOrderDeliveries?: boolean;
+  /** Delay between an AUD virtual account's approval and its whitelisted sender becoming active. */
+  audWhitelistDelaySeconds?: number;
+  /** Walk every object through the happy path: true for the default delays, or some delays overridden. */
+  autopilot?: boolean | Partial<AutopilotDelays>;
+  /**
+   * The wall clock authentication checks X-Timestamp against (milliseconds); default Date.now. Only
+   * tests replaying recorded requests pin it. The virtual clock never plays this role.
+   */
+  wallClock?: () => number;
+  /** Request and delivery log; default silent. */
+  logger?: Logger;
+}
+
+export interface ResolvedOptions {
+  credentials: PartnerCredential[];
+  host: string;
+  port: number;
+  publicUrl: string | undefined;
+  acceptedSkewSeconds: number;
+  gateway401: boolean;
+  debug: boolean;
+  clock: ClockOptions;
+  deliveryTickSeconds: number;
+  ackTimeoutMs: number;
+  duplicateDeliveries: boolean;
+  outOfOrderDeliveries: boolean;
+  audWhitelistDelaySeconds: number;
+  autopilot: AutopilotDelays | undefined;
+  wallClock: () => number;
+  logger: Logger;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`sandbox option ${name} must be a positive number`);
+  return value;
+}
+
+export function resolveOptions(options: SandboxOptions): ResolvedOptions {
+  if (options.partners.length === 0) throw new Error('the sandbox needs at least one partner key pair');
+  const keys = new Set<string>();
+  for (const partner of options.partners) {
+    if (partner.apiKey === '' || partner.apiSecret === '') throw new Error('a partner key pair needs a non-empty key and secret');
+    if (keys.has(partner.apiKey)) throw new Error(`API key ${partner.apiKey} is given twice`);
+    keys.add(partner.apiKey);
+  }
+  const autopilot = options.autopilot === undefined || options.autopilot === false ? undefined : { ...DEFAULT_AUTOPILOT_DELAYS, ...(options.autopilot === true ? {} : options.autopilot) };
+  if (autopilot !== undefined && Object.values(autopilot).some((seconds) => !Number.isFinite(seconds) || seconds < 0)) {
+    throw new Error('autopilot delays must be zero or more seconds');
+  }
+  return {
+    credentials: options.partners.map((partner) => ({ apiKey: partner.apiKey, apiSecret: partner.apiSecret, partnerId: partner.partnerId ?? partner.apiKey })),
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    publicUrl: options.publicUrl,
+    acceptedSkewSeconds: positive('acceptedSkewSeconds', options.acceptedSkewSeconds ?? 60),
+    gateway401: options.gateway401 ?? false,
+    debug: options.debug ?? false,
+    clock: options.clock ?? {},
+    deliveryTickSeconds: positive('deliveryTickSeconds', options.deliveryTickSeconds ?? 60),
+    ackTimeoutMs: positive('ackTimeoutMs', options.ackTimeoutMs ?? 30_000),
+    duplicateDeliveries: options.duplicateDeliveries ?? false,
+    outOfOrderDeliveries: options.outOfOrderDeliveries ?? false,
+    audWhitelistDelaySeconds: options.audWhitelistDelaySeconds ?? 10,
+    autopilot,
+    wallClock: options.wallClock ?? Date.now,
+    logger: options.logger ?? pino({ level: 'silent' }),
+  };
+}

@@ -1,0 +1,56 @@
+/** Deposit endpoints (interface: "Deposits", and POST /deposit/submitAttachmentFile). */
+import type { DomainContext } from '../domain/context';
+import { attachToDeposit } from '../domain/money-movement';
+import { invalidParameters, notFound } from '../http/errors';
+import { readMultipart } from '../http/multipart';
+import { paginate } from '../http/query';
+import type { RouteDefinition } from '../http/route';
+import type { DepositStatus } from '../state/records';
+
+const DEPOSIT_STATUSES: readonly DepositStatus[] = ['RECEIVED', 'CONFIRMED', 'ACTION_REQUIRED', 'REJECTED'];
+
+export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
+  const { store, views } = ctx;
+  return [
+    {
+      // The optional `status` filters too: a record in another status answers as not found.
+      method: 'GET',
+      path: '/deposit/detail',
+      handler: ({ partnerId, query }) => {
+        const deposit = store.deposits.find(partnerId, query.required('id'));
+        const status = query.oneOf('status', DEPOSIT_STATUSES);
+        if (deposit === undefined || (status !== undefined && deposit.status !== status)) throw notFound('deposit');
+        return views.deposit(deposit);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/deposit/list',
+      handler: ({ partnerId, query }) => {
+        const customerId = query.optional('customerId');
+        const currency = query.optional('currency');
+        const status = query.oneOf('status', DEPOSIT_STATUSES);
+        const rows = store.deposits.list(
+          partnerId,
+          (row) => (customerId === undefined || row.customerId === customerId) && (currency === undefined || row.currency === currency) && (status === undefined || row.status === status),
+        );
+        return paginate(query, rows, (row) => views.depositListItem(row));
+      },
+    },
+    {
+      // Shape not shown. The sandbox takes form fields `id` (the deposit) and `file` (the document);
+      // the body is multipart, so its hash line in the signature is empty.
+      method: 'POST',
+      path: '/deposit/submitAttachmentFile',
+      handler: async ({ partnerId, rawBody, contentType }) => {
+        const form = await readMultipart(rawBody, contentType);
+        const id = form.get('id');
+        const file = form.get('file');
+        if (typeof id !== 'string' || id === '') throw invalidParameters('form field id (the deposit id) is required');
+        if (file === null || typeof file === 'string') throw invalidParameters('form field file (the attachment) is required');
+        const deposit = attachToDeposit(ctx, partnerId, id, file.name);
+        return { id: deposit.id, fileName: file.name, status: deposit.status };
+      },
+    },
+  ];
+}

@@ -1,0 +1,106 @@
+/**
+ * The sandbox's own controls, signed like every endpoint: the virtual clock, the delivery log and
+ * resend, and fault injection. The clock is shared by all partners of one sandbox; deliveries and
+ * faults are the calling partner's only.
+ */
+import { z } from 'zod';
+import type { VirtualClock } from '../clock';
+import type { DeliveryRecord, Deliveries } from '../events/deliveries';
+import type { FaultInjector } from '../faults';
+import { notFound } from '../http/errors';
+import { IdBody } from '../http/request-schemas';
+import { jsonBody, type RouteDefinition } from '../http/route';
+import { isoTime } from '../time-format';
+
+/** Ten years: far enough for any retry schedule, small enough to stay a sane Date. */
+const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+const AdvanceBody = z.object({ seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
+
+const FaultBody = z.object({
+  path: z.string().startsWith('/'),
+  kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET']),
+  count: z.number().int().min(0).max(1000).default(1),
+  statusCode: z.number().int().min(500).max(599).default(503),
+  delayMs: z.number().int().min(0).max(300_000).default(35_000),
+  afterHandling: z.boolean().default(false),
+});
+
+const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+
+function clockView(clock: VirtualClock) {
+  return {
+    now: isoTime(clock.now()),
+    frozen: clock.isFrozen(),
+    pending: clock.pending().map(({ label, dueAt }) => ({ label, dueAt: isoTime(dueAt) })),
+  };
+}
+
+/** The callback URL is left out: it may carry the receiver's secret path token. */
+function deliveryView(record: DeliveryRecord) {
+  return {
+    id: record.id,
+    event: record.event,
+    payloadId: record.payload.id,
+    payload: record.payload,
+    status: record.status,
+    createTime: isoTime(record.createTime),
+    nextAttemptTime: record.nextAttemptTime === null ? null : isoTime(record.nextAttemptTime),
+    attempts: record.attempts.map((attempt) => ({
+      number: attempt.number,
+      trigger: attempt.trigger,
+      time: isoTime(attempt.time),
+      outcome: attempt.outcome,
+      httpStatus: attempt.httpStatus,
+      error: attempt.error,
+      durationMs: attempt.durationMs,
+    })),
+  };
+}
+
+export function sandboxToolRoutes(clock: VirtualClock, deliveries: Deliveries, faults: FaultInjector): RouteDefinition[] {
+  return [
+    { method: 'GET', path: '/sandbox/clock', handler: () => clockView(clock) },
+    {
+      method: 'POST',
+      path: '/sandbox/clock/advance',
+      handler: async (request) => {
+        await clock.advance(jsonBody(request, AdvanceBody).seconds);
+        return clockView(clock);
+      },
+    },
+    {
+      // Every delivery of the partner with every attempt, oldest first; filters `event`, `status`, `payloadId`.
+      method: 'GET',
+      path: '/sandbox/deliveries',
+      handler: ({ partnerId, query }) => {
+        const event = query.optional('event');
+        const status = query.oneOf('status', DELIVERY_STATUSES);
+        const payloadId = query.optional('payloadId');
+        return deliveries
+          .list(partnerId)
+          .filter((record) => (event === undefined || record.event === event) && (status === undefined || record.status === status) && (payloadId === undefined || record.payload.id === payloadId))
+          .map(deliveryView);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/sandbox/deliveries/resend',
+      handler: async (request) => {
+        const record = deliveries.find(request.partnerId, jsonBody(request, IdBody).id);
+        if (record === undefined) throw notFound('delivery');
+        await deliveries.resend(record);
+        return deliveryView(record);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/sandbox/faults',
+      handler: (request) => {
+        const body = jsonBody(request, FaultBody);
+        faults.add(request.partnerId, body.path, { kind: body.kind, remaining: body.count, statusCode: body.statusCode, delayMs: body.delayMs, afterHandling: body.afterHandling });
+        return faults.pending(request.partnerId).map(({ path, rule }) => ({ path, ...rule }));
+      },
+    },
+  ];
+}

@@ -1,0 +1,152 @@
+/**
+ * What the sandbox stores. Times are virtual-clock milliseconds; views.ts turns records into the
+ * response shapes. Every record carries the partner it belongs to, and nothing is ever looked up
+ * without it (interface: "Every record is scoped to the authenticated partner").
+ */
+import type { Scaled } from '../decimal';
+import type { Currency, CryptoCurrency, FiatCurrency, Network } from '../currencies';
+
+interface Owned {
+  id: string;
+  partnerId: string;
+  createTime: number;
+  updateTime: number;
+}
+
+export type CustomerStatus = 'CREATED' | 'PENDING' | 'APPROVED' | 'REJECTED' | 'DELETED';
+
+export interface CustomerRecord extends Owned {
+  realName: string | null;
+  email: string | null;
+  externalId: string | null;
+  status: CustomerStatus;
+}
+
+export interface BankAccountRecord extends Owned {
+  customerId: string;
+  currency: FiatCurrency;
+  bankName: string;
+  accountNo: string;
+  swift: string;
+  beneficiaryName: string;
+  beneficiaryAddress: string;
+  bankCountry: string;
+  bankAddress: string;
+}
+
+export interface CryptoAddressRecord extends Owned {
+  customerId: string;
+  currency: CryptoCurrency;
+  address: string;
+  label: string;
+  network: Network;
+}
+
+/** A sending bank account as an AUD whitelist entry knows it. */
+export interface SourceAccount {
+  bsbNumber: string;
+  accountNumber: string;
+  accountName: string | null;
+}
+
+export type WhitelistEntryStatus = 'pending' | 'active';
+
+export interface WhitelistEntry extends SourceAccount {
+  /** The interface shows integer ids for whitelist entries. */
+  id: number;
+  accountStatus: WhitelistEntryStatus;
+}
+
+export type VirtualAccountStatus = 'PENDING' | 'VERIFIED' | 'REJECTED';
+
+export interface VirtualAccountRecord extends Owned {
+  customerId: string;
+  currency: FiatCurrency;
+  status: VirtualAccountStatus;
+  /** Banking details are issued when the provider confirms the account. */
+  accountNumber: string | null;
+  bsbNumber: string | null;
+  payId: string | null;
+  /** The `whitelist` object of the create request (AUD only), registered after approval. */
+  requestedWhitelist: SourceAccount | null;
+  whitelist: WhitelistEntry[];
+}
+
+export type DepositAddressStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+
+export interface DepositAddressRecord extends Owned {
+  customerId: string;
+  currency: CryptoCurrency;
+  network: Network;
+  address: string;
+  status: DepositAddressStatus;
+}
+
+export type DepositStatus = 'RECEIVED' | 'CONFIRMED' | 'ACTION_REQUIRED' | 'REJECTED';
+
+export type DepositSender =
+  | { kind: 'BANK'; bsbNumber: string | null; accountNumber: string; accountName: string | null }
+  | { kind: 'CRYPTO'; address: string; network: Network };
+
+export interface DepositRecord extends Owned {
+  customerId: string;
+  type: 'FIAT' | 'CRYPTO';
+  currency: Currency;
+  amount: Scaled;
+  sender: DepositSender;
+  virtualAccountId: string | null;
+  depositAddressId: string | null;
+  txid: string;
+  txReference: string;
+  status: DepositStatus;
+  /** Names of files submitted with POST /deposit/submitAttachmentFile. */
+  attachments: string[];
+}
+
+export type FlowType = 'ONRAMP' | 'OFFRAMP';
+
+export interface AutorampFlowRecord extends Owned {
+  customerId: string;
+  type: FlowType;
+  /** Entry: a virtual account id (ONRAMP) or a deposit address id (OFFRAMP). */
+  from: string;
+  /** Exit: a crypto address id (ONRAMP) or a bank account id (OFFRAMP). */
+  to: string;
+  status: 'ENABLED' | 'DISABLED';
+}
+
+export type TradeStatus = 'PENDING' | 'SETTLED';
+
+export interface TradeRecord extends Owned {
+  customerId: string;
+  flowId: string;
+  depositId: string;
+  fromCurrency: Currency;
+  fromAmount: Scaled;
+  toCurrency: Currency;
+  toAmount: Scaled;
+  rate: Scaled;
+  status: TradeStatus;
+  /** The payment an offramp trade paid out with, once it exists (see the trade view). */
+  paymentId: string | null;
+}
+
+export type PaymentStatus = 'PENDING' | 'CONFIRMED';
+
+export interface PaymentRecord extends Owned {
+  customerId: string;
+  tradeId: string;
+  bankAccountId: string;
+  currency: FiatCurrency;
+  deductAmount: Scaled;
+  bankCharge: Scaled;
+  status: PaymentStatus;
+}
+
+export interface PartnerRecord {
+  id: string;
+  ipWhiteList: string[];
+  callbackUrl: string | null;
+  subscribedEvents: string[];
+  balances: Map<Currency, Scaled>;
+}

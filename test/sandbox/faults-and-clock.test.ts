@@ -1,0 +1,82 @@
+/** Injected faults (5xx, connection reset, delay, after handling) and the virtual clock endpoints. */
+import { describe, expect, it } from 'vitest';
+import { START_TIME, startSandbox } from './support/sandbox-fixture';
+
+describe('POST /sandbox/faults', () => {
+  it('fails the next N responses of a path with a 5xx, then answers normally', async () => {
+    const { a, b } = await startSandbox();
+    const rules = await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 2 });
+    expect(rules).toEqual([{ path: '/balance', kind: 'HTTP_5XX', remaining: 2, statusCode: 503, delayMs: 35_000, afterHandling: false }]);
+    // Another partner is not affected.
+    expect((await b.get('/balance')).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const failed = await a.get('/balance');
+      expect(failed.status).toBe(503);
+      expect(failed.text).toBe('Service Unavailable');
+    }
+    expect((await a.get('/balance')).status).toBe(200);
+  });
+
+  it('resets the connection without an answer', async () => {
+    const { a } = await startSandbox();
+    await a.ok('POST', '/sandbox/faults', { path: '/customer/list', kind: 'RESET' });
+    await expect(a.get('/customer/list')).rejects.toThrow(/ECONNRESET|socket hang up/);
+    expect((await a.get('/customer/list')).status).toBe(200);
+  });
+
+  it('after handling, the operation takes effect but its answer is lost', async () => {
+    const { a } = await startSandbox();
+    await a.ok('POST', '/sandbox/faults', { path: '/customer/create', kind: 'HTTP_5XX', statusCode: 502, afterHandling: true });
+    const lost = await a.post('/customer/create', { externalId: 'was-it-created' });
+    expect(lost.status).toBe(502);
+    expect((await a.ok('GET', '/customer/detail?externalId=was-it-created')).externalId).toBe('was-it-created');
+    await a.ok('POST', '/sandbox/faults', { path: '/customer/create', kind: 'RESET', afterHandling: true });
+    await expect(a.post('/customer/create', { externalId: 'reset-after' })).rejects.toThrow(/ECONNRESET|socket hang up/);
+    expect((await a.ok('GET', '/customer/detail?externalId=reset-after')).status).toBe('CREATED');
+  });
+
+  it('delays a response and then answers normally', async () => {
+    const { a } = await startSandbox();
+    await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'DELAY', delayMs: 50 });
+    const delayed = await a.get('/balance');
+    expect(delayed.json.status).toBe('SUCCESS');
+  });
+
+  it('clears a path with count 0, and validates the rule', async () => {
+    const { a } = await startSandbox();
+    await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 5 });
+    expect(await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 0 })).toEqual([]);
+    expect((await a.get('/balance')).status).toBe(200);
+    expect((await a.post('/sandbox/faults', { path: 'balance', kind: 'HTTP_5XX' })).json.status).toBe('INVALID_PARAMETERS');
+    expect((await a.post('/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', statusCode: 404 })).json.status).toBe('INVALID_PARAMETERS');
+  });
+});
+
+describe('the virtual clock', () => {
+  it('tells the time and what is scheduled, and advances', async () => {
+    const { sandbox, a } = await startSandbox({ audWhitelistDelaySeconds: 90 });
+    expect(await a.ok('GET', '/sandbox/clock')).toEqual({ now: START_TIME.toISOString(), frozen: true, pending: [] });
+    const customerId = (await a.ok('POST', '/customer/create', {})).id;
+    await a.ok('POST', '/sandbox/customer/approve', { id: customerId });
+    const account = await a.ok('POST', '/virtual-account/create', { customerId, currency: 'AUD', whitelist: { bsbNumber: '1', accountNumber: '2' } });
+    await a.ok('POST', '/sandbox/virtual-account/approve', { id: account.id });
+    const clock = await a.ok('GET', '/sandbox/clock');
+    expect(clock.pending).toEqual([{ label: 'AUD whitelist registration', dueAt: '2026-05-04T09:01:30.000Z' }]);
+    const advanced = await a.ok('POST', '/sandbox/clock/advance', { seconds: 3600 });
+    expect(advanced).toEqual({ now: '2026-05-04T10:00:00.000Z', frozen: true, pending: [] });
+    expect(sandbox.clock.now().toISOString()).toBe('2026-05-04T10:00:00.000Z');
+    // Records made later carry the virtual time.
+    expect((await a.ok('POST', '/customer/create', {})).createTime).toBe('2026-05-04T10:00:00.000Z');
+    expect((await a.post('/sandbox/clock/advance', { seconds: -1 })).json.status).toBe('INVALID_PARAMETERS');
+    expect((await a.post('/sandbox/clock/advance', {})).json.status).toBe('INVALID_PARAMETERS');
+  });
+
+  it('follows real time unless frozen, and advancing adds to it', async () => {
+    const before = Date.now();
+    const { sandbox, a } = await startSandbox({ clock: {} });
+    expect(sandbox.clock.now().getTime()).toBeGreaterThanOrEqual(before);
+    expect((await a.ok('GET', '/sandbox/clock')).frozen).toBe(false);
+    await a.ok('POST', '/sandbox/clock/advance', { seconds: 86_400 });
+    expect(sandbox.clock.now().getTime()).toBeGreaterThanOrEqual(before + 86_400_000);
+  });
+});
