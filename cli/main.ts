@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './api';
 import { registerDevCommand } from './dev';
+import { registerWorkerCommand } from './worker';
 import { registerSandboxCommand } from './sandbox';
 
 export function buildProgram(): Command {
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerDevCommand(program);
+  registerWorkerCommand(program);
   registerSandboxCommand(program);
   registerApiCommand(program);
   return program;

@@ -30,7 +30,7 @@ export const RampEnvSchema = z.object({
 });
 
 export const WebhookEnvSchema = z.object({
-  WEBHOOK_PORT: port.default(8787),
+  WEBHOOK_PORT: port.default(8788),
   WEBHOOK_TOKEN: z.string().min(16, 'must be at least 16 characters: it is the only secret in the webhook URL'),
   /** Comma-separated IPs allowed to deliver webhooks; empty means any. */
   WEBHOOK_ALLOWED_IPS: z

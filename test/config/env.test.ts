@@ -32,7 +32,7 @@ describe('parseEnv', () => {
       WEBHOOK_TOKEN: 'a-token-of-sixteen-chars',
       WEBHOOK_ALLOWED_IPS: ' 127.0.0.1, ::1 ,',
     });
-    expect(parsed.WEBHOOK_PORT).toBe(8787);
+    expect(parsed.WEBHOOK_PORT).toBe(8788);
     expect(parsed.WEBHOOK_ALLOWED_IPS).toEqual(['127.0.0.1', '::1']);
   });
 

@@ -1,0 +1,1 @@
+export { createRampActivities, type RampActivities, type OnrampSetup, type OfframpSetup } from './ramp-activities';

@@ -1,0 +1,195 @@
+/**
+ * The activities: one per service operation the workflows need, each a thin wrapper around the
+ * signed client. Every activity that creates something looks it up first, so a retry (after a
+ * timeout, a crash, or an outcome-unknown POST) never creates it twice.
+ */
+import type { RampClient } from '../ramp';
+import type { AttachmentRequest } from '../workflows/messages';
+import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
+import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord, WhitelistEntryRecord } from '../workflows/records';
+import { asActivity, isNotFound } from './failures';
+import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord, whitelistEntryRecord } from './records';
+
+export interface OnrampSetup {
+  customerId: string;
+  currency: string;
+  cryptoAddressId: string;
+}
+
+export interface OfframpSetup {
+  customerId: string;
+  currency: string;
+  network: string;
+  bankAccountId: string;
+}
+
+/** Hex (0x) addresses are case-insensitive (the case is only a checksum); base58 ones are not. */
+function sameAddress(a: string, b: string): boolean {
+  return a.startsWith('0x') && b.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
+export function createRampActivities(ramp: RampClient) {
+  async function findCustomer(externalId: string) {
+    try {
+      return await ramp.customers.detail({ externalId });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The flow of `type` whose entry is one of `entryIds` and whose exit is `exitId`, if any. */
+  async function findFlow(type: 'ONRAMP' | 'OFFRAMP', entryIds: string[], exitId: string) {
+    if (entryIds.length === 0) return undefined; // the service creates the entry with the flow
+    for await (const flow of ramp.autorampFlows.iterate({ type, status: 'ENABLED', pageSize: 100 })) {
+      if (flow.to === exitId && entryIds.includes(flow.from)) return flow;
+    }
+    return undefined;
+  }
+
+  return {
+    /** Looks the customer up by externalId and creates it only if absent. */
+    async ensureCustomer(details: CustomerDetails): Promise<CustomerRecord> {
+      return asActivity(async () => {
+        const existing = await findCustomer(details.externalId);
+        if (existing) return customerRecord(existing);
+        const created = await ramp.customers.create(details);
+        // The create answer's shape is not shown: read the customer back for its status and kycLink.
+        const customer = created.id ? await ramp.customers.detail({ id: created.id }) : await findCustomer(details.externalId);
+        if (!customer) throw new Error(`the service accepted customer ${details.externalId} but does not find it`);
+        return customerRecord(customer);
+      });
+    },
+
+    async getCustomer(customerId: string): Promise<CustomerRecord> {
+      return asActivity(async () => customerRecord(await ramp.customers.detail({ id: customerId })));
+    },
+
+    /** Finds the customer's onramp to the crypto address in `currency`, or creates it. */
+    async ensureOnramp(setup: OnrampSetup): Promise<{ flowId: string; virtualAccountId: string }> {
+      return asActivity(async () => {
+        const accounts = [];
+        for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) accounts.push(account.id);
+        const existing = await findFlow('ONRAMP', accounts, setup.cryptoAddressId);
+        if (existing) return { flowId: existing.id, virtualAccountId: existing.from };
+        const { id } = await ramp.autorampFlows.createOnramp({ from: { customerId: setup.customerId, currency: setup.currency }, to: setup.cryptoAddressId });
+        const flow = await ramp.autorampFlows.detail({ id });
+        return { flowId: id, virtualAccountId: flow.from };
+      });
+    },
+
+    /** Finds the customer's offramp of `currency` on `network` to the bank account, or creates it. */
+    async ensureOfframp(setup: OfframpSetup): Promise<{ flowId: string; depositAddressId: string }> {
+      return asActivity(async () => {
+        const addresses = [];
+        for await (const address of ramp.depositAddresses.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
+          if (!address.network || address.network === setup.network) addresses.push(address.id);
+        }
+        const existing = await findFlow('OFFRAMP', addresses, setup.bankAccountId);
+        if (existing) return { flowId: existing.id, depositAddressId: existing.from };
+        const { id } = await ramp.autorampFlows.createOfframp({
+          from: { customerId: setup.customerId, currency: setup.currency, network: setup.network },
+          to: setup.bankAccountId,
+        });
+        const flow = await ramp.autorampFlows.detail({ id });
+        return { flowId: id, depositAddressId: flow.from };
+      });
+    },
+
+    /** The service's id of the customer's crypto address, or null while it is not registered. */
+    async findCryptoAddress(lookup: { customerId: string; address: string; network?: string }): Promise<string | null> {
+      return asActivity(async () => {
+        for await (const candidate of ramp.cryptoAddresses.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
+          const sameNetwork = !lookup.network || candidate.network === lookup.network;
+          if (sameNetwork && sameAddress(candidate.address, lookup.address)) return candidate.id;
+        }
+        return null;
+      });
+    },
+
+    /** The service's id of the customer's bank account, or null while it is not registered. */
+    async findBankAccount(lookup: { customerId: string; accountNo: string }): Promise<string | null> {
+      return asActivity(async () => {
+        for await (const candidate of ramp.bankAccounts.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
+          if (candidate.accountNo === lookup.accountNo) return candidate.id;
+        }
+        return null;
+      });
+    },
+
+    async getVirtualAccount(lookup: { customerId: string; virtualAccountId: string }): Promise<VirtualAccountRecord> {
+      return asActivity(async () => virtualAccountRecord(await ramp.virtualAccounts.detail({ id: lookup.virtualAccountId })));
+    },
+
+    async getDepositAddress(lookup: { customerId: string; depositAddressId: string }): Promise<DepositAddressRecord> {
+      return asActivity(async () => depositAddressRecord(await ramp.depositAddresses.detail({ id: lookup.depositAddressId })));
+    },
+
+    /** Adds the source account to the AUD account's whitelist unless it is there; returns the whitelist. */
+    async ensureAudWhitelist(request: { virtualAccountId: string; sourceAccount: AudSourceAccount }): Promise<WhitelistEntryRecord[]> {
+      return asActivity(async () => {
+        const { virtualAccountId, sourceAccount } = request;
+        const listed = (entries: WhitelistEntryRecord[]) =>
+          entries.some((entry) => entry.bsbNumber === sourceAccount.bsbNumber && entry.accountNumber === sourceAccount.accountNumber);
+        const before = (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord);
+        if (listed(before)) return before;
+        await ramp.virtualAccounts.createAudWhitelist({ virtualAccountId, sourceAccount });
+        return (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord);
+      });
+    },
+
+    async getAudWhitelist(virtualAccountId: string): Promise<WhitelistEntryRecord[]> {
+      return asActivity(async () => (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord));
+    },
+
+    async listCustomerDeposits(customerId: string): Promise<DepositRecord[]> {
+      return asActivity(async () => {
+        const deposits: DepositRecord[] = [];
+        for await (const deposit of ramp.deposits.iterate({ customerId, pageSize: 100 })) deposits.push(depositRecord(deposit));
+        return deposits;
+      });
+    },
+
+    async getDeposit(depositId: string): Promise<DepositRecord> {
+      return asActivity(async () => depositRecord(await ramp.deposits.detail({ id: depositId })));
+    },
+
+    /** The trade the service made of a confirmed deposit, if it has made one yet. */
+    async findTradeForDeposit(lookup: { depositId: string; customerId: string }): Promise<TradeRecord | null> {
+      return asActivity(async () => {
+        for await (const item of ramp.trades.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
+          const listedDeposit = (item as { deposit?: { id?: unknown } }).deposit?.id;
+          // List items' shape is not shown: read the detail when the item does not say its deposit.
+          if (listedDeposit !== undefined && listedDeposit !== lookup.depositId) continue;
+          const trade = await ramp.trades.detail({ id: item.id });
+          if (trade.deposit.id === lookup.depositId) return tradeRecord(trade);
+        }
+        return null;
+      });
+    },
+
+    async getTrade(tradeId: string): Promise<TradeRecord> {
+      return asActivity(async () => tradeRecord(await ramp.trades.detail({ id: tradeId })));
+    },
+
+    async getPayment(paymentId: string): Promise<PaymentRecord> {
+      return asActivity(async () => paymentRecord(await ramp.payments.detail({ id: paymentId })));
+    },
+
+    /** Uploads the document the service asked for on an ACTION_REQUIRED deposit. */
+    async submitDepositAttachment(request: { depositId: string; attachment: AttachmentRequest }): Promise<void> {
+      await asActivity(() =>
+        ramp.deposits.submitAttachmentFile({
+          depositId: request.depositId,
+          file: {
+            filename: request.attachment.fileName,
+            contentType: request.attachment.contentType,
+            content: Buffer.from(request.attachment.contentBase64, 'base64'),
+          },
+        }),
+      );
+    },
+  };
+}
+
+export type RampActivities = ReturnType<typeof createRampActivities>;

@@ -1,0 +1,63 @@
+/**
+ * A sandbox on a loopback port for one test file, with a signed client and typed calls to its
+ * simulation endpoints (the steps the real service takes on its own, and the partner's dashboard).
+ */
+import { z } from 'zod';
+import { jsonBody, RampClient } from '../../ramp';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+
+export const TEST_PARTNER = { apiKey: 'test-key', apiSecret: 'test-secret-0123456789' };
+
+const Record = z.looseObject({ id: z.string(), status: z.string().optional() });
+
+export class SandboxControl {
+  constructor(private readonly ramp: RampClient) {}
+
+  private post(path: string, body: unknown) {
+    return this.ramp.http.request({ method: 'POST', path, body: jsonBody(body) }, Record);
+  }
+
+  approveCustomer = (id: string) => this.post('/sandbox/customer/approve', { id });
+  rejectCustomer = (id: string) => this.post('/sandbox/customer/reject', { id });
+  deleteCustomer = (id: string) => this.post('/sandbox/customer/delete', { id });
+  approveVirtualAccount = (id: string) => this.post('/sandbox/virtual-account/approve', { id });
+  rejectVirtualAccount = (id: string) => this.post('/sandbox/virtual-account/reject', { id });
+  approveDepositAddress = (id: string) => this.post('/sandbox/deposit-address/approve', { id });
+  confirmDeposit = (id: string) => this.post('/sandbox/deposit/confirm', { id });
+  rejectDeposit = (id: string) => this.post('/sandbox/deposit/reject', { id });
+  requireDepositAction = (id: string) => this.post('/sandbox/deposit/require-action', { id });
+  settleTrade = (id: string) => this.post('/sandbox/trade/settle', { id });
+  settlePayment = (id: string) => this.post('/sandbox/payment/settle', { id });
+
+  simulateFiatDeposit = (body: { virtualAccountId: string; amount: string; currency: string; sender: { bsbNumber?: string; accountNumber: string; accountName?: string } }) =>
+    this.post('/sandbox/deposit/simulate', body);
+  simulateCryptoDeposit = (body: { depositAddressId: string; amount: string; currency: string; sender: { address: string; network: string } }) =>
+    this.post('/sandbox/deposit/simulate', body);
+
+  /** What a partner does in the service's dashboard: register the customer's own accounts. */
+  registerBankAccount = (body: { customerId: string; currency: string; bankName: string; accountNo: string; swift: string }) =>
+    this.post('/sandbox/bank-account/create', body);
+  registerCryptoAddress = (body: { customerId: string; currency: string; network: string; address: string }) =>
+    this.post('/sandbox/crypto-address/create', body);
+}
+
+export interface TestSandbox {
+  sandbox: Sandbox;
+  ramp: RampClient;
+  control: SandboxControl;
+  close(): Promise<void>;
+}
+
+export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+  const sandbox = await createSandbox({ partners: [TEST_PARTNER], ...options });
+  const ramp = new RampClient({ baseUrl: sandbox.url, ...TEST_PARTNER });
+  return {
+    sandbox,
+    ramp,
+    control: new SandboxControl(ramp),
+    async close() {
+      await ramp.close();
+      await sandbox.close();
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The customer journey and its deposits on the real dev server against the sandbox. No webhook
+ * receiver runs here, so every step the journey sees comes through its polling fallback: an
+ * approval webhook that never arrives is found by the poll.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelUpdate, closeCustomerUpdate, retryUpdate, type DepositSummary, type JourneyState } from '../../workflows/messages';
+import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+
+const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+const BANK_ACCOUNT_NO = '987654321';
+const SOURCE = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
+
+const ONRAMP = { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' }, audSourceAccount: SOURCE };
+const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } };
+
+let h: JourneyHarness;
+beforeAll(async () => {
+  h = await startJourneyHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+/** What the partner does in the service's dashboard once the customer exists. */
+async function registerExits(customerId: string): Promise<void> {
+  await h.control.registerCryptoAddress({ customerId, currency: 'USDT', network: 'ETH', address: WALLET });
+  await h.control.registerBankAccount({ customerId, currency: 'AUD', bankName: 'Test Bank', accountNo: BANK_ACCOUNT_NO, swift: 'TESTAU2S' });
+}
+
+const depositOf = (state: JourneyState, id: string): DepositSummary | undefined => state.deposits.find((deposit) => deposit.depositId === id);
+
+async function customersWithExternalId(externalId: string): Promise<number> {
+  let count = 0;
+  for await (const customer of h.ramp.customers.iterate({ pageSize: 100 })) if (customer.externalId === externalId) count += 1;
+  return count;
+}
+
+describe('the customer journey', () => {
+  it('carries an AUD onramp and a USDT offramp from creation to completed payouts', async () => {
+    const handle = await h.startJourney({ onramp: ONRAMP, offramp: OFFRAMP });
+    let state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    expect(state.customer.kycLink).toMatch(/^https?:\/\//);
+    const customerId = state.customer.id!;
+
+    // The exits are registered after KYC starts; the journey waits for them.
+    await h.control.approveCustomer(customerId);
+    state = await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.waitingFor.includes('register'));
+    await registerExits(customerId);
+
+    state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+    const virtualAccountId = state.onramp!.virtualAccount!.id;
+    const depositAddressId = state.offramp!.depositAddress!.id;
+    await h.control.approveVirtualAccount(virtualAccountId);
+    await h.control.approveDepositAddress(depositAddressId);
+
+    state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+    expect(state.onramp).toMatchObject({ whitelisted: true, virtualAccount: { status: 'VERIFIED' } });
+    expect(state.onramp!.virtualAccount!.accountNumber).toBeTruthy();
+    expect(state.offramp!.depositAddress!.address).toBeTruthy();
+
+    // Onramp: AUD arrives from the whitelisted source, is confirmed, traded and settled.
+    const fiat = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '100.00', currency: 'AUD', sender: SOURCE });
+    await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'RECEIVED');
+    await h.control.confirmDeposit(fiat.id);
+    state = await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.tradeId !== undefined);
+    await h.control.settleTrade(depositOf(state, fiat.id)!.tradeId!);
+    state = await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'COMPLETED');
+    expect(depositOf(state, fiat.id)).toMatchObject({ kind: 'ONRAMP', amount: '100.00', currency: 'AUD' });
+
+    // Offramp: USDT arrives at the deposit address, is traded, and paid out to the bank account.
+    const crypto = await h.control.simulateCryptoDeposit({
+      depositAddressId,
+      amount: '50.00',
+      currency: 'USDT',
+      sender: { address: '0x0000000000000000000000000000000000000001', network: 'ETH' },
+    });
+    await h.waitForJourney(handle, (s) => depositOf(s, crypto.id) !== undefined);
+    await h.control.confirmDeposit(crypto.id);
+    state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.tradeId !== undefined);
+    await h.control.settleTrade(depositOf(state, crypto.id)!.tradeId!);
+    state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.paymentId !== undefined);
+    await h.control.settlePayment(depositOf(state, crypto.id)!.paymentId!);
+    state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.stage === 'COMPLETED');
+    expect(depositOf(state, crypto.id)).toMatchObject({ kind: 'OFFRAMP', currency: 'USDT' });
+
+    // Nothing was made twice.
+    expect(await customersWithExternalId(state.externalId)).toBe(1);
+    const flows = [];
+    for await (const flow of h.ramp.autorampFlows.iterate({ pageSize: 100 })) {
+      if (flow.from === virtualAccountId || flow.from === depositAddressId) flows.push(flow.type);
+    }
+    expect(flows.sort()).toEqual(['OFFRAMP', 'ONRAMP']);
+
+    await handle.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'test over' }] });
+    expect(await handle.result()).toEqual({ stage: 'CLOSED', reason: 'test over' });
+  });
+
+  it('ends in REJECTED when KYC is rejected', async () => {
+    const handle = await h.startJourney({ offramp: OFFRAMP });
+    const state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    await h.control.rejectCustomer(state.customer.id!);
+    expect(await handle.result()).toEqual({ stage: 'REJECTED', reason: "the service rejected the customer's KYC" });
+  });
+
+  it('parks at a deadline and resumes on an operator retry', async () => {
+    const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 2 } });
+    let state = await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
+    expect(state.attention).toMatchObject({ stage: 'AWAITING_KYC', errorType: 'Deadline' });
+
+    await h.control.approveCustomer(state.customer.id!);
+    await handle.executeUpdate(retryUpdate, { args: [{}] });
+    state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+    expect(state.attention).toBeUndefined();
+    // An update that does not apply is refused by its validator.
+    const refused = await handle.executeUpdate(retryUpdate, { args: [{}] }).catch((error: unknown) => error);
+    expect((refused as Error).cause).toMatchObject({ message: expect.stringMatching(/not in NEEDS_ATTENTION/) });
+    await handle.executeUpdate(closeCustomerUpdate, { args: [{}] });
+    expect((await handle.result()).stage).toBe('CLOSED');
+  });
+
+  it('parks a refused autoramp creation and retries it with corrected input', async () => {
+    // The sandbox refuses an onramp in a currency it does not support.
+    const handle = await h.startJourney({ onramp: { currency: 'XXX', cryptoAddress: { address: WALLET, network: 'ETH' } } });
+    let state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    await registerExits(state.customer.id!);
+    await h.control.approveCustomer(state.customer.id!);
+    state = await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
+    expect(state.attention).toMatchObject({ stage: 'SETTING_UP_RAMPS', errorType: 'InvalidParameters' });
+    expect(state.attention!.reason).toMatch(/^creating the onramp: /);
+
+    await handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' } } } }] });
+    state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount);
+    expect(state.onramp).toMatchObject({ currency: 'AUD' });
+    await h.control.approveVirtualAccount(state.onramp!.virtualAccount!.id);
+    await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+    await handle.executeUpdate(closeCustomerUpdate, { args: [{}] });
+    await handle.result();
+  });
+
+  it('ends in CLOSED when an operator cancels a parked journey', async () => {
+    const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 1 } });
+    await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
+    await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'customer gave up' }] });
+    expect(await handle.result()).toEqual({ stage: 'CLOSED', reason: 'customer gave up' });
+  });
+
+  it('ends in CLOSED when the service deletes the customer', async () => {
+    const handle = await h.startJourney({});
+    const state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    await h.control.deleteCustomer(state.customer.id!);
+    expect(await handle.result()).toEqual({ stage: 'CLOSED', reason: 'the service deleted the customer' });
+  });
+
+  it('looks the customer up before creating it: a second journey run finds the first one\'s customer', async () => {
+    const first = await h.startJourney({});
+    const state = await h.waitForJourney(first, (s) => s.stage === 'AWAITING_KYC');
+    await first.terminate('simulating a lost journey');
+    const second = await h.startJourney({ customer: { externalId: state.externalId } });
+    const again = await h.waitForJourney(second, (s) => s.stage === 'AWAITING_KYC');
+    expect(again.customer.id).toBe(state.customer.id);
+    expect(await customersWithExternalId(state.externalId)).toBe(1);
+    await second.terminate('test over');
+  });
+});

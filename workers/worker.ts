@@ -1,0 +1,34 @@
+/**
+ * Builds the rampflow worker: the journey, deposit and event workflows, and the ramp activities bound
+ * to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
+ */
+import { join } from 'node:path';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { createRampActivities } from '../activities';
+import type { RampClient } from '../ramp';
+
+export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
+
+export interface RampflowWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  ramp: RampClient;
+  /** A pre-built workflow bundle (tests and benchmarks build one and share it); bundled from source otherwise. */
+  workflowBundle?: WorkflowBundleOption;
+  /** How long in-flight activities may run on after a shutdown signal. */
+  shutdownGraceTime?: string;
+  identity?: string;
+}
+
+export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: createRampActivities(options.ramp),
+    shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
+    ...(options.identity ? { identity: options.identity } : {}),
+  });
+}

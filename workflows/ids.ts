@@ -1,0 +1,7 @@
+/**
+ * Workflow IDs are business keys, so every start and every event is idempotent: a second start of the
+ * same journey, deposit or delivered event finds the workflow already there.
+ */
+export const journeyWorkflowId = (externalId: string): string => `customer/${externalId}`;
+export const depositWorkflowId = (depositId: string): string => `deposit/${depositId}`;
+export const eventWorkflowId = (event: string, payloadId: string): string => `event/${event}/${payloadId}`;

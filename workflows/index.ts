@@ -1,0 +1,3 @@
+/** Every workflow the rampflow worker runs (the worker bundles this file). */
+export { customerJourney } from './journey';
+export { depositLifecycle } from './deposit';

@@ -1,0 +1,430 @@
+/**
+ * The customer journey, `customer/<externalId>`: creation, KYC, autoramp setup, account approvals,
+ * then ACTIVE for the customer's life, starting a deposit-lifecycle child for every deposit.
+ *
+ * Rules (DESIGN, "Workflows"): every wait has an event, a poll and a deadline; failures a retry cannot
+ * fix park the journey in NEEDS_ATTENTION for an operator; events are applied at most once and state
+ * only moves forward; the journey continues as new before its history grows large, carrying its state.
+ */
+import {
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+  allHandlersFinished,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { RampActivities } from '../activities';
+import { workflowNow } from './clock';
+import { depositLifecycle } from './deposit';
+import { depositWorkflowId } from './ids';
+import type { JourneyInput } from './journey-input';
+import {
+  closeCustomerUpdate,
+  customerEventSignal,
+  depositAddressEventSignal,
+  depositEventSignal,
+  depositProgressSignal,
+  journeyStateQuery,
+  JOURNEY_STAGES,
+  virtualAccountEventSignal,
+  type DepositSummary,
+  type EndRequest,
+  type JourneyStage,
+  type JourneyState,
+} from './messages';
+import { OperatorDesk } from './operator';
+import { isCustomerApproved, type CustomerRecord, type DepositAddressRecord, type DepositRecord, type RampEvent, type VirtualAccountRecord } from './records';
+import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+import { orPark, ParkRequest } from './service-failures';
+import { changeOptions, readOptions } from './activity-options';
+import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
+import { pollTolerantly, waitForService } from './waiting';
+
+/** What a journey hands to its next run when it continues as new. */
+export interface CarriedJourney {
+  state: JourneyState;
+  appliedEventKeys: string[];
+  pendingDepositEvents: RampEvent<DepositRecord>[];
+  /** Deadline of the stage in progress (absolute workflow time), so a new run does not extend it. */
+  stageDeadlineAt?: number;
+  /** Account records seen in events before the journey learned their ids. */
+  accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord>;
+}
+
+export interface JourneyOutcome {
+  stage: 'REJECTED' | 'CLOSED';
+  reason: string;
+}
+
+// Every call passes its own options (reads and changes retry differently) and a summary for the UI.
+const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
+
+/** Ends the run: the journey reached REJECTED or CLOSED. */
+class JourneyEnded extends Error {
+  constructor(readonly outcome: JourneyOutcome) {
+    super(outcome.reason);
+  }
+}
+
+/** Ends the run to continue as new with the carried state. */
+class ContinueAsNewRequest extends Error {}
+
+export async function customerJourney(initialInput: JourneyInput, carried?: CarriedJourney): Promise<JourneyOutcome> {
+  let input = initialInput;
+  const { timings } = input;
+  const state: JourneyState = carried?.state ?? {
+    externalId: input.customer.externalId,
+    stage: 'CREATING_CUSTOMER',
+    waitingFor: 'the customer to be created',
+    customer: {},
+    ...(input.onramp ? { onramp: { currency: input.onramp.currency } } : {}),
+    ...(input.offramp ? { offramp: { currency: input.offramp.currency, network: input.offramp.network } } : {}),
+    deposits: [],
+  };
+  const applied = new Set(carried?.appliedEventKeys ?? []);
+  const pendingDepositEvents = [...(carried?.pendingDepositEvents ?? [])];
+  const accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord> = { ...(carried?.accountRecords ?? {}) };
+  let stageDeadlineAt = carried?.stageDeadlineAt;
+  let closeReason: string | undefined;
+  const desk = new OperatorDesk();
+
+  // ---- what the UI and the search attributes show ----------------------------------------------
+
+  function show(stage: JourneyStage, waitingFor: string): void {
+    state.stage = stage;
+    state.waitingFor = waitingFor;
+    state.attention = desk.attention;
+    upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    setCurrentDetails(`**${stage}**: ${waitingFor}`);
+  }
+
+  function rememberCustomerId(id: string): void {
+    if (state.customer.id === id) return;
+    state.customer.id = id;
+    upsertSearchAttributes([{ key: RampCustomerId, value: id }]);
+  }
+
+  // ---- events: applied at most once, moving state only forward ----------------------------------
+
+  function applyOnce(key: string, apply: () => void): void {
+    if (applied.has(key)) return;
+    applied.add(key);
+    apply();
+  }
+
+  function applyCustomer(record: CustomerRecord): void {
+    if (state.customer.id && record.id !== state.customer.id) return;
+    if (!advancesCustomer(state.customer.status, record.status)) return;
+    rememberCustomerId(record.id);
+    state.customer.status = record.status;
+    if (record.kycLink) state.customer.kycLink = record.kycLink;
+    if (record.status === 'DELETED') closeReason ??= 'the service deleted the customer';
+  }
+
+  function applyAccount(record: VirtualAccountRecord | DepositAddressRecord): void {
+    const known = accountRecords[record.id];
+    if (known && !advancesAccount(known.status, record.status)) return;
+    accountRecords[record.id] = record;
+    if (state.onramp?.virtualAccount?.id === record.id) state.onramp.virtualAccount = record;
+    if (state.offramp?.depositAddress?.id === record.id) state.offramp.depositAddress = record;
+  }
+
+  setHandler(customerEventSignal, (event) => applyOnce(event.key, () => applyCustomer(event.record)));
+  setHandler(virtualAccountEventSignal, (event) => applyOnce(event.key, () => applyAccount(event.record)));
+  setHandler(depositAddressEventSignal, (event) => applyOnce(event.key, () => applyAccount(event.record)));
+  setHandler(depositEventSignal, (event) => applyOnce(event.key, () => pendingDepositEvents.push(event)));
+  setHandler(depositProgressSignal, (summary) => {
+    const at = state.deposits.findIndex((deposit) => deposit.depositId === summary.depositId);
+    if (at === -1) state.deposits.push(summary);
+    else state.deposits[at] = summary;
+  });
+  setHandler(journeyStateQuery, () => ({ ...state, attention: desk.attention }));
+  setHandler(
+    closeCustomerUpdate,
+    (request) => {
+      closeReason ??= request.reason ?? 'closed by an operator';
+      return { closed: true as const };
+    },
+    {
+      validator: (_request: EndRequest) => {
+        if (state.stage === 'CLOSED' || state.stage === 'REJECTED') throw new Error(`the journey has already ended (${state.stage})`);
+      },
+    },
+  );
+
+  // ---- helpers shared by the stages ------------------------------------------------------------
+
+  const endRequested = (): boolean => closeReason !== undefined;
+  const shouldContinueAsNew = (): boolean =>
+    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > timings.maxHistoryEvents;
+
+  function deadline(seconds: number): number {
+    stageDeadlineAt ??= workflowNow() + seconds * 1000;
+    return stageDeadlineAt;
+  }
+
+  async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number): Promise<void> {
+    const outcome = await waitForService({
+      what,
+      settled: () => settled() || endRequested(),
+      poll: pollOnce,
+      pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      deadlineAt: deadline(deadlineSeconds),
+      now: workflowNow,
+      shouldContinueAsNew,
+    });
+    if (outcome === 'continue-as-new') throw new ContinueAsNewRequest();
+    if (outcome === 'deadline') throw new ParkRequest(`no answer from the service within the deadline while waiting for ${what}`, 'Deadline');
+    if (endRequested()) throw new JourneyEnded({ stage: 'CLOSED', reason: closeReason! });
+  }
+
+  // ---- the stages --------------------------------------------------------------------------------
+
+  async function creatingCustomer(): Promise<JourneyStage> {
+    show('CREATING_CUSTOMER', 'the service to create the customer (looked up by externalId first)');
+    const customer = await orPark('creating the customer', () =>
+      act.ensureCustomer.executeWithOptions(changeOptions('look up or create the customer'), [input.customer]),
+    );
+    rememberCustomerId(customer.id);
+    applyCustomer(customer);
+    return 'AWAITING_KYC';
+  }
+
+  async function awaitingKyc(): Promise<JourneyStage> {
+    const customerId = state.customer.id!;
+    show('AWAITING_KYC', `the customer to pass KYC${state.customer.kycLink ? ` at ${state.customer.kycLink}` : ''} (CUSTOMER_APPROVED)`);
+    const decided = () => isCustomerApproved(state.customer.status ?? '') || state.customer.status === 'REJECTED' || state.customer.status === 'DELETED';
+    await waitOrPark(
+      'the KYC decision',
+      decided,
+      async () => applyCustomer(await act.getCustomer.executeWithOptions(readOptions('poll the customer\'s KYC status'), [customerId])),
+      timings.kycDeadlineSeconds,
+    );
+    if (state.customer.status === 'REJECTED') throw new JourneyEnded({ stage: 'REJECTED', reason: 'the service rejected the customer\'s KYC' });
+    return 'SETTING_UP_RAMPS';
+  }
+
+  async function settingUpRamps(): Promise<JourneyStage> {
+    const customerId = state.customer.id!;
+    await findExits(customerId);
+    show('SETTING_UP_RAMPS', 'the service to create the autoramp flows (each looked up first)');
+    if (input.onramp && state.onramp?.cryptoAddressId && !state.onramp.flowId) {
+      const { currency } = input.onramp;
+      const cryptoAddressId = state.onramp.cryptoAddressId;
+      const flow = await orPark('creating the onramp', () =>
+        act.ensureOnramp.executeWithOptions(changeOptions(`look up or create the ${currency} onramp`), [{ customerId, currency, cryptoAddressId }]),
+      );
+      state.onramp.flowId = flow.flowId;
+      state.onramp.virtualAccount = (accountRecords[flow.virtualAccountId] as VirtualAccountRecord | undefined) ?? { id: flow.virtualAccountId, status: 'PENDING' };
+    }
+    if (input.offramp && state.offramp?.bankAccountId && !state.offramp.flowId) {
+      const { currency, network } = input.offramp;
+      const bankAccountId = state.offramp.bankAccountId;
+      const flow = await orPark('creating the offramp', () =>
+        act.ensureOfframp.executeWithOptions(changeOptions(`look up or create the ${currency} offramp`), [{ customerId, currency, network, bankAccountId }]),
+      );
+      state.offramp.flowId = flow.flowId;
+      state.offramp.depositAddress = (accountRecords[flow.depositAddressId] as DepositAddressRecord | undefined) ?? { id: flow.depositAddressId, status: 'PENDING' };
+    }
+    return 'AWAITING_ACCOUNTS';
+  }
+
+  /**
+   * Finds the service's records of the customer's exit accounts. The partner registers them with the
+   * service (there is no endpoint for it), possibly after KYC, so the journey waits for them, polling.
+   */
+  async function findExits(customerId: string): Promise<void> {
+    const onramp = input.onramp;
+    const offramp = input.offramp;
+    const missing = () =>
+      [
+        onramp && !state.onramp?.cryptoAddressId ? `the crypto address ${onramp.cryptoAddress.address}` : undefined,
+        offramp && !state.offramp?.bankAccountId ? `the bank account ${offramp.bankAccount.accountNo}` : undefined,
+      ].filter((what): what is string => what !== undefined);
+    const look = async () => {
+      if (onramp && state.onramp && !state.onramp.cryptoAddressId) {
+        const id = await act.findCryptoAddress.executeWithOptions(readOptions('look for the customer\'s crypto address'), [
+          { customerId, address: onramp.cryptoAddress.address, ...(onramp.cryptoAddress.network ? { network: onramp.cryptoAddress.network } : {}) },
+        ]);
+        if (id) state.onramp.cryptoAddressId = id;
+      }
+      if (offramp && state.offramp && !state.offramp.bankAccountId) {
+        const id = await act.findBankAccount.executeWithOptions(readOptions('look for the customer\'s bank account'), [{ customerId, accountNo: offramp.bankAccount.accountNo }]);
+        if (id) state.offramp.bankAccountId = id;
+      }
+    };
+    await orPark('looking for the customer\'s exit accounts', look);
+    if (missing().length === 0) return;
+    show('SETTING_UP_RAMPS', `the partner to register ${missing().join(' and ')} with the service`);
+    await waitOrPark(`${missing().join(' and ')} to be registered`, () => missing().length === 0, look, timings.accountsDeadlineSeconds);
+  }
+
+  async function awaitingAccounts(): Promise<JourneyStage> {
+    const customerId = state.customer.id!;
+    const virtualAccount = () => state.onramp?.virtualAccount;
+    const depositAddress = () => state.offramp?.depositAddress;
+    const decided = (record: { status: string } | undefined) => !record || isAccountApproved(record.status) || isAccountRejected(record.status);
+    show('AWAITING_ACCOUNTS', 'the service to approve the virtual account / deposit address');
+    await waitOrPark(
+      'the account approvals',
+      () => decided(virtualAccount()) && decided(depositAddress()),
+      async () => {
+        const va = virtualAccount();
+        if (va && !decided(va)) applyAccount(await act.getVirtualAccount.executeWithOptions(readOptions('poll the virtual account'), [{ customerId, virtualAccountId: va.id }]));
+        const da = depositAddress();
+        if (da && !decided(da)) applyAccount(await act.getDepositAddress.executeWithOptions(readOptions('poll the deposit address'), [{ customerId, depositAddressId: da.id }]));
+      },
+      timings.accountsDeadlineSeconds,
+    );
+    for (const [what, record] of [['virtual account', virtualAccount()], ['deposit address', depositAddress()]] as const) {
+      if (record && isAccountRejected(record.status)) throw new ParkRequest(`the service rejected the ${what} ${record.id}`, 'Rejected');
+    }
+
+    const source = input.onramp?.audSourceAccount;
+    const va = virtualAccount();
+    if (source && va && state.onramp && !state.onramp.whitelisted) {
+      show('AWAITING_ACCOUNTS', `the service to whitelist the AUD source account ${source.bsbNumber} ${source.accountNumber}`);
+      const listed = (entries: { bsbNumber: string; accountNumber: string; accountStatus?: string }[]) =>
+        entries.some((entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber && (entry.accountStatus ?? 'active').toLowerCase() === 'active');
+      const entries = await orPark('whitelisting the AUD source account', () =>
+        act.ensureAudWhitelist.executeWithOptions(changeOptions('look up or add the AUD source account to the whitelist'), [
+          { virtualAccountId: va.id, sourceAccount: source },
+        ]),
+      );
+      let whitelisted = listed(entries);
+      // No event announces the whitelist: the poll is the only way to learn of it.
+      await waitOrPark('the AUD whitelist', () => whitelisted, async () => {
+        whitelisted = listed(await act.getAudWhitelist.executeWithOptions(readOptions('poll the AUD whitelist'), [va.id]));
+      }, timings.accountsDeadlineSeconds);
+      state.onramp.whitelisted = true;
+    }
+    return 'ACTIVE';
+  }
+
+  async function active(): Promise<never> {
+    const customerId = state.customer.id!;
+    show('ACTIVE', 'deposits (each runs as its own deposit workflow)');
+    let nextPollAt = workflowNow() + timings.depositPollIntervalSeconds * 1000;
+    for (;;) {
+      while (pendingDepositEvents.length > 0) await takeDeposit(pendingDepositEvents.shift()!);
+      if (endRequested()) throw new JourneyEnded({ stage: 'CLOSED', reason: closeReason! });
+      if (shouldContinueAsNew()) throw new ContinueAsNewRequest();
+      const woke = await condition(
+        () => pendingDepositEvents.length > 0 || endRequested(),
+        Math.max(nextPollAt - workflowNow(), 1),
+        { summary: 'deposit events, or the next look at the customer\'s deposits' },
+      );
+      if (!woke) {
+        // Deposits that no event announced (webhooks lost for good) are found here.
+        await pollTolerantly('the customer\'s deposits', async () => {
+          const deposits = await act.listCustomerDeposits.executeWithOptions(readOptions('list the customer\'s deposits'), [customerId]);
+          for (const deposit of deposits) await takeDeposit({ key: `POLL/${deposit.id}`, event: 'DEPOSIT_RECEIVED', record: deposit });
+        });
+        nextPollAt = workflowNow() + timings.depositPollIntervalSeconds * 1000;
+      }
+    }
+  }
+
+  /** Starts the deposit's workflow the first time the journey hears of it; forwards later events to it. */
+  async function takeDeposit(event: RampEvent<DepositRecord>): Promise<void> {
+    const deposit = event.record;
+    const known = state.deposits.some((summary) => summary.depositId === deposit.id);
+    if (known) {
+      if (event.key.startsWith('POLL/')) return; // the deposit's workflow polls for itself
+      try {
+        await getExternalWorkflowHandle(depositWorkflowId(deposit.id)).signal(depositEventSignal, event);
+      } catch {
+        // The deposit's workflow has finished: a late event has nothing left to move.
+      }
+      return;
+    }
+    const kind = depositKind(deposit);
+    const summary: DepositSummary = { depositId: deposit.id, kind, stage: 'RECEIVED', amount: deposit.amount, currency: deposit.currency };
+    state.deposits.push(summary);
+    try {
+      await startChild(depositLifecycle, {
+        workflowId: depositWorkflowId(deposit.id),
+        args: [{ deposit, kind, journeyWorkflowId: workflowInfo().workflowId, externalId: state.externalId, timings }],
+        // The journey continues as new for the customer's life; its deposits must outlive each run.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        staticSummary: `${kind} deposit of ${deposit.amount} ${deposit.currency}`,
+        typedSearchAttributes: [
+          { key: RampStage, value: 'RECEIVED' },
+          { key: RampExternalId, value: state.externalId },
+          { key: RampCustomerId, value: state.customer.id ?? '' },
+        ],
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+
+  function depositKind(deposit: DepositRecord): 'ONRAMP' | 'OFFRAMP' {
+    if (deposit.virtualAccountId) return 'ONRAMP';
+    if (deposit.depositAddressId) return 'OFFRAMP';
+    return deposit.currency === state.onramp?.currency ? 'ONRAMP' : 'OFFRAMP';
+  }
+
+  // ---- the stage machine ---------------------------------------------------------------------
+
+  const stages: Partial<Record<JourneyStage, () => Promise<JourneyStage>>> = {
+    CREATING_CUSTOMER: creatingCustomer,
+    AWAITING_KYC: awaitingKyc,
+    SETTING_UP_RAMPS: settingUpRamps,
+    AWAITING_ACCOUNTS: awaitingAccounts,
+    ACTIVE: active,
+  };
+
+  // A run that continued as new resumes the stage it was in (never a parked one: parked runs wait
+  // without timers, so their history stays short).
+  let stage: JourneyStage = state.stage;
+  upsertSearchAttributes([{ key: RampExternalId, value: state.externalId }]);
+  try {
+    for (;;) {
+      try {
+        const next = await stages[stage]!();
+        if (next !== stage) stageDeadlineAt = undefined;
+        stage = next;
+      } catch (error) {
+        if (!(error instanceof ParkRequest)) throw error;
+        stage = await resumeParked(stage, error);
+      }
+    }
+  } catch (error) {
+    if (error instanceof ContinueAsNewRequest) {
+      await condition(allHandlersFinished);
+      const next: CarriedJourney = { state, appliedEventKeys: [...applied], pendingDepositEvents, accountRecords, ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}) };
+      return await continueAsNew<typeof customerJourney>(input, next);
+    }
+    if (!(error instanceof JourneyEnded)) throw error;
+    state.outcome = error.outcome.reason;
+    show(error.outcome.stage, `nothing: ${error.outcome.reason}`);
+    await condition(allHandlersFinished);
+    return error.outcome;
+  }
+
+  /** Parks the stage until an operator decides; returns the stage to run next. */
+  async function resumeParked(parkedStage: JourneyStage, request: ParkRequest): Promise<JourneyStage> {
+    const decision = await desk.park(parkedStage, request, () => show('NEEDS_ATTENTION', `an operator: ${request.reason}`));
+    if (decision.kind === 'cancel') throw new JourneyEnded({ stage: 'CLOSED', reason: decision.reason });
+    const corrected = decision.request.correctedInput;
+    if (corrected) {
+      input = { ...input, ...corrected };
+      // Corrected ramps are looked for and set up afresh.
+      if (corrected.onramp && state.onramp) state.onramp = { currency: corrected.onramp.currency };
+      if (corrected.offramp && state.offramp) state.offramp = { currency: corrected.offramp.currency, network: corrected.offramp.network };
+    }
+    stageDeadlineAt = undefined; // a retried wait gets a fresh deadline
+    // New ramps are set up afresh, even when the journey was parked after setting up the old ones.
+    const rampsCorrected = corrected?.onramp !== undefined || corrected?.offramp !== undefined;
+    if (rampsCorrected && JOURNEY_STAGES.indexOf(parkedStage) > JOURNEY_STAGES.indexOf('SETTING_UP_RAMPS')) return 'SETTING_UP_RAMPS';
+    return parkedStage;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Every message rampflow's workflows take, defined once and shared with the webhook router, the
+ * client library and the CLI: a signal per kind of service event (each carrying its event key), a
+ * state query per workflow, and the operator updates.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { JourneyInput } from './journey-input';
+import type {
+  CustomerRecord,
+  DepositAddressRecord,
+  DepositRecord,
+  PaymentRecord,
+  RampEvent,
+  TradeRecord,
+  VirtualAccountRecord,
+} from './records';
+
+// ---- stages ----------------------------------------------------------------------------------
+
+export const JOURNEY_STAGES = [
+  'CREATING_CUSTOMER',
+  'AWAITING_KYC',
+  'SETTING_UP_RAMPS',
+  'AWAITING_ACCOUNTS',
+  'ACTIVE',
+  'NEEDS_ATTENTION',
+  'REJECTED',
+  'CLOSED',
+] as const;
+export type JourneyStage = (typeof JOURNEY_STAGES)[number];
+
+export const DEPOSIT_STAGES = [
+  'RECEIVED',
+  'ACTION_REQUIRED',
+  'CONFIRMED',
+  'TRADE_CREATED',
+  'TRADE_SETTLED',
+  'PAYMENT_SETTLED',
+  'COMPLETED',
+  'REJECTED',
+  'NEEDS_ATTENTION',
+  'CANCELLED',
+] as const;
+export type DepositStage = (typeof DEPOSIT_STAGES)[number];
+
+// ---- state returned by the queries ----------------------------------------------------------
+
+/** Why a workflow is parked in NEEDS_ATTENTION, and what an operator's `retry` resumes. */
+export interface Attention {
+  reason: string;
+  /** The stage that was parked, which `retry` resumes. */
+  stage: string;
+  /** The failure type when a service error parked it (InvalidParameters, Unauthorised, ...). */
+  errorType?: string;
+  since: string;
+}
+
+export interface DepositSummary {
+  depositId: string;
+  kind: 'ONRAMP' | 'OFFRAMP';
+  stage: DepositStage;
+  amount: string;
+  currency: string;
+  tradeId?: string;
+  paymentId?: string;
+  attention?: Attention;
+}
+
+export interface JourneyState {
+  externalId: string;
+  stage: JourneyStage;
+  /** One line on what the journey is waiting for (also the Web UI's current details). */
+  waitingFor: string;
+  attention?: Attention;
+  customer: { id?: string; status?: string; kycLink?: string };
+  onramp?: {
+    currency: string;
+    /** The service's id of the customer's crypto address (the exit), once found. */
+    cryptoAddressId?: string;
+    flowId?: string;
+    /** The account details to show the user so they can pay in. */
+    virtualAccount?: VirtualAccountRecord;
+    whitelisted?: boolean;
+  };
+  offramp?: {
+    currency: string;
+    network: string;
+    /** The service's id of the customer's bank account (the exit), once found. */
+    bankAccountId?: string;
+    flowId?: string;
+    /** The address to show the user so they can deposit crypto. */
+    depositAddress?: DepositAddressRecord;
+  };
+  deposits: DepositSummary[];
+  /** How the journey ended, once it has. */
+  outcome?: string;
+}
+
+export interface DepositState extends DepositSummary {
+  customerId: string;
+  waitingFor: string;
+  status: string;
+  outcome?: string;
+}
+
+// ---- signals: service events, routed by the ramp-event workflow ------------------------------
+
+export const customerEventSignal = defineSignal<[RampEvent<CustomerRecord>]>('customerEvent');
+export const virtualAccountEventSignal = defineSignal<[RampEvent<VirtualAccountRecord>]>('virtualAccountEvent');
+export const depositAddressEventSignal = defineSignal<[RampEvent<DepositAddressRecord>]>('depositAddressEvent');
+/** To the journey, which starts the deposit's workflow or forwards the event to it. */
+export const depositEventSignal = defineSignal<[RampEvent<DepositRecord>]>('depositEvent');
+export const tradeEventSignal = defineSignal<[RampEvent<TradeRecord>]>('tradeEvent');
+export const paymentEventSignal = defineSignal<[RampEvent<PaymentRecord>]>('paymentEvent');
+
+/** From a deposit's workflow to its journey whenever its summary changes. */
+export const depositProgressSignal = defineSignal<[DepositSummary]>('depositProgress');
+
+// ---- queries ----------------------------------------------------------------------------------
+
+export const journeyStateQuery = defineQuery<JourneyState>('journeyState');
+export const depositStateQuery = defineQuery<DepositState>('depositState');
+
+// ---- operator updates -------------------------------------------------------------------------
+
+/** Resume a parked journey, optionally with corrected input (the ramps or the customer's details). */
+export interface RetryRequest {
+  correctedInput?: Partial<Pick<JourneyInput, 'customer' | 'onramp' | 'offramp'>>;
+}
+export const retryUpdate = defineUpdate<{ resumed: string }, [RetryRequest]>('retry');
+
+/** Why an operator ends something; recorded as the outcome. */
+export interface EndRequest {
+  reason?: string;
+}
+
+/** End a parked journey (CLOSED) or deposit workflow (CANCELLED) that an operator gives up on. */
+export const cancelUpdate = defineUpdate<{ cancelled: true }, [EndRequest]>('cancel');
+
+/** The customer relationship ends: the journey closes (its deposits in flight finish on their own). */
+export const closeCustomerUpdate = defineUpdate<{ closed: true }, [EndRequest]>('closeCustomer');
+
+/** For a deposit in ACTION_REQUIRED: the document the service asked for. */
+export interface AttachmentRequest {
+  fileName: string;
+  contentType: string;
+  /** The file's bytes, base64-encoded. Keep it small: it is stored in the workflow's history. */
+  contentBase64: string;
+}
+export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentRequest]>('submitAttachment');

@@ -1,0 +1,43 @@
+/**
+ * How workflows read activity failures. Activities turn the client's typed errors into application
+ * failures whose type names the error; the types a retry cannot fix park the workflow for an operator.
+ */
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+
+/** Failure types the activities raise as non-retryable (see activities/failures.ts). */
+export const NON_RETRYABLE_SERVICE_ERRORS = ['InvalidParameters', 'Unauthorised', 'NotFound', 'Conflict'] as const;
+
+/** Thrown inside workflow code to park the current stage for an operator. */
+export class ParkRequest extends Error {
+  constructor(
+    readonly reason: string,
+    readonly errorType?: string,
+  ) {
+    super(reason);
+    this.name = 'ParkRequest';
+  }
+}
+
+/**
+ * The park request an activity failure calls for: a non-retryable service error, or a retryable one
+ * whose attempts ran out (the service kept failing). Anything else (a bug, a cancellation) is rethrown.
+ */
+export function parkRequestFor(error: unknown, doing: string): ParkRequest {
+  if (error instanceof ActivityFailure) {
+    const cause = error.cause;
+    if (cause instanceof ApplicationFailure) {
+      return new ParkRequest(`${doing}: ${cause.message}`, cause.type ?? undefined);
+    }
+    return new ParkRequest(`${doing}: ${cause?.message ?? error.message}`, cause?.name);
+  }
+  throw error;
+}
+
+/** Runs an activity call and turns its failure into a park request saying what was being done. */
+export async function orPark<T>(doing: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw parkRequestFor(error, doing);
+  }
+}
