@@ -10,35 +10,34 @@ import { createLogger, sdkLogger } from './logging';
 import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const temporal = parseEnv(TemporalEnvSchema, env);
-  const rampEnv = parseEnv(RampEnvSchema, env);
-  const workerEnv = parseEnv(WorkerEnvSchema, env);
-  const logger = createLogger(workerEnv.LOG_LEVEL, 'rampflow-worker');
+  // One parse of every section, so a bad environment is reported whole, one line per variable.
+  const config = parseEnv(TemporalEnvSchema.extend(RampEnvSchema.shape).extend(WorkerEnvSchema.shape), env);
+  const logger = createLogger(config.LOG_LEVEL, 'rampflow-worker');
 
   Runtime.install({
     logger: sdkLogger(logger),
     // The SDK stops the worker on these signals: polling ends, in-flight tasks get shutdownGraceTime.
     shutdownSignals: ['SIGINT', 'SIGTERM'],
-    telemetryOptions: workerEnv.WORKER_METRICS_PORT
-      ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${workerEnv.WORKER_METRICS_PORT}` } } }
+    telemetryOptions: config.WORKER_METRICS_PORT
+      ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${config.WORKER_METRICS_PORT}` } } }
       : {},
   });
 
   const connection = await NativeConnection.connect({
-    address: temporal.TEMPORAL_ADDRESS,
-    tls: temporalTls(temporal),
-    ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
+    address: config.TEMPORAL_ADDRESS,
+    tls: temporalTls(config),
+    ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
-  const ramp = new RampClient({ baseUrl: rampEnv.RAMP_BASE_URL, apiKey: rampEnv.RAMP_API_KEY, apiSecret: rampEnv.RAMP_API_SECRET });
+  const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
   try {
-    const worker = await createRampflowWorker({ connection, namespace: temporal.TEMPORAL_NAMESPACE, taskQueue: temporal.TEMPORAL_TASK_QUEUE, ramp });
+    const worker = await createRampflowWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, ramp });
     logger.info(
       {
-        address: temporal.TEMPORAL_ADDRESS,
-        namespace: temporal.TEMPORAL_NAMESPACE,
-        taskQueue: temporal.TEMPORAL_TASK_QUEUE,
-        rampBaseUrl: rampEnv.RAMP_BASE_URL,
-        metrics: workerEnv.WORKER_METRICS_PORT ? `http://0.0.0.0:${workerEnv.WORKER_METRICS_PORT}/metrics` : 'off',
+        address: config.TEMPORAL_ADDRESS,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        rampBaseUrl: config.RAMP_BASE_URL,
+        metrics: config.WORKER_METRICS_PORT ? `http://0.0.0.0:${config.WORKER_METRICS_PORT}/metrics` : 'off',
       },
       'worker started',
     );

@@ -317,7 +317,7 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
       if (endRequested()) throw new JourneyEnded({ stage: 'CLOSED', reason: closeReason! });
       if (shouldContinueAsNew()) throw new ContinueAsNewRequest();
       const woke = await condition(
-        () => pendingDepositEvents.length > 0 || endRequested(),
+        () => pendingDepositEvents.length > 0 || endRequested() || shouldContinueAsNew(),
         Math.max(nextPollAt - workflowNow(), 1),
         { summary: 'deposit events, or the next look at the customer\'s deposits' },
       );

@@ -12,7 +12,7 @@ import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
 import type { customerJourney } from '../../workflows';
 import type { SandboxOptions } from '../../sandbox';
-import { startTestSandbox, type TestSandbox } from './sandbox';
+import { startTestSandbox, type SandboxControl, type TestSandbox } from './sandbox';
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal';
 
 /** Test timings: seconds where production waits minutes or days. */
@@ -36,7 +36,8 @@ export interface JourneyHarness extends TestSandbox {
 }
 
 export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}): Promise<JourneyHarness> {
-  const sandbox = await startTestSandbox(sandboxOptions);
+  // The AUD whitelist registers a second after approval instead of the sandbox's 10 s.
+  const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions });
   const { client, close: closeClient } = await connectClient();
   const taskQueue = uniqueTaskQueue('journey');
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
@@ -95,4 +96,32 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
   };
   await harness.startWorker();
   return harness;
+}
+
+export const TEST_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+export const TEST_BANK_ACCOUNT_NO = '987654321';
+export const TEST_AUD_SOURCE = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
+export const TEST_ONRAMP = { currency: 'AUD', cryptoAddress: { address: TEST_WALLET, network: 'ETH' }, audSourceAccount: TEST_AUD_SOURCE };
+export const TEST_OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: TEST_BANK_ACCOUNT_NO } };
+
+/** What a partner does in the service's dashboard once the customer exists: register its own accounts. */
+export async function registerTestExits(control: SandboxControl, customerId: string): Promise<void> {
+  await control.registerCryptoAddress({ customerId, currency: 'USDT', network: 'ETH', address: TEST_WALLET });
+  await control.registerBankAccount({ customerId, currency: 'AUD', bankName: 'Test Bank', accountNo: TEST_BANK_ACCOUNT_NO, swift: 'TESTAU2S' });
+}
+
+/**
+ * Starts a journey with the test ramps and plays the service's part by hand (KYC approval, account
+ * approvals) until the journey is ACTIVE.
+ */
+export async function startActiveJourney(h: JourneyHarness, request: Parameters<JourneyHarness['startJourney']>[0] = {}) {
+  const handle = await h.startJourney({ onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP, ...request });
+  const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+  await registerTestExits(h.control, kyc.customer.id!);
+  await h.control.approveCustomer(kyc.customer.id!);
+  const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+  await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
+  await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
+  const state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+  return { handle, state, virtualAccountId: state.onramp!.virtualAccount!.id, depositAddressId: state.offramp!.depositAddress!.id };
 }

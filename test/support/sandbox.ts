@@ -34,6 +34,10 @@ export class SandboxControl {
   simulateCryptoDeposit = (body: { depositAddressId: string; amount: string; currency: string; sender: { address: string; network: string } }) =>
     this.post('/sandbox/deposit/simulate', body);
 
+  /** The next `count` answers of `path` fail; with afterHandling the request takes effect first. */
+  injectFault = (fault: { path: string; kind: 'HTTP_5XX' | 'DELAY' | 'RESET'; count?: number; afterHandling?: boolean; delayMs?: number }) =>
+    this.ramp.http.request({ method: 'POST', path: '/sandbox/faults', body: jsonBody(fault) }, z.unknown());
+
   /** What a partner does in the service's dashboard: register the customer's own accounts. */
   registerBankAccount = (body: { customerId: string; currency: string; bankName: string; accountNo: string; swift: string }) =>
     this.post('/sandbox/bank-account/create', body);

@@ -5,14 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelUpdate, closeCustomerUpdate, retryUpdate, type DepositSummary, type JourneyState } from '../../workflows/messages';
-import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
-
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
-const BANK_ACCOUNT_NO = '987654321';
-const SOURCE = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
-
-const ONRAMP = { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' }, audSourceAccount: SOURCE };
-const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } };
+import {
+  registerTestExits,
+  startJourneyHarness,
+  TEST_AUD_SOURCE as SOURCE,
+  TEST_OFFRAMP as OFFRAMP,
+  TEST_ONRAMP as ONRAMP,
+  TEST_WALLET as WALLET,
+  type JourneyHarness,
+} from '../support/journey-harness';
 
 let h: JourneyHarness;
 beforeAll(async () => {
@@ -22,11 +23,7 @@ afterAll(async () => {
   await h.close();
 });
 
-/** What the partner does in the service's dashboard once the customer exists. */
-async function registerExits(customerId: string): Promise<void> {
-  await h.control.registerCryptoAddress({ customerId, currency: 'USDT', network: 'ETH', address: WALLET });
-  await h.control.registerBankAccount({ customerId, currency: 'AUD', bankName: 'Test Bank', accountNo: BANK_ACCOUNT_NO, swift: 'TESTAU2S' });
-}
+const registerExits = (customerId: string) => registerTestExits(h.control, customerId);
 
 const depositOf = (state: JourneyState, id: string): DepositSummary | undefined => state.deposits.find((deposit) => deposit.depositId === id);
 

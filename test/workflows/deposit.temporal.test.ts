@@ -1,0 +1,73 @@
+/** Deposit lifecycles that leave the happy path, on the real dev server against the sandbox. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositWorkflowId } from '../../workflows/ids';
+import { cancelUpdate, depositStateQuery, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
+import type { depositLifecycle } from '../../workflows/deposit';
+import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+
+let h: JourneyHarness;
+beforeAll(async () => {
+  h = await startJourneyHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const stageOf = (state: JourneyState, depositId: string) => state.deposits.find((deposit) => deposit.depositId === depositId)?.stage;
+const ATTACHMENT = { fileName: 'proof-of-funds.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('%PDF-1.4 test').toString('base64') };
+
+describe('the deposit lifecycle', () => {
+  it('waits in ACTION_REQUIRED for an operator\'s attachment, then carries on to completion', async () => {
+    const { handle, virtualAccountId } = await startActiveJourney(h);
+    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
+    await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
+
+    // An attachment nobody asked for is refused by the update's validator, before any history is written.
+    const refused = await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] }).catch((error: unknown) => error);
+    expect((refused as Error).cause).toMatchObject({ message: expect.stringMatching(/not ACTION_REQUIRED/) });
+
+    await h.control.requireDepositAction(deposit.id);
+    await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'ACTION_REQUIRED');
+    expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/submit the attachment/);
+
+    await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] });
+    expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/review the attachment/);
+    await h.control.confirmDeposit(deposit.id);
+    const traded = await h.waitForJourney(handle, (s) => s.deposits.find((d) => d.depositId === deposit.id)?.tradeId !== undefined);
+    await h.control.settleTrade(traded.deposits.find((d) => d.depositId === deposit.id)!.tradeId!);
+    expect(await depositHandle.result()).toMatchObject({ stage: 'COMPLETED' });
+    await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'COMPLETED');
+    await handle.terminate('test over');
+  });
+
+  it('ends REJECTED when the service sends the money back', async () => {
+    const { handle, virtualAccountId } = await startActiveJourney(h);
+    // Only whitelisted senders may pay into an AUD account: the service rejects this one at once.
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '10.00',
+      currency: 'AUD',
+      sender: { bsbNumber: '999999', accountNumber: '00000000', accountName: 'Stranger' },
+    });
+    const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
+    await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) !== undefined);
+    expect(await depositHandle.result()).toEqual({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
+    await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'REJECTED');
+    await handle.terminate('test over');
+  });
+
+  it('parks a deposit the service never confirms, and an operator can cancel it', async () => {
+    const { handle, depositAddressId } = await startActiveJourney(h, { timings: { depositStepDeadlineSeconds: 2 } });
+    const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '5.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
+    const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
+    await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'NEEDS_ATTENTION');
+    const parked = await depositHandle.query(depositStateQuery);
+    expect(parked.attention).toMatchObject({ stage: 'RECEIVED', errorType: 'Deadline' });
+
+    await depositHandle.executeUpdate(cancelUpdate, { args: [{ reason: 'refunded by hand' }] });
+    expect(await depositHandle.result()).toEqual({ stage: 'CANCELLED', reason: 'refunded by hand' });
+    await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'CANCELLED');
+    await handle.terminate('test over');
+  });
+});
