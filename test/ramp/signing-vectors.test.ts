@@ -4,40 +4,13 @@
  * vector says, and the real client, replaying each accepted request, puts those exact bytes and
  * that exact signature on the wire.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RampHttpClient } from '../../ramp/http-client';
 import { canonicalString, signaturesMatch, signCanonical, splitRequestTarget, bodySha256Hex } from '../../ramp/signing';
+import { loadSigningVectors, type SigningVector } from '../support/signing-vectors';
 
-interface SigningVector {
-  name: string;
-  apiKey: string;
-  secret: string;
-  request: {
-    method: 'GET' | 'POST';
-    scheme: 'http' | 'https';
-    host: string;
-    target: string;
-    contentType: string | null;
-    body: string;
-    bodyEncoding: 'utf8' | 'base64';
-    timestamp: string;
-    nonce: string;
-    signature: string;
-  };
-  verifierNowSeconds: number;
-  expectedCanonical: string;
-  expectedSignature: string;
-  expect: 'accept' | 'reject';
-  reason?: string;
-}
-
-const fixture = JSON.parse(readFileSync(join(__dirname, '../fixtures/signing-vectors.json'), 'utf8')) as {
-  acceptedClockSkewSeconds: number;
-  vectors: SigningVector[];
-};
+const fixture = loadSigningVectors();
 
 function bodyBytes(vector: SigningVector): Buffer {
   return Buffer.from(vector.request.body, vector.request.bodyEncoding);

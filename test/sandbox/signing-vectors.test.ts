@@ -5,32 +5,12 @@
  * vector gets its own sandbox whose wall clock reads the vector's verifier time, and the Host header
  * is sent as recorded (the canonical string covers it).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../sandbox';
 import { SignedClient } from './support/signed-client';
+import { loadSigningVectors } from '../support/signing-vectors';
 
-interface SigningVector {
-  name: string;
-  apiKey: string;
-  secret: string;
-  request: {
-    method: 'GET' | 'POST';
-    host: string;
-    target: string;
-    contentType: string | null;
-    body: string;
-    bodyEncoding: 'utf8' | 'base64';
-    timestamp: string;
-    nonce: string;
-    signature: string;
-  };
-  verifierNowSeconds: number;
-  expect: 'accept' | 'reject';
-}
-
-const fixture = JSON.parse(readFileSync(join(__dirname, '../fixtures/signing-vectors.json'), 'utf8')) as { acceptedClockSkewSeconds: number; vectors: SigningVector[] };
+const fixture = loadSigningVectors();
 
 describe('the shared signing vectors, replayed against the sandbox', () => {
   it('has vectors of both kinds', () => {
