@@ -30,6 +30,8 @@ export interface JourneyHarness extends TestSandbox {
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   startJourney(request: Omit<JourneyRequest, 'customer'> & { customer?: Partial<JourneyRequest['customer']> }): Promise<WorkflowHandle<typeof customerJourney>>;
+  /** Workflow IDs a visibility query finds, once it finds any (visibility is eventually consistent). */
+  listWorkflowIds(query: string, timeoutMs?: number): Promise<string[]>;
   /** Queries the journey until `accept` holds; fails with the last state seen after `timeoutMs`. */
   waitForJourney(handle: WorkflowHandle, accept: (state: JourneyState) => boolean, timeoutMs?: number): Promise<JourneyState>;
   close(): Promise<void>;
@@ -77,6 +79,15 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
         workflowId: journeyWorkflowId(externalId),
         args: [input],
       });
+    },
+    async listWorkflowIds(query, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const ids: string[] = [];
+        for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
+        if (ids.length > 0 || Date.now() > deadline) return ids;
+        await new Promise((wake) => setTimeout(wake, 200));
+      }
     },
     async waitForJourney(handle, accept, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;

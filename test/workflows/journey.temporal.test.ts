@@ -53,6 +53,8 @@ describe('the customer journey', () => {
 
     state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
     expect(state.onramp).toMatchObject({ whitelisted: true, virtualAccount: { status: 'VERIFIED' } });
+    // Operators find it by stage, partner user id and service customer id.
+    expect(await h.listWorkflowIds(`RampStage = 'ACTIVE' AND RampExternalId = '${state.externalId}' AND RampCustomerId = '${customerId}'`)).toEqual([handle.workflowId]);
     expect(state.onramp!.virtualAccount!.accountNumber).toBeTruthy();
     expect(state.offramp!.depositAddress!.address).toBeTruthy();
 
