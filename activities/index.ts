@@ -1,1 +1,3 @@
 export { createRampActivities, type RampActivities, type OnrampSetup, type OfframpSetup } from './ramp-activities';
+export { createEventRoutingActivities, type EventRoutingActivities } from './event-routing-activities';
+export { createReconcileActivities, type ReconcileActivities } from './reconcile-activities';

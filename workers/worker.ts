@@ -1,10 +1,10 @@
 /**
- * Builds the rampflow worker: the journey, deposit and event workflows, and the ramp activities bound
- * to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
+ * Builds the rampflow worker: the journey, deposit, ramp-event and reconciliation workflows, and their
+ * activities bound to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
  */
 import { join } from 'node:path';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createRampActivities } from '../activities';
+import { createEventRoutingActivities, createRampActivities, createReconcileActivities } from '../activities';
 import type { RampClient } from '../ramp';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
@@ -27,7 +27,8 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createRampActivities(options.ramp),
+    // Activity names are unique across the three sets, so they merge into one registry.
+    activities: { ...createRampActivities(options.ramp), ...createEventRoutingActivities(options.ramp), ...createReconcileActivities(options.ramp) },
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
     ...(options.identity ? { identity: options.identity } : {}),
   });

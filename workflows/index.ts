@@ -1,3 +1,5 @@
 /** Every workflow the rampflow worker runs (the worker bundles this file). */
 export { customerJourney } from './journey';
 export { depositLifecycle } from './deposit';
+export { rampEvent } from './ramp-event';
+export { reconcileWithService } from './reconcile';

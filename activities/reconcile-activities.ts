@@ -1,0 +1,171 @@
+/**
+ * Read-only activities of the reconciliation workflow: page one of the service's lists, look up which
+ * of the records' workflows are running and at what stage (Temporal visibility, one query per page),
+ * and report the ones that lag the service. The workflow sends the signals.
+ *
+ * Cost of one pass: one list call and one visibility query per page of 100 records, plus a detail
+ * read only for a record found lagging (and, for offramp deposits waiting for their payout, the trade
+ * and payment they wait on). Passes stop after `maxPages` pages or `maxRepairs` findings.
+ */
+import { Context } from '@temporalio/activity';
+import type { RampClient } from '../ramp';
+import type { EventName } from '../ramp/events';
+import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
+import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
+import type { LagReport, ReconcileLimits, Repair } from '../workflows/reconcile-types';
+import { RampStage } from '../workflows/search-attributes';
+import { asActivity, isNotFound } from './failures';
+import { customerRecord, depositRecord, paymentRecord, tradeRecord } from './records';
+
+const PAGE_SIZE = 100;
+
+/**
+ * IDs we put inside a visibility query. Journey externalIds and the service's UUIDs fit; anything
+ * else cannot be one of our workflows (journey input allows no other characters) and is skipped
+ * rather than escaped.
+ */
+const QUERYABLE_ID = /^[A-Za-z0-9._:@/-]{1,250}$/;
+
+interface Page<T> {
+  list: T[];
+  total: number;
+}
+
+export function createReconcileActivities(ramp: RampClient) {
+  /** Workflow ID → RampStage of the running workflows of `type` among `ids`. */
+  async function runningStages(type: string, ids: string[]): Promise<Map<string, string>> {
+    const stages = new Map<string, string>();
+    const queryable = [...new Set(ids)].filter((id) => QUERYABLE_ID.test(id));
+    if (queryable.length === 0) return stages;
+    const query = `WorkflowType = '${type}' AND ExecutionStatus = 'Running' AND WorkflowId IN (${queryable.map((id) => `'${id}'`).join(', ')})`;
+    for await (const workflow of Context.current().client.workflow.list({ query })) {
+      stages.set(workflow.workflowId, workflow.typedSearchAttributes.get(RampStage) ?? '');
+    }
+    return stages;
+  }
+
+  /** Walks a list page by page, within the limits, collecting repairs. */
+  async function scan<T>(
+    limits: ReconcileLimits,
+    listPage: (pageNum: number) => Promise<Page<T>>,
+    findRepairs: (items: T[]) => Promise<Repair[]>,
+  ): Promise<LagReport> {
+    const report: LagReport = { repairs: [], examined: 0, truncated: false };
+    for (let pageNum = 1; ; pageNum += 1) {
+      if (pageNum > limits.maxPages) {
+        report.truncated = true;
+        break;
+      }
+      const page = await listPage(pageNum);
+      report.examined += page.list.length;
+      report.repairs.push(...(await findRepairs(page.list)));
+      Context.current().heartbeat(pageNum);
+      if (report.repairs.length >= limits.maxRepairs) {
+        report.truncated = report.repairs.length > limits.maxRepairs || pageNum * PAGE_SIZE < page.total;
+        report.repairs.length = Math.min(report.repairs.length, limits.maxRepairs);
+        break;
+      }
+      if (page.list.length < PAGE_SIZE || pageNum * PAGE_SIZE >= page.total) break;
+    }
+    return report;
+  }
+
+  const customerEvent = (status: string): EventName => (status === 'DELETED' ? 'CUSTOMER_DELETED' : status === 'REJECTED' ? 'CUSTOMER_REJECTED' : 'CUSTOMER_APPROVED');
+  const depositEvent = (status: string): EventName => (status === 'CONFIRMED' ? 'DEPOSIT_APPROVED' : status === 'REJECTED' ? 'DEPOSIT_REJECTED' : 'DEPOSIT_RECEIVED');
+
+  return {
+    /** Journeys still waiting for a KYC decision the service has made, and running journeys of deleted customers. */
+    async findCustomerLag(limits: ReconcileLimits): Promise<LagReport> {
+      return asActivity(() =>
+        scan(limits, (pageNum) => ramp.customers.list({ pageNum, pageSize: PAGE_SIZE }), async (customers) => {
+          const decided = customers.filter((customer) => customer.externalId && (isCustomerApproved(customer.status) || customer.status === 'REJECTED' || customer.status === 'DELETED'));
+          const stages = await runningStages('customerJourney', decided.map((customer) => journeyWorkflowId(customer.externalId!)));
+          const repairs: Repair[] = [];
+          for (const customer of decided) {
+            const target = journeyWorkflowId(customer.externalId!);
+            const stage = stages.get(target);
+            if (stage === undefined || stage === 'NEEDS_ATTENTION') continue; // not running, or waiting for an operator
+            const lagging = stage === 'AWAITING_KYC' || customer.status === 'DELETED';
+            if (!lagging) continue;
+            repairs.push({ signal: 'customer', target, key: `RECONCILE/CUSTOMER/${customer.id}/${customer.status}`, event: customerEvent(customer.status), record: customerRecord(customer) });
+          }
+          return repairs;
+        }),
+      );
+    },
+
+    /** Deposit workflows still waiting for a confirmation (or rejection) the service has made. */
+    async findDepositLag(limits: ReconcileLimits): Promise<LagReport> {
+      return asActivity(() =>
+        scan(limits, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }), async (deposits) => {
+          const moved = deposits.filter((deposit) => deposit.status !== 'RECEIVED');
+          const stages = await runningStages('depositLifecycle', moved.map((deposit) => depositWorkflowId(deposit.id)));
+          const repairs: Repair[] = [];
+          for (const deposit of moved) {
+            const target = depositWorkflowId(deposit.id);
+            const stage = stages.get(target);
+            const decided = deposit.status === 'CONFIRMED' || deposit.status === 'REJECTED';
+            const lagging = stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided);
+            if (!lagging) continue;
+            repairs.push({ signal: 'deposit', target, key: `RECONCILE/DEPOSIT/${deposit.id}/${deposit.status}`, event: depositEvent(deposit.status), record: depositRecord(deposit) });
+          }
+          return repairs;
+        }),
+      );
+    },
+
+    /** Deposit workflows that do not know their trade, its settlement, or (offramp) the payout. */
+    async findTradeLag(limits: ReconcileLimits): Promise<LagReport> {
+      return asActivity(() =>
+        scan(limits, (pageNum) => ramp.trades.list({ pageNum, pageSize: PAGE_SIZE }), async (items) => {
+          // The list's item shape is not shown: use `deposit.id` and `status` when items carry them,
+          // and read the detail otherwise (one at a time, to stay gentle with the service).
+          const trades: { id: string; depositId: string; status: string }[] = [];
+          for (const item of items) {
+            const listed = item as { deposit?: { id?: unknown }; status?: unknown };
+            if (typeof listed.deposit?.id === 'string' && typeof listed.status === 'string') {
+              trades.push({ id: item.id, depositId: listed.deposit.id, status: listed.status });
+            } else {
+              const detail = await ramp.trades.detail({ id: item.id });
+              trades.push({ id: item.id, depositId: detail.deposit.id, status: detail.status });
+            }
+          }
+          const stages = await runningStages('depositLifecycle', trades.map((trade) => depositWorkflowId(trade.depositId)));
+          const repairs: Repair[] = [];
+          for (const trade of trades) {
+            const target = depositWorkflowId(trade.depositId);
+            const stage = stages.get(target);
+            if (stage === undefined) continue;
+            const unknownTrade = stage === 'RECEIVED' || stage === 'ACTION_REQUIRED' || stage === 'CONFIRMED';
+            const unknownSettlement = stage === 'TRADE_CREATED' && trade.status === 'SETTLED';
+            if (unknownTrade || unknownSettlement) {
+              const record = tradeRecord(await ramp.trades.detail({ id: trade.id }));
+              repairs.push({ signal: 'trade', target, key: `RECONCILE/TRADE/${record.id}/${record.status}`, event: record.status === 'SETTLED' ? 'TRADE_SETTLED' : 'TRADE_CREATED', record });
+            } else if (stage === 'TRADE_SETTLED') {
+              // An offramp waiting for its payout: no payment list exists, so follow the trade to its payment.
+              const repair = await paymentRepair(trade.id, target);
+              if (repair) repairs.push(repair);
+            }
+          }
+          return repairs;
+        }),
+      );
+    },
+  };
+
+  async function paymentRepair(tradeId: string, target: string): Promise<Repair | undefined> {
+    const trade = tradeRecord(await ramp.trades.detail({ id: tradeId }));
+    if (!trade.paymentId) return undefined;
+    let payment;
+    try {
+      payment = paymentRecord(await ramp.payments.detail({ id: trade.paymentId }));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    if (!isPaymentSettled(payment.status)) return undefined;
+    return { signal: 'payment', target, key: `RECONCILE/PAYMENT/${payment.id}/${payment.status}`, event: 'PAYMENT_SETTLED', record: payment };
+  }
+}
+
+export type ReconcileActivities = ReturnType<typeof createReconcileActivities>;

@@ -1,0 +1,162 @@
+/**
+ * Journeys driven by the service's real webhooks: the sandbox delivers to the receiver over loopback,
+ * the receiver hands each event to Temporal, the ramp-event workflow routes it. The journeys poll only
+ * once an hour, so everything that moves them here is an event.
+ *
+ * The sandbox's clock is frozen; advancing it runs the delivery scheduler, and `advance` resolves once
+ * every delivery it ran has been answered (and the receiver answers only after Temporal accepted the
+ * start). Every event is delivered twice (`duplicateDeliveries`) and, subscribed under both names,
+ * under its older name as well; deliveries due together go newest first (`outOfOrderDeliveries`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_NAMES, LEGACY_EVENT_NAMES } from '../../ramp/events';
+import { registerWebhooks } from '../../webhooks/registration';
+import { depositStateQuery, type DepositSummary, type JourneyState } from '../../workflows/messages';
+import type { RampEventResult } from '../../workflows/ramp-event-types';
+import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { deliveriesOf, signalsReceived, startReceiver, type TestReceiver } from './support/receiver';
+
+const BANK_ACCOUNT_NO = '987654321';
+const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } };
+/** Only events move these journeys: their polls are an hour apart, their deadlines far away. */
+const EVENTS_ONLY = {
+  pollIntervalSeconds: 3600,
+  depositPollIntervalSeconds: 3600,
+  kycDeadlineSeconds: 86_400,
+  accountsDeadlineSeconds: 86_400,
+  depositStepDeadlineSeconds: 86_400,
+};
+const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
+
+let h: JourneyHarness;
+let receiver: TestReceiver;
+/** A second receiver whose events give up on an unconfirmed claim after two seconds. */
+let impatient: TestReceiver;
+
+beforeAll(async () => {
+  h = await startJourneyHarness({ clock: { frozen: true }, duplicateDeliveries: true, outOfOrderDeliveries: true });
+  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
+  impatient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1 } });
+  await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
+  // Subscribed under both names, as a partner mid-migration might be: every event comes twice more.
+  await h.ramp.subscribedEvents.set([...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)]);
+});
+afterAll(async () => {
+  await impatient?.close();
+  await receiver?.close();
+  await h?.close();
+});
+
+/** Runs the sandbox's delivery scheduler once. */
+const deliver = () => h.sandbox.clock.advance(60);
+
+const depositOf = (state: JourneyState, id: string): DepositSummary | undefined => state.deposits.find((summary) => summary.depositId === id);
+
+/** A journey with a USDT offramp, driven by events to ACTIVE; returns it with its customer and deposit address. */
+async function activeOfframpJourney(): Promise<{ handle: WorkflowHandle; customerId: string; depositAddressId: string }> {
+  const handle = await h.startJourney({ offramp: OFFRAMP, timings: EVENTS_ONLY });
+  let state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+  const customerId = state.customer.id!;
+  await h.control.registerBankAccount({ customerId, currency: 'AUD', bankName: 'Test Bank', accountNo: BANK_ACCOUNT_NO, swift: 'TESTAU2S' });
+  await h.control.approveCustomer(customerId);
+  await deliver();
+  state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
+  const depositAddressId = state.offramp!.depositAddress!.id;
+  await h.control.approveDepositAddress(depositAddressId);
+  await deliver();
+  await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+  return { handle, customerId, depositAddressId };
+}
+
+async function tradeOf(depositId: string): Promise<{ id: string; paymentId?: string }> {
+  for await (const item of h.ramp.trades.iterate({ pageSize: 100 })) {
+    const trade = await h.ramp.trades.detail({ id: item.id });
+    if (trade.deposit.id === depositId) return { id: trade.id, ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}) };
+  }
+  throw new Error(`no trade for deposit ${depositId}`);
+}
+
+describe('a journey driven by webhooks', () => {
+  it('goes from KYC to a paid-out deposit on events alone, each event applied once however often it is delivered', async () => {
+    const { handle, customerId, depositAddressId } = await activeOfframpJourney();
+
+    // CUSTOMER_APPROVED came four times (two names, each twice); a fifth copy now, as a late retry would.
+    const approved = await h.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${customerId}`).result();
+    expect(approved).toMatchObject({ outcome: 'ROUTED', target: handle.workflowId });
+    const customer = await h.ramp.customers.detail({ id: customerId });
+    expect((await receiver.post({ event: 'CUSTOMER_APPROVED', payload: customer })).body).toContain('duplicate');
+    const log = await deliveriesOf(h.ramp, customerId);
+    const attempts = log.flatMap((delivery) => delivery.attempts.map((attempt) => `${delivery.event}:${attempt.httpStatus}`));
+    expect(attempts.sort()).toEqual(['CUSTOMER_APPROVED:200', 'CUSTOMER_APPROVED:200', 'user.approved:200', 'user.approved:200']);
+    // One event, one workflow, one signal to the journey.
+    expect((await signalsReceived(handle)).filter((signal) => signal.name === 'customerEvent')).toEqual([{ name: 'customerEvent', key: `CUSTOMER_APPROVED/${customerId}` }]);
+
+    // The money: received, confirmed, traded, paid out, each step announced by an event.
+    const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '50.00', currency: 'USDT', sender: SENDER });
+    await deliver();
+    await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'RECEIVED');
+    await h.control.confirmDeposit(deposit.id);
+    await deliver(); // DEPOSIT_APPROVED and TRADE_CREATED
+    const trade = await tradeOf(deposit.id);
+    await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'TRADE_CREATED');
+    await h.control.settleTrade(trade.id);
+    await deliver();
+    await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'TRADE_SETTLED');
+    await h.control.settlePayment((await tradeOf(deposit.id)).paymentId!);
+    await deliver();
+    const state = await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'COMPLETED');
+    expect(depositOf(state, deposit.id)).toMatchObject({ kind: 'OFFRAMP', tradeId: trade.id });
+
+    // The deposit's workflow heard each of its events once.
+    const depositSignals = await signalsReceived(h.client.workflow.getHandle(`deposit/${deposit.id}`));
+    expect(depositSignals.filter((signal) => signal.name !== 'depositProgress').map((signal) => signal.key?.split('/')[0]).sort()).toEqual([
+      'DEPOSIT_APPROVED',
+      'PAYMENT_SETTLED',
+      'TRADE_CREATED',
+      'TRADE_SETTLED',
+    ]);
+  });
+
+  it('ends in the right state when a deposit\'s events arrive newest first', async () => {
+    const { handle, depositAddressId } = await activeOfframpJourney();
+    // Everything happens at the service before a single event is delivered...
+    const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '75.00', currency: 'USDT', sender: SENDER });
+    await h.control.confirmDeposit(deposit.id);
+    await h.control.settleTrade((await tradeOf(deposit.id)).id);
+    const trade = await tradeOf(deposit.id);
+    await h.control.settlePayment(trade.paymentId!);
+    // ...then one scheduler run delivers PAYMENT_SETTLED first and DEPOSIT_RECEIVED last. The payment
+    // and trade events wait for the deposit's workflow, which the deposit events make the journey start.
+    await deliver();
+    const payment = (await h.client.workflow.getHandle(`event/PAYMENT_SETTLED/${trade.paymentId}`).result()) as RampEventResult;
+    expect(payment).toMatchObject({ outcome: 'ROUTED', target: `deposit/${deposit.id}` });
+    const state = await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'COMPLETED');
+    expect(depositOf(state, deposit.id)).toMatchObject({ kind: 'OFFRAMP', currency: 'USDT', paymentId: trade.paymentId, stage: 'COMPLETED' });
+  });
+
+  it('confirms nothing on a spoofed payload: the service\'s record wins', async () => {
+    const { handle, depositAddressId } = await activeOfframpJourney();
+    const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '10.00', currency: 'USDT', sender: SENDER });
+    await deliver();
+    await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'RECEIVED');
+
+    // A forged DEPOSIT_APPROVED claiming CONFIRMED for a deposit the service still has RECEIVED.
+    const real = await h.ramp.deposits.detail({ id: deposit.id });
+    expect(real.status).toBe('RECEIVED');
+    expect((await impatient.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, status: 'CONFIRMED' } })).status).toBe(200);
+    const forged = h.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${deposit.id}`);
+    expect(await forged.result()).toMatchObject({ outcome: 'PARKED', parkCode: 'DISPUTED', serviceStatus: 'RECEIVED', hintDisagreed: ['status'] });
+    // It signalled no one, and the deposit is where the service says it is.
+    const forgedHistory = await forged.fetchHistory();
+    expect(forgedHistory.events!.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+    expect((await h.client.workflow.getHandle(`deposit/${deposit.id}`).query(depositStateQuery)).stage).toBe('RECEIVED');
+
+    // An event for a record the service does not have is parked too.
+    const ghost = randomUUID();
+    expect((await impatient.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, id: ghost, status: 'CONFIRMED' } })).status).toBe(200);
+    expect(await h.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${ghost}`).result()).toMatchObject({ outcome: 'PARKED', parkCode: 'RECORD_NOT_FOUND' });
+    expect((await h.client.workflow.getHandle(`deposit/${deposit.id}`).query(depositStateQuery)).stage).toBe('RECEIVED');
+  });
+});

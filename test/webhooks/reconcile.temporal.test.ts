@@ -1,0 +1,131 @@
+/**
+ * Events lost for good (the receiver was unreachable for every attempt) are repaired by the
+ * reconciliation workflow, which pages the service's customer, deposit and trade lists and signals
+ * the workflows that lag. The workflows here poll only once an hour, so only reconciliation can move
+ * them. Also: the reconciliation schedule is created and updated idempotently.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositRecord } from '../../activities/records';
+import { freePort } from '../../dev/ports';
+import { ensureReconcileSchedule } from '../../webhooks/reconcile-schedule';
+import { registerWebhooks } from '../../webhooks/registration';
+import type { depositLifecycle, reconcileWithService } from '../../workflows';
+import { depositWorkflowId } from '../../workflows/ids';
+import { JourneyTimingsSchema } from '../../workflows/journey-input';
+import { depositStateQuery, type DepositStage } from '../../workflows/messages';
+import type { ReconcileResult } from '../../workflows/reconcile-types';
+import { RampStage } from '../../workflows/search-attributes';
+import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { deliveriesOf, eventually } from './support/receiver';
+
+const HOURLY_POLLS = JourneyTimingsSchema.parse({ pollIntervalSeconds: 3600, depositPollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400, depositStepDeadlineSeconds: 86_400 });
+
+let h: JourneyHarness;
+beforeAll(async () => {
+  h = await startJourneyHarness({ clock: { frozen: true } });
+  // The receiver is down for good: every delivery attempt is refused.
+  await registerWebhooks(h.ramp, { callbackUrl: `http://127.0.0.1:${await freePort()}/webhooks/ramp/receiver-that-is-down`, rampBaseUrl: h.sandbox.url });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+function reconcile(): Promise<ReconcileResult> {
+  return h.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue: h.taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [{}] });
+}
+
+/** Reconciliation reads stages through visibility, which trails the workflows a little: wait for it to show `stage`. */
+async function visibleAt(workflowId: string, stage: string): Promise<void> {
+  await eventually(
+    async () => {
+      for await (const workflow of h.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) return workflow.typedSearchAttributes.get(RampStage);
+      return undefined;
+    },
+    (seen) => seen === stage,
+    `${workflowId} visible at ${stage}`,
+  );
+}
+
+async function depositAt(handle: WorkflowHandle, stage: DepositStage): Promise<void> {
+  await eventually(() => handle.query(depositStateQuery), (state) => state.stage === stage, `deposit at ${stage}`);
+}
+
+describe('reconciliation', () => {
+  it('repairs a journey whose KYC approval was never delivered', async () => {
+    const handle = await h.startJourney({ timings: HOURLY_POLLS });
+    const state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    const customerId = state.customer.id!;
+    await h.control.approveCustomer(customerId);
+    // Every attempt of the service's retry policy fails: 1 min, +10 min, +1 h, +1 day, +1 week.
+    for (const seconds of [60, 600, 3600, 86_400, 604_800]) await h.sandbox.clock.advance(seconds);
+    const [delivery] = await deliveriesOf(h.ramp, customerId);
+    expect(delivery).toMatchObject({ event: 'CUSTOMER_APPROVED', status: 'FAILED' });
+    expect(delivery!.attempts).toHaveLength(5);
+
+    await visibleAt(handle.workflowId, 'AWAITING_KYC');
+    const result = await reconcile();
+    expect(result.repaired).toBeGreaterThanOrEqual(1);
+    expect(result.truncated).toBe(false);
+    await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+    // A second run finds nothing left to repair for this journey.
+    await visibleAt(handle.workflowId, 'ACTIVE');
+    expect((await reconcile()).repaired).toBe(0);
+    await handle.terminate('test over');
+  });
+
+  it('repairs a deposit whose confirmation, trade, settlement and payout events were all lost', async () => {
+    // A customer with an offramp and a deposit, set up directly at the service.
+    const externalId = `reconcile-${randomUUID()}`;
+    const { id: customerId } = await h.ramp.customers.create({ externalId, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    await h.control.approveCustomer(customerId!);
+    const bank = await h.control.registerBankAccount({ customerId: customerId!, currency: 'AUD', bankName: 'Test Bank', accountNo: '123123123', swift: 'TESTAU2S' });
+    const { id: flowId } = await h.ramp.autorampFlows.createOfframp({ from: { customerId: customerId!, currency: 'USDT', network: 'ETH' }, to: bank.id });
+    const depositAddressId = (await h.ramp.autorampFlows.detail({ id: flowId })).from;
+    await h.control.approveDepositAddress(depositAddressId);
+    const simulated = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '20.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
+
+    const workflowId = depositWorkflowId(simulated.id);
+    const handle = await h.client.workflow.start<typeof depositLifecycle>('depositLifecycle', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [{ deposit: depositRecord(await h.ramp.deposits.detail({ id: simulated.id })), kind: 'OFFRAMP', journeyWorkflowId: `customer/${externalId}`, externalId, timings: HOURLY_POLLS }],
+      typedSearchAttributes: [{ key: RampStage, value: 'RECEIVED' }],
+    });
+    await depositAt(handle, 'RECEIVED');
+
+    // Confirmed (and a trade made) at the service; nothing is delivered.
+    await h.control.confirmDeposit(simulated.id);
+    await visibleAt(workflowId, 'RECEIVED');
+    expect((await reconcile()).repaired).toBeGreaterThanOrEqual(2); // the confirmation and the trade
+    await depositAt(handle, 'TRADE_CREATED');
+
+    const { tradeId } = await handle.query(depositStateQuery);
+    await h.control.settleTrade(tradeId!);
+    await visibleAt(workflowId, 'TRADE_CREATED');
+    expect((await reconcile()).repaired).toBeGreaterThanOrEqual(1);
+    await depositAt(handle, 'TRADE_SETTLED');
+
+    const trade = await h.ramp.trades.detail({ id: tradeId! });
+    await h.control.settlePayment(trade.paymentId as string);
+    await visibleAt(workflowId, 'TRADE_SETTLED');
+    expect((await reconcile()).repaired).toBeGreaterThanOrEqual(1);
+    expect(await handle.result()).toMatchObject({ stage: 'COMPLETED' });
+  });
+
+  it('keeps one schedule, created once and updated after', async () => {
+    const scheduleId = `reconcile-test-${randomUUID()}`;
+    expect(await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 3600 })).toBe('created');
+    expect(await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 1800 })).toBe('updated');
+    const schedule = h.client.schedule.getHandle(scheduleId);
+    try {
+      const description = await schedule.describe();
+      expect(description.spec.intervals?.map((interval) => interval.every)).toEqual([1_800_000]);
+      expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: 'reconcileWithService', taskQueue: h.taskQueue });
+      expect(description.policies.overlap).toBe('SKIP');
+    } finally {
+      await schedule.delete();
+    }
+  });
+});

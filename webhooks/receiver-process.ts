@@ -1,0 +1,84 @@
+/**
+ * The receiver process (`rampflow webhooks serve`, `npm run webhooks`): configuration from the
+ * environment, the HTTP server, the reconciliation schedule, and a graceful stop on SIGINT/SIGTERM
+ * (in-flight handoffs finish; new requests get 503 while closing).
+ *
+ * The Temporal connection is lazy, so the receiver starts and answers (503) even while Temporal is
+ * down, and recovers by itself when it is back.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { parseEnv, temporalTls, TemporalEnvSchema, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
+import pino from 'pino';
+import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
+import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
+
+export interface ReceiverProcessOptions {
+  /** Create or update the reconciliation schedule at start (default true). */
+  reconcileSchedule?: boolean;
+  reconcileEverySeconds?: number;
+  /** Interface to listen on (default all). */
+  host?: string;
+}
+
+/** If Temporal is down at start, the schedule is ensured again this often until it succeeds. */
+const SCHEDULE_RETRY_MS = 60_000;
+
+export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const temporal = parseEnv(TemporalEnvSchema, env);
+  const webhook = parseEnv(WebhookEnvSchema, env);
+  const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
+  // Same JSON-lines format as the worker's logs (workers/logging.ts), without loading the worker's native runtime.
+  const logger = pino({ name: 'rampflow-webhooks', level: LOG_LEVEL, base: { service: 'rampflow-webhooks' }, timestamp: pino.stdTimeFunctions.isoTime });
+
+  const connection = Connection.lazy({
+    address: temporal.TEMPORAL_ADDRESS,
+    tls: temporalTls(temporal),
+    ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
+  });
+  const client = new Client({ connection, namespace: temporal.TEMPORAL_NAMESPACE });
+  const { app } = buildWebhookServer({
+    token: webhook.WEBHOOK_TOKEN,
+    allowedIps: webhook.WEBHOOK_ALLOWED_IPS,
+    client,
+    taskQueue: temporal.TEMPORAL_TASK_QUEUE,
+    logger,
+  });
+
+  let scheduleTimer: NodeJS.Timeout | undefined;
+  const ensureSchedule = async (): Promise<void> => {
+    try {
+      const outcome = await ensureReconcileSchedule(client, { taskQueue: temporal.TEMPORAL_TASK_QUEUE, intervalSeconds: options.reconcileEverySeconds ?? DEFAULT_RECONCILE_INTERVAL_SECONDS });
+      logger.info({ scheduleId: RECONCILE_SCHEDULE_ID, outcome }, 'reconciliation schedule in place');
+    } catch (error) {
+      logger.warn({ scheduleId: RECONCILE_SCHEDULE_ID, reason: error instanceof Error ? error.message : String(error) }, 'could not ensure the reconciliation schedule; trying again in a minute');
+      scheduleTimer = setTimeout(() => void ensureSchedule(), SCHEDULE_RETRY_MS);
+      scheduleTimer.unref();
+    }
+  };
+
+  try {
+    await app.listen({ port: webhook.WEBHOOK_PORT, host: options.host ?? '0.0.0.0' });
+    logger.info(
+      {
+        port: webhook.WEBHOOK_PORT,
+        route: WEBHOOK_ROUTE,
+        temporal: temporal.TEMPORAL_ADDRESS,
+        namespace: temporal.TEMPORAL_NAMESPACE,
+        taskQueue: temporal.TEMPORAL_TASK_QUEUE,
+        allowedIps: webhook.WEBHOOK_ALLOWED_IPS.length === 0 ? 'any' : webhook.WEBHOOK_ALLOWED_IPS,
+      },
+      'webhook receiver listening',
+    );
+    if (options.reconcileSchedule ?? true) await ensureSchedule();
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    logger.info('webhook receiver stopping');
+  } finally {
+    if (scheduleTimer) clearTimeout(scheduleTimer);
+    await app.close();
+    await connection.close();
+  }
+  logger.info('webhook receiver stopped');
+}

@@ -1,0 +1,124 @@
+/**
+ * The webhook receiver's HTTP server (fastify):
+ * - `POST /webhooks/ramp/:token`: the service's deliveries;
+ * - `GET /healthz`: liveness (the process serves HTTP; Temporal's reachability shows in the 503s);
+ * - `GET /metrics`: Prometheus metrics.
+ *
+ * Checks, in order: the source IP (403; before the token, so a refused address learns nothing about
+ * the token), the path token compared in constant time (404, the same answer as for any unknown path),
+ * the body cap (413) and JSON content type (415), the envelope and payload shape (400). None of these
+ * reaches Temporal. Then the durable handoff (200, or 503 when Temporal cannot be reached).
+ *
+ * Logs are one structured line per request with the route pattern, never the URL (it holds the token)
+ * and never the body.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { RampEventTimings } from '../workflows/ramp-event-types';
+import { parseDelivery } from './delivery';
+import { handOff, TemporalUnavailable } from './handoff';
+import { WebhookMetrics, type Outcome } from './metrics';
+import { tokenMatches } from './secret-token';
+import { sourceIpPolicy } from './source-ip';
+
+export const WEBHOOK_ROUTE = '/webhooks/ramp/:token';
+
+/** A payload is one detail record (a few kilobytes); anything far larger is not a delivery. */
+export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface WebhookServerOptions {
+  token: string;
+  /** WEBHOOK_ALLOWED_IPS entries (addresses or CIDR ranges); empty allows any source. */
+  allowedIps: string[];
+  client: Client;
+  taskQueue: string;
+  logger: Logger;
+  bodyLimitBytes?: number;
+  /** How long the handoff may wait for Temporal before answering 503 (default 10 s). */
+  handoffTimeoutMs?: number;
+  /** Passed to every ramp-event workflow; production defaults when omitted (tests pass seconds). */
+  eventTimings?: Partial<RampEventTimings>;
+}
+
+const NOT_FOUND_BODY = { error: 'not found' };
+
+export function buildWebhookServer(options: WebhookServerOptions): { app: FastifyInstance; metrics: WebhookMetrics } {
+  const metrics = new WebhookMetrics();
+  const allowedSources = sourceIpPolicy(options.allowedIps);
+  const outcomes = new WeakMap<FastifyRequest, { outcome: Outcome; event?: string; payloadId?: string; fields?: string[] }>();
+  const handoff = { client: options.client, taskQueue: options.taskQueue, timeoutMs: options.handoffTimeoutMs ?? 10_000 };
+
+  // fastify's own logger would print request URLs, which carry the token; we log ourselves below.
+  const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, return503OnClosing: true });
+  // JSON only: fastify also parses text/plain by default.
+  app.removeContentTypeParser('text/plain');
+
+  const finish = (request: FastifyRequest, reply: FastifyReply, status: number, outcome: Outcome, body: unknown, extra: { event?: string; payloadId?: string; fields?: string[] } = {}) => {
+    outcomes.set(request, { outcome, ...extra });
+    return reply.code(status).send(body);
+  };
+
+  app.setNotFoundHandler((request, reply) => finish(request, reply, 404, 'not_found', NOT_FOUND_BODY));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // Errors from body parsing, raised before the handler runs.
+    if (error.statusCode === 413) return finish(request, reply, 413, 'too_large', { error: 'payload too large' });
+    if (error.statusCode === 415) return finish(request, reply, 415, 'unsupported_media_type', { error: 'expected application/json' });
+    if (error.statusCode === 400) return finish(request, reply, 400, 'invalid', { error: 'malformed JSON body' }, { fields: [error.code ?? 'body'] });
+    options.logger.error({ err: { type: error.name, code: error.code, message: error.message } }, 'webhook receiver error');
+    return finish(request, reply, 500, 'error', { error: 'internal error' });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const recorded = outcomes.get(request);
+    const outcome = recorded?.outcome ?? 'other';
+    metrics.countRequest(outcome);
+    if (outcome === 'other') return;
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      outcome,
+      ms: Math.round(reply.elapsedTime),
+      ...(recorded?.event ? { event: recorded.event, payloadId: recorded.payloadId } : {}),
+      ...(recorded?.fields ? { fields: recorded.fields } : {}),
+    };
+    if (reply.statusCode >= 500) options.logger.warn(line, 'webhook');
+    else options.logger.info(line, 'webhook');
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+
+  app.post<{ Params: { token?: string } }>(
+    WEBHOOK_ROUTE,
+    {
+      // Runs before the body is read, so a refused caller cannot make us parse anything.
+      onRequest: async (request, reply) => {
+        if (!allowedSources.allows(request.ip)) return finish(request, reply, 403, 'forbidden', { error: 'forbidden' });
+        if (!tokenMatches(request.params.token, options.token)) return finish(request, reply, 404, 'not_found', NOT_FOUND_BODY);
+        return undefined;
+      },
+    },
+    async (request, reply) => {
+      const delivery = parseDelivery(request.body, options.eventTimings);
+      if (!delivery.ok) return finish(request, reply, 400, 'invalid', { error: delivery.reason, fields: delivery.fields }, { fields: delivery.fields });
+      const { input, workflowId } = delivery;
+      const about = { event: input.deliveredAs ? `${input.event} (as ${input.deliveredAs})` : input.event, payloadId: input.payloadId };
+      const started = performance.now();
+      try {
+        const result = await handOff(handoff, workflowId, input);
+        metrics.observeHandoff(result, (performance.now() - started) / 1000);
+        return finish(request, reply, 200, result === 'started' ? 'accepted' : 'duplicate', { status: result === 'started' ? 'accepted' : 'duplicate' }, about);
+      } catch (error) {
+        if (!(error instanceof TemporalUnavailable)) throw error;
+        metrics.observeHandoff('unavailable', (performance.now() - started) / 1000);
+        options.logger.warn({ ...about, reason: error.message }, 'Temporal unavailable; answering 503 so the service retries');
+        return finish(request, reply, 503, 'unavailable', { error: 'temporarily unavailable' }, about);
+      }
+    },
+  );
+
+  return { app, metrics };
+}

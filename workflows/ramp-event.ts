@@ -1,0 +1,197 @@
+/**
+ * The ramp-event workflow, `event/<EVENT_NAME>/<payload.id>`: one delivered webhook, verified and
+ * routed (DESIGN, "Events").
+ *
+ * The receiver starts it with the event's name, the payload's id and a compact hint; its ID is the
+ * de-duplication key, so a second delivery (or the same event under its older name) finds it already
+ * there. It then:
+ * 1. re-reads the record through the signed API: the payload is only a hint, and where it disagrees
+ *    the service's version wins (the disagreement is logged and kept in the result);
+ * 2. waits until the service's record shows what the event claims (a spoofed "deposit approved" for a
+ *    deposit the service has not confirmed never gets further than this);
+ * 3. finds the target: customer events by externalId (`customer/<externalId>`); virtual account,
+ *    deposit address and deposit events by their customer's externalId (the journey starts or
+ *    forwards to the deposit's workflow); trade events by `deposit.id` (`deposit/<id>`); payment
+ *    events by the trade their `reference` names, then that trade's deposit;
+ * 4. signals it with the event key (`EVENT/payload.id`, applied at most once by the target) and the
+ *    service's record, and finishes.
+ * A target that does not exist yet is retried with workflow sleeps (doubling pauses) for a bounded
+ * time. An event that never reaches a target ends parked: RampStage = EVENT_UNROUTED, the reason in
+ * the current details and the result. A target that has already finished ends TARGET_CLOSED.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  getExternalWorkflowHandle,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { EventRoutingActivities } from '../activities/event-routing-activities';
+import type { EventName } from '../ramp/events';
+import { ACTIVITY_RETRY } from './activity-options';
+import { workflowNow } from './clock';
+import { hintDisagreements, serviceConfirms } from './event-claims';
+import { depositWorkflowId, journeyWorkflowId } from './ids';
+import {
+  customerEventSignal,
+  depositAddressEventSignal,
+  depositEventSignal,
+  paymentEventSignal,
+  tradeEventSignal,
+  virtualAccountEventSignal,
+} from './messages';
+import {
+  DEFAULT_RAMP_EVENT_TIMINGS,
+  EVENT_STAGE,
+  type EventRoute,
+  type ParkCode,
+  type RampEventInput,
+  type RampEventResult,
+} from './ramp-event-types';
+import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+
+// Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
+// cannot fix (bad credentials) fails at once and parks the event.
+const act = proxyActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
+
+interface Pending {
+  code: ParkCode;
+  reason: string;
+}
+
+export async function rampEvent(input: RampEventInput): Promise<RampEventResult> {
+  const timings = { ...DEFAULT_RAMP_EVENT_TIMINGS, ...input.timings };
+  const base = { event: input.event, payloadId: input.payloadId };
+  let hintDisagreed: string[] | undefined;
+  let serviceStatus: string | undefined;
+
+  function show(stage: string, details: string): void {
+    upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    setCurrentDetails(`**${stage}**: ${details}`);
+  }
+
+  function park(pending: Pending): RampEventResult {
+    show(EVENT_STAGE.UNROUTED, `${pending.code}: ${pending.reason}`);
+    log.warn('ramp event parked', { ...base, parkCode: pending.code, reason: pending.reason });
+    return { ...base, outcome: 'PARKED', parkCode: pending.code, reason: pending.reason, ...extras() };
+  }
+
+  function extras(): Partial<RampEventResult> {
+    return { ...(serviceStatus !== undefined ? { serviceStatus } : {}), ...(hintDisagreed?.length ? { hintDisagreed } : {}) };
+  }
+
+  if (input.resource === undefined) {
+    return park({ code: 'UNKNOWN_EVENT', reason: `"${input.event}" is not an event name rampflow knows; nothing was routed` });
+  }
+  const event = input.event as EventName;
+  const resource = input.resource;
+
+  const deadline = workflowNow() + timings.targetWaitSeconds * 1000;
+  let pauseSeconds = timings.firstRetrySeconds;
+  let indexed = false;
+
+  for (;;) {
+    let pending: Pending;
+    let resolution;
+    try {
+      resolution = await act.resolveRampEvent.executeWithOptions(
+        { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary: `re-read ${resource} ${input.payloadId} from the service` },
+        [{ resource, payloadId: input.payloadId }],
+      );
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      const cause = error.cause instanceof ApplicationFailure ? `${error.cause.type ?? 'failure'}: ${error.cause.message}` : error.message;
+      return park({ code: 'SERVICE_ERROR', reason: `reading ${resource} ${input.payloadId} from the service failed (${cause})` });
+    }
+
+    if (resolution.kind === 'unroutable') return park({ code: resolution.code, reason: resolution.reason });
+    if (resolution.kind === 'record-not-found') {
+      pending = { code: 'RECORD_NOT_FOUND', reason: `the service has no ${resource} ${input.payloadId}` };
+    } else {
+      const { route, status } = resolution;
+      serviceStatus = status;
+      if (!indexed) {
+        indexed = true;
+        indexFor(route);
+        hintDisagreed = hintDisagreements(input.hint, status, route);
+        if (hintDisagreed.length > 0) {
+          // The service's record wins. Payloads are snapshots, so a late delivery of an event the
+          // service has since moved past is routine (info); a claim the service does not back is
+          // worth an operator's look (warn).
+          const level = serviceConfirms(event, status) ? 'info' : 'warn';
+          log[level]('webhook payload disagrees with the service; using the service\'s record', { ...base, fields: hintDisagreed, hintStatus: input.hint.status, serviceStatus: status });
+        }
+      }
+      const target = targetOf(route);
+      if (!serviceConfirms(event, status)) {
+        pending = { code: 'DISPUTED', reason: `the service says ${resource} ${input.payloadId} is ${status}, which does not confirm ${event}` };
+      } else if (await signalTarget(target, route)) {
+        show(EVENT_STAGE.ROUTED, `signalled ${target} (${status})`);
+        return { ...base, outcome: 'ROUTED', target, ...extras() };
+      } else {
+        const targetState = await act.describeTargetWorkflow.executeWithOptions(
+          { startToCloseTimeout: '30 seconds', retry: ACTIVITY_RETRY, summary: `is ${target} running?` },
+          [target],
+        );
+        if (targetState === 'CLOSED') {
+          show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
+          return { ...base, outcome: 'TARGET_CLOSED', target, ...extras() };
+        }
+        // RUNNING here means a journey was between runs (continue-as-new): simply try again.
+        pending = { code: 'NO_TARGET', reason: `no workflow ${target} is running (yet)` };
+      }
+    }
+
+    const left = deadline - workflowNow();
+    if (left <= 0) return park(pending);
+    show(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
+    await sleep(Math.min(pauseSeconds * 1000, left), { summary: pending.reason });
+    pauseSeconds = Math.min(pauseSeconds * 2, timings.maxRetrySeconds);
+  }
+
+  function targetOf(route: EventRoute): string {
+    return route.signal === 'trade' || route.signal === 'payment' ? depositWorkflowId(route.depositId) : journeyWorkflowId(route.externalId);
+  }
+
+  /** Lets operators list a customer's events by the same attributes as its journey. */
+  function indexFor(route: EventRoute): void {
+    if ('externalId' in route) upsertSearchAttributes([{ key: RampExternalId, value: route.externalId }]);
+    const customerId = 'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
+    if (customerId) upsertSearchAttributes([{ key: RampCustomerId, value: customerId }]);
+  }
+
+  /** Signals the target; false when no such workflow is running. */
+  async function signalTarget(target: string, route: EventRoute): Promise<boolean> {
+    const handle = getExternalWorkflowHandle(target);
+    const key = input.key;
+    try {
+      switch (route.signal) {
+        case 'customer':
+          await handle.signal(customerEventSignal, { key, event, record: route.record });
+          break;
+        case 'virtualAccount':
+          await handle.signal(virtualAccountEventSignal, { key, event, record: route.record });
+          break;
+        case 'depositAddress':
+          await handle.signal(depositAddressEventSignal, { key, event, record: route.record });
+          break;
+        case 'deposit':
+          await handle.signal(depositEventSignal, { key, event, record: route.record });
+          break;
+        case 'trade':
+          await handle.signal(tradeEventSignal, { key, event, record: route.record });
+          break;
+        case 'payment':
+          await handle.signal(paymentEventSignal, { key, event, record: route.record });
+          break;
+      }
+      return true;
+    } catch {
+      // The only failure of a signal to another workflow is that no run of it is open.
+      return false;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Reconciliation, run by a Temporal Schedule (webhooks/reconcile-schedule.ts): the service's webhooks
+ * are retried for about eight days and then dropped, so this pages the service's customer, deposit
+ * and trade lists, compares them with the running journeys and deposits (through Temporal
+ * visibility, in the activities), and signals the ones whose state lags the service. Targets apply
+ * each key at most once and only move forward, so a repair that races a late event is harmless.
+ *
+ * The activities only read; this workflow sends the signals, so every repair is in its history.
+ */
+import { getExternalWorkflowHandle, log, proxyActivities } from '@temporalio/workflow';
+import type { ReconcileActivities } from '../activities/reconcile-activities';
+import { customerEventSignal, depositEventSignal, paymentEventSignal, tradeEventSignal } from './messages';
+import { DEFAULT_RECONCILE_LIMITS, type LagReport, type ReconcileLimits, type ReconcileResult, type Repair } from './reconcile-types';
+
+const act = proxyActivities<ReconcileActivities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '2 minutes',
+  // A failed run is not fatal: the next scheduled run starts afresh.
+  retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
+});
+
+export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}): Promise<ReconcileResult> {
+  const resolved: ReconcileLimits = { ...DEFAULT_RECONCILE_LIMITS, ...limits };
+  const result: ReconcileResult = { examined: { customers: 0, deposits: 0, trades: 0 }, repaired: 0, missed: 0, truncated: false };
+  let budget = resolved.maxRepairs;
+
+  async function apply(report: LagReport): Promise<void> {
+    result.truncated ||= report.truncated;
+    for (const repair of report.repairs) {
+      if (await send(repair)) result.repaired += 1;
+      else result.missed += 1;
+    }
+    budget -= report.repairs.length;
+  }
+
+  /** Runs one pass with what is left of the repair budget; with none left, the next run does it. */
+  async function pass(find: (limits: ReconcileLimits) => Promise<LagReport>): Promise<number> {
+    if (budget <= 0) {
+      result.truncated = true;
+      return 0;
+    }
+    const report = await find({ ...resolved, maxRepairs: budget });
+    await apply(report);
+    return report.examined;
+  }
+
+  // Customers first: a journey that learns of its KYC decision moves on before its deposits are checked.
+  result.examined.customers = await pass((limits) => act.findCustomerLag(limits));
+  result.examined.deposits = await pass((limits) => act.findDepositLag(limits));
+  result.examined.trades = await pass((limits) => act.findTradeLag(limits));
+
+  if (result.repaired > 0 || result.truncated) log.info('reconciliation repaired lagging workflows', { ...result });
+  return result;
+}
+
+async function send(repair: Repair): Promise<boolean> {
+  const handle = getExternalWorkflowHandle(repair.target);
+  const { key, event } = repair;
+  try {
+    switch (repair.signal) {
+      case 'customer':
+        await handle.signal(customerEventSignal, { key, event, record: repair.record });
+        break;
+      case 'deposit':
+        await handle.signal(depositEventSignal, { key, event, record: repair.record });
+        break;
+      case 'trade':
+        await handle.signal(tradeEventSignal, { key, event, record: repair.record });
+        break;
+      case 'payment':
+        await handle.signal(paymentEventSignal, { key, event, record: repair.record });
+        break;
+    }
+    return true;
+  } catch {
+    // The target finished between the check and the signal: nothing left to repair.
+    return false;
+  }
+}
