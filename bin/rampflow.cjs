@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 // Entry point of the `rampflow` command: runs the TypeScript sources through tsx, so there is no build step.
 require('tsx/cjs/api').register();
-require('../cli/main.ts');
+void require('../cli/main.ts').runCli(process.argv);

@@ -65,7 +65,7 @@ async function runApi(methodArgument: string, target: string, options: ApiComman
 export function registerApiCommand(program: Command): void {
   program
     .command('api')
-    .description('Sign and send one request to the ramp service (RAMP_BASE_URL, RAMP_API_KEY, RAMP_API_SECRET) and print the JSON response.')
+    .description('sign and send one request to the ramp service (RAMP_BASE_URL, RAMP_API_KEY, RAMP_API_SECRET) and print the JSON response')
     .argument('<method>', 'GET or POST')
     .argument('<path>', 'the path with an optional raw query, e.g. "/customer/list?pageNum=1&pageSize=10"')
     .option('--data <json|@file>', 'JSON body for a POST, inline or read from a file, sent byte for byte')

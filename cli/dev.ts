@@ -1,27 +1,38 @@
 /**
- * `rampflow dev` (`npm start`): the local stack on embedded defaults. Today it runs the Temporal dev
- * server with its Web UI, keeping history in .data/ so it survives a restart; it stops everything
- * cleanly on Ctrl-C or SIGTERM.
+ * `rampflow dev` (`npm start`): the whole stack on embedded defaults and a demo customer going from
+ * signup to payout, printed live. Installs nothing: the Temporal CLI must already be there (`npm run
+ * setup:temporal`, which `npm test` also runs). With `--once` it exits 0 when the demo completes
+ * (non-zero with the reason when it does not); without it the stack keeps running until Ctrl-C.
  */
 import { join, resolve } from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Command } from 'commander';
-import { startDevServer } from '../dev/dev-server';
+import { runDemo } from '../dev/demo';
+import { startStack } from '../dev/stack';
 
 const PROJECT_ROOT = resolve(__dirname, '..');
 
 interface DevOptions {
   port: string;
   uiPort: string;
+  sandboxPort: string;
+  webhookPort: string;
   dbFile: string;
+  once?: boolean;
+  timeout: string;
 }
 
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
-    .description('run the local stack: the Temporal dev server with its Web UI (Ctrl-C stops it)')
+    .description('run the local stack (Temporal dev server and Web UI, sandbox on autopilot, worker, webhook receiver) and a demo journey; Ctrl-C stops it')
+    .option('--once', 'exit when the demo has completed (0), or failed or timed out (1)')
     .option('--port <port>', 'Temporal gRPC port', '7233')
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
+    .option('--sandbox-port <port>', 'sandbox port', '8787')
+    .option('--webhook-port <port>', 'webhook receiver port', '8788')
     .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts', join(PROJECT_ROOT, '.data', 'temporal.db'))
+    .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
     .action(async (options: DevOptions) => {
       await runDev(options);
     });
@@ -35,19 +46,47 @@ function parsePort(name: string, value: string): number {
 
 async function runDev(options: DevOptions): Promise<void> {
   const progress = (line: string) => process.stdout.write(`[rampflow dev] ${line}\n`);
-  const port = parsePort('--port', options.port);
-  const uiPort = parsePort('--ui-port', options.uiPort);
+  const timeoutSeconds = Number(options.timeout);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new Error(`--timeout must be a positive number of seconds, got '${options.timeout}'`);
+  const ports = {
+    port: parsePort('--port', options.port),
+    uiPort: parsePort('--ui-port', options.uiPort),
+    sandboxPort: parsePort('--sandbox-port', options.sandboxPort),
+    webhookPort: parsePort('--webhook-port', options.webhookPort),
+  };
 
-  progress(`starting the Temporal dev server on 127.0.0.1:${port} (history in ${options.dbFile})`);
-  const server = await startDevServer({ port, uiPort, dbFile: options.dbFile });
-  progress(`Temporal is up: gRPC ${server.address}, Web UI ${server.uiUrl}`);
-  progress('running; press Ctrl-C to stop');
-
-  const signal = await new Promise<NodeJS.Signals>((done) => {
+  // The SDK's own lines stay out of the demo's output unless they are warnings; and this command,
+  // not the SDK, decides when the worker stops.
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  const stopRequested = new Promise<NodeJS.Signals>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
-  progress(`${signal}: stopping`);
-  await server.stop();
-  progress('stopped');
+
+  const stack = await startStack({ ...ports, dbFile: options.dbFile, progress });
+  const stopDemo = new AbortController();
+  try {
+    const demo = runDemo(stack, { progress, timeoutMs: timeoutSeconds * 1000, signal: stopDemo.signal }).then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    const first = await Promise.race([demo, stopRequested]);
+    if (typeof first === 'string') {
+      progress(`${first}: stopping`);
+      // Let the demo's call in flight finish while the stack still runs.
+      stopDemo.abort();
+      await demo;
+      return;
+    }
+    if (first instanceof Error) {
+      progress(`the demo failed: ${first.message}`);
+      process.exitCode = 1;
+    }
+    if (options.once) return;
+    progress(`the stack keeps running (Web UI ${stack.temporal.uiUrl}); press Ctrl-C to stop`);
+    progress(`${await stopRequested}: stopping`);
+  } finally {
+    await stack.stop();
+    progress('stopped');
+  }
 }

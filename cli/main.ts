@@ -7,6 +7,9 @@ import { registerApiCommand } from './api';
 import { registerDevCommand } from './dev';
 import { registerWorkerCommand } from './worker';
 import { registerSandboxCommand } from './sandbox';
+import { registerWebhooksCommand } from './webhooks';
+import { registerJourneyCommand } from './journey';
+import { registerDepositCommand } from './deposit';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -17,10 +20,14 @@ export function buildProgram(): Command {
   registerWorkerCommand(program);
   registerSandboxCommand(program);
   registerApiCommand(program);
+  registerWebhooksCommand(program);
+  registerJourneyCommand(program);
+  registerDepositCommand(program);
   return program;
 }
 
-async function main(argv: string[]): Promise<void> {
+/** Runs the command line; bin/rampflow.cjs calls it, so importing this file runs nothing. */
+export async function runCli(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
@@ -33,5 +40,3 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 1;
   }
 }
-
-void main(process.argv);

@@ -41,7 +41,7 @@ interface SandboxCommandOptions {
 export function registerSandboxCommand(program: Command): void {
   program
     .command('sandbox')
-    .description('Run the local emulator of the partner ramp service (signed API, simulation endpoints, virtual clock).')
+    .description('run the local emulator of the partner ramp service (signed API, simulation endpoints, virtual clock)')
     .addOption(new Option('--partner <KEY:SECRET>', 'a partner API key pair; repeat for several partners').argParser(keyPair).makeOptionMandatory())
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', number('port', true), 8787)

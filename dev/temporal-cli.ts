@@ -71,11 +71,14 @@ export async function requireTemporalCli(): Promise<ResolvedCli> {
   return found;
 }
 
+/** Neither a Temporal CLI nor a Go toolchain to build one. */
+export class GoUnavailableError extends Error {}
+
 /** Builds the pinned CLI into .tools/bin with `go install`, printing a progress line as it goes. */
 export async function installTemporalCli(log: (line: string) => void): Promise<ResolvedCli> {
   const go = onPath('go');
   if (!go) {
-    throw new Error(
+    throw new GoUnavailableError(
       `Temporal CLI ${TEMPORAL_CLI_VERSION} is not installed and Go is not available to build it. ` +
         'Install Go (https://go.dev/dl/) and run `npm run setup:temporal` again, ' +
         'or install the Temporal CLI yourself and set TEMPORAL_CLI to its path.',

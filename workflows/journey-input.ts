@@ -46,6 +46,9 @@ export const OnrampRequestSchema = z.object({
   }),
   /** AUD only: the bank account the customer pays from, whitelisted as the virtual account's sender. */
   audSourceAccount: AudSourceAccountSchema.optional(),
+}).refine((onramp) => !onramp.audSourceAccount || onramp.currency === 'AUD', {
+  path: ['audSourceAccount'],
+  message: 'only an AUD onramp takes a source account',
 });
 
 export const OfframpRequestSchema = z.object({
@@ -64,18 +67,12 @@ export const CustomerDetailsSchema = z.looseObject({
   email: z.email(),
 });
 
-export const JourneyInputSchema = z
-  .object({
-    customer: CustomerDetailsSchema,
-    onramp: OnrampRequestSchema.optional(),
-    offramp: OfframpRequestSchema.optional(),
-    timings: JourneyTimingsSchema.default(JourneyTimingsSchema.parse({})),
-  })
-  .superRefine((input, context) => {
-    if (input.onramp?.audSourceAccount && input.onramp.currency !== 'AUD') {
-      context.addIssue({ code: 'custom', path: ['onramp', 'audSourceAccount'], message: 'only an AUD onramp takes a source account' });
-    }
-  });
+export const JourneyInputSchema = z.object({
+  customer: CustomerDetailsSchema,
+  onramp: OnrampRequestSchema.optional(),
+  offramp: OfframpRequestSchema.optional(),
+  timings: JourneyTimingsSchema.default(JourneyTimingsSchema.parse({})),
+});
 
 /** The input as a caller writes it (timings optional). */
 export type JourneyRequest = z.input<typeof JourneyInputSchema>;

@@ -1,3 +1,7 @@
+/**
+ * `rampflow dev` (`npm start`) as a user runs it: a child process with its own dev server, sandbox,
+ * worker and receiver on free ports.
+ */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -18,39 +22,64 @@ function isListening(port: number): Promise<boolean> {
   });
 }
 
-describe('rampflow dev (npm start)', () => {
-  it('serves Temporal and its Web UI, then stops everything on Ctrl-C', async () => {
-    const port = await freePort();
-    const uiPort = await freePort();
-    const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
-    const child = spawn(
-      process.execPath,
-      [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'dev', '--port', String(port), '--ui-port', String(uiPort), '--db-file', dbFile],
-      { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const exited = new Promise<number | null>((done) => child.on('close', done));
-
-    await new Promise<void>((ready, fail) => {
-      const timer = setTimeout(() => fail(new Error(`no "running" line in time:\n${output}`)), 60_000);
-      child.stdout.on('data', () => {
-        if (output.includes('press Ctrl-C to stop')) {
-          clearTimeout(timer);
-          ready();
-        }
-      });
+async function startDev(extra: string[]) {
+  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort() };
+  const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
+  const args = [
+    join(PROJECT_ROOT, 'bin', 'rampflow.cjs'),
+    'dev',
+    '--port', String(ports.port),
+    '--ui-port', String(ports.uiPort),
+    '--sandbox-port', String(ports.sandboxPort),
+    '--webhook-port', String(ports.webhookPort),
+    '--db-file', dbFile,
+    ...extra,
+  ];
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((done) => child.on('close', done));
+  const outputContains = (text: string, timeoutMs: number) =>
+    new Promise<void>((ready, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no "${text}" in time:\n${output}`)), timeoutMs);
+      const check = () => {
+        if (!output.includes(text)) return;
+        clearTimeout(timer);
+        ready();
+      };
+      child.stdout.on('data', check);
+      check();
     });
-    expect(output).toContain(`Web UI http://127.0.0.1:${uiPort}`);
-    const ui = await fetch(`http://127.0.0.1:${uiPort}/`);
+  return { child, ports, exited, output: () => output, outputContains };
+}
+
+describe('rampflow dev (npm start)', () => {
+  it('--once: brings the stack up in order and carries the demo customer to both payouts, then exits 0', async () => {
+    const dev = await startDev(['--once', '--timeout', '150']);
+    expect(await dev.exited).toBe(0);
+    const lines = dev.output().split('\n');
+    const order = ['1/4 Temporal dev server', '2/4 sandbox on autopilot', '3/4 worker', '4/4 webhook receiver', 'demo journey customer/demo-', 'journey ACTIVE', 'done: '];
+    const at = order.map((text) => lines.findIndex((line) => line.includes(text)));
+    expect(at.every((index) => index >= 0), dev.output()).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(dev.output()).toContain(`Web UI http://127.0.0.1:${dev.ports.uiPort}`);
+    expect(dev.output()).toMatch(/deposit \w+ \(ONRAMP, 100\.00 AUD\): COMPLETED/);
+    expect(dev.output()).toMatch(/deposit \w+ \(OFFRAMP, 50\.0+ USDT\): COMPLETED/);
+    for (const port of Object.values(dev.ports)) expect(await isListening(port)).toBe(false);
+  }, 180_000);
+
+  it('stops everything it started on Ctrl-C, even in the middle of the demo', async () => {
+    const dev = await startDev([]);
+    await dev.outputContains('demo journey customer/demo-', 60_000);
+    const ui = await fetch(`http://127.0.0.1:${dev.ports.uiPort}/`);
     expect(ui.status).toBe(200);
 
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(output).toContain('stopped');
-    // The dev server child is gone with it: nothing listens on its ports any more.
-    expect(await isListening(port)).toBe(false);
-    expect(await isListening(uiPort)).toBe(false);
-  });
+    dev.child.kill('SIGINT');
+    expect(await dev.exited, dev.output()).toBe(0);
+    expect(dev.output()).toContain('SIGINT: stopping');
+    expect(dev.output()).toContain('stopped');
+    // The dev server child and every in-process server are gone: nothing listens on their ports.
+    for (const port of Object.values(dev.ports)) expect(await isListening(port)).toBe(false);
+  }, 120_000);
 });

@@ -52,6 +52,13 @@ describe('npm run setup:temporal', () => {
     expect(refused.stderr).toContain('set TEMPORAL_CLI');
   });
 
+  it('only warns about a missing Go with --if-possible (as npm ci runs it), so installing the library needs no Go', async () => {
+    const result = await runScript('dev/install-temporal-cli.ts', ['--if-possible'], { env: bareEnv() });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('skipped: Temporal CLI');
+    expect(result.stdout).toContain('Go is not available to build it');
+  });
+
   it('does not rebuild a CLI that is already there', async () => {
     // The test command runs setup:temporal before vitest, so the pinned CLI exists by now.
     const result = await runScript('dev/install-temporal-cli.ts', []);

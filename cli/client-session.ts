@@ -1,0 +1,45 @@
+/**
+ * What the `journey` and `deposit` commands share: a rampflow client configured by the TEMPORAL_*
+ * environment for the length of one command, and reading a JSON option given inline or as @file.
+ */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
+import { createRampflowClientFromEnv, type RampflowClient } from '../client';
+
+export async function withRampflowClient<T>(work: (client: RampflowClient) => Promise<T>): Promise<T> {
+  const client = await createRampflowClientFromEnv();
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** `--input '{"customer":...}'` or `--input @signup.json`. */
+export function readJsonOption(flag: string, value: string): unknown {
+  const text = value.startsWith('@') ? readFileOrExplain(flag, value.slice(1)) : value;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`${flag} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function readFileOrExplain(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/** Commander parser for `--limit`. */
+export function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('must be a positive whole number');
+  return parsed;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,134 @@
+/**
+ * `rampflow journey start|status|list|retry|cancel|close`: the partner's and the operator's view of
+ * customer journeys, through the client library, connected by the TEMPORAL_* environment.
+ */
+import { Command, Option } from 'commander';
+import { JOURNEY_STAGES, type CorrectedInput, type JourneyRequest, type JourneyStage } from '../client';
+import { RampStage } from '../workflows/search-attributes';
+import { positiveInteger, printJson, readJsonOption, withRampflowClient } from './client-session';
+import { formatJourneyList, formatJourneyState } from './state-format';
+
+interface StartOptions {
+  input?: string;
+  externalId?: string;
+  name?: string;
+  email?: string;
+  json?: boolean;
+}
+
+/** The request from `--input` with the customer flags laid over it (the flags win). */
+function startRequest(options: StartOptions): JourneyRequest {
+  const base = options.input === undefined ? {} : readJsonOption('--input', options.input);
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) throw new Error('--input must be a JSON object');
+  const given = base as { customer?: unknown };
+  const customer = typeof given.customer === 'object' && given.customer !== null ? given.customer : {};
+  const flags = {
+    ...(options.externalId !== undefined ? { externalId: options.externalId } : {}),
+    ...(options.name !== undefined ? { realName: options.name } : {}),
+    ...(options.email !== undefined ? { email: options.email } : {}),
+  };
+  // The library validates the whole request and names any bad field.
+  return { ...given, customer: { ...customer, ...flags } } as JourneyRequest;
+}
+
+async function start(options: StartOptions): Promise<void> {
+  const request = startRequest(options);
+  await withRampflowClient(async (rampflow) => {
+    const handle = await rampflow.startJourney(request);
+    // describe() needs no worker, and shows an ended journey (returned as it is) for what it is.
+    const described = await handle.describe();
+    const result = {
+      externalId: request.customer.externalId,
+      workflowId: handle.workflowId,
+      runId: described.runId,
+      status: described.status.name,
+      stage: described.typedSearchAttributes.get(RampStage),
+    };
+    if (options.json) printJson(result);
+    else process.stdout.write(`journey ${result.externalId}: workflow ${result.workflowId}, ${result.status}, stage ${result.stage ?? '-'}\n`);
+  });
+}
+
+async function status(externalId: string, options: { json?: boolean }): Promise<void> {
+  const state = await withRampflowClient((rampflow) => rampflow.getJourney(externalId));
+  if (options.json) printJson(state);
+  else process.stdout.write(formatJourneyState(state));
+}
+
+async function list(options: { stage?: JourneyStage; limit?: number; json?: boolean }): Promise<void> {
+  const journeys = await withRampflowClient((rampflow) =>
+    rampflow.listJourneys({ ...(options.stage ? { stage: options.stage } : {}), ...(options.limit ? { limit: options.limit } : {}) }),
+  );
+  if (options.json) printJson(journeys);
+  else process.stdout.write(formatJourneyList(journeys));
+}
+
+async function retry(externalId: string, options: { input?: string }): Promise<void> {
+  // The library validates the corrected input and names any bad field.
+  const corrected = options.input === undefined ? undefined : (readJsonOption('--input', options.input) as CorrectedInput);
+  const { resumed } = await withRampflowClient((rampflow) => rampflow.retry(externalId, corrected));
+  process.stdout.write(`journey ${externalId} resumed at ${resumed}\n`);
+}
+
+async function cancel(externalId: string, options: { reason?: string }): Promise<void> {
+  await withRampflowClient((rampflow) => rampflow.cancel(externalId, options.reason));
+  process.stdout.write(`journey ${externalId} cancelled\n`);
+}
+
+async function close(externalId: string, options: { reason?: string }): Promise<void> {
+  await withRampflowClient((rampflow) => rampflow.closeCustomer(externalId, options.reason));
+  process.stdout.write(`journey ${externalId} closed\n`);
+}
+
+export function registerJourneyCommand(program: Command): void {
+  const journey = program
+    .command('journey')
+    .description('start, inspect, list, retry, cancel and close customer journeys (connection from TEMPORAL_* variables)');
+
+  journey
+    .command('start')
+    .description('start the customer journey for a partner user, or show the one that already exists for that externalId')
+    .option('--input <json|@file>', 'the journey request as JSON, inline or from a file: {customer, onramp?, offramp?, timings?}')
+    .option('--external-id <id>', "customer.externalId: the partner's own user id")
+    .option('--name <realName>', 'customer.realName')
+    .option('--email <email>', 'customer.email')
+    .option('--json', 'print {externalId, workflowId, runId, status, stage} as JSON')
+    .addHelpText('after', '\nThe flags set customer fields over --input. Example:\n  rampflow journey start --input @signup.json --external-id user-42')
+    .action(start);
+
+  journey
+    .command('status')
+    .description("a journey's current state: stage, what it waits for, why it is parked, its accounts and deposits")
+    .argument('<externalId>', "the partner's user id")
+    .option('--json', 'print the whole state as JSON')
+    .action(status);
+
+  journey
+    .command('list')
+    .description('journeys, newest first (Temporal visibility, a moment behind the workflows)')
+    .addOption(new Option('--stage <stage>', 'only journeys at this stage').choices(JOURNEY_STAGES))
+    .option('--limit <n>', 'at most this many (default 100)', positiveInteger)
+    .option('--json', 'print the list as JSON')
+    .action(list);
+
+  journey
+    .command('retry')
+    .description('resume a journey parked in NEEDS_ATTENTION at the stage that was parked')
+    .argument('<externalId>', "the partner's user id")
+    .option('--input <json|@file>', 'corrected input: {customer?, onramp?, offramp?}, each part given replaces that part whole')
+    .action(retry);
+
+  journey
+    .command('cancel')
+    .description('end a journey parked in NEEDS_ATTENTION (it closes with the reason)')
+    .argument('<externalId>', "the partner's user id")
+    .option('--reason <text>', 'recorded as the outcome')
+    .action(cancel);
+
+  journey
+    .command('close')
+    .description('end the customer relationship at any stage (deposits in flight finish on their own)')
+    .argument('<externalId>', "the partner's user id")
+    .option('--reason <text>', 'recorded as the outcome')
+    .action(close);
+}

@@ -1,0 +1,80 @@
+/**
+ * Human-readable output of the `journey` and `deposit` commands: a journey's or deposit's state as
+ * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
+ */
+import type { Attention, DepositListing, DepositState, JourneyListing, JourneyState } from '../client';
+
+function labelled(rows: [string, string | undefined][]): string {
+  const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
+  const width = Math.max(...present.map(([label]) => label.length));
+  return present.map(([label, value]) => `  ${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
+}
+
+function attentionLine(attention: Attention | undefined): string | undefined {
+  if (!attention) return undefined;
+  return `${attention.reason} (parked at ${attention.stage} since ${attention.since}${attention.errorType ? `, ${attention.errorType}` : ''})`;
+}
+
+export function formatJourneyState(state: JourneyState): string {
+  const { customer, onramp, offramp } = state;
+  const va = onramp?.virtualAccount;
+  const da = offramp?.depositAddress;
+  const rows: [string, string | undefined][] = [
+    ['waiting for', state.waitingFor],
+    ['attention', attentionLine(state.attention)],
+    ['outcome', state.outcome],
+    ['customer', [customer.id && `id ${customer.id}`, customer.status && `status ${customer.status}`, customer.kycLink && `KYC at ${customer.kycLink}`].filter(Boolean).join(', ')],
+    [
+      'onramp',
+      onramp &&
+        [
+          onramp.currency,
+          va && `virtual account ${va.id} ${va.status}`,
+          va?.accountNumber && `pay to account ${va.accountNumber}${va.bankName ? ` at ${va.bankName}` : ''}`,
+          onramp.whitelisted && 'source account whitelisted',
+        ].filter(Boolean).join(', '),
+    ],
+    ['offramp', offramp && [`${offramp.currency} on ${offramp.network}`, da && `deposit address ${da.id} ${da.status}`, da?.address && `deposit to ${da.address}`].filter(Boolean).join(', ')],
+    ...state.deposits.map((deposit): [string, string] => [
+      'deposit',
+      `${deposit.depositId} ${deposit.kind} ${deposit.amount} ${deposit.currency} ${deposit.stage}${deposit.attention ? `: ${deposit.attention.reason}` : ''}`,
+    ]),
+  ];
+  return `journey ${state.externalId}: ${state.stage}\n${labelled(rows)}\n`;
+}
+
+export function formatDepositState(state: DepositState): string {
+  const rows: [string, string | undefined][] = [
+    ['waiting for', state.waitingFor],
+    ['attention', attentionLine(state.attention)],
+    ['outcome', state.outcome],
+    ['kind', `${state.kind} of ${state.amount} ${state.currency}`],
+    ['customer', state.customerId],
+    ['service status', state.status],
+    ['trade', state.tradeId],
+    ['payment', state.paymentId],
+  ];
+  return `deposit ${state.depositId}: ${state.stage}\n${labelled(rows)}\n`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+export function formatJourneyList(journeys: JourneyListing[]): string {
+  if (journeys.length === 0) return 'no journeys match\n';
+  return table(
+    ['EXTERNAL ID', 'STAGE', 'STATUS', 'CUSTOMER ID', 'STARTED'],
+    journeys.map((journey) => [journey.externalId, journey.stage ?? '-', journey.status, journey.customerId ?? '-', journey.startTime.toISOString()]),
+  );
+}
+
+export function formatDepositList(deposits: DepositListing[]): string {
+  if (deposits.length === 0) return 'no deposits match\n';
+  return table(
+    ['DEPOSIT ID', 'STAGE', 'STATUS', 'EXTERNAL ID', 'STARTED'],
+    deposits.map((deposit) => [deposit.depositId, deposit.stage ?? '-', deposit.status, deposit.externalId ?? '-', deposit.startTime.toISOString()]),
+  );
+}

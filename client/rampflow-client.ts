@@ -1,0 +1,198 @@
+/**
+ * The partner and operator side of rampflow: start a customer's journey on signup, read its state,
+ * list journeys by stage, and the operator's updates (retry, cancel, close, submit an attachment).
+ * Everything a caller sends is validated before it reaches Temporal; every message is typed from the
+ * shared definitions in workflows/messages.ts.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
+import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
+import type { customerJourney, JourneyOutcome } from '../workflows/journey';
+import type { JourneyRequest } from '../workflows/journey-input';
+import {
+  cancelUpdate,
+  closeCustomerUpdate,
+  depositStateQuery,
+  journeyStateQuery,
+  retryUpdate,
+  submitAttachmentUpdate,
+  type AttachmentRequest,
+  type DepositState,
+  type JourneyState,
+} from '../workflows/messages';
+import { RampExternalId, RampStage } from '../workflows/search-attributes';
+import { explainTemporalError, RampflowUpdateRefusedError } from './errors';
+import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
+import {
+  depositListQuery,
+  journeyListQuery,
+  toDepositListing,
+  toJourneyListing,
+  type DepositFilter,
+  type DepositListing,
+  type JourneyFilter,
+  type JourneyListing,
+} from './visibility';
+
+export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
+export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
+export type { JourneyOutcome, DepositOutcome };
+
+export class RampflowClient {
+  /**
+   * @param temporal a connected Temporal client (its namespace is the journeys' namespace)
+   * @param taskQueue the task queue rampflow's workers poll
+   * @param release closes what the client owns (its connection), if anything
+   */
+  constructor(
+    readonly temporal: Client,
+    readonly taskQueue: string,
+    private readonly release: () => Promise<void> = async () => {},
+  ) {}
+
+  // ---- journeys ---------------------------------------------------------------------------------
+
+  /**
+   * Starts the customer's journey, or returns the one that already exists for this externalId, so a
+   * partner backend can call it on every signup retry. A journey that exists keeps its own input (an
+   * operator changes it with `retry(externalId, correctedInput)`), and one that has ended (CLOSED,
+   * REJECTED, or terminated) is returned as it is, never started again: see README, "Starting a
+   * journey".
+   *
+   * @throws RampflowInputError naming every bad field, before anything reaches Temporal
+   */
+  async startJourney(request: JourneyRequest): Promise<JourneyHandle> {
+    const input = parseJourneyRequest(request);
+    const { externalId } = input.customer;
+    try {
+      return await this.temporal.workflow.start<typeof customerJourney>('customerJourney', {
+        workflowId: journeyWorkflowId(externalId),
+        taskQueue: this.taskQueue,
+        args: [input],
+        // A running journey is returned as it is; an ended one makes the start fail (caught below).
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // Indexed from the first moment, so the journey is listable before a worker has picked it up.
+        typedSearchAttributes: [
+          { key: RampExternalId, value: externalId },
+          { key: RampStage, value: 'CREATING_CUSTOMER' },
+        ],
+        staticSummary: `customer journey of ${externalId}`,
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return this.journeyHandle(externalId);
+    }
+  }
+
+  /** A handle on the journey's latest run (it follows continue-as-new), e.g. to await `result()`. */
+  journeyHandle(externalId: string): JourneyHandle {
+    return this.temporal.workflow.getHandle<typeof customerJourney>(journeyWorkflowId(parseExternalId(externalId)));
+  }
+
+  /** The journey's whole state (the `journeyState` query); needs a worker to answer. */
+  async getJourney(externalId: string): Promise<JourneyState> {
+    return this.onJourney(externalId, (handle) => handle.query(journeyStateQuery));
+  }
+
+  /** Journeys newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION). */
+  async listJourneys(filter: JourneyFilter = {}): Promise<JourneyListing[]> {
+    const { query, limit } = journeyListQuery(filter);
+    const found: JourneyListing[] = [];
+    for await (const info of this.temporal.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+      found.push(toJourneyListing(info));
+      if (found.length >= limit) break;
+    }
+    return found;
+  }
+
+  /**
+   * Resumes a journey parked in NEEDS_ATTENTION at the stage that was parked, optionally with
+   * corrected customer details or ramps (each part given replaces that part of the input whole).
+   * @returns the stage resumed
+   */
+  async retry(externalId: string, correctedInput?: CorrectedInput): Promise<{ resumed: string }> {
+    const corrected = correctedInput === undefined ? undefined : parseCorrectedInput(parseExternalId(externalId), correctedInput);
+    return this.onJourney(externalId, (handle) => handle.executeUpdate(retryUpdate, { args: [corrected ? { correctedInput: corrected } : {}] }), 'retry');
+  }
+
+  /** Ends a journey parked in NEEDS_ATTENTION (it closes with the reason as its outcome). */
+  async cancel(externalId: string, reason?: string): Promise<{ cancelled: true }> {
+    return this.onJourney(externalId, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }), 'cancel');
+  }
+
+  /** Ends the customer relationship at any stage; deposits in flight finish on their own. */
+  async closeCustomer(externalId: string, reason?: string): Promise<{ closed: true }> {
+    return this.onJourney(externalId, (handle) => handle.executeUpdate(closeCustomerUpdate, { args: [reason === undefined ? {} : { reason }] }), 'closeCustomer');
+  }
+
+  // ---- deposits ---------------------------------------------------------------------------------
+
+  depositHandle(depositId: string): DepositHandle {
+    return this.temporal.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(parseDepositId(depositId)));
+  }
+
+  /** The deposit's whole state (the `depositState` query). */
+  async getDeposit(depositId: string): Promise<DepositState> {
+    return this.onDeposit(depositId, (handle) => handle.query(depositStateQuery));
+  }
+
+  /** Deposits newest first, by stage and/or by the customer's externalId. */
+  async listDeposits(filter: DepositFilter = {}): Promise<DepositListing[]> {
+    const { query, limit } = depositListQuery(filter);
+    const found: DepositListing[] = [];
+    for await (const info of this.temporal.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+      found.push(toDepositListing(info));
+      if (found.length >= limit) break;
+    }
+    return found;
+  }
+
+  /**
+   * Sends the document the service asked for to a deposit in ACTION_REQUIRED. Resolves once the
+   * service has accepted it. The file travels in the workflow's history: keep it well under 1 MB.
+   */
+  async submitAttachment(depositId: string, attachment: AttachmentRequest): Promise<{ submitted: true }> {
+    const checked = parseAttachment(attachment);
+    return this.onDeposit(depositId, (handle) => handle.executeUpdate(submitAttachmentUpdate, { args: [checked] }), 'submitAttachment');
+  }
+
+  /** Resumes a deposit parked in NEEDS_ATTENTION at the step that was parked. */
+  async retryDeposit(depositId: string): Promise<{ resumed: string }> {
+    return this.onDeposit(depositId, (handle) => handle.executeUpdate(retryUpdate, { args: [{}] }), 'retry');
+  }
+
+  /** Ends a deposit parked in NEEDS_ATTENTION (CANCELLED, with the reason as its outcome). */
+  async cancelDeposit(depositId: string, reason?: string): Promise<{ cancelled: true }> {
+    return this.onDeposit(depositId, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }), 'cancel');
+  }
+
+  /** Closes the connection if this client opened it. */
+  async close(): Promise<void> {
+    await this.release();
+  }
+
+  // ---- errors an operator can read ----------------------------------------------------------------
+
+  private onJourney<T>(externalId: string, call: (handle: JourneyHandle) => Promise<T>, update?: string): Promise<T> {
+    return this.explained(this.journeyHandle(externalId), `journey ${externalId}`, call, update);
+  }
+
+  private onDeposit<T>(depositId: string, call: (handle: DepositHandle) => Promise<T>, update?: string): Promise<T> {
+    return this.explained(this.depositHandle(depositId), `deposit ${depositId}`, call, update);
+  }
+
+  private async explained<H extends WorkflowHandle, T>(handle: H, what: string, call: (handle: H) => Promise<T>, update?: string): Promise<T> {
+    try {
+      return await call(handle);
+    } catch (error) {
+      // The server answers an update to a finished workflow as if it did not exist; say which it is.
+      if (update && error instanceof WorkflowNotFoundError) {
+        const ended = await handle.describe().catch(() => undefined);
+        if (ended) throw new RampflowUpdateRefusedError(update, what, `it has already ended (${ended.status.name})`, { cause: error });
+      }
+      throw explainTemporalError(error, what, update);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Prepares the cluster for rampflow once the Temporal server answers: the namespace, and the search
+# attributes rampflow's workflows set (a workflow that upserts an unregistered attribute fails its
+# task). Idempotent, so it runs on every `up`. Configured by TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE.
+set -eu
+
+: "${TEMPORAL_ADDRESS:?}" "${TEMPORAL_NAMESPACE:?}"
+export TEMPORAL_ADDRESS
+
+until temporal operator cluster health >/dev/null 2>&1; do
+  echo "temporal-setup: waiting for Temporal at $TEMPORAL_ADDRESS"
+  sleep 2
+done
+
+if ! temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1; then
+  temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention 30d
+fi
+
+# The names and type of workflows/search-attributes.ts (test/deploy checks they agree). Creating an
+# attribute that exists with the same type succeeds; a different type fails, as it should. A new
+# namespace takes a few seconds to reach every server role, hence the retries.
+attempt=1
+until temporal operator search-attribute create --namespace "$TEMPORAL_NAMESPACE" \
+  --name RampStage --name RampExternalId --name RampCustomerId --type Keyword; do
+  if [ "$attempt" -ge 30 ]; then
+    echo "temporal-setup: could not register the search attributes" >&2
+    exit 1
+  fi
+  attempt=$((attempt + 1))
+  sleep 2
+done
+echo "temporal-setup: namespace $TEMPORAL_NAMESPACE and rampflow's search attributes are ready"

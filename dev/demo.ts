@@ -1,0 +1,106 @@
+/**
+ * The demo of `rampflow dev`: one customer from signup to payout. It starts a journey with an AUD
+ * onramp and a USDT offramp through the client library, plays the partner's part (registering the
+ * customer's wallet and bank account once the customer exists, then sending money each way), and
+ * prints every change of stage live until both deposits have completed. The sandbox's autopilot plays
+ * the service; its webhooks, through the receiver, wake the journey.
+ */
+import { z } from 'zod';
+import { jsonBody } from '../ramp';
+import { journeyWorkflowId } from '../workflows/ids';
+import type { JourneyState } from '../workflows/messages';
+import type { Stack } from './stack';
+
+const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+const BANK_ACCOUNT_NO = '987654321';
+const AUD_SOURCE = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
+const DEMO_PREFIX = 'demo-';
+
+export interface DemoOptions {
+  progress: (line: string) => void;
+  /** Give up (and say where it stopped) after this long. */
+  timeoutMs: number;
+  /** Ends the demo quietly at its next step (Ctrl-C), so no call is in flight when the stack stops. */
+  signal: AbortSignal;
+}
+
+const SandboxRecord = z.looseObject({ id: z.string() });
+
+/** The Web UI page of a workflow. */
+export function workflowUiUrl(uiUrl: string, namespace: string, workflowId: string): string {
+  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/**
+ * Demo journeys of an earlier `rampflow dev` survive in the dev server's database, but their sandbox
+ * records do not (the sandbox keeps state in memory): end them, so they do not park noisily.
+ */
+async function endEarlierDemos(stack: Stack, progress: (line: string) => void): Promise<void> {
+  const client = stack.rampflow.temporal;
+  let ended = 0;
+  for await (const execution of client.workflow.list({ query: `ExecutionStatus = 'Running' AND RampExternalId STARTS_WITH '${DEMO_PREFIX}'` })) {
+    await client.workflow.getHandle(execution.workflowId).terminate('an earlier rampflow dev demo; its sandbox is gone').catch(() => undefined);
+    ended += 1;
+  }
+  if (ended > 0) progress(`    ended ${ended} workflow(s) left running by an earlier demo`);
+}
+
+export async function runDemo(stack: Stack, options: DemoOptions): Promise<void> {
+  const { progress } = options;
+  const post = (path: string, body: unknown) => stack.ramp.http.request({ method: 'POST', path, body: jsonBody(body) }, SandboxRecord);
+  await endEarlierDemos(stack, progress);
+
+  const externalId = `${DEMO_PREFIX}${Date.now().toString(36)}`;
+  await stack.rampflow.startJourney({
+    customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+    onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' }, audSourceAccount: AUD_SOURCE },
+    offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } },
+    // Webhooks drive the demo; the polls are only the fallback.
+    timings: { pollIntervalSeconds: 10, depositPollIntervalSeconds: 10 },
+  });
+  progress(`demo journey ${journeyWorkflowId(externalId)}: ${workflowUiUrl(stack.temporal.uiUrl ?? '', stack.temporal.namespace, journeyWorkflowId(externalId))}`);
+
+  const started = Date.now();
+  let exitsRegistered = false;
+  let depositsSent = false;
+  let lastLine = '';
+  const depositStages = new Map<string, string>();
+  while (!options.signal.aborted) {
+    const state: JourneyState = await stack.rampflow.getJourney(externalId);
+    const line = `journey ${state.stage}: waiting for ${state.waitingFor}`;
+    if (line !== lastLine) progress(`  ${line}`);
+    lastLine = line;
+
+    for (const deposit of state.deposits) {
+      if (depositStages.get(deposit.depositId) === deposit.stage) continue;
+      depositStages.set(deposit.depositId, deposit.stage);
+      progress(`  deposit ${deposit.depositId.slice(0, 8)} (${deposit.kind}, ${deposit.amount} ${deposit.currency}): ${deposit.stage}`);
+    }
+
+    if (state.stage === 'NEEDS_ATTENTION' || state.stage === 'REJECTED' || state.stage === 'CLOSED') {
+      throw new Error(`the demo journey stopped in ${state.stage}: ${state.attention?.reason ?? state.outcome ?? 'no reason given'}`);
+    }
+    if (!exitsRegistered && state.customer.id) {
+      // The partner registers the customer's own accounts with the service (there is no API for it).
+      await post('/sandbox/crypto-address/create', { customerId: state.customer.id, currency: 'USDT', network: 'ETH', address: WALLET });
+      await post('/sandbox/bank-account/create', { customerId: state.customer.id, currency: 'AUD', bankName: 'Demo Bank', accountNo: BANK_ACCOUNT_NO, swift: 'DEMOAU2S' });
+      exitsRegistered = true;
+      progress(`  partner: registered the customer's wallet ${WALLET.slice(0, 10)}… and bank account ${BANK_ACCOUNT_NO}`);
+    }
+    if (!depositsSent && state.stage === 'ACTIVE' && state.onramp?.virtualAccount && state.offramp?.depositAddress) {
+      const account = state.onramp.virtualAccount;
+      progress(`  customer: pays 100.00 AUD into ${account.bankName ?? 'the virtual account'} ${account.accountNumber ?? account.id} and sends 50 USDT to ${state.offramp.depositAddress.address ?? state.offramp.depositAddress.id}`);
+      await post('/sandbox/deposit/simulate', { virtualAccountId: account.id, amount: '100.00', currency: 'AUD', sender: AUD_SOURCE });
+      await post('/sandbox/deposit/simulate', { depositAddressId: state.offramp.depositAddress.id, amount: '50.00', currency: 'USDT', sender: { address: '0x000000000000000000000000000000000000dEaD', network: 'ETH' } });
+      depositsSent = true;
+    }
+    if (depositsSent && state.deposits.length === 2 && state.deposits.every((deposit) => deposit.stage === 'COMPLETED')) {
+      progress(`done: the crypto reached the wallet and the payout reached the bank account, ${Math.round((Date.now() - started) / 1000)} s after signup`);
+      return;
+    }
+    if (Date.now() - started > options.timeoutMs) {
+      throw new Error(`the demo did not finish within ${Math.round(options.timeoutMs / 1000)} s; it stopped at: ${line}`);
+    }
+    await new Promise((wake) => setTimeout(wake, 300));
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * No Docker engine runs here, so this checks docker-compose.yml and the Dockerfile the way an engine
+ * would before starting anything, and against rampflow's own definitions: the file is valid against
+ * the Compose Specification's schema, every rampflow service's environment parses with the config
+ * schemas, published ports do not clash, each service's command is a real `rampflow` command, and
+ * the cluster setup registers the search attributes the workflows set.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { ALL_ENV_SCHEMAS, parseEnv, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import { RAMP_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { PROJECT_ROOT, runRampflow } from '../support/run';
+import { interpolate } from './compose-interpolation';
+
+/** What an operator must set before `docker compose up`: the one secret without a default. */
+const OPERATOR_ENV = { WEBHOOK_TOKEN: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6' };
+
+/** The config sections each rampflow process cannot start without. */
+const REQUIRED_SECTIONS: Record<string, z.ZodObject[]> = {
+  worker: [TemporalEnvSchema, RampEnvSchema],
+  'webhooks serve': [TemporalEnvSchema, WebhookEnvSchema],
+};
+
+const ServiceSchema = z.looseObject({
+  image: z.string().optional(),
+  build: z.unknown().optional(),
+  command: z.array(z.string()).optional(),
+  entrypoint: z.array(z.string()).optional(),
+  environment: z.record(z.string(), z.string()).optional(),
+  ports: z.array(z.string()).optional(),
+  volumes: z.array(z.string()).optional(),
+  depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
+});
+type Service = z.infer<typeof ServiceSchema>;
+
+const read = (path: string) => readFileSync(join(PROJECT_ROOT, path), 'utf8');
+// Compose resolves YAML merge keys (<<: *anchor); so does the yaml package with merge on.
+const raw: unknown = parse(read('docker-compose.yml'), { merge: true });
+let services: Record<string, Service>;
+let rampflowServices: [string, Service][];
+
+beforeAll(() => {
+  const compose = z.object({ services: z.record(z.string(), ServiceSchema) }).parse(interpolate(raw, OPERATOR_ENV));
+  services = compose.services;
+  rampflowServices = Object.entries(services).filter(([, service]) => service.build === '.');
+});
+
+describe('docker-compose.yml', () => {
+  it('is valid against the Compose Specification schema, before and after interpolation', () => {
+    // strict is Ajv's lint of a schema's own style, which the upstream schema does not follow; validation is unaffected.
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    // The schema names its meta-schema by the https URL without '#', which Ajv does not know by that name.
+    ajv.addMetaSchema({ ...draft07MetaSchema, $id: 'https://json-schema.org/draft-07/schema' });
+    const validate = ajv.compile(JSON.parse(read('deploy/compose-spec.schema.json')) as object);
+    for (const document of [raw, interpolate(raw, OPERATOR_ENV)]) {
+      expect(validate(document), ajv.errorsText(validate.errors)).toBe(true);
+    }
+  });
+
+  it('has the production-like topology: Temporal on PostgreSQL, its Web UI, worker, receiver, sandbox', () => {
+    expect(services.temporal!.image).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
+    expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+    expect(services.postgresql!.image).toMatch(/^postgres:\d+$/);
+    expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+    expect(rampflowServices.map(([, service]) => service.command!.slice(0, 2).filter((word) => !word.startsWith('-')).join(' ')).sort()).toEqual([
+      'sandbox',
+      'webhooks serve',
+      'worker',
+    ]);
+  });
+
+  it('needs the webhook token from the operator: there is no default secret', () => {
+    expect(() => interpolate(raw, {})).toThrow(/^WEBHOOK_TOKEN: set WEBHOOK_TOKEN/);
+  });
+
+  it('gives rampflow services only variables rampflow reads, each valid, every section a process needs complete', () => {
+    const known = new Set(ALL_ENV_SCHEMAS.flatMap((schema) => Object.keys(schema.shape)));
+    for (const [name, service] of rampflowServices) {
+      const env = service.environment ?? {};
+      expect(Object.keys(env).filter((variable) => !known.has(variable)), `${name}: unknown variables`).toEqual([]);
+      // A section the service sets any variable of must parse whole (parseEnv throws one line per bad variable).
+      for (const schema of ALL_ENV_SCHEMAS) {
+        if (Object.keys(schema.shape).some((variable) => variable in env)) expect(() => parseEnv(schema, env), name).not.toThrow();
+      }
+      const command = service.command!.filter((word) => !word.startsWith('-')).join(' ');
+      for (const schema of REQUIRED_SECTIONS[command] ?? []) expect(() => parseEnv(schema, env), `${name} (${command})`).not.toThrow();
+    }
+  });
+
+  it('gives every rampflow process the same Temporal namespace and task queue, the namespace the setup creates', () => {
+    const worker = parseEnv(TemporalEnvSchema, services.worker!.environment);
+    const receiver = parseEnv(TemporalEnvSchema, services.webhooks!.environment);
+    expect(receiver).toEqual(worker);
+    expect(services['temporal-setup']!.environment!.TEMPORAL_NAMESPACE).toBe(worker.TEMPORAL_NAMESPACE);
+  });
+
+  it('publishes no host port twice', () => {
+    const published = Object.entries(services).flatMap(([name, service]) =>
+      (service.ports ?? []).map((port) => {
+        // Short syntax: [HOST_IP:]HOST_PORT:CONTAINER_PORT; the long syntax is not used here.
+        const parts = port.split(':');
+        expect(parts.length, `${name}: ${port}`).toBeGreaterThanOrEqual(2);
+        return `${parts.length === 3 ? parts[0] : '0.0.0.0'}:${parts.at(-2)!}`;
+      }),
+    );
+    expect(published.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(published).size).toBe(published.length);
+  });
+
+  it("runs a real rampflow command in every rampflow service, with flags that command takes", { timeout: 60_000 }, async () => {
+    const checks = rampflowServices.map(async ([name, service]) => {
+      const words = service.command!.filter((word) => !word.startsWith('-'));
+      const help = await runRampflow([...words, '--help']);
+      expect(help.code, name).toBe(0);
+      // An unknown subcommand with --help prints the parent's help: the usage line tells them apart.
+      expect(help.stdout.split('\n')[0], name).toBe(`Usage: rampflow ${words.join(' ')} [options]`);
+      for (const flag of service.command!.filter((word) => word.startsWith('--'))) expect(help.stdout, `${name}: ${flag}`).toContain(`${flag.split('=')[0]} `);
+    });
+    await Promise.all(checks);
+  });
+
+  it('sets up the Temporal schema and the cluster with scripts that exist, before rampflow starts', () => {
+    for (const name of ['temporal-schema', 'temporal-setup']) {
+      const service = services[name]!;
+      expect(service.volumes).toContain('./deploy:/deploy:ro');
+      const script = service.entrypoint!.at(-1)!;
+      expect(script).toMatch(/^\/deploy\//);
+      expect(existsSync(join(PROJECT_ROOT, 'deploy', script.slice('/deploy/'.length))), script).toBe(true);
+    }
+    expect(services.temporal!.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    for (const [name, service] of rampflowServices.filter(([, s]) => s.command![0] !== 'sandbox')) {
+      expect(service.depends_on, name).toMatchObject({ 'temporal-setup': { condition: 'service_completed_successfully' } });
+    }
+  });
+
+  it('registers every search attribute the workflows set, with its type', () => {
+    const script = read('deploy/temporal-setup.sh');
+    const command = /temporal operator search-attribute create([^;]*?)(?:;|\n\s*\n|; do)/.exec(script.replace(/\\\n/g, ' '))?.[1] ?? '';
+    const names = [...command.matchAll(/--name (\w+)/g)].map((match) => match[1]);
+    const types = [...command.matchAll(/--type (\w+)/g)].map((match) => match[1]);
+    expect(names.sort()).toEqual(RAMP_SEARCH_ATTRIBUTES.map((attribute) => attribute.name).sort());
+    // One --type applies to every --name of the command.
+    expect(types).toEqual([...new Set(RAMP_SEARCH_ATTRIBUTES.map((attribute) => attribute.type))]);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+
+  it('builds the project image on Node 20 with npm ci and runs `node bin/rampflow.cjs <command>`', () => {
+    expect(dockerfile).toMatch(/^FROM node:20[.\w-]*$/m);
+    // Without --ignore-scripts, npm ci would run `prepare` (the dev server's build) before the sources are copied.
+    expect(dockerfile).toMatch(/^RUN npm ci\b.*--ignore-scripts/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/rampflow\.cjs"\]$/m);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(rampflowServices.length).toBe(3);
+  });
+
+  it('never copies the host\'s node_modules into the image', () => {
+    expect(read('.dockerignore').split('\n')).toContain('node_modules/');
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { JourneyInputSchema } from '../../workflows/journey-input';
+
+const customer = { externalId: 'user-42', realName: 'Ada Lovelace', email: 'ada@example.com' };
+const issues = (input: unknown) => {
+  const result = JourneyInputSchema.safeParse(input);
+  return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+};
+
+describe('JourneyInputSchema', () => {
+  it('fills the production timings', () => {
+    expect(JourneyInputSchema.parse({ customer }).timings).toEqual({
+      pollIntervalSeconds: 900,
+      kycDeadlineSeconds: 30 * 86_400,
+      accountsDeadlineSeconds: 7 * 86_400,
+      depositPollIntervalSeconds: 3600,
+      depositStepDeadlineSeconds: 3 * 86_400,
+      maxHistoryEvents: 10_000,
+    });
+  });
+
+  it('takes a source account on an AUD onramp only', () => {
+    const source = { bsbNumber: '062000', accountNumber: '12345678' };
+    expect(issues({ customer, onramp: { currency: 'AUD', cryptoAddress: { address: '0xabc' }, audSourceAccount: source } })).toEqual([]);
+    expect(issues({ customer, onramp: { currency: 'EUR', cryptoAddress: { address: '0xabc' }, audSourceAccount: source } })).toEqual([
+      'onramp.audSourceAccount: only an AUD onramp takes a source account',
+    ]);
+  });
+
+  it('names each bad field', () => {
+    expect(issues({ customer: { ...customer, externalId: 'has space', email: 'nope' }, offramp: { currency: 'usdt', network: 'ETH', bankAccount: {} } })).toEqual([
+      'customer.externalId: letters, digits and . _ : @ - only, at most 128',
+      'customer.email: Invalid email address',
+      'offramp.currency: a crypto currency code such as USDT',
+      'offramp.bankAccount.accountNo: Invalid input: expected string, received undefined',
+    ]);
+  });
+});
