@@ -10,6 +10,7 @@ import { registerSandboxCommand } from './sandbox';
 import { registerWebhooksCommand } from './webhooks';
 import { registerJourneyCommand } from './journey';
 import { registerDepositCommand } from './deposit';
+import { registerEventsCommand } from './events';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerWebhooksCommand(program);
   registerJourneyCommand(program);
   registerDepositCommand(program);
+  registerEventsCommand(program);
   return program;
 }
 

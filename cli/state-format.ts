@@ -2,7 +2,7 @@
  * Human-readable output of the `journey` and `deposit` commands: a journey's or deposit's state as
  * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
  */
-import type { Attention, DepositListing, DepositState, JourneyListing, JourneyState } from '../client';
+import type { Attention, DepositListing, DepositState, EventReport, JourneyListing, JourneyState } from '../client';
 
 function labelled(rows: [string, string | undefined][]): string {
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
@@ -76,5 +76,13 @@ export function formatDepositList(deposits: DepositListing[]): string {
   return table(
     ['DEPOSIT ID', 'STAGE', 'STATUS', 'EXTERNAL ID', 'STARTED'],
     deposits.map((deposit) => [deposit.depositId, deposit.stage ?? '-', deposit.status, deposit.externalId ?? '-', deposit.startTime.toISOString()]),
+  );
+}
+
+export function formatEventList(events: EventReport[]): string {
+  if (events.length === 0) return 'no events match\n';
+  return table(
+    ['EVENT', 'PAYLOAD ID', 'STAGE', 'PARKED BECAUSE', 'STARTED'],
+    events.map((event) => [event.event, event.payloadId, event.stage ?? '-', event.parkCode ? `${event.parkCode}: ${event.reason ?? ''}` : '-', event.startTime.toISOString()]),
   );
 }

@@ -4,7 +4,9 @@
  * Everything a caller sends is validated before it reaches Temporal; every message is typed from the
  * shared definitions in workflows/messages.ts.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
@@ -21,19 +23,27 @@ import {
   type DepositState,
   type JourneyState,
 } from '../workflows/messages';
+import type { RampEventResult } from '../workflows/ramp-event-types';
 import { RampExternalId, RampStage } from '../workflows/search-attributes';
-import { explainTemporalError, RampflowUpdateRefusedError } from './errors';
+import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
 import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
 import {
   depositListQuery,
+  eventListQuery,
   journeyListQuery,
   toDepositListing,
+  toEventListing,
   toJourneyListing,
   type DepositFilter,
   type DepositListing,
+  type EventFilter,
+  type EventListing,
   type JourneyFilter,
   type JourneyListing,
 } from './visibility';
+
+/** A listed event, with why it was parked once it has ended parked. */
+export type EventReport = EventListing & Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>>;
 
 export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
@@ -98,13 +108,7 @@ export class RampflowClient {
 
   /** Journeys newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION). */
   async listJourneys(filter: JourneyFilter = {}): Promise<JourneyListing[]> {
-    const { query, limit } = journeyListQuery(filter);
-    const found: JourneyListing[] = [];
-    for await (const info of this.temporal.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-      found.push(toJourneyListing(info));
-      if (found.length >= limit) break;
-    }
-    return found;
+    return this.listed(journeyListQuery(filter), toJourneyListing);
   }
 
   /**
@@ -140,13 +144,7 @@ export class RampflowClient {
 
   /** Deposits newest first, by stage and/or by the customer's externalId. */
   async listDeposits(filter: DepositFilter = {}): Promise<DepositListing[]> {
-    const { query, limit } = depositListQuery(filter);
-    const found: DepositListing[] = [];
-    for await (const info of this.temporal.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-      found.push(toDepositListing(info));
-      if (found.length >= limit) break;
-    }
-    return found;
+    return this.listed(depositListQuery(filter), toDepositListing);
   }
 
   /**
@@ -168,9 +166,66 @@ export class RampflowClient {
     return this.onDeposit(depositId, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }), 'cancel');
   }
 
+  // ---- events ------------------------------------------------------------------------------------
+
+  /**
+   * Delivered webhooks that need an operator's eye, newest first: those parked for good
+   * (EVENT_UNROUTED, with the park code and reason from their result) and those still looking for
+   * their target (EVENT_WAITING). `all` lists every event.
+   */
+  async listEvents(filter: EventFilter = {}): Promise<EventReport[]> {
+    const listings = await this.listed(eventListQuery(filter), toEventListing);
+    return Promise.all(
+      listings.map(async (listing): Promise<EventReport> => {
+        if (listing.closeTime === undefined || listing.status !== 'COMPLETED') return listing;
+        const result = (await this.temporal.workflow.getHandle(listing.workflowId, listing.runId).result()) as RampEventResult;
+        const { outcome, parkCode, reason, target } = result;
+        return { ...listing, outcome, ...(parkCode ? { parkCode } : {}), ...(reason ? { reason } : {}), ...(target ? { target } : {}) };
+      }),
+    );
+  }
+
+  /**
+   * Routes a finished event again from the start, once its cause is fixed (say, the journey it was
+   * for now exists): the event's workflow is reset to its first workflow task, so it re-reads the
+   * record and looks for the target afresh. A later delivery of the event would only be a duplicate,
+   * which is why this exists. Targets apply each event key once, so replaying a routed event is harmless.
+   */
+  async replayEvent(workflowId: string, reason = 'replayed by an operator'): Promise<{ workflowId: string; runId: string }> {
+    if (!/^event\/[^/]+\/.+/.test(workflowId)) throw new RampflowInputError([`workflowId: expected event/<EVENT>/<payload id>, got '${workflowId}'`]);
+    const handle = this.temporal.workflow.getHandle(workflowId);
+    const description = await handle.describe().catch((error: unknown) => {
+      throw explainTemporalError(error, `event ${workflowId}`);
+    });
+    if (description.status.name === 'RUNNING') {
+      throw new RampflowUpdateRefusedError('replay', `event ${workflowId}`, 'it is still running (looking for its target); replay it once it has ended');
+    }
+    const history = await handle.fetchHistory();
+    const firstTask = history.events?.find((event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+    if (!firstTask?.eventId) throw new RampflowUpdateRefusedError('replay', `event ${workflowId}`, 'its history has no completed workflow task to go back to');
+    const { runId } = await this.temporal.workflowService.resetWorkflowExecution({
+      namespace: this.temporal.options.namespace,
+      workflowExecution: { workflowId, runId: description.runId },
+      workflowTaskFinishEventId: firstTask.eventId,
+      reason,
+      requestId: randomUUID(),
+    });
+    return { workflowId, runId: runId ?? '' };
+  }
+
   /** Closes the connection if this client opened it. */
   async close(): Promise<void> {
     await this.release();
+  }
+
+  /** At most `limit` visibility listings for `query`, newest first. */
+  private async listed<T>({ query, limit }: { query: string; limit: number }, toListing: (info: WorkflowExecutionInfo) => T): Promise<T[]> {
+    const found: T[] = [];
+    for await (const info of this.temporal.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+      found.push(toListing(info));
+      if (found.length >= limit) break;
+    }
+    return found;
   }
 
   // ---- errors an operator can read ----------------------------------------------------------------

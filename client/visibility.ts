@@ -9,6 +9,7 @@ import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@tempor
 import { z } from 'zod';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from '../workflows/messages';
+import { EVENT_STAGE } from '../workflows/ramp-event-types';
 import { RampCustomerId, RampExternalId, RampStage } from '../workflows/search-attributes';
 import { RampflowInputError } from './errors';
 import { parseExternalId } from './input-validation';
@@ -35,6 +36,26 @@ export interface DepositListing {
   status: WorkflowExecutionStatusName;
   startTime: Date;
   closeTime?: Date;
+}
+
+export interface EventListing {
+  workflowId: string;
+  runId: string;
+  /** The event's new-format name (or the unknown name it came under). */
+  event: string;
+  payloadId: string;
+  /** EVENT_RECEIVED, EVENT_WAITING, EVENT_ROUTED, EVENT_TARGET_CLOSED or EVENT_UNROUTED. */
+  stage?: string;
+  externalId?: string;
+  status: WorkflowExecutionStatusName;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+export interface EventFilter {
+  /** Every event, not only those parked (EVENT_UNROUTED) or still looking for their target (EVENT_WAITING). */
+  all?: boolean;
+  limit?: number;
 }
 
 export interface JourneyFilter {
@@ -80,6 +101,15 @@ export function depositListQuery(filter: DepositFilter): { query: string; limit:
   return { query: clauses.join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
 }
 
+/** Events operators have to look at: parked for good, or still waiting for their target. */
+const NEEDS_A_LOOK = [EVENT_STAGE.UNROUTED, EVENT_STAGE.WAITING];
+
+export function eventListQuery(filter: EventFilter): { query: string; limit: number } {
+  const clauses = [equals('WorkflowType', 'rampEvent')];
+  if (!filter.all) clauses.push(`${RampStage.name} IN (${NEEDS_A_LOOK.map((stage) => `'${stage}'`).join(', ')})`);
+  return { query: clauses.join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+}
+
 function oneOf<T extends string>(values: readonly T[], value: string | undefined): T | undefined {
   return values.find((candidate) => candidate === value);
 }
@@ -108,6 +138,20 @@ export function toJourneyListing(info: WorkflowExecutionInfo): JourneyListing {
     ...common(info),
     ...(stage ? { stage } : {}),
     ...(customerId ? { customerId } : {}),
+  };
+}
+
+/** `event/<EVENT>/<payload.id>` (workflows/ids.ts) read back; the payload id may itself hold slashes. */
+export function toEventListing(info: WorkflowExecutionInfo): EventListing {
+  const [, event = '', ...rest] = info.workflowId.split('/');
+  const stage = info.typedSearchAttributes.get(RampStage);
+  const externalId = info.typedSearchAttributes.get(RampExternalId);
+  return {
+    event,
+    payloadId: rest.join('/'),
+    ...common(info),
+    ...(stage ? { stage } : {}),
+    ...(externalId ? { externalId } : {}),
   };
 }
 
