@@ -32,6 +32,7 @@ interface SandboxCommandOptions {
   skew: number;
   deliveryTick: number;
   ackTimeout: number;
+  httpCallbackHost: string[];
   duplicateDeliveries: boolean;
   outOfOrderDeliveries: boolean;
   audWhitelistDelay: number;
@@ -53,6 +54,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--skew <seconds>', 'accepted X-Timestamp skew', number('skew', false), 60)
     .option('--delivery-tick <seconds>', 'period of the event delivery scheduler', number('delivery tick', false), 60)
     .option('--ack-timeout <ms>', 'how long a webhook receiver has to answer 200', number('ack timeout', false), 30_000)
+    .option('--http-callback-host <host>', 'also accept plain-http callback URLs to this host (a receiver on a private network, e.g. docker compose); repeatable', (host: string, hosts: string[]) => [...hosts, host], [] as string[])
     .option('--duplicate-deliveries', 'send every delivered event twice', false)
     .option('--out-of-order-deliveries', 'send the events due in one scheduler run newest first', false)
     .option('--aud-whitelist-delay <seconds>', 'delay before an approved AUD sender is whitelisted', number('AUD whitelist delay', true), 10)
@@ -83,6 +85,7 @@ export function registerSandboxCommand(program: Command): void {
         acceptedSkewSeconds: options.skew,
         deliveryTickSeconds: options.deliveryTick,
         ackTimeoutMs: options.ackTimeout,
+        httpCallbackHosts: options.httpCallbackHost,
         duplicateDeliveries: options.duplicateDeliveries,
         outOfOrderDeliveries: options.outOfOrderDeliveries,
         audWhitelistDelaySeconds: options.audWhitelistDelay,

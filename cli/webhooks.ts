@@ -16,14 +16,19 @@ function positiveSeconds(value: string): number {
   return seconds;
 }
 
-async function register(options: { url?: string }): Promise<void> {
+async function register(options: { url?: string; allowHttp?: boolean }): Promise<void> {
   const rampEnv = parseEnv(RampEnvSchema);
   const webhookEnv = parseEnv(WebhookEnvSchema.partial());
   const url = options.url ?? webhookEnv.WEBHOOK_PUBLIC_URL;
   if (!url) throw new Error('give the public URL with --url (or set WEBHOOK_PUBLIC_URL)');
   const ramp = new RampClient({ baseUrl: rampEnv.RAMP_BASE_URL, apiKey: rampEnv.RAMP_API_KEY, apiSecret: rampEnv.RAMP_API_SECRET });
   try {
-    const { events } = await registerWebhooks(ramp, { callbackUrl: url, rampBaseUrl: rampEnv.RAMP_BASE_URL, ...(webhookEnv.WEBHOOK_TOKEN ? { token: webhookEnv.WEBHOOK_TOKEN } : {}) });
+    const { events } = await registerWebhooks(ramp, {
+      callbackUrl: url,
+      rampBaseUrl: rampEnv.RAMP_BASE_URL,
+      allowHttp: options.allowHttp === true,
+      ...(webhookEnv.WEBHOOK_TOKEN ? { token: webhookEnv.WEBHOOK_TOKEN } : {}),
+    });
     // The token is the URL's only secret: it is never printed.
     process.stdout.write(`callback URL registered: ${redactCallbackUrl(url)}\nsubscribed to ${events.length} events: ${events.join(', ')}\n`);
   } finally {
@@ -65,6 +70,7 @@ export function registerWebhooksCommand(program: Command): void {
     .command('register')
     .description('register the receiver\'s public URL with the service (POST /callback-url) and subscribe to every new-format event; uses RAMP_* variables')
     .option('--url <url>', 'the public HTTPS URL, https://<host>/webhooks/ramp/<WEBHOOK_TOKEN> (default: WEBHOOK_PUBLIC_URL)')
+    .option('--allow-http', 'accept a plain-http URL: only for a sandbox on a private network, such as docker compose')
     .action(register);
   webhooks
     .command('reconcile')

@@ -92,7 +92,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...autorampFlowRoutes(ctx),
       ...tradeAndPaymentRoutes(ctx),
       ...payoutAccountRoutes(ctx),
-      ...configurationRoutes(ctx),
+      ...configurationRoutes(ctx, resolved.httpCallbackHosts),
       ...legacyRoutes(ctx, resolved.acceptedSkewSeconds, resolved.wallClock),
       ...simulationRoutes(ctx),
       ...sandboxToolRoutes(clock, deliveries, faults),

@@ -32,6 +32,11 @@ export interface SandboxOptions {
   deliveryTickSeconds?: number;
   /** How long a receiver has to answer 200 (interface: 30 s). */
   ackTimeoutMs?: number;
+  /**
+   * Hosts besides loopback whose plain-http callback URLs are accepted, for a receiver reached by name
+   * on a private network (docker compose's `webhooks`). The real service takes https only.
+   */
+  httpCallbackHosts?: string[];
   /** Send every delivered event twice. */
   duplicateDeliveries?: boolean;
   /** Send the deliveries due in one scheduler run newest first. */
@@ -60,6 +65,7 @@ export interface ResolvedOptions {
   clock: ClockOptions;
   deliveryTickSeconds: number;
   ackTimeoutMs: number;
+  httpCallbackHosts: string[];
   duplicateDeliveries: boolean;
   outOfOrderDeliveries: boolean;
   audWhitelistDelaySeconds: number;
@@ -96,6 +102,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     clock: options.clock ?? {},
     deliveryTickSeconds: positive('deliveryTickSeconds', options.deliveryTickSeconds ?? 60),
     ackTimeoutMs: positive('ackTimeoutMs', options.ackTimeoutMs ?? 30_000),
+    httpCallbackHosts: options.httpCallbackHosts ?? [],
     duplicateDeliveries: options.duplicateDeliveries ?? false,
     outOfOrderDeliveries: options.outOfOrderDeliveries ?? false,
     audWhitelistDelaySeconds: options.audWhitelistDelaySeconds ?? 10,

@@ -24,7 +24,11 @@ export function redactCallbackUrl(url: string): string {
   }
 }
 
-export function checkCallbackUrl(url: string, rampBaseUrl: string, token: string | undefined): URL {
+/**
+ * @param allowHttp accept a plain-http URL although RAMP_BASE_URL is not loopback: for a sandbox on a
+ *   private network (docker compose), never for the real service, which delivers over HTTPS only.
+ */
+export function checkCallbackUrl(url: string, rampBaseUrl: string, token: string | undefined, allowHttp = false): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -32,8 +36,8 @@ export function checkCallbackUrl(url: string, rampBaseUrl: string, token: string
     throw new RegistrationRefused('--url is not a URL');
   }
   const sandbox = isLoopback(new URL(rampBaseUrl).hostname);
-  if (parsed.protocol !== 'https:' && !(sandbox && parsed.protocol === 'http:')) {
-    throw new RegistrationRefused(`refusing a ${parsed.protocol}// callback URL: the service delivers over HTTPS only (http is accepted only when RAMP_BASE_URL is the local sandbox)`);
+  if (parsed.protocol !== 'https:' && !((sandbox || allowHttp) && parsed.protocol === 'http:')) {
+    throw new RegistrationRefused(`refusing a ${parsed.protocol}// callback URL: the service delivers over HTTPS only (http is accepted only when RAMP_BASE_URL is the local sandbox, or with --allow-http for a sandbox on a private network)`);
   }
   if (parsed.search || parsed.hash) throw new RegistrationRefused('the callback URL must not carry a query or fragment');
   // A URL that cannot reach our route would leave every event undelivered until someone noticed.
@@ -49,10 +53,12 @@ export interface Registration {
   rampBaseUrl: string;
   /** WEBHOOK_TOKEN, when known: the URL's path must carry it. */
   token?: string;
+  /** See checkCallbackUrl. */
+  allowHttp?: boolean;
 }
 
 export async function registerWebhooks(ramp: RampClient, registration: Registration): Promise<{ events: string[] }> {
-  const url = checkCallbackUrl(registration.callbackUrl, registration.rampBaseUrl, registration.token);
+  const url = checkCallbackUrl(registration.callbackUrl, registration.rampBaseUrl, registration.token, registration.allowHttp);
   if (url.protocol === 'https:') {
     await ramp.callbackUrl.set(registration.callbackUrl);
   } else {

@@ -19,9 +19,10 @@ const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
 
 /**
  * The interface asks for an HTTPS URL. Because this is a sandbox, plain http is also accepted when
- * the host is loopback, where a local receiver runs without a certificate.
+ * the host is loopback, where a local receiver runs without a certificate, or one the sandbox was
+ * told to trust (a receiver reached by name on a private network, as in docker compose).
  */
-function validCallbackUrl(text: string): string {
+function validCallbackUrl(text: string, httpHosts: readonly string[]): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -29,11 +30,11 @@ function validCallbackUrl(text: string): string {
     throw invalidParameters('callbackUrl is not a URL');
   }
   const loopback = LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url.toString();
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && (loopback || httpHosts.includes(url.hostname)))) return url.toString();
   throw invalidParameters('callbackUrl must be an https:// URL (http:// is accepted for loopback hosts only)');
 }
 
-export function configurationRoutes(ctx: DomainContext): RouteDefinition[] {
+export function configurationRoutes(ctx: DomainContext, httpCallbackHosts: readonly string[]): RouteDefinition[] {
   const { store } = ctx;
   return [
     {
@@ -79,7 +80,7 @@ export function configurationRoutes(ctx: DomainContext): RouteDefinition[] {
       method: 'POST',
       path: '/callback-url',
       handler: (request) => {
-        const callbackUrl = validCallbackUrl(jsonBody(request, CallbackUrlBody).callbackUrl);
+        const callbackUrl = validCallbackUrl(jsonBody(request, CallbackUrlBody).callbackUrl, httpCallbackHosts);
         store.partner(request.partnerId).callbackUrl = callbackUrl;
         return { callbackUrl };
       },

@@ -24,7 +24,10 @@ const OPERATOR_ENV = { WEBHOOK_TOKEN: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6' };
 const REQUIRED_SECTIONS: Record<string, z.ZodObject[]> = {
   worker: [TemporalEnvSchema, RampEnvSchema],
   'webhooks serve': [TemporalEnvSchema, WebhookEnvSchema],
+  'webhooks register': [RampEnvSchema, WebhookEnvSchema],
 };
+
+const commandOf = (service: Service): string => service.command!.filter((word) => !word.startsWith('-')).join(' ');
 
 const ServiceSchema = z.looseObject({
   image: z.string().optional(),
@@ -69,9 +72,19 @@ describe('docker-compose.yml', () => {
     expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
     expect(rampflowServices.map(([, service]) => service.command!.slice(0, 2).filter((word) => !word.startsWith('-')).join(' ')).sort()).toEqual([
       'sandbox',
+      'webhooks register',
       'webhooks serve',
       'worker',
     ]);
+  });
+
+  it('registers the receiver with the sandbox by name, on a host the sandbox accepts plain http for', () => {
+    const register = services['webhooks-register']!.command!;
+    const url = new URL(register.find((word) => word.startsWith('--url='))!.slice('--url='.length));
+    expect(register).toContain('--allow-http');
+    expect(`${url.hostname}:${url.port}`).toBe(`webhooks:${services.webhooks!.environment!.WEBHOOK_PORT}`);
+    expect(url.pathname).toBe(`/webhooks/ramp/${OPERATOR_ENV.WEBHOOK_TOKEN}`);
+    expect(services.sandbox!.command).toContain(`--http-callback-host=${url.hostname}`);
   });
 
   it('needs the webhook token from the operator: there is no default secret', () => {
@@ -87,7 +100,7 @@ describe('docker-compose.yml', () => {
       for (const schema of ALL_ENV_SCHEMAS) {
         if (Object.keys(schema.shape).some((variable) => variable in env)) expect(() => parseEnv(schema, env), name).not.toThrow();
       }
-      const command = service.command!.filter((word) => !word.startsWith('-')).join(' ');
+      const command = commandOf(service);
       for (const schema of REQUIRED_SECTIONS[command] ?? []) expect(() => parseEnv(schema, env), `${name} (${command})`).not.toThrow();
     }
   });
@@ -133,7 +146,9 @@ describe('docker-compose.yml', () => {
       expect(existsSync(join(PROJECT_ROOT, 'deploy', script.slice('/deploy/'.length))), script).toBe(true);
     }
     expect(services.temporal!.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
-    for (const [name, service] of rampflowServices.filter(([, s]) => s.command![0] !== 'sandbox')) {
+    const talkToTemporal = rampflowServices.filter(([, service]) => REQUIRED_SECTIONS[commandOf(service)]?.includes(TemporalEnvSchema));
+    expect(talkToTemporal.map(([name]) => name).sort()).toEqual(['webhooks', 'worker']);
+    for (const [name, service] of talkToTemporal) {
       expect(service.depends_on, name).toMatchObject({ 'temporal-setup': { condition: 'service_completed_successfully' } });
     }
   });
@@ -158,7 +173,7 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^RUN npm ci\b.*--ignore-scripts/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/rampflow\.cjs"\]$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(rampflowServices.length).toBe(3);
+    expect(rampflowServices.length).toBe(4);
   });
 
   it('never copies the host\'s node_modules into the image', () => {

@@ -21,6 +21,12 @@ describe('callback URL and subscriptions', () => {
     expect((await a.post('/callback-url', { callbackUrl: 'not a url' })).json.status).toBe('INVALID_PARAMETERS');
   });
 
+  it('accepts plain http to a host it was told to trust (a receiver on a private network), and to no other', async () => {
+    const { a } = await startSandbox({ httpCallbackHosts: ['webhooks'] });
+    expect((await a.ok('POST', '/callback-url', { callbackUrl: 'http://webhooks:8788/hooks' })).callbackUrl).toBe('http://webhooks:8788/hooks');
+    expect((await a.post('/callback-url', { callbackUrl: 'http://partner.example/hooks' })).json.status).toBe('INVALID_PARAMETERS');
+  });
+
   it('accepts new and old event names, rejects unknown ones, and reads the subscription back', async () => {
     const { a } = await startSandbox();
     const answer = await a.ok('POST', '/subscribed-events', { events: ['CUSTOMER_APPROVED', 'va.approved'] });

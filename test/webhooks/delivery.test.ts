@@ -104,6 +104,11 @@ describe('checkCallbackUrl', () => {
   it('allows http when the base URL is the local sandbox', () => {
     expect(() => checkCallbackUrl(`http://127.0.0.1:8788/webhooks/ramp/${token}`, 'http://127.0.0.1:8787', token)).not.toThrow();
   });
+  it('allows http to a sandbox on a private network only when asked to (--allow-http)', () => {
+    const url = `http://webhooks:8788/webhooks/ramp/${token}`;
+    expect(() => checkCallbackUrl(url, 'http://sandbox:8787', token)).toThrow(/--allow-http/);
+    expect(checkCallbackUrl(url, 'http://sandbox:8787', token, true).host).toBe('webhooks:8788');
+  });
   it('refuses a path that does not carry WEBHOOK_TOKEN, without echoing the token', () => {
     const refusal = (() => {
       try {
