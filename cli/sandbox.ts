@@ -2,7 +2,7 @@
  * `rampflow sandbox`: runs the local emulator of the partner ramp service until interrupted.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import pino from 'pino';
+import { createLogger } from '../config/logger';
 import { createSandbox, type PartnerKeyPair } from '../sandbox';
 
 function keyPair(value: string, previous: PartnerKeyPair[] | undefined): PartnerKeyPair[] {
@@ -60,7 +60,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--aud-whitelist-delay <seconds>', 'delay before an approved AUD sender is whitelisted', number('AUD whitelist delay', true), 10)
     .option('--frozen-clock', 'time moves only through POST /sandbox/clock/advance', false)
     .action(async (options: SandboxCommandOptions) => {
-      const logger = pino({ name: 'rampflow-sandbox' });
+      const logger = createLogger('rampflow-sandbox');
       const delay = options.autopilotDelay;
       const sandbox = await createSandbox({
         partners: options.partner,

@@ -8,7 +8,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { parseEnv, temporalTls, TemporalEnvSchema, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
-import pino from 'pino';
+import { createLogger } from '../config/logger';
 import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
 import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
 
@@ -27,8 +27,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
   const temporal = parseEnv(TemporalEnvSchema, env);
   const webhook = parseEnv(WebhookEnvSchema, env);
   const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
-  // Same JSON-lines format as the worker's logs (workers/logging.ts), without loading the worker's native runtime.
-  const logger = pino({ name: 'rampflow-webhooks', level: LOG_LEVEL, base: { service: 'rampflow-webhooks' }, timestamp: pino.stdTimeFunctions.isoTime });
+  const logger = createLogger('rampflow-webhooks', LOG_LEVEL);
 
   const connection = Connection.lazy({
     address: temporal.TEMPORAL_ADDRESS,

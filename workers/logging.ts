@@ -1,13 +1,9 @@
 /**
- * Structured logs (pino, JSON lines on stdout) for the worker and the SDK. The SDK's own logger is
- * routed into pino so workflow and activity log lines come out in the same format.
+ * The SDK's own logger routed into the worker's pino logger (config/logger.ts), so workflow and
+ * activity log lines come out in the same format as the worker's.
  */
 import { DefaultLogger, type LogLevel } from '@temporalio/worker';
-import pino, { type Logger } from 'pino';
-
-export function createLogger(level: string, name: string): Logger {
-  return pino({ name, level, base: { service: name }, timestamp: pino.stdTimeFunctions.isoTime });
-}
+import type { Logger } from 'pino';
 
 const SDK_LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',

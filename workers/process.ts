@@ -6,13 +6,14 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { parseEnv, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
-import { createLogger, sdkLogger } from './logging';
+import { createLogger } from '../config/logger';
+import { sdkLogger } from './logging';
 import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // One parse of every section, so a bad environment is reported whole, one line per variable.
   const config = parseEnv(TemporalEnvSchema.extend(RampEnvSchema.shape).extend(WorkerEnvSchema.shape), env);
-  const logger = createLogger(config.LOG_LEVEL, 'rampflow-worker');
+  const logger = createLogger('rampflow-worker', config.LOG_LEVEL);
 
   Runtime.install({
     logger: sdkLogger(logger),
