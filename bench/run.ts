@@ -1,27 +1,38 @@
 /**
  * `npm run bench`: runs the benchmarks in order, prints one table with every figure and its method,
- * and writes it as JSON under bench/results/. `npm run bench -- signing client` runs only those.
+ * and writes it as JSON under bench/results/. `npm run bench -- signing client` runs only those;
+ * `npm run bench -- --quick` (or BENCH_QUICK=1) runs small sizes for development.
  */
 import { benchClientOverhead } from './client-overhead';
+import { benchJourneys } from './journeys';
+import type { BenchOptions } from './options';
+import { benchPollingCost } from './polling-cost';
+import { benchReceiver } from './receiver';
 import { machine, printTable, saveResults, type Figure } from './report';
 import { benchSigning } from './signing';
 
-const BENCHMARKS: Record<string, () => Promise<Figure[]>> = {
+const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   signing: async () => benchSigning(),
   client: () => benchClientOverhead(),
+  receiver: (options) => benchReceiver(options),
+  polling: (options) => benchPollingCost(options),
+  journeys: (options) => benchJourneys(options),
 };
 
 async function main(): Promise<void> {
-  const chosen = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
+  const chosen = args.filter((arg) => arg !== '--quick');
   const unknown = chosen.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}`);
   const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS);
+  const options: BenchOptions = { quick, progress: (line) => process.stdout.write(`[bench]   ${line}\n`) };
   const figures: Figure[] = [];
-  process.stdout.write(`[bench] ${machine()}\n`);
+  process.stdout.write(`[bench] ${machine()}${quick ? ' (quick mode: rough figures)' : ''}\n`);
   for (const name of names) {
     const started = Date.now();
     process.stdout.write(`[bench] ${name} ...\n`);
-    figures.push(...(await BENCHMARKS[name]!()));
+    figures.push(...(await BENCHMARKS[name]!(options)));
     process.stdout.write(`[bench] ${name} done in ${Math.round((Date.now() - started) / 1000)} s\n`);
   }
   process.stdout.write(`\n${printTable(figures)}\n\n[bench] results written to ${saveResults(figures)}\n`);

@@ -1,0 +1,55 @@
+/**
+ * One floor run: N floor journeys started at once (same start concurrency as rampflow's run) on their
+ * own worker process and task queue, finished when all N have completed. Times come from visibility,
+ * as for the journeys: each floor journey's start to its close.
+ */
+import type { Client } from '@temporalio/client';
+import { startChild, waitUntilReady, type BenchChild } from '../support/child-process';
+import { forEachLimited, sleep } from '../support/concurrency';
+import { countWorkflows, workerIsPolling, type BenchTemporal } from '../support/temporal';
+import { listWorkflows } from '../support/visibility';
+import type { floorJourney } from './workflows';
+
+export interface FloorRunResult {
+  count: number;
+  finished: boolean;
+  makespanMs: number;
+  journeyMs: number[];
+  workerPeakMiB: number;
+}
+
+const START_CONCURRENCY = 32;
+
+/** Starts the floor's worker process and waits until it polls. */
+export async function startFloorWorker(temporal: BenchTemporal, name: string): Promise<{ worker: BenchChild; taskQueue: string }> {
+  const taskQueue = `floor-${name}`;
+  const worker = startChild({ name: `${name}-floor-worker`, command: { script: 'bench/floor/worker-process.ts' }, env: { TEMPORAL_ADDRESS: temporal.server.address, FLOOR_TASK_QUEUE: taskQueue } });
+  try {
+    await waitUntilReady(worker, 'the floor worker', () => workerIsPolling(temporal.client, taskQueue));
+  } catch (error) {
+    await worker.stop();
+    throw error;
+  }
+  return { worker, taskQueue };
+}
+
+export async function runFloor(client: Client, floor: { worker: BenchChild; taskQueue: string }, count: number, timeoutMs: number): Promise<FloorRunResult> {
+  const prefix = `floor-${Date.now().toString(36)}-`;
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+  const deadline = Date.now() + timeoutMs;
+  const starting = forEachLimited(ids, START_CONCURRENCY, async (workflowId) => {
+    await client.workflow.start<typeof floorJourney>('floorJourney', { workflowId, taskQueue: floor.taskQueue, args: [] });
+  });
+  const doneQuery = `WorkflowType = 'floorJourney' AND ExecutionStatus = 'Completed' AND WorkflowId STARTS_WITH '${prefix}'`;
+  let done = 0;
+  while (done < count && Date.now() < deadline) {
+    floor.worker.assertAlive();
+    await sleep(500);
+    done = await countWorkflows(client, doneQuery);
+  }
+  await starting;
+  const journeys = await listWorkflows(client, doneQuery);
+  const journeyMs = journeys.map((journey) => (journey.closeTime ?? Number.NaN) - journey.startTime);
+  const makespanMs = journeys.length === 0 ? Number.NaN : Math.max(...journeys.map((journey) => journey.closeTime ?? 0)) - Math.min(...journeys.map((journey) => journey.startTime));
+  return { count, finished: done >= count, makespanMs, journeyMs, workerPeakMiB: floor.worker.memory().peakMiB };
+}

@@ -1,0 +1,161 @@
+/**
+ * Journeys against the floor: for each N, a fresh dev server runs N trivial floor journeys (Temporal's
+ * own cost of the same orchestration, bench/floor/) and then N rampflow journeys (worker and receiver
+ * as child processes, sandbox on autopilot with every step immediate, webhooks through the receiver).
+ * Then the largest N that finishes within two minutes, found by stepping from the measured throughput.
+ */
+import { createRampflowClient } from '../client';
+import { runFloor, startFloorWorker, type FloorRunResult } from './floor/run-floor';
+import { runJourneys, type JourneyRunResult } from './journeys/run-journeys';
+import type { BenchOptions } from './options';
+import { percentile, type Figure } from './report';
+import { startRampflowStack } from './support/rampflow-stack';
+import { startBenchTemporal } from './support/temporal';
+
+/** The sandbox's delivery scheduler runs every second: each webhook waits up to 1 s after its event. */
+const DELIVERY_TICK_SECONDS = 1;
+/**
+ * Webhooks drive the journeys; the polls are the fallback (the AUD whitelist has no event, but with
+ * the sandbox's zero delay it is active when the journey first looks). Deposits are found by events,
+ * so the ACTIVE journeys' own deposit listing is set to production's hour and never runs.
+ */
+const TIMINGS = { pollIntervalSeconds: 10, depositPollIntervalSeconds: 3600 };
+const TWO_MINUTES_MS = 120_000;
+/** Each run (floor or rampflow) is cut off after this long and reported unfinished. */
+const RUN_LIMIT_MS = 150_000;
+/** The search for the largest N only starts another run while the whole benchmark stays within this. */
+const BENCHMARK_BUDGET_MS = 8 * 60_000;
+
+interface SizeResult {
+  journeys: JourneyRunResult;
+  floor?: FloorRunResult;
+  workerPeakMiB: number;
+  workerEndMiB: number;
+  receiverPeakMiB: number;
+}
+
+async function measureSize(count: number, withFloor: boolean, timeoutMs: number, options: BenchOptions): Promise<SizeResult> {
+  const name = `journeys-${count}`;
+  const temporal = await startBenchTemporal();
+  try {
+    let floor: FloorRunResult | undefined;
+    if (withFloor) {
+      const floorWorker = await startFloorWorker(temporal, name);
+      try {
+        options.progress(`  floor: ${count} trivial journeys`);
+        floor = await runFloor(temporal.client, floorWorker, count, timeoutMs);
+      } finally {
+        await floorWorker.worker.stop();
+      }
+    }
+    const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: DELIVERY_TICK_SECONDS });
+    try {
+      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue });
+      options.progress(`  rampflow: ${count} journeys`);
+      const journeys = await runJourneys(stack, rampflow, { count, prefix: `${name}-`, timings: TIMINGS, timeoutMs, progress: (line) => options.progress(`    ${line}`) });
+      const worker = stack.worker!.memory();
+      return { journeys, ...(floor ? { floor } : {}), workerPeakMiB: worker.peakMiB, workerEndMiB: worker.rssMiB, receiverPeakMiB: stack.receiver.memory().peakMiB };
+    } finally {
+      await stack.stop();
+    }
+  } finally {
+    await temporal.stop();
+  }
+}
+
+const perSecond = (count: number, ms: number) => count / (ms / 1000);
+
+function sizeFigures(result: SizeResult, targets: boolean): Figure[] {
+  const { journeys, floor } = result;
+  const n = journeys.count;
+  const unfinished = journeys.finished ? '' : ` (UNFINISHED: ${journeys.journeyMs.length}/${n} within the time limit)`;
+  const method = `N=${n} journeys started at once (32 start calls in flight), sandbox autopilot with zero delays, webhook tick ${DELIVERY_TICK_SECONDS} s, poll interval ${TIMINGS.pollIntervalSeconds} s; start to both deposits COMPLETED, from visibility${unfinished}`;
+  const figures: Figure[] = [
+    { name: `journeys, N=${n}: journeys per second`, value: perSecond(journeys.journeyMs.length, journeys.makespanMs), unit: '/s', method: `${method}; completed journeys / (first start to last deposit closed)` },
+    { name: `journeys, N=${n}: time per journey p50`, value: percentile(journeys.journeyMs, 50) / 1000, unit: 's', method },
+    { name: `journeys, N=${n}: time per journey p99`, value: percentile(journeys.journeyMs, 99) / 1000, unit: 's', method },
+    { name: `journeys, N=${n}: service API calls per journey`, value: journeys.apiCalls / n, unit: 'calls', method: 'sandbox request log during the run (simulation endpoints left out)' },
+    {
+      name: `journeys, N=${n}: worker peak memory`,
+      value: result.workerPeakMiB,
+      unit: 'MiB',
+      method: `rampflow worker child process, VmHWM from /proc (start-up workflow bundling included); ${Math.round(result.workerEndMiB)} MiB resident at the end with ${n} journeys ACTIVE`,
+      ...(targets ? { target: '< 300', met: result.workerPeakMiB < 300 } : {}),
+    },
+    { name: `journeys, N=${n}: receiver peak memory`, value: result.receiverPeakMiB, unit: 'MiB', method: 'rampflow webhooks serve child process, VmHWM from /proc' },
+  ];
+  if (floor) {
+    const floorMethod = `N=${n} floor journeys (14 workflows, 17 no-op activities, 20 signals each) on the same dev server, own worker process; start to close, from visibility${floor.finished ? '' : ` (UNFINISHED: ${floor.journeyMs.length}/${n} within the time limit)`}`;
+    // Only two finished runs compare; an unfinished one has no span to divide.
+    const ratio = journeys.finished && floor.finished ? journeys.makespanMs / floor.makespanMs : Number.NaN;
+    figures.push(
+      { name: `floor, N=${n}: journeys per second`, value: perSecond(floor.journeyMs.length, floor.makespanMs), unit: '/s', method: floorMethod },
+      { name: `floor, N=${n}: time per journey p50`, value: percentile(floor.journeyMs, 50) / 1000, unit: 's', method: floorMethod },
+      { name: `floor, N=${n}: time per journey p99`, value: percentile(floor.journeyMs, 99) / 1000, unit: 's', method: floorMethod },
+      { name: `floor, N=${n}: worker peak memory`, value: floor.workerPeakMiB, unit: 'MiB', method: 'floor worker child process, VmHWM from /proc' },
+      {
+        name: `rampflow / floor, N=${n}: time ratio`,
+        value: ratio,
+        unit: 'x',
+        method: `rampflow first start to last completion, divided by the floor's${Number.isNaN(ratio) ? ' (not computed: a run did not finish within its limit)' : ''}`,
+        ...(targets ? { target: '<= 1.5', met: !Number.isNaN(ratio) && ratio <= 1.5 } : {}),
+      },
+    );
+  }
+  return figures;
+}
+
+/**
+ * The largest N that finishes within two minutes: each step sizes N from the last run's throughput
+ * (aiming at 90% of the window, since start-up and the last journeys' latency also count), at most
+ * `steps` runs, each cut off at two minutes.
+ */
+async function largestWithinTwoMinutes(measured: JourneyRunResult[], steps: number, budgetEnd: number, options: BenchOptions): Promise<{ count: number; tried: string[] }> {
+  const inTwoMinutes = (run: JourneyRunResult) => run.finished && run.makespanMs <= TWO_MINUTES_MS;
+  let best = Math.max(0, ...measured.filter(inTwoMinutes).map((run) => run.count));
+  const tried = measured.map((run) => `${run.count}: ${run.finished ? `${Math.round(run.makespanMs / 1000)} s` : 'unfinished'}`);
+  let last = measured[measured.length - 1]!;
+  for (let step = 0; step < steps; step++) {
+    const throughput = perSecond(last.journeyMs.length, last.makespanMs);
+    if (!(throughput > 0)) {
+      tried.push('no completed journeys to size the next step from');
+      break;
+    }
+    const next = Math.max(100, Math.round((throughput * TWO_MINUTES_MS * 0.9) / 1000 / 100) * 100);
+    if (tried.some((line) => line.startsWith(`${next}:`))) break;
+    if (Date.now() + TWO_MINUTES_MS + 30_000 > budgetEnd) {
+      tried.push('no time left for another step');
+      break;
+    }
+    options.progress(`largest N within two minutes: trying ${next}`);
+    const result = await measureSize(next, false, TWO_MINUTES_MS, options);
+    last = result.journeys;
+    const inTime = inTwoMinutes(last);
+    tried.push(`${next}: ${inTime ? `${Math.round(last.makespanMs / 1000)} s` : 'over two minutes'}`);
+    if (inTime) best = Math.max(best, next);
+  }
+  return { count: best, tried };
+}
+
+export async function benchJourneys(options: BenchOptions): Promise<Figure[]> {
+  const sizes = options.quick ? [20, 100] : [100, 1000];
+  const budgetEnd = Date.now() + BENCHMARK_BUDGET_MS;
+  const figures: Figure[] = [];
+  const measured: JourneyRunResult[] = [];
+  for (const count of sizes) {
+    options.progress(`N=${count}`);
+    const result = await measureSize(count, true, RUN_LIMIT_MS, options);
+    figures.push(...sizeFigures(result, count === 1000));
+    measured.push(result.journeys);
+  }
+  if (!options.quick) {
+    const found = await largestWithinTwoMinutes(measured, 2, budgetEnd, options);
+    figures.push({
+      name: 'journeys: largest N within two minutes',
+      value: found.count,
+      unit: 'journeys',
+      method: `stepped from the last run's throughput, at most 2 more runs cut off at 120 s, within the benchmark's 8-minute budget (tried ${found.tried.join('; ')})`,
+    });
+  }
+  return figures;
+}

@@ -1,0 +1,120 @@
+/**
+ * One journeys run: N customers prepared, N journeys started at once, and each customer's two deposits
+ * sent as soon as its journey is ACTIVE; finished when all 2N deposit workflows have completed.
+ *
+ * Completion is read cheaply: a visibility count every second while it runs, then one listing at the
+ * end for every journey's start time and every deposit's close time (server clock for both). The
+ * driver finds ACTIVE journeys the same way (a count every half second, a listing when it grew) and
+ * asks each new one once for its account ids, so its own reaction time (up to about a second) is part
+ * of every journey's time.
+ */
+import type { Client } from '@temporalio/client';
+import type { RampflowClient } from '../../client';
+import type { JourneyRequest } from '../../workflows/journey-input';
+import type { JourneyState } from '../../workflows/messages';
+import { forEachLimited, sleep } from '../support/concurrency';
+import type { RampflowStack } from '../support/rampflow-stack';
+import { countWorkflows } from '../support/temporal';
+import { listWorkflows } from '../support/visibility';
+import { journeyRequest, prepareCustomer, sendDeposits } from './partner';
+
+export interface JourneyRunOptions {
+  count: number;
+  /** Prefix of this run's externalIds, so its visibility queries see only its own workflows. */
+  prefix: string;
+  timings: JourneyRequest['timings'];
+  /** The run is abandoned (and reported unfinished) after this long. */
+  timeoutMs: number;
+  /** Register the receiver with the sandbox (default true); false: every webhook is lost and only the polls move the journeys. */
+  webhooks?: boolean;
+  progress: (line: string) => void;
+}
+
+export interface JourneyRunResult {
+  count: number;
+  finished: boolean;
+  /** First start to last deposit completed. */
+  makespanMs: number;
+  /** Per journey: its start to its second deposit's completion. */
+  journeyMs: number[];
+  /** API calls the service received during the run (customer preparation and simulation calls left out). */
+  apiCalls: number;
+  /** When the first journey was started, and the service's API call count then. */
+  startedAt: number;
+  apiCallsAtStart: number;
+}
+
+/** Keeps the client's start calls and the driver's queries bounded, as a partner backend's would be. */
+const START_CONCURRENCY = 32;
+const DRIVER_CONCURRENCY = 8;
+
+export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient, options: JourneyRunOptions): Promise<JourneyRunResult> {
+  const client: Client = rampflow.temporal;
+  const externalIds = Array.from({ length: options.count }, (_, i) => `${options.prefix}${i}`);
+  const ofRun = `RampExternalId STARTS_WITH '${options.prefix}'`;
+
+  // Prepared while no receiver is registered: these customers' own events wait for the sandbox's
+  // 10-minute retry, outside the run, and the journeys find them already approved.
+  await forEachLimited(externalIds, 16, (externalId) => prepareCustomer(stack.ramp, externalId));
+  if (options.webhooks !== false) await stack.registerReceiver();
+  const callsBefore = stack.requestLog.apiRequests();
+
+  const started = Date.now();
+  const deadline = started + options.timeoutMs;
+  const starting = forEachLimited(externalIds, START_CONCURRENCY, async (externalId) => {
+    await rampflow.startJourney(journeyRequest(externalId, options.timings));
+  });
+
+  const depositsSentFor = new Set<string>();
+  const sendDepositsToNewlyActive = async (): Promise<void> => {
+    const activeQuery = `WorkflowType = 'customerJourney' AND RampStage = 'ACTIVE' AND ${ofRun}`;
+    if ((await countWorkflows(client, activeQuery)) <= depositsSentFor.size) return;
+    const fresh = (await listWorkflows(client, activeQuery)).map((w) => w.externalId!).filter((id) => !depositsSentFor.has(id));
+    await forEachLimited(fresh, DRIVER_CONCURRENCY, async (externalId) => {
+      const state: JourneyState = await rampflow.getJourney(externalId);
+      const virtualAccountId = state.onramp?.virtualAccount?.id;
+      const depositAddressId = state.offramp?.depositAddress?.id;
+      if (!virtualAccountId || !depositAddressId) throw new Error(`journey ${externalId} is ACTIVE without its accounts`);
+      await sendDeposits(stack.ramp, { virtualAccountId, depositAddressId });
+      depositsSentFor.add(externalId);
+    });
+  };
+
+  const completedQuery = `WorkflowType = 'depositLifecycle' AND ExecutionStatus = 'Completed' AND ${ofRun}`;
+  let completed = 0;
+  let lastProgress = Date.now();
+  while (completed < 2 * options.count && Date.now() < deadline) {
+    stack.worker?.assertAlive();
+    stack.receiver.assertAlive();
+    await sendDepositsToNewlyActive();
+    await sleep(500);
+    completed = await countWorkflows(client, completedQuery);
+    if (Date.now() - lastProgress > 10_000) {
+      lastProgress = Date.now();
+      const parked = await countWorkflows(client, `RampStage = 'NEEDS_ATTENTION' AND ${ofRun}`);
+      options.progress(`${Math.round((Date.now() - started) / 1000)} s: ${depositsSentFor.size}/${options.count} journeys ACTIVE, ${completed}/${2 * options.count} deposits completed${parked ? `, ${parked} parked` : ''}`);
+    }
+  }
+  await starting;
+  const apiCalls = stack.requestLog.apiRequests() - callsBefore;
+  const finished = completed >= 2 * options.count;
+
+  const journeys = await listWorkflows(client, `WorkflowType = 'customerJourney' AND ${ofRun}`);
+  const deposits = await listWorkflows(client, completedQuery);
+  const depositsOf = new Map<string, { completed: number; lastClose: number }>();
+  for (const deposit of deposits) {
+    const seen = depositsOf.get(deposit.externalId!) ?? { completed: 0, lastClose: 0 };
+    depositsOf.set(deposit.externalId!, { completed: seen.completed + 1, lastClose: Math.max(seen.lastClose, deposit.closeTime ?? Number.NaN) });
+  }
+  const journeyMs: number[] = [];
+  let firstStart = Number.POSITIVE_INFINITY;
+  let lastClose = 0;
+  for (const journey of journeys) {
+    firstStart = Math.min(firstStart, journey.startTime);
+    const done = depositsOf.get(journey.externalId!);
+    if (done === undefined || done.completed < 2) continue;
+    lastClose = Math.max(lastClose, done.lastClose);
+    journeyMs.push(done.lastClose - journey.startTime);
+  }
+  return { count: options.count, finished, makespanMs: journeyMs.length === 0 ? Number.NaN : lastClose - firstStart, journeyMs, apiCalls, startedAt: started, apiCallsAtStart: callsBefore };
+}

@@ -1,0 +1,7 @@
+/** How a bench run was asked for: full (the table) or quick (`--quick` or BENCH_QUICK=1, for development). */
+export interface BenchOptions {
+  /** Small sizes and short windows: minutes become seconds, figures become rough. */
+  quick: boolean;
+  /** Progress lines, so a long run shows where it is. */
+  progress: (line: string) => void;
+}

@@ -1,0 +1,120 @@
+/**
+ * rampflow as `rampflow dev` wires it (dev/stack.ts), but with the worker and the webhook receiver as
+ * child processes (`rampflow worker`, `rampflow webhooks serve`, configured by the environment like
+ * in production) so each one's memory can be read on its own, and the sandbox in this process on
+ * autopilot with every step immediate. The receiver is registered with the sandbox only on request,
+ * so a benchmark can prepare records without their events flowing.
+ */
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { freePort } from '../../dev/ports';
+import { RampClient } from '../../ramp';
+import { createSandbox } from '../../sandbox';
+import { registerWebhooks } from '../../webhooks';
+import { startChild, waitUntilReady, type BenchChild } from './child-process';
+import { SandboxRequestLog } from './sandbox-request-log';
+import { workerIsPolling, type BenchTemporal } from './temporal';
+
+export const BENCH_PARTNER = { apiKey: 'bench-key', apiSecret: 'bench-secret-0123456789' };
+
+/** Every autopilot step at once: the service is as fast as it can be, so rampflow is what is measured. */
+export const IMMEDIATE_AUTOPILOT = {
+  kycSubmittedSeconds: 0,
+  customerApprovedSeconds: 0,
+  virtualAccountVerifiedSeconds: 0,
+  depositAddressApprovedSeconds: 0,
+  depositConfirmedSeconds: 0,
+  tradeSettledSeconds: 0,
+  paymentSettledSeconds: 0,
+};
+
+export interface RampflowStackOptions {
+  /** A name for the child processes' log files. */
+  name: string;
+  /** The sandbox's delivery scheduler period: a webhook waits up to this long after its event. */
+  deliveryTickSeconds: number;
+  /** Whether the sandbox's autopilot walks records through the happy path (default true). */
+  autopilot?: boolean;
+  /** Start the worker (default true); a receiver-only benchmark may leave it out. */
+  worker?: boolean;
+}
+
+export interface RampflowStack {
+  ramp: RampClient;
+  requestLog: SandboxRequestLog;
+  taskQueue: string;
+  worker: BenchChild | undefined;
+  receiver: BenchChild;
+  /** The receiver's delivery URL, token included. */
+  webhookUrl: string;
+  /** Registers the receiver with the sandbox for every event: from now on webhooks flow. */
+  registerReceiver(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startRampflowStack(temporal: BenchTemporal, options: RampflowStackOptions): Promise<RampflowStack> {
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const stopPart of stoppers.reverse()) await stopPart();
+  };
+  try {
+    const requestLog = new SandboxRequestLog();
+    const sandbox = await createSandbox({
+      partners: [BENCH_PARTNER],
+      ...(options.autopilot === false ? {} : { autopilot: IMMEDIATE_AUTOPILOT }),
+      deliveryTickSeconds: options.deliveryTickSeconds,
+      audWhitelistDelaySeconds: 0,
+      logger: requestLog.logger,
+    });
+    const ramp = new RampClient({ baseUrl: sandbox.url, ...BENCH_PARTNER });
+    stoppers.push(async () => {
+      await ramp.close();
+      await sandbox.close();
+    });
+
+    const taskQueue = `bench-${options.name}`;
+    const common = {
+      TEMPORAL_ADDRESS: temporal.server.address,
+      TEMPORAL_NAMESPACE: temporal.server.namespace,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      RAMP_BASE_URL: sandbox.url,
+      RAMP_API_KEY: BENCH_PARTNER.apiKey,
+      RAMP_API_SECRET: BENCH_PARTNER.apiSecret,
+      // Production's level: the receiver's one line per request is part of its cost.
+      LOG_LEVEL: 'info',
+    };
+
+    let worker: BenchChild | undefined;
+    if (options.worker !== false) {
+      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0' } });
+      worker = started;
+      stoppers.push(() => started.stop());
+    }
+
+    const token = randomBytes(24).toString('hex');
+    const port = await freePort();
+    // The reconciliation schedule runs every 30 minutes, never within a benchmark: left out.
+    const receiver = startChild({ name: `${options.name}-receiver`, command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] }, env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token } });
+    stoppers.push(() => receiver.stop());
+    const receiverUrl = `http://127.0.0.1:${port}`;
+    await waitUntilReady(receiver, 'the webhook receiver', async () => (await request(`${receiverUrl}/healthz`)).statusCode === 200);
+    if (worker) await waitUntilReady(worker, 'the worker', () => workerIsPolling(temporal.client, taskQueue));
+
+    const webhookUrl = `${receiverUrl}/webhooks/ramp/${token}`;
+    return {
+      ramp,
+      requestLog,
+      taskQueue,
+      worker,
+      receiver,
+      webhookUrl,
+      async registerReceiver() {
+        await registerWebhooks(ramp, { callbackUrl: webhookUrl, rampBaseUrl: sandbox.url, token });
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
