@@ -8,6 +8,7 @@ import { parseEnv, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchem
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
+import { buildWorkflowBundleInChild } from './workflow-bundle';
 import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -31,7 +32,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   });
   const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
   try {
-    const worker = await createRampflowWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, ramp });
+    const workflowBundle = { codePath: await buildWorkflowBundleInChild() };
+    const worker = await createRampflowWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, ramp, workflowBundle });
     logger.info(
       {
         address: config.TEMPORAL_ADDRESS,

@@ -32,9 +32,11 @@ export interface RampEventTimings {
 
 /**
  * Production defaults: an hour covers a journey that starts its deposit's workflow a little after the
- * trade's event arrives, and a service whose reads lag its webhooks. Tests pass seconds.
+ * trade's event arrives, and a service whose reads lag its webhooks. The first look again comes after
+ * a second, because the usual miss is a deposit workflow that the journey is starting that very moment
+ * (a fast service sends the trade's event right behind the deposit's). Tests pass seconds.
  */
-export const DEFAULT_RAMP_EVENT_TIMINGS: RampEventTimings = { targetWaitSeconds: 60 * 60, firstRetrySeconds: 5, maxRetrySeconds: 10 * 60 };
+export const DEFAULT_RAMP_EVENT_TIMINGS: RampEventTimings = { targetWaitSeconds: 60 * 60, firstRetrySeconds: 1, maxRetrySeconds: 10 * 60 };
 
 export interface RampEventInput {
   /** The new-format event name, or the name as delivered when we do not know it. */

@@ -40,8 +40,9 @@ export class DomainContext {
     return this.clock.now();
   }
 
-  emit(partnerId: string, event: EventName, payload: { id: string } & Record<string, unknown>): void {
-    this.deliveries.emit(partnerId, event, payload);
+  /** Records an event of `customerId`'s (whose events are delivered in the order they happened). */
+  emit(partnerId: string, customerId: string, event: EventName, payload: { id: string } & Record<string, unknown>): void {
+    this.deliveries.emit(partnerId, customerId, event, payload);
   }
 
   onChange(listener: (change: Change) => void): void {

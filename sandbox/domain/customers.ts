@@ -60,7 +60,7 @@ export function approveCustomer(ctx: DomainContext, partnerId: string, id: strin
   const customer = find(ctx, partnerId, id);
   requireStatus('customer', customer.status, ['CREATED', 'PENDING'], 'approve');
   move(ctx, customer, 'APPROVED');
-  ctx.emit(partnerId, 'CUSTOMER_APPROVED', ctx.views.customer(customer));
+  ctx.emit(partnerId, customer.id, 'CUSTOMER_APPROVED', ctx.views.customer(customer));
   return customer;
 }
 
@@ -68,7 +68,7 @@ export function rejectCustomer(ctx: DomainContext, partnerId: string, id: string
   const customer = find(ctx, partnerId, id);
   requireStatus('customer', customer.status, ['CREATED', 'PENDING'], 'reject');
   move(ctx, customer, 'REJECTED');
-  ctx.emit(partnerId, 'CUSTOMER_REJECTED', ctx.views.customer(customer));
+  ctx.emit(partnerId, customer.id, 'CUSTOMER_REJECTED', ctx.views.customer(customer));
   return customer;
 }
 
@@ -77,6 +77,6 @@ export function deleteCustomer(ctx: DomainContext, partnerId: string, id: string
   const customer = find(ctx, partnerId, id);
   requireStatus('customer', customer.status, ['CREATED', 'PENDING', 'APPROVED', 'REJECTED'], 'delete');
   move(ctx, customer, 'DELETED');
-  ctx.emit(partnerId, 'CUSTOMER_DELETED', ctx.views.customer(customer));
+  ctx.emit(partnerId, customer.id, 'CUSTOMER_DELETED', ctx.views.customer(customer));
   return customer;
 }

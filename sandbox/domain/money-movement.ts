@@ -77,7 +77,7 @@ export function receiveDeposit(ctx: DomainContext, partnerId: string, input: Sim
   }
   const now = ctx.now();
   const deposit = ctx.store.deposits.insert({ ...base, id: newId(), partnerId, amount, status: 'RECEIVED', attachments: [], createTime: now, updateTime: now });
-  ctx.emit(partnerId, 'DEPOSIT_RECEIVED', ctx.views.deposit(deposit));
+  ctx.emit(partnerId, deposit.customerId, 'DEPOSIT_RECEIVED', ctx.views.deposit(deposit));
   // Only whitelisted accounts can transfer into an AUD virtual account: the money goes back.
   if (!whitelisted) moveDeposit(ctx, deposit, 'REJECTED');
   else ctx.changed({ kind: 'deposit', partnerId, id: deposit.id });
@@ -93,8 +93,8 @@ function findDeposit(ctx: DomainContext, partnerId: string, id: string): Deposit
 function moveDeposit(ctx: DomainContext, deposit: DepositRecord, status: DepositRecord['status']): void {
   deposit.status = status;
   deposit.updateTime = ctx.now();
-  if (status === 'CONFIRMED') ctx.emit(deposit.partnerId, 'DEPOSIT_APPROVED', ctx.views.deposit(deposit));
-  if (status === 'REJECTED') ctx.emit(deposit.partnerId, 'DEPOSIT_REJECTED', ctx.views.deposit(deposit));
+  if (status === 'CONFIRMED') ctx.emit(deposit.partnerId, deposit.customerId, 'DEPOSIT_APPROVED', ctx.views.deposit(deposit));
+  if (status === 'REJECTED') ctx.emit(deposit.partnerId, deposit.customerId, 'DEPOSIT_REJECTED', ctx.views.deposit(deposit));
   ctx.changed({ kind: 'deposit', partnerId: deposit.partnerId, id: deposit.id });
 }
 
@@ -160,7 +160,7 @@ function startTrade(ctx: DomainContext, deposit: DepositRecord): void {
     createTime: now,
     updateTime: now,
   });
-  ctx.emit(deposit.partnerId, 'TRADE_CREATED', ctx.views.trade(trade));
+  ctx.emit(deposit.partnerId, trade.customerId, 'TRADE_CREATED', ctx.views.trade(trade));
   ctx.changed({ kind: 'trade', partnerId: trade.partnerId, id: trade.id });
 }
 
@@ -172,7 +172,7 @@ export function settleTrade(ctx: DomainContext, partnerId: string, id: string): 
   trade.updateTime = ctx.now();
   ctx.adjustBalance(partnerId, trade.fromCurrency, -trade.fromAmount);
   ctx.adjustBalance(partnerId, trade.toCurrency, trade.toAmount);
-  ctx.emit(partnerId, 'TRADE_SETTLED', ctx.views.trade(trade));
+  ctx.emit(partnerId, trade.customerId, 'TRADE_SETTLED', ctx.views.trade(trade));
   ctx.changed({ kind: 'trade', partnerId, id });
   const flow = ctx.store.flows.find(partnerId, trade.flowId);
   if (flow?.type === 'ONRAMP' && isCrypto(trade.toCurrency)) ctx.adjustBalance(partnerId, trade.toCurrency, -trade.toAmount);
@@ -209,7 +209,7 @@ export function settlePayment(ctx: DomainContext, partnerId: string, id: string)
   payment.status = 'CONFIRMED';
   payment.updateTime = ctx.now();
   ctx.adjustBalance(partnerId, payment.currency, -payment.deductAmount);
-  ctx.emit(partnerId, 'PAYMENT_SETTLED', ctx.views.paymentEvent(payment));
+  ctx.emit(partnerId, payment.customerId, 'PAYMENT_SETTLED', ctx.views.paymentEvent(payment));
   ctx.changed({ kind: 'payment', partnerId, id });
   return payment;
 }

@@ -58,7 +58,7 @@ export function approveVirtualAccount(ctx: DomainContext, partnerId: string, id:
   account.payId = `${account.accountNumber}@payid.sandbox.example`;
   if (account.currency === 'AUD') account.bsbNumber = newBsbNumber();
   account.updateTime = ctx.now();
-  ctx.emit(partnerId, 'VIRTUAL_ACCOUNT_APPROVED', ctx.views.virtualAccount(account));
+  ctx.emit(partnerId, account.customerId, 'VIRTUAL_ACCOUNT_APPROVED', ctx.views.virtualAccount(account));
   ctx.changed({ kind: 'virtualAccount', partnerId, id });
   if (account.requestedWhitelist !== null) addWhitelistEntry(ctx, account, account.requestedWhitelist);
   return account;
@@ -69,7 +69,7 @@ export function rejectVirtualAccount(ctx: DomainContext, partnerId: string, id: 
   requireStatus('virtual account', account.status, ['PENDING'], 'reject');
   account.status = 'REJECTED';
   account.updateTime = ctx.now();
-  ctx.emit(partnerId, 'VIRTUAL_ACCOUNT_REJECTED', ctx.views.virtualAccount(account));
+  ctx.emit(partnerId, account.customerId, 'VIRTUAL_ACCOUNT_REJECTED', ctx.views.virtualAccount(account));
   ctx.changed({ kind: 'virtualAccount', partnerId, id });
   return account;
 }
@@ -135,7 +135,7 @@ function settleDepositAddress(ctx: DomainContext, partnerId: string, id: string,
   requireStatus('deposit address', address.status, ['PENDING'], status === 'APPROVED' ? 'approve' : 'reject');
   address.status = status;
   address.updateTime = ctx.now();
-  ctx.emit(partnerId, status === 'APPROVED' ? 'DEPOSIT_ADDRESS_APPROVED' : 'DEPOSIT_ADDRESS_REJECTED', ctx.views.depositAddress(address));
+  ctx.emit(partnerId, address.customerId, status === 'APPROVED' ? 'DEPOSIT_ADDRESS_APPROVED' : 'DEPOSIT_ADDRESS_REJECTED', ctx.views.depositAddress(address));
   ctx.changed({ kind: 'depositAddress', partnerId, id });
   return address;
 }
