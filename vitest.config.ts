@@ -1,8 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` needs nothing but Node (loopback HTTP servers included);
-// `temporal` (files named *.temporal.test.ts) shares one Temporal dev server started by globalSetup.
-// Both run in forked processes: Temporal's native runtime does not work in worker threads.
+// Three projects: `unit` needs nothing but Node (loopback HTTP servers included);
+// `temporal` (files named *.temporal.test.ts) shares one Temporal dev server started by globalSetup;
+// `faults` (test/faults, `npm run test:faults`) starts its own dev servers, workers and receivers,
+// kills and restarts them. Each file loads the machine, so `npm run test:faults` runs them one at a
+// time (--no-file-parallelism: a root-level option, not a project's), and `npm test` leaves them out.
+// All run in forked processes: Temporal's native runtime does not work in worker threads.
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -23,6 +26,18 @@ export default defineConfig({
           globalSetup: ['test/support/temporal-global-setup.ts'],
           setupFiles: ['test/support/quiet-temporal-runtime.ts'],
           testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          globalSetup: ['test/faults/support/global-setup.ts'],
+          setupFiles: ['test/faults/support/quiet-runtime.ts'],
+          // Waits inside the cases are bounded polls of state with their own limits; these only
+          // stop a case that hangs outright.
+          testTimeout: 300_000,
           hookTimeout: 120_000,
         },
       },

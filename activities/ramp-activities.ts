@@ -7,7 +7,7 @@ import type { RampClient } from '../ramp';
 import type { AttachmentRequest } from '../workflows/messages';
 import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
 import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord, WhitelistEntryRecord } from '../workflows/records';
-import { asActivity, isNotFound } from './failures';
+import { asActivity, DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord, whitelistEntryRecord } from './records';
 
 export interface OnrampSetup {
@@ -28,7 +28,10 @@ function sameAddress(a: string, b: string): boolean {
   return a.startsWith('0x') && b.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
-export function createRampActivities(ramp: RampClient) {
+export function createRampActivities(ramp: RampClient, failureOptions: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }) {
+  /** Runs a call to the service; its errors become Temporal failures (see failures.ts). */
+  const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
+
   async function findCustomer(externalId: string) {
     try {
       return await ramp.customers.detail({ externalId });
@@ -50,7 +53,7 @@ export function createRampActivities(ramp: RampClient) {
   return {
     /** Looks the customer up by externalId and creates it only if absent. */
     async ensureCustomer(details: CustomerDetails): Promise<CustomerRecord> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         const existing = await findCustomer(details.externalId);
         if (existing) return customerRecord(existing);
         const created = await ramp.customers.create(details);
@@ -62,12 +65,12 @@ export function createRampActivities(ramp: RampClient) {
     },
 
     async getCustomer(customerId: string): Promise<CustomerRecord> {
-      return asActivity(async () => customerRecord(await ramp.customers.detail({ id: customerId })));
+      return serviceCall(async () => customerRecord(await ramp.customers.detail({ id: customerId })));
     },
 
     /** Finds the customer's onramp to the crypto address in `currency`, or creates it. */
     async ensureOnramp(setup: OnrampSetup): Promise<{ flowId: string; virtualAccountId: string }> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         const accounts = [];
         for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) accounts.push(account.id);
         const existing = await findFlow('ONRAMP', accounts, setup.cryptoAddressId);
@@ -80,7 +83,7 @@ export function createRampActivities(ramp: RampClient) {
 
     /** Finds the customer's offramp of `currency` on `network` to the bank account, or creates it. */
     async ensureOfframp(setup: OfframpSetup): Promise<{ flowId: string; depositAddressId: string }> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         const addresses = [];
         for await (const address of ramp.depositAddresses.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
           if (!address.network || address.network === setup.network) addresses.push(address.id);
@@ -98,7 +101,7 @@ export function createRampActivities(ramp: RampClient) {
 
     /** The service's id of the customer's crypto address, or null while it is not registered. */
     async findCryptoAddress(lookup: { customerId: string; address: string; network?: string }): Promise<string | null> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         for await (const candidate of ramp.cryptoAddresses.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
           const sameNetwork = !lookup.network || candidate.network === lookup.network;
           if (sameNetwork && sameAddress(candidate.address, lookup.address)) return candidate.id;
@@ -109,7 +112,7 @@ export function createRampActivities(ramp: RampClient) {
 
     /** The service's id of the customer's bank account, or null while it is not registered. */
     async findBankAccount(lookup: { customerId: string; accountNo: string }): Promise<string | null> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         for await (const candidate of ramp.bankAccounts.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
           if (candidate.accountNo === lookup.accountNo) return candidate.id;
         }
@@ -118,16 +121,16 @@ export function createRampActivities(ramp: RampClient) {
     },
 
     async getVirtualAccount(lookup: { customerId: string; virtualAccountId: string }): Promise<VirtualAccountRecord> {
-      return asActivity(async () => virtualAccountRecord(await ramp.virtualAccounts.detail({ id: lookup.virtualAccountId })));
+      return serviceCall(async () => virtualAccountRecord(await ramp.virtualAccounts.detail({ id: lookup.virtualAccountId })));
     },
 
     async getDepositAddress(lookup: { customerId: string; depositAddressId: string }): Promise<DepositAddressRecord> {
-      return asActivity(async () => depositAddressRecord(await ramp.depositAddresses.detail({ id: lookup.depositAddressId })));
+      return serviceCall(async () => depositAddressRecord(await ramp.depositAddresses.detail({ id: lookup.depositAddressId })));
     },
 
     /** Adds the source account to the AUD account's whitelist unless it is there; returns the whitelist. */
     async ensureAudWhitelist(request: { virtualAccountId: string; sourceAccount: AudSourceAccount }): Promise<WhitelistEntryRecord[]> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         const { virtualAccountId, sourceAccount } = request;
         const listed = (entries: WhitelistEntryRecord[]) =>
           entries.some((entry) => entry.bsbNumber === sourceAccount.bsbNumber && entry.accountNumber === sourceAccount.accountNumber);
@@ -139,11 +142,11 @@ export function createRampActivities(ramp: RampClient) {
     },
 
     async getAudWhitelist(virtualAccountId: string): Promise<WhitelistEntryRecord[]> {
-      return asActivity(async () => (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord));
+      return serviceCall(async () => (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord));
     },
 
     async listCustomerDeposits(customerId: string): Promise<DepositRecord[]> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         const deposits: DepositRecord[] = [];
         for await (const deposit of ramp.deposits.iterate({ customerId, pageSize: 100 })) deposits.push(depositRecord(deposit));
         return deposits;
@@ -151,12 +154,12 @@ export function createRampActivities(ramp: RampClient) {
     },
 
     async getDeposit(depositId: string): Promise<DepositRecord> {
-      return asActivity(async () => depositRecord(await ramp.deposits.detail({ id: depositId })));
+      return serviceCall(async () => depositRecord(await ramp.deposits.detail({ id: depositId })));
     },
 
     /** The trade the service made of a confirmed deposit, if it has made one yet. */
     async findTradeForDeposit(lookup: { depositId: string; customerId: string }): Promise<TradeRecord | null> {
-      return asActivity(async () => {
+      return serviceCall(async () => {
         for await (const item of ramp.trades.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
           const listedDeposit = (item as { deposit?: { id?: unknown } }).deposit?.id;
           // List items' shape is not shown: read the detail when the item does not say its deposit.
@@ -169,16 +172,16 @@ export function createRampActivities(ramp: RampClient) {
     },
 
     async getTrade(tradeId: string): Promise<TradeRecord> {
-      return asActivity(async () => tradeRecord(await ramp.trades.detail({ id: tradeId })));
+      return serviceCall(async () => tradeRecord(await ramp.trades.detail({ id: tradeId })));
     },
 
     async getPayment(paymentId: string): Promise<PaymentRecord> {
-      return asActivity(async () => paymentRecord(await ramp.payments.detail({ id: paymentId })));
+      return serviceCall(async () => paymentRecord(await ramp.payments.detail({ id: paymentId })));
     },
 
     /** Uploads the document the service asked for on an ACTION_REQUIRED deposit. */
     async submitDepositAttachment(request: { depositId: string; attachment: AttachmentRequest }): Promise<void> {
-      await asActivity(() =>
+      await serviceCall(() =>
         ramp.deposits.submitAttachmentFile({
           depositId: request.depositId,
           file: {

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createEventRoutingActivities, createRampActivities, createReconcileActivities } from '../activities';
+import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS } from '../activities/failures';
 import type { RampClient } from '../ramp';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
@@ -19,6 +20,8 @@ export interface RampflowWorkerOptions {
   /** How long in-flight activities may run on after a shutdown signal. */
   shutdownGraceTime?: string;
   identity?: string;
+  /** How long an outcome-unknown create waits before it looks up and retries (activities/failures.ts). */
+  outcomeUnknownRetryDelayMs?: number;
 }
 
 export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
@@ -28,7 +31,11 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     // Activity names are unique across the three sets, so they merge into one registry.
-    activities: { ...createRampActivities(options.ramp), ...createEventRoutingActivities(options.ramp), ...createReconcileActivities(options.ramp) },
+    activities: {
+      ...createRampActivities(options.ramp, { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }),
+      ...createEventRoutingActivities(options.ramp),
+      ...createReconcileActivities(options.ramp),
+    },
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
     ...(options.identity ? { identity: options.identity } : {}),
   });

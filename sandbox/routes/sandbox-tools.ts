@@ -58,6 +58,10 @@ function deliveryView(record: DeliveryRecord) {
   };
 }
 
+function pendingFaults(faults: FaultInjector, partnerId: string) {
+  return faults.pending(partnerId).map(({ path, rule }) => ({ path, ...rule }));
+}
+
 export function sandboxToolRoutes(clock: VirtualClock, deliveries: Deliveries, faults: FaultInjector): RouteDefinition[] {
   return [
     { method: 'GET', path: '/sandbox/clock', handler: () => clockView(clock) },
@@ -94,12 +98,18 @@ export function sandboxToolRoutes(clock: VirtualClock, deliveries: Deliveries, f
       },
     },
     {
+      // The partner's faults still to be served, so a test can tell which ones its client met.
+      method: 'GET',
+      path: '/sandbox/faults',
+      handler: ({ partnerId }) => pendingFaults(faults, partnerId),
+    },
+    {
       method: 'POST',
       path: '/sandbox/faults',
       handler: (request) => {
         const body = jsonBody(request, FaultBody);
         faults.add(request.partnerId, body.path, { kind: body.kind, remaining: body.count, statusCode: body.statusCode, delayMs: body.delayMs, afterHandling: body.afterHandling });
-        return faults.pending(request.partnerId).map(({ path, rule }) => ({ path, ...rule }));
+        return pendingFaults(faults, request.partnerId);
       },
     },
   ];

@@ -8,6 +8,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRampActivities, type RampActivities } from '../../activities';
+import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS } from '../../activities/failures';
 import { RampClient } from '../../ramp';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
 
@@ -61,6 +62,8 @@ describe('ensureCustomer', () => {
     const failure = await failureOf(run(activities.ensureCustomer, details));
     expect(failure.type).toBe('OutcomeUnknown');
     expect(failure.nonRetryable).toBe(false);
+    // The retry waits until a request the service may still hold can no longer land.
+    expect(failure.nextRetryDelay).toBe(DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS);
 
     const retried = await run(activities.ensureCustomer, details);
     expect(retried.externalId).toBe(details.externalId);

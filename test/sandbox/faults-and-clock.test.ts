@@ -15,6 +15,14 @@ describe('POST /sandbox/faults', () => {
       expect(failed.text).toBe('Service Unavailable');
     }
     expect((await a.get('/balance')).status).toBe(200);
+    expect(await a.ok('GET', '/sandbox/faults')).toEqual([]);
+  });
+
+  it('lists the faults still to be served', async () => {
+    const { a, b } = await startSandbox();
+    await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'RESET', count: 3, afterHandling: true });
+    expect(await a.ok('GET', '/sandbox/faults')).toEqual([{ path: '/balance', kind: 'RESET', remaining: 3, statusCode: 503, delayMs: 35_000, afterHandling: true }]);
+    expect(await b.ok('GET', '/sandbox/faults')).toEqual([]);
   });
 
   it('resets the connection without an answer', async () => {

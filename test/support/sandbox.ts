@@ -9,6 +9,7 @@ import { createSandbox, type Sandbox, type SandboxOptions } from '../../sandbox'
 export const TEST_PARTNER = { apiKey: 'test-key', apiSecret: 'test-secret-0123456789' };
 
 const Record = z.looseObject({ id: z.string(), status: z.string().optional() });
+const PendingFaults = z.array(z.object({ path: z.string(), kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET']), remaining: z.number(), afterHandling: z.boolean() }).loose());
 
 export class SandboxControl {
   constructor(private readonly ramp: RampClient) {}
@@ -37,6 +38,9 @@ export class SandboxControl {
   /** The next `count` answers of `path` fail; with afterHandling the request takes effect first. */
   injectFault = (fault: { path: string; kind: 'HTTP_5XX' | 'DELAY' | 'RESET'; count?: number; afterHandling?: boolean; delayMs?: number }) =>
     this.ramp.http.request({ method: 'POST', path: '/sandbox/faults', body: jsonBody(fault) }, z.unknown());
+
+  /** The injected faults still to be served, each with how many answers it has left. */
+  pendingFaults = () => this.ramp.http.request({ method: 'GET', path: '/sandbox/faults' }, PendingFaults);
 
   /** What a partner does in the service's dashboard: register the customer's own accounts. */
   registerBankAccount = (body: { customerId: string; currency: string; bankName: string; accountNo: string; swift: string }) =>

@@ -89,7 +89,7 @@ const DeliveryLogSchema = z.array(
     event: z.string(),
     payloadId: z.string(),
     status: z.enum(['PENDING', 'DELIVERED', 'FAILED']),
-    attempts: z.array(z.looseObject({ trigger: z.string(), outcome: z.string(), httpStatus: z.number().nullable() })),
+    attempts: z.array(z.looseObject({ trigger: z.string(), time: z.string(), outcome: z.string(), httpStatus: z.number().nullable() })),
   }),
 );
 export type DeliveryLog = z.infer<typeof DeliveryLogSchema>;
@@ -97,4 +97,9 @@ export type DeliveryLog = z.infer<typeof DeliveryLogSchema>;
 /** The sandbox's log of deliveries of one record's events (GET /sandbox/deliveries). */
 export function deliveriesOf(ramp: RampClient, payloadId: string): Promise<DeliveryLog> {
   return ramp.http.request({ method: 'GET', path: '/sandbox/deliveries', query: `payloadId=${encodeURIComponent(payloadId)}` }, DeliveryLogSchema);
+}
+
+/** The sandbox's log of every delivery to the partner, oldest first. */
+export function allDeliveries(ramp: RampClient): Promise<DeliveryLog> {
+  return ramp.http.request({ method: 'GET', path: '/sandbox/deliveries' }, DeliveryLogSchema);
 }

@@ -1,0 +1,49 @@
+/**
+ * What every fault case runs on: its own Temporal dev server on a database file (so the case can
+ * restart it), the sandbox as the service, a Temporal client, and the webhook receiver registered with
+ * the sandbox for every event. The worker is the case's choice (a child process it can kill, or one
+ * in this process with a client it configures).
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import type { SandboxOptions } from '../../../sandbox';
+import { registerWebhooks } from '../../../webhooks/registration';
+import { startTestSandbox, type TestSandbox } from '../../support/sandbox';
+import { startRestartableReceiver, type RestartableReceiver } from './receiver';
+import { startTemporalOnFile, type TemporalOnFile } from './temporal-on-file';
+
+export interface FaultStack {
+  temporal: TemporalOnFile;
+  service: TestSandbox;
+  /** Lazy: it finds the server again after a restart. */
+  connection: Connection;
+  client: Client;
+  taskQueue: string;
+  receiver: RestartableReceiver;
+  /** Stops everything the stack started, last first; the case stops its own worker before. */
+  close(): Promise<void>;
+}
+
+export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>): Promise<FaultStack> {
+  const temporal = await startTemporalOnFile();
+  const service = await startTestSandbox(sandboxOptions);
+  const connection = Connection.lazy({ address: temporal.address });
+  const client = new Client({ connection });
+  const taskQueue = `faults-${randomUUID()}`;
+  const receiver = await startRestartableReceiver({ client, taskQueue });
+  await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });
+  return {
+    temporal,
+    service,
+    connection,
+    client,
+    taskQueue,
+    receiver,
+    async close() {
+      await receiver.stop();
+      await connection.close();
+      await service.close();
+      await temporal.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Many journeys at once, started through the client library as a partner backend would, and driven
+ * (by the partner's part, and by whatever the case adds to each round) until every one has completed
+ * a deposit each way.
+ */
+import type { Client, Connection } from '@temporalio/client';
+import { createRampflowClient, type RampflowClient } from '../../../client';
+import type { JourneyTimings } from '../../../workflows/journey-input';
+import type { Partner, Ramps } from './partner';
+import { pause } from './until';
+
+export interface JourneyBatch {
+  externalIds: string[];
+  rampflow: RampflowClient;
+}
+
+export async function startJourneys(options: { connection: Connection; taskQueue: string; prefix: string; count: number; ramps: Ramps; timings: Partial<JourneyTimings> }): Promise<JourneyBatch> {
+  const rampflow = await createRampflowClient({ connection: options.connection, taskQueue: options.taskQueue });
+  const externalIds = Array.from({ length: options.count }, (_, index) => `${options.prefix}-${index}`);
+  await Promise.all(
+    externalIds.map((externalId) => rampflow.startJourney({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, ...options.ramps, timings: options.timings })),
+  );
+  return { externalIds, rampflow };
+}
+
+/** Deposit workflows that have finished, whatever their outcome (visibility; needs no worker). */
+export async function finishedDeposits(client: Client): Promise<number> {
+  const { count } = await client.workflow.count("WorkflowType = 'depositLifecycle' AND ExecutionStatus != 'Running'");
+  return count;
+}
+
+/** Deposit workflows started so far (visibility; needs no worker). */
+export async function startedDeposits(client: Client): Promise<number> {
+  const { count } = await client.workflow.count("WorkflowType = 'depositLifecycle'");
+  return count;
+}
+
+/** Journeys that are ACTIVE (visibility; needs no worker). */
+export async function activeJourneys(client: Client): Promise<number> {
+  const { count } = await client.workflow.count("WorkflowType = 'customerJourney' AND RampStage = 'ACTIVE'");
+  return count;
+}
+
+/**
+ * Plays rounds (the case's `round`, if any, then the partner's part) until as many deposit workflows
+ * have finished as the journeys need (two each), or fails after `timeoutMs` with where each journey
+ * stands. Visibility and the service may be unreachable for a while (a case stops them on purpose):
+ * such a round counts as not done.
+ */
+export async function driveUntilDepositsFinish(options: { client: Client; batch: JourneyBatch; partner: Partner; timeoutMs: number; round?: () => Promise<void> }): Promise<void> {
+  const { client, batch, partner } = options;
+  const expected = batch.externalIds.length * 2;
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    await options.round?.();
+    await partner.playOnce();
+    if ((await finishedDeposits(client).catch(() => 0)) >= expected) return;
+    if (Date.now() > deadline) throw new Error(`the journeys did not finish ${expected} deposits within ${options.timeoutMs / 1000} s:\n${await describeJourneys(batch)}`);
+    await pause(500);
+  }
+}
+
+/** One line per journey: its stage and its deposits' stages (for failure messages). */
+export async function describeJourneys(batch: JourneyBatch): Promise<string> {
+  const lines = await Promise.all(
+    batch.externalIds.map(async (externalId) => {
+      try {
+        const state = await batch.rampflow.getJourney(externalId);
+        const deposits = state.deposits.map((deposit) => `${deposit.kind} ${deposit.stage}`).join(', ');
+        return `${externalId}: ${state.stage} (${state.waitingFor})${state.attention ? ` attention: ${state.attention.reason}` : ''} [${deposits}]`;
+      } catch (error) {
+        return `${externalId}: no answer (${error instanceof Error ? error.message : String(error)})`;
+      }
+    }),
+  );
+  return lines.join('\n');
+}

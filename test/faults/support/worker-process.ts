@@ -1,0 +1,69 @@
+/**
+ * The worker as operators run it: `rampflow worker`, a child process configured by the environment,
+ * which a fault case can kill outright (SIGKILL: no shutdown, in-flight activities simply vanish).
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../support/run';
+import { TEST_PARTNER } from '../../support/sandbox';
+import { until } from './until';
+
+export interface WorkerProcess {
+  /** Resolves once the worker logged that it polls. */
+  started: Promise<void>;
+  /** Kills it without warning and waits until it is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM: the graceful stop; waits until it is gone. */
+  stop(): Promise<void>;
+  /** Whether it has exited (by itself or because it was stopped). */
+  exited(): boolean;
+  output(): string;
+}
+
+export function startWorkerProcess(options: { temporalAddress: string; taskQueue: string; rampBaseUrl: string }): WorkerProcess {
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      TEMPORAL_TASK_QUEUE: options.taskQueue,
+      RAMP_BASE_URL: options.rampBaseUrl,
+      RAMP_API_KEY: TEST_PARTNER.apiKey,
+      RAMP_API_SECRET: TEST_PARTNER.apiSecret,
+      WORKER_METRICS_PORT: '0',
+      // info: the start line tells when polling begins.
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let started = false;
+  const append = (chunk: string) => {
+    started ||= chunk.includes('worker started');
+    output = (output + chunk).slice(-20_000);
+  };
+  child.stdout.setEncoding('utf8').on('data', append);
+  child.stderr.setEncoding('utf8').on('data', append);
+  let gone = false;
+  const exit = new Promise<void>((done) => child.once('close', () => done()));
+  void exit.then(() => (gone = true));
+
+  const end = async (signal: NodeJS.Signals) => {
+    if (!gone) child.kill(signal);
+    await exit;
+  };
+  return {
+    started: until(
+      'the worker process to start polling',
+      async () => {
+        if (gone) throw new Error(`the worker process exited during start-up:\n${output}`);
+        return started ? true : undefined;
+      },
+      { timeoutMs: 60_000 },
+    ).then(() => undefined),
+    kill: () => end('SIGKILL'),
+    stop: () => end('SIGTERM'),
+    exited: () => gone,
+    output: () => output,
+  };
+}
