@@ -44,6 +44,12 @@ export const WebhookEnvSchema = z.object({
 export const WorkerEnvSchema = z.object({
   /** Port of the worker's Prometheus endpoint; 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /**
+   * How many workflows the worker keeps in memory between their tasks. Unset: the SDK's default,
+   * sized from the heap limit (about 900 on a 4 GB heap). Fewer saves some memory at the price of
+   * replaying a workflow's history when it wakes after being evicted (README, Configuration).
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

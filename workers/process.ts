@@ -33,7 +33,14 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
   try {
     const workflowBundle = { codePath: await buildWorkflowBundleInChild() };
-    const worker = await createRampflowWorker({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE, ramp, workflowBundle });
+    const worker = await createRampflowWorker({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      ramp,
+      workflowBundle,
+      ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+    });
     logger.info(
       {
         address: config.TEMPORAL_ADDRESS,

@@ -22,6 +22,8 @@ export interface RampflowWorkerOptions {
   identity?: string;
   /** How long an outcome-unknown create waits before it looks up and retries (activities/failures.ts). */
   outcomeUnknownRetryDelayMs?: number;
+  /** WORKER_MAX_CACHED_WORKFLOWS (config/env.ts); the SDK's default when undefined. */
+  maxCachedWorkflows?: number;
 }
 
 export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
@@ -37,6 +39,7 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
       ...createReconcileActivities(options.ramp),
     },
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
+    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
   });
 }
