@@ -3,7 +3,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createLogger } from '../config/logger';
-import { createSandbox, type PartnerKeyPair } from '../sandbox';
+import { createSandbox, uniformAutopilotDelays, type PartnerKeyPair } from '../sandbox';
 
 function keyPair(value: string, previous: PartnerKeyPair[] | undefined): PartnerKeyPair[] {
   // The key ends at the first colon; the secret is the rest, so a secret may contain colons.
@@ -67,19 +67,7 @@ export function registerSandboxCommand(program: Command): void {
         host: options.host,
         port: options.port,
         publicUrl: options.publicUrl,
-        autopilot: options.autopilot
-          ? delay === undefined
-            ? true
-            : {
-                kycSubmittedSeconds: delay,
-                customerApprovedSeconds: delay,
-                virtualAccountVerifiedSeconds: delay,
-                depositAddressApprovedSeconds: delay,
-                depositConfirmedSeconds: delay,
-                tradeSettledSeconds: delay,
-                paymentSettledSeconds: delay,
-              }
-          : false,
+        autopilot: options.autopilot ? (delay === undefined ? true : uniformAutopilotDelays(delay)) : false,
         debug: options.debug,
         gateway401: options.gateway401,
         acceptedSkewSeconds: options.skew,

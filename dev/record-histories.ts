@@ -14,7 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
 import { jsonBody, RampClient } from '../ramp';
-import { createSandbox } from '../sandbox';
+import { createSandbox, uniformAutopilotDelays } from '../sandbox';
 import { createRampflowWorker } from '../workers/worker';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { JourneyInputSchema } from '../workflows/journey-input';
@@ -42,7 +42,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 async function main(): Promise<void> {
   log('starting a dev server, a sandbox on autopilot and a worker');
   const server = await startDevServer({ port: await freePort(), headless: true });
-  const sandbox = await createSandbox({ partners: [PARTNER], autopilot: { kycSubmittedSeconds: 0, customerApprovedSeconds: 1, virtualAccountVerifiedSeconds: 1, depositAddressApprovedSeconds: 1, depositConfirmedSeconds: 1, tradeSettledSeconds: 1, paymentSettledSeconds: 1 }, audWhitelistDelaySeconds: 1 });
+  const sandbox = await createSandbox({ partners: [PARTNER], autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: 0 }, audWhitelistDelaySeconds: 1 });
   const ramp = new RampClient({ baseUrl: sandbox.url, ...PARTNER });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });

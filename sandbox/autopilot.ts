@@ -34,6 +34,19 @@ export const DEFAULT_AUTOPILOT_DELAYS: AutopilotDelays = {
   paymentSettledSeconds: 3,
 };
 
+/** Every step the same number of seconds after the previous one (0: all at once). */
+export function uniformAutopilotDelays(seconds: number): AutopilotDelays {
+  return {
+    kycSubmittedSeconds: seconds,
+    customerApprovedSeconds: seconds,
+    virtualAccountVerifiedSeconds: seconds,
+    depositAddressApprovedSeconds: seconds,
+    depositConfirmedSeconds: seconds,
+    tradeSettledSeconds: seconds,
+    paymentSettledSeconds: seconds,
+  };
+}
+
 export function startAutopilot(ctx: DomainContext, delays: AutopilotDelays): void {
   const later = (seconds: number, label: string, step: () => void): void => {
     ctx.clock.schedule(ctx.now() + seconds * 1000, `autopilot: ${label}`, step);

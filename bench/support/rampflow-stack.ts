@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { freePort } from '../../dev/ports';
 import { RampClient } from '../../ramp';
-import { createSandbox } from '../../sandbox';
+import { createSandbox, uniformAutopilotDelays } from '../../sandbox';
 import { registerWebhooks } from '../../webhooks';
 import { startChild, waitUntilReady, type BenchChild } from './child-process';
 import { SandboxRequestLog } from './sandbox-request-log';
@@ -18,15 +18,7 @@ import { workerIsPolling, type BenchTemporal } from './temporal';
 export const BENCH_PARTNER = { apiKey: 'bench-key', apiSecret: 'bench-secret-0123456789' };
 
 /** Every autopilot step at once: the service is as fast as it can be, so rampflow is what is measured. */
-export const IMMEDIATE_AUTOPILOT = {
-  kycSubmittedSeconds: 0,
-  customerApprovedSeconds: 0,
-  virtualAccountVerifiedSeconds: 0,
-  depositAddressApprovedSeconds: 0,
-  depositConfirmedSeconds: 0,
-  tradeSettledSeconds: 0,
-  paymentSettledSeconds: 0,
-};
+export const IMMEDIATE_AUTOPILOT = uniformAutopilotDelays(0);
 
 export interface RampflowStackOptions {
   /** A name for the child processes' log files. */

@@ -5,16 +5,9 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { startReceiver, startSandbox, subscribe } from './support/sandbox-fixture';
+import { uniformAutopilotDelays } from '../../sandbox';
 
-const IMMEDIATELY = {
-  kycSubmittedSeconds: 0,
-  customerApprovedSeconds: 0,
-  virtualAccountVerifiedSeconds: 0,
-  depositAddressApprovedSeconds: 0,
-  depositConfirmedSeconds: 0,
-  tradeSettledSeconds: 0,
-  paymentSettledSeconds: 0,
-};
+const IMMEDIATELY = uniformAutopilotDelays(0);
 
 describe('real-time clock', () => {
   it('runs the autopilot and the delivery scheduler on its own', async () => {
