@@ -37,7 +37,7 @@ export default defineConfig({
           setupFiles: ['test/faults/support/quiet-runtime.ts'],
           // Waits inside the cases are bounded polls of state with their own limits; these only
           // stop a case that hangs outright.
-          testTimeout: 300_000,
+          testTimeout: 600_000,
           hookTimeout: 120_000,
         },
       },

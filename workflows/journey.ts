@@ -260,7 +260,9 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
         if (id) state.offramp.bankAccountId = id;
       }
     };
-    await orPark('looking for the customer\'s exit accounts', look);
+    // The first look is a poll like the later ones: a service failing for a while is waited out (up to
+    // the deadline), not parked for an operator after three attempts.
+    await pollTolerantly('the customer\'s exit accounts', look);
     if (missing().length === 0) return;
     show('SETTING_UP_RAMPS', `the partner to register ${missing().join(' and ')} with the service`);
     await waitOrPark(`${missing().join(' and ')} to be registered`, () => missing().length === 0, look, timings.accountsDeadlineSeconds);

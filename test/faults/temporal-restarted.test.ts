@@ -63,7 +63,7 @@ describe('the Temporal server restarted mid-journey', () => {
       await restart(`deposits in flight, ${await startedDeposits(client)} started`);
     })();
 
-    await driveUntilDepositsFinish({ client, batch, partner, timeoutMs: 360_000 });
+    await driveUntilDepositsFinish({ client, batch, partner, timeoutMs: 240_000 });
     await outages;
 
     expect(restarts, `seed ${random.seed}`).toHaveLength(2);

@@ -69,7 +69,7 @@ describe('the worker killed mid-journey', () => {
       await kill(`deposits in flight, ${await startedDeposits(client)} started`);
     })();
 
-    await driveUntilDepositsFinish({ client, batch, partner, timeoutMs: 360_000 });
+    await driveUntilDepositsFinish({ client, batch, partner, timeoutMs: 240_000 });
     await chaos;
 
     // Every kill struck while work was in flight, so there was something to lose.

@@ -137,6 +137,20 @@ describe('the customer journey', () => {
     await handle.result();
   });
 
+  it('waits out a service failing while it looks for the exit accounts, instead of parking', async () => {
+    const handle = await h.startJourney({ onramp: ONRAMP, offramp: OFFRAMP });
+    const state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    await registerExits(state.customer.id!);
+    // More failures than one look's attempts (3 activity attempts of 3 HTTP attempts each).
+    await h.control.injectFault({ path: '/crypto-address/list', kind: 'HTTP_5XX', count: 12 });
+    await h.control.approveCustomer(state.customer.id!);
+    const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' || s.stage === 'NEEDS_ATTENTION');
+    expect(accounts.attention).toBeUndefined();
+    expect(accounts.onramp?.cryptoAddressId).toBeDefined();
+    expect(await h.control.pendingFaults()).toEqual([]);
+    await handle.terminate('test over');
+  });
+
   it('ends in CLOSED when an operator cancels a parked journey', async () => {
     const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 1 } });
     await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');

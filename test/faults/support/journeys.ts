@@ -7,6 +7,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { createRampflowClient, type RampflowClient } from '../../../client';
 import type { JourneyTimings } from '../../../workflows/journey-input';
 import type { Partner, Ramps } from './partner';
+import { journeyWorkflowId } from '../../../workflows/ids';
 import { pause } from './until';
 
 export interface JourneyBatch {
@@ -55,23 +56,37 @@ export async function driveUntilDepositsFinish(options: { client: Client; batch:
     await options.round?.();
     await partner.playOnce();
     if ((await finishedDeposits(client).catch(() => 0)) >= expected) return;
-    if (Date.now() > deadline) throw new Error(`the journeys did not finish ${expected} deposits within ${options.timeoutMs / 1000} s:\n${await describeJourneys(batch)}`);
+    if (Date.now() > deadline) throw new Error(`the journeys did not finish ${expected} deposits within ${options.timeoutMs / 1000} s:\n${await describeJourneys(client, batch)}`);
     await pause(500);
   }
 }
 
-/** One line per journey: its stage and its deposits' stages (for failure messages). */
-export async function describeJourneys(batch: JourneyBatch): Promise<string> {
+/**
+ * One line per journey: its stage, its deposits' stages, and the activities it is retrying with their
+ * last failure (for failure messages: what a stuck journey waits on).
+ */
+export async function describeJourneys(client: Client, batch: JourneyBatch): Promise<string> {
   const lines = await Promise.all(
     batch.externalIds.map(async (externalId) => {
       try {
         const state = await batch.rampflow.getJourney(externalId);
         const deposits = state.deposits.map((deposit) => `${deposit.kind} ${deposit.stage}`).join(', ');
-        return `${externalId}: ${state.stage} (${state.waitingFor})${state.attention ? ` attention: ${state.attention.reason}` : ''} [${deposits}]`;
+        const retrying = await pendingActivities(client, journeyWorkflowId(externalId));
+        return `${externalId}: ${state.stage} (${state.waitingFor})${state.attention ? ` attention: ${state.attention.reason}` : ''} [${deposits}]${retrying}`;
       } catch (error) {
         return `${externalId}: no answer (${error instanceof Error ? error.message : String(error)})`;
       }
     }),
   );
   return lines.join('\n');
+}
+
+async function pendingActivities(client: Client, workflowId: string): Promise<string> {
+  const { raw } = await client.workflow.getHandle(workflowId).describe();
+  return (raw.pendingActivities ?? [])
+    .map((activity) => {
+      const next = activity.nextAttemptScheduleTime?.seconds ? `, next in ${Math.round(Number(activity.nextAttemptScheduleTime.seconds) - Date.now() / 1000)} s` : '';
+      return `\n    retrying ${activity.activityType?.name} (attempt ${activity.attempt}${next}): ${activity.lastFailure?.message ?? 'no failure yet'}`;
+    })
+    .join('');
 }
