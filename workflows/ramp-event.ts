@@ -25,6 +25,7 @@ import {
   getExternalWorkflowHandle,
   log,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   sleep,
   upsertSearchAttributes,
@@ -56,6 +57,11 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 // Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
 // cannot fix (bad credentials) fails at once and parks the event.
 const act = proxyActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
+// The re-read runs as a local activity, inside the workflow task the start produced, so the signal
+// leaves in that task's completion: no activity task to schedule, poll and complete, which is two
+// round trips to the server on the path from webhook to journey (event-to-wake latency). Its retries
+// back off inside the worker, then on server timers once a pause exceeds a minute.
+const local = proxyLocalActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
 
 interface Pending {
   code: ParkCode;
@@ -97,7 +103,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     let pending: Pending;
     let resolution;
     try {
-      resolution = await act.resolveRampEvent.executeWithOptions(
+      resolution = await local.resolveRampEvent.executeWithOptions(
         { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary: `re-read ${resource} ${input.payloadId} from the service` },
         [{ resource, payloadId: input.payloadId }],
       );
