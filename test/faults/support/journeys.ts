@@ -5,9 +5,9 @@
  */
 import type { Client, Connection } from '@temporalio/client';
 import { createRampflowClient, type RampflowClient } from '../../../client';
+import { journeyWorkflowId } from '../../../workflows/ids';
 import type { JourneyTimings } from '../../../workflows/journey-input';
 import type { Partner, Ramps } from './partner';
-import { journeyWorkflowId } from '../../../workflows/ids';
 import { pause } from './until';
 
 export interface JourneyBatch {
