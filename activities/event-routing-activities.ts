@@ -6,13 +6,13 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { RampClient } from '../ramp';
 import type { EventResolution, EventResource, TargetWorkflowState } from '../workflows/ramp-event-types';
-import { asActivity, isNotFound } from './failures';
+import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord } from './records';
 
 /** Thrown inside a resolution when a record it needs does not exist. */
 class RecordMissing extends Error {}
 
-export function createEventRoutingActivities(ramp: RampClient) {
+export function createEventRoutingActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
   /** Runs a read, turning the service's "not found" into RecordMissing. */
   async function read<T>(call: () => Promise<T>): Promise<T> {
     try {
@@ -60,10 +60,11 @@ export function createEventRoutingActivities(ramp: RampClient) {
         return { kind: 'routed', status: record.status, route: { signal: 'depositAddress', externalId, customerId, record } };
       }
       case 'deposit': {
+        // Money that arrived is never dropped: a deposit of a customer without an externalId still gets
+        // its workflow, which parks for an operator (workflows/deposit.ts).
         const record = depositRecord(await read(() => ramp.deposits.detail({ id: payloadId })));
         const externalId = await externalIdOf(record.customerId);
-        if (!externalId) return notOurs(record.customerId);
-        return { kind: 'routed', status: record.status, route: { signal: 'deposit', externalId, customerId: record.customerId, record } };
+        return { kind: 'routed', status: record.status, route: { signal: 'deposit', ...(externalId ? { externalId } : {}), customerId: record.customerId, record } };
       }
       case 'trade': {
         const record = tradeRecord(await read(() => ramp.trades.detail({ id: payloadId })));
@@ -98,7 +99,7 @@ export function createEventRoutingActivities(ramp: RampClient) {
           if (error instanceof RecordMissing) return { kind: 'record-not-found' };
           throw error;
         }
-      });
+      }, failureOptions);
     },
 
     /** Whether a workflow is running, has finished, or was never started (signals cannot tell the last two apart). */

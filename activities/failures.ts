@@ -1,13 +1,16 @@
 /**
  * Maps the client's typed errors to Temporal failures the workflows can read by type.
  *
- * - InvalidParameters, Unauthorised, LegacyFailure, SchemaMismatch: non-retryable; the workflow parks.
- * - Failed, Connection, HttpError (5xx/429): retryable with the activity's backoff.
+ * - InvalidParameters, LegacyFailure, SchemaMismatch: non-retryable; the workflow parks.
+ * - Unauthorised, Failed, Connection, HttpError (5xx/429): retryable with the activity's backoff.
+ *   UNAUTHORISED fails every call alike (a rotated key, a wrong secret, a clock far off): one
+ *   incident for the worker to report (service-health.ts), fixed once for all, not a park per workflow.
  * - OutcomeUnknown (a create that may have reached the service): retryable, and safe to retry
  *   because every activity that creates looks the object up first, but only once the request we
  *   gave up on can no longer land (see DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS).
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { ServiceHealth } from './service-health';
 import {
   RampConnectionError,
   RampError,
@@ -33,15 +36,17 @@ export const DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS = 60_000;
 
 export interface FailureOptions {
   outcomeUnknownRetryDelayMs: number;
+  /** Told of every call's success or failure, to report an outage once for the whole worker. */
+  health?: ServiceHealth;
 }
 
-const DEFAULT_FAILURE_OPTIONS: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS };
+export const DEFAULT_FAILURE_OPTIONS: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS };
 
 export function toTemporalFailure(error: unknown, options: FailureOptions = DEFAULT_FAILURE_OPTIONS): unknown {
   if (!(error instanceof RampError)) return error;
   const message = error.message;
   if (error instanceof RampInvalidParametersError) return ApplicationFailure.nonRetryable(message, 'InvalidParameters');
-  if (error instanceof RampUnauthorisedError) return ApplicationFailure.nonRetryable(message, 'Unauthorised');
+  if (error instanceof RampUnauthorisedError) return ApplicationFailure.retryable(message, 'Unauthorised');
   if (error instanceof RampLegacyFailureError) return ApplicationFailure.nonRetryable(message, 'LegacyFailure');
   if (error instanceof RampSchemaError) return ApplicationFailure.nonRetryable(message, 'SchemaMismatch');
   if (error instanceof RampOutcomeUnknownError) return ApplicationFailure.create({ message, type: 'OutcomeUnknown', nextRetryDelay: options.outcomeUnknownRetryDelayMs });
@@ -53,8 +58,11 @@ export function toTemporalFailure(error: unknown, options: FailureOptions = DEFA
 /** Runs a call to the service, rethrowing its errors as Temporal failures. */
 export async function asActivity<T>(call: () => Promise<T>, options: FailureOptions = DEFAULT_FAILURE_OPTIONS): Promise<T> {
   try {
-    return await call();
+    const result = await call();
+    options.health?.succeeded();
+    return result;
   } catch (error) {
+    options.health?.failed(error);
     throw toTemporalFailure(error, options);
   }
 }

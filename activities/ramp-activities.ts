@@ -7,7 +7,7 @@ import type { RampClient } from '../ramp';
 import type { AttachmentRequest } from '../workflows/messages';
 import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
 import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord, WhitelistEntryRecord } from '../workflows/records';
-import { asActivity, DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, isNotFound, type FailureOptions } from './failures';
+import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord, whitelistEntryRecord } from './records';
 
 export interface OnrampSetup {
@@ -28,7 +28,7 @@ function sameAddress(a: string, b: string): boolean {
   return a.startsWith('0x') && b.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
-export function createRampActivities(ramp: RampClient, failureOptions: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }) {
+export function createRampActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
   /** Runs a call to the service; its errors become Temporal failures (see failures.ts). */
   const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
 
@@ -145,12 +145,9 @@ export function createRampActivities(ramp: RampClient, failureOptions: FailureOp
       return serviceCall(async () => (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord));
     },
 
-    async listCustomerDeposits(customerId: string): Promise<DepositRecord[]> {
-      return serviceCall(async () => {
-        const deposits: DepositRecord[] = [];
-        for await (const deposit of ramp.deposits.iterate({ customerId, pageSize: 100 })) deposits.push(depositRecord(deposit));
-        return deposits;
-      });
+    /** The partner's externalId of a customer (so its journey), or null when the customer has none. */
+    async findCustomerExternalId(customerId: string): Promise<string | null> {
+      return serviceCall(async () => (await ramp.customers.detail({ id: customerId })).externalId ?? null);
     },
 
     async getDeposit(depositId: string): Promise<DepositRecord> {

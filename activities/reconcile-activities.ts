@@ -1,7 +1,8 @@
 /**
  * Read-only activities of the reconciliation workflow: page one of the service's lists, look up which
- * of the records' workflows are running and at what stage (Temporal visibility, one query per page),
- * and report the ones that lag the service. The workflow sends the signals.
+ * of the records' workflows exist, run, and at what stage (Temporal visibility, one query per page),
+ * and report the ones that lag the service, and the deposits that have no workflow at all (no event
+ * announced them). The workflow sends the signals (deposits by signal-with-start).
  *
  * Cost of one pass: one list call and one visibility query per page of 100 records, plus a detail
  * read only for a record found lagging (and, for offramp deposits waiting for their payout, the trade
@@ -14,7 +15,7 @@ import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
 import type { LagReport, ReconcileLimits, Repair } from '../workflows/reconcile-types';
 import { RampStage } from '../workflows/search-attributes';
-import { asActivity, isNotFound } from './failures';
+import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositRecord, paymentRecord, tradeRecord } from './records';
 
 const PAGE_SIZE = 100;
@@ -31,16 +32,27 @@ interface Page<T> {
   total: number;
 }
 
-export function createReconcileActivities(ramp: RampClient) {
-  /** Workflow ID → RampStage of the running workflows of `type` among `ids`. */
-  async function runningStages(type: string, ids: string[]): Promise<Map<string, string>> {
-    const stages = new Map<string, string>();
+export function createReconcileActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
+  const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
+
+  /** Workflow ID → RampStage of the workflows of `type` among `ids` (running ones only, unless `all`). */
+  async function stagesOf(type: string, ids: string[], all = false): Promise<Map<string, { stage: string; running: boolean }>> {
+    const stages = new Map<string, { stage: string; running: boolean }>();
     const queryable = [...new Set(ids)].filter((id) => QUERYABLE_ID.test(id));
     if (queryable.length === 0) return stages;
-    const query = `WorkflowType = '${type}' AND ExecutionStatus = 'Running' AND WorkflowId IN (${queryable.map((id) => `'${id}'`).join(', ')})`;
+    const query = `WorkflowType = '${type}'${all ? '' : ` AND ExecutionStatus = 'Running'`} AND WorkflowId IN (${queryable.map((id) => `'${id}'`).join(', ')})`;
     for await (const workflow of Context.current().client.workflow.list({ query })) {
-      stages.set(workflow.workflowId, workflow.typedSearchAttributes.get(RampStage) ?? '');
+      const running = workflow.status.name === 'RUNNING';
+      // A closed run must not hide the running one of the same ID.
+      if (stages.get(workflow.workflowId)?.running) continue;
+      stages.set(workflow.workflowId, { stage: workflow.typedSearchAttributes.get(RampStage) ?? '', running });
     }
+    return stages;
+  }
+
+  async function runningStages(type: string, ids: string[]): Promise<Map<string, string>> {
+    const stages = new Map<string, string>();
+    for (const [id, { stage }] of await stagesOf(type, ids)) stages.set(id, stage);
     return stages;
   }
 
@@ -76,7 +88,7 @@ export function createReconcileActivities(ramp: RampClient) {
   return {
     /** Journeys still waiting for a KYC decision the service has made, and running journeys of deleted customers. */
     async findCustomerLag(limits: ReconcileLimits): Promise<LagReport> {
-      return asActivity(() =>
+      return serviceCall(() =>
         scan(limits, (pageNum) => ramp.customers.list({ pageNum, pageSize: PAGE_SIZE }), async (customers) => {
           const decided = customers.filter((customer) => customer.externalId && (isCustomerApproved(customer.status) || customer.status === 'REJECTED' || customer.status === 'DELETED'));
           const stages = await runningStages('customerJourney', decided.map((customer) => journeyWorkflowId(customer.externalId!)));
@@ -94,18 +106,22 @@ export function createReconcileActivities(ramp: RampClient) {
       );
     },
 
-    /** Deposit workflows still waiting for a confirmation (or rejection) the service has made. */
+    /**
+     * Deposits that have no workflow (no event announced them: it is started), and deposit workflows
+     * still waiting for a confirmation (or rejection) the service has made.
+     */
     async findDepositLag(limits: ReconcileLimits): Promise<LagReport> {
-      return asActivity(() =>
+      return serviceCall(() =>
         scan(limits, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }), async (deposits) => {
-          const moved = deposits.filter((deposit) => deposit.status !== 'RECEIVED');
-          const stages = await runningStages('depositLifecycle', moved.map((deposit) => depositWorkflowId(deposit.id)));
+          const workflows = await stagesOf('depositLifecycle', deposits.map((deposit) => depositWorkflowId(deposit.id)), true);
           const repairs: Repair[] = [];
-          for (const deposit of moved) {
+          for (const deposit of deposits) {
             const target = depositWorkflowId(deposit.id);
-            const stage = stages.get(target);
+            const workflow = workflows.get(target);
             const decided = deposit.status === 'CONFIRMED' || deposit.status === 'REJECTED';
-            const lagging = stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided);
+            const missing = workflow === undefined && QUERYABLE_ID.test(target);
+            const stage = workflow?.running ? workflow.stage : undefined;
+            const lagging = missing || (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
             if (!lagging) continue;
             repairs.push({ signal: 'deposit', target, key: `RECONCILE/DEPOSIT/${deposit.id}/${deposit.status}`, event: depositEvent(deposit.status), record: depositRecord(deposit) });
           }
@@ -116,7 +132,7 @@ export function createReconcileActivities(ramp: RampClient) {
 
     /** Deposit workflows that do not know their trade, its settlement, or (offramp) the payout. */
     async findTradeLag(limits: ReconcileLimits): Promise<LagReport> {
-      return asActivity(() =>
+      return serviceCall(() =>
         scan(limits, (pageNum) => ramp.trades.list({ pageNum, pageSize: PAGE_SIZE }), async (items) => {
           // The list's item shape is not shown: use `deposit.id` and `status` when items carry them,
           // and read the detail otherwise (one at a time, to stay gentle with the service).

@@ -2,7 +2,7 @@
  * Human-readable output of the `journey` and `deposit` commands: a journey's or deposit's state as
  * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
  */
-import type { Attention, DepositListing, DepositState, EventReport, JourneyListing, JourneyState } from '../client';
+import type { Attention, DepositListing, DepositState, EventReport, JourneyDeposits, JourneyListing, JourneyState } from '../client';
 
 function labelled(rows: [string, string | undefined][]): string {
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
@@ -35,12 +35,20 @@ export function formatJourneyState(state: JourneyState): string {
         ].filter(Boolean).join(', '),
     ],
     ['offramp', offramp && [`${offramp.currency} on ${offramp.network}`, da && `deposit address ${da.id} ${da.status}`, da?.address && `deposit to ${da.address}`].filter(Boolean).join(', ')],
-    ...state.deposits.map((deposit): [string, string] => [
+    ['deposits', depositCounts(state.deposits)],
+    ['completed', Object.entries(state.deposits.completedTotals).map(([currency, amount]) => `${amount} ${currency}`).join(', ') || undefined],
+    ...[...state.deposits.open, ...state.deposits.recent].map((deposit): [string, string] => [
       'deposit',
       `${deposit.depositId} ${deposit.kind} ${deposit.amount} ${deposit.currency} ${deposit.stage}${deposit.attention ? `: ${deposit.attention.reason}` : ''}`,
     ]),
+    ['', state.deposits.openNotShown > 0 ? `(${state.deposits.openNotShown} more in progress: rampflow deposit list --customer ${state.externalId})` : undefined],
   ];
   return `journey ${state.externalId}: ${state.stage}\n${labelled(rows)}\n`;
+}
+
+function depositCounts(deposits: JourneyDeposits): string | undefined {
+  const counts = Object.entries(deposits.byStage).map(([stage, count]) => `${count} ${stage}`);
+  return counts.length > 0 ? counts.join(', ') : undefined;
 }
 
 export function formatDepositState(state: DepositState): string {

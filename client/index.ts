@@ -13,5 +13,6 @@ export {
   type DepositStage,
   type DepositState,
   type JourneyStage,
+  type JourneyDeposits,
   type JourneyState,
 } from '../workflows/messages';

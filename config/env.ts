@@ -50,6 +50,13 @@ export const WorkerEnvSchema = z.object({
    * replaying a workflow's history when it wakes after being evicted (README, Configuration).
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /**
+   * Timings of the deposit workflows this worker starts (workflows/deposit-input.ts): how long a
+   * deposit waits for an event before asking the service (default 900), and how long each step may
+   * take before it parks (default 259200, three days).
+   */
+  DEPOSIT_POLL_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
+  DEPOSIT_STEP_DEADLINE_SECONDS: z.coerce.number().positive().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

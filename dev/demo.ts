@@ -56,7 +56,7 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
     onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' }, audSourceAccount: AUD_SOURCE },
     offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } },
     // Webhooks drive the demo; the polls are only the fallback.
-    timings: { pollIntervalSeconds: 10, depositPollIntervalSeconds: 10 },
+    timings: { pollIntervalSeconds: 10 },
   });
   progress(`demo journey ${journeyWorkflowId(externalId)}: ${workflowUiUrl(stack.temporal.uiUrl ?? '', stack.temporal.namespace, journeyWorkflowId(externalId))}`);
 
@@ -71,7 +71,7 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
     if (line !== lastLine) progress(`  ${line}`);
     lastLine = line;
 
-    for (const deposit of state.deposits) {
+    for (const deposit of [...state.deposits.open, ...state.deposits.recent]) {
       if (depositStages.get(deposit.depositId) === deposit.stage) continue;
       depositStages.set(deposit.depositId, deposit.stage);
       progress(`  deposit ${deposit.depositId.slice(0, 8)} (${deposit.kind}, ${deposit.amount} ${deposit.currency}): ${deposit.stage}`);
@@ -94,7 +94,7 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
       await post('/sandbox/deposit/simulate', { depositAddressId: state.offramp.depositAddress.id, amount: '50.00', currency: 'USDT', sender: { address: '0x000000000000000000000000000000000000dEaD', network: 'ETH' } });
       depositsSent = true;
     }
-    if (depositsSent && state.deposits.length === 2 && state.deposits.every((deposit) => deposit.stage === 'COMPLETED')) {
+    if (depositsSent && state.deposits.byStage.COMPLETED === 2) {
       progress(`done: the crypto reached the wallet and the payout reached the bank account, ${Math.round((Date.now() - started) / 1000)} s after signup`);
       return;
     }

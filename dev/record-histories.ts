@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   const workerConnection = await NativeConnection.connect({ address: server.address });
   const taskQueue = 'record-histories';
-  const worker = await createRampflowWorker({ connection: workerConnection, namespace: 'default', taskQueue, ramp });
+  const worker = await createRampflowWorker({ connection: workerConnection, namespace: 'default', taskQueue, ramp, depositTimings: { pollIntervalSeconds: 1 } });
   const running = worker.run();
   try {
     const externalId = 'recorded-user';
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
           customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
           onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' }, audSourceAccount: SOURCE },
           offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: '987654321' } },
-          timings: { pollIntervalSeconds: 1, depositPollIntervalSeconds: 1 },
+          timings: { pollIntervalSeconds: 1 },
         }),
       ],
     });
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     log('journey ACTIVE; simulating a deposit each way');
     const fiat = await post('/sandbox/deposit/simulate', { virtualAccountId: active.onramp!.virtualAccount!.id, amount: '100.00', currency: 'AUD', sender: SOURCE });
     const crypto = await post('/sandbox/deposit/simulate', { depositAddressId: active.offramp!.depositAddress!.id, amount: '50.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000001', network: 'ETH' } });
-    await state((s) => s.deposits.length === 2 && s.deposits.every((d) => d.stage === 'COMPLETED'));
+    await state((s) => s.deposits.byStage.COMPLETED === 2);
     await handle.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'recording done' }] });
     await handle.result();
 

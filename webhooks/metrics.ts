@@ -20,7 +20,7 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export type HandoffResult = 'started' | 'duplicate' | 'unavailable';
+export type HandoffResult = 'started' | 'duplicate' | 'routed-again' | 'unavailable';
 
 export class WebhookMetrics {
   readonly registry = new Registry();

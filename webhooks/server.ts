@@ -110,7 +110,9 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       try {
         const result = await handOff(handoff, workflowId, input);
         metrics.observeHandoff(result, (performance.now() - started) / 1000);
-        return finish(request, reply, 200, result === 'started' ? 'accepted' : 'duplicate', { status: result === 'started' ? 'accepted' : 'duplicate' }, about);
+        // An event routed again is new work (the handoff metric counts it apart), so it is "accepted".
+        const status = result === 'duplicate' ? 'duplicate' : 'accepted';
+        return finish(request, reply, 200, status, { status }, about);
       } catch (error) {
         if (!(error instanceof TemporalUnavailable)) throw error;
         metrics.observeHandoff('unavailable', (performance.now() - started) / 1000);

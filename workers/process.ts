@@ -40,6 +40,10 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       ramp,
       workflowBundle,
       ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+      depositTimings: {
+        ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS } : {}),
+        ...(config.DEPOSIT_STEP_DEADLINE_SECONDS !== undefined ? { stepDeadlineSeconds: config.DEPOSIT_STEP_DEADLINE_SECONDS } : {}),
+      },
     });
     logger.info(
       {

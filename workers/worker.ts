@@ -3,10 +3,13 @@
  * activities bound to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
  */
 import { join } from 'node:path';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createEventRoutingActivities, createRampActivities, createReconcileActivities } from '../activities';
-import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS } from '../activities/failures';
+import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
+import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from '../activities/failures';
+import { ServiceHealth } from '../activities/service-health';
 import type { RampClient } from '../ramp';
+import type { DepositTimings } from '../workflows/deposit-input';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
 
@@ -24,22 +27,40 @@ export interface RampflowWorkerOptions {
   outcomeUnknownRetryDelayMs?: number;
   /** WORKER_MAX_CACHED_WORKFLOWS (config/env.ts); the SDK's default when undefined. */
   maxCachedWorkflows?: number;
+  /** Timings of the deposit workflows this worker's activities start (production defaults when undefined). */
+  depositTimings?: Partial<DepositTimings>;
+  /** Where the worker reports an outage of the service (a new monitor on the SDK's logger and meter by default). */
+  serviceHealth?: ServiceHealth;
 }
 
 export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
+  const failureOptions: FailureOptions = {
+    outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS,
+    health: options.serviceHealth ?? defaultServiceHealth(),
+  };
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    // Activity names are unique across the three sets, so they merge into one registry.
+    // Activity names are unique across the sets, so they merge into one registry.
     activities: {
-      ...createRampActivities(options.ramp, { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }),
-      ...createEventRoutingActivities(options.ramp),
-      ...createReconcileActivities(options.ramp),
+      ...createRampActivities(options.ramp, failureOptions),
+      ...createEventRoutingActivities(options.ramp, failureOptions),
+      ...createReconcileActivities(options.ramp, failureOptions),
+      ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
     },
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
   });
+}
+
+let processHealth: ServiceHealth | undefined;
+
+/** One monitor per process: it logs through the SDK's logger and sets a gauge on the runtime's metrics endpoint. */
+function defaultServiceHealth(): ServiceHealth {
+  const runtime = Runtime.instance();
+  processHealth ??= new ServiceHealth(runtime.logger, runtime.metricMeter.createGauge('rampflow_service_outage', 'int', '', 'Calls to the ramp service fail the same way everywhere (1), by cause'));
+  return processHealth;
 }

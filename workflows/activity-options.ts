@@ -1,17 +1,21 @@
 /**
  * Retry policies for activity calls. Transient failures (connection errors, 5xx, the service's
- * FAILED) retry with backoff; the failure types a retry cannot fix are not retried and park the
- * workflow instead. When even transient failures outlast the attempts, the workflow parks too.
+ * FAILED, UNAUTHORISED) retry with backoff; the failure types a retry cannot fix are not retried and
+ * park the workflow instead.
  */
 import type { ActivityOptions, RetryPolicy } from '@temporalio/common';
 import { NON_RETRYABLE_SERVICE_ERRORS } from './service-failures';
 
-/** About an hour of attempts (backoff capped at 5 minutes) for calls that change the service. */
+/**
+ * Calls that must get through: attempts until they succeed (no maximumAttempts), the backoff capped
+ * at 5 minutes. A service that is down for hours, or refuses our credentials until a rotated key
+ * reaches the worker, is one incident the worker reports (activities/service-health.ts), not a park
+ * per workflow; every call resumes by itself once the cause is fixed.
+ */
 export const ACTIVITY_RETRY: RetryPolicy = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '5 minutes',
-  maximumAttempts: 20,
   nonRetryableErrorTypes: [...NON_RETRYABLE_SERVICE_ERRORS],
 };
 
@@ -27,5 +31,8 @@ export const POLL_RETRY: RetryPolicy = {
 /** Options for a call that changes the service, with the summary the Web UI shows for it. */
 export const changeOptions = (summary: string): ActivityOptions => ({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary });
 
-/** Options for a read of the service, with the summary the Web UI shows for it. */
+/** Options for a read the workflow cannot go on without (the ACTIVITY_RETRY policy). */
+export const patientReadOptions = (summary: string): ActivityOptions => ({ startToCloseTimeout: '30 seconds', retry: ACTIVITY_RETRY, summary });
+
+/** Options for a poll of the service, with the summary the Web UI shows for it. */
 export const readOptions = (summary: string): ActivityOptions => ({ startToCloseTimeout: '30 seconds', retry: POLL_RETRY, summary });

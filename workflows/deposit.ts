@@ -1,10 +1,14 @@
 /**
- * One deposit, `deposit/<depositId>`, a child of the customer's journey:
- * RECEIVED → CONFIRMED (or REJECTED; ACTION_REQUIRED waits for an operator's attachment)
- * → TRADE_CREATED → TRADE_SETTLED → (offramp) PAYMENT_SETTLED → COMPLETED.
+ * One deposit, `deposit/<depositId>`: RECEIVED → CONFIRMED (or REJECTED; ACTION_REQUIRED waits for an
+ * operator's attachment) → TRADE_CREATED → TRADE_SETTLED → (offramp) PAYMENT_SETTLED → COMPLETED.
+ *
+ * It stands on its own: whoever hears of the deposit first (the event path, reconciliation) starts it
+ * with signal-with-start, so it exists exactly once whether or not its journey runs, and no event races
+ * its creation. It reports every change of stage to its customer's journey; money that arrives for a
+ * customer rampflow does not serve (no journey, or one that has ended) parks at once for an operator.
  *
  * Each wait has the event path, a poll and a deadline; a deadline or a failure a retry cannot fix
- * parks the deposit in NEEDS_ATTENTION. Every change of stage is reported to the journey.
+ * parks the deposit in NEEDS_ATTENTION, where a late event or look still resumes it.
  */
 import {
   allHandlersFinished,
@@ -16,9 +20,11 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
-import { changeOptions, readOptions } from './activity-options';
+import { changeOptions, patientReadOptions, readOptions } from './activity-options';
+import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
-import type { JourneyTimings } from './journey-input';
+import { DepositLifecycleInputSchema, type DepositLifecycleRequest } from './deposit-input';
+import { journeyWorkflowId } from './ids';
 import {
   depositEventSignal,
   depositProgressSignal,
@@ -32,19 +38,12 @@ import {
 } from './messages';
 import { OperatorDesk } from './operator';
 import { isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
-import { RampStage } from './search-attributes';
-import { ParkRequest } from './service-failures';
+import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+import { orPark, ParkRequest } from './service-failures';
 import { advancesDeposit, advancesTrade } from './status-order';
-import { waitForService } from './waiting';
+import { deadlinePassed, waitForService } from './waiting';
 
-export interface DepositLifecycleInput {
-  deposit: DepositRecord;
-  kind: 'ONRAMP' | 'OFFRAMP';
-  /** The journey to report progress to. */
-  journeyWorkflowId: string;
-  externalId: string;
-  timings: JourneyTimings;
-}
+export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
 
 export interface DepositOutcome {
   stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED';
@@ -54,6 +53,9 @@ export interface DepositOutcome {
 /** An attachment is carried in the update and so in the history, which caps events at 2 MB. */
 const MAX_ATTACHMENT_BASE64_CHARS = 1_000_000;
 
+/** The service's crypto currencies (the interface's crypto-address filter values): money in them is an offramp. */
+const CRYPTO_CURRENCIES = ['USDT', 'USDC'];
+
 const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
 
 class DepositEnded extends Error {
@@ -62,24 +64,31 @@ class DepositEnded extends Error {
   }
 }
 
-export async function depositLifecycle(input: DepositLifecycleInput): Promise<DepositOutcome> {
-  const { timings } = input;
-  let deposit = input.deposit;
+export async function depositLifecycle(request: DepositLifecycleRequest): Promise<DepositOutcome> {
+  const input = DepositLifecycleInputSchema.parse(request);
+  const { timings, depositId } = input;
+  let deposit: DepositRecord | undefined = input.deposit;
   let trade: TradeRecord | undefined;
   let payment: PaymentRecord | undefined;
   let attachmentSubmitted = false;
-  const applied = new Set<string>();
+  const applied = new AppliedKeys();
   const desk = new OperatorDesk();
   const state: DepositState = {
-    depositId: deposit.id,
-    customerId: deposit.customerId,
-    kind: input.kind,
+    depositId,
+    customerId: deposit?.customerId ?? '',
+    kind: deposit ? kindOf(deposit) : 'ONRAMP',
     stage: 'RECEIVED',
-    status: deposit.status,
-    amount: deposit.amount,
-    currency: deposit.currency,
-    waitingFor: 'the service to confirm the deposit (DEPOSIT_APPROVED)',
+    status: deposit?.status ?? 'RECEIVED',
+    amount: deposit?.amount ?? '0',
+    currency: deposit?.currency ?? '',
+    waitingFor: 'the service\'s record of the deposit',
   };
+  /** The journey to report to; undefined when the customer has none we know. */
+  let journeyId: string | undefined;
+  /** The stage the journey last heard, so it can keep its counts right. */
+  let reportedStage: DepositStage | undefined;
+  /** Set once the journey heard of the deposit, or an operator chose to track it without one. */
+  let served = false;
 
   // ---- progress, visible to operators and to the journey ----------------------------------------
 
@@ -98,35 +107,41 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
 
   async function show(stage: DepositStage, waitingFor: string): Promise<void> {
     const changed = stage !== state.stage || desk.attention !== state.attention;
+    if (stage !== state.stage) upsertSearchAttributes([{ key: RampStage, value: stage }]);
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
-    upsertSearchAttributes([{ key: RampStage, value: stage }]);
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
-    if (!changed) return;
+    if (changed || reportedStage === undefined) await report();
+  }
+
+  /** Tells the journey; false when it is not running (ended, or never started). */
+  async function report(): Promise<boolean> {
+    if (!journeyId) return false;
     try {
-      await getExternalWorkflowHandle(input.journeyWorkflowId).signal(depositProgressSignal, summary());
+      await getExternalWorkflowHandle(journeyId).signal(depositProgressSignal, { summary: summary(), ...(reportedStage ? { previousStage: reportedStage } : {}) });
+      reportedStage = state.stage;
+      return true;
     } catch {
-      // The journey has ended (the customer was closed); the deposit still finishes on its own.
+      // The journey has ended meanwhile (the customer was closed); the deposit still finishes on its own.
+      return false;
     }
   }
 
   // ---- events, applied at most once and only forward ---------------------------------------------
 
-  function applyOnce(key: string, apply: () => void): void {
-    if (applied.has(key)) return;
-    applied.add(key);
-    apply();
-  }
-
   function applyDeposit(record: DepositRecord): void {
-    if (record.id !== deposit.id || !advancesDeposit(deposit.status, record.status)) return;
+    if (record.id !== depositId || (deposit && !advancesDeposit(deposit.status, record.status))) return;
     deposit = record;
     state.status = record.status;
+    state.customerId = record.customerId;
+    state.kind = kindOf(record);
+    state.amount = record.amount;
+    state.currency = record.currency;
   }
 
   function applyTrade(record: TradeRecord): void {
-    if (record.depositId !== undefined && record.depositId !== deposit.id) return;
+    if (record.depositId !== undefined && record.depositId !== depositId) return;
     if (trade && (trade.id !== record.id || !advancesTrade(trade.status, record.status))) return;
     trade = record;
     state.tradeId = record.id;
@@ -139,22 +154,22 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
     state.paymentId = record.id;
   }
 
-  setHandler(depositEventSignal, (event) => applyOnce(event.key, () => applyDeposit(event.record)));
-  setHandler(tradeEventSignal, (event) => applyOnce(event.key, () => applyTrade(event.record)));
-  setHandler(paymentEventSignal, (event) => applyOnce(event.key, () => applyPayment(event.record)));
+  setHandler(depositEventSignal, (event) => applied.applyOnce(event.key, () => applyDeposit(event.record)));
+  setHandler(tradeEventSignal, (event) => applied.applyOnce(event.key, () => applyTrade(event.record)));
+  setHandler(paymentEventSignal, (event) => applied.applyOnce(event.key, () => applyPayment(event.record)));
   setHandler(depositStateQuery, () => ({ ...state, attention: desk.attention }));
   setHandler(
     submitAttachmentUpdate,
     async (attachment) => {
       await act.submitDepositAttachment.executeWithOptions(changeOptions('submit the attachment the service asked for'), [
-        { depositId: deposit.id, attachment },
+        { depositId, attachment },
       ]);
       attachmentSubmitted = true;
       return { submitted: true as const };
     },
     {
       validator: (attachment) => {
-        if (deposit.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${deposit.status}, not ACTION_REQUIRED: the service asked for no attachment`);
+        if (deposit?.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${deposit?.status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`);
         if (!attachment.fileName || !attachment.contentType || !attachment.contentBase64) throw new Error('fileName, contentType and contentBase64 are required');
         if (attachment.contentBase64.length > MAX_ATTACHMENT_BASE64_CHARS) throw new Error(`the attachment is too large (at most ${MAX_ATTACHMENT_BASE64_CHARS} base64 characters)`);
       },
@@ -166,40 +181,68 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
   let stageDeadlineAt: number | undefined;
 
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
-    stageDeadlineAt ??= workflowNow() + timings.depositStepDeadlineSeconds * 1000;
-    const outcome = await waitForService({
-      what,
-      settled,
-      poll: pollOnce,
-      pollIntervalMs: timings.pollIntervalSeconds * 1000,
-      deadlineAt: stageDeadlineAt,
-      now: workflowNow,
-    });
-    if (outcome === 'deadline') throw new ParkRequest(`no answer from the service within the deadline while waiting for ${what}`, 'Deadline');
+    stageDeadlineAt ??= workflowNow() + timings.stepDeadlineSeconds * 1000;
+    const wait = { what, settled, poll: pollOnce, pollIntervalMs: timings.pollIntervalSeconds * 1000 };
+    const outcome = await waitForService({ ...wait, deadlineAt: stageDeadlineAt, now: workflowNow });
+    if (outcome === 'deadline') throw deadlinePassed(wait);
   }
 
-  const pollDeposit = async () => applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [deposit.id]));
+  const pollDeposit = async () => applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
 
+  /**
+   * Reads what the starter did not know (the record, whose customer it is), then finds the journey to
+   * report to. Money for a customer rampflow does not serve parks here: an operator decides.
+   */
   async function received(): Promise<DepositStage> {
+    if (!deposit) {
+      const record = await orPark('reading the deposit', () => act.getDeposit.executeWithOptions(patientReadOptions('read the deposit'), [depositId]));
+      applyDeposit(record);
+    }
+    if (input.externalId === undefined && journeyId === undefined) {
+      const owner = await orPark('finding the deposit\'s customer', () =>
+        act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [deposit!.customerId]),
+      );
+      if (owner) learnJourney(owner);
+    }
     await show('RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
-    await waitOrPark('the deposit\'s confirmation', () => deposit.status !== 'RECEIVED', pollDeposit);
+    served ||= reportedStage !== undefined;
+    if (!served) throw notServed();
+    await waitOrPark('the deposit\'s confirmation', () => deposit!.status !== 'RECEIVED', pollDeposit);
     return stageForDepositStatus();
+  }
+
+  /** The starter indexes what it knew at start; what the workflow learned itself it indexes here. */
+  function learnJourney(externalId: string, indexed = false): void {
+    journeyId = journeyWorkflowId(externalId);
+    if (!indexed) {
+      upsertSearchAttributes([
+        { key: RampExternalId, value: externalId },
+        { key: RampCustomerId, value: state.customerId },
+      ]);
+    }
+  }
+
+  function notServed(): ParkRequest {
+    const reason = journeyId
+      ? `money arrived for a customer whose journey ${journeyId} is not running (ended or never started); retry to track the deposit anyway, or cancel`
+      : `money arrived for customer ${state.customerId}, who has no externalId, so no rampflow journey; retry to track the deposit anyway, or cancel`;
+    return new ParkRequest(reason, 'CustomerNotServed');
   }
 
   async function actionRequired(): Promise<DepositStage> {
     await show('ACTION_REQUIRED', 'an operator to submit the attachment the service asked for (update submitAttachment)');
     // An operator's attachment (or the service deciding on its own) moves the deposit on.
-    await waitOrPark('an attachment from an operator', () => attachmentSubmitted || deposit.status !== 'ACTION_REQUIRED', pollDeposit);
-    if (deposit.status === 'ACTION_REQUIRED') {
+    await waitOrPark('an attachment from an operator', () => attachmentSubmitted || deposit!.status !== 'ACTION_REQUIRED', pollDeposit);
+    if (deposit!.status === 'ACTION_REQUIRED') {
       await show('ACTION_REQUIRED', 'the service to review the attachment (DEPOSIT_APPROVED)');
       stageDeadlineAt = undefined;
-      await waitOrPark('the service\'s review of the attachment', () => deposit.status !== 'ACTION_REQUIRED', pollDeposit);
+      await waitOrPark('the service\'s review of the attachment', () => deposit!.status !== 'ACTION_REQUIRED', pollDeposit);
     }
     return stageForDepositStatus();
   }
 
   function stageForDepositStatus(): DepositStage {
-    switch (deposit.status) {
+    switch (deposit!.status) {
       case 'CONFIRMED':
         return 'CONFIRMED';
       case 'REJECTED':
@@ -215,7 +258,7 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
     await show('CONFIRMED', 'the service to create the trade (TRADE_CREATED)');
     await waitOrPark('the trade to be created', () => trade !== undefined, async () => {
       const found = await act.findTradeForDeposit.executeWithOptions(readOptions('look for the deposit\'s trade'), [
-        { depositId: deposit.id, customerId: deposit.customerId },
+        { depositId, customerId: deposit!.customerId },
       ]);
       if (found) applyTrade(found);
     });
@@ -233,7 +276,7 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
 
   async function tradeSettled(): Promise<DepositStage> {
     // An onramp ends when its trade settles: the crypto goes to the customer's exit address.
-    if (input.kind === 'ONRAMP') return 'COMPLETED';
+    if (state.kind === 'ONRAMP') return 'COMPLETED';
     await show('TRADE_SETTLED', 'the service to pay out to the customer\'s bank account (PAYMENT_SETTLED)');
     await waitOrPark('the payout', () => payment !== undefined && isPaymentSettled(payment.status), async () => {
       // No list of payments exists: the poll needs the payment's id, from an event or the trade.
@@ -253,6 +296,7 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
   };
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
+  if (input.externalId !== undefined) learnJourney(input.externalId, true);
   let stage: DepositStage = 'RECEIVED';
   try {
     while (stage !== 'COMPLETED') {
@@ -265,6 +309,8 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
         const parked = stage;
         const decision = await desk.park(parked, error, () => void show('NEEDS_ATTENTION', `an operator: ${error.reason}`));
         if (decision.kind === 'cancel') throw new DepositEnded({ stage: 'CANCELLED', reason: decision.reason });
+        // An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort).
+        if (error.errorType === 'CustomerNotServed') served = true;
         stageDeadlineAt = undefined;
       }
     }
@@ -279,6 +325,13 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
 
   function completion(): string {
     const traded = trade ? `traded ${trade.fromAmount} ${trade.fromCurrency} for ${trade.toAmount} ${trade.toCurrency}` : 'traded';
-    return input.kind === 'OFFRAMP' && payment ? `${traded}; paid out as payment ${payment.id}` : traded;
+    return state.kind === 'OFFRAMP' && payment ? `${traded}; paid out as payment ${payment.id}` : traded;
   }
+}
+
+/** Where the money came in: a virtual account is an onramp, a deposit address an offramp. */
+function kindOf(deposit: DepositRecord): 'ONRAMP' | 'OFFRAMP' {
+  if (deposit.virtualAccountId) return 'ONRAMP';
+  if (deposit.depositAddressId) return 'OFFRAMP';
+  return CRYPTO_CURRENCIES.includes(deposit.currency) ? 'OFFRAMP' : 'ONRAMP';
 }

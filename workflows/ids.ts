@@ -5,3 +5,10 @@
 export const journeyWorkflowId = (externalId: string): string => `customer/${externalId}`;
 export const depositWorkflowId = (depositId: string): string => `deposit/${depositId}`;
 export const eventWorkflowId = (event: string, payloadId: string): string => `event/${event}/${payloadId}`;
+
+const DEPOSIT_PREFIX = depositWorkflowId('');
+/** The deposit id a `deposit/<depositId>` workflow ID names. */
+export const depositIdOf = (workflowId: string): string => {
+  if (!workflowId.startsWith(DEPOSIT_PREFIX)) throw new Error(`not a deposit workflow ID: ${workflowId}`);
+  return workflowId.slice(DEPOSIT_PREFIX.length);
+};

@@ -8,7 +8,8 @@ const DAY = 86_400;
 
 /**
  * Every wait for the service has an event, a poll when no event came within the poll interval, and a
- * deadline. Production defaults; tests pass seconds.
+ * deadline. Production defaults; tests pass seconds. (Deposits run as workflows of their own, with
+ * their own timings: workflows/deposit-input.ts.)
  */
 export const JourneyTimingsSchema = z.object({
   /** How long to wait for an event before asking the service directly. */
@@ -17,10 +18,6 @@ export const JourneyTimingsSchema = z.object({
   kycDeadlineSeconds: z.number().positive().default(30 * DAY),
   /** How long the virtual account / deposit address approvals may take. */
   accountsDeadlineSeconds: z.number().positive().default(7 * DAY),
-  /** How often an ACTIVE journey lists the customer's deposits, to find any no event announced. */
-  depositPollIntervalSeconds: z.number().positive().default(60 * 60),
-  /** How long each step of a deposit (confirmation, trade, settlement, payout) may take. */
-  depositStepDeadlineSeconds: z.number().positive().default(3 * DAY),
   /** History length at which an ACTIVE journey continues as new (Temporal also suggests it). */
   maxHistoryEvents: z.number().int().min(100).default(10_000),
 });

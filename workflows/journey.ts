@@ -1,62 +1,52 @@
 /**
  * The customer journey, `customer/<externalId>`: creation, KYC, autoramp setup, account approvals,
- * then ACTIVE for the customer's life, starting a deposit-lifecycle child for every deposit.
+ * then ACTIVE for the customer's life. Each deposit runs as its own workflow (`deposit/<id>`, started
+ * by whoever hears of it first) and reports its progress here; the journey keeps a bounded view.
  *
  * Rules (DESIGN, "Workflows"): every wait has an event, a poll and a deadline; failures a retry cannot
  * fix park the journey in NEEDS_ATTENTION for an operator; events are applied at most once and state
- * only moves forward; the journey continues as new before its history grows large, carrying its state.
+ * only moves forward; the journey continues as new before its history grows large, carrying a state
+ * of fixed size. An ACTIVE journey with nothing happening runs no timer and makes no call.
  */
 import {
+  allHandlersFinished,
   condition,
   continueAsNew,
-  getExternalWorkflowHandle,
-  ParentClosePolicy,
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  startChild,
   upsertSearchAttributes,
   workflowInfo,
-  allHandlersFinished,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { RampActivities } from '../activities';
+import { changeOptions, readOptions } from './activity-options';
+import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
-import { depositLifecycle } from './deposit';
-import { depositWorkflowId } from './ids';
+import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
+import { MAX_ACCOUNT_RECORDS, upgradeCarriedJourney, type AnyCarriedJourney, type CarriedJourney } from './journey-carry';
 import type { JourneyInput } from './journey-input';
 import {
   closeCustomerUpdate,
   customerEventSignal,
   depositAddressEventSignal,
-  depositEventSignal,
   depositProgressSignal,
   journeyStateQuery,
   JOURNEY_STAGES,
   virtualAccountEventSignal,
+  type DepositProgress,
   type DepositSummary,
   type EndRequest,
   type JourneyStage,
   type JourneyState,
 } from './messages';
 import { OperatorDesk } from './operator';
-import { isCustomerApproved, type CustomerRecord, type DepositAddressRecord, type DepositRecord, type RampEvent, type VirtualAccountRecord } from './records';
+import { isCustomerApproved, type CustomerRecord, type DepositAddressRecord, type VirtualAccountRecord } from './records';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
-import { changeOptions, readOptions } from './activity-options';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
-import { pollTolerantly, waitForService } from './waiting';
+import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
-/** What a journey hands to its next run when it continues as new. */
-export interface CarriedJourney {
-  state: JourneyState;
-  appliedEventKeys: string[];
-  pendingDepositEvents: RampEvent<DepositRecord>[];
-  /** Deadline of the stage in progress (absolute workflow time), so a new run does not extend it. */
-  stageDeadlineAt?: number;
-  /** Account records seen in events before the journey learned their ids. */
-  accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord>;
-}
+export type { CarriedJourney } from './journey-carry';
 
 export interface JourneyOutcome {
   stage: 'REJECTED' | 'CLOSED';
@@ -76,9 +66,10 @@ class JourneyEnded extends Error {
 /** Ends the run to continue as new with the carried state. */
 class ContinueAsNewRequest extends Error {}
 
-export async function customerJourney(initialInput: JourneyInput, carried?: CarriedJourney): Promise<JourneyOutcome> {
+export async function customerJourney(initialInput: JourneyInput, carriedFromLastRun?: AnyCarriedJourney): Promise<JourneyOutcome> {
   let input = initialInput;
   const { timings } = input;
+  const carried = carriedFromLastRun ? upgradeCarriedJourney(carriedFromLastRun) : undefined;
   const state: JourneyState = carried?.state ?? {
     externalId: input.customer.externalId,
     stage: 'CREATING_CUSTOMER',
@@ -86,10 +77,9 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
     customer: {},
     ...(input.onramp ? { onramp: { currency: input.onramp.currency } } : {}),
     ...(input.offramp ? { offramp: { currency: input.offramp.currency, network: input.offramp.network } } : {}),
-    deposits: [],
+    deposits: emptyDepositBoard(),
   };
-  const applied = new Set(carried?.appliedEventKeys ?? []);
-  const pendingDepositEvents = [...(carried?.pendingDepositEvents ?? [])];
+  const applied = new AppliedKeys(carried?.appliedEventKeys);
   const accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord> = { ...(carried?.accountRecords ?? {}) };
   let stageDeadlineAt = carried?.stageDeadlineAt;
   let closeReason: string | undefined;
@@ -113,12 +103,6 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
 
   // ---- events: applied at most once, moving state only forward ----------------------------------
 
-  function applyOnce(key: string, apply: () => void): void {
-    if (applied.has(key)) return;
-    applied.add(key);
-    apply();
-  }
-
   function applyCustomer(record: CustomerRecord): void {
     if (state.customer.id && record.id !== state.customer.id) return;
     if (!advancesCustomer(state.customer.status, record.status)) return;
@@ -131,20 +115,20 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
   function applyAccount(record: VirtualAccountRecord | DepositAddressRecord): void {
     const known = accountRecords[record.id];
     if (known && !advancesAccount(known.status, record.status)) return;
+    delete accountRecords[record.id]; // re-inserted last: the oldest record is the one dropped at the cap
     accountRecords[record.id] = record;
+    for (const id of Object.keys(accountRecords).slice(0, -MAX_ACCOUNT_RECORDS)) delete accountRecords[id];
     if (state.onramp?.virtualAccount?.id === record.id) state.onramp.virtualAccount = record;
     if (state.offramp?.depositAddress?.id === record.id) state.offramp.depositAddress = record;
   }
 
-  setHandler(customerEventSignal, (event) => applyOnce(event.key, () => applyCustomer(event.record)));
-  setHandler(virtualAccountEventSignal, (event) => applyOnce(event.key, () => applyAccount(event.record)));
-  setHandler(depositAddressEventSignal, (event) => applyOnce(event.key, () => applyAccount(event.record)));
-  setHandler(depositEventSignal, (event) => applyOnce(event.key, () => pendingDepositEvents.push(event)));
-  setHandler(depositProgressSignal, (summary) => {
-    const at = state.deposits.findIndex((deposit) => deposit.depositId === summary.depositId);
-    if (at === -1) state.deposits.push(summary);
-    else state.deposits[at] = summary;
-  });
+  setHandler(customerEventSignal, (event) => applied.applyOnce(event.key, () => applyCustomer(event.record)));
+  setHandler(virtualAccountEventSignal, (event) => applied.applyOnce(event.key, () => applyAccount(event.record)));
+  setHandler(depositAddressEventSignal, (event) => applied.applyOnce(event.key, () => applyAccount(event.record)));
+  // Deposit workflows of the previous code sent the bare summary.
+  setHandler(depositProgressSignal, (progress: DepositProgress | DepositSummary) =>
+    applyDepositProgress(state.deposits, 'summary' in progress ? progress : { summary: progress }),
+  );
   setHandler(journeyStateQuery, () => ({ ...state, attention: desk.attention }));
   setHandler(
     closeCustomerUpdate,
@@ -170,25 +154,28 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
     return stageDeadlineAt;
   }
 
+  function stopIfEnded(): void {
+    if (endRequested()) throw new JourneyEnded({ stage: 'CLOSED', reason: closeReason! });
+  }
+
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number): Promise<void> {
-    const outcome = await waitForService({
+    const wait = {
       what,
       settled: () => settled() || endRequested(),
       poll: pollOnce,
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
-      deadlineAt: deadline(deadlineSeconds),
-      now: workflowNow,
-      shouldContinueAsNew,
-    });
+    };
+    const outcome = await waitForService({ ...wait, deadlineAt: deadline(deadlineSeconds), now: workflowNow, shouldContinueAsNew });
     if (outcome === 'continue-as-new') throw new ContinueAsNewRequest();
-    if (outcome === 'deadline') throw new ParkRequest(`no answer from the service within the deadline while waiting for ${what}`, 'Deadline');
-    if (endRequested()) throw new JourneyEnded({ stage: 'CLOSED', reason: closeReason! });
+    if (outcome === 'deadline') throw deadlinePassed(wait);
+    stopIfEnded();
   }
 
   // ---- the stages --------------------------------------------------------------------------------
 
   async function creatingCustomer(): Promise<JourneyStage> {
     show('CREATING_CUSTOMER', 'the service to create the customer (looked up by externalId first)');
+    stopIfEnded();
     const customer = await orPark('creating the customer', () =>
       act.ensureCustomer.executeWithOptions(changeOptions('look up or create the customer'), [input.customer]),
     );
@@ -215,6 +202,7 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
     const customerId = state.customer.id!;
     await findExits(customerId);
     show('SETTING_UP_RAMPS', 'the service to create the autoramp flows (each looked up first)');
+    stopIfEnded();
     if (input.onramp && state.onramp?.cryptoAddressId && !state.onramp.flowId) {
       const { currency } = input.onramp;
       const cryptoAddressId = state.onramp.cryptoAddressId;
@@ -225,6 +213,7 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
       state.onramp.virtualAccount = (accountRecords[flow.virtualAccountId] as VirtualAccountRecord | undefined) ?? { id: flow.virtualAccountId, status: 'PENDING' };
     }
     if (input.offramp && state.offramp?.bankAccountId && !state.offramp.flowId) {
+      stopIfEnded();
       const { currency, network } = input.offramp;
       const bankAccountId = state.offramp.bankAccountId;
       const flow = await orPark('creating the offramp', () =>
@@ -301,6 +290,7 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
         ]),
       );
       let whitelisted = listed(entries);
+      stopIfEnded();
       // No event announces the whitelist: the poll is the only way to learn of it.
       await waitOrPark('the AUD whitelist', () => whitelisted, async () => {
         whitelisted = listed(await act.getAudWhitelist.executeWithOptions(readOptions('poll the AUD whitelist'), [va.id]));
@@ -310,68 +300,16 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
     return 'ACTIVE';
   }
 
+  /**
+   * The customer's life: deposits run as their own workflows and report here. Nothing to ask the
+   * service and no timer: deposits no event announced are found by the partner-wide reconciliation,
+   * which starts their workflows.
+   */
   async function active(): Promise<never> {
-    const customerId = state.customer.id!;
-    show('ACTIVE', 'deposits (each runs as its own deposit workflow)');
-    let nextPollAt = workflowNow() + timings.depositPollIntervalSeconds * 1000;
-    for (;;) {
-      while (pendingDepositEvents.length > 0) await takeDeposit(pendingDepositEvents.shift()!);
-      if (endRequested()) throw new JourneyEnded({ stage: 'CLOSED', reason: closeReason! });
-      if (shouldContinueAsNew()) throw new ContinueAsNewRequest();
-      const woke = await condition(
-        () => pendingDepositEvents.length > 0 || endRequested() || shouldContinueAsNew(),
-        Math.max(nextPollAt - workflowNow(), 1),
-        { summary: 'deposit events, or the next look at the customer\'s deposits' },
-      );
-      if (!woke) {
-        // Deposits that no event announced (webhooks lost for good) are found here.
-        await pollTolerantly('the customer\'s deposits', async () => {
-          const deposits = await act.listCustomerDeposits.executeWithOptions(readOptions('list the customer\'s deposits'), [customerId]);
-          for (const deposit of deposits) await takeDeposit({ key: `POLL/${deposit.id}`, event: 'DEPOSIT_RECEIVED', record: deposit });
-        });
-        nextPollAt = workflowNow() + timings.depositPollIntervalSeconds * 1000;
-      }
-    }
-  }
-
-  /** Starts the deposit's workflow the first time the journey hears of it; forwards later events to it. */
-  async function takeDeposit(event: RampEvent<DepositRecord>): Promise<void> {
-    const deposit = event.record;
-    const known = state.deposits.some((summary) => summary.depositId === deposit.id);
-    if (known) {
-      if (event.key.startsWith('POLL/')) return; // the deposit's workflow polls for itself
-      try {
-        await getExternalWorkflowHandle(depositWorkflowId(deposit.id)).signal(depositEventSignal, event);
-      } catch {
-        // The deposit's workflow has finished: a late event has nothing left to move.
-      }
-      return;
-    }
-    const kind = depositKind(deposit);
-    const summary: DepositSummary = { depositId: deposit.id, kind, stage: 'RECEIVED', amount: deposit.amount, currency: deposit.currency };
-    state.deposits.push(summary);
-    try {
-      await startChild(depositLifecycle, {
-        workflowId: depositWorkflowId(deposit.id),
-        args: [{ deposit, kind, journeyWorkflowId: workflowInfo().workflowId, externalId: state.externalId, timings }],
-        // The journey continues as new for the customer's life; its deposits must outlive each run.
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        staticSummary: `${kind} deposit of ${deposit.amount} ${deposit.currency}`,
-        typedSearchAttributes: [
-          { key: RampStage, value: 'RECEIVED' },
-          { key: RampExternalId, value: state.externalId },
-          { key: RampCustomerId, value: state.customer.id ?? '' },
-        ],
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-  }
-
-  function depositKind(deposit: DepositRecord): 'ONRAMP' | 'OFFRAMP' {
-    if (deposit.virtualAccountId) return 'ONRAMP';
-    if (deposit.depositAddressId) return 'OFFRAMP';
-    return deposit.currency === state.onramp?.currency ? 'ONRAMP' : 'OFFRAMP';
+    show('ACTIVE', 'deposits (each runs as its own deposit workflow and reports here)');
+    await condition(() => endRequested() || shouldContinueAsNew());
+    stopIfEnded();
+    throw new ContinueAsNewRequest();
   }
 
   // ---- the stage machine ---------------------------------------------------------------------
@@ -402,7 +340,7 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
   } catch (error) {
     if (error instanceof ContinueAsNewRequest) {
       await condition(allHandlersFinished);
-      const next: CarriedJourney = { state, appliedEventKeys: [...applied], pendingDepositEvents, accountRecords, ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}) };
+      const next: CarriedJourney = { version: 2, state, appliedEventKeys: applied.carry(), accountRecords, ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}) };
       return await continueAsNew<typeof customerJourney>(input, next);
     }
     if (!(error instanceof JourneyEnded)) throw error;
@@ -414,8 +352,11 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
 
   /** Parks the stage until an operator decides; returns the stage to run next. */
   async function resumeParked(parkedStage: JourneyStage, request: ParkRequest): Promise<JourneyStage> {
-    const decision = await desk.park(parkedStage, request, () => show('NEEDS_ATTENTION', `an operator: ${request.reason}`));
+    const decision = await desk.park(parkedStage, request, () => show('NEEDS_ATTENTION', `an operator: ${request.reason}`), endRequested);
     if (decision.kind === 'cancel') throw new JourneyEnded({ stage: 'CLOSED', reason: decision.reason });
+    stopIfEnded();
+    stageDeadlineAt = undefined; // a retried wait gets a fresh deadline
+    if (decision.kind !== 'retry') return parkedStage;
     const corrected = decision.request.correctedInput;
     if (corrected) {
       input = { ...input, ...corrected };
@@ -423,7 +364,6 @@ export async function customerJourney(initialInput: JourneyInput, carried?: Carr
       if (corrected.onramp && state.onramp) state.onramp = { currency: corrected.onramp.currency };
       if (corrected.offramp && state.offramp) state.offramp = { currency: corrected.offramp.currency, network: corrected.offramp.network };
     }
-    stageDeadlineAt = undefined; // a retried wait gets a fresh deadline
     // New ramps are set up afresh, even when the journey was parked after setting up the old ones.
     const rampsCorrected = corrected?.onramp !== undefined || corrected?.offramp !== undefined;
     if (rampsCorrected && JOURNEY_STAGES.indexOf(parkedStage) > JOURNEY_STAGES.indexOf('SETTING_UP_RAMPS')) return 'SETTING_UP_RAMPS';

@@ -91,9 +91,27 @@ export interface JourneyState {
     /** The address to show the user so they can deposit crypto. */
     depositAddress?: DepositAddressRecord;
   };
-  deposits: DepositSummary[];
+  deposits: JourneyDeposits;
   /** How the journey ended, once it has. */
   outcome?: string;
+}
+
+/**
+ * What a journey shows of its deposits. Bounded whatever the customer's history (DESIGN, "Production
+ * over a lifetime"): counts and sums, the deposits in progress (up to a cap), the last few that ended.
+ * The full list comes from Temporal visibility (`rampflow deposit list --customer <externalId>`).
+ */
+export interface JourneyDeposits {
+  /** How many of the customer's deposits stand at each stage now. */
+  byStage: Partial<Record<DepositStage, number>>;
+  /** Amounts of completed deposits, per deposit currency (decimal strings). */
+  completedTotals: Record<string, string>;
+  /** Deposits still in progress, oldest first; at most MAX_OPEN_DEPOSITS_SHOWN. */
+  open: DepositSummary[];
+  /** Deposits in progress beyond the cap: counted in byStage, not listed. */
+  openNotShown: number;
+  /** The last deposits that ended (COMPLETED, REJECTED, CANCELLED), newest first. */
+  recent: DepositSummary[];
 }
 
 export interface DepositState extends DepositSummary {
@@ -108,13 +126,20 @@ export interface DepositState extends DepositSummary {
 export const customerEventSignal = defineSignal<[RampEvent<CustomerRecord>]>('customerEvent');
 export const virtualAccountEventSignal = defineSignal<[RampEvent<VirtualAccountRecord>]>('virtualAccountEvent');
 export const depositAddressEventSignal = defineSignal<[RampEvent<DepositAddressRecord>]>('depositAddressEvent');
-/** To the journey, which starts the deposit's workflow or forwards the event to it. */
+/** To a deposit's workflow (started with it by signal-with-start when it does not exist yet). */
 export const depositEventSignal = defineSignal<[RampEvent<DepositRecord>]>('depositEvent');
 export const tradeEventSignal = defineSignal<[RampEvent<TradeRecord>]>('tradeEvent');
 export const paymentEventSignal = defineSignal<[RampEvent<PaymentRecord>]>('paymentEvent');
 
-/** From a deposit's workflow to its journey whenever its summary changes. */
-export const depositProgressSignal = defineSignal<[DepositSummary]>('depositProgress');
+/**
+ * From a deposit's workflow to its journey whenever its summary changes. `previousStage` lets the
+ * journey keep its counts right for deposits it does not list (undefined on the first report).
+ */
+export interface DepositProgress {
+  summary: DepositSummary;
+  previousStage?: DepositStage;
+}
+export const depositProgressSignal = defineSignal<[DepositProgress]>('depositProgress');
 
 // ---- queries ----------------------------------------------------------------------------------
 

@@ -1,15 +1,30 @@
 /**
  * Parking for operators: a failure a retry cannot fix moves a workflow to NEEDS_ATTENTION with the
- * reason, and waits there (no timers, so a parked workflow costs nothing) until an operator resumes it
- * with the `retry` update, optionally with corrected input, or ends it with `cancel`.
+ * reason, and waits there until an operator resumes it with the `retry` update (optionally with
+ * corrected input) or ends it with `cancel`. A parked workflow still hears the world: it ends at once
+ * when it is told to (a close, the customer deleted), and a wait that was parked at its deadline
+ * resumes by itself when the fact it waited for comes true after all (a late event, or a look at the
+ * service, made with backoff for a bounded time).
  */
 import { condition, setHandler } from '@temporalio/workflow';
+import { isoNow, workflowNow } from './clock';
 import type { EndRequest, RetryRequest } from './messages';
-import { isoNow } from './clock';
 import { cancelUpdate, retryUpdate, type Attention } from './messages';
 import type { ParkRequest } from './service-failures';
+import { lookQuietly } from './waiting';
 
-export type OperatorDecision = { kind: 'retry'; request: RetryRequest } | { kind: 'cancel'; reason: string };
+export type OperatorDecision =
+  | { kind: 'retry'; request: RetryRequest }
+  | { kind: 'cancel'; reason: string }
+  /** The workflow was told to end while parked (`ended()` came true). */
+  | { kind: 'ended' }
+  /** The parked wait's fact came true by itself; the stage runs again. */
+  | { kind: 'resolved' };
+
+/** How a parked workflow keeps looking for a late fact: from the poll interval, doubling, to once a day. */
+const LATE_LOOK_MAX_INTERVAL_MS = 24 * 60 * 60 * 1000;
+/** ... and for this long after parking; then only an event or an operator moves it (its history stays short). */
+const LATE_LOOK_SPAN_MS = 30 * 24 * 60 * 60 * 1000;
 
 export class OperatorDesk {
   attention: Attention | undefined;
@@ -40,13 +55,27 @@ export class OperatorDesk {
     if (this.decision) throw new Error(`an operator already chose to ${this.decision.kind}`);
   }
 
-  /** Parks `stage` for the reason given and waits for an operator's decision. */
-  async park(stage: string, request: ParkRequest, onParked: () => void): Promise<OperatorDecision> {
+  /**
+   * Parks `stage` for the reason given and waits for an operator's decision, for `ended()`, or for
+   * the request's late fact (`request.lateFact`) to come true.
+   */
+  async park(stage: string, request: ParkRequest, onParked: () => void, ended: () => boolean = () => false): Promise<OperatorDecision> {
     this.attention = { reason: request.reason, stage, since: isoNow(), ...(request.errorType ? { errorType: request.errorType } : {}) };
     this.decision = undefined;
     onParked();
-    await condition(() => this.decision !== undefined);
-    const decision = this.decision!;
+    const late = request.lateFact;
+    const settled = () => this.decision !== undefined || ended() || (late?.settled() ?? false);
+    if (late) {
+      const lookUntil = workflowNow() + LATE_LOOK_SPAN_MS;
+      let intervalMs = late.firstIntervalMs;
+      while (!settled() && workflowNow() < lookUntil) {
+        if (await condition(settled, Math.min(intervalMs, Math.max(lookUntil - workflowNow(), 1)), { summary: `parked: look again at ${late.what}` })) break;
+        await lookQuietly(late.poll);
+        intervalMs = Math.min(intervalMs * 2, LATE_LOOK_MAX_INTERVAL_MS);
+      }
+    }
+    await condition(settled);
+    const decision: OperatorDecision = this.decision ?? (ended() ? { kind: 'ended' } : { kind: 'resolved' });
     this.attention = undefined;
     this.decision = undefined;
     return decision;

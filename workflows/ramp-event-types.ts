@@ -57,7 +57,8 @@ export type EventRoute =
   | { signal: 'customer'; externalId: string; record: CustomerRecord }
   | { signal: 'virtualAccount'; externalId: string; customerId: string; record: VirtualAccountRecord }
   | { signal: 'depositAddress'; externalId: string; customerId: string; record: DepositAddressRecord }
-  | { signal: 'deposit'; externalId: string; customerId: string; record: DepositRecord }
+  /** No externalId: the customer has none; the deposit's workflow still starts, and parks. */
+  | { signal: 'deposit'; externalId?: string; customerId: string; record: DepositRecord }
   | { signal: 'trade'; depositId: string; record: TradeRecord }
   | { signal: 'payment'; depositId: string; tradeId: string; record: PaymentRecord };
 

@@ -9,12 +9,13 @@
  *    the service's version wins (the disagreement is logged and kept in the result);
  * 2. waits until the service's record shows what the event claims (a spoofed "deposit approved" for a
  *    deposit the service has not confirmed never gets further than this);
- * 3. finds the target: customer events by externalId (`customer/<externalId>`); virtual account,
- *    deposit address and deposit events by their customer's externalId (the journey starts or
- *    forwards to the deposit's workflow); trade events by `deposit.id` (`deposit/<id>`); payment
- *    events by the trade their `reference` names, then that trade's deposit;
+ * 3. finds the target: customer events by externalId (`customer/<externalId>`); virtual account and
+ *    deposit address events by their customer's externalId; deposit events by their id
+ *    (`deposit/<id>`), trade events by `deposit.id`, payment events by the trade their `reference`
+ *    names, then that trade's deposit;
  * 4. signals it with the event key (`EVENT/payload.id`, applied at most once by the target) and the
- *    service's record, and finishes.
+ *    service's record, and finishes. A deposit's workflow is signalled with signal-with-start, so it
+ *    is started by whichever event about it comes first.
  * A target that does not exist yet is retried with workflow sleeps (doubling pauses) for a bounded
  * time. An event that never reaches a target ends parked: RampStage = EVENT_UNROUTED, the reason in
  * the current details and the result. A target that has already finished ends TARGET_CLOSED.
@@ -30,6 +31,7 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import type { DepositDelivery, DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { EventRoutingActivities } from '../activities/event-routing-activities';
 import type { EventName } from '../ramp/events';
 import { ACTIVITY_RETRY } from './activity-options';
@@ -39,9 +41,6 @@ import { depositWorkflowId, journeyWorkflowId } from './ids';
 import {
   customerEventSignal,
   depositAddressEventSignal,
-  depositEventSignal,
-  paymentEventSignal,
-  tradeEventSignal,
   virtualAccountEventSignal,
 } from './messages';
 import {
@@ -61,7 +60,7 @@ const act = proxyActivities<EventRoutingActivities>({ startToCloseTimeout: '1 mi
 // leaves in that task's completion: no activity task to schedule, poll and complete, which is two
 // round trips to the server on the path from webhook to journey (event-to-wake latency). Its retries
 // back off inside the worker, then on server timers once a pause exceeds a minute.
-const local = proxyLocalActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
+const local = proxyLocalActivities<EventRoutingActivities & DepositDeliveryActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
 
 interface Pending {
   code: ParkCode;
@@ -134,6 +133,8 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
       const target = targetOf(route);
       if (!serviceConfirms(event, status)) {
         pending = { code: 'DISPUTED', reason: `the service says ${resource} ${input.payloadId} is ${status}, which does not confirm ${event}` };
+      } else if (route.signal === 'deposit' || route.signal === 'trade' || route.signal === 'payment') {
+        return await deliverToDeposit(target, route);
       } else if (await signalTarget(target, route)) {
         show(EVENT_STAGE.ROUTED, `signalled ${target} (${status})`);
         return { ...base, outcome: 'ROUTED', target, ...extras() };
@@ -159,18 +160,56 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   }
 
   function targetOf(route: EventRoute): string {
-    return route.signal === 'trade' || route.signal === 'payment' ? depositWorkflowId(route.depositId) : journeyWorkflowId(route.externalId);
+    switch (route.signal) {
+      case 'trade':
+      case 'payment':
+        return depositWorkflowId(route.depositId);
+      case 'deposit':
+        return depositWorkflowId(route.record.id);
+      default:
+        return journeyWorkflowId(route.externalId);
+    }
   }
 
-  /** Lets operators list a customer's events by the same attributes as its journey. */
+  /** Signals the deposit's workflow, starting it if it does not exist yet. */
+  async function deliverToDeposit(target: string, route: Extract<EventRoute, { signal: 'deposit' | 'trade' | 'payment' }>): Promise<RampEventResult> {
+    const outcome = await local.deliverToDeposit.executeWithOptions(
+      { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary: `signal-with-start ${target}` },
+      [depositDelivery(route)],
+    );
+    if (outcome === 'ENDED') {
+      show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
+      return { ...base, outcome: 'TARGET_CLOSED', target, ...extras() };
+    }
+    show(EVENT_STAGE.ROUTED, `signalled ${target} (${serviceStatus ?? ''})`);
+    return { ...base, outcome: 'ROUTED', target, ...extras() };
+  }
+
+  function depositDelivery(route: Extract<EventRoute, { signal: 'deposit' | 'trade' | 'payment' }>): DepositDelivery {
+    const key = input.key;
+    switch (route.signal) {
+      case 'deposit':
+        return { depositId: route.record.id, ...(route.externalId ? { externalId: route.externalId } : {}), signal: 'deposit', event: { key, event, record: route.record } };
+      case 'trade':
+        return { depositId: route.depositId, signal: 'trade', event: { key, event, record: route.record } };
+      case 'payment':
+        return { depositId: route.depositId, signal: 'payment', event: { key, event, record: route.record } };
+    }
+  }
+
+  /** Lets operators list a customer's events by the same attributes as its journey (one upsert). */
   function indexFor(route: EventRoute): void {
-    if ('externalId' in route) upsertSearchAttributes([{ key: RampExternalId, value: route.externalId }]);
+    const externalId = 'externalId' in route ? route.externalId : undefined;
     const customerId = 'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
-    if (customerId) upsertSearchAttributes([{ key: RampCustomerId, value: customerId }]);
+    const pairs = [
+      ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
+      ...(customerId ? [{ key: RampCustomerId, value: customerId }] : []),
+    ];
+    if (pairs.length > 0) upsertSearchAttributes(pairs);
   }
 
-  /** Signals the target; false when no such workflow is running. */
-  async function signalTarget(target: string, route: EventRoute): Promise<boolean> {
+  /** Signals the customer's journey; false when no such workflow is running. */
+  async function signalTarget(target: string, route: Extract<EventRoute, { signal: 'customer' | 'virtualAccount' | 'depositAddress' }>): Promise<boolean> {
     const handle = getExternalWorkflowHandle(target);
     const key = input.key;
     try {
@@ -183,15 +222,6 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
           break;
         case 'depositAddress':
           await handle.signal(depositAddressEventSignal, { key, event, record: route.record });
-          break;
-        case 'deposit':
-          await handle.signal(depositEventSignal, { key, event, record: route.record });
-          break;
-        case 'trade':
-          await handle.signal(tradeEventSignal, { key, event, record: route.record });
-          break;
-        case 'payment':
-          await handle.signal(paymentEventSignal, { key, event, record: route.record });
           break;
       }
       return true;

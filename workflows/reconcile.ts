@@ -2,14 +2,18 @@
  * Reconciliation, run by a Temporal Schedule (webhooks/reconcile-schedule.ts): the service's webhooks
  * are retried for about eight days and then dropped, so this pages the service's customer, deposit
  * and trade lists, compares them with the running journeys and deposits (through Temporal
- * visibility, in the activities), and signals the ones whose state lags the service. Targets apply
- * each key at most once and only move forward, so a repair that races a late event is harmless.
+ * visibility, in the activities), and signals the ones whose state lags the service; a deposit that
+ * has no workflow at all (no event announced it) gets one, by signal-with-start. Targets apply each
+ * key at most once and only move forward, so a repair that races a late event is harmless.
  *
  * The activities only read; this workflow sends the signals, so every repair is in its history.
  */
 import { getExternalWorkflowHandle, log, proxyActivities } from '@temporalio/workflow';
+import type { DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { ReconcileActivities } from '../activities/reconcile-activities';
-import { customerEventSignal, depositEventSignal, paymentEventSignal, tradeEventSignal } from './messages';
+import { ACTIVITY_RETRY } from './activity-options';
+import { depositIdOf } from './ids';
+import { customerEventSignal } from './messages';
 import { DEFAULT_RECONCILE_LIMITS, type LagReport, type ReconcileLimits, type ReconcileResult, type Repair } from './reconcile-types';
 
 const act = proxyActivities<ReconcileActivities>({
@@ -18,6 +22,7 @@ const act = proxyActivities<ReconcileActivities>({
   // A failed run is not fatal: the next scheduled run starts afresh.
   retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
 });
+const deliveries = proxyActivities<DepositDeliveryActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
 
 export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}): Promise<ReconcileResult> {
   const resolved: ReconcileLimits = { ...DEFAULT_RECONCILE_LIMITS, ...limits };
@@ -54,26 +59,21 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
 }
 
 async function send(repair: Repair): Promise<boolean> {
-  const handle = getExternalWorkflowHandle(repair.target);
   const { key, event } = repair;
-  try {
-    switch (repair.signal) {
-      case 'customer':
-        await handle.signal(customerEventSignal, { key, event, record: repair.record });
-        break;
-      case 'deposit':
-        await handle.signal(depositEventSignal, { key, event, record: repair.record });
-        break;
-      case 'trade':
-        await handle.signal(tradeEventSignal, { key, event, record: repair.record });
-        break;
-      case 'payment':
-        await handle.signal(paymentEventSignal, { key, event, record: repair.record });
-        break;
-    }
-    return true;
-  } catch {
-    // The target finished between the check and the signal: nothing left to repair.
-    return false;
+  switch (repair.signal) {
+    case 'customer':
+      try {
+        await getExternalWorkflowHandle(repair.target).signal(customerEventSignal, { key, event, record: repair.record });
+        return true;
+      } catch {
+        // The target finished between the check and the signal: nothing left to repair.
+        return false;
+      }
+    case 'deposit':
+      return (await deliveries.deliverToDeposit({ depositId: repair.record.id, signal: 'deposit', event: { key, event, record: repair.record } })) === 'DELIVERED';
+    case 'trade':
+      return (await deliveries.deliverToDeposit({ depositId: depositIdOf(repair.target), signal: 'trade', event: { key, event, record: repair.record } })) === 'DELIVERED';
+    case 'payment':
+      return (await deliveries.deliverToDeposit({ depositId: depositIdOf(repair.target), signal: 'payment', event: { key, event, record: repair.record } })) === 'DELIVERED';
   }
 }

@@ -4,14 +4,28 @@
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
-/** Failure types the activities raise as non-retryable (see activities/failures.ts). */
-export const NON_RETRYABLE_SERVICE_ERRORS = ['InvalidParameters', 'Unauthorised', 'NotFound', 'Conflict'] as const;
+/**
+ * Failure types the activities raise as non-retryable (see activities/failures.ts). UNAUTHORISED is
+ * not among them: bad credentials or a clock far off fail every call alike, so it is one incident for
+ * the worker to report, and calls keep retrying until it is fixed rather than parking one by one.
+ */
+export const NON_RETRYABLE_SERVICE_ERRORS = ['InvalidParameters', 'NotFound', 'Conflict'] as const;
+
+/** A wait that was parked at its deadline, and how the parked workflow can see it come true later. */
+export interface LateFact {
+  what: string;
+  settled: () => boolean;
+  poll: () => Promise<void>;
+  firstIntervalMs: number;
+}
 
 /** Thrown inside workflow code to park the current stage for an operator. */
 export class ParkRequest extends Error {
   constructor(
     readonly reason: string,
     readonly errorType?: string,
+    /** Set when the park is a deadline: the fact may still come true, and then the stage resumes by itself. */
+    readonly lateFact?: LateFact,
   ) {
     super(reason);
     this.name = 'ParkRequest';

@@ -4,7 +4,7 @@
  * interval (webhooks can be lost for good), and a deadline.
  */
 import { CancellationScope, condition, log, sleep } from '@temporalio/workflow';
-import { NON_RETRYABLE_SERVICE_ERRORS, parkRequestFor } from './service-failures';
+import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
 export type WaitOutcome = 'settled' | 'deadline' | 'continue-as-new';
@@ -49,6 +49,20 @@ export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
 }
 
 /**
+ * The park request of a wait whose deadline passed. The fact may still come true (an event delivered
+ * late, a decision the service made after the deadline): the parked workflow keeps listening and
+ * looking (workflows/operator.ts) and resumes by itself when it does.
+ */
+export function deadlinePassed(wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs'>): ParkRequest {
+  return new ParkRequest(`no answer from the service within the deadline while waiting for ${wait.what}`, 'Deadline', {
+    what: wait.what,
+    settled: wait.settled,
+    poll: wait.poll,
+    firstIntervalMs: wait.pollIntervalMs,
+  });
+}
+
+/**
  * A poll whose retries ran out on a transient failure is not fatal: the next poll or an event will
  * do. A failure a retry cannot fix (bad credentials, a refused request) parks the workflow.
  */
@@ -61,6 +75,17 @@ export async function pollTolerantly(what: string, poll: () => Promise<void>): P
       throw parkRequestFor(error, `asking the service about ${what}`);
     }
     if (!(error instanceof ActivityFailure)) throw error;
-    log.warn('poll failed; waiting for the next poll or an event', { what, error: error.message });
+    // Debug only: when the service fails for everyone, every waiting workflow gets here; the worker
+    // reports that once (activities/service-health.ts).
+    log.debug('poll failed; waiting for the next poll or an event', { what, error: error.message });
+  }
+}
+
+/** A look at the service by a parked workflow: any failure just means "not yet". */
+export async function lookQuietly(poll: () => Promise<void>): Promise<void> {
+  try {
+    await poll();
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
   }
 }

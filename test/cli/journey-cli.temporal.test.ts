@@ -147,7 +147,8 @@ describe('rampflow deposit', () => {
     const { handle, virtualAccountId } = await startActiveJourney(h, { customer: { externalId } });
     const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '42.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
     await h.control.requireDepositAction(deposit.id);
-    await h.waitForJourney(handle, (s) => s.deposits.some((d) => d.depositId === deposit.id && d.stage === 'ACTION_REQUIRED'));
+    await h.reconcile();
+    await h.waitForJourney(handle, (s) => s.deposits.open.some((d) => d.depositId === deposit.id && d.stage === 'ACTION_REQUIRED'));
 
     const status = await rampflow('deposit', 'status', deposit.id);
     expectOk(status);

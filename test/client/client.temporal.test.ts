@@ -199,7 +199,8 @@ describe('deposits', () => {
     const externalId = `user-${randomUUID()}`;
     const { handle, virtualAccountId } = await startActiveJourney(h, { customer: { externalId } });
     const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '75.00', currency: 'AUD', sender: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' } });
-    await h.waitForJourney(handle, (s) => s.deposits.some((d) => d.depositId === deposit.id));
+    await h.reconcile();
+    await h.waitForJourney(handle, (s) => s.deposits.open.some((d) => d.depositId === deposit.id));
     const attachment = { fileName: 'payslip.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('%PDF-1.4 payslip').toString('base64') };
 
     const early = await rampflow.submitAttachment(deposit.id, attachment).catch((caught: unknown) => caught);

@@ -11,7 +11,7 @@ import { EVENT_NAMES, LEGACY_EVENT_NAMES } from '../../ramp/events';
 import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
 import { allDeliveries, signalsReceived } from '../webhooks/support/receiver';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
-import { EVENTS_ONLY_TIMINGS } from './support/events-only';
+import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
 import { startInProcessWorker, type InProcessWorker } from './support/in-process-worker';
 import { driveUntilDepositsFinish, startJourneys } from './support/journeys';
@@ -26,7 +26,7 @@ let worker: InProcessWorker | undefined;
 beforeAll(async () => {
   stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT, duplicateDeliveries: true, outOfOrderDeliveries: true });
   await stack.service.ramp.subscribedEvents.set([...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)]);
-  worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp });
+  worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp, depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allDeliveries, type DeliveryLog } from '../webhooks/support/receiver';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
-import { EVENTS_ONLY_TIMINGS } from './support/events-only';
+import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
 import { startInProcessWorker, type InProcessWorker } from './support/in-process-worker';
 import { driveUntilDepositsFinish, startedDeposits, startJourneys, type JourneyBatch } from './support/journeys';
@@ -28,7 +28,7 @@ let worker: InProcessWorker | undefined;
 
 beforeAll(async () => {
   stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT });
-  worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp });
+  worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp, depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -10,14 +10,16 @@ import { createRampflowWorker } from '../../workers/worker';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
-import type { customerJourney } from '../../workflows';
+import type { customerJourney, reconcileWithService } from '../../workflows';
+import type { ReconcileResult } from '../../workflows/reconcile-types';
 import type { SandboxOptions } from '../../sandbox';
+import type { DepositTimings } from '../../workflows/deposit-input';
 import { startTestSandbox, type TestSandbox } from './sandbox';
-import { FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TEST_ONRAMP } from './test-journeys';
+import { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TEST_ONRAMP } from './test-journeys';
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal';
 
 // The accounts and timings live apart from the harness so suites with their own servers (test/faults) share them.
-export { FAST_TIMINGS, registerTestExits, TEST_AUD_SOURCE, TEST_BANK_ACCOUNT_NO, TEST_OFFRAMP, TEST_ONRAMP, TEST_WALLET } from './test-journeys';
+export { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_AUD_SOURCE, TEST_BANK_ACCOUNT_NO, TEST_OFFRAMP, TEST_ONRAMP, TEST_WALLET } from './test-journeys';
 
 export interface JourneyHarness extends TestSandbox {
   client: Client;
@@ -27,12 +29,22 @@ export interface JourneyHarness extends TestSandbox {
   startJourney(request: Omit<JourneyRequest, 'customer'> & { customer?: Partial<JourneyRequest['customer']> }): Promise<WorkflowHandle<typeof customerJourney>>;
   /** Workflow IDs a visibility query finds, once it finds any (visibility is eventually consistent). */
   listWorkflowIds(query: string, timeoutMs?: number): Promise<string[]>;
+  /**
+   * Runs one reconciliation pass, as the production schedule does: it starts the workflows of deposits
+   * no event announced. The harness has no webhook receiver, so this is how its deposits are found.
+   */
+  reconcile(): Promise<ReconcileResult>;
   /** Queries the journey until `accept` holds; fails with the last state seen after `timeoutMs`. */
   waitForJourney(handle: WorkflowHandle, accept: (state: JourneyState) => boolean, timeoutMs?: number): Promise<JourneyState>;
   close(): Promise<void>;
 }
 
-export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}): Promise<JourneyHarness> {
+export interface HarnessOptions {
+  /** The timings of the deposit workflows the worker starts (FAST_DEPOSIT_TIMINGS unless given). */
+  depositTimings?: DepositTimings;
+}
+
+export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}, options: HarnessOptions = {}): Promise<JourneyHarness> {
   // The AUD whitelist registers a second after approval instead of the sandbox's 10 s.
   const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions });
   const { client, close: closeClient } = await connectClient();
@@ -52,6 +64,7 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
         ramp: sandbox.ramp,
         workflowBundle: { codePath: inject('workflowBundlePath') },
         shutdownGraceTime: '2 seconds',
+        depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
       });
       running = { worker, connection, done: worker.run() };
     },
@@ -83,6 +96,9 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
         if (ids.length > 0 || Date.now() > deadline) return ids;
         await new Promise((wake) => setTimeout(wake, 200));
       }
+    },
+    async reconcile() {
+      return client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [{}] });
     },
     async waitForJourney(handle, accept, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;

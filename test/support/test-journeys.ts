@@ -9,8 +9,12 @@ export const FAST_TIMINGS = {
   pollIntervalSeconds: 1,
   kycDeadlineSeconds: 120,
   accountsDeadlineSeconds: 120,
-  depositPollIntervalSeconds: 1,
-  depositStepDeadlineSeconds: 120,
+};
+
+/** The deposit workflows' timings in tests (the worker starts deposits with them). */
+export const FAST_DEPOSIT_TIMINGS = {
+  pollIntervalSeconds: 1,
+  stepDeadlineSeconds: 120,
 };
 
 export const TEST_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';

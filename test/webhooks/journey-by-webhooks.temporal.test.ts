@@ -13,6 +13,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES, LEGACY_EVENT_NAMES } from '../../ramp/events';
 import { registerWebhooks } from '../../webhooks/registration';
+import { shownDeposit } from '../../workflows/deposit-board';
 import { depositStateQuery, type DepositSummary, type JourneyState } from '../../workflows/messages';
 import type { RampEventResult } from '../../workflows/ramp-event-types';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
@@ -23,10 +24,8 @@ const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BA
 /** Only events move these journeys: their polls are an hour apart, their deadlines far away. */
 const EVENTS_ONLY = {
   pollIntervalSeconds: 3600,
-  depositPollIntervalSeconds: 3600,
   kycDeadlineSeconds: 86_400,
   accountsDeadlineSeconds: 86_400,
-  depositStepDeadlineSeconds: 86_400,
 };
 const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 
@@ -36,7 +35,7 @@ let receiver: TestReceiver;
 let impatient: TestReceiver;
 
 beforeAll(async () => {
-  h = await startJourneyHarness({ clock: { frozen: true }, duplicateDeliveries: true, outOfOrderDeliveries: true });
+  h = await startJourneyHarness({ clock: { frozen: true }, duplicateDeliveries: true, outOfOrderDeliveries: true }, { depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
   receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
   impatient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1 } });
   await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
@@ -52,7 +51,7 @@ afterAll(async () => {
 /** Runs the sandbox's delivery scheduler once. */
 const deliver = () => h.sandbox.clock.advance(60);
 
-const depositOf = (state: JourneyState, id: string): DepositSummary | undefined => state.deposits.find((summary) => summary.depositId === id);
+const depositOf = (state: JourneyState, id: string): DepositSummary | undefined => shownDeposit(state.deposits, id);
 
 /** A journey with a USDT offramp, driven by events to ACTIVE; returns it with its customer and deposit address. */
 async function activeOfframpJourney(): Promise<{ handle: WorkflowHandle; customerId: string; depositAddressId: string }> {
@@ -113,6 +112,7 @@ describe('a journey driven by webhooks', () => {
     const depositSignals = await signalsReceived(h.client.workflow.getHandle(`deposit/${deposit.id}`));
     expect(depositSignals.filter((signal) => signal.name !== 'depositProgress').map((signal) => signal.key?.split('/')[0]).sort()).toEqual([
       'DEPOSIT_APPROVED',
+      'DEPOSIT_RECEIVED',
       'PAYMENT_SETTLED',
       'TRADE_CREATED',
       'TRADE_SETTLED',
@@ -127,8 +127,8 @@ describe('a journey driven by webhooks', () => {
     await h.control.settleTrade((await tradeOf(deposit.id)).id);
     const trade = await tradeOf(deposit.id);
     await h.control.settlePayment(trade.paymentId!);
-    // ...then one scheduler run delivers PAYMENT_SETTLED first and DEPOSIT_RECEIVED last. The payment
-    // and trade events wait for the deposit's workflow, which the deposit events make the journey start.
+    // ...then one scheduler run delivers PAYMENT_SETTLED first and DEPOSIT_RECEIVED last. The first
+    // event to arrive starts the deposit's workflow (signal-with-start); none waits for another.
     await deliver();
     const payment = (await h.client.workflow.getHandle(`event/PAYMENT_SETTLED/${trade.paymentId}`).result()) as RampEventResult;
     expect(payment).toMatchObject({ outcome: 'ROUTED', target: `deposit/${deposit.id}` });

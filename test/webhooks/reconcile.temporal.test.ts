@@ -7,24 +7,23 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositRecord } from '../../activities/records';
 import { freePort } from '../../dev/ports';
 import { ensureReconcileSchedule } from '../../webhooks/reconcile-schedule';
 import { registerWebhooks } from '../../webhooks/registration';
-import type { depositLifecycle, reconcileWithService } from '../../workflows';
+import type { depositLifecycle } from '../../workflows';
 import { depositWorkflowId } from '../../workflows/ids';
 import { JourneyTimingsSchema } from '../../workflows/journey-input';
 import { depositStateQuery, type DepositStage } from '../../workflows/messages';
 import type { ReconcileResult } from '../../workflows/reconcile-types';
 import { RampStage } from '../../workflows/search-attributes';
-import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 import { deliveriesOf, eventually } from './support/receiver';
 
-const HOURLY_POLLS = JourneyTimingsSchema.parse({ pollIntervalSeconds: 3600, depositPollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400, depositStepDeadlineSeconds: 86_400 });
+const HOURLY_POLLS = JourneyTimingsSchema.parse({ pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400 });
 
 let h: JourneyHarness;
 beforeAll(async () => {
-  h = await startJourneyHarness({ clock: { frozen: true } });
+  h = await startJourneyHarness({ clock: { frozen: true } }, { depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
   // The receiver is down for good: every delivery attempt is refused.
   await registerWebhooks(h.ramp, { callbackUrl: `http://127.0.0.1:${await freePort()}/webhooks/ramp/receiver-that-is-down`, rampBaseUrl: h.sandbox.url });
 });
@@ -32,9 +31,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-function reconcile(): Promise<ReconcileResult> {
-  return h.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue: h.taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [{}] });
-}
+const reconcile = (): Promise<ReconcileResult> => h.reconcile();
 
 /** Reconciliation reads stages through visibility, which trails the workflows a little: wait for it to show `stage`. */
 async function visibleAt(workflowId: string, stage: string): Promise<void> {
@@ -75,25 +72,24 @@ describe('reconciliation', () => {
     await handle.terminate('test over');
   });
 
-  it('repairs a deposit whose confirmation, trade, settlement and payout events were all lost', async () => {
-    // A customer with an offramp and a deposit, set up directly at the service.
-    const externalId = `reconcile-${randomUUID()}`;
-    const { id: customerId } = await h.ramp.customers.create({ externalId, realName: 'Ada Lovelace', email: 'ada@example.com' });
-    await h.control.approveCustomer(customerId!);
-    const bank = await h.control.registerBankAccount({ customerId: customerId!, currency: 'AUD', bankName: 'Test Bank', accountNo: '123123123', swift: 'TESTAU2S' });
-    const { id: flowId } = await h.ramp.autorampFlows.createOfframp({ from: { customerId: customerId!, currency: 'USDT', network: 'ETH' }, to: bank.id });
-    const depositAddressId = (await h.ramp.autorampFlows.detail({ id: flowId })).from;
+  it('starts the workflow of a deposit no event announced, then repairs its lost confirmation, trade, settlement and payout', async () => {
+    // An ACTIVE offramp journey (its own polls are fast; its deposits' polls are an hour apart).
+    const journey = await h.startJourney({ offramp: TEST_OFFRAMP });
+    const kyc = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
+    await registerTestExits(h.control, kyc.customer.id!);
+    await h.control.approveCustomer(kyc.customer.id!);
+    const accounts = await h.waitForJourney(journey, (s) => s.offramp?.depositAddress !== undefined);
+    const depositAddressId = accounts.offramp!.depositAddress!.id;
     await h.control.approveDepositAddress(depositAddressId);
+    await h.waitForJourney(journey, (s) => s.stage === 'ACTIVE');
     const simulated = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '20.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
 
+    // No event will ever come: reconciliation starts the deposit's workflow.
     const workflowId = depositWorkflowId(simulated.id);
-    const handle = await h.client.workflow.start<typeof depositLifecycle>('depositLifecycle', {
-      taskQueue: h.taskQueue,
-      workflowId,
-      args: [{ deposit: depositRecord(await h.ramp.deposits.detail({ id: simulated.id })), kind: 'OFFRAMP', journeyWorkflowId: `customer/${externalId}`, externalId, timings: HOURLY_POLLS }],
-      typedSearchAttributes: [{ key: RampStage, value: 'RECEIVED' }],
-    });
+    expect((await reconcile()).repaired).toBeGreaterThanOrEqual(1);
+    const handle = h.client.workflow.getHandle<typeof depositLifecycle>(workflowId);
     await depositAt(handle, 'RECEIVED');
+    await h.waitForJourney(journey, (s) => s.deposits.open.some((d) => d.depositId === simulated.id));
 
     // Confirmed (and a trade made) at the service; nothing is delivered.
     await h.control.confirmDeposit(simulated.id);
@@ -112,6 +108,12 @@ describe('reconciliation', () => {
     await visibleAt(workflowId, 'TRADE_SETTLED');
     expect((await reconcile()).repaired).toBeGreaterThanOrEqual(1);
     expect(await handle.result()).toMatchObject({ stage: 'COMPLETED' });
+    await h.waitForJourney(journey, (s) => s.deposits.byStage.COMPLETED === 1);
+    // A finished deposit is not started again by a later pass.
+    await visibleAt(workflowId, 'COMPLETED');
+    await reconcile();
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    await journey.terminate('test over');
   });
 
   it('keeps one schedule, created once and updated after', async () => {

@@ -1,25 +1,31 @@
 /** Deposit lifecycles that leave the happy path, on the real dev server against the sandbox. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
 import { cancelUpdate, depositStateQuery, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
 import type { depositLifecycle } from '../../workflows/deposit';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
+/** A worker whose deposit steps park after two seconds without an answer. */
+let impatient: JourneyHarness;
 beforeAll(async () => {
   h = await startJourneyHarness();
+  impatient = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: 1, stepDeadlineSeconds: 2 } });
 });
 afterAll(async () => {
-  await h.close();
+  await h?.close();
+  await impatient?.close();
 });
 
-const stageOf = (state: JourneyState, depositId: string) => state.deposits.find((deposit) => deposit.depositId === depositId)?.stage;
+const stageOf = (state: JourneyState, depositId: string) => shownDeposit(state.deposits, depositId)?.stage;
 const ATTACHMENT = { fileName: 'proof-of-funds.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('%PDF-1.4 test').toString('base64') };
 
 describe('the deposit lifecycle', () => {
   it('waits in ACTION_REQUIRED for an operator\'s attachment, then carries on to completion', async () => {
     const { handle, virtualAccountId } = await startActiveJourney(h);
     const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
 
@@ -34,8 +40,8 @@ describe('the deposit lifecycle', () => {
     await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] });
     expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/review the attachment/);
     await h.control.confirmDeposit(deposit.id);
-    const traded = await h.waitForJourney(handle, (s) => s.deposits.find((d) => d.depositId === deposit.id)?.tradeId !== undefined);
-    await h.control.settleTrade(traded.deposits.find((d) => d.depositId === deposit.id)!.tradeId!);
+    const traded = await h.waitForJourney(handle, (s) => shownDeposit(s.deposits, deposit.id)?.tradeId !== undefined);
+    await h.control.settleTrade(shownDeposit(traded.deposits, deposit.id)!.tradeId!);
     expect(await depositHandle.result()).toMatchObject({ stage: 'COMPLETED' });
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'COMPLETED');
     await handle.terminate('test over');
@@ -50,6 +56,7 @@ describe('the deposit lifecycle', () => {
       currency: 'AUD',
       sender: { bsbNumber: '999999', accountNumber: '00000000', accountName: 'Stranger' },
     });
+    await h.reconcile();
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) !== undefined);
     expect(await depositHandle.result()).toEqual({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
@@ -58,8 +65,10 @@ describe('the deposit lifecycle', () => {
   });
 
   it('parks a deposit the service never confirms, and an operator can cancel it', async () => {
-    const { handle, depositAddressId } = await startActiveJourney(h, { timings: { depositStepDeadlineSeconds: 2 } });
+    const h = impatient;
+    const { handle, depositAddressId } = await startActiveJourney(h);
     const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '5.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
+    await h.reconcile();
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'NEEDS_ATTENTION');
     const parked = await depositHandle.query(depositStateQuery);

@@ -4,6 +4,7 @@
  * approval webhook that never arrives is found by the poll.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shownDeposit } from '../../workflows/deposit-board';
 import { cancelUpdate, closeCustomerUpdate, retryUpdate, type DepositSummary, type JourneyState } from '../../workflows/messages';
 import {
   registerTestExits,
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 const registerExits = (customerId: string) => registerTestExits(h.control, customerId);
 
-const depositOf = (state: JourneyState, id: string): DepositSummary | undefined => state.deposits.find((deposit) => deposit.depositId === id);
+const depositOf = (state: JourneyState, id: string): DepositSummary | undefined => shownDeposit(state.deposits, id);
 
 async function customersWithExternalId(externalId: string): Promise<number> {
   let count = 0;
@@ -60,6 +61,7 @@ describe('the customer journey', () => {
 
     // Onramp: AUD arrives from the whitelisted source, is confirmed, traded and settled.
     const fiat = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '100.00', currency: 'AUD', sender: SOURCE });
+    await h.reconcile(); // no webhooks here: reconciliation starts the deposit's workflow
     await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'RECEIVED');
     await h.control.confirmDeposit(fiat.id);
     state = await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.tradeId !== undefined);
@@ -74,6 +76,7 @@ describe('the customer journey', () => {
       currency: 'USDT',
       sender: { address: '0x0000000000000000000000000000000000000001', network: 'ETH' },
     });
+    await h.reconcile();
     await h.waitForJourney(handle, (s) => depositOf(s, crypto.id) !== undefined);
     await h.control.confirmDeposit(crypto.id);
     state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.tradeId !== undefined);

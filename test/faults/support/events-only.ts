@@ -5,8 +5,12 @@
  */
 export const EVENTS_ONLY_TIMINGS = {
   pollIntervalSeconds: 3600,
-  depositPollIntervalSeconds: 3600,
   kycDeadlineSeconds: 86_400,
   accountsDeadlineSeconds: 86_400,
-  depositStepDeadlineSeconds: 86_400,
+};
+
+/** The same for the deposit workflows (the worker starts them with these). */
+export const EVENTS_ONLY_DEPOSIT_TIMINGS = {
+  pollIntervalSeconds: 3600,
+  stepDeadlineSeconds: 86_400,
 };

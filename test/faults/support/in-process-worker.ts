@@ -6,12 +6,21 @@ import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { RampClient } from '../../../ramp';
 import { createRampflowWorker } from '../../../workers/worker';
+import type { DepositTimings } from '../../../workflows/deposit-input';
+import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 
 export interface InProcessWorker {
   stop(): Promise<void>;
 }
 
-export async function startInProcessWorker(options: { temporalAddress: string; taskQueue: string; ramp: RampClient; outcomeUnknownRetryDelayMs?: number }): Promise<InProcessWorker> {
+export async function startInProcessWorker(options: {
+  temporalAddress: string;
+  taskQueue: string;
+  ramp: RampClient;
+  outcomeUnknownRetryDelayMs?: number;
+  /** FAST_DEPOSIT_TIMINGS unless given. */
+  depositTimings?: DepositTimings;
+}): Promise<InProcessWorker> {
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const worker = await createRampflowWorker({
     connection,
@@ -20,6 +29,7 @@ export async function startInProcessWorker(options: { temporalAddress: string; t
     ramp: options.ramp,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     shutdownGraceTime: '2 seconds',
+    depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
     ...(options.outcomeUnknownRetryDelayMs !== undefined ? { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs } : {}),
   });
   const running = worker.run();

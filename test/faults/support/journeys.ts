@@ -70,7 +70,7 @@ export async function describeJourneys(client: Client, batch: JourneyBatch): Pro
     batch.externalIds.map(async (externalId) => {
       try {
         const state = await batch.rampflow.getJourney(externalId);
-        const deposits = state.deposits.map((deposit) => `${deposit.kind} ${deposit.stage}`).join(', ');
+        const deposits = [...state.deposits.open, ...state.deposits.recent].map((deposit) => `${deposit.kind} ${deposit.stage}`).join(', ');
         const retrying = await pendingActivities(client, journeyWorkflowId(externalId));
         return `${externalId}: ${state.stage} (${state.waitingFor})${state.attention ? ` attention: ${state.attention.reason}` : ''} [${deposits}]${retrying}`;
       } catch (error) {

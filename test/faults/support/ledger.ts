@@ -13,6 +13,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { RampClient } from '../../../ramp';
+import { shownDeposit } from '../../../workflows/deposit-board';
 import { depositWorkflowId } from '../../../workflows/ids';
 import { depositStateQuery, type JourneyState } from '../../../workflows/messages';
 import { isPaymentSettled } from '../../../workflows/records';
@@ -72,15 +73,17 @@ export async function findProblems(options: { client: Client; ramp: RampClient; 
     if (atService.map((deposit) => deposit.id).sort().join() !== [...made].sort().join()) {
       problems.push(`${externalId}: the service has deposits ${atService.map((deposit) => deposit.id).join(',')}, the partner made ${made.join(',')}`);
     }
-    const shown = state.deposits.map((deposit) => deposit.depositId).sort();
+    const shown = [...state.deposits.open, ...state.deposits.recent].map((deposit) => deposit.depositId).sort();
     if (shown.join() !== [...made].sort().join()) problems.push(`${externalId}: journey shows deposits ${shown.join(',')}, the partner made ${made.join(',')}`);
+    const counted = Object.values(state.deposits.byStage).reduce((sum, count) => sum + count, 0);
+    if (counted !== made.length || state.deposits.byStage.COMPLETED !== made.length) problems.push(`${externalId}: journey counts deposits ${JSON.stringify(state.deposits.byStage)}, the partner made ${made.length}`);
 
     for (const [kind, depositId] of [['ONRAMP', paid.onramp], ['OFFRAMP', paid.offramp]] as const) {
       if (!depositId) continue;
       const where = `${externalId} ${kind} deposit ${depositId}`;
       const status = atService.find((deposit) => deposit.id === depositId)?.status;
       if (status !== 'CONFIRMED') problems.push(`${where}: ${status} at the service`);
-      const summary = state.deposits.find((deposit) => deposit.depositId === depositId);
+      const summary = shownDeposit(state.deposits, depositId);
       if (summary?.stage !== 'COMPLETED' || summary.kind !== kind) problems.push(`${where}: journey shows ${summary?.kind} ${summary?.stage}`);
       const trades = tradesByDeposit.get(depositId) ?? [];
       if (trades.length !== 1) {

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../support/run';
 import { TEST_PARTNER } from '../../support/sandbox';
+import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 import { until } from './until';
 
 export interface WorkerProcess {
@@ -31,6 +32,8 @@ export function startWorkerProcess(options: { temporalAddress: string; taskQueue
       RAMP_API_KEY: TEST_PARTNER.apiKey,
       RAMP_API_SECRET: TEST_PARTNER.apiSecret,
       WORKER_METRICS_PORT: '0',
+      DEPOSIT_POLL_INTERVAL_SECONDS: String(FAST_DEPOSIT_TIMINGS.pollIntervalSeconds),
+      DEPOSIT_STEP_DEADLINE_SECONDS: String(FAST_DEPOSIT_TIMINGS.stepDeadlineSeconds),
       // info: the start line tells when polling begins.
       LOG_LEVEL: 'info',
     },

@@ -1,0 +1,39 @@
+/**
+ * What starts a deposit's workflow, `deposit/<depositId>`. Whoever learns of the deposit first (the
+ * event path, reconciliation, an operator) starts it with signal-with-start, passing what it already
+ * knows; the workflow reads the rest from the service.
+ */
+import { z } from 'zod';
+
+const DAY = 86_400;
+
+/** Production defaults; workers pass their own (tests pass seconds), see RampflowWorkerOptions.depositTimings. */
+export const DepositTimingsSchema = z.object({
+  /** How long to wait for an event before asking the service directly. */
+  pollIntervalSeconds: z.number().positive().default(15 * 60),
+  /** How long each step (confirmation, trade, settlement, payout) may take before the deposit parks. */
+  stepDeadlineSeconds: z.number().positive().default(3 * DAY),
+});
+
+export const DepositLifecycleInputSchema = z.object({
+  depositId: z.string().min(1),
+  /** The deposit as the starter read it from the service; read afresh when absent. */
+  deposit: z
+    .object({
+      id: z.string(),
+      customerId: z.string(),
+      status: z.string(),
+      amount: z.string(),
+      currency: z.string(),
+      virtualAccountId: z.string().optional(),
+      depositAddressId: z.string().optional(),
+    })
+    .optional(),
+  /** The customer's externalId (so its journey, `customer/<externalId>`), when the starter knows it. */
+  externalId: z.string().min(1).optional(),
+  timings: DepositTimingsSchema.default(DepositTimingsSchema.parse({})),
+});
+
+export type DepositTimings = z.output<typeof DepositTimingsSchema>;
+export type DepositLifecycleRequest = z.input<typeof DepositLifecycleInputSchema>;
+export type DepositLifecycleInput = z.output<typeof DepositLifecycleInputSchema>;

@@ -1,0 +1,51 @@
+/**
+ * What a journey hands to its next run when it continues as new, with a version number: a run of new
+ * code must accept what a run of the previous code carried (continue-as-new is where a long-lived
+ * journey moves to new code). Every field is bounded whatever the customer's history.
+ */
+import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
+import type { DepositSummary, JourneyState } from './messages';
+import type { DepositAddressRecord, VirtualAccountRecord } from './records';
+
+export interface CarriedJourney {
+  version: 2;
+  state: JourneyState;
+  /** The last applied event keys (workflows/applied-keys.ts). */
+  appliedEventKeys: string[];
+  /** Deadline of the stage in progress (absolute workflow time), so a new run does not extend it. */
+  stageDeadlineAt?: number;
+  /** Account records seen in events before the journey learned their ids (the customer's few accounts). */
+  accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord>;
+}
+
+/**
+ * Version 1 (unversioned): the journey listed every deposit and queued deposit events for the deposit
+ * workflows it started itself. Deposits now start on their own (signal-with-start), so queued events
+ * are dropped: reconciliation starts any deposit workflow that is missing.
+ */
+interface CarriedJourneyV1 {
+  version?: undefined;
+  state: Omit<JourneyState, 'deposits'> & { deposits: DepositSummary[] };
+  appliedEventKeys: string[];
+  pendingDepositEvents?: unknown[];
+  stageDeadlineAt?: number;
+  accountRecords?: Record<string, VirtualAccountRecord | DepositAddressRecord>;
+}
+
+export type AnyCarriedJourney = CarriedJourney | CarriedJourneyV1;
+
+/** Accounts seen in events and kept for later: the customer's own, so a handful; capped all the same. */
+export const MAX_ACCOUNT_RECORDS = 16;
+
+export function upgradeCarriedJourney(carried: AnyCarriedJourney): CarriedJourney {
+  if (carried.version === 2) return carried;
+  const deposits = emptyDepositBoard();
+  for (const summary of carried.state.deposits) applyDepositProgress(deposits, { summary });
+  return {
+    version: 2,
+    state: { ...carried.state, deposits },
+    appliedEventKeys: carried.appliedEventKeys,
+    accountRecords: carried.accountRecords ?? {},
+    ...(carried.stageDeadlineAt !== undefined ? { stageDeadlineAt: carried.stageDeadlineAt } : {}),
+  };
+}
