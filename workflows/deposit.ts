@@ -41,7 +41,7 @@ import { isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRec
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesDeposit, advancesTrade } from './status-order';
-import { deadlinePassed, waitForService } from './waiting';
+import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
 
@@ -179,10 +179,16 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   // ---- the stages ------------------------------------------------------------------------------
 
   let stageDeadlineAt: number | undefined;
+  /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
+  let lookBeforeWaiting = false;
 
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
     stageDeadlineAt ??= workflowNow() + timings.stepDeadlineSeconds * 1000;
     const wait = { what, settled, poll: pollOnce, pollIntervalMs: timings.pollIntervalSeconds * 1000 };
+    if (lookBeforeWaiting) {
+      lookBeforeWaiting = false;
+      await pollTolerantly(what, pollOnce);
+    }
     const outcome = await waitForService({ ...wait, deadlineAt: stageDeadlineAt, now: workflowNow });
     if (outcome === 'deadline') throw deadlinePassed(wait);
   }
@@ -311,6 +317,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
         if (decision.kind === 'cancel') throw new DepositEnded({ stage: 'CANCELLED', reason: decision.reason });
         // An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort).
         if (error.errorType === 'CustomerNotServed') served = true;
+        lookBeforeWaiting = decision.kind === 'retry';
         stageDeadlineAt = undefined;
       }
     }

@@ -83,6 +83,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   const accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord> = { ...(carried?.accountRecords ?? {}) };
   let stageDeadlineAt = carried?.stageDeadlineAt;
   let closeReason: string | undefined;
+  /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
+  let lookBeforeWaiting = false;
   const desk = new OperatorDesk();
 
   // ---- what the UI and the search attributes show ----------------------------------------------
@@ -165,6 +167,10 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
       poll: pollOnce,
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
     };
+    if (lookBeforeWaiting) {
+      lookBeforeWaiting = false;
+      await pollTolerantly(what, pollOnce);
+    }
     const outcome = await waitForService({ ...wait, deadlineAt: deadline(deadlineSeconds), now: workflowNow, shouldContinueAsNew });
     if (outcome === 'continue-as-new') throw new ContinueAsNewRequest();
     if (outcome === 'deadline') throw deadlinePassed(wait);
@@ -357,6 +363,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     stopIfEnded();
     stageDeadlineAt = undefined; // a retried wait gets a fresh deadline
     if (decision.kind !== 'retry') return parkedStage;
+    lookBeforeWaiting = true;
     const corrected = decision.request.correctedInput;
     if (corrected) {
       input = { ...input, ...corrected };

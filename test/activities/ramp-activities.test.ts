@@ -108,13 +108,13 @@ describe('service errors as Temporal failures', () => {
     expect(failure.nonRetryable).toBe(true);
   });
 
-  it('makes bad credentials a non-retryable Unauthorised failure that does not carry the secret', async () => {
+  it('makes bad credentials a retryable Unauthorised failure (one incident for the worker, not a park per workflow) that does not carry the secret', async () => {
     const wrongSecret = 'definitely-not-the-secret';
     const client = new RampClient({ baseUrl: sandbox.sandbox.url, apiKey: TEST_PARTNER.apiKey, apiSecret: wrongSecret });
     try {
       const failure = await failureOf(run(createRampActivities(client).getCustomer, 'any'));
       expect(failure.type).toBe('Unauthorised');
-      expect(failure.nonRetryable).toBe(true);
+      expect(failure.nonRetryable).toBe(false);
       expect(JSON.stringify(failure)).not.toContain(wrongSecret);
     } finally {
       await client.close();

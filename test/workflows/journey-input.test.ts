@@ -13,8 +13,6 @@ describe('JourneyInputSchema', () => {
       pollIntervalSeconds: 900,
       kycDeadlineSeconds: 30 * 86_400,
       accountsDeadlineSeconds: 7 * 86_400,
-      depositPollIntervalSeconds: 3600,
-      depositStepDeadlineSeconds: 3 * 86_400,
       maxHistoryEvents: 10_000,
     });
   });

@@ -106,7 +106,8 @@ describe('the customer journey', () => {
   });
 
   it('parks at a deadline and resumes on an operator retry', async () => {
-    const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 2 } });
+    // Polls an hour apart: only the operator's retry (which asks the service at once) moves it on.
+    const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 2, pollIntervalSeconds: 3600 } });
     let state = await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
     expect(state.attention).toMatchObject({ stage: 'AWAITING_KYC', errorType: 'Deadline' });
 
