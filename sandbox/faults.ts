@@ -3,11 +3,17 @@
  * client's retry and outcome-unknown handling can be exercised on demand.
  * - `HTTP_5XX`: answer a 5xx (default 503) with a plain-text body, as a gateway would;
  * - `DELAY`: hold the response for `delayMs`, then answer normally (for client timeouts);
- * - `RESET`: reset the TCP connection without answering.
+ * - `RESET`: reset the TCP connection without answering;
+ * - `UNAUTHORISED`: refuse the call as the service refuses a bad signature (422 UNAUTHORISED), as after
+ *   a key rotation the caller has not caught up with.
+ * The path `*` stands for every path but the sandbox's own tools, for faults that hit every call.
  * With `afterHandling: true` the request is processed first and only its response is lost: the
  * case where a POST took effect but the client cannot know it.
  */
-export type FaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET';
+export type FaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED';
+
+/** The path of a rule that applies to every path but the sandbox's own tools. */
+export const EVERY_PATH = '*';
 
 export interface FaultRule {
   kind: FaultKind;
@@ -15,6 +21,8 @@ export interface FaultRule {
   statusCode: number;
   delayMs: number;
   afterHandling: boolean;
+  /** Only calls signed with this key meet the fault (a partner may hold several key pairs); any key when undefined. */
+  apiKey?: string;
 }
 
 export class FaultInjector {
@@ -35,10 +43,11 @@ export class FaultInjector {
   }
 
   /** Takes one use of the first rule for this path and phase, if any. */
-  take(partnerId: string, path: string, afterHandling: boolean): FaultRule | undefined {
-    const key = this.key(partnerId, path);
+  take(partnerId: string, path: string, afterHandling: boolean, apiKey?: string): FaultRule | undefined {
+    const ownKey = this.key(partnerId, path);
+    const key = this.rules.has(ownKey) || path.startsWith('/sandbox/') ? ownKey : this.key(partnerId, EVERY_PATH);
     const rules = this.rules.get(key);
-    const rule = rules?.find((candidate) => candidate.afterHandling === afterHandling);
+    const rule = rules?.find((candidate) => candidate.afterHandling === afterHandling && (candidate.apiKey === undefined || candidate.apiKey === apiKey));
     if (rules === undefined || rule === undefined) return undefined;
     rule.remaining -= 1;
     if (rule.remaining <= 0) {

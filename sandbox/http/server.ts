@@ -115,7 +115,7 @@ async function applyFault(rule: FaultRule, request: FastifyRequest, reply: Fasti
 }
 
 /** Authenticates a request as it arrived: raw target, raw body bytes, Host header, peer address. */
-function authenticate(dependencies: ServerDependencies, request: FastifyRequest): string {
+function authenticate(dependencies: ServerDependencies, request: FastifyRequest): { partnerId: string; apiKey: string } {
   return dependencies.authenticator.authenticate({
     method: request.method,
     host: request.headers.host,
@@ -124,7 +124,7 @@ function authenticate(dependencies: ServerDependencies, request: FastifyRequest)
     contentType: request.headers['content-type'],
     headers: request.headers,
     sourceIp: request.socket.remoteAddress ?? '',
-  }).partnerId;
+  });
 }
 
 async function handle(dependencies: ServerDependencies, route: RouteDefinition, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -132,15 +132,20 @@ async function handle(dependencies: ServerDependencies, route: RouteDefinition, 
   const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const contentType = request.headers['content-type'];
   let partnerId: string;
+  let apiKey: string;
   try {
-    partnerId = authenticate(dependencies, request);
+    ({ partnerId, apiKey } = authenticate(dependencies, request));
   } catch (error) {
     if (error instanceof SandboxError) return sendFailure(route, dependencies, request, reply, error);
     throw error;
   }
 
   const path = splitRequestTarget(rawTarget).path;
-  const before = dependencies.faults.take(partnerId, path, false);
+  const before = dependencies.faults.take(partnerId, path, false, apiKey);
+  if (before?.kind === 'UNAUTHORISED') {
+    request.outcome = 'FAULT_UNAUTHORISED';
+    return sendFailure(route, dependencies, request, reply, new SandboxError('UNAUTHORISED', 'signature verification failed (injected fault: the key was rotated)'));
+  }
   if (before !== undefined && (await applyFault(before, request, reply))) return;
 
   let data: unknown;
@@ -151,7 +156,7 @@ async function handle(dependencies: ServerDependencies, route: RouteDefinition, 
     throw error;
   }
 
-  const after = dependencies.faults.take(partnerId, path, true);
+  const after = dependencies.faults.take(partnerId, path, true, apiKey);
   if (after !== undefined && (await applyFault(after, request, reply))) return;
   request.outcome = request.outcome ?? 'SUCCESS';
   await reply.code(200).send({ status: 'SUCCESS', data });

@@ -18,12 +18,15 @@ const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 60 * 60;
 const AdvanceBody = z.object({ seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
 
 const FaultBody = z.object({
-  path: z.string().startsWith('/'),
-  kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET']),
-  count: z.number().int().min(0).max(1000).default(1),
+  /** A path, or `*` for every path but the sandbox's own tools. */
+  path: z.union([z.string().startsWith('/'), z.literal('*')]),
+  kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET', 'UNAUTHORISED']),
+  count: z.number().int().min(0).max(100_000).default(1),
   statusCode: z.number().int().min(500).max(599).default(503),
   delayMs: z.number().int().min(0).max(300_000).default(35_000),
   afterHandling: z.boolean().default(false),
+  /** Only calls signed with this key of the partner's (all keys when absent). */
+  apiKey: z.string().min(1).optional(),
 });
 
 const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
@@ -108,7 +111,14 @@ export function sandboxToolRoutes(clock: VirtualClock, deliveries: Deliveries, f
       path: '/sandbox/faults',
       handler: (request) => {
         const body = jsonBody(request, FaultBody);
-        faults.add(request.partnerId, body.path, { kind: body.kind, remaining: body.count, statusCode: body.statusCode, delayMs: body.delayMs, afterHandling: body.afterHandling });
+        faults.add(request.partnerId, body.path, {
+          kind: body.kind,
+          remaining: body.count,
+          statusCode: body.statusCode,
+          delayMs: body.delayMs,
+          afterHandling: body.afterHandling,
+          ...(body.apiKey ? { apiKey: body.apiKey } : {}),
+        });
         return pendingFaults(faults, request.partnerId);
       },
     },

@@ -7,7 +7,7 @@ import type { SandboxControl } from '../../support/sandbox';
 
 export interface FaultRule {
   path: string;
-  kind: 'HTTP_5XX' | 'DELAY' | 'RESET';
+  kind: 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED';
   afterHandling: boolean;
   delayMs?: number;
 }

@@ -21,7 +21,17 @@ export interface WorkerProcess {
   output(): string;
 }
 
-export function startWorkerProcess(options: { temporalAddress: string; taskQueue: string; rampBaseUrl: string }): WorkerProcess {
+export function startWorkerProcess(options: {
+  temporalAddress: string;
+  taskQueue: string;
+  rampBaseUrl: string;
+  /** The worker's key pair (TEST_PARTNER's unless given: a partner may hold several). */
+  credentials?: { apiKey: string; apiSecret: string };
+  /** How much of its output to keep, from the end (enough for a failure message by default). */
+  keepOutputChars?: number;
+}): WorkerProcess {
+  const keep = options.keepOutputChars ?? 20_000;
+  const credentials = options.credentials ?? TEST_PARTNER;
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
     cwd: PROJECT_ROOT,
     env: {
@@ -29,8 +39,8 @@ export function startWorkerProcess(options: { temporalAddress: string; taskQueue
       TEMPORAL_ADDRESS: options.temporalAddress,
       TEMPORAL_TASK_QUEUE: options.taskQueue,
       RAMP_BASE_URL: options.rampBaseUrl,
-      RAMP_API_KEY: TEST_PARTNER.apiKey,
-      RAMP_API_SECRET: TEST_PARTNER.apiSecret,
+      RAMP_API_KEY: credentials.apiKey,
+      RAMP_API_SECRET: credentials.apiSecret,
       WORKER_METRICS_PORT: '0',
       DEPOSIT_POLL_INTERVAL_SECONDS: String(FAST_DEPOSIT_TIMINGS.pollIntervalSeconds),
       DEPOSIT_STEP_DEADLINE_SECONDS: String(FAST_DEPOSIT_TIMINGS.stepDeadlineSeconds),
@@ -43,7 +53,7 @@ export function startWorkerProcess(options: { temporalAddress: string; taskQueue
   let started = false;
   const append = (chunk: string) => {
     started ||= chunk.includes('worker started');
-    output = (output + chunk).slice(-20_000);
+    output = (output + chunk).slice(-keep);
   };
   child.stdout.setEncoding('utf8').on('data', append);
   child.stderr.setEncoding('utf8').on('data', append);
