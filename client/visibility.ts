@@ -26,7 +26,8 @@ export interface JourneyListing {
   closeTime?: Date;
 }
 
-export interface DepositListing {
+/** A deposit as visibility shows it: everything here comes without a query to its workflow. */
+export interface DepositListItem {
   depositId: string;
   workflowId: string;
   runId: string;
@@ -36,6 +37,14 @@ export interface DepositListing {
   status: WorkflowExecutionStatusName;
   startTime: Date;
   closeTime?: Date;
+  /**
+   * From the workflow's memo, when its start set `{kind, amount, currency}`. Visibility does not return
+   * the static summary the Web UI shows (`ONRAMP deposit of 100.00 AUD`), so a memo is the only way
+   * to list these without a query per deposit; `getDeposit` always has them.
+   */
+  kind?: 'ONRAMP' | 'OFFRAMP';
+  amount?: string;
+  currency?: string;
 }
 
 export interface EventListing {
@@ -71,9 +80,34 @@ export interface DepositFilter {
   limit?: number;
 }
 
+/** Which deposits `listDepositsPage` lists: those of one customer, at one stage, or both. */
+export interface DepositPageFilter {
+  /** The partner's user id of the customer (the deposits' `RampExternalId`). */
+  externalId?: string;
+  stage?: DepositStage;
+}
+
+export interface PageRequest {
+  /** 1 to 1000 (the frontend's own cap on a visibility page); default 100. */
+  pageSize?: number;
+  /** The `nextPageToken` of the page before; none for the first page. */
+  nextPageToken?: string;
+}
+
+export interface DepositPage {
+  deposits: DepositListItem[];
+  /** Absent on the last page. */
+  nextPageToken?: string;
+}
+
 export const DEFAULT_LIST_LIMIT = 100;
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
 
 const LimitSchema = z.number().int().positive().default(DEFAULT_LIST_LIMIT);
+const PageSizeSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE);
+// The server's token is opaque bytes; callers carry it as base64url text (safe in a URL or a shell).
+const PageTokenSchema = z.string().regex(/^[A-Za-z0-9_-]+$/, 'not a page token this list gave').optional();
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   const result = schema.safeParse(value);
@@ -88,17 +122,58 @@ const equals = (field: string, value: string): string => `${field} = '${value}'`
 // only the current run of each chain is listed.
 const CURRENT_RUNS_ONLY = "ExecutionStatus != 'ContinuedAsNew'";
 
-export function journeyListQuery(filter: JourneyFilter): { query: string; limit: number } {
+function journeyClauses(filter: { stage?: JourneyStage | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'customerJourney'), CURRENT_RUNS_ONLY];
   if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(JOURNEY_STAGES), filter.stage, 'stage')));
-  return { query: clauses.join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+  return clauses;
+}
+
+function depositClauses(filter: { stage?: DepositStage | undefined; externalId?: string | undefined }): string[] {
+  const clauses = [equals('WorkflowType', 'depositLifecycle'), CURRENT_RUNS_ONLY];
+  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(DEPOSIT_STAGES), filter.stage, 'stage')));
+  if (filter.externalId !== undefined) clauses.push(equals(RampExternalId.name, parseExternalId(filter.externalId)));
+  return clauses;
+}
+
+/**
+ * Only the workflows of one task queue: what an operator's bulk action may touch is what the
+ * deployment they configured (TEMPORAL_TASK_QUEUE) runs, never another one sharing the namespace.
+ */
+function onTaskQueue(taskQueue: string): string {
+  return equals('TaskQueue', checked(z.string().regex(/^[^'"\\]+$/, 'no quotes or backslashes'), taskQueue, 'taskQueue'));
+}
+
+export function journeyListQuery(filter: JourneyFilter): { query: string; limit: number } {
+  return { query: journeyClauses(filter).join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
 }
 
 export function depositListQuery(filter: DepositFilter): { query: string; limit: number } {
-  const clauses = [equals('WorkflowType', 'depositLifecycle')];
-  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(DEPOSIT_STAGES), filter.stage, 'stage')));
-  if (filter.externalId !== undefined) clauses.push(equals(RampExternalId.name, parseExternalId(filter.externalId)));
-  return { query: clauses.join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+  return { query: depositClauses(filter).join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+}
+
+/** The query, page size and the server's token for one page of `listDepositsPage`. */
+export function depositPageQuery(filter: DepositPageFilter, page: PageRequest): { query: string; pageSize: number; nextPageToken: Buffer } {
+  const token = checked(PageTokenSchema, page.nextPageToken, 'nextPageToken');
+  return {
+    query: depositClauses(filter).join(' AND '),
+    pageSize: checked(PageSizeSchema, page.pageSize, 'pageSize'),
+    nextPageToken: token === undefined ? Buffer.alloc(0) : Buffer.from(token, 'base64url'),
+  };
+}
+
+/** The server's token as callers carry it; none when the server says this was the last page. */
+export function pageTokenText(token: Uint8Array | null | undefined): string | undefined {
+  return token && token.length > 0 ? Buffer.from(token).toString('base64url') : undefined;
+}
+
+/** The journeys a bulk action works through: at one stage, on the client's task queue. */
+export function journeyBulkQuery(filter: { stage: JourneyStage }, taskQueue: string): string {
+  return [...journeyClauses(filter), onTaskQueue(taskQueue)].join(' AND ');
+}
+
+/** The deposits a bulk action works through: at one stage (of one customer), on the client's task queue. */
+export function depositBulkQuery(filter: { stage: DepositStage; externalId?: string | undefined }, taskQueue: string): string {
+  return [...depositClauses(filter), onTaskQueue(taskQueue)].join(' AND ');
 }
 
 /** Events operators have to look at: parked for good, or still waiting for their target. */
@@ -155,15 +230,27 @@ export function toEventListing(info: WorkflowExecutionInfo): EventListing {
   };
 }
 
-export function toDepositListing(info: WorkflowExecutionInfo): DepositListing {
+// What a deposit's start may put in its memo so lists can show it; anything else there is ignored.
+const DepositMemoSchema = z.object({
+  kind: z.enum(['ONRAMP', 'OFFRAMP']).optional().catch(undefined),
+  amount: z.string().optional().catch(undefined),
+  currency: z.string().optional().catch(undefined),
+});
+
+export function toDepositListItem(info: WorkflowExecutionInfo): DepositListItem {
   const stage = oneOf(DEPOSIT_STAGES, info.typedSearchAttributes.get(RampStage));
   const externalId = info.typedSearchAttributes.get(RampExternalId);
   const customerId = info.typedSearchAttributes.get(RampCustomerId);
+  const memo = DepositMemoSchema.safeParse(info.memo ?? {});
+  const { kind, amount, currency } = memo.success ? memo.data : {};
   return {
     depositId: keyOf(info.workflowId, depositWorkflowId),
     ...common(info),
     ...(stage ? { stage } : {}),
     ...(externalId ? { externalId } : {}),
     ...(customerId ? { customerId } : {}),
+    ...(kind ? { kind } : {}),
+    ...(amount ? { amount } : {}),
+    ...(currency ? { currency } : {}),
   };
 }
