@@ -79,9 +79,6 @@ export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
 export type { JourneyOutcome, DepositOutcome };
 
-// gRPC's status code for a request the server refused as malformed.
-const INVALID_ARGUMENT = 3;
-
 function bulkErrorType(errorType: string | undefined): string | undefined {
   if (errorType !== undefined && !/^[A-Za-z]{1,64}$/.test(errorType)) throw new RampflowInputError([`errorType: a type such as InvalidParameters, Unauthorised or Deadline, got '${errorType}'`]);
   return errorType;
@@ -217,17 +214,11 @@ export class RampflowClient {
   async listDepositsPage(filter: DepositPageFilter, page: PageRequest = {}): Promise<DepositPage> {
     const { query, pageSize, nextPageToken } = depositPageQuery(filter, page);
     const { namespace, loadedDataConverter } = this.temporal.options;
-    const response = await this.temporal.workflowService.listWorkflowExecutions({ namespace, query, pageSize, nextPageToken }).catch((error: unknown) => {
-      // A token from another query or a mangled one is the caller's mistake, not the server's.
-      if (page.nextPageToken !== undefined && (error as { code?: number }).code === INVALID_ARGUMENT) {
-        throw new RampflowInputError(['nextPageToken: not a page token this list gave']);
-      }
-      throw error;
-    });
+    const response = await this.temporal.workflowService.listWorkflowExecutions({ namespace, query, pageSize, nextPageToken });
     const deposits = await Promise.all(
       response.executions.map(async (raw) => toDepositListItem(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace))),
     );
-    const next = pageTokenText(response.nextPageToken);
+    const next = pageTokenText(query, response.nextPageToken);
     return { deposits, ...(next ? { nextPageToken: next } : {}) };
   }
 

@@ -5,6 +5,7 @@
  * Visibility is eventually consistent: a stage change shows up in a list a moment after the
  * workflow makes it. The state query (`getJourney`) is always current.
  */
+import { createHash } from 'node:crypto';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
@@ -101,13 +102,14 @@ export interface DepositPage {
 }
 
 export const DEFAULT_LIST_LIMIT = 100;
+const NOT_OUR_TOKEN = 'not a page token this list gave';
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
 const LimitSchema = z.number().int().positive().default(DEFAULT_LIST_LIMIT);
 const PageSizeSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE);
 // The server's token is opaque bytes; callers carry it as base64url text (safe in a URL or a shell).
-const PageTokenSchema = z.string().regex(/^[A-Za-z0-9_-]+$/, 'not a page token this list gave').optional();
+const PageTokenSchema = z.string().regex(/^[A-Za-z0-9_-]+$/, NOT_OUR_TOKEN).optional();
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   const result = schema.safeParse(value);
@@ -151,19 +153,32 @@ export function depositListQuery(filter: DepositFilter): { query: string; limit:
   return { query: depositClauses(filter).join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
 }
 
+/**
+ * A page token is the server's token followed by a check over it and the query it continues. The
+ * server answers a mangled token with a generic error after its retries (20 s on the dev server), and
+ * a token from another filter would quietly continue the wrong list; the check refuses both at once.
+ */
+const TOKEN_CHECK_BYTES = 8;
+const tokenCheck = (query: string, serverToken: Uint8Array): Buffer => createHash('sha256').update(query).update(serverToken).digest().subarray(0, TOKEN_CHECK_BYTES);
+
 /** The query, page size and the server's token for one page of `listDepositsPage`. */
 export function depositPageQuery(filter: DepositPageFilter, page: PageRequest): { query: string; pageSize: number; nextPageToken: Buffer } {
+  const query = depositClauses(filter).join(' AND ');
+  const pageSize = checked(PageSizeSchema, page.pageSize, 'pageSize');
   const token = checked(PageTokenSchema, page.nextPageToken, 'nextPageToken');
-  return {
-    query: depositClauses(filter).join(' AND '),
-    pageSize: checked(PageSizeSchema, page.pageSize, 'pageSize'),
-    nextPageToken: token === undefined ? Buffer.alloc(0) : Buffer.from(token, 'base64url'),
-  };
+  if (token === undefined) return { query, pageSize, nextPageToken: Buffer.alloc(0) };
+  const bytes = Buffer.from(token, 'base64url');
+  const serverToken = bytes.subarray(0, -TOKEN_CHECK_BYTES);
+  if (serverToken.length === 0 || !tokenCheck(query, serverToken).equals(bytes.subarray(-TOKEN_CHECK_BYTES))) {
+    throw new RampflowInputError([`nextPageToken: ${NOT_OUR_TOKEN}`]);
+  }
+  return { query, pageSize, nextPageToken: serverToken };
 }
 
 /** The server's token as callers carry it; none when the server says this was the last page. */
-export function pageTokenText(token: Uint8Array | null | undefined): string | undefined {
-  return token && token.length > 0 ? Buffer.from(token).toString('base64url') : undefined;
+export function pageTokenText(query: string, serverToken: Uint8Array | null | undefined): string | undefined {
+  if (!serverToken || serverToken.length === 0) return undefined;
+  return Buffer.concat([serverToken, tokenCheck(query, serverToken)]).toString('base64url');
 }
 
 /** The journeys a bulk action works through: at one stage, on the client's task queue. */
