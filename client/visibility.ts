@@ -138,11 +138,12 @@ function depositClauses(filter: { stage?: DepositStage | undefined; externalId?:
 }
 
 /**
- * Only the workflows of one task queue: what an operator's bulk action may touch is what the
- * deployment they configured (TEMPORAL_TASK_QUEUE) runs, never another one sharing the namespace.
+ * What a bulk action may touch: running workflows (an ended one keeps its last RampStage forever)
+ * of one task queue, the deployment the operator configured (TEMPORAL_TASK_QUEUE), never another
+ * one sharing the namespace.
  */
-function onTaskQueue(taskQueue: string): string {
-  return equals('TaskQueue', checked(z.string().regex(/^[^'"\\]+$/, 'no quotes or backslashes'), taskQueue, 'taskQueue'));
+function runningOn(taskQueue: string): string[] {
+  return ["ExecutionStatus = 'Running'", equals('TaskQueue', checked(z.string().regex(/^[^'"\\]+$/, 'no quotes or backslashes'), taskQueue, 'taskQueue'))];
 }
 
 export function journeyListQuery(filter: JourneyFilter): { query: string; limit: number } {
@@ -181,14 +182,14 @@ export function pageTokenText(query: string, serverToken: Uint8Array | null | un
   return Buffer.concat([serverToken, tokenCheck(query, serverToken)]).toString('base64url');
 }
 
-/** The journeys a bulk action works through: at one stage, on the client's task queue. */
+/** The journeys a bulk action works through: running at one stage, on the client's task queue. */
 export function journeyBulkQuery(filter: { stage: JourneyStage }, taskQueue: string): string {
-  return [...journeyClauses(filter), onTaskQueue(taskQueue)].join(' AND ');
+  return [...journeyClauses(filter), ...runningOn(taskQueue)].join(' AND ');
 }
 
-/** The deposits a bulk action works through: at one stage (of one customer), on the client's task queue. */
+/** The deposits a bulk action works through: running at one stage (of one customer), on the client's task queue. */
 export function depositBulkQuery(filter: { stage: DepositStage; externalId?: string | undefined }, taskQueue: string): string {
-  return [...depositClauses(filter), onTaskQueue(taskQueue)].join(' AND ');
+  return [...depositClauses(filter), ...runningOn(taskQueue)].join(' AND ');
 }
 
 /** Events operators have to look at: parked for good, or still waiting for their target. */
