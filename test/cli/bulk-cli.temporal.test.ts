@@ -121,11 +121,13 @@ describe('rampflow deposit retry|cancel --all', () => {
         await new Promise((wake) => setTimeout(wake, 200));
       }
     }
+    const parkedSince = await Promise.all(depositHandles.map(async (depositHandle) => (await depositHandle.query(depositStateQuery)).attention!.since));
     await visible(`WorkflowType = 'depositLifecycle' AND RampStage = 'NEEDS_ATTENTION' AND RampExternalId = '${state.externalId}'`, 2);
 
     const dry = await rampflow('deposit', 'retry', '--all', '--customer', state.externalId, '--dry-run');
     expectOk(dry);
     expect(dry.stdout.split('\n')[0]).toBe(`dry run: would retry 2 of 2 deposits at NEEDS_ATTENTION of customer ${state.externalId}; nothing was changed`);
+    expect(await Promise.all(depositHandles.map(async (depositHandle) => (await depositHandle.query(depositStateQuery)).attention?.since))).toEqual(parkedSince);
 
     const cancelled = await rampflow('deposit', 'cancel', '--all', '--customer', state.externalId, '--reason', 'refunded by hand', '--json');
     expectOk(cancelled);
