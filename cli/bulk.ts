@@ -32,7 +32,6 @@ const BULK_ONLY: [keyof BulkFlags, string][] = [
   ['concurrency', '--concurrency'],
 ];
 
-// A line at most this often, and at least every this many workflows, so a long run shows it is alive.
 const PROGRESS_EVERY_MS = 1000;
 const PROGRESS_EVERY_COUNT = 50;
 
@@ -72,18 +71,25 @@ export function bulkOptions(flags: BulkFlags): BulkOptions {
   return { ...(flags.dryRun ? { dryRun: true } : {}), ...(flags.concurrency ? { concurrency: flags.concurrency } : {}) };
 }
 
+/**
+ * A progress line at most every second, and at least every 50 workflows, so a long run shows it is
+ * alive without flooding a terminal; the last workflow is left to the summary.
+ */
+export function progressReporter(command: BulkCommand, dryRun: boolean, write: (line: string) => void, now: () => number = Date.now): (progress: BulkProgress) => void {
+  let lastAt = now();
+  let lastCount = 0;
+  return (progress) => {
+    const { settled, listed } = progress;
+    if (settled === listed || (now() - lastAt < PROGRESS_EVERY_MS && settled - lastCount < PROGRESS_EVERY_COUNT)) return;
+    lastAt = now();
+    lastCount = settled;
+    write(`${command.noun} ${command.verb}${dryRun ? ' (dry run)' : ''}: ${settled} of ${listed} (${counts(progress)})\n`);
+  };
+}
+
 /** Runs the bulk action with a progress line on stderr, then prints the report and sets the exit code. */
 export async function runBulkCommand(command: BulkCommand, flags: BulkFlags, run: (options: BulkOptions) => Promise<BulkReport>): Promise<void> {
-  let lastAt = Date.now();
-  let lastCount = 0;
-  const onProgress = (progress: BulkProgress): void => {
-    const { settled, listed } = progress;
-    // The last one is left to the summary.
-    if (settled === listed || (Date.now() - lastAt < PROGRESS_EVERY_MS && settled - lastCount < PROGRESS_EVERY_COUNT)) return;
-    lastAt = Date.now();
-    lastCount = settled;
-    process.stderr.write(`${command.noun} ${command.verb}${flags.dryRun ? ' (dry run)' : ''}: ${settled} of ${listed} (${counts(progress)})\n`);
-  };
+  const onProgress = progressReporter(command, flags.dryRun ?? false, (line) => process.stderr.write(line));
   const report = await run({ ...bulkOptions(flags), onProgress });
   if (flags.json) printJson(report);
   else process.stdout.write(formatBulkReport(command, flags, report));

@@ -205,9 +205,10 @@ export class RampflowClient {
   }
 
   /**
-   * One page of deposits, newest first, from Temporal visibility: a customer's whole history (however
-   * long) without asking any workflow. Pass the returned `nextPageToken` to get the next page; it is
-   * absent on the last one. Visibility is a moment behind the workflows.
+   * One page of deposits from Temporal visibility: a customer's whole history (however long) without
+   * asking any workflow. In visibility's order: running deposits first, newest first, then ended ones,
+   * the most recently ended first. Pass the returned `nextPageToken` to get the next page; it is absent
+   * on the last one. Visibility is a moment behind the workflows.
    *
    * @throws RampflowInputError for a bad filter, page size (1 to 1000) or page token
    */
@@ -222,7 +223,7 @@ export class RampflowClient {
     return { deposits, ...(next ? { nextPageToken: next } : {}) };
   }
 
-  /** Every deposit `filter` selects, newest first, a page (`pageSize`, default 100) at a time. */
+  /** Every deposit `filter` selects, in `listDepositsPage`'s order, a page (`pageSize`, default 100) at a time. */
   async *iterateDeposits(filter: DepositPageFilter, options: { pageSize?: number } = {}): AsyncGenerator<DepositListItem> {
     let nextPageToken: string | undefined;
     do {

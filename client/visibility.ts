@@ -102,13 +102,13 @@ export interface DepositPage {
 }
 
 export const DEFAULT_LIST_LIMIT = 100;
-const NOT_OUR_TOKEN = 'not a page token this list gave';
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
 const LimitSchema = z.number().int().positive().default(DEFAULT_LIST_LIMIT);
 const PageSizeSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE);
 // The server's token is opaque bytes; callers carry it as base64url text (safe in a URL or a shell).
+const NOT_OUR_TOKEN = 'not a page token this list gave';
 const PageTokenSchema = z.string().regex(/^[A-Za-z0-9_-]+$/, NOT_OUR_TOKEN).optional();
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
