@@ -126,7 +126,7 @@ export function registerDepositCommand(program: Command): void {
 
   deposit
     .command('list')
-    .description('deposits, newest first, a page at a time (Temporal visibility, a moment behind the workflows)')
+    .description('deposits a page at a time, running ones first, then the most recently ended (Temporal visibility, a moment behind the workflows)')
     .option('--customer <externalId>', "only this customer's deposits, its whole history")
     .addOption(new Option('--stage <stage>', 'only deposits at this stage').choices(DEPOSIT_STAGES))
     .option('--page-size <n>', `deposits per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, positiveInteger)
