@@ -4,8 +4,7 @@
  * exit code (1 when any workflow failed; a refusal means the workflow moved on, which is not a failure).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { BulkOptions, BulkProgress, BulkReport } from '../client';
-import { DEFAULT_BULK_CONCURRENCY } from '../client';
+import { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport } from '../client';
 import { printJson } from './client-session';
 
 export interface BulkFlags {
@@ -30,6 +29,7 @@ const BULK_ONLY: [keyof BulkFlags, string][] = [
   ['errorType', '--error-type'],
   ['dryRun', '--dry-run'],
   ['concurrency', '--concurrency'],
+  ['json', '--json'],
 ];
 
 const PROGRESS_EVERY_MS = 1000;
@@ -67,7 +67,7 @@ export function isBulk(id: string | undefined, flags: BulkFlags, idName: string)
   return false;
 }
 
-export function bulkOptions(flags: BulkFlags): BulkOptions {
+function bulkOptions(flags: BulkFlags): BulkOptions {
   return { ...(flags.dryRun ? { dryRun: true } : {}), ...(flags.concurrency ? { concurrency: flags.concurrency } : {}) };
 }
 
