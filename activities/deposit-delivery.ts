@@ -9,7 +9,7 @@ import type { depositLifecycle } from '../workflows/deposit';
 import type { DepositLifecycleRequest, DepositTimings } from '../workflows/deposit-input';
 import { depositWorkflowId } from '../workflows/ids';
 import { depositEventSignal, paymentEventSignal, tradeEventSignal } from '../workflows/messages';
-import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../workflows/records';
+import { depositKindOf, type DepositRecord, type PaymentRecord, type RampEvent, type TradeRecord } from '../workflows/records';
 import { RampCustomerId, RampExternalId, RampStage } from '../workflows/search-attributes';
 
 export type DepositDelivery = { depositId: string; externalId?: string } & (
@@ -49,6 +49,8 @@ export function createDepositDeliveryActivities(options: DepositDeliveryOptions 
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: searchAttributes,
         staticSummary: deposit ? `${deposit.currency} deposit ${deposit.id}` : `deposit ${delivery.depositId}`,
+        // Lists read these without a query per deposit (client/visibility.ts); no personal data.
+        ...(deposit ? { memo: { kind: depositKindOf(deposit), amount: deposit.amount, currency: deposit.currency } } : {}),
       };
       try {
         switch (delivery.signal) {

@@ -5,9 +5,18 @@
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { Command, Option } from 'commander';
-import { DEPOSIT_STAGES, type DepositStage } from '../client';
+import {
+  DEFAULT_PAGE_SIZE,
+  DEPOSIT_STAGES,
+  MAX_PAGE_SIZE,
+  type DepositBulkFilter,
+  type DepositListItem,
+  type DepositPage,
+  type DepositStage,
+} from '../client';
+import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, withRampflowClient } from './client-session';
-import { formatDepositList, formatDepositState } from './state-format';
+import { formatDepositPage, formatDepositState } from './state-format';
 
 // What the service is likely to ask for; anything else takes --content-type.
 const CONTENT_TYPES: Record<string, string> = {
@@ -23,16 +32,51 @@ async function status(depositId: string, options: { json?: boolean }): Promise<v
   else process.stdout.write(formatDepositState(state));
 }
 
-async function list(options: { stage?: DepositStage; externalId?: string; limit?: number; json?: boolean }): Promise<void> {
-  const deposits = await withRampflowClient((rampflow) =>
-    rampflow.listDeposits({
-      ...(options.stage ? { stage: options.stage } : {}),
-      ...(options.externalId ? { externalId: options.externalId } : {}),
-      ...(options.limit ? { limit: options.limit } : {}),
-    }),
-  );
-  if (options.json) printJson(deposits);
-  else process.stdout.write(formatDepositList(deposits));
+interface ListOptions {
+  customer?: string;
+  stage?: DepositStage;
+  pageSize?: number;
+  pageToken?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+/** One page (with the next page's token), or with --all every page, in the same shape. */
+async function list(options: ListOptions): Promise<void> {
+  if (options.all && options.pageToken !== undefined) throw new Error('give either --page-token or --all, not both');
+  const filter = { ...(options.customer ? { externalId: options.customer } : {}), ...(options.stage ? { stage: options.stage } : {}) };
+  const pageSize = options.pageSize ? { pageSize: options.pageSize } : {};
+  const page: DepositPage = await withRampflowClient(async (rampflow) => {
+    if (!options.all) return rampflow.listDepositsPage(filter, { ...pageSize, ...(options.pageToken ? { nextPageToken: options.pageToken } : {}) });
+    const deposits: DepositListItem[] = [];
+    for await (const deposit of rampflow.iterateDeposits(filter, pageSize)) deposits.push(deposit);
+    return { deposits };
+  });
+  if (options.json) printJson(page);
+  else process.stdout.write(formatDepositPage(page));
+}
+
+type DepositBulkFlags = BulkFlags & { stage?: DepositStage; customer?: string };
+
+function bulkFilter(flags: DepositBulkFlags): DepositBulkFilter {
+  return {
+    ...(flags.stage ? { stage: flags.stage } : {}),
+    ...(flags.customer ? { externalId: flags.customer } : {}),
+    ...(flags.errorType ? { errorType: flags.errorType } : {}),
+  };
+}
+
+const bulkCommand = (verb: BulkCommand['verb'], flags: DepositBulkFlags): BulkCommand => ({
+  verb,
+  noun: 'deposit',
+  ...(flags.customer ? { scope: `of customer ${flags.customer}` } : {}),
+});
+
+/** --customer narrows a bulk action; it means nothing for one deposit. */
+function isDepositBulk(depositId: string | undefined, flags: DepositBulkFlags): boolean {
+  const bulk = isBulk(depositId, flags, 'depositId');
+  if (!bulk && flags.customer !== undefined) throw new Error('--customer needs --all');
+  return bulk;
 }
 
 async function attach(depositId: string, file: string, options: { contentType?: string; fileName?: string }): Promise<void> {
@@ -49,13 +93,22 @@ async function attach(depositId: string, file: string, options: { contentType?: 
   process.stdout.write(`deposit ${depositId}: ${attachment.fileName} submitted to the service\n`);
 }
 
-async function retry(depositId: string): Promise<void> {
-  const { resumed } = await withRampflowClient((rampflow) => rampflow.retryDeposit(depositId));
+async function retry(depositId: string | undefined, options: DepositBulkFlags): Promise<void> {
+  if (isDepositBulk(depositId, options)) {
+    return withRampflowClient((rampflow) => runBulkCommand(bulkCommand('retry', options), options, (bulk) => rampflow.retryAllDeposits(bulkFilter(options), bulk)));
+  }
+  const { resumed } = await withRampflowClient((rampflow) => rampflow.retryDeposit(depositId!));
   process.stdout.write(`deposit ${depositId} resumed at ${resumed}\n`);
 }
 
-async function cancel(depositId: string, options: { reason?: string }): Promise<void> {
-  await withRampflowClient((rampflow) => rampflow.cancelDeposit(depositId, options.reason));
+async function cancel(depositId: string | undefined, options: DepositBulkFlags & { reason?: string }): Promise<void> {
+  if (isDepositBulk(depositId, options)) {
+    const reason = options.reason === undefined ? {} : { reason: options.reason };
+    return withRampflowClient((rampflow) =>
+      runBulkCommand(bulkCommand('cancel', options), options, (bulk) => rampflow.cancelAllDeposits(bulkFilter(options), { ...bulk, ...reason })),
+    );
+  }
+  await withRampflowClient((rampflow) => rampflow.cancelDeposit(depositId!, options.reason));
   process.stdout.write(`deposit ${depositId} cancelled\n`);
 }
 
@@ -73,11 +126,14 @@ export function registerDepositCommand(program: Command): void {
 
   deposit
     .command('list')
-    .description('deposits, newest first (Temporal visibility, a moment behind the workflows)')
+    .description('deposits a page at a time, running ones first, then the most recently ended (Temporal visibility, a moment behind the workflows)')
+    .option('--customer <externalId>', "only this customer's deposits, its whole history")
     .addOption(new Option('--stage <stage>', 'only deposits at this stage').choices(DEPOSIT_STAGES))
-    .option('--external-id <id>', "only the deposits of this customer's journey")
-    .option('--limit <n>', 'at most this many (default 100)', positiveInteger)
-    .option('--json', 'print the list as JSON')
+    .option('--page-size <n>', `deposits per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, positiveInteger)
+    .option('--page-token <token>', 'the page after the one that printed this token')
+    .option('--all', 'every page, one after the other')
+    .option('--json', 'print {deposits, nextPageToken?} as JSON')
+    .addHelpText('after', '\nExamples:\n  rampflow deposit list --customer user-42\n  rampflow deposit list --stage NEEDS_ATTENTION --all --json')
     .action(list);
 
   deposit
@@ -89,16 +145,28 @@ export function registerDepositCommand(program: Command): void {
     .option('--file-name <name>', 'the name the service sees (default: the file\'s own)')
     .action(attach);
 
-  deposit
-    .command('retry')
-    .description('resume a deposit parked in NEEDS_ATTENTION at the step that was parked')
-    .argument('<depositId>', "the service's deposit id")
+  addBulkOptions(
+    deposit
+      .command('retry')
+      .description('resume a deposit parked in NEEDS_ATTENTION at the step that was parked; --all: every parked deposit')
+      .argument('[depositId]', "the service's deposit id")
+      .option('--customer <externalId>', "with --all: only this customer's deposits"),
+    DEPOSIT_STAGES,
+    'deposit',
+  )
+    .addHelpText('after', BULK_EXAMPLES('deposit retry'))
     .action(retry);
 
-  deposit
-    .command('cancel')
-    .description('end a deposit parked in NEEDS_ATTENTION (CANCELLED, with the reason)')
-    .argument('<depositId>', "the service's deposit id")
-    .option('--reason <text>', 'recorded as the outcome')
+  addBulkOptions(
+    deposit
+      .command('cancel')
+      .description('end a deposit parked in NEEDS_ATTENTION (CANCELLED, with the reason); --all: every parked deposit')
+      .argument('[depositId]', "the service's deposit id")
+      .option('--reason <text>', 'recorded as the outcome')
+      .option('--customer <externalId>', "with --all: only this customer's deposits"),
+    DEPOSIT_STAGES,
+    'deposit',
+  )
+    .addHelpText('after', BULK_EXAMPLES('deposit cancel'))
     .action(cancel);
 }

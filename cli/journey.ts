@@ -3,8 +3,9 @@
  * customer journeys, through the client library, connected by the TEMPORAL_* environment.
  */
 import { Command, Option } from 'commander';
-import { JOURNEY_STAGES, type CorrectedInput, type JourneyRequest, type JourneyStage } from '../client';
+import { JOURNEY_STAGES, type CorrectedInput, type JourneyBulkFilter, type JourneyRequest, type JourneyStage } from '../client';
 import { RampStage } from '../workflows/search-attributes';
+import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, readJsonOption, withRampflowClient } from './client-session';
 import { formatJourneyList, formatJourneyState } from './state-format';
 
@@ -63,15 +64,30 @@ async function list(options: { stage?: JourneyStage; limit?: number; json?: bool
   else process.stdout.write(formatJourneyList(journeys));
 }
 
-async function retry(externalId: string, options: { input?: string }): Promise<void> {
+type JourneyBulkFlags = BulkFlags & { stage?: JourneyStage };
+
+function bulkFilter(flags: JourneyBulkFlags): JourneyBulkFilter {
+  return { ...(flags.stage ? { stage: flags.stage } : {}), ...(flags.errorType ? { errorType: flags.errorType } : {}) };
+}
+
+async function retry(externalId: string | undefined, options: JourneyBulkFlags & { input?: string }): Promise<void> {
+  if (isBulk(externalId, options, 'externalId')) {
+    // One correction cannot fit every journey: corrected input is for one journey at a time.
+    if (options.input !== undefined) throw new Error('--input applies to one journey, not to --all');
+    return withRampflowClient((rampflow) => runBulkCommand({ verb: 'retry', noun: 'journey' }, options, (bulk) => rampflow.retryAllJourneys(bulkFilter(options), bulk)));
+  }
   // The library validates the corrected input and names any bad field.
   const corrected = options.input === undefined ? undefined : (readJsonOption('--input', options.input) as CorrectedInput);
-  const { resumed } = await withRampflowClient((rampflow) => rampflow.retry(externalId, corrected));
+  const { resumed } = await withRampflowClient((rampflow) => rampflow.retry(externalId!, corrected));
   process.stdout.write(`journey ${externalId} resumed at ${resumed}\n`);
 }
 
-async function cancel(externalId: string, options: { reason?: string }): Promise<void> {
-  await withRampflowClient((rampflow) => rampflow.cancel(externalId, options.reason));
+async function cancel(externalId: string | undefined, options: JourneyBulkFlags & { reason?: string }): Promise<void> {
+  if (isBulk(externalId, options, 'externalId')) {
+    const reason = options.reason === undefined ? {} : { reason: options.reason };
+    return withRampflowClient((rampflow) => runBulkCommand({ verb: 'cancel', noun: 'journey' }, options, (bulk) => rampflow.cancelAllJourneys(bulkFilter(options), { ...bulk, ...reason })));
+  }
+  await withRampflowClient((rampflow) => rampflow.cancel(externalId!, options.reason));
   process.stdout.write(`journey ${externalId} cancelled\n`);
 }
 
@@ -111,18 +127,28 @@ export function registerJourneyCommand(program: Command): void {
     .option('--json', 'print the list as JSON')
     .action(list);
 
-  journey
-    .command('retry')
-    .description('resume a journey parked in NEEDS_ATTENTION at the stage that was parked')
-    .argument('<externalId>', "the partner's user id")
-    .option('--input <json|@file>', 'corrected input: {customer?, onramp?, offramp?}, each part given replaces that part whole')
+  addBulkOptions(
+    journey
+      .command('retry')
+      .description('resume a journey parked in NEEDS_ATTENTION at the stage that was parked; --all: every parked journey')
+      .argument('[externalId]', "the partner's user id")
+      .option('--input <json|@file>', 'corrected input: {customer?, onramp?, offramp?}, each part given replaces that part whole'),
+    JOURNEY_STAGES,
+    'journey',
+  )
+    .addHelpText('after', BULK_EXAMPLES('journey retry'))
     .action(retry);
 
-  journey
-    .command('cancel')
-    .description('end a journey parked in NEEDS_ATTENTION (it closes with the reason)')
-    .argument('<externalId>', "the partner's user id")
-    .option('--reason <text>', 'recorded as the outcome')
+  addBulkOptions(
+    journey
+      .command('cancel')
+      .description('end a journey parked in NEEDS_ATTENTION (it closes with the reason); --all: every parked journey')
+      .argument('[externalId]', "the partner's user id")
+      .option('--reason <text>', 'recorded as the outcome'),
+    JOURNEY_STAGES,
+    'journey',
+  )
+    .addHelpText('after', BULK_EXAMPLES('journey cancel'))
     .action(cancel);
 
   journey

@@ -2,7 +2,7 @@
  * Human-readable output of the `journey` and `deposit` commands: a journey's or deposit's state as
  * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
  */
-import type { Attention, DepositListing, DepositState, EventReport, JourneyDeposits, JourneyListing, JourneyState } from '../client';
+import type { Attention, DepositListItem, DepositPage, DepositState, EventReport, JourneyDeposits, JourneyListing, JourneyState } from '../client';
 
 function labelled(rows: [string, string | undefined][]): string {
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
@@ -79,11 +79,16 @@ export function formatJourneyList(journeys: JourneyListing[]): string {
   );
 }
 
-export function formatDepositList(deposits: DepositListing[]): string {
-  if (deposits.length === 0) return 'no deposits match\n';
-  return table(
-    ['DEPOSIT ID', 'STAGE', 'STATUS', 'EXTERNAL ID', 'STARTED'],
-    deposits.map((deposit) => [deposit.depositId, deposit.stage ?? '-', deposit.status, deposit.externalId ?? '-', deposit.startTime.toISOString()]),
+/** A page of deposits, and the flag that prints the next one. */
+export function formatDepositPage({ deposits, nextPageToken }: DepositPage): string {
+  const next = nextPageToken ? `next page: --page-token ${nextPageToken}\n` : '';
+  if (deposits.length === 0) return `no deposits match\n${next}`;
+  const amount = (deposit: DepositListItem) => (deposit.amount ? `${deposit.kind ?? ''} ${deposit.amount} ${deposit.currency ?? ''}`.trim() : '-');
+  return (
+    table(
+      ['DEPOSIT ID', 'STAGE', 'STATUS', 'EXTERNAL ID', 'AMOUNT', 'STARTED'],
+      deposits.map((deposit) => [deposit.depositId, deposit.stage ?? '-', deposit.status, deposit.externalId ?? '-', amount(deposit), deposit.startTime.toISOString()]),
+    ) + next
   );
 }
 

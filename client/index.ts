@@ -1,9 +1,32 @@
 /** The rampflow client library: what a partner backend or an operator's tooling imports. */
 export { createRampflowClient, createRampflowClientFromEnv, type RampflowClientOptions } from './connect';
-export { RampflowClient, type DepositHandle, type DepositOutcome, type EventReport, type JourneyHandle, type JourneyOutcome } from './rampflow-client';
+export {
+  RampflowClient,
+  type DepositBulkFilter,
+  type DepositHandle,
+  type DepositOutcome,
+  type EventReport,
+  type JourneyBulkFilter,
+  type JourneyHandle,
+  type JourneyOutcome,
+} from './rampflow-client';
+export { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport, type BulkTarget } from './bulk';
 export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError } from './errors';
 export type { CorrectedInput } from './input-validation';
-export { DEFAULT_LIST_LIMIT, type DepositFilter, type DepositListing, type EventFilter, type EventListing, type JourneyFilter, type JourneyListing } from './visibility';
+export {
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type DepositFilter,
+  type DepositListItem,
+  type DepositPage,
+  type DepositPageFilter,
+  type EventFilter,
+  type EventListing,
+  type JourneyFilter,
+  type JourneyListing,
+  type PageRequest,
+} from './visibility';
 export type { JourneyRequest } from '../workflows/journey-input';
 export {
   DEPOSIT_STAGES,

@@ -6,6 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
+// The SDK's own conversion of a listed execution, which its list() iterator uses but does not export
+// from the package root; listDepositsPage needs it because that iterator hides the page token.
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { temporal } from '@temporalio/proto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
@@ -20,34 +23,74 @@ import {
   retryUpdate,
   submitAttachmentUpdate,
   type AttachmentRequest,
+  type DepositStage,
   type DepositState,
+  type JourneyStage,
   type JourneyState,
 } from '../workflows/messages';
 import type { RampEventResult } from '../workflows/ramp-event-types';
 import { RampExternalId, RampStage } from '../workflows/search-attributes';
+import { runBulk, type BulkAction, type BulkOptions, type BulkReport } from './bulk';
 import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
 import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
 import {
+  depositBulkQuery,
   depositListQuery,
+  depositPageQuery,
   eventListQuery,
+  journeyBulkQuery,
   journeyListQuery,
-  toDepositListing,
+  pageTokenText,
+  toDepositListItem,
   toEventListing,
   toJourneyListing,
   type DepositFilter,
-  type DepositListing,
+  type DepositListItem,
+  type DepositPage,
+  type DepositPageFilter,
   type EventFilter,
   type EventListing,
   type JourneyFilter,
   type JourneyListing,
+  type PageRequest,
 } from './visibility';
 
 /** A listed event, with why it was parked once it has ended parked. */
 export type EventReport = EventListing & Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>>;
 
+/** Which journeys a bulk action works through. */
+export interface JourneyBulkFilter {
+  /** Default NEEDS_ATTENTION, the only stage `retry` and `cancel` apply to. */
+  stage?: JourneyStage;
+  /** Only those whose attention has this error type (InvalidParameters, Unauthorised, Deadline, ...). */
+  errorType?: string;
+}
+
+/** Which deposits a bulk action works through. */
+export interface DepositBulkFilter {
+  /** Default NEEDS_ATTENTION. */
+  stage?: DepositStage;
+  /** Only this customer's deposits. */
+  externalId?: string;
+  errorType?: string;
+}
+
 export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
 export type { JourneyOutcome, DepositOutcome };
+
+function bulkErrorType(errorType: string | undefined): string | undefined {
+  if (errorType !== undefined && !/^[A-Za-z]{1,64}$/.test(errorType)) throw new RampflowInputError([`errorType: a type such as InvalidParameters, Unauthorised or Deadline, got '${errorType}'`]);
+  return errorType;
+}
+
+function checkedBulkOptions<O extends BulkOptions>(options: O): O {
+  const { concurrency } = options;
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 100)) {
+    throw new RampflowInputError(['concurrency: a whole number from 1 to 100']);
+  }
+  return options;
+}
 
 export class RampflowClient {
   /**
@@ -131,6 +174,20 @@ export class RampflowClient {
     return this.onJourney(externalId, (handle) => handle.executeUpdate(closeCustomerUpdate, { args: [reason === undefined ? {} : { reason }] }), 'closeCustomer');
   }
 
+  /**
+   * Retries every journey at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, as
+   * `retry(externalId)` would, at most `options.concurrency` (8) at once; see client/bulk.ts.
+   * Journeys that moved on since they were listed are counted as refused, not failed.
+   */
+  async retryAllJourneys(filter: JourneyBulkFilter = {}, options: BulkOptions = {}): Promise<BulkReport> {
+    return this.onEveryJourney(filter, options, (externalId) => this.retry(externalId));
+  }
+
+  /** Cancels every journey at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */
+  async cancelAllJourneys(filter: JourneyBulkFilter = {}, options: BulkOptions & { reason?: string } = {}): Promise<BulkReport> {
+    return this.onEveryJourney(filter, options, (externalId) => this.cancel(externalId, options.reason));
+  }
+
   // ---- deposits ---------------------------------------------------------------------------------
 
   depositHandle(depositId: string): DepositHandle {
@@ -143,8 +200,37 @@ export class RampflowClient {
   }
 
   /** Deposits newest first, by stage and/or by the customer's externalId. */
-  async listDeposits(filter: DepositFilter = {}): Promise<DepositListing[]> {
-    return this.listed(depositListQuery(filter), toDepositListing);
+  async listDeposits(filter: DepositFilter = {}): Promise<DepositListItem[]> {
+    return this.listed(depositListQuery(filter), toDepositListItem);
+  }
+
+  /**
+   * One page of deposits from Temporal visibility: a customer's whole history (however long) without
+   * asking any workflow. In visibility's order: running deposits first, newest first, then ended ones,
+   * the most recently ended first. Pass the returned `nextPageToken` to get the next page; it is absent
+   * on the last one. Visibility is a moment behind the workflows.
+   *
+   * @throws RampflowInputError for a bad filter, page size (1 to 1000) or page token
+   */
+  async listDepositsPage(filter: DepositPageFilter, page: PageRequest = {}): Promise<DepositPage> {
+    const { query, pageSize, nextPageToken } = depositPageQuery(filter, page);
+    const { namespace, loadedDataConverter } = this.temporal.options;
+    const response = await this.temporal.workflowService.listWorkflowExecutions({ namespace, query, pageSize, nextPageToken });
+    const deposits = await Promise.all(
+      response.executions.map(async (raw) => toDepositListItem(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace))),
+    );
+    const next = pageTokenText(query, response.nextPageToken);
+    return { deposits, ...(next ? { nextPageToken: next } : {}) };
+  }
+
+  /** Every deposit `filter` selects, in `listDepositsPage`'s order, a page (`pageSize`, default 100) at a time. */
+  async *iterateDeposits(filter: DepositPageFilter, options: { pageSize?: number } = {}): AsyncGenerator<DepositListItem> {
+    let nextPageToken: string | undefined;
+    do {
+      const page = await this.listDepositsPage(filter, { ...options, ...(nextPageToken ? { nextPageToken } : {}) });
+      yield* page.deposits;
+      nextPageToken = page.nextPageToken;
+    } while (nextPageToken);
   }
 
   /**
@@ -164,6 +250,19 @@ export class RampflowClient {
   /** Ends a deposit parked in NEEDS_ATTENTION (CANCELLED, with the reason as its outcome). */
   async cancelDeposit(depositId: string, reason?: string): Promise<{ cancelled: true }> {
     return this.onDeposit(depositId, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }), 'cancel');
+  }
+
+  /**
+   * Retries every deposit at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, optionally
+   * only one customer's, as `retryDeposit` would, at most `options.concurrency` (8) at once.
+   */
+  async retryAllDeposits(filter: DepositBulkFilter = {}, options: BulkOptions = {}): Promise<BulkReport> {
+    return this.onEveryDeposit(filter, options, (depositId) => this.retryDeposit(depositId));
+  }
+
+  /** Cancels every deposit at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */
+  async cancelAllDeposits(filter: DepositBulkFilter = {}, options: BulkOptions & { reason?: string } = {}): Promise<BulkReport> {
+    return this.onEveryDeposit(filter, options, (depositId) => this.cancelDeposit(depositId, options.reason));
   }
 
   // ---- events ------------------------------------------------------------------------------------
@@ -226,6 +325,32 @@ export class RampflowClient {
       if (found.length >= limit) break;
     }
     return found;
+  }
+
+  // ---- bulk actions ------------------------------------------------------------------------------
+
+  private async onEveryJourney(filter: JourneyBulkFilter, options: BulkOptions, apply: (externalId: string) => Promise<unknown>): Promise<BulkReport> {
+    const query = journeyBulkQuery({ stage: filter.stage ?? 'NEEDS_ATTENTION' }, this.taskQueue);
+    const ids = await this.listedKeys(query, (info) => toJourneyListing(info).externalId);
+    const action: BulkAction = { attentionOf: async (externalId) => (await this.getJourney(externalId)).attention, apply };
+    return runBulk(ids, action, bulkErrorType(filter.errorType), checkedBulkOptions(options));
+  }
+
+  private async onEveryDeposit(filter: DepositBulkFilter, options: BulkOptions, apply: (depositId: string) => Promise<unknown>): Promise<BulkReport> {
+    const query = depositBulkQuery({ stage: filter.stage ?? 'NEEDS_ATTENTION', externalId: filter.externalId }, this.taskQueue);
+    const ids = await this.listedKeys(query, (info) => toDepositListItem(info).depositId);
+    const action: BulkAction = { attentionOf: async (depositId) => (await this.getDeposit(depositId)).attention, apply };
+    return runBulk(ids, action, bulkErrorType(filter.errorType), checkedBulkOptions(options));
+  }
+
+  /**
+   * Every workflow the query finds, listed before anything is changed: the action works through
+   * the set as it was when it started, and its progress can say how much of it is left.
+   */
+  private async listedKeys(query: string, keyOf: (info: WorkflowExecutionInfo) => string): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const info of this.temporal.workflow.list({ query, pageSize: 1000 })) keys.push(keyOf(info));
+    return keys;
   }
 
   // ---- errors an operator can read ----------------------------------------------------------------

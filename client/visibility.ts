@@ -5,6 +5,7 @@
  * Visibility is eventually consistent: a stage change shows up in a list a moment after the
  * workflow makes it. The state query (`getJourney`) is always current.
  */
+import { createHash } from 'node:crypto';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
@@ -26,7 +27,8 @@ export interface JourneyListing {
   closeTime?: Date;
 }
 
-export interface DepositListing {
+/** A deposit as visibility shows it: everything here comes without a query to its workflow. */
+export interface DepositListItem {
   depositId: string;
   workflowId: string;
   runId: string;
@@ -36,6 +38,14 @@ export interface DepositListing {
   status: WorkflowExecutionStatusName;
   startTime: Date;
   closeTime?: Date;
+  /**
+   * From the workflow's memo, when its start set `{kind, amount, currency}`. Visibility does not return
+   * the static summary the Web UI shows (`ONRAMP deposit of 100.00 AUD`), so a memo is the only way
+   * to list these without a query per deposit; `getDeposit` always has them.
+   */
+  kind?: 'ONRAMP' | 'OFFRAMP';
+  amount?: string;
+  currency?: string;
 }
 
 export interface EventListing {
@@ -71,9 +81,35 @@ export interface DepositFilter {
   limit?: number;
 }
 
+/** Which deposits `listDepositsPage` lists: those of one customer, at one stage, or both. */
+export interface DepositPageFilter {
+  /** The partner's user id of the customer (the deposits' `RampExternalId`). */
+  externalId?: string;
+  stage?: DepositStage;
+}
+
+export interface PageRequest {
+  /** 1 to 1000 (the frontend's own cap on a visibility page); default 100. */
+  pageSize?: number;
+  /** The `nextPageToken` of the page before; none for the first page. */
+  nextPageToken?: string;
+}
+
+export interface DepositPage {
+  deposits: DepositListItem[];
+  /** Absent on the last page. */
+  nextPageToken?: string;
+}
+
 export const DEFAULT_LIST_LIMIT = 100;
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
 
 const LimitSchema = z.number().int().positive().default(DEFAULT_LIST_LIMIT);
+const PageSizeSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE);
+// The server's token is opaque bytes; callers carry it as base64url text (safe in a URL or a shell).
+const NOT_OUR_TOKEN = 'not a page token this list gave';
+const PageTokenSchema = z.string().regex(/^[A-Za-z0-9_-]+$/, NOT_OUR_TOKEN).optional();
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   const result = schema.safeParse(value);
@@ -88,17 +124,72 @@ const equals = (field: string, value: string): string => `${field} = '${value}'`
 // only the current run of each chain is listed.
 const CURRENT_RUNS_ONLY = "ExecutionStatus != 'ContinuedAsNew'";
 
-export function journeyListQuery(filter: JourneyFilter): { query: string; limit: number } {
+function journeyClauses(filter: { stage?: JourneyStage | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'customerJourney'), CURRENT_RUNS_ONLY];
   if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(JOURNEY_STAGES), filter.stage, 'stage')));
-  return { query: clauses.join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+  return clauses;
+}
+
+function depositClauses(filter: { stage?: DepositStage | undefined; externalId?: string | undefined }): string[] {
+  const clauses = [equals('WorkflowType', 'depositLifecycle'), CURRENT_RUNS_ONLY];
+  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(DEPOSIT_STAGES), filter.stage, 'stage')));
+  if (filter.externalId !== undefined) clauses.push(equals(RampExternalId.name, parseExternalId(filter.externalId)));
+  return clauses;
+}
+
+/**
+ * What a bulk action may touch: running workflows (an ended one keeps its last RampStage forever)
+ * of one task queue, the deployment the operator configured (TEMPORAL_TASK_QUEUE), never another
+ * one sharing the namespace.
+ */
+function runningOn(taskQueue: string): string[] {
+  return ["ExecutionStatus = 'Running'", equals('TaskQueue', checked(z.string().regex(/^[^'"\\]+$/, 'no quotes or backslashes'), taskQueue, 'taskQueue'))];
+}
+
+export function journeyListQuery(filter: JourneyFilter): { query: string; limit: number } {
+  return { query: journeyClauses(filter).join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
 }
 
 export function depositListQuery(filter: DepositFilter): { query: string; limit: number } {
-  const clauses = [equals('WorkflowType', 'depositLifecycle')];
-  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(DEPOSIT_STAGES), filter.stage, 'stage')));
-  if (filter.externalId !== undefined) clauses.push(equals(RampExternalId.name, parseExternalId(filter.externalId)));
-  return { query: clauses.join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+  return { query: depositClauses(filter).join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+}
+
+/**
+ * A page token is the server's token followed by a check over it and the query it continues. The
+ * server answers a mangled token with a generic error after its retries (20 s on the dev server), and
+ * a token from another filter would quietly continue the wrong list; the check refuses both at once.
+ */
+const TOKEN_CHECK_BYTES = 8;
+const tokenCheck = (query: string, serverToken: Uint8Array): Buffer => createHash('sha256').update(query).update(serverToken).digest().subarray(0, TOKEN_CHECK_BYTES);
+
+/** The query, page size and the server's token for one page of `listDepositsPage`. */
+export function depositPageQuery(filter: DepositPageFilter, page: PageRequest): { query: string; pageSize: number; nextPageToken: Buffer } {
+  const query = depositClauses(filter).join(' AND ');
+  const pageSize = checked(PageSizeSchema, page.pageSize, 'pageSize');
+  const token = checked(PageTokenSchema, page.nextPageToken, 'nextPageToken');
+  if (token === undefined) return { query, pageSize, nextPageToken: Buffer.alloc(0) };
+  const bytes = Buffer.from(token, 'base64url');
+  const serverToken = bytes.subarray(0, -TOKEN_CHECK_BYTES);
+  if (serverToken.length === 0 || !tokenCheck(query, serverToken).equals(bytes.subarray(-TOKEN_CHECK_BYTES))) {
+    throw new RampflowInputError([`nextPageToken: ${NOT_OUR_TOKEN}`]);
+  }
+  return { query, pageSize, nextPageToken: serverToken };
+}
+
+/** The server's token as callers carry it; none when the server says this was the last page. */
+export function pageTokenText(query: string, serverToken: Uint8Array | null | undefined): string | undefined {
+  if (!serverToken || serverToken.length === 0) return undefined;
+  return Buffer.concat([serverToken, tokenCheck(query, serverToken)]).toString('base64url');
+}
+
+/** The journeys a bulk action works through: running at one stage, on the client's task queue. */
+export function journeyBulkQuery(filter: { stage: JourneyStage }, taskQueue: string): string {
+  return [...journeyClauses(filter), ...runningOn(taskQueue)].join(' AND ');
+}
+
+/** The deposits a bulk action works through: running at one stage (of one customer), on the client's task queue. */
+export function depositBulkQuery(filter: { stage: DepositStage; externalId?: string | undefined }, taskQueue: string): string {
+  return [...depositClauses(filter), ...runningOn(taskQueue)].join(' AND ');
 }
 
 /** Events operators have to look at: parked for good, or still waiting for their target. */
@@ -155,15 +246,27 @@ export function toEventListing(info: WorkflowExecutionInfo): EventListing {
   };
 }
 
-export function toDepositListing(info: WorkflowExecutionInfo): DepositListing {
+// What a deposit's start may put in its memo so lists can show it; anything else there is ignored.
+const DepositMemoSchema = z.object({
+  kind: z.enum(['ONRAMP', 'OFFRAMP']).optional().catch(undefined),
+  amount: z.string().optional().catch(undefined),
+  currency: z.string().optional().catch(undefined),
+});
+
+export function toDepositListItem(info: WorkflowExecutionInfo): DepositListItem {
   const stage = oneOf(DEPOSIT_STAGES, info.typedSearchAttributes.get(RampStage));
   const externalId = info.typedSearchAttributes.get(RampExternalId);
   const customerId = info.typedSearchAttributes.get(RampCustomerId);
+  const memo = DepositMemoSchema.safeParse(info.memo ?? {});
+  const { kind, amount, currency } = memo.success ? memo.data : {};
   return {
     depositId: keyOf(info.workflowId, depositWorkflowId),
     ...common(info),
     ...(stage ? { stage } : {}),
     ...(externalId ? { externalId } : {}),
     ...(customerId ? { customerId } : {}),
+    ...(kind ? { kind } : {}),
+    ...(amount ? { amount } : {}),
+    ...(currency ? { currency } : {}),
   };
 }

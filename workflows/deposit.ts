@@ -37,7 +37,7 @@ import {
   type DepositSummary,
 } from './messages';
 import { OperatorDesk } from './operator';
-import { isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
+import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesDeposit, advancesTrade } from './status-order';
@@ -52,9 +52,6 @@ export interface DepositOutcome {
 
 /** An attachment is carried in the update and so in the history, which caps events at 2 MB. */
 const MAX_ATTACHMENT_BASE64_CHARS = 1_000_000;
-
-/** The service's crypto currencies (the interface's crypto-address filter values): money in them is an offramp. */
-const CRYPTO_CURRENCIES = ['USDT', 'USDC'];
 
 const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
 
@@ -336,9 +333,3 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   }
 }
 
-/** Where the money came in: a virtual account is an onramp, a deposit address an offramp. */
-function kindOf(deposit: DepositRecord): 'ONRAMP' | 'OFFRAMP' {
-  if (deposit.virtualAccountId) return 'ONRAMP';
-  if (deposit.depositAddressId) return 'OFFRAMP';
-  return CRYPTO_CURRENCIES.includes(deposit.currency) ? 'OFFRAMP' : 'ONRAMP';
-}

@@ -78,5 +78,15 @@ export interface RampEvent<R> {
   record: R;
 }
 
+/** The service's crypto currencies (the interface's crypto-address filter values): money in them is an offramp. */
+const CRYPTO_CURRENCIES = ['USDT', 'USDC'];
+
+/** Where the money came in: a virtual account is an onramp, a deposit address an offramp. */
+export function depositKindOf(deposit: DepositRecord): 'ONRAMP' | 'OFFRAMP' {
+  if (deposit.virtualAccountId) return 'ONRAMP';
+  if (deposit.depositAddressId) return 'OFFRAMP';
+  return CRYPTO_CURRENCIES.includes(deposit.currency) ? 'OFFRAMP' : 'ONRAMP';
+}
+
 export const isCustomerApproved = (status: string): boolean => status === 'APPROVED' || status === 'CONFIRMED';
 export const isPaymentSettled = (status: string): boolean => ['CONFIRMED', 'SETTLED', 'COMPLETED'].includes(status);

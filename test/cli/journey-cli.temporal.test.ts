@@ -154,13 +154,13 @@ describe('rampflow deposit', () => {
     expectOk(status);
     expect(status.stdout).toMatch(new RegExp(`^deposit ${deposit.id}: ACTION_REQUIRED\\n {2}waiting for: +an operator to submit the attachment`));
 
-    let listed: { depositId: string; stage: string }[] = [];
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline && listed[0]?.stage !== 'ACTION_REQUIRED'; ) {
-      const result = await rampflow('deposit', 'list', '--external-id', externalId, '--json');
+    let listed: { deposits: { depositId: string; stage: string }[]; nextPageToken?: string } = { deposits: [] };
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline && listed.deposits[0]?.stage !== 'ACTION_REQUIRED'; ) {
+      const result = await rampflow('deposit', 'list', '--customer', externalId, '--json');
       expectOk(result);
       listed = JSON.parse(result.stdout) as typeof listed;
     }
-    expect(listed).toEqual([expect.objectContaining({ depositId: deposit.id, stage: 'ACTION_REQUIRED', externalId })]);
+    expect(listed).toEqual({ deposits: [expect.objectContaining({ depositId: deposit.id, stage: 'ACTION_REQUIRED', externalId })] });
 
     const file = join(dir, 'payslip.pdf');
     writeFileSync(file, '%PDF-1.4 payslip');

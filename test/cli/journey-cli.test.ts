@@ -17,7 +17,8 @@ function expectFailure(result: RunResult, line: string): void {
 }
 
 describe('rampflow journey / deposit without a server', () => {
-  it('lists every subcommand in the group help, and each subcommand has its own --help', async () => {
+  // Four CLI processes start at once: on a busy 2-core machine that alone can pass the 20 s default.
+  it('lists every subcommand in the group help, and each subcommand has its own --help', { timeout: 60_000 }, async () => {
     // Commander gives every command --help; these show the groups and the two with their own notes.
     const runs = [['journey'], ['deposit'], ['journey', 'start'], ['deposit', 'attach']];
     const results = await Promise.all(runs.map((args) => runRampflow([...args, '--help'])));
