@@ -34,6 +34,7 @@ import { OperatorDesk } from './operator';
 import { isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
 import { RampStage } from './search-attributes';
 import { ParkRequest } from './service-failures';
+import { validatedStartInput } from './start-input';
 import { advancesDeposit, advancesTrade } from './status-order';
 import { waitForService } from './waiting';
 
@@ -62,7 +63,8 @@ class DepositEnded extends Error {
   }
 }
 
-export async function depositLifecycle(input: DepositLifecycleInput): Promise<DepositOutcome> {
+export async function depositLifecycle(startInput: DepositLifecycleInput): Promise<DepositOutcome> {
+  const input: DepositLifecycleInput = validatedStartInput('depositLifecycle', startInput);
   const { timings } = input;
   let deposit = input.deposit;
   let trade: TradeRecord | undefined;

@@ -45,6 +45,7 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { changeOptions, readOptions } from './activity-options';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
+import { validatedStartInput } from './start-input';
 import { pollTolerantly, waitForService } from './waiting';
 
 /** What a journey hands to its next run when it continues as new. */
@@ -77,7 +78,8 @@ class JourneyEnded extends Error {
 class ContinueAsNewRequest extends Error {}
 
 export async function customerJourney(initialInput: JourneyInput, carried?: CarriedJourney): Promise<JourneyOutcome> {
-  let input = initialInput;
+  // Checked on the first run only: a run that continued as new carries input this code already checked.
+  let input = carried ? initialInput : validatedStartInput('customerJourney', initialInput);
   const { timings } = input;
   const state: JourneyState = carried?.state ?? {
     externalId: input.customer.externalId,
