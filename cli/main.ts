@@ -12,6 +12,7 @@ import { registerJourneyCommand } from './journey';
 import { registerDepositCommand } from './deposit';
 import { registerEventsCommand } from './events';
 import { registerContractCommand } from './contract';
+import { registerPartnerApiCommand } from './partner-api';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerDepositCommand(program);
   registerEventsCommand(program);
   registerContractCommand(program);
+  registerPartnerApiCommand(program);
   return program;
 }
 

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import type { customerJourney, JourneyOutcome } from '../workflows/journey';
@@ -20,6 +21,7 @@ import {
   retryUpdate,
   submitAttachmentUpdate,
   type AttachmentRequest,
+  type DepositStage,
   type DepositState,
   type JourneyState,
 } from '../workflows/messages';
@@ -29,6 +31,7 @@ import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } 
 import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
 import {
   depositListQuery,
+  depositPageRequest,
   eventListQuery,
   journeyListQuery,
   toDepositListing,
@@ -36,6 +39,8 @@ import {
   toJourneyListing,
   type DepositFilter,
   type DepositListing,
+  type DepositListItem,
+  type DepositPageRequest,
   type EventFilter,
   type EventListing,
   type JourneyFilter,
@@ -145,6 +150,21 @@ export class RampflowClient {
   /** Deposits newest first, by stage and/or by the customer's externalId. */
   async listDeposits(filter: DepositFilter = {}): Promise<DepositListing[]> {
     return this.listed(depositListQuery(filter), toDepositListing);
+  }
+
+  /**
+   * One page of deposits, newest first, by customer (externalId) and/or stage; pass the answer's
+   * nextPageToken to get the next page (none when this was the last).
+   */
+  async listDepositsPage(filter: { externalId?: string; stage?: DepositStage }, page: DepositPageRequest = {}): Promise<{ deposits: DepositListItem[]; nextPageToken?: string }> {
+    const request = depositPageRequest(filter, page);
+    const { namespace, loadedDataConverter } = this.temporal.options;
+    const response = await this.temporal.workflowService.listWorkflowExecutions({ namespace, ...request });
+    const deposits = await Promise.all(
+      response.executions.map(async (raw) => toDepositListing(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace))),
+    );
+    const next = response.nextPageToken;
+    return { deposits, ...(next && next.length > 0 ? { nextPageToken: Buffer.from(next).toString('base64url') } : {}) };
   }
 
   /**

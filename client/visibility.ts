@@ -73,6 +73,26 @@ export interface DepositFilter {
 
 export const DEFAULT_LIST_LIMIT = 100;
 
+// ---- minimal stand-in for wt-12c's listDepositsPage (issue 12); the lead keeps wt-12c's version ----
+
+/** One deposit in a page of `listDepositsPage`. */
+export type DepositListItem = DepositListing;
+
+export interface DepositPageRequest {
+  /** 1 to 1000 (default 100). */
+  pageSize?: number;
+  /** The token of the previous page's answer, as it was given. */
+  nextPageToken?: string;
+}
+
+/** The visibility query and page size of one page of deposits; the token travels as base64url. */
+export function depositPageRequest(filter: Pick<DepositFilter, 'externalId' | 'stage'>, page: DepositPageRequest): { query: string; pageSize: number; nextPageToken?: Uint8Array } {
+  const { query } = depositListQuery(filter);
+  const pageSize = checked(z.number().int().min(1).max(1000).default(DEFAULT_LIST_LIMIT), page.pageSize, 'pageSize');
+  const token = checked(z.base64url().optional(), page.nextPageToken, 'nextPageToken');
+  return { query, pageSize, ...(token ? { nextPageToken: Buffer.from(token, 'base64url') } : {}) };
+}
+
 const LimitSchema = z.number().int().positive().default(DEFAULT_LIST_LIMIT);
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, field: string): T {

@@ -57,8 +57,7 @@ async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure> {
 
 /** The run failed in its first workflow task: no task failed and retried, no activity, no timer. */
 async function expectFailedAtFirstTask(handle: WorkflowHandle): Promise<void> {
-  const { events = [] } = await handle.fetchHistory();
-  const types = events.map((event) => event.eventType);
+  const types = ((await handle.fetchHistory()).events ?? []).map((event) => event.eventType);
   expect(types).not.toContain(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED);
   expect(types).not.toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
   expect(types).not.toContain(EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES);
@@ -111,7 +110,7 @@ describe('a journey started with the temporal CLI', () => {
     const handle = await startWithCli(journeyWorkflowId('cli-good-1'), { customer: { externalId: 'cli-good-1', realName: 'Y Z', email: 'y@example.com' } });
     const state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
     expect(state.customer.id).toBeTruthy();
-    const { events = [] } = await handle.fetchHistory();
+    const events = (await handle.fetchHistory()).events ?? [];
     expect(events.map((event) => event.eventType)).not.toContain(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED);
     expect(requests.apiRequests()).toBeGreaterThan(0);
   });
