@@ -6,7 +6,7 @@
  * The Temporal connection is lazy, so the API starts and answers (503) even while Temporal is down,
  * and recovers by itself when it is back.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { parseEnv, PartnerApiEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { createLogger } from '../config/logger';
 import { createRampflowClient } from '../client';
