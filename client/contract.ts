@@ -70,7 +70,8 @@ export function buildContract() {
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           why: 'a repeated signup finds the running journey; an ended one (CLOSED, REJECTED) is not started again',
-          searchAttributes: { RampExternalId: '<customer.externalId>', RampStage: 'CREATING_CUSTOMER' },
+          // The journey sets both itself; given at start, the journey is listable before a worker picks it up.
+          optionalSearchAttributes: { RampExternalId: '<customer.externalId>', RampStage: 'CREATING_CUSTOMER' },
         },
         input: jsonSchemaOf(START_CONTRACTS.customerJourney.schema, 'input'),
         rulesBeyondTheSchema: ['onramp.audSourceAccount is allowed only when onramp.currency is AUD', 'the workflow ID must be customer/<customer.externalId>'],
