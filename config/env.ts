@@ -63,7 +63,6 @@ export type TemporalEnv = z.infer<typeof TemporalEnvSchema>;
 export type RampEnv = z.infer<typeof RampEnvSchema>;
 export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
-export type PartnerApiEnv = z.infer<typeof PartnerApiEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */
 export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema, PartnerApiEnvSchema] as const;

@@ -15,5 +15,3 @@ export const DepositLifecycleInputSchema = z.object({
   externalId: CustomerDetailsSchema.shape.externalId,
   timings: JourneyTimingsSchema.default(JourneyTimingsSchema.parse({})),
 });
-
-export type DepositLifecycleRequest = z.input<typeof DepositLifecycleInputSchema>;
