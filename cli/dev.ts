@@ -17,6 +17,7 @@ interface DevOptions {
   uiPort: string;
   sandboxPort: string;
   webhookPort: string;
+  partnerApiPort: string;
   dbFile: string;
   once?: boolean;
   timeout: string;
@@ -25,12 +26,13 @@ interface DevOptions {
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
-    .description('run the local stack (Temporal dev server and Web UI, sandbox on autopilot, worker, webhook receiver) and a demo journey; Ctrl-C stops it')
+    .description('run the local stack (Temporal dev server and Web UI, sandbox on autopilot, worker, webhook receiver, partner API) and a demo journey; Ctrl-C stops it')
     .option('--once', 'exit when the demo has completed (0), or failed or timed out (1)')
     .option('--port <port>', 'Temporal gRPC port', '7233')
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
     .option('--sandbox-port <port>', 'sandbox port', '8787')
     .option('--webhook-port <port>', 'webhook receiver port', '8788')
+    .option('--partner-api-port <port>', 'partner API port', '8789')
     .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts', join(PROJECT_ROOT, '.data', 'temporal.db'))
     .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
     .action(async (options: DevOptions) => {
@@ -53,6 +55,7 @@ async function runDev(options: DevOptions): Promise<void> {
     uiPort: parsePort('--ui-port', options.uiPort),
     sandboxPort: parsePort('--sandbox-port', options.sandboxPort),
     webhookPort: parsePort('--webhook-port', options.webhookPort),
+    partnerApiPort: parsePort('--partner-api-port', options.partnerApiPort),
   };
 
   // The SDK's own lines stay out of the demo's output unless they are warnings; and this command,

@@ -11,6 +11,8 @@ import { registerWebhooksCommand } from './webhooks';
 import { registerJourneyCommand } from './journey';
 import { registerDepositCommand } from './deposit';
 import { registerEventsCommand } from './events';
+import { registerContractCommand } from './contract';
+import { registerPartnerApiCommand } from './partner-api';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -25,6 +27,8 @@ export function buildProgram(): Command {
   registerJourneyCommand(program);
   registerDepositCommand(program);
   registerEventsCommand(program);
+  registerContractCommand(program);
+  registerPartnerApiCommand(program);
   return program;
 }
 

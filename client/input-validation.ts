@@ -3,13 +3,8 @@
  * operator's corrected input. Errors name the field, e.g. `customer.email: Invalid email address`.
  */
 import { z } from 'zod';
-import {
-  CustomerDetailsSchema,
-  JourneyInputSchema,
-  OfframpRequestSchema,
-  OnrampRequestSchema,
-  type JourneyInput,
-} from '../workflows/journey-input';
+import { CustomerDetailsSchema, JourneyInputSchema, type JourneyInput } from '../workflows/journey-input';
+import { AttachmentRequestSchema, CorrectedInputSchema } from '../workflows/message-schemas';
 import type { AttachmentRequest, RetryRequest } from '../workflows/messages';
 import { RampflowInputError } from './errors';
 
@@ -42,14 +37,6 @@ export function parseDepositId(depositId: unknown): string {
   return parseOrThrow(z.string().trim().min(1), depositId, 'depositId');
 }
 
-// Strict, so a misspelt key (`onRamp`) is refused instead of silently changing nothing. The workflow
-// replaces each part given whole, so each part must be complete.
-const CorrectedInputSchema = z.strictObject({
-  customer: CustomerDetailsSchema.optional(),
-  onramp: OnrampRequestSchema.optional(),
-  offramp: OfframpRequestSchema.optional(),
-});
-
 export function parseCorrectedInput(externalId: string, corrected: unknown): CorrectedInput {
   const parsed = parseOrThrow(CorrectedInputSchema, corrected, 'correctedInput');
   // The externalId names the journey's workflow: a correction can fix the details, never move them to another user.
@@ -59,12 +46,6 @@ export function parseCorrectedInput(externalId: string, corrected: unknown): Cor
   return parsed;
 }
 
-const AttachmentSchema = z.object({
-  fileName: z.string().min(1),
-  contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type such as application/pdf'),
-  contentBase64: z.base64().min(1),
-});
-
 export function parseAttachment(attachment: unknown): AttachmentRequest {
-  return parseOrThrow(AttachmentSchema, attachment, 'attachment');
+  return parseOrThrow(AttachmentRequestSchema, attachment, 'attachment');
 }

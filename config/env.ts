@@ -41,6 +41,12 @@ export const WebhookEnvSchema = z.object({
   WEBHOOK_PUBLIC_URL: z.url().optional(),
 });
 
+export const PartnerApiEnvSchema = z.object({
+  PARTNER_API_PORT: port.default(8789),
+  /** The bearer token partner backends send (`Authorization: Bearer <token>`). */
+  PARTNER_API_TOKEN: z.string().min(32, 'must be at least 32 characters: it is the only credential of the partner API'),
+});
+
 export const WorkerEnvSchema = z.object({
   /** Port of the worker's Prometheus endpoint; 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -66,7 +72,7 @@ export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */
-export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema] as const;
+export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema, PartnerApiEnvSchema] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

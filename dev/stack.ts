@@ -1,7 +1,8 @@
 /**
  * The local stack of `rampflow dev`, started in order with a progress line for each part and stopped
- * in reverse: the Temporal dev server with its Web UI, the sandbox on autopilot, the worker, and the
- * webhook receiver registered with the sandbox. Everything but the dev server runs in this process.
+ * in reverse: the Temporal dev server with its Web UI, the sandbox on autopilot, the worker, the
+ * webhook receiver registered with the sandbox, and the partner API. Everything but the dev server
+ * runs in this process.
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -10,12 +11,15 @@ import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
+import { buildPartnerApi } from '../partner-api/server';
 import { buildWebhookServer, registerWebhooks } from '../webhooks';
 import { createRampflowWorker } from '../workers/worker';
 import { startDevServer, type DevServer } from './dev-server';
 
 /** The sandbox's documented local key pair (README, "The sandbox"). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
+/** The local partner API's documented bearer token (README, "Starting journeys from your backend"); it listens on loopback only. */
+export const DEV_PARTNER_API_TOKEN = 'rampflow-dev-partner-api-token-local-only';
 const TASK_QUEUE = 'rampflow';
 
 export interface StackOptions {
@@ -23,6 +27,7 @@ export interface StackOptions {
   uiPort: number;
   sandboxPort: number;
   webhookPort: number;
+  partnerApiPort: number;
   dbFile: string;
   progress: (line: string) => void;
 }
@@ -44,12 +49,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const stopPart of stoppers.reverse()) await stopPart();
   };
   try {
-    progress(`1/4 Temporal dev server on 127.0.0.1:${options.port} (history in ${options.dbFile})`);
+    progress(`1/5 Temporal dev server on 127.0.0.1:${options.port} (history in ${options.dbFile})`);
     const temporal = await startDevServer({ port: options.port, uiPort: options.uiPort, dbFile: options.dbFile });
     stoppers.push(() => temporal.stop());
     progress(`    Temporal is up; Web UI ${temporal.uiUrl}`);
 
-    progress(`2/4 sandbox on autopilot on 127.0.0.1:${options.sandboxPort} (key ${DEV_PARTNER.apiKey})`);
+    progress(`2/5 sandbox on autopilot on 127.0.0.1:${options.sandboxPort} (key ${DEV_PARTNER.apiKey})`);
     const sandbox = await createSandbox({
       partners: [DEV_PARTNER],
       port: options.sandboxPort,
@@ -65,7 +70,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     progress(`    sandbox is up at ${sandbox.url}`);
 
-    progress(`3/4 worker on task queue ${TASK_QUEUE}`);
+    progress(`3/5 worker on task queue ${TASK_QUEUE}`);
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
     const worker: Worker = await createRampflowWorker({ connection: workerConnection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, ramp, shutdownGraceTime: '5 seconds' });
     const running = worker.run();
@@ -76,7 +81,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     progress('    worker is polling');
 
-    progress(`4/4 webhook receiver on 127.0.0.1:${options.webhookPort}, registered with the sandbox`);
+    progress(`4/5 webhook receiver on 127.0.0.1:${options.webhookPort}, registered with the sandbox`);
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());
     const token = randomBytes(24).toString('hex');
@@ -94,6 +99,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     progress(`    receiver is up; the sandbox delivers ${events.length} kinds of event to it`);
 
     const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE });
+
+    progress(`5/5 partner API on 127.0.0.1:${options.partnerApiPort} (bearer token ${DEV_PARTNER_API_TOKEN})`);
+    const partnerApi = buildPartnerApi({ token: DEV_PARTNER_API_TOKEN, rampflow, logger: pino({ level: 'warn' }) });
+    await partnerApi.listen({ port: options.partnerApiPort, host: '127.0.0.1' });
+    stoppers.push(() => partnerApi.close());
+    progress(`    partner API is up; OpenAPI at http://127.0.0.1:${options.partnerApiPort}/openapi.json`);
     return { temporal, sandbox, ramp, rampflow, stop };
   } catch (error) {
     await stop();

@@ -1,9 +1,12 @@
 /**
- * What starts a deposit's workflow, `deposit/<depositId>`. Whoever learns of the deposit first (the
- * event path, reconciliation, an operator) starts it with signal-with-start, passing what it already
- * knows; the workflow reads the rest from the service.
+ * What starts a deposit's workflow, `deposit/<depositId>`, as a zod schema that the workflow parses at
+ * its start (workflows/start-input.ts) and the contract publishes. Whoever learns of the deposit first
+ * (the event path, reconciliation, an operator) starts it with signal-with-start, passing what it
+ * already knows; the workflow reads the rest from the service.
  */
 import { z } from 'zod';
+import { CustomerDetailsSchema } from './journey-input';
+import { DepositRecordSchema } from './record-schemas';
 
 const DAY = 86_400;
 
@@ -18,19 +21,9 @@ export const DepositTimingsSchema = z.object({
 export const DepositLifecycleInputSchema = z.object({
   depositId: z.string().min(1),
   /** The deposit as the starter read it from the service; read afresh when absent. */
-  deposit: z
-    .object({
-      id: z.string(),
-      customerId: z.string(),
-      status: z.string(),
-      amount: z.string(),
-      currency: z.string(),
-      virtualAccountId: z.string().optional(),
-      depositAddressId: z.string().optional(),
-    })
-    .optional(),
+  deposit: DepositRecordSchema.optional(),
   /** The customer's externalId (so its journey, `customer/<externalId>`), when the starter knows it. */
-  externalId: z.string().min(1).optional(),
+  externalId: CustomerDetailsSchema.shape.externalId.optional(),
   timings: DepositTimingsSchema.default(DepositTimingsSchema.parse({})),
 });
 

@@ -23,7 +23,7 @@ import type { RampActivities } from '../activities';
 import { changeOptions, patientReadOptions, readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
-import { DepositLifecycleInputSchema, type DepositLifecycleRequest } from './deposit-input';
+import type { DepositLifecycleRequest } from './deposit-input';
 import { journeyWorkflowId } from './ids';
 import {
   depositEventSignal,
@@ -40,6 +40,7 @@ import { OperatorDesk } from './operator';
 import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
+import { validatedStartInput } from './start-input';
 import { advancesDeposit, advancesTrade } from './status-order';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
@@ -62,7 +63,7 @@ class DepositEnded extends Error {
 }
 
 export async function depositLifecycle(request: DepositLifecycleRequest): Promise<DepositOutcome> {
-  const input = DepositLifecycleInputSchema.parse(request);
+  const input = validatedStartInput('depositLifecycle', request);
   const { timings, depositId } = input;
   let deposit: DepositRecord | undefined = input.deposit;
   let trade: TradeRecord | undefined;

@@ -1,6 +1,7 @@
 /**
- * What a partner backend passes to start a customer journey, validated with zod before anything
- * reaches Temporal. Workflow code imports only the types from here (zod stays out of the bundle).
+ * What a partner backend passes to start a customer journey: validated with zod by the client before
+ * anything reaches Temporal, and again by the journey itself at its start (workflows/start-input.ts),
+ * for callers that start it without the client (another SDK, the Temporal CLI, the Web UI).
  */
 import { z } from 'zod';
 

@@ -44,6 +44,7 @@ import { isCustomerApproved, type CustomerRecord, type DepositAddressRecord, typ
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
+import { validatedStartInput } from './start-input';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 export type { CarriedJourney } from './journey-carry';
@@ -67,7 +68,8 @@ class JourneyEnded extends Error {
 class ContinueAsNewRequest extends Error {}
 
 export async function customerJourney(initialInput: JourneyInput, carriedFromLastRun?: AnyCarriedJourney): Promise<JourneyOutcome> {
-  let input = initialInput;
+  // Checked on the first run only: a run that continued as new carries input this code already checked.
+  let input = carriedFromLastRun ? initialInput : validatedStartInput('customerJourney', initialInput);
   const { timings } = input;
   const carried = carriedFromLastRun ? upgradeCarriedJourney(carriedFromLastRun) : undefined;
   const state: JourneyState = carried?.state ?? {

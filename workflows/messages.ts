@@ -4,7 +4,8 @@
  * state query per workflow, and the operator updates.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { JourneyInput } from './journey-input';
+import type { z } from 'zod';
+import type { AttachmentRequestSchema, EndRequestSchema, RetryRequestSchema } from './message-schemas';
 import type {
   CustomerRecord,
   DepositAddressRecord,
@@ -149,15 +150,11 @@ export const depositStateQuery = defineQuery<DepositState>('depositState');
 // ---- operator updates -------------------------------------------------------------------------
 
 /** Resume a parked journey, optionally with corrected input (the ramps or the customer's details). */
-export interface RetryRequest {
-  correctedInput?: Partial<Pick<JourneyInput, 'customer' | 'onramp' | 'offramp'>>;
-}
+export type RetryRequest = z.output<typeof RetryRequestSchema>;
 export const retryUpdate = defineUpdate<{ resumed: string }, [RetryRequest]>('retry');
 
 /** Why an operator ends something; recorded as the outcome. */
-export interface EndRequest {
-  reason?: string;
-}
+export type EndRequest = z.output<typeof EndRequestSchema>;
 
 /** End a parked journey (CLOSED) or deposit workflow (CANCELLED) that an operator gives up on. */
 export const cancelUpdate = defineUpdate<{ cancelled: true }, [EndRequest]>('cancel');
@@ -165,11 +162,6 @@ export const cancelUpdate = defineUpdate<{ cancelled: true }, [EndRequest]>('can
 /** The customer relationship ends: the journey closes (its deposits in flight finish on their own). */
 export const closeCustomerUpdate = defineUpdate<{ closed: true }, [EndRequest]>('closeCustomer');
 
-/** For a deposit in ACTION_REQUIRED: the document the service asked for. */
-export interface AttachmentRequest {
-  fileName: string;
-  contentType: string;
-  /** The file's bytes, base64-encoded. Keep it small: it is stored in the workflow's history. */
-  contentBase64: string;
-}
+/** For a deposit in ACTION_REQUIRED: the document the service asked for (base64; keep it small: it is stored in the history). */
+export type AttachmentRequest = z.output<typeof AttachmentRequestSchema>;
 export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentRequest]>('submitAttachment');

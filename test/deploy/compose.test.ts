@@ -12,19 +12,20 @@ import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { ALL_ENV_SCHEMAS, parseEnv, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import { ALL_ENV_SCHEMAS, parseEnv, PartnerApiEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
 import { RAMP_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { interpolate } from './compose-interpolation';
 
-/** What an operator must set before `docker compose up`: the one secret without a default. */
-const OPERATOR_ENV = { WEBHOOK_TOKEN: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6' };
+/** What an operator must set before `docker compose up`: the secrets without a default. */
+const OPERATOR_ENV = { WEBHOOK_TOKEN: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6', PARTNER_API_TOKEN: 'f6e5d4c3b2a1f6e5d4c3b2a1f6e5d4c3' };
 
 /** The config sections each rampflow process cannot start without. */
 const REQUIRED_SECTIONS: Record<string, z.ZodObject[]> = {
   worker: [TemporalEnvSchema, RampEnvSchema],
   'webhooks serve': [TemporalEnvSchema, WebhookEnvSchema],
   'webhooks register': [RampEnvSchema, WebhookEnvSchema],
+  'partner-api': [TemporalEnvSchema, PartnerApiEnvSchema],
 };
 
 const commandOf = (service: Service): string => service.command!.filter((word) => !word.startsWith('-')).join(' ');
@@ -65,12 +66,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('has the production-like topology: Temporal on PostgreSQL, its Web UI, worker, receiver, sandbox', () => {
+  it('has the production-like topology: Temporal on PostgreSQL, its Web UI, worker, receiver, partner API, sandbox', () => {
     expect(services.temporal!.image).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
     expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
     expect(services.postgresql!.image).toMatch(/^postgres:\d+$/);
     expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
     expect(rampflowServices.map(([, service]) => service.command!.slice(0, 2).filter((word) => !word.startsWith('-')).join(' ')).sort()).toEqual([
+      'partner-api',
       'sandbox',
       'webhooks register',
       'webhooks serve',
@@ -91,6 +93,11 @@ describe('docker-compose.yml', () => {
     expect(() => interpolate(raw, {})).toThrow(/^WEBHOOK_TOKEN: set WEBHOOK_TOKEN/);
   });
 
+  it('needs the partner API token from the operator: there is no default secret', () => {
+    expect(() => interpolate(raw, { WEBHOOK_TOKEN: OPERATOR_ENV.WEBHOOK_TOKEN })).toThrow(/^PARTNER_API_TOKEN: set PARTNER_API_TOKEN/);
+    expect(services['partner-api']!.command).toEqual(['partner-api']);
+  });
+
   it('gives rampflow services only variables rampflow reads, each valid, every section a process needs complete', () => {
     const known = new Set(ALL_ENV_SCHEMAS.flatMap((schema) => Object.keys(schema.shape)));
     for (const [name, service] of rampflowServices) {
@@ -109,6 +116,7 @@ describe('docker-compose.yml', () => {
     const worker = parseEnv(TemporalEnvSchema, services.worker!.environment);
     const receiver = parseEnv(TemporalEnvSchema, services.webhooks!.environment);
     expect(receiver).toEqual(worker);
+    expect(parseEnv(TemporalEnvSchema, services['partner-api']!.environment)).toEqual(worker);
     expect(services['temporal-setup']!.environment!.TEMPORAL_NAMESPACE).toBe(worker.TEMPORAL_NAMESPACE);
   });
 
@@ -147,7 +155,7 @@ describe('docker-compose.yml', () => {
     }
     expect(services.temporal!.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
     const talkToTemporal = rampflowServices.filter(([, service]) => REQUIRED_SECTIONS[commandOf(service)]?.includes(TemporalEnvSchema));
-    expect(talkToTemporal.map(([name]) => name).sort()).toEqual(['webhooks', 'worker']);
+    expect(talkToTemporal.map(([name]) => name).sort()).toEqual(['partner-api', 'webhooks', 'worker']);
     for (const [name, service] of talkToTemporal) {
       expect(service.depends_on, name).toMatchObject({ 'temporal-setup': { condition: 'service_completed_successfully' } });
     }
@@ -173,7 +181,7 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^RUN npm ci\b.*--ignore-scripts/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/rampflow\.cjs"\]$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(rampflowServices.length).toBe(4);
+    expect(rampflowServices.length).toBe(5);
   });
 
   it('never copies the host\'s node_modules into the image', () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
+import { DEV_PARTNER_API_TOKEN } from '../../dev/stack';
 import { PROJECT_ROOT } from '../support/run';
 
 function isListening(port: number): Promise<boolean> {
@@ -23,7 +24,7 @@ function isListening(port: number): Promise<boolean> {
 }
 
 async function startDev(extra: string[]) {
-  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort() };
+  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort(), partnerApiPort: await freePort() };
   const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
   const args = [
     join(PROJECT_ROOT, 'bin', 'rampflow.cjs'),
@@ -32,6 +33,7 @@ async function startDev(extra: string[]) {
     '--ui-port', String(ports.uiPort),
     '--sandbox-port', String(ports.sandboxPort),
     '--webhook-port', String(ports.webhookPort),
+    '--partner-api-port', String(ports.partnerApiPort),
     '--db-file', dbFile,
     ...extra,
   ];
@@ -59,7 +61,7 @@ describe('rampflow dev (npm start)', () => {
     const dev = await startDev(['--once', '--timeout', '150']);
     expect(await dev.exited).toBe(0);
     const lines = dev.output().split('\n');
-    const order = ['1/4 Temporal dev server', '2/4 sandbox on autopilot', '3/4 worker', '4/4 webhook receiver', 'demo journey customer/demo-', 'journey ACTIVE', 'done: '];
+    const order = ['1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', 'journey ACTIVE', 'done: '];
     const at = order.map((text) => lines.findIndex((line) => line.includes(text)));
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -74,6 +76,8 @@ describe('rampflow dev (npm start)', () => {
     await dev.outputContains('demo journey customer/demo-', 60_000);
     const ui = await fetch(`http://127.0.0.1:${dev.ports.uiPort}/`);
     expect(ui.status).toBe(200);
+    const journeys = await fetch(`http://127.0.0.1:${dev.ports.partnerApiPort}/journeys/nobody-here`, { headers: { authorization: `Bearer ${DEV_PARTNER_API_TOKEN}` } });
+    expect(journeys.status).toBe(404);
 
     dev.child.kill('SIGINT');
     expect(await dev.exited, dev.output()).toBe(0);

@@ -17,7 +17,11 @@ describe('replaying recorded histories', () => {
   it('replays every recorded journey and deposit history without nondeterminism', async () => {
     const files = readdirSync(FIXTURES).filter((file) => file.endsWith('.json'));
     expect(files.sort()).toEqual(['deposit-offramp.json', 'deposit-onramp.json', 'journey.json']);
-    const histories = files.map((file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(readFileSync(join(FIXTURES, file), 'utf8'))) }));
+    // Each replays under the workflow ID it was recorded with: workflows check their ID against their input.
+    const histories = files.map((file) => {
+      const history = historyFromJSON(JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')));
+      return { workflowId: history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? file, history };
+    });
 
     const failures: string[] = [];
     for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH, replayName: 'rampflow-replay' }, histories)) {

@@ -1,0 +1,128 @@
+/**
+ * The partner API's OpenAPI 3.1 document, generated from the same zod schemas the server validates
+ * with (served at GET /openapi.json).
+ */
+import type { z } from 'zod';
+import { jsonSchemaOf, type JsonSchema } from '../client/contract';
+import { JourneyInputSchema } from '../workflows/journey-input';
+import {
+  CancelResultSchema,
+  CloseResultSchema,
+  EndRequestSchema,
+  JourneyStateSchema,
+  RetryRequestSchema,
+  RetryResultSchema,
+} from '../workflows/message-schemas';
+import { DepositPageQuerySchema, DepositPageSchema, ErrorSchema, JourneyReferenceSchema } from './schemas';
+
+/** A component schema; OpenAPI 3.1's own dialect is JSON Schema 2020-12, so only `$schema` goes. */
+function component(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = jsonSchemaOf(schema, io);
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: string) => ({ content: { 'application/json': { schema: ref(name) } } });
+const error = (description: string) => ({ description, ...json('Error') });
+
+const COMMON_ERRORS = {
+  '401': error('no bearer token, or the wrong one'),
+  '503': error('Temporal cannot be reached or did not answer in time; try again'),
+};
+
+const externalIdParameter = {
+  name: 'externalId',
+  in: 'path',
+  required: true,
+  description: 'the partner\'s own user id',
+  schema: component(JourneyInputSchema.shape.customer.shape.externalId, 'input'),
+};
+
+function operatorAction(summary: string, request: string, result: string) {
+  return {
+    post: {
+      summary,
+      parameters: [externalIdParameter],
+      requestBody: { required: false, ...json(request) },
+      responses: {
+        '200': { description: 'done', ...json(result) },
+        '400': error('the request names bad fields'),
+        '404': error('no journey for this externalId'),
+        '409': error('the journey refused it (for example it is not parked in NEEDS_ATTENTION), with the reason'),
+        ...COMMON_ERRORS,
+      },
+    },
+  };
+}
+
+function queryParameters(schema: typeof DepositPageQuerySchema) {
+  const properties = component(schema, 'input').properties as Record<string, JsonSchema>;
+  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: false, schema: property }));
+}
+
+export function buildOpenApiDocument() {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'rampflow partner API',
+      version: '1',
+      description:
+        'Start and follow customer journeys from a partner backend in any language. Every request needs `Authorization: Bearer <PARTNER_API_TOKEN>`. The same contract, for starting journeys directly on Temporal, is contract/rampflow.contract.json.',
+    },
+    security: [{ bearerToken: [] }],
+    paths: {
+      '/journeys': {
+        post: {
+          summary: 'start the customer\'s journey on signup; idempotent on customer.externalId (a repeated signup returns the same journey)',
+          requestBody: { required: true, ...json('JourneyRequest') },
+          responses: {
+            '202': { description: 'the journey runs (started now, or already running or ended for this externalId)', ...json('JourneyReference') },
+            '400': error('the request names bad fields'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/journeys/{externalId}': {
+        get: {
+          summary: 'the journey\'s whole state',
+          parameters: [externalIdParameter],
+          responses: {
+            '200': { description: 'the state', ...json('JourneyState') },
+            '400': error('the externalId is not valid'),
+            '404': error('no journey for this externalId'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/journeys/{externalId}/deposits': {
+        get: {
+          summary: 'the customer\'s deposits, newest first, a page at a time',
+          parameters: [externalIdParameter, ...queryParameters(DepositPageQuerySchema)],
+          responses: {
+            '200': { description: 'one page', ...json('DepositPage') },
+            '400': error('a bad parameter'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/journeys/{externalId}/retry': operatorAction('resume a journey parked in NEEDS_ATTENTION, optionally with corrected input', 'RetryRequest', 'RetryResult'),
+      '/journeys/{externalId}/cancel': operatorAction('end a journey parked in NEEDS_ATTENTION', 'EndRequest', 'CancelResult'),
+      '/journeys/{externalId}/close': operatorAction('end the customer relationship at any stage', 'EndRequest', 'CloseResult'),
+    },
+    components: {
+      securitySchemes: { bearerToken: { type: 'http', scheme: 'bearer', description: 'PARTNER_API_TOKEN' } },
+      schemas: {
+        JourneyRequest: component(JourneyInputSchema, 'input'),
+        JourneyReference: component(JourneyReferenceSchema, 'output'),
+        JourneyState: component(JourneyStateSchema, 'output'),
+        DepositPage: component(DepositPageSchema, 'output'),
+        RetryRequest: component(RetryRequestSchema, 'input'),
+        RetryResult: component(RetryResultSchema, 'output'),
+        EndRequest: component(EndRequestSchema, 'input'),
+        CancelResult: component(CancelResultSchema, 'output'),
+        CloseResult: component(CloseResultSchema, 'output'),
+        Error: component(ErrorSchema, 'output'),
+      },
+    },
+  };
+}

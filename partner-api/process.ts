@@ -1,0 +1,44 @@
+/**
+ * The partner API process (`rampflow partner-api`): configuration from the environment (TEMPORAL_*,
+ * PARTNER_API_PORT, PARTNER_API_TOKEN, LOG_LEVEL), the HTTP server, and a graceful stop on
+ * SIGINT/SIGTERM (requests in flight finish; new ones get 503 while closing).
+ *
+ * The Temporal connection is lazy, so the API starts and answers (503) even while Temporal is down,
+ * and recovers by itself when it is back.
+ */
+import { Connection } from '@temporalio/client';
+import { parseEnv, PartnerApiEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
+import { createLogger } from '../config/logger';
+import { createRampflowClient } from '../client';
+import { buildPartnerApi } from './server';
+
+export async function runPartnerApi(options: { host?: string } = {}, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const temporal = parseEnv(TemporalEnvSchema, env);
+  const api = parseEnv(PartnerApiEnvSchema, env);
+  const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
+  const logger = createLogger('rampflow-partner-api', LOG_LEVEL);
+
+  const connection = Connection.lazy({
+    address: temporal.TEMPORAL_ADDRESS,
+    tls: temporalTls(temporal),
+    ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
+  });
+  const rampflow = await createRampflowClient({ connection, namespace: temporal.TEMPORAL_NAMESPACE, taskQueue: temporal.TEMPORAL_TASK_QUEUE });
+  const app = buildPartnerApi({ token: api.PARTNER_API_TOKEN, rampflow, logger });
+  try {
+    await app.listen({ port: api.PARTNER_API_PORT, host: options.host ?? '0.0.0.0' });
+    logger.info(
+      { port: api.PARTNER_API_PORT, temporal: temporal.TEMPORAL_ADDRESS, namespace: temporal.TEMPORAL_NAMESPACE, taskQueue: temporal.TEMPORAL_TASK_QUEUE },
+      'partner api listening',
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    logger.info('partner api stopping');
+  } finally {
+    await app.close();
+    await connection.close();
+  }
+  logger.info('partner api stopped');
+}

@@ -1,0 +1,47 @@
+/**
+ * The partner API's requests and answers, as zod schemas: the server validates with them and the
+ * OpenAPI document (openapi.ts) is generated from them. The journey's input, state and the operator
+ * updates are the workflows' own schemas (workflows/journey-input.ts, workflows/message-schemas.ts),
+ * so the HTTP API and the Temporal contract cannot disagree.
+ */
+import { z } from 'zod';
+import { CustomerDetailsSchema } from '../workflows/journey-input';
+import { DEPOSIT_STAGES } from '../workflows/messages';
+
+export const ExternalIdParamsSchema = z.object({ externalId: CustomerDetailsSchema.shape.externalId });
+
+/** A journey as POST /journeys answers it: where it runs and where to read it. */
+export const JourneyReferenceSchema = z.object({
+  externalId: z.string(),
+  workflowId: z.string().describe('customer/<externalId>'),
+  stateUrl: z.string().describe('GET this for the journey\'s state'),
+});
+
+export const DepositPageQuerySchema = z.object({
+  pageSize: z.coerce.number().int().min(1).max(1000).optional().describe('1 to 1000, default 100'),
+  nextPageToken: z.base64url().optional().describe('the previous page\'s nextPageToken'),
+  stage: z.enum(DEPOSIT_STAGES).optional(),
+});
+
+export const DepositItemSchema = z.object({
+  depositId: z.string(),
+  workflowId: z.string(),
+  stage: z.enum(DEPOSIT_STAGES).optional().describe('as last indexed (visibility is eventually consistent)'),
+  externalId: z.string().optional(),
+  customerId: z.string().optional(),
+  status: z.string().describe('the workflow\'s status: RUNNING, COMPLETED, ...'),
+  startTime: z.iso.datetime(),
+  closeTime: z.iso.datetime().optional(),
+});
+
+export const DepositPageSchema = z.object({
+  deposits: z.array(DepositItemSchema),
+  nextPageToken: z.string().optional().describe('absent on the last page'),
+});
+
+export const IssueSchema = z.object({ path: z.string().describe('the bad field, e.g. customer.email'), message: z.string() });
+
+export const ErrorSchema = z.object({
+  error: z.string(),
+  issues: z.array(IssueSchema).optional().describe('for 400: every bad field'),
+});

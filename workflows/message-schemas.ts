@@ -1,0 +1,137 @@
+/**
+ * zod schemas of every message rampflow's workflows take or answer (workflows/messages.ts): the
+ * signals' arguments, the operator updates' requests and answers, the query answers, and the
+ * workflows' results. The client library validates what it sends with them, and the published contract
+ * (`rampflow contract`, contract/rampflow.contract.json) is generated from them, so a caller in any
+ * language sees exactly what the TypeScript code accepts.
+ *
+ * The update requests' types are derived from these schemas. JourneyState, DepositState and
+ * DepositSummary keep their interfaces in messages.ts; test/contract/schema-types.test.ts fails to
+ * type-check when a schema here and its interface drift apart.
+ */
+import { z } from 'zod';
+import { CustomerDetailsSchema, OfframpRequestSchema, OnrampRequestSchema } from './journey-input';
+import { DEPOSIT_STAGES, JOURNEY_STAGES } from './messages';
+import {
+  CustomerRecordSchema,
+  DepositAddressRecordSchema,
+  DepositRecordSchema,
+  PaymentRecordSchema,
+  rampEventSchema,
+  TradeRecordSchema,
+  VirtualAccountRecordSchema,
+} from './record-schemas';
+
+// ---- query answers ------------------------------------------------------------------------------
+
+export const AttentionSchema = z.object({
+  reason: z.string(),
+  stage: z.string().describe('the stage that was parked, which `retry` resumes'),
+  errorType: z.string().optional().describe('the failure type when a service error parked it (InvalidParameters, Unauthorised, ...)'),
+  since: z.string().describe('ISO 8601 time of parking'),
+});
+
+export const DepositSummarySchema = z.object({
+  depositId: z.string(),
+  kind: z.enum(['ONRAMP', 'OFFRAMP']),
+  stage: z.enum(DEPOSIT_STAGES),
+  amount: z.string(),
+  currency: z.string(),
+  tradeId: z.string().optional(),
+  paymentId: z.string().optional(),
+  attention: AttentionSchema.optional(),
+});
+
+export const JourneyDepositsSchema = z.object({
+  byStage: z.partialRecord(z.enum(DEPOSIT_STAGES), z.number().int().nonnegative()).describe('how many of the customer\'s deposits stand at each stage now'),
+  completedTotals: z.record(z.string(), z.string()).describe('amounts of completed deposits per currency (decimal strings)'),
+  open: z.array(DepositSummarySchema).describe('deposits in progress, oldest first, up to a cap'),
+  openNotShown: z.number().int().nonnegative().describe('deposits in progress beyond the cap: counted, not listed'),
+  recent: z.array(DepositSummarySchema).describe('the last deposits that ended, newest first'),
+});
+
+export const DepositProgressSchema = z.object({
+  summary: DepositSummarySchema,
+  previousStage: z.enum(DEPOSIT_STAGES).optional().describe('the stage the journey last heard of this deposit'),
+});
+
+export const JourneyStateSchema = z.object({
+  externalId: z.string(),
+  stage: z.enum(JOURNEY_STAGES),
+  waitingFor: z.string().describe('one line on what the journey is waiting for (also the Web UI\'s current details)'),
+  attention: AttentionSchema.optional(),
+  customer: z.object({ id: z.string().optional(), status: z.string().optional(), kycLink: z.string().optional() }),
+  onramp: z
+    .object({
+      currency: z.string(),
+      cryptoAddressId: z.string().optional(),
+      flowId: z.string().optional(),
+      virtualAccount: VirtualAccountRecordSchema.optional().describe('the account details to show the user so they can pay in'),
+      whitelisted: z.boolean().optional(),
+    })
+    .optional(),
+  offramp: z
+    .object({
+      currency: z.string(),
+      network: z.string(),
+      bankAccountId: z.string().optional(),
+      flowId: z.string().optional(),
+      depositAddress: DepositAddressRecordSchema.optional().describe('the address to show the user so they can deposit crypto'),
+    })
+    .optional(),
+  deposits: JourneyDepositsSchema.describe('bounded whatever the customer\'s history; the full list comes from `rampflow deposit list --customer`'),
+  outcome: z.string().optional().describe('how the journey ended, once it has'),
+});
+
+export const DepositStateSchema = DepositSummarySchema.extend({
+  customerId: z.string(),
+  waitingFor: z.string(),
+  status: z.string().describe('the deposit\'s status at the service'),
+  outcome: z.string().optional(),
+});
+
+// ---- workflow results -----------------------------------------------------------------------------
+
+export const JourneyOutcomeSchema = z.object({ stage: z.enum(['REJECTED', 'CLOSED']), reason: z.string() });
+export const DepositOutcomeSchema = z.object({ stage: z.enum(['COMPLETED', 'REJECTED', 'CANCELLED']), reason: z.string() });
+
+// ---- operator updates -----------------------------------------------------------------------------
+
+// Strict, so a misspelt key (`onRamp`) is refused instead of silently changing nothing. The workflow
+// replaces each part given whole, so each part must be complete.
+export const CorrectedInputSchema = z.strictObject({
+  customer: CustomerDetailsSchema.optional(),
+  onramp: OnrampRequestSchema.optional(),
+  offramp: OfframpRequestSchema.optional(),
+});
+
+export const RetryRequestSchema = z.object({
+  correctedInput: CorrectedInputSchema.optional().describe('each part given replaces that part of the journey\'s input; customer.externalId cannot change'),
+});
+export const RetryResultSchema = z.object({ resumed: z.string().describe('the stage resumed') });
+
+export const EndRequestSchema = z.object({ reason: z.string().optional().describe('recorded as the outcome') });
+export const CancelResultSchema = z.object({ cancelled: z.literal(true) });
+export const CloseResultSchema = z.object({ closed: z.literal(true) });
+
+/** An attachment is carried in the update and so in the history, which caps events at 2 MB. */
+export const MAX_ATTACHMENT_BASE64_CHARS = 1_000_000;
+
+export const AttachmentRequestSchema = z.object({
+  fileName: z.string().min(1),
+  contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type such as application/pdf'),
+  contentBase64: z.base64().min(1).max(MAX_ATTACHMENT_BASE64_CHARS).describe('the file\'s bytes, base64-encoded; it is stored in the workflow\'s history'),
+});
+export const AttachmentResultSchema = z.object({ submitted: z.literal(true) });
+
+// ---- signals ----------------------------------------------------------------------------------------
+
+export const SignalSchemas = {
+  customerEvent: rampEventSchema(CustomerRecordSchema),
+  virtualAccountEvent: rampEventSchema(VirtualAccountRecordSchema),
+  depositAddressEvent: rampEventSchema(DepositAddressRecordSchema),
+  depositEvent: rampEventSchema(DepositRecordSchema),
+  tradeEvent: rampEventSchema(TradeRecordSchema),
+  paymentEvent: rampEventSchema(PaymentRecordSchema),
+  depositProgress: DepositProgressSchema,
+};
