@@ -58,7 +58,13 @@ describe('the published contract', () => {
       waitingFor: 'the customer to pass KYC',
       customer: { id: 'c-1', status: 'PENDING', kycLink: 'https://kyc.example/1' },
       onramp: { currency: 'AUD', virtualAccount: { id: 'va-1', status: 'PENDING' } },
-      deposits: [{ depositId: 'd-1', kind: 'ONRAMP', stage: 'RECEIVED', amount: '100.00', currency: 'AUD' }],
+      deposits: {
+        byStage: { RECEIVED: 1, COMPLETED: 3 },
+        completedTotals: { AUD: '300.00' },
+        open: [{ depositId: 'd-1', kind: 'ONRAMP', stage: 'RECEIVED', amount: '100.00', currency: 'AUD' }],
+        openNotShown: 0,
+        recent: [],
+      },
     });
     const answers = validator(contract.workflows.customerJourney.queries.journeyState.result);
     expect(answers(state)).toBe(true);
