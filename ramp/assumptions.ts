@@ -13,6 +13,10 @@
 export interface QueryParameterNames {
   id: string;
   externalId: string;
+  /** Customer detail by the customer's email (the third look-up key the real service offers). */
+  email: string;
+  /** The payment list's filter on the partner's own `reference` (how a payout is found again). */
+  reference: string;
   customerId: string;
   currency: string;
   status: string;
@@ -44,6 +48,8 @@ export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
   queryParameterNames: {
     id: 'id',
     externalId: 'externalId',
+    email: 'email',
+    reference: 'reference',
     customerId: 'customerId',
     currency: 'currency',
     status: 'status',

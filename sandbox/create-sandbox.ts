@@ -95,7 +95,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...configurationRoutes(ctx, resolved.httpCallbackHosts),
       ...legacyRoutes(ctx, resolved.acceptedSkewSeconds, resolved.wallClock),
       ...simulationRoutes(ctx),
-      ...sandboxToolRoutes(clock, deliveries, faults),
+      ...sandboxToolRoutes(ctx, deliveries, faults),
     ],
   });
 

@@ -21,18 +21,19 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: (request) => views.customer(createCustomer(ctx, request.partnerId, jsonBody(request, CreateCustomerBody))),
     },
     {
-      // By `id`, or by the partner's own `externalId` (interface: "optional query externalId").
+      // By exactly one of `id`, the partner's own `externalId` (interface: "optional query externalId")
+      // or the customer's `email` (the real service's third key).
       method: 'GET',
       path: '/customer/detail',
       handler: ({ partnerId, query }) => {
-        const id = query.optional('id');
-        const externalId = query.optional('externalId');
-        if (id === undefined && externalId === undefined) throw invalidParameters('query parameter id or externalId is required');
+        const keys = { id: query.optional('id'), externalId: query.optional('externalId'), email: query.optional('email') };
+        const given = Object.entries(keys).filter(([, value]) => value !== undefined);
+        if (given.length !== 1) throw invalidParameters('exactly one of the query parameters id, externalId and email is required');
         const customer =
-          id !== undefined
-            ? store.customers.find(partnerId, id)
-            : store.customers.list(partnerId, (candidate) => candidate.externalId === externalId)[0];
-        if (customer === undefined || (externalId !== undefined && customer.externalId !== externalId)) throw notFound('customer');
+          keys.id !== undefined
+            ? store.customers.find(partnerId, keys.id)
+            : store.customers.list(partnerId, (candidate) => (keys.externalId !== undefined ? candidate.externalId === keys.externalId : candidate.email === keys.email))[0];
+        if (customer === undefined) throw notFound('customer');
         return views.customer(customer);
       },
     },

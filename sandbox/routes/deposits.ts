@@ -1,10 +1,11 @@
 /** Deposit endpoints (interface: "Deposits", and POST /deposit/submitAttachmentFile). */
 import type { DomainContext } from '../domain/context';
-import { attachToDeposit } from '../domain/money-movement';
+import { attachToDeposit, receiveDeposit } from '../domain/money-movement';
 import { invalidParameters, notFound } from '../http/errors';
 import { readMultipart } from '../http/multipart';
 import { paginate } from '../http/query';
-import type { RouteDefinition } from '../http/route';
+import { SimulatedDepositBody } from '../http/request-schemas';
+import { jsonBody, type RouteDefinition } from '../http/route';
 import type { DepositStatus } from '../state/records';
 
 const DEPOSIT_STATUSES: readonly DepositStatus[] = ['RECEIVED', 'CONFIRMED', 'ACTION_REQUIRED', 'REJECTED'];
@@ -36,6 +37,12 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
         );
         return paginate(query, rows, (row) => views.depositListItem(row));
       },
+    },
+    {
+      // The real sandbox's simulated deposit; the same as /sandbox/deposit/simulate (field names assumed).
+      method: 'POST',
+      path: '/deposit/mock',
+      handler: (request) => views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, SimulatedDepositBody))),
     },
     {
       // Shape not shown. The sandbox takes form fields `id` (the deposit) and `file` (the document);

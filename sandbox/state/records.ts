@@ -133,12 +133,24 @@ export interface TradeRecord extends Owned {
 
 export type PaymentStatus = 'PENDING' | 'CONFIRMED';
 
+/**
+ * A payment to a customer's bank account: an offramp trade's payout (`tradeId`, deducted in the bank
+ * account's currency) or a payout from the partner's balance (POST /payment/create: `tradeId` null,
+ * deducted in a stablecoin and converted).
+ */
 export interface PaymentRecord extends Owned {
   customerId: string;
-  tradeId: string;
+  tradeId: string | null;
+  /** What the payment list and the record show as `reference`: the trade id, or the partner's own reference. */
+  reference: string;
   bankAccountId: string;
+  /** The bank account's currency, which the customer receives. */
   currency: FiatCurrency;
+  deductCurrency: Currency;
   deductAmount: Scaled;
+  /** Units of `currency` per unit of `deductCurrency`. */
+  rate: Scaled;
+  receivedAmount: Scaled;
   bankCharge: Scaled;
   status: PaymentStatus;
 }

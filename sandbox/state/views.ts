@@ -215,18 +215,18 @@ export class Views {
     };
   }
 
-  /** The reference names the trade the payment pays out, which is how rampflow correlates them (DESIGN). */
+  /** The reference names the trade the payment pays out (how rampflow correlates them, DESIGN), or the partner's own for a payout. */
   private paymentCore(record: PaymentRecord) {
     return {
       id: record.id,
       status: record.status,
-      rate: '1.00000000',
-      deductAmount: formatAmount(record.deductAmount, record.currency),
-      deductCurrency: record.currency,
+      rate: formatRate(record.rate),
+      deductAmount: formatAmount(record.deductAmount, record.deductCurrency),
+      deductCurrency: record.deductCurrency,
       receivedCurrency: record.currency,
-      receivedAmount: formatAmount(record.deductAmount - record.bankCharge, record.currency),
+      receivedAmount: formatAmount(record.receivedAmount - record.bankCharge, record.currency),
       bankCharge: formatAmount(record.bankCharge, record.currency),
-      reference: record.tradeId,
+      reference: record.reference,
       createTime: paymentTime(record.createTime),
     };
   }
