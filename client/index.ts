@@ -1,6 +1,8 @@
 /** The rampflow client library: what a partner backend or an operator's tooling imports. */
 export { createRampflowClient, createRampflowClientFromEnv, type RampflowClientOptions } from './connect';
 export { RampflowClient, type DepositHandle, type DepositOutcome, type EventReport, type JourneyHandle, type JourneyOutcome } from './rampflow-client';
+export { PayoutClient, parsePayoutRequest, type PayoutHandle, type PayoutRequest } from './payouts';
+export { PAYOUT_STAGES, type PayoutStage, type PayoutState } from '../workflows/payout-messages';
 export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError } from './errors';
 export type { CorrectedInput } from './input-validation';
 export { DEFAULT_LIST_LIMIT, type DepositFilter, type DepositListing, type EventFilter, type EventListing, type JourneyFilter, type JourneyListing } from './visibility';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createEventRoutingActivities, createRampActivities, createReconcileActivities } from '../activities';
+import { createEventRoutingActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS } from '../activities/failures';
 import type { RampClient } from '../ramp';
 
@@ -27,14 +27,16 @@ export interface RampflowWorkerOptions {
 }
 
 export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
+  const failureOptions = { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS };
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    // Activity names are unique across the three sets, so they merge into one registry.
+    // Activity names are unique across the sets, so they merge into one registry.
     activities: {
-      ...createRampActivities(options.ramp, { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }),
+      ...createRampActivities(options.ramp, failureOptions),
+      ...createPayoutActivities(options.ramp, failureOptions),
       ...createEventRoutingActivities(options.ramp),
       ...createReconcileActivities(options.ramp),
     },

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createRampflowWorker } from '../../workers/worker';
+import { createRampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
@@ -32,7 +32,7 @@ export interface JourneyHarness extends TestSandbox {
   close(): Promise<void>;
 }
 
-export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}): Promise<JourneyHarness> {
+export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}, workerOptions: Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs'> = {}): Promise<JourneyHarness> {
   // The AUD whitelist registers a second after approval instead of the sandbox's 10 s.
   const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions });
   const { client, close: closeClient } = await connectClient();
@@ -52,6 +52,7 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
         ramp: sandbox.ramp,
         workflowBundle: { codePath: inject('workflowBundlePath') },
         shutdownGraceTime: '2 seconds',
+        ...workerOptions,
       });
       running = { worker, connection, done: worker.run() };
     },
