@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createEventRoutingActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
+import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS } from '../activities/failures';
 import type { RampClient } from '../ramp';
 
@@ -36,6 +36,7 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
     // Activity names are unique across the sets, so they merge into one registry.
     activities: {
       ...createRampActivities(options.ramp, failureOptions),
+      ...createExitAccountActivities(options.ramp, failureOptions),
       ...createPayoutActivities(options.ramp, failureOptions),
       ...createEventRoutingActivities(options.ramp),
       ...createReconcileActivities(options.ramp),
