@@ -8,8 +8,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Attention } from './messages';
 import type { PaymentRecord, RampEvent } from './records';
 
-/** `payout/<partner reference>`: the partner's reference is the business key, so a second start finds the first. */
-export const payoutWorkflowId = (reference: string): string => `payout/${reference}`;
+export { payoutWorkflowId } from './ids';
 
 /** What the service accepts as a payout's reference, and what keeps the workflow ID clean. */
 export const PAYOUT_REFERENCE = /^[A-Za-z0-9._:-]{1,64}$/;

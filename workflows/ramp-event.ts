@@ -12,7 +12,8 @@
  * 3. finds the target: customer events by externalId (`customer/<externalId>`); virtual account,
  *    deposit address and deposit events by their customer's externalId (the journey starts or
  *    forwards to the deposit's workflow); trade events by `deposit.id` (`deposit/<id>`); payment
- *    events by the trade their `reference` names, then that trade's deposit;
+ *    events by the trade their `reference` names, then that trade's deposit, or else by the payout
+ *    (`payout/<reference>`) the reference names;
  * 4. signals it with the event key (`EVENT/payload.id`, applied at most once by the target) and the
  *    service's record, and finishes.
  * A target that does not exist yet is retried with workflow sleeps (doubling pauses) for a bounded
@@ -35,7 +36,7 @@ import type { EventName } from '../ramp/events';
 import { ACTIVITY_RETRY } from './activity-options';
 import { workflowNow } from './clock';
 import { hintDisagreements, serviceConfirms } from './event-claims';
-import { depositWorkflowId, journeyWorkflowId } from './ids';
+import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from './ids';
 import {
   customerEventSignal,
   depositAddressEventSignal,
@@ -44,6 +45,7 @@ import {
   tradeEventSignal,
   virtualAccountEventSignal,
 } from './messages';
+import { payoutPaymentEventSignal } from './payout-messages';
 import {
   DEFAULT_RAMP_EVENT_TIMINGS,
   EVENT_STAGE,
@@ -159,6 +161,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   }
 
   function targetOf(route: EventRoute): string {
+    if (route.signal === 'payout') return payoutWorkflowId(route.reference);
     return route.signal === 'trade' || route.signal === 'payment' ? depositWorkflowId(route.depositId) : journeyWorkflowId(route.externalId);
   }
 
@@ -192,6 +195,9 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
           break;
         case 'payment':
           await handle.signal(paymentEventSignal, { key, event, record: route.record });
+          break;
+        case 'payout':
+          await handle.signal(payoutPaymentEventSignal, { key, event, record: route.record });
           break;
       }
       return true;

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../client/payouts';
 import { payoutStateQuery, type PayoutState } from '../../workflows/payout-messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { startReceiver } from '../webhooks/support/receiver';
 
 let h: JourneyHarness;
 let payouts: PayoutClient;
@@ -90,6 +91,24 @@ describe('a payout from the partner balance', () => {
     await h.control.settlePayment(waiting.paymentId!);
     expect((await handle.result()).stage).toBe('SETTLED');
     expect(await paymentsWith(reference)).toHaveLength(1);
+  });
+
+  it('is woken by PAYMENT_SETTLED through the receiver, without waiting for a poll', async () => {
+    await h.control.creditBalance({ currency: 'USDT', amount: '5' });
+    const reference = `po-${randomUUID()}`;
+    // Polls an hour apart: only the event can settle it within the test.
+    const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '5', timings: { pollIntervalSeconds: 3600, settlementDeadlineSeconds: 7200 } });
+    const waiting = await until(handle, (state) => state.stage === 'AWAITING_SETTLEMENT');
+    await h.control.settlePayment(waiting.paymentId!);
+    const receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
+    try {
+      expect((await receiver.post({ event: 'PAYMENT_SETTLED', payload: { id: waiting.paymentId } })).status).toBe(200);
+      expect((await handle.result()).stage).toBe('SETTLED');
+      const routed = await h.client.workflow.getHandle(`event/PAYMENT_SETTLED/${waiting.paymentId!}`).result();
+      expect(routed).toMatchObject({ outcome: 'ROUTED', target: `payout/${reference}` });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses a bad request before it reaches Temporal', async () => {
