@@ -1,6 +1,7 @@
 /** Customers (interface: "Customers"). */
 import { z } from 'zod';
 import { jsonBody } from '../http-client';
+import { encodeMultipart, type MultipartFile } from '../multipart';
 import {
   CreateCustomerRequestSchema,
   CreatedCustomerSchema,
@@ -39,6 +40,22 @@ export class CustomersModule extends EndpointModule {
   async create(request: CreateCustomerRequest): Promise<CreatedCustomer> {
     const body = validateRequest(CreateCustomerRequestSchema, request, { method: 'POST', path: '/customer/create' });
     return this.http.request({ method: 'POST', path: '/customer/create', body: jsonBody(body) }, CreatedCustomerSchema);
+  }
+
+  /**
+   * POST /customer/createWithFiles: the customer's fields as form fields, each identity document as a
+   * file part (field name in assumptions.ts `customerDocumentField`); multipart, so signed with an
+   * empty body hash. Not idempotent: look the customer up by externalId first.
+   */
+  async createWithFiles(request: CreateCustomerRequest, documents: MultipartFile[]): Promise<CreatedCustomer> {
+    const path = '/customer/createWithFiles';
+    const fields = validateRequest(CreateCustomerRequestSchema, request, { method: 'POST', path });
+    if (documents.length === 0) validateRequest(z.array(z.unknown()).min(1, 'at least one identity document'), documents, { method: 'POST', path });
+    const multipart = encodeMultipart([
+      ...Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: String(value) }])),
+      ...documents.map((file) => ({ name: this.http.assumptions.customerDocumentField, file })),
+    ]);
+    return this.http.request({ method: 'POST', path, body: { bytes: multipart.bytes, contentType: multipart.contentType, hashed: false } }, CreatedCustomerSchema);
   }
 
   /** GET /customer/detail by `id`, `externalId` or `email`; the answer may carry `externalId` and `kycLink`. */

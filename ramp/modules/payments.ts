@@ -4,6 +4,10 @@ import { jsonBody } from '../http-client';
 import {
   CreatePaymentRequestSchema,
   CreatedIdSchema,
+  PaymentQuoteRequestSchema,
+  PaymentQuoteSchema,
+  type PaymentQuote,
+  type PaymentQuoteRequest,
   PaymentListItemSchema,
   PaymentSchema,
   UnknownData,
@@ -62,6 +66,20 @@ export class PaymentsModule extends EndpointModule {
 
   iterate(params: Pagination & PaymentFilters = {}): AsyncGenerator<Payment, void, undefined> {
     return this.iterateList(PAYMENT_LIST, params);
+  }
+
+  /** GET /payment/estimate: what a payout of `deductAmount` would deliver in `receivedCurrency`. */
+  async quote(request: PaymentQuoteRequest): Promise<PaymentQuote> {
+    const checked = validateRequest(PaymentQuoteRequestSchema, request, { method: 'GET', path: '/payment/estimate' });
+    return this.getData(
+      '/payment/estimate',
+      [
+        ['deductCurrency', checked.deductCurrency],
+        ['deductAmount', checked.deductAmount],
+        ['receivedCurrency', checked.receivedCurrency],
+      ],
+      PaymentQuoteSchema,
+    );
   }
 
   /** POST /payment/estimate (shapes not shown; the data comes back untyped). */
