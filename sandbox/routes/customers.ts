@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DomainContext } from '../domain/context';
 import { createCustomer } from '../domain/customers';
 import { invalidParameters, notFound } from '../http/errors';
+import { readMultipart } from '../http/multipart';
 import { paginate } from '../http/query';
 import { jsonBody, type RouteDefinition } from '../http/route';
 
@@ -19,6 +20,21 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
       method: 'POST',
       path: '/customer/create',
       handler: (request) => views.customer(createCustomer(ctx, request.partnerId, jsonBody(request, CreateCustomerBody))),
+    },
+    {
+      // Multipart: the customer's fields as form fields and at least one identity document under
+      // `files` (rampflow's assumption, ramp/assumptions.ts); the sandbox keeps only the documents' count.
+      method: 'POST',
+      path: '/customer/createWithFiles',
+      handler: async ({ partnerId, rawBody, contentType }) => {
+        const form = await readMultipart(rawBody, contentType);
+        const documents = form.getAll('files').filter((part) => typeof part !== 'string');
+        if (documents.length === 0) throw invalidParameters('at least one identity document (form field files) is required');
+        const fields = Object.fromEntries([...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+        const parsed = CreateCustomerBody.safeParse(fields);
+        if (!parsed.success) throw invalidParameters(`${parsed.error.issues[0]?.path.join('.') ?? 'body'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        return views.customer(createCustomer(ctx, partnerId, parsed.data));
+      },
     },
     {
       // By exactly one of `id`, the partner's own `externalId` (interface: "optional query externalId")

@@ -59,5 +59,25 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
         return { id: deposit.id, fileName: file.name, status: deposit.status };
       },
     },
+    {
+      // The older generation's numbering: a partner's deposits counted from 1 in the order they arrived
+      // (records are never removed, so the numbers are stable).
+      method: 'GET',
+      path: '/legacy-deposit/list',
+      handler: ({ partnerId, query }) => {
+        const numbered = store.deposits.list(partnerId).map((row, index) => ({ row, number: index + 1 }));
+        return paginate(query, numbered, ({ row, number }) => views.legacyDeposit(row, number));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/legacy-deposit/detail',
+      handler: ({ partnerId, query }) => {
+        const id = Number(query.required('id'));
+        const deposit = Number.isSafeInteger(id) && id >= 1 ? store.deposits.list(partnerId)[id - 1] : undefined;
+        if (deposit === undefined) throw notFound('deposit');
+        return views.legacyDeposit(deposit, id);
+      },
+    },
   ];
 }

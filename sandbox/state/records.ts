@@ -161,4 +161,14 @@ export interface PartnerRecord {
   callbackUrl: string | null;
   subscribedEvents: string[];
   balances: Map<Currency, Scaled>;
+  /** The older generation's GET /deposit-address: one shared address per `CURRENCY/NETWORK`, made on first ask. */
+  sharedDepositAddresses: Map<string, string>;
+}
+
+/** An entry of the older generation's withdrawal whitelist (/create-whitelist). */
+export interface LegacyWhitelistRecord extends Owned {
+  userId: string;
+  address: string;
+  network: Network;
+  label: string;
 }

@@ -156,6 +156,20 @@ export class Views {
     };
   }
 
+  /** A deposit as the older generation lists it: an integer id, snake_case where it differs. */
+  legacyDeposit(record: DepositRecord, id: number) {
+    return {
+      id,
+      deposit_id: record.id,
+      user_id: record.customerId,
+      currency: record.currency,
+      amount: formatAmount(record.amount, record.currency),
+      status: record.status,
+      txid: record.txid,
+      create_time: isoTime(record.createTime),
+    };
+  }
+
   autorampFlow(record: AutorampFlowRecord) {
     // No customerId and no creator since release 2026-03-27.
     return { id: record.id, type: record.type, from: record.from, to: record.to, status: record.status, createTime: isoTime(record.createTime) };

@@ -30,13 +30,14 @@ interface Run {
 function run(args: string[], env: Record<string, string | undefined> = { RAMP_BASE_URL: server.url, RAMP_API_KEY: 'cli-key', RAMP_API_SECRET: SECRET }): Promise<Run> {
   const { RAMP_BASE_URL: _url, RAMP_API_KEY: _key, RAMP_API_SECRET: _secret, ...inherited } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'api', ...args], { env: { ...inherited, ...env }, timeout: 15_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, 'api', ...args], { env: { ...inherited, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
   });
 }
 
-describe('rampflow api', () => {
+// Each case starts the CLI as a child process, which takes seconds on a loaded machine.
+describe('rampflow api', { timeout: 120_000 }, () => {
   it('signs a GET, sends the query as typed and prints the JSON response', async () => {
     nextReply = success({ list: [], total: 0, pageNum: 1, pageSize: 10 });
     const before = server.requests.length;

@@ -147,3 +147,74 @@ describe('customer detail', () => {
     await expect(client.customers.detail({ id: 'c-1', email: 'a@b.c' } as never)).rejects.toThrow(RampInvalidParametersError);
   });
 });
+
+describe('setup', () => {
+  it('health, basic-info and the registered callback URL are plain GETs', async () => {
+    answer('GET', '/health', 200, { status: 'SUCCESS', data: { status: 'UP' } });
+    answer('GET', '/basic-info', 200, { status: 'SUCCESS', data: { id: 'partner-1', name: 'Example' } });
+    answer('GET', '/callback-url', 200, { status: 'SUCCESS', data: { callbackUrl: null } });
+    expect(await client.setup.health()).toMatchObject({ status: 'UP' });
+    expect(await client.setup.basicInfo()).toMatchObject({ id: 'partner-1' });
+    expect(await client.setup.callbackUrl()).toEqual({ callbackUrl: null });
+  });
+});
+
+describe('customers with identity documents', () => {
+  it('createWithFiles sends multipart, signed with an empty body hash', async () => {
+    const seen = answer('POST', '/customer/createWithFiles', 200, { status: 'SUCCESS', data: { id: 'c-9' } });
+    const passport = { filename: 'passport.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.7 passport') };
+    expect(await client.customers.createWithFiles({ externalId: 'user-9', email: 'ada@example.com' }, [passport])).toMatchObject({ id: 'c-9' });
+    const sent = seen[0]!;
+    expect(sent.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    expect(sent.body).toContain('name="externalId"\r\n\r\nuser-9');
+    expect(sent.body).toContain('name="files"; filename="passport.pdf"');
+    const { path, query } = splitRequestTarget(sent.path);
+    const canonical = canonicalString({ method: 'POST', host: 'ramp.test', path, query, bodySha256Hex: '', timestamp: sent.headers['x-timestamp']!, nonce: sent.headers['x-nonce']! });
+    expect(sent.headers['x-signature']).toBe(signCanonical('secret-m', canonical));
+  });
+
+  it('createWithFiles needs at least one document', async () => {
+    await expect(client.customers.createWithFiles({ externalId: 'user-9' }, [])).rejects.toThrow(RampInvalidParametersError);
+  });
+});
+
+describe('quotes and the AUD whitelist', () => {
+  it('trade-preview and GET payment/estimate put their fields in the query', async () => {
+    answer('GET', '/autoramp-flow/trade-preview?fromCurrency=AUD&toCurrency=USDT&amount=100', 200, { status: 'SUCCESS', data: { fromCurrency: 'AUD', toCurrency: 'USDT', fromAmount: '100.00', toAmount: '65.000000', rate: '0.65' } });
+    expect(await client.autorampFlows.tradePreview({ fromCurrency: 'AUD', toCurrency: 'USDT', amount: '100' })).toMatchObject({ toAmount: '65.000000' });
+    answer('GET', '/payment/estimate?deductCurrency=USDT&deductAmount=127&receivedCurrency=GBP', 200, { status: 'SUCCESS', data: { rate: '0.78', deductAmount: '127', deductCurrency: 'USDT', receivedAmount: '100.00', receivedCurrency: 'GBP' } });
+    expect(await client.payments.quote({ deductCurrency: 'USDT', deductAmount: '127', receivedCurrency: 'GBP' })).toMatchObject({ receivedAmount: '100.00' });
+  });
+
+  it('update-aud-whitelist posts the entry and answers it', async () => {
+    const seen = answer('POST', '/virtual-account/update-aud-whitelist', 200, { status: 'SUCCESS', data: { id: 3, bsbNumber: '062000', accountNumber: '87654321', accountStatus: 'pending' } });
+    const request = { virtualAccountId: 'va-1', id: 3, sourceAccount: { bsbNumber: '062000', accountNumber: '87654321' } };
+    expect(await client.virtualAccounts.updateAudWhitelist(request)).toMatchObject({ id: 3, accountStatus: 'pending' });
+    expect(JSON.parse(seen[0]!.body!)).toEqual(request);
+  });
+});
+
+describe('the older generation and its deposits', () => {
+  it('legacy-deposit list and detail take integer ids', async () => {
+    answer('GET', '/legacy-deposit/list?pageNum=1&pageSize=2', 200, { status: 'SUCCESS', data: { list: [{ id: 1, currency: 'AUD', amount: '10.00', status: 'CONFIRMED' }], total: 1, pageNum: 1, pageSize: 2 } });
+    expect((await client.legacyDeposits.list({ pageNum: 1, pageSize: 2 })).list[0]?.id).toBe(1);
+    answer('GET', '/legacy-deposit/detail?id=7', 200, { status: 'SUCCESS', data: { id: 7, currency: 'USDT', amount: '5', status: 'RECEIVED' } });
+    expect(await client.legacyDeposits.detail({ id: 7 })).toMatchObject({ id: 7 });
+    await expect(client.legacyDeposits.detail({ id: 'seven' as never })).rejects.toThrow(RampInvalidParametersError);
+  });
+
+  it('reads each answer by its 200-with-status, failures included', async () => {
+    answer('POST', '/create-user', 200, { status: 'SUCCESS', user_id: 'u-1' });
+    expect(await client.legacy.createUser({ email: 'ada@example.com' })).toMatchObject({ user_id: 'u-1' });
+    answer('GET', '/get-user?user_id=u-1', 200, { status: 'SUCCESS', user_id: 'u-1' });
+    expect(await client.legacy.getUser({ user_id: 'u-1' })).toMatchObject({ user_id: 'u-1' });
+    answer('POST', '/create-whitelist', 200, { status: 'SUCCESS', whitelist_id: 'w-1' });
+    expect(await client.legacy.createWhitelist({ user_id: 'u-1', address: '0xabc', network: 'ETH' })).toMatchObject({ whitelist_id: 'w-1' });
+    answer('POST', '/update-whitelist', 200, { status: 'FAIL', message: 'whitelist entry not found' });
+    await expect(client.legacy.updateWhitelist({ whitelist_id: 'w-2', label: 'x' })).rejects.toThrow(/FAIL: whitelist entry not found/);
+    answer('GET', '/get-whitelist?user_id=u-1', 200, { status: 'SUCCESS', whitelist: [] });
+    expect(await client.legacy.getWhitelist({ user_id: 'u-1' })).toMatchObject({ whitelist: [] });
+    answer('GET', '/deposit-address?currency=USDT&network=TRX', 200, { status: 'SUCCESS', address: 'TXshared' });
+    expect(await client.legacy.depositAddress({ currency: 'USDT', network: 'TRX' })).toMatchObject({ address: 'TXshared' });
+  });
+});

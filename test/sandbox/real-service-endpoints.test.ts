@@ -115,3 +115,77 @@ describe('customer detail', () => {
     await expect(ramp.customers.detail({ email: 'nobody@example.com' })).rejects.toThrow(/FAILED: customer not found/);
   });
 });
+
+describe('setup, quotes and the AUD whitelist', () => {
+  it('health, basic-info and the registered callback URL', async () => {
+    const { ramp } = await start();
+    expect(await ramp.setup.health()).toEqual({ status: 'UP' });
+    expect((await ramp.setup.basicInfo()).id).toBeTruthy();
+    expect(await ramp.setup.callbackUrl()).toEqual({ callbackUrl: null });
+    await ramp.callbackUrl.set('https://partner.example/webhooks');
+    expect(await ramp.setup.callbackUrl()).toEqual({ callbackUrl: 'https://partner.example/webhooks' });
+  });
+
+  it('trade-preview and GET payment/estimate quote at the sandbox rates; POST estimate agrees', async () => {
+    const { ramp } = await start();
+    expect(await ramp.autorampFlows.tradePreview({ fromCurrency: 'GBP', toCurrency: 'USDT', amount: '100' })).toMatchObject({ fromAmount: '100.00', toAmount: '127.000000' });
+    const quote = await ramp.payments.quote({ deductCurrency: 'USDT', deductAmount: '127', receivedCurrency: 'GBP' });
+    expect(quote).toMatchObject({ receivedAmount: '100.00', receivedCurrency: 'GBP' });
+    expect(await ramp.payments.estimate({ deductCurrency: 'USDT', deductAmount: '127', receivedCurrency: 'GBP' })).toEqual(quote);
+    await expect(ramp.autorampFlows.tradePreview({ fromCurrency: 'XYZ', toCurrency: 'USDT', amount: '1' })).rejects.toThrow(/INVALID_PARAMETERS: fromCurrency must be one of/);
+  });
+
+  it('update-aud-whitelist replaces an entry, pending until the provider registers it', async () => {
+    const { a, ramp, sandbox } = await start();
+    const customerId = await approvedCustomer(a);
+    const { id: virtualAccountId } = await ramp.virtualAccounts.create({ customerId, currency: 'AUD' });
+    await ramp.virtualAccounts.createAudWhitelist({ virtualAccountId: virtualAccountId!, sourceAccount: { bsbNumber: '062000', accountNumber: '12345678' } });
+    const [entry] = await ramp.virtualAccounts.audWhitelist({ virtualAccountId: virtualAccountId! });
+    const updated = await ramp.virtualAccounts.updateAudWhitelist({ virtualAccountId: virtualAccountId!, id: entry!.id, sourceAccount: { bsbNumber: '062000', accountNumber: '87654321' } });
+    expect(updated).toMatchObject({ id: entry!.id, accountNumber: '87654321', accountStatus: 'pending' });
+    await sandbox.clock.advance(60);
+    expect(await ramp.virtualAccounts.audWhitelist({ virtualAccountId: virtualAccountId! })).toEqual([expect.objectContaining({ id: entry!.id, accountNumber: '87654321', accountStatus: 'active' })]);
+    await expect(ramp.virtualAccounts.updateAudWhitelist({ virtualAccountId: virtualAccountId!, id: 999, sourceAccount: { bsbNumber: '062000', accountNumber: '1111' } })).rejects.toThrow(/FAILED: whitelist entry not found/);
+  });
+});
+
+describe('customers with identity documents', () => {
+  it('createWithFiles creates the customer from the form fields, and needs a document', async () => {
+    const { ramp } = await start();
+    const passport = { filename: 'passport.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.7') };
+    const { id } = await ramp.customers.createWithFiles({ externalId: 'user-doc', email: 'ada@example.com', realName: 'Ada Lovelace' }, [passport]);
+    expect(await ramp.customers.detail({ externalId: 'user-doc' })).toMatchObject({ id, email: 'ada@example.com' });
+    const noDocuments = await ramp.http.send({ method: 'POST', path: '/customer/createWithFiles', body: { bytes: Buffer.from('--b--\r\n'), contentType: 'multipart/form-data; boundary=b', hashed: false } }).catch((error: unknown) => error);
+    expect((noDocuments as Error).message).toContain('INVALID_PARAMETERS');
+  });
+});
+
+describe('the older generation and its deposits', () => {
+  it('legacy-deposit numbers the partner deposits from 1', async () => {
+    const { a, ramp } = await start();
+    const customerId = await approvedCustomer(a);
+    const address = await a.ok('POST', '/deposit-address/create', { customerId, currency: 'USDT', network: 'TRX' });
+    await a.ok('POST', '/sandbox/deposit-address/approve', { id: address.id });
+    const { id: first } = await ramp.deposits.mock({ depositAddressId: address.id, currency: 'USDT', amount: '5', sender: { address: 'TXs', network: 'TRX' } });
+    await ramp.deposits.mock({ depositAddressId: address.id, currency: 'USDT', amount: '6', sender: { address: 'TXs', network: 'TRX' } });
+    const page = await ramp.legacyDeposits.list({ pageSize: 10 });
+    expect(page.list.map((deposit) => [deposit.id, deposit.amount])).toEqual([[1, '5.000000'], [2, '6.000000']]);
+    expect(await ramp.legacyDeposits.detail({ id: 1 })).toMatchObject({ id: 1, deposit_id: first });
+    await expect(ramp.legacyDeposits.detail({ id: 3 })).rejects.toThrow(/FAILED: deposit not found/);
+  });
+
+  it('users, their withdrawal whitelist and the shared deposit address answer 200 with the outcome in status', async () => {
+    const { ramp, rampB } = await start();
+    const created = await ramp.legacy.createUser({ email: 'grace@example.com', name: 'Grace Hopper', external_id: 'legacy-1' });
+    const userId = (created.data as { user_id: string }).user_id;
+    expect((await ramp.legacy.getUser({ user_id: userId })).data).toMatchObject({ user_id: userId, email: 'grace@example.com' });
+    const whitelisted = await ramp.legacy.createWhitelist({ user_id: userId, address: '0xabc', network: 'ETH' });
+    const whitelistId = (whitelisted.data as { whitelist_id: string }).whitelist_id;
+    await ramp.legacy.updateWhitelist({ whitelist_id: whitelistId, label: 'cold wallet' });
+    expect((await ramp.legacy.getWhitelist({ user_id: userId })).data).toEqual({ whitelist: [{ whitelist_id: whitelistId, address: '0xabc', network: 'ETH', label: 'cold wallet' }] });
+    await expect(rampB.legacy.updateWhitelist({ whitelist_id: whitelistId, label: 'x' })).rejects.toThrow(/HTTP 200.*FAILED: whitelist entry not found/);
+    const shared = (await ramp.legacy.depositAddress({ currency: 'USDT', network: 'TRX' })).data as { address: string };
+    expect(((await ramp.legacy.depositAddress({ currency: 'USDT', network: 'TRX' })).data as { address: string }).address).toBe(shared.address);
+    expect(((await ramp.legacy.depositAddress({ currency: 'USDT', network: 'ETH' })).data as { address: string }).address).not.toBe(shared.address);
+  });
+});
