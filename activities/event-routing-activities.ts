@@ -5,6 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { RampClient } from '../ramp';
+import { payoutWorkflowId } from '../workflows/ids';
 import type { EventResolution, EventResource, TargetWorkflowState } from '../workflows/ramp-event-types';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord } from './records';
@@ -72,9 +73,10 @@ export function createEventRoutingActivities(ramp: RampClient, failureOptions: F
       }
       case 'payment': {
         const record = paymentRecord(await read(() => ramp.payments.detail({ id: payloadId })));
-        // DESIGN: a payment carries no trade or deposit id; its reference names the trade it pays out.
-        // The fallback the DESIGN allows (bank account, currency and amount within a time window) is not
-        // implemented: a payment whose reference names no trade is parked for an operator.
+        // DESIGN: a payment carries no trade or deposit id; its reference names the trade it pays out,
+        // or, for a payout from the partner's balance, the payout's own workflow. The fallback the DESIGN
+        // allows (bank account, currency and amount within a time window) is not implemented: a payment
+        // whose reference names neither is parked for an operator.
         const reference = record.reference;
         if (!reference) return { kind: 'unroutable', code: 'AMBIGUOUS', reason: `payment ${payloadId} has no reference to tie it to a trade` };
         let trade;
@@ -82,10 +84,22 @@ export function createEventRoutingActivities(ramp: RampClient, failureOptions: F
           trade = tradeRecord(await read(() => ramp.trades.detail({ id: reference })));
         } catch (error) {
           if (!(error instanceof RecordMissing)) throw error;
-          return { kind: 'unroutable', code: 'AMBIGUOUS', reason: `payment ${payloadId}'s reference names no trade, so it cannot be tied to a deposit` };
+          if ((await workflowState(payoutWorkflowId(reference))) !== 'NOT_FOUND') return { kind: 'routed', status: record.status, route: { signal: 'payout', reference, record } };
+          return { kind: 'unroutable', code: 'AMBIGUOUS', reason: `payment ${payloadId}'s reference names no trade and no payout, so it cannot be tied to a deposit` };
         }
         return { kind: 'routed', status: record.status, route: { signal: 'payment', depositId: trade.depositId!, tradeId: trade.id, record } };
       }
+    }
+  }
+
+  /** Whether a workflow is running, has finished, or was never started. */
+  async function workflowState(workflowId: string): Promise<TargetWorkflowState> {
+    try {
+      const description = await Context.current().client.workflow.getHandle(workflowId).describe();
+      return description.status.name === 'RUNNING' ? 'RUNNING' : 'CLOSED';
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+      throw error;
     }
   }
 
@@ -104,13 +118,7 @@ export function createEventRoutingActivities(ramp: RampClient, failureOptions: F
 
     /** Whether a workflow is running, has finished, or was never started (signals cannot tell the last two apart). */
     async describeTargetWorkflow(workflowId: string): Promise<TargetWorkflowState> {
-      try {
-        const description = await Context.current().client.workflow.getHandle(workflowId).describe();
-        return description.status.name === 'RUNNING' ? 'RUNNING' : 'CLOSED';
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) return 'NOT_FOUND';
-        throw error;
-      }
+      return workflowState(workflowId);
     },
   };
 }

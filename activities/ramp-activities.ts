@@ -7,6 +7,7 @@ import type { RampClient } from '../ramp';
 import type { AttachmentRequest } from '../workflows/messages';
 import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
 import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord, WhitelistEntryRecord } from '../workflows/records';
+import { findBankAccountId, findCryptoAddressId, type BankAccountLookup, type CryptoAddressLookup } from './exit-account-lookup';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord, whitelistEntryRecord } from './records';
 
@@ -21,11 +22,6 @@ export interface OfframpSetup {
   currency: string;
   network: string;
   bankAccountId: string;
-}
-
-/** Hex (0x) addresses are case-insensitive (the case is only a checksum); base58 ones are not. */
-function sameAddress(a: string, b: string): boolean {
-  return a.startsWith('0x') && b.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
 export function createRampActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
@@ -100,24 +96,13 @@ export function createRampActivities(ramp: RampClient, failureOptions: FailureOp
     },
 
     /** The service's id of the customer's crypto address, or null while it is not registered. */
-    async findCryptoAddress(lookup: { customerId: string; address: string; network?: string }): Promise<string | null> {
-      return serviceCall(async () => {
-        for await (const candidate of ramp.cryptoAddresses.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
-          const sameNetwork = !lookup.network || candidate.network === lookup.network;
-          if (sameNetwork && sameAddress(candidate.address, lookup.address)) return candidate.id;
-        }
-        return null;
-      });
+    async findCryptoAddress(lookup: CryptoAddressLookup): Promise<string | null> {
+      return serviceCall(() => findCryptoAddressId(ramp, lookup));
     },
 
     /** The service's id of the customer's bank account, or null while it is not registered. */
-    async findBankAccount(lookup: { customerId: string; accountNo: string }): Promise<string | null> {
-      return serviceCall(async () => {
-        for await (const candidate of ramp.bankAccounts.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
-          if (candidate.accountNo === lookup.accountNo) return candidate.id;
-        }
-        return null;
-      });
+    async findBankAccount(lookup: BankAccountLookup): Promise<string | null> {
+      return serviceCall(() => findBankAccountId(ramp, lookup));
     },
 
     async getVirtualAccount(lookup: { customerId: string; virtualAccountId: string }): Promise<VirtualAccountRecord> {

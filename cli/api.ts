@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { isOlderGenerationPath } from '../ramp/assumptions';
 import { RampClient } from '../ramp/client';
 import { readRampEnvironment } from '../ramp/environment';
 import type { RequestBody } from '../ramp/http-client';
@@ -54,7 +55,7 @@ async function runApi(methodArgument: string, target: string, options: ApiComman
       path,
       query,
       body: options.data === undefined ? undefined : readBody(options.data),
-      generation: path === client.http.assumptions.legacyCreateVaPath ? 'legacy' : 'envelope',
+      generation: isOlderGenerationPath(client.http.assumptions, path) ? 'legacy' : 'envelope',
     });
     process.stdout.write(`${JSON.stringify(response.body, null, 2)}\n`);
   } finally {

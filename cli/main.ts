@@ -13,6 +13,7 @@ import { registerDepositCommand } from './deposit';
 import { registerEventsCommand } from './events';
 import { registerContractCommand } from './contract';
 import { registerPartnerApiCommand } from './partner-api';
+import { registerPayoutCommand } from './payout';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerEventsCommand(program);
   registerContractCommand(program);
   registerPartnerApiCommand(program);
+  registerPayoutCommand(program);
   return program;
 }
 

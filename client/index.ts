@@ -11,6 +11,8 @@ export {
   type JourneyOutcome,
 } from './rampflow-client';
 export { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport, type BulkTarget } from './bulk';
+export { PayoutClient, parsePayoutRequest, type PayoutHandle, type PayoutRequest } from './payouts';
+export { PAYOUT_STAGES, type PayoutStage, type PayoutState } from '../workflows/payout-messages';
 export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError } from './errors';
 export type { CorrectedInput } from './input-validation';
 export {

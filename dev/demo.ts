@@ -1,18 +1,17 @@
 /**
  * The demo of `rampflow dev`: one customer from signup to payout. It starts a journey with an AUD
- * onramp and a USDT offramp through the client library, plays the partner's part (registering the
- * customer's wallet and bank account once the customer exists, then sending money each way), and
- * prints every change of stage live until both deposits have completed. The sandbox's autopilot plays
- * the service; its webhooks, through the receiver, wake the journey.
+ * onramp and a USDT offramp through the client library; the journey registers the customer's wallet
+ * and bank account itself. The demo plays the customer's part (money each way, through the service's
+ * own simulated deposit, POST /deposit/mock) and prints every change of stage live until both
+ * deposits have completed. The sandbox's autopilot plays the service; its webhooks, through the
+ * receiver, wake the journey. No /sandbox/... call is needed.
  */
-import { z } from 'zod';
-import { jsonBody } from '../ramp';
 import { journeyWorkflowId } from '../workflows/ids';
 import type { JourneyState } from '../workflows/messages';
 import type { Stack } from './stack';
 
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
-const BANK_ACCOUNT_NO = '987654321';
+const BANK_ACCOUNT = { accountNo: '987654321', currency: 'AUD', bankName: 'Demo Bank', swift: 'DEMOAU2S', beneficiaryName: 'Ada Lovelace' } as const;
 const AUD_SOURCE = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
 const DEMO_PREFIX = 'demo-';
 
@@ -23,8 +22,6 @@ export interface DemoOptions {
   /** Ends the demo quietly at its next step (Ctrl-C), so no call is in flight when the stack stops. */
   signal: AbortSignal;
 }
-
-const SandboxRecord = z.looseObject({ id: z.string() });
 
 /** The Web UI page of a workflow. */
 export function workflowUiUrl(uiUrl: string, namespace: string, workflowId: string): string {
@@ -47,21 +44,20 @@ async function endEarlierDemos(stack: Stack, progress: (line: string) => void): 
 
 export async function runDemo(stack: Stack, options: DemoOptions): Promise<void> {
   const { progress } = options;
-  const post = (path: string, body: unknown) => stack.ramp.http.request({ method: 'POST', path, body: jsonBody(body) }, SandboxRecord);
   await endEarlierDemos(stack, progress);
 
   const externalId = `${DEMO_PREFIX}${Date.now().toString(36)}`;
   await stack.rampflow.startJourney({
     customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
-    onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' }, audSourceAccount: AUD_SOURCE },
-    offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } },
+    onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH', currency: 'USDT', registeredBy: 'journey' }, audSourceAccount: AUD_SOURCE },
+    offramp: { currency: 'USDT', network: 'ETH', bankAccount: { ...BANK_ACCOUNT, registeredBy: 'journey' } },
     // Webhooks drive the demo; the polls are only the fallback.
     timings: { pollIntervalSeconds: 10 },
   });
   progress(`demo journey ${journeyWorkflowId(externalId)}: ${workflowUiUrl(stack.temporal.uiUrl ?? '', stack.temporal.namespace, journeyWorkflowId(externalId))}`);
 
   const started = Date.now();
-  let exitsRegistered = false;
+  let exitsShown = false;
   let depositsSent = false;
   let lastLine = '';
   const depositStages = new Map<string, string>();
@@ -80,18 +76,15 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
     if (state.stage === 'NEEDS_ATTENTION' || state.stage === 'REJECTED' || state.stage === 'CLOSED') {
       throw new Error(`the demo journey stopped in ${state.stage}: ${state.attention?.reason ?? state.outcome ?? 'no reason given'}`);
     }
-    if (!exitsRegistered && state.customer.id) {
-      // The partner registers the customer's own accounts with the service (there is no API for it).
-      await post('/sandbox/crypto-address/create', { customerId: state.customer.id, currency: 'USDT', network: 'ETH', address: WALLET });
-      await post('/sandbox/bank-account/create', { customerId: state.customer.id, currency: 'AUD', bankName: 'Demo Bank', accountNo: BANK_ACCOUNT_NO, swift: 'DEMOAU2S' });
-      exitsRegistered = true;
-      progress(`  partner: registered the customer's wallet ${WALLET.slice(0, 10)}… and bank account ${BANK_ACCOUNT_NO}`);
+    if (!exitsShown && state.onramp?.cryptoAddressId && state.offramp?.bankAccountId) {
+      exitsShown = true;
+      progress(`  journey: registered the customer's wallet ${WALLET.slice(0, 10)}… and bank account ${BANK_ACCOUNT.accountNo} with the service`);
     }
     if (!depositsSent && state.stage === 'ACTIVE' && state.onramp?.virtualAccount && state.offramp?.depositAddress) {
       const account = state.onramp.virtualAccount;
       progress(`  customer: pays 100.00 AUD into ${account.bankName ?? 'the virtual account'} ${account.accountNumber ?? account.id} and sends 50 USDT to ${state.offramp.depositAddress.address ?? state.offramp.depositAddress.id}`);
-      await post('/sandbox/deposit/simulate', { virtualAccountId: account.id, amount: '100.00', currency: 'AUD', sender: AUD_SOURCE });
-      await post('/sandbox/deposit/simulate', { depositAddressId: state.offramp.depositAddress.id, amount: '50.00', currency: 'USDT', sender: { address: '0x000000000000000000000000000000000000dEaD', network: 'ETH' } });
+      await stack.ramp.deposits.mock({ virtualAccountId: account.id, amount: '100.00', currency: 'AUD', sender: AUD_SOURCE });
+      await stack.ramp.deposits.mock({ depositAddressId: state.offramp.depositAddress.id, amount: '50.00', currency: 'USDT', sender: { address: '0x000000000000000000000000000000000000dEaD', network: 'ETH' } });
       depositsSent = true;
     }
     if (depositsSent && state.deposits.byStage.COMPLETED === 2) {

@@ -13,6 +13,21 @@
 export interface QueryParameterNames {
   id: string;
   externalId: string;
+  /** Customer detail by the customer's email (the third look-up key the real service offers). */
+  email: string;
+  /** The payment list's filter on the partner's own `reference` (how a payout is found again). */
+  reference: string;
+  /** GET /autoramp-flow/trade-preview: the pair and the amount to convert. */
+  fromCurrency: string;
+  toCurrency: string;
+  amount: string;
+  /** GET /payment/estimate, named like the payment's own fields. */
+  deductCurrency: string;
+  deductAmount: string;
+  receivedCurrency: string;
+  /** The older generation's GET /deposit-address and look-ups by user (snake_case, as that generation is). */
+  network: string;
+  userId: string;
   customerId: string;
   currency: string;
   status: string;
@@ -32,6 +47,8 @@ export interface RampAssumptions {
   isLegacySuccessStatus: (status: string | number) => boolean;
   /** Form field names of POST /deposit/submitAttachmentFile (not shown): the deposit's id and the file. */
   attachmentFields: { depositId: string; file: string };
+  /** Form field name of each identity document in POST /customer/createWithFiles (the customer's fields go under their own names). */
+  customerDocumentField: string;
   /**
    * How far the local clock may be from the service's `Date` before we correct it. The service's
    * accepted skew is not shown (DESIGN assumes 60 s); correcting from 5 s keeps us far inside it,
@@ -44,6 +61,16 @@ export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
   queryParameterNames: {
     id: 'id',
     externalId: 'externalId',
+    email: 'email',
+    reference: 'reference',
+    fromCurrency: 'fromCurrency',
+    toCurrency: 'toCurrency',
+    amount: 'amount',
+    deductCurrency: 'deductCurrency',
+    deductAmount: 'deductAmount',
+    receivedCurrency: 'receivedCurrency',
+    network: 'network',
+    userId: 'user_id',
     customerId: 'customerId',
     currency: 'currency',
     status: 'status',
@@ -54,8 +81,17 @@ export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
   legacyCreateVaPath: '/create-va',
   isLegacySuccessStatus: (status) => (typeof status === 'number' ? status === 200 : ['SUCCESS', 'OK'].includes(status.toUpperCase())),
   attachmentFields: { depositId: 'id', file: 'file' },
+  customerDocumentField: 'files',
   clockSkewToleranceMs: 5_000,
 };
+
+/** The older generation's other paths (the real service's; LegacyModule), answered 200 with the outcome in `status`. */
+export const OLDER_GENERATION_PATHS: readonly string[] = ['/create-user', '/get-user', '/create-whitelist', '/update-whitelist', '/get-whitelist', '/deposit-address'];
+
+/** Whether a path belongs to the older generation, whose answers `rampflow api` reads by `status`. */
+export function isOlderGenerationPath(assumptions: RampAssumptions, path: string): boolean {
+  return path === assumptions.legacyCreateVaPath || OLDER_GENERATION_PATHS.includes(path);
+}
 
 /** Overrides merged over the defaults; query parameter names may be overridden one by one. */
 export type RampAssumptionOverrides = Partial<Omit<RampAssumptions, 'queryParameterNames'>> & {

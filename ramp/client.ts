@@ -17,7 +17,9 @@ import { CustomersModule } from './modules/customers';
 import { DepositAddressesModule } from './modules/deposit-addresses';
 import { DepositsModule } from './modules/deposits';
 import { LegacyModule } from './modules/legacy';
+import { LegacyDepositsModule } from './modules/legacy-deposits';
 import { PaymentsModule } from './modules/payments';
+import { SetupModule } from './modules/setup';
 import { TradesModule } from './modules/trades';
 import { VirtualAccountsModule } from './modules/virtual-accounts';
 import type { Balance } from './schemas';
@@ -38,6 +40,9 @@ export class RampClient {
   readonly callbackUrl: CallbackUrlModule;
   readonly subscribedEvents: SubscribedEventsModule;
   readonly legacy: LegacyModule;
+  readonly legacyDeposits: LegacyDepositsModule;
+  /** GET /health, /basic-info, /callback-url. */
+  readonly setup: SetupModule;
   readonly #balance: BalanceModule;
 
   constructor(options: RampClientOptions) {
@@ -55,6 +60,8 @@ export class RampClient {
     this.callbackUrl = new CallbackUrlModule(this.http);
     this.subscribedEvents = new SubscribedEventsModule(this.http);
     this.legacy = new LegacyModule(this.http);
+    this.legacyDeposits = new LegacyDepositsModule(this.http);
+    this.setup = new SetupModule(this.http);
     this.#balance = new BalanceModule(this.http);
   }
 

@@ -38,10 +38,20 @@ export abstract class RampError extends Error {
   }
 }
 
+/**
+ * `POST /customer/create (HTTP 422): the service refused the parameters: INVALID_PARAMETERS: externalId already used`.
+ * The service's own words come last and verbatim (its status word, then its message): they are what
+ * a user greps for and quotes to the provider's support.
+ */
 function describe(summary: string, details: RampErrorDetails): string {
-  const status = details.httpStatus === undefined ? '' : ` (HTTP ${details.httpStatus})`;
-  const serviceMessage = details.serviceMessage ? `: ${details.serviceMessage}` : '';
-  return `${details.method} ${details.path}${status}: ${summary}${serviceMessage}`;
+  const httpStatus = details.httpStatus === undefined ? '' : ` (HTTP ${details.httpStatus})`;
+  return `${details.method} ${details.path}${httpStatus}: ${summary}${serviceWords(details)}`;
+}
+
+function serviceWords({ serviceStatus, serviceMessage }: RampErrorDetails): string {
+  const statusWord = serviceStatus !== undefined && serviceStatus !== 'SUCCESS' ? serviceStatus : undefined;
+  const words = [statusWord, serviceMessage || undefined].filter((word) => word !== undefined);
+  return words.length === 0 ? '' : `: ${words.join(': ')}`;
 }
 
 /** 422 `INVALID_PARAMETERS`, or a parameter our own checks refused before sending. Fix the input. */

@@ -171,6 +171,7 @@ export class RampHttpClient {
       method: call.method,
       path: call.path,
       httpStatus: error.httpStatus,
+      serviceStatus: error.serviceStatus,
       serviceMessage: error.serviceMessage,
       cause: error,
     });

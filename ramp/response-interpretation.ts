@@ -80,13 +80,13 @@ export function interpretResponse(input: InterpretInput): Interpretation {
     if (input.generation === 'legacy' && (typeof rawStatus === 'string' || typeof rawStatus === 'number')) {
       return input.assumptions.isLegacySuccessStatus(rawStatus)
         ? { ok: true, body }
-        : fail(new RampLegacyFailureError(`the older generation answered status ${JSON.stringify(rawStatus)}`, details));
+        : fail(new RampLegacyFailureError('the older generation answered a failure', details));
     }
   }
 
   // 2. The HTTP code.
   if (input.httpStatus === 401) return fail(new RampUnauthorisedError('the gateway refused the credentials', details));
-  if (input.httpStatus === 422) return fail(new RampFailedError(`the service answered an unknown failure status ${JSON.stringify(serviceStatus ?? null)}`, details));
+  if (input.httpStatus === 422) return fail(new RampFailedError(`the service answered a failure status the interface does not list${serviceStatus === undefined ? ' (none)' : ''}`, details));
   if (input.httpStatus === 429 || input.httpStatus >= 500) {
     return fail(new RampHttpError(input.httpStatus === 429 ? 'rate limited' : 'the service is unavailable', { ...details, httpStatus: input.httpStatus }), true);
   }

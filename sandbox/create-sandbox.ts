@@ -52,7 +52,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const store = new SandboxStore();
   for (const { partnerId } of resolved.credentials) {
     if (!store.partners.has(partnerId)) {
-      store.partners.set(partnerId, { id: partnerId, ipWhiteList: [], callbackUrl: null, subscribedEvents: [], balances: new Map() });
+      store.partners.set(partnerId, { id: partnerId, ipWhiteList: [], callbackUrl: null, subscribedEvents: [], balances: new Map(), sharedDepositAddresses: new Map() });
     }
   }
   const clock = new VirtualClock(resolved.clock, (label, error) => logger.error({ task: label, err: error }, 'scheduled sandbox task failed'));
@@ -95,7 +95,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...configurationRoutes(ctx, resolved.httpCallbackHosts),
       ...legacyRoutes(ctx, resolved.acceptedSkewSeconds, resolved.wallClock),
       ...simulationRoutes(ctx),
-      ...sandboxToolRoutes(clock, deliveries, faults),
+      ...sandboxToolRoutes(ctx, deliveries, faults),
     ],
   });
 

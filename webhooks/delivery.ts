@@ -2,9 +2,12 @@
  * Turns a delivered body into what the ramp-event workflow is started with, or a reason to answer 400.
  *
  * The envelope must be `{event, payload: {id}}`; an older event name is mapped to its new name first,
- * so one event delivered under both names has one workflow ID. A known event's payload must have its
- * resource's shape (ramp/schemas), else the body is refused as malformed. An unknown event name with a
- * well-formed envelope is accepted, and its workflow parks it for operators.
+ * so one event delivered under both names has one workflow ID. That envelope is all we require: the
+ * payload is only a hint (the ramp-event workflow re-reads the service's record), so a payload that
+ * does not have its resource's shape (ramp/schemas) is still handed over, with the paths of the fields
+ * that did not match reported beside it for the metric and the log. Refusing it would cost the event:
+ * the service retries four times over a week and then drops it. An unknown event name with a
+ * well-formed envelope is accepted too, and its workflow parks it for operators.
  *
  * Only the name, the payload's id and a compact hint (a status and the ids the router compares with
  * the service's record) leave this file: the payload itself may carry kycLinks, names and account
@@ -33,7 +36,13 @@ const EnvelopeSchema = z.looseObject({
 const HINT_MAX_CHARS = 128;
 
 export type ParsedDelivery =
-  | { ok: true; workflowId: string; input: RampEventInput }
+  | {
+      ok: true;
+      workflowId: string;
+      input: RampEventInput;
+      /** Paths of payload fields that do not match our schema of the event's resource (never their values); empty when all match. */
+      mismatchedFields: string[];
+    }
   | { ok: false; reason: string; /** Paths of the offending fields (never their values). */ fields: string[] };
 
 function fieldsOf(error: z.ZodError): string[] {
@@ -48,6 +57,10 @@ function definedOnly(hint: Record<string, string | undefined>): EventHint {
   return Object.fromEntries(Object.entries(hint).filter(([, value]) => value !== undefined)) as EventHint;
 }
 
+function idOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
+}
+
 function hintOf(event: EventName, payload: Record<string, unknown>): EventHint {
   const status = clip(payload.status);
   switch (EVENT_RESOURCE[event]) {
@@ -58,7 +71,7 @@ function hintOf(event: EventName, payload: Record<string, unknown>): EventHint {
     case 'deposit':
       return definedOnly({ status, customerId: clip(payload.customerId) });
     case 'trade':
-      return definedOnly({ status, depositId: clip((payload.deposit as { id?: unknown } | undefined)?.id) });
+      return definedOnly({ status, depositId: clip(idOf(payload.deposit)) });
     case 'payment':
       return definedOnly({ status, reference: clip(payload.reference) });
   }
@@ -77,10 +90,10 @@ export function parseDelivery(body: unknown, timings?: Partial<RampEventTimings>
       ok: true,
       workflowId: eventWorkflowId(deliveredAs, payloadId),
       input: { event: deliveredAs, payloadId, key: `${deliveredAs}/${payloadId}`, hint: {}, ...timed },
+      mismatchedFields: [],
     };
   }
   const payload = eventPayloadSchema(event).safeParse(envelope.data.payload);
-  if (!payload.success) return { ok: false, reason: `the ${event} payload does not have the shape of a ${EVENT_RESOURCE[event]}`, fields: fieldsOf(payload.error) };
   return {
     ok: true,
     workflowId: eventWorkflowId(event, payloadId),
@@ -90,8 +103,10 @@ export function parseDelivery(body: unknown, timings?: Partial<RampEventTimings>
       payloadId,
       key: eventKey(event, payloadId),
       resource: EVENT_RESOURCE[event],
-      hint: hintOf(event, payload.data as Record<string, unknown>),
+      // From the payload as delivered: hintOf keeps only strings, so a mistyped field is simply no hint.
+      hint: hintOf(event, envelope.data.payload),
       ...timed,
     },
+    mismatchedFields: payload.success ? [] : fieldsOf(payload.error),
   };
 }

@@ -2,7 +2,10 @@
  * The receiver's Prometheus metrics, on a registry of its own (GET /metrics):
  * - rampflow_webhook_requests_total{outcome}: every request, by what became of it;
  * - rampflow_webhook_handoff_seconds{result}: how long Temporal took to accept (or refuse) the start,
- *   the part of the service's 30-second acknowledgement budget we spend.
+ *   the part of the service's 30-second acknowledgement budget we spend;
+ * - rampflow_webhook_payload_mismatches_total{event}: accepted deliveries whose payload did not match
+ *   our schema of the event's resource (the payload is only a hint, so they are handed over anyway; a
+ *   rising count says the service's shapes moved away from ours).
  */
 import { Counter, Histogram, Registry } from 'prom-client';
 
@@ -38,6 +41,13 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
 
+  private readonly payloadMismatches = new Counter({
+    name: 'rampflow_webhook_payload_mismatches_total',
+    help: 'Deliveries handed over although their payload did not match our schema of the event',
+    labelNames: ['event'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     // Every outcome appears from the start, at zero, so dashboards and alerts need no special case.
     for (const outcome of OUTCOMES) this.requests.inc({ outcome }, 0);
@@ -45,6 +55,10 @@ export class WebhookMetrics {
 
   countRequest(outcome: Outcome): void {
     this.requests.inc({ outcome });
+  }
+
+  countPayloadMismatch(event: string): void {
+    this.payloadMismatches.inc({ event });
   }
 
   observeHandoff(result: HandoffResult, seconds: number): void {

@@ -6,8 +6,10 @@
  *
  * Checks, in order: the source IP (403; before the token, so a refused address learns nothing about
  * the token), the path token compared in constant time (404, the same answer as for any unknown path),
- * the body cap (413) and JSON content type (415), the envelope and payload shape (400). None of these
- * reaches Temporal. Then the durable handoff (200, or 503 when Temporal cannot be reached).
+ * the body cap (413) and JSON content type (415), the envelope `{event, payload: {id}}` (400). None of
+ * these reaches Temporal. Then the durable handoff (200, or 503 when Temporal cannot be reached),
+ * whatever else the payload holds or lacks: it is only a hint. Payload fields that do not match our
+ * schema are counted (rampflow_webhook_payload_mismatches_total) and logged by path, never by value.
  *
  * Logs are one structured line per request with the route pattern, never the URL (it holds the token)
  * and never the body.
@@ -104,8 +106,12 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
     async (request, reply) => {
       const delivery = parseDelivery(request.body, options.eventTimings);
       if (!delivery.ok) return finish(request, reply, 400, 'invalid', { error: delivery.reason, fields: delivery.fields }, { fields: delivery.fields });
-      const { input, workflowId } = delivery;
+      const { input, workflowId, mismatchedFields } = delivery;
       const about = { event: input.deliveredAs ? `${input.event} (as ${input.deliveredAs})` : input.event, payloadId: input.payloadId };
+      if (mismatchedFields.length > 0) {
+        metrics.countPayloadMismatch(input.event);
+        options.logger.info({ ...about, fields: mismatchedFields }, 'webhook payload does not match our schema; handing it over as a hint');
+      }
       const started = performance.now();
       try {
         const result = await handOff(handoff, workflowId, input);

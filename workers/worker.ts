@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createEventRoutingActivities, createRampActivities, createReconcileActivities } from '../activities';
+import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from '../activities/failures';
 import { ServiceHealth } from '../activities/service-health';
@@ -46,6 +46,8 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
     // Activity names are unique across the sets, so they merge into one registry.
     activities: {
       ...createRampActivities(options.ramp, failureOptions),
+      ...createExitAccountActivities(options.ramp, failureOptions),
+      ...createPayoutActivities(options.ramp, failureOptions),
       ...createEventRoutingActivities(options.ramp, failureOptions),
       ...createReconcileActivities(options.ramp, failureOptions),
       ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),

@@ -4,6 +4,8 @@
  */
 export const journeyWorkflowId = (externalId: string): string => `customer/${externalId}`;
 export const depositWorkflowId = (depositId: string): string => `deposit/${depositId}`;
+/** A payout from the partner's balance is keyed by the partner's own reference. */
+export const payoutWorkflowId = (reference: string): string => `payout/${reference}`;
 export const eventWorkflowId = (event: string, payloadId: string): string => `event/${event}/${payloadId}`;
 
 const DEPOSIT_PREFIX = depositWorkflowId('');

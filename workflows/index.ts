@@ -1,5 +1,6 @@
 /** Every workflow the rampflow worker runs (the worker bundles this file). */
 export { customerJourney } from './journey';
 export { depositLifecycle } from './deposit';
+export { payout } from './payout';
 export { rampEvent } from './ramp-event';
 export { reconcileWithService } from './reconcile';

@@ -30,18 +30,62 @@ export const AudSourceAccountSchema = z.object({
 });
 
 /**
- * The exits are the customer's own accounts, which the service keeps but has no endpoint to create
- * (the partner registers them, for example in its dashboard). The partner knows them by address and
- * account number; the journey finds the service's records for them, waiting until they are there.
+ * Who registers an exit account with the service. `journey`: the journey looks the account up and
+ * adds it where the service does not have it (POST /crypto-address/add, /bank-account/add), which
+ * needs the account's details in the input. `partner` (the default, and what journeys started before
+ * the journey could register meant): the partner registers it by other means (its dashboard, say) and
+ * the journey waits until the service has it, up to `accountsDeadlineSeconds`.
+ */
+export const ExitRegistrationSchema = z.enum(['journey', 'partner']);
+
+const NETWORK = z.string().regex(/^[A-Z0-9]{2,10}$/, 'a network code such as ETH');
+
+/** The customer's wallet that receives the onramp's crypto. */
+export const CryptoAddressExitSchema = z
+  .object({
+    address: z.string().min(1),
+    network: NETWORK.optional(),
+    registeredBy: ExitRegistrationSchema.optional(),
+    /** What the journey registers the wallet for (USDT or USDC); required when the journey registers it. */
+    currency: z.enum(['USDT', 'USDC']).optional(),
+    label: z.string().min(1).max(64).optional(),
+  })
+  .superRefine((exit, context) => {
+    if (exit.registeredBy !== 'journey') return;
+    if (!exit.network) context.addIssue({ code: 'custom', path: ['network'], message: 'the journey registers the wallet only with its network' });
+    if (!exit.currency) context.addIssue({ code: 'custom', path: ['currency'], message: 'the journey registers the wallet only with its currency (USDT or USDC)' });
+  });
+
+/** The customer's bank account that receives the offramp's payouts. */
+export const BankAccountExitSchema = z
+  .object({
+    accountNo: z.string().min(1),
+    registeredBy: ExitRegistrationSchema.optional(),
+    /** The rest is what POST /bank-account/add takes; required (all but the last three) when the journey registers it. */
+    currency: z.enum(['GBP', 'EUR', 'AUD', 'SGD', 'USD']).optional(),
+    bankName: z.string().min(1).optional(),
+    swift: z.string().min(1).optional(),
+    beneficiaryName: z.string().min(1).optional(),
+    beneficiaryAddress: z.string().min(1).optional(),
+    bankCountry: z.string().min(1).optional(),
+    bankAddress: z.string().min(1).optional(),
+  })
+  .superRefine((exit, context) => {
+    if (exit.registeredBy !== 'journey') return;
+    for (const field of ['currency', 'bankName', 'swift', 'beneficiaryName'] as const) {
+      if (!exit[field]) context.addIssue({ code: 'custom', path: [field], message: `the journey registers the bank account only with its ${field}` });
+    }
+  });
+
+/**
+ * The exits are the customer's own accounts. The partner knows them by address and account number;
+ * the journey finds the service's records for them and, where it registers them, adds the missing.
  */
 export const OnrampRequestSchema = z.object({
   /** The fiat currency the customer pays in (the virtual account's currency). */
   currency: z.string().regex(/^[A-Z]{3}$/, 'a fiat currency code such as AUD'),
   /** The customer's wallet that receives the crypto (the exit). */
-  cryptoAddress: z.object({
-    address: z.string().min(1),
-    network: z.string().regex(/^[A-Z0-9]{2,10}$/, 'a network code such as ETH').optional(),
-  }),
+  cryptoAddress: CryptoAddressExitSchema,
   /** AUD only: the bank account the customer pays from, whitelisted as the virtual account's sender. */
   audSourceAccount: AudSourceAccountSchema.optional(),
 }).refine((onramp) => !onramp.audSourceAccount || onramp.currency === 'AUD', {
@@ -55,7 +99,7 @@ export const OfframpRequestSchema = z.object({
   /** The network of the deposit address, for example ETH or TRX. */
   network: z.string().regex(/^[A-Z0-9]{2,10}$/, 'a network code such as ETH'),
   /** The customer's bank account that receives the payout (the exit). */
-  bankAccount: z.object({ accountNo: z.string().min(1) }),
+  bankAccount: BankAccountExitSchema,
 });
 
 export const CustomerDetailsSchema = z.looseObject({
@@ -79,5 +123,7 @@ export type JourneyInput = z.output<typeof JourneyInputSchema>;
 export type JourneyTimings = JourneyInput['timings'];
 export type OnrampRequest = z.output<typeof OnrampRequestSchema>;
 export type OfframpRequest = z.output<typeof OfframpRequestSchema>;
+export type CryptoAddressExit = z.output<typeof CryptoAddressExitSchema>;
+export type BankAccountExit = z.output<typeof BankAccountExitSchema>;
 export type AudSourceAccount = z.output<typeof AudSourceAccountSchema>;
 export type CustomerDetails = z.output<typeof CustomerDetailsSchema>;

@@ -23,6 +23,7 @@ import { changeOptions, readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
+import { ExitAccounts } from './exit-accounts';
 import { MAX_ACCOUNT_RECORDS, upgradeCarriedJourney, type AnyCarriedJourney, type CarriedJourney } from './journey-carry';
 import type { JourneyInput } from './journey-input';
 import {
@@ -234,35 +235,19 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   }
 
   /**
-   * Finds the service's records of the customer's exit accounts. The partner registers them with the
-   * service (there is no endpoint for it), possibly after KYC, so the journey waits for them, polling.
+   * Finds the service's records of the customer's exit accounts, registers those the input says the
+   * journey registers (each looked up first), and waits, polling, for those the partner registers.
    */
   async function findExits(customerId: string): Promise<void> {
-    const onramp = input.onramp;
-    const offramp = input.offramp;
-    const missing = () =>
-      [
-        onramp && !state.onramp?.cryptoAddressId ? `the crypto address ${onramp.cryptoAddress.address}` : undefined,
-        offramp && !state.offramp?.bankAccountId ? `the bank account ${offramp.bankAccount.accountNo}` : undefined,
-      ].filter((what): what is string => what !== undefined);
-    const look = async () => {
-      if (onramp && state.onramp && !state.onramp.cryptoAddressId) {
-        const id = await act.findCryptoAddress.executeWithOptions(readOptions('look for the customer\'s crypto address'), [
-          { customerId, address: onramp.cryptoAddress.address, ...(onramp.cryptoAddress.network ? { network: onramp.cryptoAddress.network } : {}) },
-        ]);
-        if (id) state.onramp.cryptoAddressId = id;
-      }
-      if (offramp && state.offramp && !state.offramp.bankAccountId) {
-        const id = await act.findBankAccount.executeWithOptions(readOptions('look for the customer\'s bank account'), [{ customerId, accountNo: offramp.bankAccount.accountNo }]);
-        if (id) state.offramp.bankAccountId = id;
-      }
-    };
+    const exits = new ExitAccounts(customerId, input.onramp, input.offramp, state);
     // The first look is a poll like the later ones: a service failing for a while is waited out (up to
     // the deadline), not parked for an operator after three attempts.
-    await pollTolerantly('the customer\'s exit accounts', look);
-    if (missing().length === 0) return;
-    show('SETTING_UP_RAMPS', `the partner to register ${missing().join(' and ')} with the service`);
-    await waitOrPark(`${missing().join(' and ')} to be registered`, () => missing().length === 0, look, timings.accountsDeadlineSeconds);
+    await pollTolerantly('the customer\'s exit accounts', exits.look);
+    stopIfEnded();
+    await orPark('registering the customer\'s exit accounts', () => exits.registerOwn());
+    if (exits.missing().length === 0) return;
+    show('SETTING_UP_RAMPS', `the partner to register ${exits.missing().join(' and ')} with the service`);
+    await waitOrPark(`${exits.missing().join(' and ')} to be registered`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds);
   }
 
   async function awaitingAccounts(): Promise<JourneyStage> {

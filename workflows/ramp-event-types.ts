@@ -60,7 +60,9 @@ export type EventRoute =
   /** No externalId: the customer has none; the deposit's workflow still starts, and parks. */
   | { signal: 'deposit'; externalId?: string; customerId: string; record: DepositRecord }
   | { signal: 'trade'; depositId: string; record: TradeRecord }
-  | { signal: 'payment'; depositId: string; tradeId: string; record: PaymentRecord };
+  | { signal: 'payment'; depositId: string; tradeId: string; record: PaymentRecord }
+  /** A payout from the partner's balance (`payout/<reference>`), whose reference names no trade. */
+  | { signal: 'payout'; reference: string; record: PaymentRecord };
 
 /** Why an event ended without reaching a target. */
 export type ParkCode =

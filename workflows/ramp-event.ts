@@ -12,7 +12,8 @@
  * 3. finds the target: customer events by externalId (`customer/<externalId>`); virtual account and
  *    deposit address events by their customer's externalId; deposit events by their id
  *    (`deposit/<id>`), trade events by `deposit.id`, payment events by the trade their `reference`
- *    names, then that trade's deposit;
+ *    names, then that trade's deposit, or else by the payout (`payout/<reference>`) the reference
+ *    names;
  * 4. signals it with the event key (`EVENT/payload.id`, applied at most once by the target) and the
  *    service's record, and finishes. A deposit's workflow is signalled with signal-with-start, so it
  *    is started by whichever event about it comes first.
@@ -37,12 +38,13 @@ import type { EventName } from '../ramp/events';
 import { ACTIVITY_RETRY } from './activity-options';
 import { workflowNow } from './clock';
 import { hintDisagreements, serviceConfirms } from './event-claims';
-import { depositWorkflowId, journeyWorkflowId } from './ids';
+import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from './ids';
 import {
   customerEventSignal,
   depositAddressEventSignal,
   virtualAccountEventSignal,
 } from './messages';
+import { payoutPaymentEventSignal } from './payout-messages';
 import {
   DEFAULT_RAMP_EVENT_TIMINGS,
   EVENT_STAGE,
@@ -166,6 +168,8 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
         return depositWorkflowId(route.depositId);
       case 'deposit':
         return depositWorkflowId(route.record.id);
+      case 'payout':
+        return payoutWorkflowId(route.reference);
       default:
         return journeyWorkflowId(route.externalId);
     }
@@ -208,8 +212,8 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     if (pairs.length > 0) upsertSearchAttributes(pairs);
   }
 
-  /** Signals the customer's journey; false when no such workflow is running. */
-  async function signalTarget(target: string, route: Extract<EventRoute, { signal: 'customer' | 'virtualAccount' | 'depositAddress' }>): Promise<boolean> {
+  /** Signals the customer's journey (or a payout); false when no such workflow is running. */
+  async function signalTarget(target: string, route: Extract<EventRoute, { signal: 'customer' | 'virtualAccount' | 'depositAddress' | 'payout' }>): Promise<boolean> {
     const handle = getExternalWorkflowHandle(target);
     const key = input.key;
     try {
@@ -222,6 +226,9 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
           break;
         case 'depositAddress':
           await handle.signal(depositAddressEventSignal, { key, event, record: route.record });
+          break;
+        case 'payout':
+          await handle.signal(payoutPaymentEventSignal, { key, event, record: route.record });
           break;
       }
       return true;

@@ -20,10 +20,13 @@ export class SandboxRequestLog {
     this.byPath.set(key, (this.byPath.get(key) ?? 0) + 1);
   }
 
-  /** Requests to the partner API, leaving out the sandbox's own simulation and control endpoints. */
+  /**
+   * Requests to the partner API, leaving out the sandbox's own simulation and control endpoints and
+   * the simulated deposits (POST /deposit/mock: the customer's money, not a call rampflow makes).
+   */
   apiRequests(): number {
     let total = 0;
-    for (const [path, count] of this.byPath) if (!path.startsWith('/sandbox/')) total += count;
+    for (const [path, count] of this.byPath) if (!path.startsWith('/sandbox/') && path !== '/deposit/mock') total += count;
     return total;
   }
 }

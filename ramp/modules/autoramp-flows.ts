@@ -11,6 +11,10 @@ import {
   CreateOnrampFlowRequestSchema,
   CreatedIdSchema,
   DeleteAutorampFlowRequestSchema,
+  TradePreviewRequestSchema,
+  TradePreviewSchema,
+  type TradePreview,
+  type TradePreviewRequest,
   UnknownData,
   type AutorampFlow,
   type CreateAutorampFlowRequest,
@@ -76,6 +80,20 @@ export class AutorampFlowsModule extends EndpointModule {
 
   iterate(params: Pagination & AutorampFlowFilters = {}): AsyncGenerator<AutorampFlow, void, undefined> {
     return this.iterateList(AUTORAMP_FLOW_LIST, params);
+  }
+
+  /** GET /autoramp-flow/trade-preview: an indicative rate and result for converting `amount` of `fromCurrency`. */
+  async tradePreview(request: TradePreviewRequest): Promise<TradePreview> {
+    const checked = validateRequest(TradePreviewRequestSchema, request, { method: 'GET', path: '/autoramp-flow/trade-preview' });
+    return this.getData(
+      '/autoramp-flow/trade-preview',
+      [
+        ['fromCurrency', checked.fromCurrency],
+        ['toCurrency', checked.toCurrency],
+        ['amount', checked.amount],
+      ],
+      TradePreviewSchema,
+    );
   }
 
   async #post<S extends z.ZodType>(path: string, schema: S, request: unknown): Promise<CreatedId> {

@@ -1,7 +1,19 @@
-/** Bank accounts (interface: "Bank accounts"). */
+/** Bank accounts (interface: "Bank accounts", and the real service's add and detail). */
 import { z } from 'zod';
-import { BANK_ACCOUNT_CURRENCIES, BankAccountSchema, type BankAccount, type Page, type Pagination } from '../schemas';
-import { EndpointModule, type ListEndpoint } from './endpoint';
+import { jsonBody } from '../http-client';
+import {
+  AddBankAccountRequestSchema,
+  BANK_ACCOUNT_CURRENCIES,
+  BankAccountSchema,
+  MaybeCreatedIdSchema,
+  type AddBankAccountRequest,
+  type BankAccount,
+  type MaybeCreatedId,
+  type Page,
+  type Pagination,
+} from '../schemas';
+import { validateRequest } from '../validation';
+import { EndpointModule, RecordId, type ListEndpoint } from './endpoint';
 
 const BankAccountFiltersSchema = z.object({
   /** Omit to list the accounts of every customer of the partner. */
@@ -21,6 +33,18 @@ const BANK_ACCOUNT_LIST: ListEndpoint<BankAccountFilters, BankAccount> = {
 };
 
 export class BankAccountsModule extends EndpointModule {
+  /** POST /bank-account/add: registers a customer's bank account. Not idempotent: look it up first. */
+  async add(request: AddBankAccountRequest): Promise<MaybeCreatedId> {
+    const body = validateRequest(AddBankAccountRequestSchema, request, { method: 'POST', path: '/bank-account/add' });
+    return this.http.request({ method: 'POST', path: '/bank-account/add', body: jsonBody(body) }, MaybeCreatedIdSchema);
+  }
+
+  /** GET /bank-account/detail by the account's `id` (assumed parameter name, like every detail). */
+  async detail(lookup: { id: string }): Promise<BankAccount> {
+    const id = validateRequest(RecordId, lookup.id, { method: 'GET', path: '/bank-account/detail' });
+    return this.getData('/bank-account/detail', [['id', id]], BankAccountSchema);
+  }
+
   /** GET /bank-account/list: one page. */
   async list(params: Pagination & BankAccountFilters = {}): Promise<Page<BankAccount>> {
     return this.listPage(BANK_ACCOUNT_LIST, params);

@@ -1,6 +1,17 @@
 /** Crypto addresses (interface: "Crypto addresses"). */
 import { z } from 'zod';
-import { CRYPTO_ADDRESS_CURRENCIES, CryptoAddressSchema, type CryptoAddress, type Page, type Pagination } from '../schemas';
+import { jsonBody } from '../http-client';
+import {
+  AddCryptoAddressRequestSchema,
+  CRYPTO_ADDRESS_CURRENCIES,
+  CryptoAddressSchema,
+  MaybeCreatedIdSchema,
+  type AddCryptoAddressRequest,
+  type CryptoAddress,
+  type MaybeCreatedId,
+  type Page,
+  type Pagination,
+} from '../schemas';
 import { validateRequest } from '../validation';
 import { EndpointModule, RecordId, type ListEndpoint } from './endpoint';
 
@@ -26,6 +37,12 @@ const CryptoAddressLookupSchema = z.object({ id: RecordId, customerId: z.string(
 export type CryptoAddressLookup = z.infer<typeof CryptoAddressLookupSchema>;
 
 export class CryptoAddressesModule extends EndpointModule {
+  /** POST /crypto-address/add: registers a customer's wallet. Not idempotent: look it up first. */
+  async add(request: AddCryptoAddressRequest): Promise<MaybeCreatedId> {
+    const body = validateRequest(AddCryptoAddressRequestSchema, request, { method: 'POST', path: '/crypto-address/add' });
+    return this.http.request({ method: 'POST', path: '/crypto-address/add', body: jsonBody(body) }, MaybeCreatedIdSchema);
+  }
+
   /** GET /crypto-address/list: one page. */
   async list(params: Pagination & CryptoAddressFilters = {}): Promise<Page<CryptoAddress>> {
     return this.listPage(CRYPTO_ADDRESS_LIST, params);

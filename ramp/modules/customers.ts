@@ -1,6 +1,7 @@
 /** Customers (interface: "Customers"). */
 import { z } from 'zod';
 import { jsonBody } from '../http-client';
+import { encodeMultipart, type MultipartFile } from '../multipart';
 import {
   CreateCustomerRequestSchema,
   CreatedCustomerSchema,
@@ -23,12 +24,16 @@ const CUSTOMER_LIST: ListEndpoint<Record<never, never>, CustomerListItem> = {
   item: CustomerListItemSchema,
 };
 
-/** Customer detail is looked up by the service's id or by the partner's externalId (at least one). */
+/**
+ * Customer detail is looked up by exactly one of the service's `id`, the partner's `externalId` or
+ * the customer's `email` (the parameter name of the last is an assumption, switchable).
+ */
 const CustomerLookupSchema = z.union([
-  z.object({ id: RecordId, externalId: z.string().min(1).optional() }),
-  z.object({ id: z.undefined().optional(), externalId: z.string().min(1) }),
+  z.strictObject({ id: RecordId }),
+  z.strictObject({ externalId: z.string().min(1) }),
+  z.strictObject({ email: z.string().min(1) }),
 ]);
-export type CustomerLookup = { id: string; externalId?: string } | { id?: undefined; externalId: string };
+export type CustomerLookup = { id: string } | { externalId: string } | { email: string };
 
 export class CustomersModule extends EndpointModule {
   /** POST /customer/create. Fields other than externalId are not shown and pass through as given. */
@@ -37,10 +42,27 @@ export class CustomersModule extends EndpointModule {
     return this.http.request({ method: 'POST', path: '/customer/create', body: jsonBody(body) }, CreatedCustomerSchema);
   }
 
-  /** GET /customer/detail by `id` or `externalId`; the answer may carry `externalId` and `kycLink`. */
+  /**
+   * POST /customer/createWithFiles: the customer's fields as form fields, each identity document as a
+   * file part (field name in assumptions.ts `customerDocumentField`); multipart, so signed with an
+   * empty body hash. Not idempotent: look the customer up by externalId first.
+   */
+  async createWithFiles(request: CreateCustomerRequest, documents: MultipartFile[]): Promise<CreatedCustomer> {
+    const path = '/customer/createWithFiles';
+    const fields = validateRequest(CreateCustomerRequestSchema, request, { method: 'POST', path });
+    if (documents.length === 0) validateRequest(z.array(z.unknown()).min(1, 'at least one identity document'), documents, { method: 'POST', path });
+    const multipart = encodeMultipart([
+      ...Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: String(value) }])),
+      ...documents.map((file) => ({ name: this.http.assumptions.customerDocumentField, file })),
+    ]);
+    return this.http.request({ method: 'POST', path, body: { bytes: multipart.bytes, contentType: multipart.contentType, hashed: false } }, CreatedCustomerSchema);
+  }
+
+  /** GET /customer/detail by `id`, `externalId` or `email`; the answer may carry `externalId` and `kycLink`. */
   async detail(lookup: CustomerLookup): Promise<Customer> {
     const checked = validateRequest(CustomerLookupSchema, lookup, { method: 'GET', path: '/customer/detail' });
-    return this.getData('/customer/detail', [['id', checked.id], ['externalId', checked.externalId]], CustomerSchema);
+    const [[key, value]] = Object.entries(checked) as [[keyof typeof checked & ('id' | 'externalId' | 'email'), string]];
+    return this.getData('/customer/detail', [[key, value]], CustomerSchema);
   }
 
   /** GET /customer/list: one page. */

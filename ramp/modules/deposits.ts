@@ -1,7 +1,22 @@
 /** Deposits (interface: "Deposits", and POST /deposit/submitAttachmentFile). */
 import { z } from 'zod';
+import { jsonBody } from '../http-client';
 import { encodeMultipart, type MultipartFile, type MultipartPart } from '../multipart';
-import { DepositListItemSchema, DepositSchema, DepositStatusSchema, UnknownData, type Deposit, type DepositListItem, type DepositStatus, type Page, type Pagination } from '../schemas';
+import {
+  DepositListItemSchema,
+  DepositSchema,
+  DepositStatusSchema,
+  MaybeCreatedIdSchema,
+  MockDepositRequestSchema,
+  UnknownData,
+  type Deposit,
+  type DepositListItem,
+  type DepositStatus,
+  type MaybeCreatedId,
+  type MockDepositRequest,
+  type Page,
+  type Pagination,
+} from '../schemas';
 import { validateRequest } from '../validation';
 import { EndpointModule, RecordId, type ListEndpoint } from './endpoint';
 
@@ -38,6 +53,12 @@ export class DepositsModule extends EndpointModule {
   async detail(lookup: { id: string; status?: DepositStatus }): Promise<Deposit> {
     const checked = validateRequest(DepositLookupSchema, lookup, { method: 'GET', path: '/deposit/detail' });
     return this.getData('/deposit/detail', [['id', checked.id], ['status', checked.status]], DepositSchema);
+  }
+
+  /** POST /deposit/mock: the (real or local) sandbox's simulated deposit; a production service refuses it. */
+  async mock(request: MockDepositRequest): Promise<MaybeCreatedId> {
+    const body = validateRequest(MockDepositRequestSchema, request, { method: 'POST', path: '/deposit/mock' });
+    return this.http.request({ method: 'POST', path: '/deposit/mock', body: jsonBody(body) }, MaybeCreatedIdSchema);
   }
 
   /** GET /deposit/list: one page. */

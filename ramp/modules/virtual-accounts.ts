@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { jsonBody } from '../http-client';
 import {
   AudWhitelistEntrySchema,
+  UpdateAudWhitelistRequestSchema,
+  type UpdateAudWhitelistRequest,
   CreateAudWhitelistRequestSchema,
   CreateVirtualAccountRequestSchema,
   MaybeCreatedIdSchema,
@@ -77,5 +79,11 @@ export class VirtualAccountsModule extends EndpointModule {
   async createAudWhitelist(request: CreateAudWhitelistRequest): Promise<unknown> {
     const body = validateRequest(CreateAudWhitelistRequestSchema, request, { method: 'POST', path: '/virtual-account/create-aud-whitelist' });
     return this.http.request({ method: 'POST', path: '/virtual-account/create-aud-whitelist', body: jsonBody(body) }, UnknownData);
+  }
+
+  /** POST /virtual-account/update-aud-whitelist: the entry as the service now has it. */
+  async updateAudWhitelist(request: UpdateAudWhitelistRequest): Promise<AudWhitelistEntry> {
+    const body = validateRequest(UpdateAudWhitelistRequestSchema, request, { method: 'POST', path: '/virtual-account/update-aud-whitelist' });
+    return this.http.request({ method: 'POST', path: '/virtual-account/update-aud-whitelist', body: jsonBody(body) }, AudWhitelistEntrySchema);
   }
 }

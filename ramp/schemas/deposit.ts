@@ -65,3 +65,28 @@ export const DepositListItemSchema = z.looseObject({
   txReference: optionalNullable(z.string()),
 });
 export type DepositListItem = z.infer<typeof DepositListItemSchema>;
+
+/** The currencies the real sandbox's POST /deposit/mock accepts. */
+export const MOCK_DEPOSIT_CURRENCIES = ['EUR', 'GBP', 'SGD', 'USD', 'AUD', 'USDT', 'USDC'] as const;
+
+/**
+ * POST /deposit/mock, the real sandbox's simulated deposit, into a virtual account (fiat, with the
+ * sending bank account; an AUD sender needs its BSB and must be whitelisted) or a deposit address
+ * (crypto, with the sending wallet). The field names are our assumption, the same as the local
+ * sandbox's /sandbox/deposit/simulate; the answer is assumed to be the new deposit's record.
+ */
+export const MockDepositRequestSchema = z.union([
+  z.object({
+    virtualAccountId: Identifier,
+    currency: z.enum(MOCK_DEPOSIT_CURRENCIES),
+    amount: DecimalString,
+    sender: z.object({ bsbNumber: z.string().min(1).optional(), accountNumber: z.string().min(1), accountName: z.string().optional() }),
+  }),
+  z.object({
+    depositAddressId: Identifier,
+    currency: z.enum(MOCK_DEPOSIT_CURRENCIES),
+    amount: DecimalString,
+    sender: z.object({ address: z.string().min(1), network: z.string().min(1) }),
+  }),
+]);
+export type MockDepositRequest = z.infer<typeof MockDepositRequestSchema>;

@@ -12,3 +12,6 @@ export * from './autoramp-flow';
 export * from './account';
 export * from './events';
 export * from './legacy';
+export * from './setup';
+export * from './quotes';
+export * from './legacy-deposit';

@@ -44,3 +44,25 @@ export const LegacyResponseSchema = z.looseObject({
   msg: z.string().optional(),
 });
 export type LegacyResponse = z.infer<typeof LegacyResponseSchema>;
+
+/*
+ * The older generation's other endpoints (the real service has them; the interface document does
+ * not). Every shape is our assumption, snake_case as that generation is, and loose: the answers are
+ * returned whole, their outcome read from `status` like create-va's.
+ */
+
+/** POST /create-user: answers `user_id`. */
+export const LegacyCreateUserRequestSchema = z.looseObject({ email: z.string().min(1), name: z.string().min(1).optional(), external_id: z.string().min(1).optional() });
+export type LegacyCreateUserRequest = z.infer<typeof LegacyCreateUserRequestSchema>;
+
+/** POST /create-whitelist: a withdrawal address for a user; answers `whitelist_id`. */
+export const LegacyCreateWhitelistRequestSchema = z.looseObject({ user_id: z.string().min(1), address: z.string().min(1), network: z.string().min(1), label: z.string().optional() });
+export type LegacyCreateWhitelistRequest = z.infer<typeof LegacyCreateWhitelistRequestSchema>;
+
+/** POST /update-whitelist: changes an entry's address or label. */
+export const LegacyUpdateWhitelistRequestSchema = z.looseObject({ whitelist_id: z.string().min(1), address: z.string().min(1).optional(), label: z.string().optional() });
+export type LegacyUpdateWhitelistRequest = z.infer<typeof LegacyUpdateWhitelistRequestSchema>;
+
+/** GET /deposit-address: the partner's shared address for a currency and network. */
+export const LegacyDepositAddressRequestSchema = z.object({ currency: z.string().min(1), network: z.string().min(1) });
+export type LegacyDepositAddressRequest = z.infer<typeof LegacyDepositAddressRequestSchema>;

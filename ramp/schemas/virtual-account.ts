@@ -53,6 +53,17 @@ export const CreateAudWhitelistRequestSchema = z.looseObject({
 });
 export type CreateAudWhitelistRequest = z.infer<typeof CreateAudWhitelistRequestSchema>;
 
+/**
+ * POST /virtual-account/update-aud-whitelist (shape assumed): replaces the source account of one
+ * whitelist entry (its integer `id`); the server sets the status again, as on create.
+ */
+export const UpdateAudWhitelistRequestSchema = z.looseObject({
+  virtualAccountId: Identifier,
+  id: z.number().int().positive(),
+  sourceAccount: AudSourceAccountSchema,
+});
+export type UpdateAudWhitelistRequest = z.infer<typeof UpdateAudWhitelistRequestSchema>;
+
 /** An entry of GET /virtual-account/get-aud-whitelist. `accountName` is optional since create makes it so. */
 export const AudWhitelistEntrySchema = z.looseObject({
   id: z.number().int(),

@@ -6,13 +6,16 @@
  * whitelist entry is recorded and rejected at once (RECEIVED, then REJECTED, both announced).
  * Confirmed deposit on the entry of an enabled flow → trade (PENDING → SETTLED). A settled OFFRAMP
  * trade → payment to the exit bank account (PENDING → CONFIRMED, announced as PAYMENT_SETTLED), whose
- * `reference` is the trade id.
+ * `reference` is the trade id. A payout from the partner's balance (POST /payment/create) is a
+ * payment of the same kind without a trade: deducted in a stablecoin, converted to the bank account's
+ * currency, carrying the partner's reference; refused when the balance, less the payouts still
+ * pending, is short.
  *
  * Balances (the partner's, per currency): a confirmed deposit credits its amount; a settled trade
  * debits the from-amount and credits the to-amount; an ONRAMP's crypto leaves at once for the exit
  * address (debited on settlement); a settled payment debits what it deducted.
  */
-import { convert, formatAmount, isCrypto, rateOf, type Currency, type Network } from '../currencies';
+import { convert, formatAmount, isCrypto, rateOf, type CryptoCurrency, type Currency, type Network } from '../currencies';
 import { parseDecimal } from '../decimal';
 import { failed, invalidParameters } from '../http/errors';
 import { newBankReference, newId, newTxid } from '../identifiers';
@@ -189,9 +192,13 @@ function startPayment(ctx: DomainContext, trade: TradeRecord, bankAccountId: str
     partnerId: trade.partnerId,
     customerId: trade.customerId,
     tradeId: trade.id,
+    reference: trade.id,
     bankAccountId,
     currency: bank.currency,
+    deductCurrency: bank.currency,
     deductAmount: trade.toAmount,
+    rate: rateOf(bank.currency, bank.currency),
+    receivedAmount: trade.toAmount,
     // Fees are not shown by the interface; the sandbox charges none.
     bankCharge: 0n,
     status: 'PENDING',
@@ -202,13 +209,54 @@ function startPayment(ctx: DomainContext, trade: TradeRecord, bankAccountId: str
   ctx.changed({ kind: 'payment', partnerId: payment.partnerId, id: payment.id });
 }
 
+export interface NewPayout {
+  bankAccountId: string;
+  deductCurrency: CryptoCurrency;
+  deductAmount: string;
+  reference: string;
+}
+
+/** POST /payment/create: a payout from the partner's balance to a customer's registered bank account. */
+export function createPayout(ctx: DomainContext, partnerId: string, input: NewPayout): PaymentRecord {
+  const deductAmount = positiveAmount(input.deductAmount);
+  const bank = ctx.store.bankAccounts.find(partnerId, input.bankAccountId);
+  if (bank === undefined) throw failed('bank account not found');
+  const pending = ctx.store.payments
+    .list(partnerId, (payment) => payment.status === 'PENDING' && payment.deductCurrency === input.deductCurrency)
+    .reduce((sum, payment) => sum + payment.deductAmount, 0n);
+  const available = (ctx.store.partner(partnerId).balances.get(input.deductCurrency) ?? 0n) - pending;
+  if (available < deductAmount) {
+    throw failed(`insufficient ${input.deductCurrency} balance: ${formatAmount(available, input.deductCurrency)} available, ${formatAmount(deductAmount, input.deductCurrency)} needed`);
+  }
+  const now = ctx.now();
+  const payment = ctx.store.payments.insert({
+    id: newId(),
+    partnerId,
+    customerId: bank.customerId,
+    tradeId: null,
+    reference: input.reference,
+    bankAccountId: bank.id,
+    currency: bank.currency,
+    deductCurrency: input.deductCurrency,
+    deductAmount,
+    rate: rateOf(input.deductCurrency, bank.currency),
+    receivedAmount: parseDecimal(formatAmount(convert(deductAmount, input.deductCurrency, bank.currency), bank.currency)),
+    bankCharge: 0n,
+    status: 'PENDING',
+    createTime: now,
+    updateTime: now,
+  });
+  ctx.changed({ kind: 'payment', partnerId, id: payment.id });
+  return payment;
+}
+
 export function settlePayment(ctx: DomainContext, partnerId: string, id: string): PaymentRecord {
   const payment = ctx.store.payments.find(partnerId, id);
   if (payment === undefined) throw failed('payment not found');
   requireStatus('payment', payment.status, ['PENDING'], 'settle');
   payment.status = 'CONFIRMED';
   payment.updateTime = ctx.now();
-  ctx.adjustBalance(partnerId, payment.currency, -payment.deductAmount);
+  ctx.adjustBalance(partnerId, payment.deductCurrency, -payment.deductAmount);
   ctx.emit(partnerId, payment.customerId, 'PAYMENT_SETTLED', ctx.views.paymentEvent(payment));
   ctx.changed({ kind: 'payment', partnerId, id });
   return payment;

@@ -1,7 +1,6 @@
 /**
- * The customer's own accounts: bank accounts (offramp exits) and crypto addresses (onramp exits).
- * The interface has list endpoints only, and registration happens elsewhere (a dashboard or the
- * customer's onboarding), so the sandbox creates them through simulation endpoints.
+ * The customer's own accounts: bank accounts (offramp and payout exits) and crypto addresses (onramp
+ * exits), registered through POST /bank-account/add and /crypto-address/add.
  */
 import type { CryptoCurrency, FiatCurrency, Network } from '../currencies';
 import { newId } from '../identifiers';

@@ -89,6 +89,19 @@ export function requestWhitelistEntry(ctx: DomainContext, partnerId: string, id:
   return addWhitelistEntry(ctx, account, source);
 }
 
+/** POST /virtual-account/update-aud-whitelist: a new source account for an entry, pending again until the provider registers it. */
+export function replaceWhitelistEntry(ctx: DomainContext, partnerId: string, id: string, entryId: number, source: SourceAccount): WhitelistEntry {
+  const account = findVirtualAccount(ctx, partnerId, id);
+  if (account.currency !== 'AUD') throw invalidParameters('the whitelist exists for AUD virtual accounts only');
+  const entry = account.whitelist.find((candidate) => candidate.id === entryId);
+  if (entry === undefined) throw failed('whitelist entry not found');
+  Object.assign(entry, source, { accountStatus: 'pending' });
+  ctx.clock.schedule(ctx.now() + ctx.options.audWhitelistDelaySeconds * 1000, 'AUD whitelist registration', () => {
+    entry.accountStatus = 'active';
+  });
+  return entry;
+}
+
 function addWhitelistEntry(ctx: DomainContext, account: VirtualAccountRecord, source: SourceAccount): WhitelistEntry {
   const existing = account.whitelist.find((entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber);
   if (existing !== undefined) return existing;

@@ -25,3 +25,44 @@ export const SourceAccountSchema = z.object({
 export function toSourceAccount(input: z.infer<typeof SourceAccountSchema>) {
   return { bsbNumber: input.bsbNumber, accountNumber: input.accountNumber, accountName: input.accountName ?? null };
 }
+
+/** POST /bank-account/add (and the older /sandbox/bank-account/create tool). */
+export const NewBankAccountBody = z.object({
+  customerId: z.string().min(1),
+  currency: FiatCurrencySchema,
+  bankName: z.string().min(1),
+  accountNo: z.string().min(1),
+  swift: z.string().min(1),
+  beneficiaryName: z.string().min(1).optional(),
+  beneficiaryAddress: z.string().optional(),
+  bankCountry: z.string().optional(),
+  bankAddress: z.string().optional(),
+});
+
+/** POST /bank-account/add: the real service requires the beneficiary's name. */
+export const AddBankAccountBody = NewBankAccountBody.extend({ beneficiaryName: z.string().min(1) });
+
+/** POST /crypto-address/add (and the older /sandbox/crypto-address/create tool). */
+export const NewCryptoAddressBody = z.object({
+  customerId: z.string().min(1),
+  currency: CryptoCurrencySchema,
+  network: NetworkSchema,
+  address: z.string().min(1),
+  label: z.string().optional(),
+});
+
+/** POST /deposit/mock and /sandbox/deposit/simulate: money into a virtual account or a deposit address. */
+export const SimulatedDepositBody = z.union([
+  z.strictObject({
+    virtualAccountId: z.string().min(1),
+    amount: AmountSchema,
+    currency: z.string().min(1),
+    sender: z.object({ bsbNumber: z.string().min(1).optional(), accountNumber: z.string().min(1), accountName: z.string().optional() }),
+  }),
+  z.strictObject({
+    depositAddressId: z.string().min(1),
+    amount: AmountSchema,
+    currency: z.string().min(1),
+    sender: z.object({ address: z.string().min(1), network: NetworkSchema }),
+  }),
+]);

@@ -85,5 +85,9 @@ export function configurationRoutes(ctx: DomainContext, httpCallbackHosts: reado
         return { callbackUrl };
       },
     },
+    // The real service's setup endpoints (shapes assumed, ramp/schemas/setup.ts).
+    { method: 'GET', path: '/health', handler: () => ({ status: 'UP' }) },
+    { method: 'GET', path: '/basic-info', handler: ({ partnerId }) => ({ id: partnerId, name: 'sandbox partner' }) },
+    { method: 'GET', path: '/callback-url', handler: ({ partnerId }) => ({ callbackUrl: store.partner(partnerId).callbackUrl }) },
   ];
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DomainContext } from '../domain/context';
 import { createCustomer } from '../domain/customers';
 import { invalidParameters, notFound } from '../http/errors';
+import { readMultipart } from '../http/multipart';
 import { paginate } from '../http/query';
 import { jsonBody, type RouteDefinition } from '../http/route';
 
@@ -21,18 +22,34 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: (request) => views.customer(createCustomer(ctx, request.partnerId, jsonBody(request, CreateCustomerBody))),
     },
     {
-      // By `id`, or by the partner's own `externalId` (interface: "optional query externalId").
+      // Multipart: the customer's fields as form fields and at least one identity document under
+      // `files` (rampflow's assumption, ramp/assumptions.ts); the sandbox keeps only the documents' count.
+      method: 'POST',
+      path: '/customer/createWithFiles',
+      handler: async ({ partnerId, rawBody, contentType }) => {
+        const form = await readMultipart(rawBody, contentType);
+        const documents = form.getAll('files').filter((part) => typeof part !== 'string');
+        if (documents.length === 0) throw invalidParameters('at least one identity document (form field files) is required');
+        const fields = Object.fromEntries([...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+        const parsed = CreateCustomerBody.safeParse(fields);
+        if (!parsed.success) throw invalidParameters(`${parsed.error.issues[0]?.path.join('.') ?? 'body'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        return views.customer(createCustomer(ctx, partnerId, parsed.data));
+      },
+    },
+    {
+      // By exactly one of `id`, the partner's own `externalId` (interface: "optional query externalId")
+      // or the customer's `email` (the real service's third key).
       method: 'GET',
       path: '/customer/detail',
       handler: ({ partnerId, query }) => {
-        const id = query.optional('id');
-        const externalId = query.optional('externalId');
-        if (id === undefined && externalId === undefined) throw invalidParameters('query parameter id or externalId is required');
+        const keys = { id: query.optional('id'), externalId: query.optional('externalId'), email: query.optional('email') };
+        const given = Object.entries(keys).filter(([, value]) => value !== undefined);
+        if (given.length !== 1) throw invalidParameters('exactly one of the query parameters id, externalId and email is required');
         const customer =
-          id !== undefined
-            ? store.customers.find(partnerId, id)
-            : store.customers.list(partnerId, (candidate) => candidate.externalId === externalId)[0];
-        if (customer === undefined || (externalId !== undefined && customer.externalId !== externalId)) throw notFound('customer');
+          keys.id !== undefined
+            ? store.customers.find(partnerId, keys.id)
+            : store.customers.list(partnerId, (candidate) => (keys.externalId !== undefined ? candidate.externalId === keys.externalId : candidate.email === keys.email))[0];
+        if (customer === undefined) throw notFound('customer');
         return views.customer(customer);
       },
     },

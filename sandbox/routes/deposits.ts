@@ -1,10 +1,11 @@
 /** Deposit endpoints (interface: "Deposits", and POST /deposit/submitAttachmentFile). */
 import type { DomainContext } from '../domain/context';
-import { attachToDeposit } from '../domain/money-movement';
+import { attachToDeposit, receiveDeposit } from '../domain/money-movement';
 import { invalidParameters, notFound } from '../http/errors';
 import { readMultipart } from '../http/multipart';
 import { paginate } from '../http/query';
-import type { RouteDefinition } from '../http/route';
+import { SimulatedDepositBody } from '../http/request-schemas';
+import { jsonBody, type RouteDefinition } from '../http/route';
 import type { DepositStatus } from '../state/records';
 
 const DEPOSIT_STATUSES: readonly DepositStatus[] = ['RECEIVED', 'CONFIRMED', 'ACTION_REQUIRED', 'REJECTED'];
@@ -38,6 +39,12 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
       },
     },
     {
+      // The real sandbox's simulated deposit; the same as /sandbox/deposit/simulate (field names assumed).
+      method: 'POST',
+      path: '/deposit/mock',
+      handler: (request) => views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, SimulatedDepositBody))),
+    },
+    {
       // Shape not shown. The sandbox takes form fields `id` (the deposit) and `file` (the document);
       // the body is multipart, so its hash line in the signature is empty.
       method: 'POST',
@@ -50,6 +57,26 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
         if (file === null || typeof file === 'string') throw invalidParameters('form field file (the attachment) is required');
         const deposit = attachToDeposit(ctx, partnerId, id, file.name);
         return { id: deposit.id, fileName: file.name, status: deposit.status };
+      },
+    },
+    {
+      // The older generation's numbering: a partner's deposits counted from 1 in the order they arrived
+      // (records are never removed, so the numbers are stable).
+      method: 'GET',
+      path: '/legacy-deposit/list',
+      handler: ({ partnerId, query }) => {
+        const numbered = store.deposits.list(partnerId).map((row, index) => ({ row, number: index + 1 }));
+        return paginate(query, numbered, ({ row, number }) => views.legacyDeposit(row, number));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/legacy-deposit/detail',
+      handler: ({ partnerId, query }) => {
+        const id = Number(query.required('id'));
+        const deposit = Number.isSafeInteger(id) && id >= 1 ? store.deposits.list(partnerId)[id - 1] : undefined;
+        if (deposit === undefined) throw notFound('deposit');
+        return views.legacyDeposit(deposit, id);
       },
     },
   ];

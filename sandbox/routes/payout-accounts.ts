@@ -1,13 +1,38 @@
-/** Bank account and crypto address endpoints (interface: "Bank accounts", "Crypto addresses"). */
+/**
+ * Bank account and crypto address endpoints (interface: "Bank accounts", "Crypto addresses"; add and
+ * bank-account detail from the real service). Adding answers the new record's view; adding the same
+ * account twice makes a second record, as a service without idempotency keys does.
+ */
 import type { DomainContext } from '../domain/context';
+import { createBankAccount, createCryptoAddress } from '../domain/payout-accounts';
 import { CRYPTO_CURRENCIES, FIAT_CURRENCIES } from '../currencies';
 import { notFound } from '../http/errors';
 import { paginate } from '../http/query';
-import type { RouteDefinition } from '../http/route';
+import { AddBankAccountBody, NewCryptoAddressBody } from '../http/request-schemas';
+import { jsonBody, type RouteDefinition } from '../http/route';
 
 export function payoutAccountRoutes(ctx: DomainContext): RouteDefinition[] {
   const { store, views } = ctx;
   return [
+    {
+      method: 'POST',
+      path: '/bank-account/add',
+      handler: (request) => views.bankAccount(createBankAccount(ctx, request.partnerId, jsonBody(request, AddBankAccountBody))),
+    },
+    {
+      method: 'GET',
+      path: '/bank-account/detail',
+      handler: ({ partnerId, query }) => {
+        const account = store.bankAccounts.find(partnerId, query.required('id'));
+        if (account === undefined) throw notFound('bank account');
+        return views.bankAccount(account);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/crypto-address/add',
+      handler: (request) => views.cryptoAddress(createCryptoAddress(ctx, request.partnerId, jsonBody(request, NewCryptoAddressBody))),
+    },
     {
       method: 'GET',
       path: '/bank-account/list',

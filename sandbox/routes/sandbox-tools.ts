@@ -1,15 +1,19 @@
 /**
  * The sandbox's own controls, signed like every endpoint: the virtual clock, the delivery log and
- * resend, and fault injection. The clock is shared by all partners of one sandbox; deliveries and
+ * resend, fault injection, and crediting the partner's balance (what a real sandbox's dashboard
+ * top-up does, so a payout has something to pay from). The clock is shared by all partners of one sandbox; deliveries and
  * faults are the calling partner's only.
  */
 import { z } from 'zod';
 import type { VirtualClock } from '../clock';
+import { parseDecimal } from '../decimal';
+import type { DomainContext } from '../domain/context';
 import type { DeliveryRecord, Deliveries } from '../events/deliveries';
 import type { FaultInjector } from '../faults';
 import { notFound } from '../http/errors';
-import { IdBody } from '../http/request-schemas';
+import { AmountSchema, CryptoCurrencySchema, FiatCurrencySchema, IdBody } from '../http/request-schemas';
 import { jsonBody, type RouteDefinition } from '../http/route';
+import { formatAmount } from '../currencies';
 import { isoTime } from '../time-format';
 
 /** Ten years: far enough for any retry schedule, small enough to stay a sane Date. */
@@ -28,6 +32,8 @@ const FaultBody = z.object({
   /** Only calls signed with this key of the partner's (all keys when absent). */
   apiKey: z.string().min(1).optional(),
 });
+
+const CreditBody = z.object({ currency: z.union([FiatCurrencySchema, CryptoCurrencySchema]), amount: AmountSchema });
 
 const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 
@@ -65,8 +71,18 @@ function pendingFaults(faults: FaultInjector, partnerId: string) {
   return faults.pending(partnerId).map(({ path, rule }) => ({ path, ...rule }));
 }
 
-export function sandboxToolRoutes(clock: VirtualClock, deliveries: Deliveries, faults: FaultInjector): RouteDefinition[] {
+export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, faults: FaultInjector): RouteDefinition[] {
+  const { clock } = ctx;
   return [
+    {
+      method: 'POST',
+      path: '/sandbox/balance/credit',
+      handler: (request) => {
+        const body = jsonBody(request, CreditBody);
+        ctx.adjustBalance(request.partnerId, body.currency, parseDecimal(body.amount));
+        return { currency: body.currency, balance: formatAmount(ctx.store.partner(request.partnerId).balances.get(body.currency) ?? 0n, body.currency) };
+      },
+    },
     { method: 'GET', path: '/sandbox/clock', handler: () => clockView(clock) },
     {
       method: 'POST',

@@ -2,52 +2,17 @@
  * Simulation endpoints: each drives one step the real service takes on its own (a KYC decision, the
  * banking provider's confirmation, money arriving, a trade settling) and fires the same events.
  * They are signed and scoped like every other endpoint. Each answers the record's detail view.
- * Besides the steps, two endpoints register the customer's own bank accounts and crypto addresses,
- * which the interface can list but not create, and one deletes a customer (a dashboard action).
+ * Besides the steps, one deletes a customer (a dashboard action), and two register the customer's
+ * own bank accounts and crypto addresses; they predate the real service's POST /bank-account/add and
+ * /crypto-address/add (routes/payout-accounts.ts), which do the same and are what rampflow uses.
  */
-import { z } from 'zod';
 import type { DomainContext } from '../domain/context';
 import { approveCustomer, deleteCustomer, rejectCustomer } from '../domain/customers';
 import { confirmDeposit, receiveDeposit, rejectDeposit, requireDepositAction, settlePayment, settleTrade } from '../domain/money-movement';
 import { createBankAccount, createCryptoAddress } from '../domain/payout-accounts';
 import { approveDepositAddress, approveVirtualAccount, rejectDepositAddress, rejectVirtualAccount } from '../domain/receiving-accounts';
-import { AmountSchema, CryptoCurrencySchema, FiatCurrencySchema, IdBody, NetworkSchema } from '../http/request-schemas';
+import { IdBody, NewBankAccountBody, NewCryptoAddressBody, SimulatedDepositBody } from '../http/request-schemas';
 import { jsonBody, type RouteContext, type RouteDefinition } from '../http/route';
-
-const DepositBody = z.union([
-  z.strictObject({
-    virtualAccountId: z.string().min(1),
-    amount: AmountSchema,
-    currency: z.string().min(1),
-    sender: z.object({ bsbNumber: z.string().min(1).optional(), accountNumber: z.string().min(1), accountName: z.string().optional() }),
-  }),
-  z.strictObject({
-    depositAddressId: z.string().min(1),
-    amount: AmountSchema,
-    currency: z.string().min(1),
-    sender: z.object({ address: z.string().min(1), network: NetworkSchema }),
-  }),
-]);
-
-const BankAccountBody = z.object({
-  customerId: z.string().min(1),
-  currency: FiatCurrencySchema,
-  bankName: z.string().min(1),
-  accountNo: z.string().min(1),
-  swift: z.string().min(1),
-  beneficiaryName: z.string().optional(),
-  beneficiaryAddress: z.string().optional(),
-  bankCountry: z.string().optional(),
-  bankAddress: z.string().optional(),
-});
-
-const CryptoAddressBody = z.object({
-  customerId: z.string().min(1),
-  currency: CryptoCurrencySchema,
-  network: NetworkSchema,
-  address: z.string().min(1),
-  label: z.string().optional(),
-});
 
 export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
   const { views } = ctx;
@@ -68,7 +33,7 @@ export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'POST',
       path: '/sandbox/deposit/simulate',
-      handler: (request) => views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, DepositBody))),
+      handler: (request) => views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, SimulatedDepositBody))),
     },
     step('/sandbox/deposit/confirm', confirmDeposit, (r) => views.deposit(r)),
     step('/sandbox/deposit/reject', rejectDeposit, (r) => views.deposit(r)),
@@ -78,12 +43,12 @@ export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'POST',
       path: '/sandbox/bank-account/create',
-      handler: (request) => views.bankAccount(createBankAccount(ctx, request.partnerId, jsonBody(request, BankAccountBody))),
+      handler: (request) => views.bankAccount(createBankAccount(ctx, request.partnerId, jsonBody(request, NewBankAccountBody))),
     },
     {
       method: 'POST',
       path: '/sandbox/crypto-address/create',
-      handler: (request) => views.cryptoAddress(createCryptoAddress(ctx, request.partnerId, jsonBody(request, CryptoAddressBody))),
+      handler: (request) => views.cryptoAddress(createCryptoAddress(ctx, request.partnerId, jsonBody(request, NewCryptoAddressBody))),
     },
   ];
 }

@@ -1,14 +1,27 @@
-/** Trade and payment endpoints (interface: GET /trade/list, /trade/detail, /payment/detail, POST /payment/estimate). */
+/**
+ * Trade and payment endpoints (interface: GET /trade/list, /trade/detail, /payment/detail, POST
+ * /payment/estimate; the real service's POST /payment/create and GET /payment/list).
+ */
 import { z } from 'zod';
-import { ALL_CURRENCIES, convert, formatAmount, formatRate, rateOf } from '../currencies';
+import { ALL_CURRENCIES, convert, formatAmount, formatRate, rateOf, type Currency } from '../currencies';
 import type { DomainContext } from '../domain/context';
+import { createPayout } from '../domain/money-movement';
 import { parseDecimal } from '../decimal';
-import { notFound } from '../http/errors';
-import { paginate } from '../http/query';
-import { AmountSchema, FiatCurrencySchema } from '../http/request-schemas';
+import { invalidParameters, notFound } from '../http/errors';
+import { paginate, type Query } from '../http/query';
+import { AmountSchema, CryptoCurrencySchema, FiatCurrencySchema } from '../http/request-schemas';
 import { jsonBody, type RouteDefinition } from '../http/route';
 
 const TRADE_STATUSES = ['PENDING', 'SETTLED'] as const;
+const PAYMENT_STATUSES = ['PENDING', 'CONFIRMED'] as const;
+
+/** POST /payment/create (rampflow's assumed shape, ramp/schemas/payment.ts). */
+const CreatePaymentBody = z.object({
+  bankAccountId: z.string().min(1),
+  deductCurrency: CryptoCurrencySchema,
+  deductAmount: AmountSchema,
+  reference: z.string().min(1).max(64),
+});
 
 /** Shape not shown: the sandbox estimates a payout of `deductAmount` in one currency, received in another. */
 const EstimateBody = z.object({
@@ -16,6 +29,35 @@ const EstimateBody = z.object({
   deductAmount: AmountSchema,
   receivedCurrency: FiatCurrencySchema,
 });
+
+function isCurrency(value: string): value is Currency {
+  return (ALL_CURRENCIES as readonly string[]).includes(value);
+}
+
+function currencyParameter(query: Query, name: string): Currency {
+  const value = query.required(name);
+  if (!isCurrency(value)) throw invalidParameters(`${name} must be one of ${ALL_CURRENCIES.join(', ')}`);
+  return value;
+}
+
+function amountParameter(query: Query, name: string): string {
+  const value = query.required(name);
+  if (!AmountSchema.safeParse(value).success) throw invalidParameters(`${name} must be a positive decimal string such as "100.50"`);
+  return value;
+}
+
+/** What a payout of `deductAmount` would deliver, at the sandbox's fixed rates and without fees. */
+function estimate(deductCurrency: Currency, deductAmount: string, receivedCurrency: Currency) {
+  const received = convert(parseDecimal(deductAmount), deductCurrency, receivedCurrency);
+  return {
+    rate: formatRate(rateOf(deductCurrency, receivedCurrency)),
+    deductAmount: formatAmount(parseDecimal(deductAmount), deductCurrency),
+    deductCurrency,
+    receivedAmount: formatAmount(received, receivedCurrency),
+    receivedCurrency,
+    bankCharge: formatAmount(0n, receivedCurrency),
+  };
+}
 
 export function tradeAndPaymentRoutes(ctx: DomainContext): RouteDefinition[] {
   const { store, views } = ctx;
@@ -50,18 +92,51 @@ export function tradeAndPaymentRoutes(ctx: DomainContext): RouteDefinition[] {
     },
     {
       method: 'POST',
+      path: '/payment/create',
+      handler: (request) => views.payment(createPayout(ctx, request.partnerId, jsonBody(request, CreatePaymentBody))),
+    },
+    {
+      method: 'GET',
+      path: '/payment/list',
+      handler: ({ partnerId, query }) => {
+        const customerId = query.optional('customerId');
+        const status = query.oneOf('status', PAYMENT_STATUSES);
+        const reference = query.optional('reference');
+        const rows = store.payments.list(
+          partnerId,
+          (row) => (customerId === undefined || row.customerId === customerId) && (status === undefined || row.status === status) && (reference === undefined || row.reference === reference),
+        );
+        return paginate(query, rows, (row) => views.payment(row));
+      },
+    },
+    {
+      method: 'POST',
       path: '/payment/estimate',
       handler: (request) => {
         const body = jsonBody(request, EstimateBody);
-        const from = body.deductCurrency as (typeof ALL_CURRENCIES)[number];
-        const received = convert(parseDecimal(body.deductAmount), from, body.receivedCurrency);
+        return estimate(body.deductCurrency as Currency, body.deductAmount, body.receivedCurrency);
+      },
+    },
+    {
+      // The same estimate with its fields in the query (the real service answers GET too).
+      method: 'GET',
+      path: '/payment/estimate',
+      handler: ({ query }) => estimate(currencyParameter(query, 'deductCurrency'), amountParameter(query, 'deductAmount'), currencyParameter(query, 'receivedCurrency')),
+    },
+    {
+      // An indicative conversion of `amount` from one currency to another, as a trade would make it.
+      method: 'GET',
+      path: '/autoramp-flow/trade-preview',
+      handler: ({ query }) => {
+        const fromCurrency = currencyParameter(query, 'fromCurrency');
+        const toCurrency = currencyParameter(query, 'toCurrency');
+        const amount = parseDecimal(amountParameter(query, 'amount'));
         return {
-          rate: formatRate(rateOf(from, body.receivedCurrency)),
-          deductAmount: formatAmount(parseDecimal(body.deductAmount), from),
-          deductCurrency: from,
-          receivedAmount: formatAmount(received, body.receivedCurrency),
-          receivedCurrency: body.receivedCurrency,
-          bankCharge: formatAmount(0n, body.receivedCurrency),
+          fromCurrency,
+          toCurrency,
+          fromAmount: formatAmount(amount, fromCurrency),
+          toAmount: formatAmount(convert(amount, fromCurrency, toCurrency), toCurrency),
+          rate: formatRate(rateOf(fromCurrency, toCurrency)),
         };
       },
     },

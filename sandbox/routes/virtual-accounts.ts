@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { DomainContext } from '../domain/context';
-import { audWhitelistOf, createVirtualAccount, requestWhitelistEntry } from '../domain/receiving-accounts';
+import { audWhitelistOf, createVirtualAccount, replaceWhitelistEntry, requestWhitelistEntry } from '../domain/receiving-accounts';
 import { notFound } from '../http/errors';
 import { paginate } from '../http/query';
 import { FiatCurrencySchema, SourceAccountSchema, toSourceAccount } from '../http/request-schemas';
@@ -19,6 +19,9 @@ const CreateVirtualAccountBody = z.object({
 });
 
 /** Which virtual account the entry is for is not shown; we assume `virtualAccountId`, as the client does. */
+/** POST /virtual-account/update-aud-whitelist (rampflow's assumed shape, ramp/schemas/virtual-account.ts). */
+const UpdateAudWhitelistBody = z.object({ virtualAccountId: z.string().min(1), id: z.number().int().positive(), sourceAccount: SourceAccountSchema });
+
 const CreateAudWhitelistBody = z.object({
   virtualAccountId: z.string().min(1),
   sourceAccount: SourceAccountSchema,
@@ -73,6 +76,14 @@ export function virtualAccountRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: (request) => {
         const body = jsonBody(request, CreateAudWhitelistBody);
         return views.whitelistEntry(requestWhitelistEntry(ctx, request.partnerId, body.virtualAccountId, toSourceAccount(body.sourceAccount)));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/virtual-account/update-aud-whitelist',
+      handler: (request) => {
+        const body = jsonBody(request, UpdateAudWhitelistBody);
+        return views.whitelistEntry(replaceWhitelistEntry(ctx, request.partnerId, body.virtualAccountId, body.id, toSourceAccount(body.sourceAccount)));
       },
     },
   ];

@@ -133,12 +133,24 @@ export interface TradeRecord extends Owned {
 
 export type PaymentStatus = 'PENDING' | 'CONFIRMED';
 
+/**
+ * A payment to a customer's bank account: an offramp trade's payout (`tradeId`, deducted in the bank
+ * account's currency) or a payout from the partner's balance (POST /payment/create: `tradeId` null,
+ * deducted in a stablecoin and converted).
+ */
 export interface PaymentRecord extends Owned {
   customerId: string;
-  tradeId: string;
+  tradeId: string | null;
+  /** What the payment list and the record show as `reference`: the trade id, or the partner's own reference. */
+  reference: string;
   bankAccountId: string;
+  /** The bank account's currency, which the customer receives. */
   currency: FiatCurrency;
+  deductCurrency: Currency;
   deductAmount: Scaled;
+  /** Units of `currency` per unit of `deductCurrency`. */
+  rate: Scaled;
+  receivedAmount: Scaled;
   bankCharge: Scaled;
   status: PaymentStatus;
 }
@@ -149,4 +161,14 @@ export interface PartnerRecord {
   callbackUrl: string | null;
   subscribedEvents: string[];
   balances: Map<Currency, Scaled>;
+  /** The older generation's GET /deposit-address: one shared address per `CURRENCY/NETWORK`, made on first ask. */
+  sharedDepositAddresses: Map<string, string>;
+}
+
+/** An entry of the older generation's withdrawal whitelist (/create-whitelist). */
+export interface LegacyWhitelistRecord extends Owned {
+  userId: string;
+  address: string;
+  network: Network;
+  label: string;
 }

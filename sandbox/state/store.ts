@@ -10,6 +10,7 @@ import type {
   CustomerRecord,
   DepositAddressRecord,
   DepositRecord,
+  LegacyWhitelistRecord,
   PartnerRecord,
   PaymentRecord,
   TradeRecord,
@@ -47,6 +48,7 @@ export class SandboxStore {
   readonly flows = new Table<AutorampFlowRecord>();
   readonly trades = new Table<TradeRecord>();
   readonly payments = new Table<PaymentRecord>();
+  readonly legacyWhitelist = new Table<LegacyWhitelistRecord>();
 
   partner(partnerId: string): PartnerRecord {
     const partner = this.partners.get(partnerId);

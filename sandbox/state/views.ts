@@ -156,6 +156,20 @@ export class Views {
     };
   }
 
+  /** A deposit as the older generation lists it: an integer id, snake_case where it differs. */
+  legacyDeposit(record: DepositRecord, id: number) {
+    return {
+      id,
+      deposit_id: record.id,
+      user_id: record.customerId,
+      currency: record.currency,
+      amount: formatAmount(record.amount, record.currency),
+      status: record.status,
+      txid: record.txid,
+      create_time: isoTime(record.createTime),
+    };
+  }
+
   autorampFlow(record: AutorampFlowRecord) {
     // No customerId and no creator since release 2026-03-27.
     return { id: record.id, type: record.type, from: record.from, to: record.to, status: record.status, createTime: isoTime(record.createTime) };
@@ -215,18 +229,18 @@ export class Views {
     };
   }
 
-  /** The reference names the trade the payment pays out, which is how rampflow correlates them (DESIGN). */
+  /** The reference names the trade the payment pays out (how rampflow correlates them, DESIGN), or the partner's own for a payout. */
   private paymentCore(record: PaymentRecord) {
     return {
       id: record.id,
       status: record.status,
-      rate: '1.00000000',
-      deductAmount: formatAmount(record.deductAmount, record.currency),
-      deductCurrency: record.currency,
+      rate: formatRate(record.rate),
+      deductAmount: formatAmount(record.deductAmount, record.deductCurrency),
+      deductCurrency: record.deductCurrency,
       receivedCurrency: record.currency,
-      receivedAmount: formatAmount(record.deductAmount - record.bankCharge, record.currency),
+      receivedAmount: formatAmount(record.receivedAmount - record.bankCharge, record.currency),
       bankCharge: formatAmount(record.bankCharge, record.currency),
-      reference: record.tradeId,
+      reference: record.reference,
       createTime: paymentTime(record.createTime),
     };
   }

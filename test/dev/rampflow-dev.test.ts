@@ -61,7 +61,8 @@ describe('rampflow dev (npm start)', () => {
     const dev = await startDev(['--once', '--timeout', '150']);
     expect(await dev.exited).toBe(0);
     const lines = dev.output().split('\n');
-    const order = ['1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', 'journey ACTIVE', 'done: '];
+    // The journey registers the customer's accounts itself: nobody calls /sandbox/...-create.
+    const order = ['1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
     const at = order.map((text) => lines.findIndex((line) => line.includes(text)));
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

@@ -30,13 +30,14 @@ interface Run {
 function run(args: string[], env: Record<string, string | undefined> = { RAMP_BASE_URL: server.url, RAMP_API_KEY: 'cli-key', RAMP_API_SECRET: SECRET }): Promise<Run> {
   const { RAMP_BASE_URL: _url, RAMP_API_KEY: _key, RAMP_API_SECRET: _secret, ...inherited } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'api', ...args], { env: { ...inherited, ...env }, timeout: 15_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, 'api', ...args], { env: { ...inherited, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
   });
 }
 
-describe('rampflow api', () => {
+// Each case starts the CLI as a child process, which takes seconds on a loaded machine.
+describe('rampflow api', { timeout: 120_000 }, () => {
   it('signs a GET, sends the query as typed and prints the JSON response', async () => {
     nextReply = success({ list: [], total: 0, pageNum: 1, pageSize: 10 });
     const before = server.requests.length;
@@ -87,14 +88,21 @@ describe('rampflow api', () => {
     const result = await run(['POST', '/customer/create', '--data', '{"externalId":"dup"}']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr.trim()).toBe('rampflow: POST /customer/create (HTTP 422): the service refused the parameters: externalId already exists');
+    expect(result.stderr.trim()).toBe('rampflow: POST /customer/create (HTTP 422): the service refused the parameters: INVALID_PARAMETERS: externalId already exists');
+  });
+
+  it("quotes the service's own status word and message, as a user greps for them", async () => {
+    nextReply = failure('INVALID_PARAMETERS', 'pageSize must be between 1 and 100');
+    const result = await run(['GET', '/deposit/list?pageSize=500']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('INVALID_PARAMETERS: pageSize must be between 1 and 100');
   });
 
   it('reads the older generation outcome from the 200 body of /create-va', async () => {
     nextReply = { json: { status: 'FAIL', message: 'bad wallet signature' } };
     const result = await run(['POST', '/create-va', '--data', '{"user_id":"u-1","currency":"AUD"}']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('POST /create-va (HTTP 200): the older generation answered status "FAIL": bad wallet signature');
+    expect(result.stderr).toContain('POST /create-va (HTTP 200): the older generation answered a failure: FAIL: bad wallet signature');
   });
 
   it('names every missing or bad variable on its own line, without the values', async () => {

@@ -261,7 +261,7 @@ describe('errors keyed on the body status, then the HTTP code', () => {
     const { client } = clientFor(server.url);
     const error = await caught(client.send({ method: 'POST', path: '/customer/create', query: 'email=secret%40x.test', body: jsonBody({ externalId: 'e' }) }));
     expect(error.serviceMessage).toBe('externalId already used');
-    expect(error.message).toBe('POST /customer/create (HTTP 422): the service refused the parameters: externalId already used');
+    expect(error.message).toBe('POST /customer/create (HTTP 422): the service refused the parameters: INVALID_PARAMETERS: externalId already used');
     const signature = String(server.requests[0]?.headers['x-signature']);
     const everything = `${error.message} ${JSON.stringify(error)} ${String(error.stack)} ${JSON.stringify(Object.entries(error))}`;
     for (const forbidden of [SECRET, signature, 'email=']) expect(everything).not.toContain(forbidden);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { createRampflowWorker } from '../../workers/worker';
+import { createRampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
@@ -39,7 +39,7 @@ export interface JourneyHarness extends TestSandbox {
   close(): Promise<void>;
 }
 
-export interface HarnessOptions {
+export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs'> {
   /** The timings of the deposit workflows the worker starts (FAST_DEPOSIT_TIMINGS unless given). */
   depositTimings?: DepositTimings;
 }
@@ -64,6 +64,7 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
         ramp: sandbox.ramp,
         workflowBundle: { codePath: inject('workflowBundlePath') },
         shutdownGraceTime: '2 seconds',
+        ...options,
         depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
       });
       running = { worker, connection, done: worker.run() };

@@ -43,6 +43,9 @@ export class SandboxControl {
   /** The injected faults still to be served, each with how many answers it has left. */
   pendingFaults = () => this.ramp.http.request({ method: 'GET', path: '/sandbox/faults' }, PendingFaults);
 
+  /** What a real sandbox's dashboard top-up does: credit the partner's own balance. */
+  creditBalance = (body: { currency: string; amount: string }) => this.ramp.http.request({ method: 'POST', path: '/sandbox/balance/credit', body: jsonBody(body) }, z.unknown());
+
   /** What a partner does in the service's dashboard: register the customer's own accounts. */
   registerBankAccount = (body: { customerId: string; currency: string; bankName: string; accountNo: string; swift: string }) =>
     this.post('/sandbox/bank-account/create', body);

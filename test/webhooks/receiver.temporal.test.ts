@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../webhooks/server';
@@ -60,13 +61,14 @@ describe('the webhook receiver', () => {
     }
   });
 
-  it('answers 400 for malformed bodies and payloads, starting nothing', async () => {
+  it('answers 400 for bodies that are not an envelope {event, payload: {id}}, starting nothing', async () => {
     const cases: { body?: unknown; raw?: string }[] = [
       { raw: '{"event": "DEPOSIT_RECEIVED", "payload": ' },
       { raw: '' },
       { body: { event: 'DEPOSIT_RECEIVED' } },
       { body: { event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id: undefined } } },
-      { body: { event: 'DEPOSIT_RECEIVED', payload: { id: `partial-${randomUUID()}`, status: 'CONFIRMED' } } },
+      { body: { event: 'DEPOSIT_RECEIVED', payload: { id: 42 } } },
+      { body: { event: 7, payload: { id: `x-${randomUUID()}` } } },
       { body: { event: 'not an event name', payload: { id: `x-${randomUUID()}` } } },
       { raw: `{"event":"DEPOSIT_RECEIVED","payload":{"id":"proto-${randomUUID()}","__proto__":{"polluted":true}}}` },
     ];
@@ -74,11 +76,38 @@ describe('the webhook receiver', () => {
       const response = await receiver.post(testCase.body, testCase.raw !== undefined ? { raw: testCase.raw } : {});
       expect(response.status, JSON.stringify(testCase)).toBe(400);
     }
-    await expectNothingStarted(`event/DEPOSIT_RECEIVED/${(cases[4]!.body as { payload: { id: string } }).payload.id}`);
-    // A well-formed delivery whose payload is of the wrong shape is refused too, and never reaches Temporal.
-    const { id, workflowId } = freshDelivery();
-    expect((await receiver.post({ event: 'DEPOSIT_APPROVED', payload: { ...deposit, id, amount: 'a lot' } })).status).toBe(400);
-    await expectNothingStarted(workflowId.replace('RECEIVED', 'APPROVED'));
+    await expectNothingStarted('event/DEPOSIT_RECEIVED/42');
+  });
+
+  it('hands over an envelope whose payload does not match our schema, counting and logging the fields by path, never by value', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const tolerant = await startReceiver({ client: h.client, taskQueue: h.taskQueue, logger });
+    try {
+      // What a user of the real service met: an id, a customer and a status, nothing else.
+      const partialId = randomUUID();
+      expect((await tolerant.post({ event: 'DEPOSIT_RECEIVED', payload: { id: partialId, customerId: deposit.customerId, status: 'RECEIVED' } })).status).toBe(200);
+      expect(await workflowExists(h.client, `event/DEPOSIT_RECEIVED/${partialId}`)).toBe(true);
+      // A mistyped field under an older name: handed over too, the value never logged.
+      const mistypedId = randomUUID();
+      expect((await tolerant.post({ event: 'deposit.approved', payload: { ...deposit, id: mistypedId, amount: { value: 'secret-amount-17' } } })).status).toBe(200);
+      expect(await workflowExists(h.client, `event/DEPOSIT_APPROVED/${mistypedId}`)).toBe(true);
+      // A payload that matches is not counted.
+      expect((await tolerant.post(freshDelivery().body)).status).toBe(200);
+
+      const mismatches = lines.map((line) => JSON.parse(line) as { msg: string; payloadId?: string; fields?: string[] }).filter((line) => line.msg.includes('does not match our schema'));
+      expect(mismatches.map(({ payloadId, fields }) => ({ payloadId, fields }))).toEqual([
+        { payloadId: partialId, fields: expect.arrayContaining(['type', 'currency', 'amount', 'timestamp']) as unknown },
+        { payloadId: mistypedId, fields: ['amount'] },
+      ]);
+      expect(lines.join('\n')).not.toContain('secret-amount-17');
+      const metrics = await (await fetch(`${tolerant.url}/metrics`)).text();
+      expect(metrics).toContain('rampflow_webhook_payload_mismatches_total{event="DEPOSIT_RECEIVED"} 1');
+      expect(metrics).toContain('rampflow_webhook_payload_mismatches_total{event="DEPOSIT_APPROVED"} 1');
+      expect(metrics).toMatch(/rampflow_webhook_requests_total\{outcome="accepted"\} 3/);
+    } finally {
+      await tolerant.close();
+    }
   });
 
   it('answers 415 for anything but JSON, starting nothing', async () => {

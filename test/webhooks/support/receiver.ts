@@ -26,9 +26,9 @@ export interface TestReceiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(options: Omit<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'> & Partial<Pick<WebhookServerOptions, 'token' | 'allowedIps'>>): Promise<TestReceiver> {
+export async function startReceiver(options: Omit<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'> & Partial<Pick<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'>>): Promise<TestReceiver> {
   const token = options.token ?? TEST_TOKEN;
-  const { app, metrics } = buildWebhookServer({ allowedIps: [], eventTimings: FAST_EVENT_TIMINGS, ...options, token, logger: pino({ level: 'silent' }) });
+  const { app, metrics } = buildWebhookServer({ allowedIps: [], eventTimings: FAST_EVENT_TIMINGS, logger: pino({ level: 'silent' }), ...options, token });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const webhookUrl = `${url}/webhooks/ramp/${token}`;

@@ -1,0 +1,89 @@
+/**
+ * Payouts from the partner's balance: start one (`payout/<reference>`), read its state, and the
+ * operator's retry and cancel. The partner's reference is the business key, so starting the same
+ * reference again returns the payout that exists, running or finished, and never pays twice.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { z } from 'zod';
+import { cancelUpdate, retryUpdate } from '../workflows/messages';
+import type { payout } from '../workflows/payout';
+import { PAYOUT_REFERENCE, payoutStateQuery, payoutWorkflowId, type PayoutInput, type PayoutState } from '../workflows/payout-messages';
+import { RampStage } from '../workflows/search-attributes';
+import { explainTemporalError, RampflowInputError } from './errors';
+
+export type PayoutHandle = WorkflowHandle<typeof payout>;
+export type PayoutRequest = PayoutInput;
+
+const PayoutRequestSchema = z.strictObject({
+  reference: z.string().regex(PAYOUT_REFERENCE, 'must be 1 to 64 letters, digits or . _ : -'),
+  bankAccountId: z.string().min(1).max(200),
+  deductCurrency: z.enum(['USDT', 'USDC']),
+  deductAmount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal string such as "25.50"').refine((amount) => Number(amount) > 0, 'must be greater than zero'),
+  timings: z.strictObject({ pollIntervalSeconds: z.number().positive().optional(), settlementDeadlineSeconds: z.number().positive().optional() }).optional(),
+});
+
+export function parsePayoutRequest(request: unknown): PayoutInput {
+  const parsed = PayoutRequestSchema.safeParse(request);
+  if (!parsed.success) throw new RampflowInputError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`));
+  return parsed.data as PayoutInput;
+}
+
+export class PayoutClient {
+  constructor(
+    private readonly temporal: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /**
+   * Starts the payout, or returns the one that already has this reference (its own input stands).
+   * @throws RampflowInputError naming every bad field, before anything reaches Temporal
+   */
+  async start(request: PayoutRequest): Promise<PayoutHandle> {
+    const input = parsePayoutRequest(request);
+    const workflowId = payoutWorkflowId(input.reference);
+    try {
+      return await this.temporal.workflow.start<typeof payout>('payout', {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [input],
+        // A finished payout is never started again: the same reference is the same payout.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [{ key: RampStage, value: 'CREATING_PAYMENT' }],
+        staticSummary: `payout ${input.deductAmount} ${input.deductCurrency}`,
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return this.handle(input.reference);
+      throw error;
+    }
+  }
+
+  handle(reference: string): PayoutHandle {
+    return this.temporal.workflow.getHandle<typeof payout>(payoutWorkflowId(reference));
+  }
+
+  async state(reference: string): Promise<PayoutState> {
+    try {
+      return await this.handle(reference).query(payoutStateQuery);
+    } catch (error) {
+      throw explainTemporalError(error, `payout ${reference}`);
+    }
+  }
+
+  /** Resumes a parked payout (after the balance was topped up, say): it looks its payment up again before creating it. */
+  async retry(reference: string): Promise<void> {
+    try {
+      await this.handle(reference).executeUpdate(retryUpdate, { args: [{}] });
+    } catch (error) {
+      throw explainTemporalError(error, `payout ${reference}`, 'retry');
+    }
+  }
+
+  async cancel(reference: string, reason?: string): Promise<void> {
+    try {
+      await this.handle(reference).executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] });
+    } catch (error) {
+      throw explainTemporalError(error, `payout ${reference}`, 'cancel');
+    }
+  }
+}
