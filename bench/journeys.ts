@@ -19,7 +19,7 @@ const DELIVERY_TICK_SECONDS = 1;
  * the sandbox's zero delay it is active when the journey first looks). Deposits are found by events,
  * so the ACTIVE journeys' own deposit listing is set to production's hour and never runs.
  */
-const TIMINGS = { pollIntervalSeconds: 10, depositPollIntervalSeconds: 3600 };
+const TIMINGS = { pollIntervalSeconds: 10 };
 const TWO_MINUTES_MS = 120_000;
 /** Each run (floor or rampflow) is cut off after this long and reported unfinished. */
 const RUN_LIMIT_MS = 150_000;

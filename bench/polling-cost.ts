@@ -15,7 +15,7 @@ import { startBenchTemporal } from './support/temporal';
 /** One real second stands for 300 production seconds (5 minutes). */
 const TIME_SCALE = 300;
 /** Production defaults (workflows/journey-input.ts), scaled. */
-const SCALED_TIMINGS = { pollIntervalSeconds: 900 / TIME_SCALE, depositPollIntervalSeconds: 3600 / TIME_SCALE };
+const SCALED_TIMINGS = { pollIntervalSeconds: 900 / TIME_SCALE };
 /** The interface's one-minute delivery scheduler, scaled. */
 const SCALED_DELIVERY_TICK_SECONDS = 60 / TIME_SCALE;
 
@@ -50,7 +50,7 @@ export async function benchPollingCost(options: BenchOptions): Promise<Figure[]>
       name: `polling cost, ${webhooks ? 'webhooks flowing' : 'all webhooks lost'}: API calls per journey-hour`,
       value: perJourneyHour,
       unit: 'calls',
-      method: `${journeys} journeys from start through ACTIVE and one deposit each way (${finished ? 'all completed' : 'NOT all completed'}), then idle, over ${(windowSeconds * TIME_SCALE) / 3600} h of production time scaled ${TIME_SCALE}x (poll 900 s, deposit poll 3600 s, webhook tick 60 s, each service step 0 s); sandbox request log`,
+      method: `${journeys} journeys from start through ACTIVE and one deposit each way (${finished ? 'all completed' : 'NOT all completed'}), then idle, over ${(windowSeconds * TIME_SCALE) / 3600} h of production time scaled ${TIME_SCALE}x (poll 900 s, webhook tick 60 s, each service step 0 s); sandbox request log`,
     });
   }
   return figures;

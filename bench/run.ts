@@ -5,6 +5,7 @@
  */
 import { benchClientOverhead } from './client-overhead';
 import { benchJourneys } from './journeys';
+import { benchLifetime } from './lifetime';
 import type { BenchOptions } from './options';
 import { benchPollingCost } from './polling-cost';
 import { benchReceiver } from './receiver';
@@ -17,6 +18,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   receiver: (options) => benchReceiver(options),
   polling: (options) => benchPollingCost(options),
   journeys: (options) => benchJourneys(options),
+  lifetime: (options) => benchLifetime(options),
 };
 
 async function main(): Promise<void> {

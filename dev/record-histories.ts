@@ -19,7 +19,7 @@ import { createRampflowWorker } from '../workers/worker';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { JourneyInputSchema } from '../workflows/journey-input';
 import { closeCustomerUpdate, journeyStateQuery, type JourneyState } from '../workflows/messages';
-import type { customerJourney } from '../workflows';
+import type { customerJourney, reconcileWithService } from '../workflows';
 import { startDevServer } from './dev-server';
 import { freePort } from './ports';
 import { requireTemporalCli } from './temporal-cli';
@@ -78,6 +78,9 @@ async function main(): Promise<void> {
     log('journey ACTIVE; simulating a deposit each way');
     const fiat = await post('/sandbox/deposit/simulate', { virtualAccountId: active.onramp!.virtualAccount!.id, amount: '100.00', currency: 'AUD', sender: SOURCE });
     const crypto = await post('/sandbox/deposit/simulate', { depositAddressId: active.offramp!.depositAddress!.id, amount: '50.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000001', network: 'ETH' } });
+    // No webhooks here: one reconciliation pass starts the deposits' workflows, as in production when
+    // no event announced them.
+    await client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: 'recorded-reconcile', args: [{}] });
     await state((s) => s.deposits.byStage.COMPLETED === 2);
     await handle.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'recording done' }] });
     await handle.result();

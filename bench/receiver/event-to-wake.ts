@@ -38,7 +38,7 @@ export async function measureEventToWake(stack: RampflowStack, rampflow: Rampflo
   const prefix = `wake-${Date.now().toString(36)}-`;
   const externalIds = Array.from({ length: count }, (_, i) => `${prefix}${i}`);
   // Only events move these journeys: their polls are an hour apart.
-  const timings = { pollIntervalSeconds: 3600, depositPollIntervalSeconds: 3600 };
+  const timings = { pollIntervalSeconds: 3600 };
   await forEachLimited(externalIds, 16, async (externalId) => {
     await rampflow.startJourney({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: '987654321' } }, timings });
   });
