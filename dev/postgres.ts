@@ -6,12 +6,12 @@
  * PostgreSQL refuses to run as root, so when this process is root the data folder belongs to the
  * `postgres` user and initdb and the server run as that user.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, createWriteStream, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { onPath } from './go-tools';
-import { lastLines, waitForExit } from './processes';
+import { spawnLogged, waitUntilReady, type LoggedProcess } from './processes';
 
 const execFileAsync = promisify(execFile);
 
@@ -63,37 +63,26 @@ export async function startPostgres(options: PostgresOptions): Promise<PrivatePo
   const user = await runAs();
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initdb(binDir, options, user);
 
-  let server: { child: ChildProcess; exited: Promise<number | null> } | undefined;
+  let server: LoggedProcess | undefined;
   const start = async () => {
     if (server) throw new Error('PostgreSQL is already running');
-    const log = createWriteStream(options.logFile, { flags: 'a' });
-    const child = spawn(
+    server = spawnLogged(
       join(binDir, 'postgres'),
       ['-D', options.dataDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-      { cwd: '/', stdio: ['ignore', 'pipe', 'pipe'], ...user },
+      options.logFile,
+      { cwd: '/', ...user },
     );
-    child.stdout!.pipe(log, { end: false });
-    child.stderr!.pipe(log, { end: false });
-    const exited = waitForExit(child).finally(() => log.end());
-    server = { child, exited };
     try {
-      await waitUntilAccepting(binDir, options, exited);
+      await waitUntilReady(`PostgreSQL on 127.0.0.1:${options.port}`, server, options.logFile, 60_000, () => accepting(binDir, options.port));
     } catch (error) {
       await stop();
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${lastLines(options.logFile, 10)}`);
+      throw error;
     }
   };
   const stop = async () => {
-    if (!server) return;
-    const { child, exited } = server;
+    // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for every client to leave.
+    await server?.stop('SIGINT', 30_000);
     server = undefined;
-    if (child.exitCode === null && child.signalCode === null) {
-      // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for every client to leave.
-      child.kill('SIGINT');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(killer);
-    }
   };
   await start();
   return { host: '127.0.0.1', port: options.port, start, stop };
@@ -123,21 +112,10 @@ async function initdb(binDir: string, options: PostgresOptions, user: { uid: num
   }
 }
 
-/** Polls pg_isready until the server accepts connections, it exits, or a minute passes. */
-async function waitUntilAccepting(binDir: string, options: PostgresOptions, exited: Promise<number | null>): Promise<void> {
-  let exitCode: number | null | undefined;
-  void exited.then((code) => {
-    exitCode = code;
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (exitCode !== undefined) throw new Error(`PostgreSQL exited during start-up (exit ${exitCode})`);
-    const ready = await execFileAsync(join(binDir, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(options.port)]).then(
-      () => true,
-      () => false,
-    );
-    if (ready) return;
-    if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections on 127.0.0.1:${options.port} within 60 s`);
-    await new Promise((wake) => setTimeout(wake, 250));
-  }
+/** Whether the server accepts connections (pg_isready over TCP). */
+function accepting(binDir: string, port: number): Promise<boolean> {
+  return execFileAsync(join(binDir, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)]).then(
+    () => true,
+    () => false,
+  );
 }

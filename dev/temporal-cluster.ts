@@ -11,15 +11,15 @@
  * The same server version, config file and scripts as docker-compose.yml; only the environment differs.
  * Everything lives in the data folder, so a second start reuses it. Logs go to `<dataDir>/logs`.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { freePort, freePortBelow } from './ports';
+import { freePort } from './ports';
 import { startPostgres, type PrivatePostgres } from './postgres';
-import { lastLines, waitForExit } from './processes';
 import { requireTemporalCli } from './temporal-cli';
+import { temporalServer } from './temporal-server';
 import { ensureServerTools } from './temporal-server-tools';
 
 const execFileAsync = promisify(execFile);
@@ -29,8 +29,6 @@ const DEPLOY = join(PROJECT_ROOT, 'deploy');
 /** PostgreSQL's superuser; local to the private instance, which listens on loopback only. */
 const DB_USER = 'temporal';
 const DB_PASSWORD = 'temporal';
-/** The server roles, each with a gRPC and a membership port (the frontend also an HTTP port). */
-const ROLES = ['FRONTEND', 'HISTORY', 'MATCHING', 'WORKER'] as const;
 
 export interface ClusterOptions {
   /** Holds PostgreSQL's data, the logs and what the first start decided; reused by later starts. */
@@ -91,76 +89,32 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
     for (const stopPart of stoppers.reverse()) await stopPart();
   };
   try {
-    const dbEnv = { POSTGRES_SEEDS: postgres.host, DB_PORT: String(postgres.port), POSTGRES_USER: DB_USER, POSTGRES_PWD: DB_PASSWORD };
     progress('Temporal schemas (deploy/temporal-schema.sh)');
-    await runScript('temporal-schema.sh', { ...dbEnv, TEMPORAL_SQL_TOOL: tools.sqlTool }, join(logDir, 'temporal-schema.log'));
+    const database = { host: postgres.host, port: postgres.port, user: DB_USER, password: DB_PASSWORD };
+    const databaseEnv = { POSTGRES_SEEDS: database.host, DB_PORT: String(database.port), POSTGRES_USER: database.user, POSTGRES_PWD: database.password };
+    await runScript('temporal-schema.sh', { ...databaseEnv, TEMPORAL_SQL_TOOL: tools.sqlTool }, join(logDir, 'temporal-schema.log'));
     writeFileSync(join(dataDir, 'cluster.json'), `${JSON.stringify({ historyShards: options.historyShards } satisfies ClusterRecord)}\n`);
 
-    const ports: Record<string, string> = { FRONTEND_GRPC_PORT: String(options.port), FRONTEND_HTTP_PORT: String(await freePort()) };
-    for (const role of ROLES) {
-      if (role !== 'FRONTEND') ports[`${role}_GRPC_PORT`] = String(await freePort());
-      // Membership rows keep the port as a smallint.
-      ports[`${role}_MEMBERSHIP_PORT`] = String(await freePortBelow(32_768));
-    }
-    const serverEnv = {
-      ...dbEnv,
-      ...ports,
-      NUM_HISTORY_SHARDS: String(options.historyShards),
-      BIND_ON_IP: '127.0.0.1',
-      TEMPORAL_SERVER: tools.server,
-      LOG_LEVEL: options.logLevel ?? 'warn',
-    };
-    const address = `127.0.0.1:${options.port}`;
     const serverLog = join(logDir, 'temporal-server.log');
-    let server: { child: ChildProcess; exited: Promise<number | null> } | undefined;
-    const startServer = async (waitForNamespace: boolean) => {
-      if (server) throw new Error('the Temporal server is already running');
-      const log = createWriteStream(serverLog, { flags: 'a' });
-      // The script execs the server, so this child is the server itself (a kill reaches it).
-      const child = spawn('sh', [join(DEPLOY, 'temporal-server', 'start.sh')], {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...serverEnv },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.stdout!.pipe(log, { end: false });
-      child.stderr!.pipe(log, { end: false });
-      const exited = waitForExit(child).finally(() => log.end());
-      server = { child, exited };
-      try {
-        await waitUntilServing(address, waitForNamespace ? namespace : undefined, exited);
-      } catch (error) {
-        await stopServer('SIGKILL');
-        throw new Error(`${error instanceof Error ? error.message : String(error)}\n${lastLines(serverLog, 15)}`);
-      }
-    };
-    const stopServer = async (signal: 'SIGTERM' | 'SIGKILL') => {
-      if (!server) return;
-      const { child, exited } = server;
-      server = undefined;
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill(signal);
-        const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        await exited;
-        clearTimeout(killer);
-      }
-    };
+    const server = await temporalServer({ binary: tools.server, port: options.port, database, historyShards: options.historyShards, logLevel: options.logLevel ?? 'warn', logFile: serverLog });
+    progress(`Temporal server ${server.address}, ${options.historyShards} history shards (deploy/temporal-server/rampflow.yaml; log ${serverLog})`);
+    stoppers.push(() => server.stop());
+    await server.start();
 
-    progress(`Temporal server ${address}, ${options.historyShards} history shards (deploy/temporal-server/rampflow.yaml; log ${serverLog})`);
-    await startServer(false);
-    stoppers.push(() => stopServer('SIGTERM'));
     progress(`namespace ${namespace} and rampflow's search attributes (deploy/temporal-setup.sh)`);
-    await runScript('temporal-setup.sh', { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_CLI: cli.path }, join(logDir, 'temporal-setup.log'));
-    await waitUntilSearchable(address, namespace);
+    await runScript('temporal-setup.sh', { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_CLI: cli.path }, join(logDir, 'temporal-setup.log'));
+    await waitUntilSearchable(server.address, namespace);
 
     return {
-      address,
+      address: server.address,
       namespace,
       historyShards: options.historyShards,
       postgres,
       uiUrl: undefined,
       logDir,
-      killServer: () => stopServer('SIGKILL'),
-      startServer: () => startServer(true),
-      serverRunning: () => server !== undefined && server.child.exitCode === null && server.child.signalCode === null,
+      killServer: () => server.kill(),
+      startServer: () => server.start(namespace),
+      serverRunning: () => server.running(),
       stop: stopAll,
     };
   } catch (error) {
@@ -191,34 +145,6 @@ async function runScript(script: string, env: Record<string, string>, logFile: s
     const output = error instanceof Error && 'stdout' in error ? `${String(error.stdout)}${String((error as { stderr?: unknown }).stderr ?? '')}` : String(error);
     writeFileSync(logFile, output);
     throw new Error(`deploy/${script} failed:\n${output.trim().split('\n').slice(-15).join('\n')}`);
-  }
-}
-
-/**
- * Polls the frontend until it answers (its health check, or the namespace when one is given), the
- * process dies, or two minutes pass. A server killed outright needs a while to take its shards back.
- */
-async function waitUntilServing(address: string, namespace: string | undefined, exited: Promise<number | null>): Promise<void> {
-  let exitCode: number | null | undefined;
-  void exited.then((code) => {
-    exitCode = code;
-  });
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (exitCode !== undefined) throw new Error(`the Temporal server exited during start-up (exit ${exitCode})`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
-      try {
-        if (namespace) await connection.workflowService.describeNamespace({ namespace });
-        else await connection.workflowService.getSystemInfo({});
-        return;
-      } finally {
-        await connection.close();
-      }
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`the Temporal server did not answer on ${address} within 120 s: ${String(error)}`);
-      await new Promise((wake) => setTimeout(wake, 500));
-    }
   }
 }
 

@@ -176,7 +176,7 @@ describe('one Temporal topology: docker-compose.yml runs what `npm run cluster` 
     const launcher = read('dev/temporal-cluster.ts');
     expect(services.temporal!.entrypoint).toEqual(['/bin/sh', '/deploy/temporal-server/start.sh']);
     expect(services.temporal!.volumes).toContain('./deploy:/deploy:ro');
-    expect(launcher).toContain("join(DEPLOY, 'temporal-server', 'start.sh')");
+    expect(read('dev/temporal-server.ts')).toContain("'deploy', 'temporal-server', 'start.sh'");
     expect(read('deploy/temporal-server/start.sh')).toMatch(/--config \. --env rampflow /);
     expect(existsSync(join(PROJECT_ROOT, 'deploy/temporal-server/rampflow.yaml'))).toBe(true);
     for (const script of ['temporal-schema.sh', 'temporal-setup.sh']) expect(launcher, script).toContain(`'${script}'`);
