@@ -3,6 +3,8 @@
  * own cost of the same orchestration, bench/floor/) and then N rampflow journeys (worker and receiver
  * as child processes, sandbox on autopilot with every step immediate, webhooks through the receiver).
  * Then the largest N that finishes within two minutes, found by stepping from the measured throughput.
+ * With `--cluster`, each N runs on a fresh cluster-profile server on PostgreSQL instead (no search for
+ * the largest N there: the point is the ratio to the floor where 1,000 journeys can finish).
  */
 import { createRampflowClient } from '../client';
 import { runFloor, startFloorWorker, type FloorRunResult } from './floor/run-floor';
@@ -23,6 +25,8 @@ const TIMINGS = { pollIntervalSeconds: 10 };
 const TWO_MINUTES_MS = 120_000;
 /** Each run (floor or rampflow) is cut off after this long and reported unfinished. */
 const RUN_LIMIT_MS = 150_000;
+/** On the cluster profile runs may take longer: what is measured there is whether and how fast N finishes. */
+const CLUSTER_RUN_LIMIT_MS = 15 * 60_000;
 /** The search for the largest N only starts another run while the whole benchmark stays within this. */
 const BENCHMARK_BUDGET_MS = 8 * 60_000;
 
@@ -36,7 +40,7 @@ interface SizeResult {
 
 async function measureSize(count: number, withFloor: boolean, timeoutMs: number, options: BenchOptions): Promise<SizeResult> {
   const name = `journeys-${count}`;
-  const temporal = await startBenchTemporal();
+  const temporal = await startBenchTemporal({ cluster: options.cluster });
   try {
     let floor: FloorRunResult | undefined;
     if (withFloor) {
@@ -65,27 +69,30 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
 
 const perSecond = (count: number, ms: number) => count / (ms / 1000);
 
-function sizeFigures(result: SizeResult, targets: boolean): Figure[] {
+/** What the runs ran on, for the figures' methods. */
+const onWhat = (options: BenchOptions) => (options.cluster ? 'the cluster profile (Temporal server 1.29.1 on PostgreSQL 15, 4 history shards, every role in one process)' : 'the embedded dev server');
+
+function sizeFigures(result: SizeResult, targets: boolean, options: BenchOptions): Figure[] {
   const { journeys, floor } = result;
-  const n = journeys.count;
+  const n = options.cluster ? `${journeys.count} (cluster)` : journeys.count;
   const unfinished = journeys.finished ? '' : ` (UNFINISHED: ${journeys.journeyMs.length}/${n} within the time limit)`;
-  const method = `N=${n} journeys started at once (32 start calls in flight), sandbox autopilot with zero delays, webhook tick ${DELIVERY_TICK_SECONDS} s, poll interval ${TIMINGS.pollIntervalSeconds} s; start to both deposits COMPLETED, from visibility${unfinished}`;
+  const method = `on ${onWhat(options)}: N=${journeys.count} journeys started at once (32 start calls in flight), sandbox autopilot with zero delays, webhook tick ${DELIVERY_TICK_SECONDS} s, poll interval ${TIMINGS.pollIntervalSeconds} s; start to both deposits COMPLETED, from visibility${unfinished}`;
   const figures: Figure[] = [
     { name: `journeys, N=${n}: journeys per second`, value: perSecond(journeys.journeyMs.length, journeys.makespanMs), unit: '/s', method: `${method}; completed journeys / (first start to last deposit closed)` },
     { name: `journeys, N=${n}: time per journey p50`, value: percentile(journeys.journeyMs, 50) / 1000, unit: 's', method },
     { name: `journeys, N=${n}: time per journey p99`, value: percentile(journeys.journeyMs, 99) / 1000, unit: 's', method },
-    { name: `journeys, N=${n}: service API calls per journey`, value: journeys.apiCalls / n, unit: 'calls', method: 'sandbox request log during the run (simulation endpoints left out)' },
+    { name: `journeys, N=${n}: service API calls per journey`, value: journeys.apiCalls / journeys.count, unit: 'calls', method: 'sandbox request log during the run (simulation endpoints left out)' },
     {
       name: `journeys, N=${n}: worker peak memory`,
       value: result.workerPeakMiB,
       unit: 'MiB',
-      method: `rampflow worker child process, VmHWM from /proc (start-up workflow bundling included); ${Math.round(result.workerEndMiB)} MiB resident at the end with ${n} journeys ACTIVE`,
+      method: `rampflow worker child process, VmHWM from /proc (start-up workflow bundling included); ${Math.round(result.workerEndMiB)} MiB resident at the end with ${journeys.count} journeys ACTIVE`,
       ...(targets ? { target: '< 300', met: result.workerPeakMiB < 300 } : {}),
     },
     { name: `journeys, N=${n}: receiver peak memory`, value: result.receiverPeakMiB, unit: 'MiB', method: 'rampflow webhooks serve child process, VmHWM from /proc' },
   ];
   if (floor) {
-    const floorMethod = `N=${n} floor journeys (14 workflows, 17 no-op activities, 20 signals each) on the same dev server, own worker process; start to close, from visibility${floor.finished ? '' : ` (UNFINISHED: ${floor.journeyMs.length}/${n} within the time limit)`}`;
+    const floorMethod = `N=${journeys.count} floor journeys (14 workflows, 17 no-op activities, 20 signals each) on the same Temporal (${onWhat(options)}), own worker process; start to close, from visibility${floor.finished ? '' : ` (UNFINISHED: ${floor.journeyMs.length}/${n} within the time limit)`}`;
     // Only two finished runs compare; an unfinished one has no span to divide.
     const ratio = journeys.finished && floor.finished ? journeys.makespanMs / floor.makespanMs : Number.NaN;
     figures.push(
@@ -139,16 +146,17 @@ async function largestWithinTwoMinutes(measured: JourneyRunResult[], steps: numb
 
 export async function benchJourneys(options: BenchOptions): Promise<Figure[]> {
   const sizes = options.quick ? [20, 100] : [100, 1000];
+  const runLimitMs = options.cluster ? CLUSTER_RUN_LIMIT_MS : RUN_LIMIT_MS;
   const budgetEnd = Date.now() + BENCHMARK_BUDGET_MS;
   const figures: Figure[] = [];
   const measured: JourneyRunResult[] = [];
   for (const count of sizes) {
     options.progress(`N=${count}`);
-    const result = await measureSize(count, true, RUN_LIMIT_MS, options);
-    figures.push(...sizeFigures(result, count === 1000));
+    const result = await measureSize(count, true, runLimitMs, options);
+    figures.push(...sizeFigures(result, count === 1000, options));
     measured.push(result.journeys);
   }
-  if (!options.quick) {
+  if (!options.quick && !options.cluster) {
     const found = await largestWithinTwoMinutes(measured, 2, budgetEnd, options);
     figures.push({
       name: 'journeys: largest N within two minutes',

@@ -2,6 +2,8 @@
 export interface BenchOptions {
   /** Small sizes and short windows: minutes become seconds, figures become rough. */
   quick: boolean;
+  /** `--cluster`: on the cluster profile's Temporal server on PostgreSQL instead of the dev server (journeys only). */
+  cluster: boolean;
   /** Progress lines, so a long run shows where it is. */
   progress: (line: string) => void;
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs the benchmarks in order, prints one table with every figure and its method,
  * and writes it as JSON under bench/results/. `npm run bench -- signing client` runs only those;
- * `npm run bench -- --quick` (or BENCH_QUICK=1) runs small sizes for development.
+ * `npm run bench -- --quick` (or BENCH_QUICK=1) runs small sizes for development; `npm run bench --
+ * journeys --cluster` runs the journeys on the cluster profile (a Temporal server on PostgreSQL).
  */
 import { benchClientOverhead } from './client-overhead';
 import { benchJourneys } from './journeys';
@@ -24,13 +25,15 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick') || process.env.BENCH_QUICK === '1';
-  const chosen = args.filter((arg) => arg !== '--quick');
+  const cluster = args.includes('--cluster');
+  const chosen = args.filter((arg) => arg !== '--quick' && arg !== '--cluster');
   const unknown = chosen.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}`);
   const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS);
-  const options: BenchOptions = { quick, progress: (line) => process.stdout.write(`[bench]   ${line}\n`) };
+  if (cluster && names.some((name) => name !== 'journeys')) throw new Error('--cluster applies to the journeys benchmark only: npm run bench -- journeys --cluster');
+  const options: BenchOptions = { quick, cluster, progress: (line) => process.stdout.write(`[bench]   ${line}\n`) };
   const figures: Figure[] = [];
-  process.stdout.write(`[bench] ${machine()}${quick ? ' (quick mode: rough figures)' : ''}\n`);
+  process.stdout.write(`[bench] ${machine()}${quick ? ' (quick mode: rough figures)' : ''}${cluster ? ' (cluster profile: Temporal server on PostgreSQL)' : ''}\n`);
   for (const name of names) {
     const started = Date.now();
     process.stdout.write(`[bench] ${name} ...\n`);

@@ -9,6 +9,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Command } from 'commander';
 import { runDemo } from '../dev/demo';
 import { startStack } from '../dev/stack';
+import { clusterOptions, DEFAULT_CLUSTER_DATA_DIR } from './cluster';
+import { parsePort } from './options';
 
 const PROJECT_ROOT = resolve(__dirname, '..');
 
@@ -21,6 +23,8 @@ interface DevOptions {
   dbFile: string;
   once?: boolean;
   timeout: string;
+  cluster?: boolean;
+  clusterDataDir: string;
 }
 
 export function registerDevCommand(program: Command): void {
@@ -35,15 +39,11 @@ export function registerDevCommand(program: Command): void {
     .option('--partner-api-port <port>', 'partner API port', '8789')
     .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts', join(PROJECT_ROOT, '.data', 'temporal.db'))
     .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
+    .option('--cluster', 'run on a Temporal server on PostgreSQL (as `rampflow cluster`) instead of the dev server')
+    .option('--cluster-data-dir <path>', 'with --cluster: its data folder', DEFAULT_CLUSTER_DATA_DIR)
     .action(async (options: DevOptions) => {
       await runDev(options);
     });
-}
-
-function parsePort(name: string, value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name} must be a port number, got '${value}'`);
-  return port;
 }
 
 async function runDev(options: DevOptions): Promise<void> {
@@ -66,7 +66,8 @@ async function runDev(options: DevOptions): Promise<void> {
     process.once('SIGTERM', done);
   });
 
-  const stack = await startStack({ ...ports, dbFile: options.dbFile, progress });
+  const cluster = options.cluster ? clusterOptions({ port: options.port, dataDir: options.clusterDataDir }, progress) : undefined;
+  const stack = await startStack({ ...ports, dbFile: options.dbFile, ...(cluster ? { cluster } : {}), progress });
   const stopDemo = new AbortController();
   try {
     const demo = runDemo(stack, { progress, timeoutMs: timeoutSeconds * 1000, signal: stopDemo.signal }).then(
@@ -86,7 +87,7 @@ async function runDev(options: DevOptions): Promise<void> {
       process.exitCode = 1;
     }
     if (options.once) return;
-    progress(`the stack keeps running (Web UI ${stack.temporal.uiUrl}); press Ctrl-C to stop`);
+    progress(`the stack keeps running (${stack.temporal.uiUrl ? `Web UI ${stack.temporal.uiUrl}` : `Temporal on ${stack.temporal.address}`}); press Ctrl-C to stop`);
     progress(`${await stopRequested}: stopping`);
   } finally {
     await stack.stop();

@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './api';
+import { registerClusterCommand } from './cluster';
 import { registerDevCommand } from './dev';
 import { registerWorkerCommand } from './worker';
 import { registerSandboxCommand } from './sandbox';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerDevCommand(program);
+  registerClusterCommand(program);
   registerWorkerCommand(program);
   registerSandboxCommand(program);
   registerApiCommand(program);

@@ -54,7 +54,8 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
     // Webhooks drive the demo; the polls are only the fallback.
     timings: { pollIntervalSeconds: 10 },
   });
-  progress(`demo journey ${journeyWorkflowId(externalId)}: ${workflowUiUrl(stack.temporal.uiUrl ?? '', stack.temporal.namespace, journeyWorkflowId(externalId))}`);
+  const { uiUrl, namespace } = stack.temporal;
+  progress(`demo journey ${journeyWorkflowId(externalId)}${uiUrl ? `: ${workflowUiUrl(uiUrl, namespace, journeyWorkflowId(externalId))}` : ''}`);
 
   const started = Date.now();
   let exitsShown = false;

@@ -1,8 +1,8 @@
 /**
  * The local stack of `rampflow dev`, started in order with a progress line for each part and stopped
- * in reverse: the Temporal dev server with its Web UI, the sandbox on autopilot, the worker, the
- * webhook receiver registered with the sandbox, and the partner API. Everything but the dev server
- * runs in this process.
+ * in reverse: the Temporal dev server with its Web UI (or, with `cluster`, the Temporal server on
+ * PostgreSQL of dev/temporal-cluster.ts), the sandbox on autopilot, the worker, the webhook receiver
+ * registered with the sandbox, and the partner API. Everything but Temporal runs in this process.
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -15,6 +15,7 @@ import { buildPartnerApi } from '../partner-api/server';
 import { buildWebhookServer, registerWebhooks } from '../webhooks';
 import { createRampflowWorker } from '../workers/worker';
 import { startDevServer, type DevServer } from './dev-server';
+import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
 
 /** The sandbox's documented local key pair (README, "The sandbox"). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
@@ -29,11 +30,16 @@ export interface StackOptions {
   webhookPort: number;
   partnerApiPort: number;
   dbFile: string;
+  /** Run on the cluster profile instead of the dev server (port, uiPort and dbFile are then unused). */
+  cluster?: ClusterOptions;
   progress: (line: string) => void;
 }
 
+/** What the rest of the stack needs of Temporal, whichever kind runs. */
+type Temporal = Pick<DevServer, 'address' | 'namespace' | 'uiUrl' | 'stop'>;
+
 export interface Stack {
-  temporal: DevServer;
+  temporal: Temporal;
   sandbox: Sandbox;
   /** A signed client of the sandbox, for the demo's partner-side steps. */
   ramp: RampClient;
@@ -49,10 +55,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const stopPart of stoppers.reverse()) await stopPart();
   };
   try {
-    progress(`1/5 Temporal dev server on 127.0.0.1:${options.port} (history in ${options.dbFile})`);
-    const temporal = await startDevServer({ port: options.port, uiPort: options.uiPort, dbFile: options.dbFile });
+    const temporal = await startTemporal(options);
     stoppers.push(() => temporal.stop());
-    progress(`    Temporal is up; Web UI ${temporal.uiUrl}`);
 
     progress(`2/5 sandbox on autopilot on 127.0.0.1:${options.sandboxPort} (key ${DEV_PARTNER.apiKey})`);
     const sandbox = await createSandbox({
@@ -110,4 +114,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
+}
+
+async function startTemporal(options: StackOptions): Promise<Temporal> {
+  const { progress, cluster } = options;
+  if (cluster) {
+    progress(`1/5 Temporal cluster on PostgreSQL, 127.0.0.1:${cluster.port} (data in ${cluster.dataDir})`);
+    const temporal = await startTemporalCluster({ ...cluster, progress: (line) => progress(`    ${line}`) });
+    progress('    Temporal is up (no Web UI in the cluster profile)');
+    return temporal;
+  }
+  progress(`1/5 Temporal dev server on 127.0.0.1:${options.port} (history in ${options.dbFile})`);
+  const temporal = await startDevServer({ port: options.port, uiPort: options.uiPort, dbFile: options.dbFile });
+  progress(`    Temporal is up; Web UI ${temporal.uiUrl}`);
+  return temporal;
 }

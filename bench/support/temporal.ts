@@ -1,17 +1,30 @@
-/** A fresh headless Temporal dev server (in memory, like the tests') and a client of it, for one benchmark. */
+/**
+ * A fresh Temporal and a client of it, for one benchmark: a headless dev server (in memory, like the
+ * tests'), or with `cluster` the cluster profile's server on PostgreSQL in a temporary folder.
+ */
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../../dev/dev-server';
 import { freePort } from '../../dev/ports';
+import { startTemporaryCluster } from '../../dev/temporary-cluster';
 
 export interface BenchTemporal {
-  server: DevServer;
+  server: Pick<DevServer, 'address' | 'namespace'>;
   connection: Connection;
   client: Client;
   stop(): Promise<void>;
 }
 
-export async function startBenchTemporal(): Promise<BenchTemporal> {
-  const server = await startDevServer({ port: await freePort(), headless: true });
+export async function startBenchTemporal(options: { cluster?: boolean } = {}): Promise<BenchTemporal> {
+  let server: BenchTemporal['server'];
+  let stopServer: () => Promise<void>;
+  if (options.cluster) {
+    const cluster = await startTemporaryCluster();
+    // close(), not stop(): it also removes the data folder.
+    [server, stopServer] = [cluster, () => cluster.close()];
+  } else {
+    const devServer = await startDevServer({ port: await freePort(), headless: true });
+    [server, stopServer] = [devServer, () => devServer.stop()];
+  }
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   return {
@@ -20,7 +33,7 @@ export async function startBenchTemporal(): Promise<BenchTemporal> {
     client,
     async stop() {
       await connection.close();
-      await server.stop();
+      await stopServer();
     },
   };
 }

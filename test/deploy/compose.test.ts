@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ALL_ENV_SCHEMAS, parseEnv, PartnerApiEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import { TEMPORAL_SERVER_VERSION } from '../../dev/temporal-server-tools';
 import { RAMP_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { interpolate } from './compose-interpolation';
@@ -68,7 +69,7 @@ describe('docker-compose.yml', () => {
 
   it('has the production-like topology: Temporal on PostgreSQL, its Web UI, worker, receiver, partner API, sandbox', () => {
     expect(services.temporal!.image).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
-    expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+    expect(services.temporal!.environment).toMatchObject({ POSTGRES_SEEDS: 'postgresql' });
     expect(services.postgresql!.image).toMatch(/^postgres:\d+$/);
     expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
     expect(rampflowServices.map(([, service]) => service.command!.slice(0, 2).filter((word) => !word.startsWith('-')).join(' ')).sort()).toEqual([
@@ -164,11 +165,38 @@ describe('docker-compose.yml', () => {
   it('registers every search attribute the workflows set, with its type', () => {
     const script = read('deploy/temporal-setup.sh');
     const command = /temporal operator search-attribute create([^;]*?)(?:;|\n\s*\n|; do)/.exec(script.replace(/\\\n/g, ' '))?.[1] ?? '';
+    // The CLI pairs each --name with the --type at the same position (one --type registers one name).
     const names = [...command.matchAll(/--name (\w+)/g)].map((match) => match[1]);
     const types = [...command.matchAll(/--type (\w+)/g)].map((match) => match[1]);
-    expect(names.sort()).toEqual(RAMP_SEARCH_ATTRIBUTES.map((attribute) => attribute.name).sort());
-    // One --type applies to every --name of the command.
-    expect(types).toEqual([...new Set(RAMP_SEARCH_ATTRIBUTES.map((attribute) => attribute.type))]);
+    const registered = names.map((name, index) => ({ name, type: types[index] }));
+    expect(types).toHaveLength(names.length);
+    expect(registered.sort((a, b) => a.name!.localeCompare(b.name!))).toEqual(RAMP_SEARCH_ATTRIBUTES.map(({ name, type }) => ({ name, type })).sort((a, b) => a.name.localeCompare(b.name)));
+  });
+});
+
+describe('one Temporal topology: docker-compose.yml runs what `npm run cluster` runs', () => {
+  it('the same server version as the project builds (and the Temporal CLI embeds)', () => {
+    expect(services.temporal!.image).toBe(`temporalio/server:${TEMPORAL_SERVER_VERSION}`);
+    for (const name of ['temporal-schema', 'temporal-setup']) expect(services[name]!.image, name).toMatch(new RegExp(`^temporalio/admin-tools:${TEMPORAL_SERVER_VERSION.replace(/\./g, '\\.')}-`));
+  });
+
+  it('the same server config and start script, and the same schema and setup scripts', () => {
+    const launcher = read('dev/temporal-cluster.ts');
+    expect(services.temporal!.entrypoint).toEqual(['/bin/sh', '/deploy/temporal-server/start.sh']);
+    expect(services.temporal!.volumes).toContain('./deploy:/deploy:ro');
+    expect(read('dev/temporal-server.ts')).toContain("'deploy', 'temporal-server', 'start.sh'");
+    expect(read('deploy/temporal-server/start.sh')).toMatch(/--config \. --env rampflow /);
+    expect(existsSync(join(PROJECT_ROOT, 'deploy/temporal-server/rampflow.yaml'))).toBe(true);
+    for (const script of ['temporal-schema.sh', 'temporal-setup.sh']) expect(launcher, script).toContain(`'${script}'`);
+  });
+
+  it('gives the server and the schema job the variables the config and the script read', () => {
+    const config = read('deploy/temporal-server/rampflow.yaml') + read('deploy/temporal-schema.sh');
+    const variablesRead = new Set([...config.matchAll(/env "(\w+)"|\$\{(\w+)[:}]/g)].map((match) => match[1] ?? match[2]));
+    for (const name of ['temporal', 'temporal-schema']) {
+      const unknown = Object.keys(services[name]!.environment ?? {}).filter((variable) => !variablesRead.has(variable));
+      expect(unknown, `${name}: variables nothing reads`).toEqual([]);
+    }
   });
 });
 

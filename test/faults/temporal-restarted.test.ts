@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_TIMINGS } from '../support/test-journeys';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
-import { activeJourneys, driveUntilDepositsFinish, finishedDeposits, startedDeposits, startJourneys } from './support/journeys';
+import { driveUntilDepositsFinish, startJourneys } from './support/journeys';
 import { findProblems } from './support/ledger';
+import { outageAtOnboardingAndInFlight } from './support/outages';
 import { AUD_RAMPS, Partner } from './support/partner';
 import { seededRandom } from './support/random';
-import { pause, until } from './support/until';
+import { pause } from './support/until';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
 
 const JOURNEYS = 20;
@@ -42,29 +43,20 @@ describe('the Temporal server restarted mid-journey', () => {
     const batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'restarted', count: JOURNEYS, ramps: AUD_RAMPS, timings: FAST_TIMINGS });
     const partner = new Partner(stack.service, new Set(batch.externalIds), AUD_RAMPS);
 
-    const restarts: { at: string; finishedDeposits: number }[] = [];
-    const restart = async (at: string) => {
-      restarts.push({ at, finishedDeposits: await finishedDeposits(client) });
-      await stack.temporal.stop();
-      // Down for a few seconds: the service keeps moving and delivering meanwhile.
-      await pause(2_000 + random.next() * 3_000);
-      await stack.temporal.start();
-    };
-    const outages = (async () => {
-      await until('a journey ACTIVE', async () => ((await activeJourneys(client).catch(() => 0)) >= 1 ? true : undefined), { timeoutMs: 120_000 });
-      await pause(random.next() * 2_000);
-      await restart(`onboarding, ${await activeJourneys(client)} journeys ACTIVE`);
-      const depositsInFlight = async () => {
-        const [started, finished] = [await startedDeposits(client), await finishedDeposits(client)];
-        return started >= JOURNEYS / 2 && started > finished ? true : undefined;
-      };
-      await until('deposits in flight', () => depositsInFlight().catch(() => undefined), { timeoutMs: 240_000 });
-      await pause(random.next() * 2_000);
-      await restart(`deposits in flight, ${await startedDeposits(client)} started`);
-    })();
+    const outages = outageAtOnboardingAndInFlight({
+      client,
+      journeys: JOURNEYS,
+      random,
+      async outage() {
+        await stack.temporal.stop();
+        // Down for a few seconds: the service keeps moving and delivering meanwhile.
+        await pause(2_000 + random.next() * 3_000);
+        await stack.temporal.start();
+      },
+    });
 
     await driveUntilDepositsFinish({ client, batch, partner, timeoutMs: 240_000 });
-    await outages;
+    const restarts = await outages;
 
     expect(restarts, `seed ${random.seed}`).toHaveLength(2);
     for (const { at, finishedDeposits: finished } of restarts) expect(finished, `seed ${random.seed}: the restart at ${at}`).toBeLessThan(JOURNEYS * 2);

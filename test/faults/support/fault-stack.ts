@@ -1,6 +1,6 @@
 /**
- * What every fault case runs on: its own Temporal dev server on a database file (so the case can
- * restart it), the sandbox as the service, a Temporal client, and the webhook receiver registered with
+ * What every fault case runs on: its own Temporal (by default a dev server on a database file, so the
+ * case can restart it; the cluster cases pass their own Temporal server on PostgreSQL), the sandbox as the service, a Temporal client, and the webhook receiver registered with
  * the sandbox for every event. The worker is the case's choice (a child process it can kill, or one
  * in this process with a client it configures).
  */
@@ -12,8 +12,14 @@ import { startTestSandbox, type TestSandbox } from '../../support/sandbox';
 import { startRestartableReceiver, type RestartableReceiver } from './receiver';
 import { startTemporalOnFile, type TemporalOnFile } from './temporal-on-file';
 
-export interface FaultStack {
-  temporal: TemporalOnFile;
+/** What the stack needs of the case's Temporal: where it is, and how to end it for good. */
+export interface FaultTemporal {
+  address: string;
+  close(): Promise<void>;
+}
+
+export interface FaultStack<T extends FaultTemporal = TemporalOnFile> {
+  temporal: T;
   service: TestSandbox;
   /** Lazy: it finds the server again after a restart. */
   connection: Connection;
@@ -24,8 +30,10 @@ export interface FaultStack {
   close(): Promise<void>;
 }
 
-export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>): Promise<FaultStack> {
-  const temporal = await startTemporalOnFile();
+export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>): Promise<FaultStack>;
+export async function startFaultStack<T extends FaultTemporal>(sandboxOptions: Partial<SandboxOptions>, startTemporal: () => Promise<T>): Promise<FaultStack<T>>;
+export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>, startTemporal: () => Promise<FaultTemporal> = startTemporalOnFile): Promise<FaultStack<FaultTemporal>> {
+  const temporal = await startTemporal();
   const service = await startTestSandbox(sandboxOptions);
   const connection = Connection.lazy({ address: temporal.address });
   const client = new Client({ connection });
