@@ -17,6 +17,7 @@ interface DevOptions {
   uiPort: string;
   sandboxPort: string;
   webhookPort: string;
+  codecPort: string;
   dbFile: string;
   once?: boolean;
   timeout: string;
@@ -31,6 +32,7 @@ export function registerDevCommand(program: Command): void {
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
     .option('--sandbox-port <port>', 'sandbox port', '8787')
     .option('--webhook-port <port>', 'webhook receiver port', '8788')
+    .option('--codec-port <port>', 'codec server port (the Web UI decrypts payloads through it)', '8234')
     .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts', join(PROJECT_ROOT, '.data', 'temporal.db'))
     .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
     .action(async (options: DevOptions) => {
@@ -53,6 +55,7 @@ async function runDev(options: DevOptions): Promise<void> {
     uiPort: parsePort('--ui-port', options.uiPort),
     sandboxPort: parsePort('--sandbox-port', options.sandboxPort),
     webhookPort: parsePort('--webhook-port', options.webhookPort),
+    codecPort: parsePort('--codec-port', options.codecPort),
   };
 
   // The SDK's own lines stay out of the demo's output unless they are warnings; and this command,

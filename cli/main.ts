@@ -11,6 +11,7 @@ import { registerWebhooksCommand } from './webhooks';
 import { registerJourneyCommand } from './journey';
 import { registerDepositCommand } from './deposit';
 import { registerEventsCommand } from './events';
+import { registerCodecServerCommand } from './codec-server';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerJourneyCommand(program);
   registerDepositCommand(program);
   registerEventsCommand(program);
+  registerCodecServerCommand(program);
   return program;
 }
 

@@ -3,12 +3,13 @@ export { createRampflowClient, createRampflowClientFromEnv, type RampflowClientO
 export { RampflowClient, type DepositHandle, type DepositOutcome, type EventReport, type JourneyHandle, type JourneyOutcome } from './rampflow-client';
 export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError } from './errors';
 export type { CorrectedInput } from './input-validation';
+export { LocalFolderAttachmentStore, type AttachmentFile, type AttachmentStore } from '../attachments';
 export { DEFAULT_LIST_LIMIT, type DepositFilter, type DepositListing, type EventFilter, type EventListing, type JourneyFilter, type JourneyListing } from './visibility';
 export type { JourneyRequest } from '../workflows/journey-input';
 export {
   DEPOSIT_STAGES,
   JOURNEY_STAGES,
-  type AttachmentRequest,
+  type AttachmentReference,
   type Attention,
   type DepositStage,
   type DepositState,

@@ -10,7 +10,8 @@ import {
   OnrampRequestSchema,
   type JourneyInput,
 } from '../workflows/journey-input';
-import type { AttachmentRequest, RetryRequest } from '../workflows/messages';
+import type { AttachmentFile } from '../attachments';
+import type { RetryRequest } from '../workflows/messages';
 import { RampflowInputError } from './errors';
 
 export type CorrectedInput = NonNullable<RetryRequest['correctedInput']>;
@@ -59,12 +60,15 @@ export function parseCorrectedInput(externalId: string, corrected: unknown): Cor
   return parsed;
 }
 
+/** The service's limit is not stated; 10 MiB covers a scanned document and bounds what a store holds per deposit. */
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
 const AttachmentSchema = z.object({
-  fileName: z.string().min(1),
+  fileName: z.string().min(1).max(255),
   contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type such as application/pdf'),
-  contentBase64: z.base64().min(1),
+  content: z.instanceof(Uint8Array).refine((bytes) => bytes.byteLength > 0, 'is empty').refine((bytes) => bytes.byteLength <= MAX_ATTACHMENT_BYTES, `is larger than ${MAX_ATTACHMENT_BYTES} bytes`),
 });
 
-export function parseAttachment(attachment: unknown): AttachmentRequest {
+export function parseAttachment(attachment: unknown): AttachmentFile {
   return parseOrThrow(AttachmentSchema, attachment, 'attachment');
 }

@@ -1,18 +1,22 @@
 /**
  * The local stack of `rampflow dev`, started in order with a progress line for each part and stopped
- * in reverse: the Temporal dev server with its Web UI, the sandbox on autopilot, the worker, and the
- * webhook receiver registered with the sandbox. Everything but the dev server runs in this process.
+ * in reverse: the codec server, the Temporal dev server with its Web UI reading payloads through it,
+ * the sandbox on autopilot, the worker, and the webhook receiver registered with the sandbox.
+ * Everything but the dev server runs in this process, every part with the same payload key.
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
+import { buildCodecServer, EncryptionCodec, rampflowDataConverter } from '../codec';
+import { PayloadKeysSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { buildWebhookServer, registerWebhooks } from '../webhooks';
 import { createRampflowWorker } from '../workers/worker';
 import { startDevServer, type DevServer } from './dev-server';
+import { localSecrets } from './local-secrets';
 
 /** The sandbox's documented local key pair (README, "The sandbox"). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
@@ -23,6 +27,7 @@ export interface StackOptions {
   uiPort: number;
   sandboxPort: number;
   webhookPort: number;
+  codecPort: number;
   dbFile: string;
   progress: (line: string) => void;
 }
@@ -44,10 +49,31 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const stopPart of stoppers.reverse()) await stopPart();
   };
   try {
+    const secrets = localSecrets(options.dbFile);
+    const payloadKeys = PayloadKeysSchema.parse(secrets.payloadKeys);
+    const dataConverter = rampflowDataConverter(payloadKeys);
+    progress(`0/4 codec server on 127.0.0.1:${options.codecPort}; payloads encrypted with key '${payloadKeys[0]!.id}' (${secrets.payloadKeysFile ?? 'from RAMPFLOW_PAYLOAD_KEYS'})`);
+    const uiOrigin = `http://127.0.0.1:${options.uiPort}`;
+    const codecServer = await buildCodecServer({
+      codec: new EncryptionCodec(payloadKeys),
+      token: secrets.codecToken,
+      corsOrigins: [uiOrigin, `http://localhost:${options.uiPort}`],
+      logger: pino({ level: 'warn' }),
+    });
+    await codecServer.listen({ port: options.codecPort, host: '127.0.0.1' });
+    stoppers.push(() => codecServer.close());
+
     progress(`1/4 Temporal dev server on 127.0.0.1:${options.port} (history in ${options.dbFile})`);
-    const temporal = await startDevServer({ port: options.port, uiPort: options.uiPort, dbFile: options.dbFile });
+    const temporal = await startDevServer({
+      port: options.port,
+      uiPort: options.uiPort,
+      dbFile: options.dbFile,
+      // The token is a path segment: the dev server's UI has no other way to present one.
+      uiCodecEndpoint: `http://127.0.0.1:${options.codecPort}/${secrets.codecToken}`,
+    });
     stoppers.push(() => temporal.stop());
-    progress(`    Temporal is up; Web UI ${temporal.uiUrl}`);
+    progress(`    Temporal is up; Web UI ${temporal.uiUrl} (decrypts through the codec server)`);
+    progress(`    temporal CLI: temporal workflow show -w <id> --codec-endpoint http://127.0.0.1:${options.codecPort} --codec-auth "Bearer $(cat ${secrets.codecTokenFile})"`);
 
     progress(`2/4 sandbox on autopilot on 127.0.0.1:${options.sandboxPort} (key ${DEV_PARTNER.apiKey})`);
     const sandbox = await createSandbox({
@@ -67,7 +93,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     progress(`3/4 worker on task queue ${TASK_QUEUE}`);
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
-    const worker: Worker = await createRampflowWorker({ connection: workerConnection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, ramp, shutdownGraceTime: '5 seconds' });
+    const worker: Worker = await createRampflowWorker({ connection: workerConnection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, ramp, dataConverter, shutdownGraceTime: '5 seconds' });
     const running = worker.run();
     stoppers.push(async () => {
       worker.shutdown();
@@ -83,7 +109,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const { app } = buildWebhookServer({
       token,
       allowedIps: [],
-      client: new Client({ connection, namespace: temporal.namespace }),
+      client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
       taskQueue: TASK_QUEUE,
       logger: pino({ level: 'warn' }),
     });
@@ -93,7 +119,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const { events } = await registerWebhooks(ramp, { callbackUrl, rampBaseUrl: sandbox.url, token });
     progress(`    receiver is up; the sandbox delivers ${events.length} kinds of event to it`);
 
-    const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE });
+    const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, payloadKeys });
     return { temporal, sandbox, ramp, rampflow, stop };
   } catch (error) {
     await stop();

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
 import { changeOptions, readOptions } from './activity-options';
+import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
 import type { JourneyTimings } from './journey-input';
 import {
@@ -50,9 +51,6 @@ export interface DepositOutcome {
   stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED';
   reason: string;
 }
-
-/** An attachment is carried in the update and so in the history, which caps events at 2 MB. */
-const MAX_ATTACHMENT_BASE64_CHARS = 1_000_000;
 
 const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
 
@@ -155,8 +153,8 @@ export async function depositLifecycle(input: DepositLifecycleInput): Promise<De
     {
       validator: (attachment) => {
         if (deposit.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${deposit.status}, not ACTION_REQUIRED: the service asked for no attachment`);
-        if (!attachment.fileName || !attachment.contentType || !attachment.contentBase64) throw new Error('fileName, contentType and contentBase64 are required');
-        if (attachment.contentBase64.length > MAX_ATTACHMENT_BASE64_CHARS) throw new Error(`the attachment is too large (at most ${MAX_ATTACHMENT_BASE64_CHARS} base64 characters)`);
+        // Only a reference to the stored bytes enters the history (attachments/, the claim check).
+        if (!isAttachmentReference(attachment)) throw new Error('expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)');
       },
     },
   );

@@ -140,11 +140,18 @@ export const cancelUpdate = defineUpdate<{ cancelled: true }, [EndRequest]>('can
 /** The customer relationship ends: the journey closes (its deposits in flight finish on their own). */
 export const closeCustomerUpdate = defineUpdate<{ closed: true }, [EndRequest]>('closeCustomer');
 
-/** For a deposit in ACTION_REQUIRED: the document the service asked for. */
-export interface AttachmentRequest {
+/**
+ * For a deposit in ACTION_REQUIRED: the document the service asked for, as a claim check. The bytes
+ * stay in the attachment store (attachments/); only this reference and their hash enter the history.
+ */
+export interface AttachmentReference {
+  /** The attachment store's key of the bytes. */
+  reference: string;
+  /** Hex SHA-256 of the bytes; the activity refuses bytes that do not match it. */
+  sha256: string;
   fileName: string;
   contentType: string;
-  /** The file's bytes, base64-encoded. Keep it small: it is stored in the workflow's history. */
-  contentBase64: string;
+  /** Bytes. */
+  size: number;
 }
-export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentRequest]>('submitAttachment');
+export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentReference]>('submitAttachment');

@@ -1,7 +1,13 @@
 /** A fresh headless Temporal dev server (in memory, like the tests') and a client of it, for one benchmark. */
 import { Client, Connection } from '@temporalio/client';
+import { generatePayloadKey, rampflowDataConverter } from '../../codec';
+import { PayloadKeysSchema } from '../../config/env';
 import { startDevServer, type DevServer } from '../../dev/dev-server';
 import { freePort } from '../../dev/ports';
+
+/** Benchmarks run encrypted, like production: one key per run, also given to the child processes. */
+export const BENCH_PAYLOAD_KEYS_VARIABLE = process.env.RAMPFLOW_PAYLOAD_KEYS || generatePayloadKey('bench');
+export const BENCH_PAYLOAD_KEYS = PayloadKeysSchema.parse(BENCH_PAYLOAD_KEYS_VARIABLE);
 
 export interface BenchTemporal {
   server: DevServer;
@@ -13,7 +19,7 @@ export interface BenchTemporal {
 export async function startBenchTemporal(): Promise<BenchTemporal> {
   const server = await startDevServer({ port: await freePort(), headless: true });
   const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  const client = new Client({ connection, namespace: server.namespace, dataConverter: rampflowDataConverter(BENCH_PAYLOAD_KEYS) });
   return {
     server,
     connection,

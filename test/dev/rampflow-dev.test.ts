@@ -23,7 +23,7 @@ function isListening(port: number): Promise<boolean> {
 }
 
 async function startDev(extra: string[]) {
-  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort() };
+  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort(), codecPort: await freePort() };
   const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
   const args = [
     join(PROJECT_ROOT, 'bin', 'rampflow.cjs'),
@@ -32,6 +32,7 @@ async function startDev(extra: string[]) {
     '--ui-port', String(ports.uiPort),
     '--sandbox-port', String(ports.sandboxPort),
     '--webhook-port', String(ports.webhookPort),
+    '--codec-port', String(ports.codecPort),
     '--db-file', dbFile,
     ...extra,
   ];
@@ -59,7 +60,7 @@ describe('rampflow dev (npm start)', () => {
     const dev = await startDev(['--once', '--timeout', '150']);
     expect(await dev.exited).toBe(0);
     const lines = dev.output().split('\n');
-    const order = ['1/4 Temporal dev server', '2/4 sandbox on autopilot', '3/4 worker', '4/4 webhook receiver', 'demo journey customer/demo-', 'journey ACTIVE', 'done: '];
+    const order = ['0/4 codec server', '1/4 Temporal dev server', '2/4 sandbox on autopilot', '3/4 worker', '4/4 webhook receiver', 'demo journey customer/demo-', 'journey ACTIVE', 'done: '];
     const at = order.map((text) => lines.findIndex((line) => line.includes(text)));
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

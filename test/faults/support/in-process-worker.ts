@@ -5,6 +5,7 @@
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { RampClient } from '../../../ramp';
+import { dataConverterFromEnv } from '../../../codec';
 import { createRampflowWorker } from '../../../workers/worker';
 
 export interface InProcessWorker {
@@ -18,6 +19,7 @@ export async function startInProcessWorker(options: { temporalAddress: string; t
     namespace: 'default',
     taskQueue: options.taskQueue,
     ramp: options.ramp,
+    dataConverter: dataConverterFromEnv(),
     workflowBundle: { codePath: inject('workflowBundlePath') },
     shutdownGraceTime: '2 seconds',
     ...(options.outcomeUnknownRetryDelayMs !== undefined ? { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs } : {}),
