@@ -4,6 +4,7 @@
  * `npm run bench -- --quick` (or BENCH_QUICK=1) runs small sizes for development.
  */
 import { benchClientOverhead } from './client-overhead';
+import { benchCodec } from './codec';
 import { benchJourneys } from './journeys';
 import type { BenchOptions } from './options';
 import { benchPollingCost } from './polling-cost';
@@ -14,6 +15,7 @@ import { benchSigning } from './signing';
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   signing: async () => benchSigning(),
   client: () => benchClientOverhead(),
+  codec: () => benchCodec(),
   receiver: (options) => benchReceiver(options),
   polling: (options) => benchPollingCost(options),
   journeys: (options) => benchJourneys(options),
