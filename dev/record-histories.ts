@@ -13,7 +13,6 @@ import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
-import { dataConverterFromEnv } from '../codec';
 import { jsonBody, RampClient } from '../ramp';
 import { createSandbox, uniformAutopilotDelays } from '../sandbox';
 import { createRampflowWorker } from '../workers/worker';
@@ -46,10 +45,12 @@ async function main(): Promise<void> {
   const sandbox = await createSandbox({ partners: [PARTNER], autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: 0 }, audWhitelistDelaySeconds: 1 });
   const ramp = new RampClient({ baseUrl: sandbox.url, ...PARTNER });
   const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
+  // Recorded without the payload codec: the fixtures hold only test data, and the replay test (and
+  // anyone reading them) needs no key. The codec changes no workflow command, so replay is unaffected.
+  const client = new Client({ connection });
   const workerConnection = await NativeConnection.connect({ address: server.address });
   const taskQueue = 'record-histories';
-  const worker = await createRampflowWorker({ connection: workerConnection, namespace: 'default', taskQueue, ramp, dataConverter: dataConverterFromEnv() });
+  const worker = await createRampflowWorker({ connection: workerConnection, namespace: 'default', taskQueue, ramp, dataConverter: {} });
   const running = worker.run();
   try {
     const externalId = 'recorded-user';
