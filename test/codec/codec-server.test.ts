@@ -3,7 +3,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCodecServer, EncryptionCodec, generatePayloadKey } from '../../codec';
+import { EncryptionCodec, generatePayloadKey } from '../../codec';
+import { buildCodecServer } from '../../codec/codec-server';
 import { PayloadKeysSchema } from '../../config/env';
 
 const TOKEN = 'codec-token-0123456789abcdef';
