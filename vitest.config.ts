@@ -1,4 +1,14 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { generatePayloadKey } from './codec/keys';
+
+// Every test runs encrypted, like production: one fresh payload key per run, inherited by the test
+// processes and by every process they start (workers, receivers, the CLI). Submitted documents go to
+// a folder of the run's own.
+process.env.RAMPFLOW_PAYLOAD_KEYS ||= generatePayloadKey('test-run');
+process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-attachments-'));
 
 // Three projects: `unit` needs nothing but Node (loopback HTTP servers included);
 // `temporal` (files named *.temporal.test.ts) shares one Temporal dev server started by globalSetup;

@@ -4,7 +4,8 @@
  * timeout, a crash, or an outcome-unknown POST) never creates it twice.
  */
 import type { RampClient } from '../ramp';
-import type { AttachmentRequest } from '../workflows/messages';
+import { attachmentStoreFromEnv, checkOut, type AttachmentStore } from '../attachments';
+import type { AttachmentReference } from '../workflows/messages';
 import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
 import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord, WhitelistEntryRecord } from '../workflows/records';
 import { findBankAccountId, findCryptoAddressId, type BankAccountLookup, type CryptoAddressLookup } from './exit-account-lookup';
@@ -24,7 +25,12 @@ export interface OfframpSetup {
   bankAccountId: string;
 }
 
-export function createRampActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
+export function createRampActivities(
+  ramp: RampClient,
+  failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS,
+  /** Where submitted documents are read from by reference (the claim check). */
+  attachmentStore: AttachmentStore = attachmentStoreFromEnv(),
+) {
   /** Runs a call to the service; its errors become Temporal failures (see failures.ts). */
   const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
 
@@ -161,15 +167,16 @@ export function createRampActivities(ramp: RampClient, failureOptions: FailureOp
       return serviceCall(async () => paymentRecord(await ramp.payments.detail({ id: paymentId })));
     },
 
-    /** Uploads the document the service asked for on an ACTION_REQUIRED deposit. */
-    async submitDepositAttachment(request: { depositId: string; attachment: AttachmentRequest }): Promise<void> {
+    /** Uploads the document the service asked for on an ACTION_REQUIRED deposit, read from the attachment store by reference. */
+    async submitDepositAttachment(request: { depositId: string; attachment: AttachmentReference }): Promise<void> {
+      const content = await checkOut(attachmentStore, request.attachment);
       await serviceCall(() =>
         ramp.deposits.submitAttachmentFile({
           depositId: request.depositId,
           file: {
             filename: request.attachment.fileName,
             contentType: request.attachment.contentType,
-            content: Buffer.from(request.attachment.contentBase64, 'base64'),
+            content,
           },
         }),
       );

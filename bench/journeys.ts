@@ -12,7 +12,7 @@ import { runJourneys, type JourneyRunResult } from './journeys/run-journeys';
 import type { BenchOptions } from './options';
 import { percentile, type Figure } from './report';
 import { startRampflowStack } from './support/rampflow-stack';
-import { startBenchTemporal } from './support/temporal';
+import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
 /** The sandbox's delivery scheduler runs every second: each webhook waits up to 1 s after its event. */
 const DELIVERY_TICK_SECONDS = 1;
@@ -54,7 +54,7 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
     }
     const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: DELIVERY_TICK_SECONDS });
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue });
+      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
       options.progress(`  rampflow: ${count} journeys`);
       const journeys = await runJourneys(stack, rampflow, { count, prefix: `${name}-`, timings: TIMINGS, timeoutMs, progress: (line) => options.progress(`    ${line}`) });
       const worker = stack.worker!.memory();

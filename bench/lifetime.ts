@@ -21,7 +21,7 @@ import type { BenchOptions } from './options';
 import type { Figure } from './report';
 import { forEachLimited, sleep } from './support/concurrency';
 import { startRampflowStack } from './support/rampflow-stack';
-import { startBenchTemporal } from './support/temporal';
+import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
 const CHECKPOINTS = [100, 1_000, 10_000];
 const QUICK_CHECKPOINTS = [20, 200, 1_000];
@@ -48,7 +48,7 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
     const stack = await startRampflowStack(temporal, { name: 'lifetime', deliveryTickSeconds: 1 });
     try {
       await stack.registerReceiver();
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue });
+      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
       const externalId = 'lifetime-customer';
       await prepareCustomer(stack.ramp, externalId);
       await rampflow.startJourney(journeyRequest(externalId, { pollIntervalSeconds: 10 }));

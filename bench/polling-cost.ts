@@ -10,7 +10,7 @@ import type { BenchOptions } from './options';
 import type { Figure } from './report';
 import { sleep } from './support/concurrency';
 import { startRampflowStack } from './support/rampflow-stack';
-import { startBenchTemporal } from './support/temporal';
+import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
 /** One real second stands for 300 production seconds (5 minutes). */
 const TIME_SCALE = 300;
@@ -25,7 +25,7 @@ async function callsPerJourneyHour(webhooks: boolean, journeys: number, windowSe
   try {
     const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: SCALED_DELIVERY_TICK_SECONDS });
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue });
+      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
       options.progress(`polling cost, ${webhooks ? 'webhooks flowing' : 'all webhooks lost'}: ${journeys} journeys for ${windowSeconds} s (${(windowSeconds * TIME_SCALE) / 3600} scaled hours)`);
       const run = await runJourneys(stack, rampflow, { count: journeys, prefix: `${name}-`, timings: SCALED_TIMINGS, timeoutMs: windowSeconds * 1000, webhooks, progress: (line) => options.progress(`  ${line}`) });
       await sleep(run.startedAt + windowSeconds * 1000 - Date.now());

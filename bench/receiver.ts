@@ -9,7 +9,7 @@ import { measureEventToWake } from './receiver/event-to-wake';
 import { openLoopLoad } from './receiver/open-loop-load';
 import { percentile, type Figure } from './report';
 import { startRampflowStack } from './support/rampflow-stack';
-import { startBenchTemporal } from './support/temporal';
+import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
 const TARGET_RATE = 300;
 
@@ -54,7 +54,7 @@ async function eventToWakeFigures(options: BenchOptions): Promise<Figure[]> {
   try {
     const stack = await startRampflowStack(temporal, { name: 'receiver-wake', deliveryTickSeconds: 60, autopilot: false });
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue });
+      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
       options.progress(`event-to-wake: ${count} journeys, CUSTOMER_APPROVED at ${perSecond}/s`);
       const latencies = await measureEventToWake(stack, rampflow, count, perSecond);
       const method = `${count} journeys in AWAITING_KYC; the webhook sent to the receiver → the journey's workflow task after the customerEvent signal completed (history event time); ${perSecond} events/s; ${count - latencies.length} never woke`;

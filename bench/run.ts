@@ -5,6 +5,7 @@
  * journeys --cluster` runs the journeys on the cluster profile (a Temporal server on PostgreSQL).
  */
 import { benchClientOverhead } from './client-overhead';
+import { benchCodec } from './codec';
 import { benchJourneys } from './journeys';
 import { benchLifetime } from './lifetime';
 import type { BenchOptions } from './options';
@@ -16,6 +17,7 @@ import { benchSigning } from './signing';
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   signing: async () => benchSigning(),
   client: () => benchClientOverhead(),
+  codec: () => benchCodec(),
   receiver: (options) => benchReceiver(options),
   polling: (options) => benchPollingCost(options),
   journeys: (options) => benchJourneys(options),

@@ -88,7 +88,7 @@ async function attach(depositId: string, file: string, options: { contentType?: 
   } catch (error) {
     throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  const attachment = { fileName: options.fileName ?? basename(file), contentType, contentBase64: content.toString('base64') };
+  const attachment = { fileName: options.fileName ?? basename(file), contentType, content };
   await withRampflowClient((rampflow) => rampflow.submitAttachment(depositId, attachment));
   process.stdout.write(`deposit ${depositId}: ${attachment.fileName} submitted to the service\n`);
 }

@@ -20,6 +20,7 @@ interface DevOptions {
   sandboxPort: string;
   webhookPort: string;
   partnerApiPort: string;
+  codecPort: string;
   dbFile: string;
   once?: boolean;
   timeout: string;
@@ -37,6 +38,7 @@ export function registerDevCommand(program: Command): void {
     .option('--sandbox-port <port>', 'sandbox port', '8787')
     .option('--webhook-port <port>', 'webhook receiver port', '8788')
     .option('--partner-api-port <port>', 'partner API port', '8789')
+    .option('--codec-port <port>', 'codec server port (the Web UI decrypts payloads through it)', '8234')
     .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts', join(PROJECT_ROOT, '.data', 'temporal.db'))
     .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
     .option('--cluster', 'run on a Temporal server on PostgreSQL (as `rampflow cluster`) instead of the dev server')
@@ -56,6 +58,7 @@ async function runDev(options: DevOptions): Promise<void> {
     sandboxPort: parsePort('--sandbox-port', options.sandboxPort),
     webhookPort: parsePort('--webhook-port', options.webhookPort),
     partnerApiPort: parsePort('--partner-api-port', options.partnerApiPort),
+    codecPort: parsePort('--codec-port', options.codecPort),
   };
 
   // The SDK's own lines stay out of the demo's output unless they are warnings; and this command,

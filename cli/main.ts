@@ -15,6 +15,7 @@ import { registerEventsCommand } from './events';
 import { registerContractCommand } from './contract';
 import { registerPartnerApiCommand } from './partner-api';
 import { registerPayoutCommand } from './payout';
+import { registerCodecServerCommand } from './codec-server';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerContractCommand(program);
   registerPartnerApiCommand(program);
   registerPayoutCommand(program);
+  registerCodecServerCommand(program);
   return program;
 }
 

@@ -4,7 +4,8 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseEnv, RampEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema } from '../config/env';
+import { rampflowDataConverter } from '../codec';
+import { parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { redactCallbackUrl, registerWebhooks, runWebhookReceiver } from '../webhooks';
 import { RECONCILE_SCHEDULE_ID } from '../webhooks/reconcile-schedule';
@@ -37,14 +38,14 @@ async function register(options: { url?: string; allowHttp?: boolean }): Promise
 }
 
 async function reconcileNow(): Promise<void> {
-  const temporal = parseEnv(TemporalEnvSchema);
+  const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape));
   const connection = await Connection.connect({
     address: temporal.TEMPORAL_ADDRESS,
     tls: temporalTls(temporal),
     ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
   });
   try {
-    const client = new Client({ connection, namespace: temporal.TEMPORAL_NAMESPACE });
+    const client = new Client({ connection, namespace: temporal.TEMPORAL_NAMESPACE, dataConverter: rampflowDataConverter(temporal.RAMPFLOW_PAYLOAD_KEYS) });
     const result = await client.workflow.execute<typeof reconcileWithService>('reconcileWithService', {
       workflowId: `${RECONCILE_SCHEDULE_ID}-manual-${new Date().toISOString()}`,
       taskQueue: temporal.TEMPORAL_TASK_QUEUE,

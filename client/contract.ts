@@ -10,7 +10,7 @@ import { TemporalEnvSchema } from '../config/env';
 import { journeyWorkflowId } from '../workflows/ids';
 import { CustomerDetailsSchema } from '../workflows/journey-input';
 import {
-  AttachmentRequestSchema,
+  AttachmentReferenceSchema,
   AttachmentResultSchema,
   CancelResultSchema,
   CloseResultSchema,
@@ -108,7 +108,7 @@ export function buildContract() {
         updates: {
           retry: update(z.object({}), RetryResultSchema, 'resume a deposit parked in NEEDS_ATTENTION'),
           cancel: update(EndRequestSchema, CancelResultSchema, 'end a deposit parked in NEEDS_ATTENTION (CANCELLED)'),
-          submitAttachment: update(AttachmentRequestSchema, AttachmentResultSchema, 'the document the service asked for, for a deposit in ACTION_REQUIRED'),
+          submitAttachment: update(AttachmentReferenceSchema, AttachmentResultSchema, 'the document the service asked for, for a deposit in ACTION_REQUIRED: a reference to the bytes in the attachment store, never the bytes'),
         },
         signals: {
           depositEvent: signal('depositEvent', 'a deposit event (event router)'),

@@ -15,6 +15,9 @@ export { PayoutClient, parsePayoutRequest, type PayoutHandle, type PayoutRequest
 export { PAYOUT_STAGES, type PayoutStage, type PayoutState } from '../workflows/payout-messages';
 export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError } from './errors';
 export type { CorrectedInput } from './input-validation';
+export { LocalFolderAttachmentStore, type AttachmentFile, type AttachmentStore } from '../attachments';
+// RAMPFLOW_PAYLOAD_KEYS's format, for a partner backend that keeps its keys elsewhere than the environment.
+export { PayloadKeysSchema, type PayloadKey } from '../config/env';
 export {
   DEFAULT_LIST_LIMIT,
   DEFAULT_PAGE_SIZE,
@@ -33,7 +36,7 @@ export type { JourneyRequest } from '../workflows/journey-input';
 export {
   DEPOSIT_STAGES,
   JOURNEY_STAGES,
-  type AttachmentRequest,
+  type AttachmentReference,
   type Attention,
   type DepositStage,
   type DepositState,

@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import { CustomerDetailsSchema, JourneyInputSchema, type JourneyInput } from '../workflows/journey-input';
-import { AttachmentRequestSchema, CorrectedInputSchema } from '../workflows/message-schemas';
-import type { AttachmentRequest, RetryRequest } from '../workflows/messages';
+import { CorrectedInputSchema } from '../workflows/message-schemas';
+import type { AttachmentFile } from '../attachments';
+import type { RetryRequest } from '../workflows/messages';
 import { RampflowInputError } from './errors';
 
 export type CorrectedInput = NonNullable<RetryRequest['correctedInput']>;
@@ -46,6 +47,15 @@ export function parseCorrectedInput(externalId: string, corrected: unknown): Cor
   return parsed;
 }
 
-export function parseAttachment(attachment: unknown): AttachmentRequest {
-  return parseOrThrow(AttachmentRequestSchema, attachment, 'attachment');
+/** The service's limit is not stated; 10 MiB covers a scanned document and bounds what a store holds per deposit. */
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
+const AttachmentSchema = z.object({
+  fileName: z.string().min(1).max(255),
+  contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type such as application/pdf'),
+  content: z.instanceof(Uint8Array).refine((bytes) => bytes.byteLength > 0, 'is empty').refine((bytes) => bytes.byteLength <= MAX_ATTACHMENT_BYTES, `is larger than ${MAX_ATTACHMENT_BYTES} bytes`),
+});
+
+export function parseAttachment(attachment: unknown): AttachmentFile {
+  return parseOrThrow(AttachmentSchema, attachment, 'attachment');
 }

@@ -22,7 +22,6 @@ import {
   journeyStateQuery,
   retryUpdate,
   submitAttachmentUpdate,
-  type AttachmentRequest,
   type DepositStage,
   type DepositState,
   type JourneyStage,
@@ -31,6 +30,7 @@ import {
 import type { RampEventResult } from '../workflows/ramp-event-types';
 import { RampExternalId, RampStage } from '../workflows/search-attributes';
 import { runBulk, type BulkAction, type BulkOptions, type BulkReport } from './bulk';
+import { attachmentStoreFromEnv, checkIn, type AttachmentFile, type AttachmentStore } from '../attachments';
 import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
 import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
 import {
@@ -97,11 +97,13 @@ export class RampflowClient {
    * @param temporal a connected Temporal client (its namespace is the journeys' namespace)
    * @param taskQueue the task queue rampflow's workers poll
    * @param release closes what the client owns (its connection), if anything
+   * @param attachmentStore where submitted documents are kept, so that only their reference enters a history
    */
   constructor(
     readonly temporal: Client,
     readonly taskQueue: string,
     private readonly release: () => Promise<void> = async () => {},
+    private readonly attachmentStore: AttachmentStore = attachmentStoreFromEnv(),
   ) {}
 
   // ---- journeys ---------------------------------------------------------------------------------
@@ -235,11 +237,13 @@ export class RampflowClient {
 
   /**
    * Sends the document the service asked for to a deposit in ACTION_REQUIRED. Resolves once the
-   * service has accepted it. The file travels in the workflow's history: keep it well under 1 MB.
+   * service has accepted it. The bytes go to the attachment store; the workflow (and its history)
+   * gets only their reference and SHA-256, and the worker reads them back by reference.
    */
-  async submitAttachment(depositId: string, attachment: AttachmentRequest): Promise<{ submitted: true }> {
+  async submitAttachment(depositId: string, attachment: AttachmentFile): Promise<{ submitted: true }> {
     const checked = parseAttachment(attachment);
-    return this.onDeposit(depositId, (handle) => handle.executeUpdate(submitAttachmentUpdate, { args: [checked] }), 'submitAttachment');
+    const reference = await checkIn(this.attachmentStore, checked);
+    return this.onDeposit(depositId, (handle) => handle.executeUpdate(submitAttachmentUpdate, { args: [reference] }), 'submitAttachment');
   }
 
   /** Resumes a deposit parked in NEEDS_ATTENTION at the step that was parked. */

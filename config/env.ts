@@ -66,13 +66,67 @@ export const WorkerEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/**
+ * The keys of the payload codec (codec/), as `<keyId>:<base64 of 32 random bytes>` separated by
+ * commas. The first key encrypts; every key decrypts, so a key is rotated by putting a new one first
+ * and dropping the old one only once no history that still matters was written with it.
+ */
+const PAYLOAD_KEY_ID = /^[A-Za-z0-9._-]{1,32}$/;
+const BASE64_OF_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
+const PAYLOAD_KEYS_FORMAT = 'expected <keyId>:<base64 of 32 bytes>[,<keyId>:<base64>...]; generate one with: echo "k1:$(openssl rand -base64 32)"';
+
+export interface PayloadKey {
+  id: string;
+  key: Buffer;
+}
+
+export const PayloadKeysSchema = z.string().transform((text, context): PayloadKey[] => {
+  const keys: PayloadKey[] = [];
+  for (const [index, entry] of text.split(',').map((part) => part.trim()).entries()) {
+    const separator = entry.indexOf(':');
+    const id = separator > 0 ? entry.slice(0, separator) : '';
+    const encoded = entry.slice(separator + 1);
+    // The key itself is never echoed: only its position and what is wrong with it.
+    let problem: string | undefined;
+    if (!PAYLOAD_KEY_ID.test(id)) problem = `key ${index + 1} has no valid id (letters, digits, . _ -, at most 32)`;
+    else if (!BASE64_OF_32_BYTES.test(encoded)) problem = `key ${id} is not the base64 of 32 bytes`;
+    else if (keys.some((known) => known.id === id)) problem = `key id ${id} appears twice`;
+    if (problem) {
+      context.addIssue({ code: 'custom', message: `${problem}; ${PAYLOAD_KEYS_FORMAT}` });
+      return z.NEVER;
+    }
+    keys.push({ id, key: Buffer.from(encoded, 'base64') });
+  }
+  return keys;
+});
+
+export const PayloadEnvSchema = z.object({
+  RAMPFLOW_PAYLOAD_KEYS: PayloadKeysSchema,
+});
+
+export const CodecServerEnvSchema = z.object({
+  CODEC_SERVER_PORT: port.default(8234),
+  /** The secret operators (and the Web UI, as a path segment) present to have payloads decoded. */
+  CODEC_SERVER_TOKEN: z.string().min(16, 'must be at least 16 characters: it is what lets a caller read customers\' data'),
+  /** Comma-separated origins of the Web UIs allowed to call the codec server from a browser. */
+  CODEC_SERVER_CORS_ORIGINS: z
+    .string()
+    .default('http://127.0.0.1:8233,http://localhost:8233')
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin.length > 0)),
+});
+
+export const AttachmentEnvSchema = z.object({
+  /** The folder the claim-check store keeps customers' documents in (attachments/). */
+  RAMPFLOW_ATTACHMENTS_DIR: z.string().min(1).default('.data/attachments'),
+});
+
 export type TemporalEnv = z.infer<typeof TemporalEnvSchema>;
 export type RampEnv = z.infer<typeof RampEnvSchema>;
 export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */
-export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema, PartnerApiEnvSchema] as const;
+export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

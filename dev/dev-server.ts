@@ -21,6 +21,8 @@ export interface DevServerOptions {
   /** SQLite file for persistent state; in-memory when omitted. */
   dbFile?: string;
   namespace?: string;
+  /** The Web UI's remote codec endpoint (a codec server), so it shows decrypted payloads. */
+  uiCodecEndpoint?: string;
   /** Where the server's own log lines go; dropped when omitted. */
   onLog?: (line: string) => void;
   /** How long to wait for the frontend to answer. */
@@ -55,6 +57,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   ];
   if (options.headless) args.push('--headless');
   else if (options.uiPort !== undefined) args.push('--ui-port', String(options.uiPort));
+  if (!options.headless && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.dbFile) {
     mkdirSync(dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);

@@ -45,10 +45,12 @@ async function main(): Promise<void> {
   const sandbox = await createSandbox({ partners: [PARTNER], autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: 0 }, audWhitelistDelaySeconds: 1 });
   const ramp = new RampClient({ baseUrl: sandbox.url, ...PARTNER });
   const connection = await Connection.connect({ address: server.address });
+  // Recorded without the payload codec: the fixtures hold only test data, and the replay test (and
+  // anyone reading them) needs no key. The codec changes no workflow command, so replay is unaffected.
   const client = new Client({ connection });
   const workerConnection = await NativeConnection.connect({ address: server.address });
   const taskQueue = 'record-histories';
-  const worker = await createRampflowWorker({ connection: workerConnection, namespace: 'default', taskQueue, ramp, depositTimings: { pollIntervalSeconds: 1 } });
+  const worker = await createRampflowWorker({ connection: workerConnection, namespace: 'default', taskQueue, ramp, dataConverter: {}, depositTimings: { pollIntervalSeconds: 1 } });
   const running = worker.run();
   try {
     const externalId = 'recorded-user';

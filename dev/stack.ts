@@ -1,14 +1,18 @@
 /**
  * The local stack of `rampflow dev`, started in order with a progress line for each part and stopped
- * in reverse: the Temporal dev server with its Web UI (or, with `cluster`, the Temporal server on
- * PostgreSQL of dev/temporal-cluster.ts), the sandbox on autopilot, the worker, the webhook receiver
- * registered with the sandbox, and the partner API. Everything but Temporal runs in this process.
+ * in reverse: the codec server, Temporal (the dev server with its Web UI reading payloads through
+ * the codec server or, with `cluster`, the Temporal server on PostgreSQL of dev/temporal-cluster.ts),
+ * the sandbox on autopilot, the worker, the webhook receiver registered with the sandbox, and the
+ * partner API. Everything but Temporal runs in this process, every part with the same payload key.
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
+import { EncryptionCodec, rampflowDataConverter } from '../codec';
+import { buildCodecServer } from '../codec/codec-server';
+import { PayloadKeysSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { buildPartnerApi } from '../partner-api/server';
@@ -16,6 +20,7 @@ import { buildWebhookServer, registerWebhooks } from '../webhooks';
 import { createRampflowWorker } from '../workers/worker';
 import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
+import { localSecrets } from './local-secrets';
 
 /** The sandbox's documented local key pair (README, "The sandbox"). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
@@ -29,6 +34,7 @@ export interface StackOptions {
   sandboxPort: number;
   webhookPort: number;
   partnerApiPort: number;
+  codecPort: number;
   dbFile: string;
   /** Run on the cluster profile instead of the dev server (port, uiPort and dbFile are then unused). */
   cluster?: ClusterOptions;
@@ -55,8 +61,24 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const stopPart of stoppers.reverse()) await stopPart();
   };
   try {
-    const temporal = await startTemporal(options);
+    const secrets = localSecrets(options.dbFile);
+    const payloadKeys = PayloadKeysSchema.parse(secrets.payloadKeys);
+    const dataConverter = rampflowDataConverter(payloadKeys);
+    progress(`0/5 codec server on 127.0.0.1:${options.codecPort}; payloads encrypted with key '${payloadKeys[0]!.id}' (${secrets.payloadKeysFile ?? 'from RAMPFLOW_PAYLOAD_KEYS'})`);
+    const uiOrigin = `http://127.0.0.1:${options.uiPort}`;
+    const codecServer = await buildCodecServer({
+      codec: new EncryptionCodec(payloadKeys),
+      token: secrets.codecToken,
+      corsOrigins: [uiOrigin, `http://localhost:${options.uiPort}`],
+      logger: pino({ level: 'warn' }),
+    });
+    await codecServer.listen({ port: options.codecPort, host: '127.0.0.1' });
+    stoppers.push(() => codecServer.close());
+
+    // The token is a path segment: the dev server's UI has no other way to present one.
+    const temporal = await startTemporal(options, `http://127.0.0.1:${options.codecPort}/${secrets.codecToken}`);
     stoppers.push(() => temporal.stop());
+    progress(`    temporal CLI: temporal workflow show -w <id> --codec-endpoint http://127.0.0.1:${options.codecPort} --codec-auth "Bearer $(cat ${secrets.codecTokenFile})"`);
 
     progress(`2/5 sandbox on autopilot on 127.0.0.1:${options.sandboxPort} (key ${DEV_PARTNER.apiKey})`);
     const sandbox = await createSandbox({
@@ -76,7 +98,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     progress(`3/5 worker on task queue ${TASK_QUEUE}`);
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
-    const worker: Worker = await createRampflowWorker({ connection: workerConnection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, ramp, shutdownGraceTime: '5 seconds' });
+    const worker: Worker = await createRampflowWorker({ connection: workerConnection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, ramp, dataConverter, shutdownGraceTime: '5 seconds' });
     const running = worker.run();
     stoppers.push(async () => {
       worker.shutdown();
@@ -92,7 +114,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const { app } = buildWebhookServer({
       token,
       allowedIps: [],
-      client: new Client({ connection, namespace: temporal.namespace }),
+      client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
       taskQueue: TASK_QUEUE,
       logger: pino({ level: 'warn' }),
     });
@@ -102,7 +124,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const { events } = await registerWebhooks(ramp, { callbackUrl, rampBaseUrl: sandbox.url, token });
     progress(`    receiver is up; the sandbox delivers ${events.length} kinds of event to it`);
 
-    const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE });
+    const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, payloadKeys });
 
     progress(`5/5 partner API on 127.0.0.1:${options.partnerApiPort} (bearer token ${DEV_PARTNER_API_TOKEN})`);
     const partnerApi = buildPartnerApi({ token: DEV_PARTNER_API_TOKEN, rampflow, logger: pino({ level: 'warn' }) });
@@ -116,7 +138,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 }
 
-async function startTemporal(options: StackOptions): Promise<Temporal> {
+/** The dev server (its Web UI decrypting through `codecEndpoint`), or the cluster profile's server. */
+async function startTemporal(options: StackOptions, codecEndpoint: string): Promise<Temporal> {
   const { progress, cluster } = options;
   if (cluster) {
     progress(`1/5 Temporal cluster on PostgreSQL, 127.0.0.1:${cluster.port} (data in ${cluster.dataDir})`);
@@ -125,7 +148,7 @@ async function startTemporal(options: StackOptions): Promise<Temporal> {
     return temporal;
   }
   progress(`1/5 Temporal dev server on 127.0.0.1:${options.port} (history in ${options.dbFile})`);
-  const temporal = await startDevServer({ port: options.port, uiPort: options.uiPort, dbFile: options.dbFile });
-  progress(`    Temporal is up; Web UI ${temporal.uiUrl}`);
+  const temporal = await startDevServer({ port: options.port, uiPort: options.uiPort, dbFile: options.dbFile, uiCodecEndpoint: codecEndpoint });
+  progress(`    Temporal is up; Web UI ${temporal.uiUrl} (decrypts through the codec server)`);
   return temporal;
 }

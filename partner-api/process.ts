@@ -7,13 +7,13 @@
  * and recovers by itself when it is back.
  */
 import { Connection } from '@temporalio/client';
-import { parseEnv, PartnerApiEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
+import { parseEnv, PartnerApiEnvSchema, PayloadEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { createLogger } from '../config/logger';
 import { createRampflowClient } from '../client';
 import { buildPartnerApi } from './server';
 
 export async function runPartnerApi(options: { host?: string } = {}, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const temporal = parseEnv(TemporalEnvSchema, env);
+  const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), env);
   const api = parseEnv(PartnerApiEnvSchema, env);
   const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
   const logger = createLogger('rampflow-partner-api', LOG_LEVEL);
@@ -23,7 +23,7 @@ export async function runPartnerApi(options: { host?: string } = {}, env: NodeJS
     tls: temporalTls(temporal),
     ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
   });
-  const rampflow = await createRampflowClient({ connection, namespace: temporal.TEMPORAL_NAMESPACE, taskQueue: temporal.TEMPORAL_TASK_QUEUE });
+  const rampflow = await createRampflowClient({ connection, namespace: temporal.TEMPORAL_NAMESPACE, taskQueue: temporal.TEMPORAL_TASK_QUEUE, payloadKeys: temporal.RAMPFLOW_PAYLOAD_KEYS });
   const app = buildPartnerApi({ token: api.PARTNER_API_TOKEN, rampflow, logger });
   try {
     await app.listen({ port: api.PARTNER_API_PORT, host: options.host ?? '0.0.0.0' });

@@ -7,7 +7,8 @@
  * down, and recovers by itself when it is back.
  */
 import { Client, Connection } from '@temporalio/client';
-import { parseEnv, temporalTls, TemporalEnvSchema, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
+import { rampflowDataConverter } from '../codec';
+import { parseEnv, PayloadEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
 import { createLogger } from '../config/logger';
 import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
 import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
@@ -24,7 +25,7 @@ export interface ReceiverProcessOptions {
 const SCHEDULE_RETRY_MS = 60_000;
 
 export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const temporal = parseEnv(TemporalEnvSchema, env);
+  const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), env);
   const webhook = parseEnv(WebhookEnvSchema, env);
   const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
   const logger = createLogger('rampflow-webhooks', LOG_LEVEL);
@@ -34,7 +35,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
     tls: temporalTls(temporal),
     ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
   });
-  const client = new Client({ connection, namespace: temporal.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: temporal.TEMPORAL_NAMESPACE, dataConverter: rampflowDataConverter(temporal.RAMPFLOW_PAYLOAD_KEYS) });
   const { app } = buildWebhookServer({
     token: webhook.WEBHOOK_TOKEN,
     allowedIps: webhook.WEBHOOK_ALLOWED_IPS,

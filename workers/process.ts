@@ -4,7 +4,8 @@
  * or SIGTERM that lets in-flight activities finish.
  */
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { parseEnv, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
+import { rampflowDataConverter } from '../codec';
+import { parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
@@ -13,7 +14,7 @@ import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // One parse of every section, so a bad environment is reported whole, one line per variable.
-  const config = parseEnv(TemporalEnvSchema.extend(RampEnvSchema.shape).extend(WorkerEnvSchema.shape), env);
+  const config = parseEnv(TemporalEnvSchema.extend(RampEnvSchema.shape).extend(WorkerEnvSchema.shape).extend(PayloadEnvSchema.shape), env);
   const logger = createLogger('rampflow-worker', config.LOG_LEVEL);
 
   Runtime.install({
@@ -38,6 +39,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       ramp,
+      dataConverter: rampflowDataConverter(config.RAMPFLOW_PAYLOAD_KEYS),
       workflowBundle,
       ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
       depositTimings: {

@@ -3,7 +3,10 @@
  * activities bound to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
  */
 import { join } from 'node:path';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { attachmentStoreFromEnv, type AttachmentStore } from '../attachments';
+import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from '../activities/failures';
@@ -13,16 +16,23 @@ import type { DepositTimings } from '../workflows/deposit-input';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
 
+/** What every workflow bundle is built from: the workflows, and the failure converter that runs beside them. */
+export const WORKFLOW_BUNDLE_PATHS = { workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH };
+
 export interface RampflowWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   ramp: RampClient;
+  /** codec/'s `rampflowDataConverter`: the same on every connection, or payloads cannot be read back. */
+  dataConverter: DataConverter;
   /** A pre-built workflow bundle (tests and benchmarks build one and share it); bundled from source otherwise. */
   workflowBundle?: WorkflowBundleOption;
   /** How long in-flight activities may run on after a shutdown signal. */
   shutdownGraceTime?: string;
   identity?: string;
+  /** Where submitted documents are read from (attachments/); RAMPFLOW_ATTACHMENTS_DIR's folder when omitted. */
+  attachmentStore?: AttachmentStore;
   /** How long an outcome-unknown create waits before it looks up and retries (activities/failures.ts). */
   outcomeUnknownRetryDelayMs?: number;
   /** WORKER_MAX_CACHED_WORKFLOWS (config/env.ts); the SDK's default when undefined. */
@@ -42,10 +52,11 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    dataConverter: options.dataConverter,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : WORKFLOW_BUNDLE_PATHS),
     // Activity names are unique across the sets, so they merge into one registry.
     activities: {
-      ...createRampActivities(options.ramp, failureOptions),
+      ...createRampActivities(options.ramp, failureOptions, options.attachmentStore ?? attachmentStoreFromEnv()),
       ...createExitAccountActivities(options.ramp, failureOptions),
       ...createPayoutActivities(options.ramp, failureOptions),
       ...createEventRoutingActivities(options.ramp, failureOptions),

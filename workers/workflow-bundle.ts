@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from './worker';
+import { WORKFLOW_BUNDLE_PATHS } from './worker';
 
 const TSX_CLI = require.resolve('tsx/cli');
 
@@ -29,7 +29,7 @@ export async function buildWorkflowBundleInChild(): Promise<string> {
 
 async function writeBundle(outPath: string): Promise<void> {
   const quiet = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet });
+  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, logger: quiet });
   writeFileSync(outPath, code);
 }
 

@@ -22,6 +22,7 @@ import {
 import type { RampActivities } from '../activities';
 import { changeOptions, patientReadOptions, readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
+import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { journeyWorkflowId } from './ids';
@@ -50,9 +51,6 @@ export interface DepositOutcome {
   stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED';
   reason: string;
 }
-
-/** An attachment is carried in the update and so in the history, which caps events at 2 MB. */
-const MAX_ATTACHMENT_BASE64_CHARS = 1_000_000;
 
 const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
 
@@ -168,8 +166,8 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     {
       validator: (attachment) => {
         if (deposit?.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${deposit?.status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`);
-        if (!attachment.fileName || !attachment.contentType || !attachment.contentBase64) throw new Error('fileName, contentType and contentBase64 are required');
-        if (attachment.contentBase64.length > MAX_ATTACHMENT_BASE64_CHARS) throw new Error(`the attachment is too large (at most ${MAX_ATTACHMENT_BASE64_CHARS} base64 characters)`);
+        // Only a reference to the stored bytes enters the history (attachments/, the claim check).
+        if (!isAttachmentReference(attachment)) throw new Error('expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)');
       },
     },
   );

@@ -114,13 +114,16 @@ export const EndRequestSchema = z.object({ reason: z.string().optional().describ
 export const CancelResultSchema = z.object({ cancelled: z.literal(true) });
 export const CloseResultSchema = z.object({ closed: z.literal(true) });
 
-/** An attachment is carried in the update and so in the history, which caps events at 2 MB. */
-export const MAX_ATTACHMENT_BASE64_CHARS = 1_000_000;
-
-export const AttachmentRequestSchema = z.object({
-  fileName: z.string().min(1),
-  contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type such as application/pdf'),
-  contentBase64: z.base64().min(1).max(MAX_ATTACHMENT_BASE64_CHARS).describe('the file\'s bytes, base64-encoded; it is stored in the workflow\'s history'),
+/**
+ * A document as a claim check: the bytes stay in the attachment store (attachments/); only this
+ * reference and their hash enter the history. Strict: anything else (the bytes themselves) is refused.
+ */
+export const AttachmentReferenceSchema = z.strictObject({
+  reference: z.string().min(1).max(200).describe('the attachment store\'s key of the bytes'),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex SHA-256 of the bytes').describe('the activity refuses bytes that do not match it'),
+  fileName: z.string().min(1).max(255),
+  contentType: z.string().min(1).max(255),
+  size: z.number().int().positive().describe('bytes'),
 });
 export const AttachmentResultSchema = z.object({ submitted: z.literal(true) });
 

@@ -5,7 +5,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { AttachmentRequestSchema, EndRequestSchema, RetryRequestSchema } from './message-schemas';
+import type { AttachmentReferenceSchema, EndRequestSchema, RetryRequestSchema } from './message-schemas';
 import type {
   CustomerRecord,
   DepositAddressRecord,
@@ -162,6 +162,9 @@ export const cancelUpdate = defineUpdate<{ cancelled: true }, [EndRequest]>('can
 /** The customer relationship ends: the journey closes (its deposits in flight finish on their own). */
 export const closeCustomerUpdate = defineUpdate<{ closed: true }, [EndRequest]>('closeCustomer');
 
-/** For a deposit in ACTION_REQUIRED: the document the service asked for (base64; keep it small: it is stored in the history). */
-export type AttachmentRequest = z.output<typeof AttachmentRequestSchema>;
-export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentRequest]>('submitAttachment');
+/**
+ * For a deposit in ACTION_REQUIRED: the document the service asked for, as a claim check. The bytes
+ * stay in the attachment store (attachments/); only this reference and their hash enter the history.
+ */
+export type AttachmentReference = z.output<typeof AttachmentReferenceSchema>;
+export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentReference]>('submitAttachment');

@@ -13,7 +13,7 @@ import { createSandbox, uniformAutopilotDelays } from '../../sandbox';
 import { registerWebhooks } from '../../webhooks';
 import { startChild, waitUntilReady, type BenchChild } from './child-process';
 import { SandboxRequestLog } from './sandbox-request-log';
-import { workerIsPolling, type BenchTemporal } from './temporal';
+import { BENCH_PAYLOAD_KEYS_VARIABLE, workerIsPolling, type BenchTemporal } from './temporal';
 
 export const BENCH_PARTNER = { apiKey: 'bench-key', apiSecret: 'bench-secret-0123456789' };
 
@@ -72,6 +72,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
       RAMP_BASE_URL: sandbox.url,
       RAMP_API_KEY: BENCH_PARTNER.apiKey,
       RAMP_API_SECRET: BENCH_PARTNER.apiSecret,
+      RAMPFLOW_PAYLOAD_KEYS: BENCH_PAYLOAD_KEYS_VARIABLE,
       // Production's level: the receiver's one line per request is part of its cost.
       LOG_LEVEL: 'info',
     };

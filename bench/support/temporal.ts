@@ -3,9 +3,15 @@
  * tests'), or with `cluster` the cluster profile's server on PostgreSQL in a temporary folder.
  */
 import { Client, Connection } from '@temporalio/client';
+import { generatePayloadKey, rampflowDataConverter } from '../../codec';
+import { PayloadKeysSchema } from '../../config/env';
 import { startDevServer, type DevServer } from '../../dev/dev-server';
 import { freePort } from '../../dev/ports';
 import { startTemporaryCluster } from '../../dev/temporary-cluster';
+
+/** Benchmarks run encrypted, like production: one key per run, also given to the child processes. */
+export const BENCH_PAYLOAD_KEYS_VARIABLE = process.env.RAMPFLOW_PAYLOAD_KEYS || generatePayloadKey('bench');
+export const BENCH_PAYLOAD_KEYS = PayloadKeysSchema.parse(BENCH_PAYLOAD_KEYS_VARIABLE);
 
 export interface BenchTemporal {
   server: Pick<DevServer, 'address' | 'namespace'>;
@@ -26,7 +32,7 @@ export async function startBenchTemporal(options: { cluster?: boolean } = {}): P
     [server, stopServer] = [devServer, () => devServer.stop()];
   }
   const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  const client = new Client({ connection, namespace: server.namespace, dataConverter: rampflowDataConverter(BENCH_PAYLOAD_KEYS) });
   return {
     server,
     connection,

@@ -13,13 +13,13 @@ import {
   type RampflowClient,
 } from '../../client';
 import { FAST_TIMINGS, startActiveJourney, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
-import { temporalAddress } from '../support/temporal';
+import { temporalAddress, testPayloadKeys } from '../support/temporal';
 
 let h: JourneyHarness;
 let rampflow: RampflowClient;
 beforeAll(async () => {
   h = await startJourneyHarness();
-  rampflow = await createRampflowClient({ address: temporalAddress(), taskQueue: h.taskQueue });
+  rampflow = await createRampflowClient({ address: temporalAddress(), taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() });
 });
 afterAll(async () => {
   await rampflow.close();
@@ -201,7 +201,7 @@ describe('deposits', () => {
     const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '75.00', currency: 'AUD', sender: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' } });
     await h.reconcile();
     await h.waitForJourney(handle, (s) => s.deposits.open.some((d) => d.depositId === deposit.id));
-    const attachment = { fileName: 'payslip.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('%PDF-1.4 payslip').toString('base64') };
+    const attachment = { fileName: 'payslip.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 payslip') };
 
     const early = await rampflow.submitAttachment(deposit.id, attachment).catch((caught: unknown) => caught);
     expect((early as Error).message).toMatch(new RegExp(`^submitAttachment refused by deposit ${deposit.id}: the deposit is \\w+, not ACTION_REQUIRED`));
@@ -211,7 +211,7 @@ describe('deposits', () => {
     const listed = await eventually(() => rampflow.listDeposits({ externalId }), (list) => list[0]?.stage === 'ACTION_REQUIRED');
     expect(listed).toEqual([expect.objectContaining({ depositId: deposit.id, externalId, status: 'RUNNING' })]);
 
-    await expect(rampflow.submitAttachment(deposit.id, { ...attachment, contentBase64: 'not base64!' })).rejects.toThrow(/^attachment\.contentBase64: /);
+    await expect(rampflow.submitAttachment(deposit.id, { ...attachment, content: new Uint8Array() })).rejects.toThrow(/^attachment\.content: is empty/);
     expect(await rampflow.submitAttachment(deposit.id, attachment)).toEqual({ submitted: true });
     expect((await rampflow.getDeposit(deposit.id)).waitingFor).toMatch(/review the attachment/);
     await handle.terminate('test over');

@@ -14,7 +14,7 @@ import { createRampflowClient, RampflowInputError, type DepositListItem, type De
 import { depositWorkflowId } from '../../workflows/ids';
 import { RampExternalId, RampStage } from '../../workflows/search-attributes';
 import { runRampflow, type RunResult } from '../support/run';
-import { connectClient, temporalAddress, uniqueTaskQueue } from '../support/temporal';
+import { connectClient, temporalAddress, testPayloadKeys, uniqueTaskQueue } from '../support/temporal';
 
 let client: Client;
 let closeClient: () => Promise<void>;
@@ -55,7 +55,7 @@ async function indexed(externalId: string, count: number): Promise<void> {
 
 beforeAll(async () => {
   ({ client, close: closeClient } = await connectClient());
-  rampflow = await createRampflowClient({ address: temporalAddress() });
+  rampflow = await createRampflowClient({ address: temporalAddress(), payloadKeys: testPayloadKeys() });
   // One after the other, so start times (the list's order) are distinct.
   for (const { depositId, stage } of depositsOfA) await startDeposit(customerA, depositId, stage);
   for (let i = 0; i < 3; i++) await startDeposit(customerB, `dep-${randomUUID()}`, 'NEEDS_ATTENTION', { kind: 'ONRAMP', amount: '100.00', currency: 'AUD' });

@@ -12,19 +12,25 @@ import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { ALL_ENV_SCHEMAS, parseEnv, PartnerApiEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import { ALL_ENV_SCHEMAS, CodecServerEnvSchema, parseEnv, PartnerApiEnvSchema, PayloadEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
 import { TEMPORAL_SERVER_VERSION } from '../../dev/temporal-server-tools';
 import { RAMP_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { interpolate } from './compose-interpolation';
 
 /** What an operator must set before `docker compose up`: the secrets without a default. */
-const OPERATOR_ENV = { WEBHOOK_TOKEN: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6', PARTNER_API_TOKEN: 'f6e5d4c3b2a1f6e5d4c3b2a1f6e5d4c3' };
+const OPERATOR_ENV = {
+  WEBHOOK_TOKEN: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6',
+  PARTNER_API_TOKEN: 'f6e5d4c3b2a1f6e5d4c3b2a1f6e5d4c3',
+  CODEC_SERVER_TOKEN: 'f6e5d4c3b2a1f6e5d4c3b2a1f6e5d4c3',
+  RAMPFLOW_PAYLOAD_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+};
 
 /** The config sections each rampflow process cannot start without. */
 const REQUIRED_SECTIONS: Record<string, z.ZodObject[]> = {
-  worker: [TemporalEnvSchema, RampEnvSchema],
-  'webhooks serve': [TemporalEnvSchema, WebhookEnvSchema],
+  worker: [TemporalEnvSchema, RampEnvSchema, PayloadEnvSchema],
+  'webhooks serve': [TemporalEnvSchema, WebhookEnvSchema, PayloadEnvSchema],
+  'codec-server': [PayloadEnvSchema, CodecServerEnvSchema],
   'webhooks register': [RampEnvSchema, WebhookEnvSchema],
   'partner-api': [TemporalEnvSchema, PartnerApiEnvSchema],
 };
@@ -74,6 +80,7 @@ describe('docker-compose.yml', () => {
     expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
     expect(rampflowServices.map(([, service]) => service.command!.slice(0, 2).filter((word) => !word.startsWith('-')).join(' ')).sort()).toEqual([
       'partner-api',
+      'codec-server',
       'sandbox',
       'webhooks register',
       'webhooks serve',
@@ -90,8 +97,20 @@ describe('docker-compose.yml', () => {
     expect(services.sandbox!.command).toContain(`--http-callback-host=${url.hostname}`);
   });
 
-  it('needs the webhook token from the operator: there is no default secret', () => {
-    expect(() => interpolate(raw, {})).toThrow(/^WEBHOOK_TOKEN: set WEBHOOK_TOKEN/);
+  it('needs the webhook token, the codec token and the payload keys from the operator: there is no default secret', () => {
+    for (const name of Object.keys(OPERATOR_ENV)) {
+      const without = Object.fromEntries(Object.entries(OPERATOR_ENV).filter(([key]) => key !== name));
+      expect(() => interpolate(raw, without), name).toThrow(new RegExp(`^${name}: set ${name}`));
+    }
+  });
+
+  it('points the Web UI at the codec server with its token, from the origin the codec server allows', () => {
+    const ui = services['temporal-ui']!.environment!;
+    const codec = parseEnv(CodecServerEnvSchema, services['codec-server']!.environment);
+    expect(ui.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:8234/${OPERATOR_ENV.CODEC_SERVER_TOKEN}`);
+    expect(codec.CODEC_SERVER_TOKEN).toBe(OPERATOR_ENV.CODEC_SERVER_TOKEN);
+    expect(codec.CODEC_SERVER_CORS_ORIGINS).toEqual(['http://localhost:8080']);
+    expect(services['codec-server']!.environment!.RAMPFLOW_PAYLOAD_KEYS).toBe(services.worker!.environment!.RAMPFLOW_PAYLOAD_KEYS);
   });
 
   it('needs the partner API token from the operator: there is no default secret', () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataConverterFromEnv } from '../../codec';
 import { RampExternalId, RampStage } from '../../workflows/search-attributes';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../support/temporal';
 import type { markStage } from '../support/workflows/stage-marker';
@@ -23,6 +24,7 @@ describe('the shared Temporal dev server', () => {
       connection: workerConnection,
       taskQueue,
       workflowsPath: join(__dirname, '../support/workflows/stage-marker.ts'),
+      dataConverter: dataConverterFromEnv(),
     });
 
     const result = await worker

@@ -24,7 +24,7 @@ function isListening(port: number): Promise<boolean> {
 }
 
 async function startDev(extra: string[]) {
-  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort(), partnerApiPort: await freePort() };
+  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort(), partnerApiPort: await freePort(), codecPort: await freePort() };
   const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
   const args = [
     join(PROJECT_ROOT, 'bin', 'rampflow.cjs'),
@@ -34,6 +34,7 @@ async function startDev(extra: string[]) {
     '--sandbox-port', String(ports.sandboxPort),
     '--webhook-port', String(ports.webhookPort),
     '--partner-api-port', String(ports.partnerApiPort),
+    '--codec-port', String(ports.codecPort),
     '--db-file', dbFile,
     ...extra,
   ];
@@ -62,7 +63,7 @@ describe('rampflow dev (npm start)', () => {
     expect(await dev.exited).toBe(0);
     const lines = dev.output().split('\n');
     // The journey registers the customer's accounts itself: nobody calls /sandbox/...-create.
-    const order = ['1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
+    const order = ['0/5 codec server', '1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
     const at = order.map((text) => lines.findIndex((line) => line.includes(text)));
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

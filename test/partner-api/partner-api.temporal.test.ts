@@ -17,7 +17,7 @@ import { buildPartnerApi } from '../../partner-api/server';
 import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
 import { RampExternalId, RampStage } from '../../workflows/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
-import { uniqueTaskQueue } from '../support/temporal';
+import { testPayloadKeys, uniqueTaskQueue } from '../support/temporal';
 
 const TOKEN = 'partner-api-test-token-0123456789abcdef';
 const quiet = pino({ level: 'silent' });
@@ -36,7 +36,7 @@ async function listen(api: FastifyInstance): Promise<string> {
 
 beforeAll(async () => {
   h = await startJourneyHarness();
-  rampflow = await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: h.taskQueue });
+  rampflow = await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() });
   app = buildPartnerApi({ token: TOKEN, rampflow, logger: quiet });
   baseUrl = await listen(app);
 });
@@ -171,7 +171,7 @@ describe('the partner API', () => {
 
   it('answers 503 while Temporal cannot be reached, so the partner retries', async () => {
     const away = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
-    const offline = buildPartnerApi({ token: TOKEN, rampflow: await createRampflowClient({ connection: away, taskQueue: h.taskQueue }), logger: quiet, temporalTimeoutMs: 3_000 });
+    const offline = buildPartnerApi({ token: TOKEN, rampflow: await createRampflowClient({ connection: away, taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() }), logger: quiet, temporalTimeoutMs: 3_000 });
     const base = await listen(offline);
     try {
       const start = await call('POST', '/journeys', signup(`api-${randomUUID()}`), { base });

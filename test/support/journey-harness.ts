@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
+import { dataConverterFromEnv } from '../../codec';
 import { createRampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
@@ -62,6 +63,7 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
         namespace: 'default',
         taskQueue,
         ramp: sandbox.ramp,
+        dataConverter: dataConverterFromEnv(),
         workflowBundle: { codePath: inject('workflowBundlePath') },
         shutdownGraceTime: '2 seconds',
         ...options,

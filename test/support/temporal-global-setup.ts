@@ -10,7 +10,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { startDevServer } from '../../dev/dev-server';
 import { freePort } from '../../dev/ports';
-import { WORKFLOWS_PATH } from '../../workers/worker';
+import { WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,7 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-tests-'));
   const [server, bundle] = await Promise.all([
     startDevServer({ port: await freePort(), headless: true }),
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } }),
+    bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } }),
   ]);
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
+import { dataConverterFromEnv, payloadKeysFromEnv } from '../../codec';
+import type { PayloadKey } from '../../config/env';
 
 export function temporalAddress(): string {
   return inject('temporalAddress');
@@ -10,11 +12,16 @@ export function temporalAddress(): string {
 
 export async function connectClient(): Promise<{ client: Client; close: () => Promise<void> }> {
   const connection = await Connection.connect({ address: temporalAddress() });
-  return { client: new Client({ connection }), close: () => connection.close() };
+  return { client: new Client({ connection, dataConverter: dataConverterFromEnv() }), close: () => connection.close() };
 }
 
 export function connectWorker(): Promise<NativeConnection> {
   return NativeConnection.connect({ address: temporalAddress() });
+}
+
+/** The run's payload keys (vitest.config.ts makes one per run). */
+export function testPayloadKeys(): PayloadKey[] {
+  return payloadKeysFromEnv();
 }
 
 /** A task queue no other test uses, so tests sharing the server cannot take each other's tasks. */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dataConverterFromEnv } from '../../codec';
 import { startDevServer, type DevServer } from '../../dev/dev-server';
 import { freePort } from '../../dev/ports';
 import { registerWebhooks } from '../../webhooks/registration';
@@ -36,7 +37,7 @@ async function startServer(): Promise<void> {
 
 async function startWorker(): Promise<void> {
   const connection = await NativeConnection.connect({ address: server!.address });
-  const worker = await createRampflowWorker({ connection, namespace: 'default', taskQueue, ramp: sandbox.ramp, workflowBundle: { codePath: inject('workflowBundlePath') }, shutdownGraceTime: '1 second' });
+  const worker = await createRampflowWorker({ connection, namespace: 'default', taskQueue, ramp: sandbox.ramp, dataConverter: dataConverterFromEnv(), workflowBundle: { codePath: inject('workflowBundlePath') }, shutdownGraceTime: '1 second' });
   running = { worker, connection, done: worker.run() };
 }
 
@@ -56,7 +57,7 @@ beforeAll(async () => {
   await startWorker();
   // The receiver's connection is lazy, as in `rampflow webhooks serve`: it survives the outage.
   receiverConnection = Connection.lazy({ address: server!.address });
-  receiver = await startReceiver({ client: new Client({ connection: receiverConnection }), taskQueue, handoffTimeoutMs: 3_000 });
+  receiver = await startReceiver({ client: new Client({ connection: receiverConnection, dataConverter: dataConverterFromEnv() }), taskQueue, handoffTimeoutMs: 3_000 });
   await registerWebhooks(sandbox.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: sandbox.sandbox.url });
 });
 
@@ -72,7 +73,7 @@ afterAll(async () => {
 describe('a Temporal outage', () => {
   it('is answered with 503, and the service\'s retry delivers the event once Temporal is back', async () => {
     const connection = await Connection.connect({ address: server!.address });
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
     const externalId = `outage-${Date.now()}`;
     const handle = await client.workflow.start('customerJourney', {
       taskQueue,
@@ -110,7 +111,7 @@ describe('a Temporal outage', () => {
 
     const after = await Connection.connect({ address: server!.address });
     try {
-      const restarted = new Client({ connection: after });
+      const restarted = new Client({ connection: after, dataConverter: dataConverterFromEnv() });
       expect(await restarted.workflow.getHandle(`event/CUSTOMER_APPROVED/${customerId}`).result()).toMatchObject({ outcome: 'ROUTED' });
       const journey = restarted.workflow.getHandle(journeyWorkflowId(externalId));
       const state = await eventually(() => journey.query(journeyStateQuery), (s: JourneyState) => s.stage === 'ACTIVE', 'the journey moving past KYC');

@@ -117,11 +117,13 @@ describe('rampflow worker', () => {
   });
 
   it('refuses to start with a bad environment, naming each bad variable and never a secret', async () => {
-    const worker = startWorkerProcess({ TEMPORAL_ADDRESS: 'nowhere', RAMP_BASE_URL: '', RAMP_API_KEY: '', RAMP_API_SECRET: 'hunter2-secret' });
+    const worker = startWorkerProcess({ TEMPORAL_ADDRESS: 'nowhere', RAMP_BASE_URL: '', RAMP_API_KEY: '', RAMP_API_SECRET: 'hunter2-secret', RAMPFLOW_PAYLOAD_KEYS: 'k1:hunter3-not-a-key' });
     expect(await worker.exited).toBe(1);
     expect(worker.output()).toContain('TEMPORAL_ADDRESS: expected host:port');
     expect(worker.output()).toContain('RAMP_BASE_URL: is required');
     expect(worker.output()).toContain('RAMP_API_KEY: is required');
+    expect(worker.output()).toContain('RAMPFLOW_PAYLOAD_KEYS: key k1 is not the base64 of 32 bytes');
     expect(worker.output()).not.toContain('hunter2-secret');
+    expect(worker.output()).not.toContain('hunter3');
   });
 });

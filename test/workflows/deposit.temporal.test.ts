@@ -4,6 +4,7 @@ import { shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
 import { cancelUpdate, depositStateQuery, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
 import type { depositLifecycle } from '../../workflows/deposit';
+import { attachmentStoreFromEnv, checkIn } from '../../attachments';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
@@ -19,13 +20,15 @@ afterAll(async () => {
 });
 
 const stageOf = (state: JourneyState, depositId: string) => shownDeposit(state.deposits, depositId)?.stage;
-const ATTACHMENT = { fileName: 'proof-of-funds.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('%PDF-1.4 test').toString('base64') };
+const DOCUMENT = { fileName: 'proof-of-funds.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 test') };
 
 describe('the deposit lifecycle', () => {
   it('waits in ACTION_REQUIRED for an operator\'s attachment, then carries on to completion', async () => {
     const { handle, virtualAccountId } = await startActiveJourney(h);
     const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
     await h.reconcile();
+    // The claim check: the bytes go to the attachment store, only their reference to the workflow.
+    const ATTACHMENT = await checkIn(attachmentStoreFromEnv(), DOCUMENT);
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
 
@@ -36,6 +39,13 @@ describe('the deposit lifecycle', () => {
     await h.control.requireDepositAction(deposit.id);
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'ACTION_REQUIRED');
     expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/submit the attachment/);
+
+    // The document's bytes themselves are refused: they would be written into the history.
+    const inline = { fileName: DOCUMENT.fileName, contentType: DOCUMENT.contentType, contentBase64: DOCUMENT.content.toString('base64') };
+    const bytesRefused = await depositHandle.executeUpdate('submitAttachment', { args: [inline] }).catch((error: unknown) => error);
+    expect((bytesRefused as Error).cause).toMatchObject({ message: expect.stringMatching(/expected an attachment reference/) });
+    const extraField = await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [{ ...ATTACHMENT, contentBase64: 'x' } as typeof ATTACHMENT] }).catch((error: unknown) => error);
+    expect((extraField as Error).cause).toMatchObject({ message: expect.stringMatching(/expected an attachment reference/) });
 
     await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] });
     expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/review the attachment/);

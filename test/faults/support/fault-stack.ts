@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { dataConverterFromEnv } from '../../../codec';
 import type { SandboxOptions } from '../../../sandbox';
 import { registerWebhooks } from '../../../webhooks/registration';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox';
@@ -36,7 +37,7 @@ export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>, s
   const temporal = await startTemporal();
   const service = await startTestSandbox(sandboxOptions);
   const connection = Connection.lazy({ address: temporal.address });
-  const client = new Client({ connection });
+  const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
   const taskQueue = `faults-${randomUUID()}`;
   const receiver = await startRestartableReceiver({ client, taskQueue });
   await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });

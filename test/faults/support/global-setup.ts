@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { WORKFLOWS_PATH } from '../../../workers/worker';
+import { WORKFLOW_BUNDLE_PATHS } from '../../../workers/worker';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,7 +18,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-faults-'));
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } });
+  const bundle = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } });
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
   project.provide('workflowBundlePath', bundlePath);

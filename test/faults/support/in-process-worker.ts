@@ -5,6 +5,7 @@
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { RampClient } from '../../../ramp';
+import { dataConverterFromEnv } from '../../../codec';
 import { createRampflowWorker } from '../../../workers/worker';
 import type { DepositTimings } from '../../../workflows/deposit-input';
 import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
@@ -27,6 +28,7 @@ export async function startInProcessWorker(options: {
     namespace: 'default',
     taskQueue: options.taskQueue,
     ramp: options.ramp,
+    dataConverter: dataConverterFromEnv(),
     workflowBundle: { codePath: inject('workflowBundlePath') },
     shutdownGraceTime: '2 seconds',
     depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,

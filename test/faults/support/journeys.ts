@@ -5,6 +5,7 @@
  */
 import type { Client, Connection } from '@temporalio/client';
 import { createRampflowClient, type RampflowClient } from '../../../client';
+import { payloadKeysFromEnv } from '../../../codec';
 import { journeyWorkflowId } from '../../../workflows/ids';
 import type { JourneyTimings } from '../../../workflows/journey-input';
 import type { Partner, Ramps } from './partner';
@@ -16,7 +17,7 @@ export interface JourneyBatch {
 }
 
 export async function startJourneys(options: { connection: Connection; taskQueue: string; prefix: string; count: number; ramps: Ramps; timings: Partial<JourneyTimings> }): Promise<JourneyBatch> {
-  const rampflow = await createRampflowClient({ connection: options.connection, taskQueue: options.taskQueue });
+  const rampflow = await createRampflowClient({ connection: options.connection, taskQueue: options.taskQueue, payloadKeys: payloadKeysFromEnv() });
   const externalIds = Array.from({ length: options.count }, (_, index) => `${options.prefix}-${index}`);
   await Promise.all(
     externalIds.map((externalId) => rampflow.startJourney({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, ...options.ramps, timings: options.timings })),

@@ -4,9 +4,11 @@
  */
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import pino from 'pino';
 import { request } from 'undici';
 import { z } from 'zod';
+import { EncryptionCodec, payloadKeysFromEnv } from '../../../codec';
 import type { RampClient } from '../../../ramp';
 import { buildWebhookServer, type WebhookServerOptions } from '../../../webhooks/server';
 import type { WebhookMetrics } from '../../../webhooks/metrics';
@@ -60,17 +62,18 @@ export async function workflowExists(client: Client, workflowId: string): Promis
   }
 }
 
-/** The signals a workflow has received, by name, in order (from its history). */
+/** The signals a workflow has received, by name, in order (from its history, opened with the run's payload key). */
 export async function signalsReceived(handle: WorkflowHandle): Promise<{ name: string; key?: string }[]> {
   const history = await handle.fetchHistory();
-  return (history.events ?? [])
-    .map((event) => event.workflowExecutionSignaledEventAttributes)
-    .filter((attributes) => attributes != null)
-    .map((attributes) => {
-      const payload = attributes.input?.payloads?.[0]?.data;
-      const decoded = payload ? (JSON.parse(Buffer.from(payload).toString('utf8')) as { key?: string }) : {};
+  const codec = new EncryptionCodec(payloadKeysFromEnv());
+  const signals = (history.events ?? []).map((event) => event.workflowExecutionSignaledEventAttributes).filter((attributes) => attributes != null);
+  return Promise.all(
+    signals.map(async (attributes) => {
+      const [sealed] = attributes.input?.payloads ?? [];
+      const decoded = sealed ? defaultPayloadConverter.fromPayload<{ key?: string }>((await codec.decode([sealed]))[0]!) : {};
       return { name: attributes.signalName ?? '', ...(decoded.key ? { key: decoded.key } : {}) };
-    });
+    }),
+  );
 }
 
 /** Polls `probe` until it returns a value `accept` holds for; fails with the last value after `timeoutMs`. */

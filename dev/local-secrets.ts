@@ -1,0 +1,38 @@
+/**
+ * The payload key and codec token of `rampflow dev`. The dev server keeps history in a database file
+ * across restarts, so the key that encrypted it is kept beside it (created once, owner-readable only);
+ * RAMPFLOW_PAYLOAD_KEYS, when set, wins. Other shells read the same files to reach the same stack
+ * (README, "Customer data in Temporal").
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { generatePayloadKey } from '../codec';
+
+export interface LocalSecrets {
+  /** RAMPFLOW_PAYLOAD_KEYS's text. */
+  payloadKeys: string;
+  payloadKeysFile: string | undefined;
+  codecToken: string;
+  codecTokenFile: string;
+}
+
+function readOrCreate(path: string, create: () => string): string {
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(dirname(path), { recursive: true });
+  const value = create();
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+export function localSecrets(dbFile: string, env: NodeJS.ProcessEnv = process.env): LocalSecrets {
+  const folder = dirname(dbFile);
+  const payloadKeysFile = env.RAMPFLOW_PAYLOAD_KEYS ? undefined : join(folder, 'payload-keys');
+  const codecTokenFile = join(folder, 'codec-token');
+  return {
+    payloadKeys: env.RAMPFLOW_PAYLOAD_KEYS || readOrCreate(payloadKeysFile!, () => generatePayloadKey('dev')),
+    payloadKeysFile,
+    codecToken: readOrCreate(codecTokenFile, () => randomBytes(24).toString('hex')),
+    codecTokenFile,
+  };
+}

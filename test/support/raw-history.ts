@@ -1,0 +1,30 @@
+/**
+ * Reading histories as someone without the payload key would: a client with no codec, every byte
+ * field turned into text, so a test can search what a database reader, a backup or an unauthorised
+ * Web UI user sees.
+ */
+import type { Client } from '@temporalio/client';
+
+/** Every string and every byte field of a value (a history, a describe answer), as one text. */
+export function readableText(value: unknown): string {
+  const parts: string[] = [];
+  const walk = (node: unknown): void => {
+    if (node === null || node === undefined) return;
+    if (typeof node === 'string') parts.push(node);
+    else if (node instanceof Uint8Array) parts.push(Buffer.from(node).toString('latin1'));
+    else if (Array.isArray(node)) node.forEach(walk);
+    else if (typeof node === 'object') Object.values(node).forEach(walk);
+  };
+  walk(value);
+  return parts.join('\n');
+}
+
+/** The raw text of every history in the client's namespace matching a visibility query (all of them by default). */
+export async function rawHistoriesText(client: Client, query?: string): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  for await (const execution of client.workflow.list(query ? { query } : {})) {
+    const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    texts.set(`${execution.workflowId}/${execution.runId}`, readableText(history));
+  }
+  return texts;
+}
