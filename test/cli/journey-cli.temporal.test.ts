@@ -50,7 +50,8 @@ function expectFailure(result: RunResult, line: string): void {
 
 async function parkedJourney(): Promise<string> {
   const externalId = `cli-${randomUUID()}`;
-  expectOk(await rampflow('journey', 'start', '--input', `@${requestFile({ kycDeadlineSeconds: 1 })}`, '--external-id', externalId));
+  // Polls an hour apart: a parked journey moves only when an operator (or the test) acts.
+  expectOk(await rampflow('journey', 'start', '--input', `@${requestFile({ kycDeadlineSeconds: 1, pollIntervalSeconds: 3600 })}`, '--external-id', externalId));
   await h.waitForJourney(journey(externalId), (s) => s.stage === 'NEEDS_ATTENTION');
   return externalId;
 }
@@ -117,11 +118,14 @@ describe('rampflow journey', () => {
 
     const parked = await h.waitForJourney(journey(toRetry), (s) => s.stage === 'NEEDS_ATTENTION');
     await h.control.approveCustomer(parked.customer.id!);
+    await h.control.registerBankAccount({ customerId: parked.customer.id!, currency: 'AUD', bankName: 'Test Bank', accountNo: '555666777', swift: 'TESTAU2S' });
     const corrected = JSON.stringify({ offramp: { ...TEST_OFFRAMP, bankAccount: { accountNo: '555666777' } } });
     const retried = await rampflow('journey', 'retry', toRetry, '--input', corrected);
     expectOk(retried);
     expect(retried.stdout).toBe(`journey ${toRetry} resumed at AWAITING_KYC\n`);
-    await h.waitForJourney(journey(toRetry), (s) => s.waitingFor.includes('555666777'));
+    // The retry asks the service at once, and the corrected bank account is the one the journey finds.
+    const found = await h.waitForJourney(journey(toRetry), (s) => s.offramp?.bankAccountId !== undefined);
+    expect((await h.ramp.bankAccounts.detail({ id: found.offramp!.bankAccountId! })).accountNo).toBe('555666777');
     // Not parked any more: the workflow's validator refuses, and the CLI says why in one line.
     expectFailure(await rampflow('journey', 'retry', toRetry), `retry refused by journey ${toRetry}: nothing to retry: the workflow is not in NEEDS_ATTENTION`);
 

@@ -151,7 +151,8 @@ describe('reading journeys', () => {
 
 describe('operator updates', () => {
   it('retry resumes a parked journey with corrected input; retry when not parked is refused in one line', async () => {
-    const request = signup({ timings: { ...FAST_TIMINGS, kycDeadlineSeconds: 1 } });
+    // Polls an hour apart, so the parked journey does not find the approval by itself before the retry.
+    const request = signup({ timings: { ...FAST_TIMINGS, kycDeadlineSeconds: 1, pollIntervalSeconds: 3600 } });
     const { externalId } = request.customer;
     const handle = await rampflow.startJourney(request);
     const parked = await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
@@ -163,10 +164,12 @@ describe('operator updates', () => {
     await expect(rampflow.retry(externalId, { offRamp: TEST_OFFRAMP } as never)).rejects.toThrow(/^correctedInput: Unrecognized key: "offRamp"/);
 
     await h.control.approveCustomer(parked.customer.id!);
+    await h.control.registerBankAccount({ customerId: parked.customer.id!, currency: 'AUD', bankName: 'Test Bank', accountNo: '111222333', swift: 'TESTAU2S' });
     const corrected = { ...TEST_OFFRAMP, bankAccount: { accountNo: '111222333' } };
     expect(await rampflow.retry(externalId, { offramp: corrected })).toEqual({ resumed: 'AWAITING_KYC' });
-    // The corrected bank account is the one the journey now waits for.
-    await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.waitingFor.includes('111222333'));
+    // The retry asks the service at once, and the corrected bank account is the one the journey finds.
+    const found = await h.waitForJourney(handle, (s) => s.offramp?.bankAccountId !== undefined);
+    expect((await h.ramp.bankAccounts.detail({ id: found.offramp!.bankAccountId! })).accountNo).toBe('111222333');
 
     const refused = await rampflow.retry(externalId).catch((caught: unknown) => caught);
     expect(refused).toBeInstanceOf(RampflowUpdateRefusedError);

@@ -2,7 +2,12 @@
 // the Temporal Go SDK, by workflow type name and task queue, with the journey's JSON input (see
 // contract/rampflow.contract.json), then reads the journey's state with the journeyState query.
 //
-//	go run . -address 127.0.0.1:7233 -task-queue rampflow -input '{"customer":{...}}' -wait-stage AWAITING_KYC
+//	go run . -address 127.0.0.1:7233 -task-queue rampflow -input '{"customer":{...}}' -wait-stage AWAITING_KYC \
+//	  -codec-endpoint http://127.0.0.1:8234 -codec-auth "Bearer $CODEC_SERVER_TOKEN"
+//
+// rampflow's workers encrypt every payload (README, "Customer data in Temporal"); a backend in another
+// language reads them through rampflow's codec server, with its SDK's remote payload codec. (The
+// workers also read plain input, so starting a journey needs no codec; reading its state does.)
 //
 // It prints the last state it read as JSON and exits 0 once the journey is at -wait-stage (or at once
 // when none is given); 1 with the reason otherwise.
@@ -14,11 +19,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 )
 
 // The parts of the contract this program relies on (contract/rampflow.contract.json).
@@ -36,9 +43,11 @@ func main() {
 	input := flag.String("input", "", "the journey's start input as JSON")
 	waitStage := flag.String("wait-stage", "", "query until the journey reports this stage")
 	timeout := flag.Duration("timeout", 60*time.Second, "how long to wait for -wait-stage")
+	codecEndpoint := flag.String("codec-endpoint", "", "rampflow's codec server, e.g. http://127.0.0.1:8234")
+	codecAuth := flag.String("codec-auth", "", "the Authorization header for the codec server, e.g. \"Bearer <token>\"")
 	flag.Parse()
 
-	state, err := run(*address, *namespace, *taskQueue, *input, *waitStage, *timeout)
+	state, err := run(*address, *namespace, *taskQueue, *input, *waitStage, *timeout, dataConverter(*codecEndpoint, *codecAuth))
 	if state != nil {
 		out, _ := json.MarshalIndent(state, "", "  ")
 		fmt.Println(string(out))
@@ -49,7 +58,22 @@ func main() {
 	}
 }
 
-func run(address, namespace, taskQueue, input, waitStage string, timeout time.Duration) (map[string]any, error) {
+// dataConverter encodes and decodes payloads through the codec server, when one is given.
+func dataConverter(endpoint, authorization string) converter.DataConverter {
+	if endpoint == "" {
+		return converter.GetDefaultDataConverter()
+	}
+	codec := converter.NewRemotePayloadCodec(converter.RemotePayloadCodecOptions{
+		Endpoint: endpoint,
+		ModifyRequest: func(request *http.Request) error {
+			request.Header.Set("Authorization", authorization)
+			return nil
+		},
+	})
+	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), codec)
+}
+
+func run(address, namespace, taskQueue, input, waitStage string, timeout time.Duration, dataConverter converter.DataConverter) (map[string]any, error) {
 	var request map[string]any
 	if err := json.Unmarshal([]byte(input), &request); err != nil {
 		return nil, fmt.Errorf("-input is not a JSON object: %w", err)
@@ -60,7 +84,7 @@ func run(address, namespace, taskQueue, input, waitStage string, timeout time.Du
 		return nil, errors.New("-input needs customer.externalId: the journey's workflow ID is customer/<externalId>")
 	}
 
-	c, err := client.Dial(client.Options{HostPort: address, Namespace: namespace})
+	c, err := client.Dial(client.Options{HostPort: address, Namespace: namespace, DataConverter: dataConverter})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to Temporal at %s: %w", address, err)
 	}

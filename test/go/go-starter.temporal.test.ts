@@ -7,17 +7,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EncryptionCodec } from '../../codec';
+import { buildCodecServer } from '../../codec/codec-server';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { journeyStateQuery } from '../../workflows/messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { PROJECT_ROOT, run } from '../support/run';
-import { temporalAddress } from '../support/temporal';
+import { temporalAddress, testPayloadKeys } from '../support/temporal';
 
 const SOURCE_DIR = join(PROJECT_ROOT, 'test', 'go-starter');
 const buildDir = mkdtempSync(join(tmpdir(), 'rampflow-go-starter-'));
 const binary = join(buildDir, 'go-starter');
 let h: JourneyHarness;
+/** rampflow's codec server, through which the Go program reads the (encrypted) query answers. */
+let codecServer: FastifyInstance;
+const CODEC_TOKEN = 'go-starter-codec-token-0123456789';
 
 beforeAll(async () => {
   const started = performance.now();
@@ -26,9 +34,12 @@ beforeAll(async () => {
   expect(build.code, `go build failed:\n${build.stderr}`).toBe(0);
   process.stdout.write(`[go-starter] built in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   h = await startJourneyHarness();
+  codecServer = await buildCodecServer({ codec: new EncryptionCodec(testPayloadKeys()), token: CODEC_TOKEN, corsOrigins: [], logger: pino({ level: 'silent' }) });
+  await codecServer.listen({ host: '127.0.0.1', port: 0 });
 }, 960_000);
 
 afterAll(async () => {
+  await codecServer?.close();
   await h?.close();
   rmSync(buildDir, { recursive: true, force: true });
 });
@@ -37,7 +48,12 @@ describe('a journey started from Go with the Temporal Go SDK', () => {
   it('runs from JSON input to the KYC wait, and the Go program reads its state by query', async () => {
     const externalId = `go-${Date.now()}`;
     const input = { customer: { externalId, realName: 'Grace Hopper', email: 'grace@example.com' } };
-    const result = await run(binary, ['-address', temporalAddress(), '-task-queue', h.taskQueue, '-input', JSON.stringify(input), '-wait-stage', 'AWAITING_KYC', '-timeout', '90s'], { timeoutMs: 120_000 });
+    const codecEndpoint = `http://127.0.0.1:${(codecServer.server.address() as AddressInfo).port}`;
+    const result = await run(
+      binary,
+      ['-address', temporalAddress(), '-task-queue', h.taskQueue, '-input', JSON.stringify(input), '-wait-stage', 'AWAITING_KYC', '-timeout', '90s', '-codec-endpoint', codecEndpoint, '-codec-auth', `Bearer ${CODEC_TOKEN}`],
+      { timeoutMs: 120_000 },
+    );
     expect(result.code, result.stderr).toBe(0);
 
     const state = JSON.parse(result.stdout) as { externalId: string; stage: string; customer: { id?: string } };

@@ -22,9 +22,18 @@ export function readableText(value: unknown): string {
 /** The raw text of every history in the client's namespace matching a visibility query (all of them by default). */
 export async function rawHistoriesText(client: Client, query?: string): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
-  for await (const execution of client.workflow.list(query ? { query } : {})) {
-    const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-    texts.set(`${execution.workflowId}/${execution.runId}`, readableText(history));
-  }
+  // The raw listing: the SDK's list() would try to decode each workflow's (encrypted) memo.
+  const { namespace } = client.options;
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.listWorkflowExecutions({ namespace, query: query ?? '', pageSize: 100, ...(nextPageToken ? { nextPageToken } : {}) });
+    for (const execution of page.executions) {
+      const workflowId = execution.execution?.workflowId ?? '';
+      const runId = execution.execution?.runId ?? '';
+      const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+      texts.set(`${workflowId}/${runId}`, readableText(history));
+    }
+    nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
+  } while (nextPageToken);
   return texts;
 }
