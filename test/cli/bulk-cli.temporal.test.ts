@@ -51,7 +51,8 @@ async function visible(query: string, count: number, harness = h): Promise<void>
 }
 
 async function parkedAtKycDeadline(): Promise<JourneyState> {
-  const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 1 } });
+  // Polls an hour apart: a parked journey does not find its late approval by itself before the retry.
+  const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 1, pollIntervalSeconds: 3600 } });
   return h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
 }
 
