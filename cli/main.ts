@@ -16,6 +16,7 @@ import { registerContractCommand } from './contract';
 import { registerPartnerApiCommand } from './partner-api';
 import { registerPayoutCommand } from './payout';
 import { registerCodecServerCommand } from './codec-server';
+import { registerVersionsCommand } from './versions';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerPartnerApiCommand(program);
   registerPayoutCommand(program);
   registerCodecServerCommand(program);
+  registerVersionsCommand(program);
   return program;
 }
 

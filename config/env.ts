@@ -100,6 +100,20 @@ export const PayloadKeysSchema = z.string().transform((text, context): PayloadKe
   return keys;
 });
 
+/**
+ * Worker Deployment Versioning (README, "Changing workflow code"). A versioned worker serves only the
+ * workflows of its own version: PINNED ones that started on it, AUTO_UPGRADE ones once its version is
+ * current. The build ID defaults to a hash of the workflow bundle, so the same code always gets the
+ * same ID and any change a new one.
+ */
+export const DeploymentEnvSchema = z.object({
+  TEMPORAL_DEPLOYMENT_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'letters, digits, . _ - only').default('rampflow'),
+  /** Overrides the bundle hash, e.g. with a release tag; two different bundles must never share one. */
+  TEMPORAL_WORKER_BUILD_ID: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'letters, digits, . _ - only').optional(),
+  /** `false` runs an unversioned worker (tests, or a namespace that does not use versioning yet). */
+  TEMPORAL_WORKER_VERSIONING: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+});
+
 export const PayloadEnvSchema = z.object({
   RAMPFLOW_PAYLOAD_KEYS: PayloadKeysSchema,
 });
@@ -124,9 +138,10 @@ export type TemporalEnv = z.infer<typeof TemporalEnvSchema>;
 export type RampEnv = z.infer<typeof RampEnvSchema>;
 export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
+export type DeploymentEnv = z.infer<typeof DeploymentEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */
-export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema] as const;
+export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema, DeploymentEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

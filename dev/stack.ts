@@ -17,7 +17,10 @@ import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { buildPartnerApi } from '../partner-api/server';
 import { buildWebhookServer, registerWebhooks } from '../webhooks';
+import { setCurrentVersion } from '../client/deployment';
+import { versionString } from '../workers/versioning';
 import { createRampflowWorker } from '../workers/worker';
+import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
 import { localSecrets } from './local-secrets';
@@ -27,6 +30,8 @@ export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' 
 /** The local partner API's documented bearer token (README, "Starting journeys from your backend"); it listens on loopback only. */
 export const DEV_PARTNER_API_TOKEN = 'rampflow-dev-partner-api-token-local-only';
 const TASK_QUEUE = 'rampflow';
+/** TEMPORAL_DEPLOYMENT_NAME's default, so `temporal worker deployment describe --name rampflow` shows the dev worker. */
+const DEV_DEPLOYMENT_NAME = 'rampflow';
 
 export interface StackOptions {
   port: number;
@@ -97,19 +102,32 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     progress(`    sandbox is up at ${sandbox.url}`);
 
     progress(`3/5 worker on task queue ${TASK_QUEUE}`);
+    const connection = await Connection.connect({ address: temporal.address });
+    stoppers.push(() => connection.close());
+    // Versioned like production, and made current at once: in development every start is a deploy.
+    const bundle = await resolveWorkflowBundle({ production: false });
+    const deploymentVersion = { deploymentName: DEV_DEPLOYMENT_NAME, buildId: bundle.buildId };
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
-    const worker: Worker = await createRampflowWorker({ connection: workerConnection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, ramp, dataConverter, shutdownGraceTime: '5 seconds' });
+    const worker: Worker = await createRampflowWorker({
+      connection: workerConnection,
+      namespace: temporal.namespace,
+      taskQueue: TASK_QUEUE,
+      ramp,
+      dataConverter,
+      shutdownGraceTime: '5 seconds',
+      workflowBundle: { codePath: bundle.codePath },
+      deploymentVersion,
+    });
     const running = worker.run();
     stoppers.push(async () => {
       worker.shutdown();
       await running;
       await workerConnection.close();
     });
-    progress('    worker is polling');
+    await setCurrentVersion(new Client({ connection, namespace: temporal.namespace }), deploymentVersion);
+    progress(`    worker is polling as version ${versionString(deploymentVersion)} (current; workflows ${bundle.origin})`);
 
     progress(`4/5 webhook receiver on 127.0.0.1:${options.webhookPort}, registered with the sandbox`);
-    const connection = await Connection.connect({ address: temporal.address });
-    stoppers.push(() => connection.close());
     const token = randomBytes(24).toString('hex');
     const { app } = buildWebhookServer({
       token,

@@ -5,16 +5,20 @@
  */
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { rampflowDataConverter } from '../codec';
-import { parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
+import { DeploymentEnvSchema, parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
-import { buildWorkflowBundleInChild } from './workflow-bundle';
+import { resolveWorkflowBundle } from './workflow-bundle';
+import { versionString } from './versioning';
 import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // One parse of every section, so a bad environment is reported whole, one line per variable.
-  const config = parseEnv(TemporalEnvSchema.extend(RampEnvSchema.shape).extend(WorkerEnvSchema.shape).extend(PayloadEnvSchema.shape), env);
+  const config = parseEnv(
+    TemporalEnvSchema.extend(RampEnvSchema.shape).extend(WorkerEnvSchema.shape).extend(DeploymentEnvSchema.shape).extend(PayloadEnvSchema.shape),
+    env,
+  );
   const logger = createLogger('rampflow-worker', config.LOG_LEVEL);
 
   Runtime.install({
@@ -33,14 +37,19 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   });
   const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
   try {
-    const workflowBundle = { codePath: await buildWorkflowBundleInChild() };
+    const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
+    if (bundle.origin !== 'prebuilt') logger.warn({ reason: bundle.origin }, 'bundled the workflows at start (development only; `npm run build` prebuilds them)');
+    const deploymentVersion = config.TEMPORAL_WORKER_VERSIONING
+      ? { deploymentName: config.TEMPORAL_DEPLOYMENT_NAME, buildId: config.TEMPORAL_WORKER_BUILD_ID ?? bundle.buildId }
+      : undefined;
     const worker = await createRampflowWorker({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       ramp,
       dataConverter: rampflowDataConverter(config.RAMPFLOW_PAYLOAD_KEYS),
-      workflowBundle,
+      workflowBundle: { codePath: bundle.codePath },
+      ...(deploymentVersion ? { deploymentVersion } : {}),
       ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
       depositTimings: {
         ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS } : {}),
@@ -53,6 +62,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         rampBaseUrl: config.RAMP_BASE_URL,
+        deployment: deploymentVersion ? versionString(deploymentVersion) : 'unversioned',
+        bundleBuildId: bundle.buildId,
         metrics: config.WORKER_METRICS_PORT ? `http://0.0.0.0:${config.WORKER_METRICS_PORT}/metrics` : 'off',
       },
       'worker started',

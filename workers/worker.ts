@@ -3,7 +3,7 @@
  * activities bound to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
  */
 import { join } from 'node:path';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { attachmentStoreFromEnv, type AttachmentStore } from '../attachments';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
@@ -13,6 +13,7 @@ import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from '../
 import { ServiceHealth } from '../activities/service-health';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
+import { workerDeploymentOptions } from './versioning';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
 
@@ -41,6 +42,8 @@ export interface RampflowWorkerOptions {
   depositTimings?: Partial<DepositTimings>;
   /** Where the worker reports an outage of the service (a new monitor on the SDK's logger and meter by default). */
   serviceHealth?: ServiceHealth;
+  /** The Worker Deployment version this worker joins (workers/versioning.ts); unversioned when undefined. */
+  deploymentVersion?: WorkerDeploymentVersion;
 }
 
 export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
@@ -66,6 +69,7 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.deploymentVersion ? { workerDeploymentOptions: workerDeploymentOptions(options.deploymentVersion) } : {}),
   });
 }
 

@@ -1,17 +1,69 @@
 /**
- * The workflow bundle, built in a child process. Bundling runs webpack, which leaves a worker process
- * well over 100 MiB heavier for its whole life if it bundles for itself; a short-lived child does the
- * work and the worker only loads the result (about 2 MB of code).
+ * The workflow bundle: prebuilt by `npm run build` (dist/workflow-bundle.js), or built at start in a
+ * child process where no prebuilt one fits (development only). Bundling runs webpack, which leaves a
+ * worker process well over 100 MiB heavier for its whole life if it bundles for itself; a short-lived
+ * child does the work and the worker only loads the result (about 2 MB of code).
  *
  * Run directly (`tsx workers/workflow-bundle.ts <out.js>`), it writes the bundle of workflows/index.ts.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_BUNDLE_PATHS } from './worker';
+import { buildIdOfBundle } from './versioning';
+import { WORKFLOW_BUNDLE_PATHS, WORKFLOWS_PATH } from './worker';
+
+/** Compiled (dist/workers/*.js) or run from source through tsx (workers/*.ts). */
+const RUNNING_FROM_BUILD = __filename.endsWith('.js');
+
+/** Where `npm run build` writes the bundle: dist/workflow-bundle.js, from either layout. */
+export const PREBUILT_BUNDLE_PATH = RUNNING_FROM_BUILD ? join(__dirname, '..', 'workflow-bundle.js') : join(__dirname, '..', 'dist', 'workflow-bundle.js');
+
+export interface ResolvedWorkflowBundle {
+  codePath: string;
+  /** A hash of the bundle's bytes (workers/versioning.ts). */
+  buildId: string;
+  /** Why this bundle: `prebuilt`, or the reason the worker bundled the sources itself. */
+  origin: 'prebuilt' | 'bundled: no prebuilt bundle' | 'bundled: the prebuilt bundle is older than workflows/';
+}
+
+/**
+ * The bundle a worker runs. The prebuilt one when there is one; in production (NODE_ENV=production)
+ * there must be, so what was tested is what runs. Run from source, a prebuilt bundle older than any
+ * file of workflows/ is stale (a developer changed a workflow since `npm run build`), so the sources
+ * are bundled instead.
+ */
+export async function resolveWorkflowBundle(options: { production: boolean; prebuiltPath?: string }): Promise<ResolvedWorkflowBundle> {
+  const prebuiltPath = options.prebuiltPath ?? PREBUILT_BUNDLE_PATH;
+  const prebuilt = modifiedAt(prebuiltPath);
+  if (prebuilt === undefined && options.production) {
+    throw new Error(`no prebuilt workflow bundle at ${prebuiltPath}: run \`npm run build\` (production workers never bundle at start)`);
+  }
+  if (prebuilt !== undefined && (RUNNING_FROM_BUILD || options.production || prebuilt >= newestWorkflowSource())) {
+    return { codePath: prebuiltPath, buildId: buildIdOfBundle(readFileSync(prebuiltPath)), origin: 'prebuilt' };
+  }
+  const codePath = await buildWorkflowBundleInChild();
+  return {
+    codePath,
+    buildId: buildIdOfBundle(readFileSync(codePath)),
+    origin: prebuilt === undefined ? 'bundled: no prebuilt bundle' : 'bundled: the prebuilt bundle is older than workflows/',
+  };
+}
+
+function modifiedAt(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function newestWorkflowSource(): number {
+  const folder = join(WORKFLOWS_PATH, '..');
+  return Math.max(...readdirSync(folder).map((file) => statSync(join(folder, file)).mtimeMs));
+}
 
 const TSX_CLI = require.resolve('tsx/cli');
 
@@ -27,7 +79,8 @@ export async function buildWorkflowBundleInChild(): Promise<string> {
   return codePath;
 }
 
-async function writeBundle(outPath: string): Promise<void> {
+/** Bundles workflows/index.ts (with the failure converter) into one file. */
+export async function writeWorkflowBundle(outPath: string): Promise<void> {
   const quiet = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
   const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, logger: quiet });
   writeFileSync(outPath, code);
@@ -36,7 +89,7 @@ async function writeBundle(outPath: string): Promise<void> {
 if (require.main === module) {
   const outPath = process.argv[2];
   if (!outPath) throw new Error('usage: workflow-bundle.ts <out.js>');
-  writeBundle(outPath).catch((error: unknown) => {
+  writeWorkflowBundle(outPath).catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
   });

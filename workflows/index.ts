@@ -1,4 +1,6 @@
 /** Every workflow the rampflow worker runs (the worker bundles this file). */
+import './versioning-behaviours';
+
 export { customerJourney } from './journey';
 export { depositLifecycle } from './deposit';
 export { payout } from './payout';

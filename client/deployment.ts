@@ -1,0 +1,125 @@
+/**
+ * The operator's view of a Worker Deployment (README, "Changing workflow code"): which version is
+ * current or ramping, and how many workflows of each type still run on each version, so an old
+ * version's workers are retired only once nothing runs on it. Also the one call that makes a version
+ * current, which the dev stack and the tests use (production does it by hand, with the CLI).
+ */
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type * as workflows from '../workflows';
+
+/** Every workflow type the rampflow worker runs; the type check below fails when one is added and not listed. */
+export const WORKFLOW_TYPES = ['customerJourney', 'depositLifecycle', 'rampEvent', 'reconcileWithService', 'payout'] as const;
+type Unlisted = Exclude<keyof typeof workflows, (typeof WORKFLOW_TYPES)[number]>;
+const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyTypeListed;
+
+export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[number];
+
+export type VersionStatus = 'CURRENT' | 'RAMPING' | 'DRAINING' | 'DRAINED' | 'INACTIVE' | 'CREATED' | 'UNSPECIFIED';
+
+export interface DeploymentVersionReport {
+  buildId: string;
+  status: VersionStatus;
+  /** When the server first saw a worker of this version (ISO 8601). */
+  createdAt?: string;
+  /** Running workflows whose last workflow task ran on this version, by type (types with none left out). */
+  running: Partial<Record<WorkflowTypeName, number>>;
+  /**
+   * How many of them are PINNED to this version. An old version's workers can be retired once this is
+   * 0 (the server then says DRAINED): AUTO_UPGRADE journeys counted in `running` move to the current
+   * version at their next workflow task, whichever worker ran their last one.
+   */
+  pinned: number;
+}
+
+export interface DeploymentReport {
+  deploymentName: string;
+  current?: string;
+  ramping?: { buildId: string; percentage: number };
+  versions: DeploymentVersionReport[];
+}
+
+// Build IDs and deployment names go into visibility queries: only characters that need no quoting.
+const SAFE_NAME = /^[A-Za-z0-9._-]+$/;
+
+function safe(what: string, value: string): string {
+  if (!SAFE_NAME.test(value)) throw new Error(`${what} '${value}' has characters rampflow does not put in a visibility query`);
+  return value;
+}
+
+const { WorkerDeploymentVersionStatus } = temporal.api.enums.v1;
+const GRPC_NOT_FOUND = 5;
+const GRPC_FAILED_PRECONDITION = 9;
+
+function statusName(status: temporal.api.enums.v1.WorkerDeploymentVersionStatus | null | undefined): VersionStatus {
+  const name = WorkerDeploymentVersionStatus[status ?? 0] ?? 'WORKER_DEPLOYMENT_VERSION_STATUS_UNSPECIFIED';
+  return name.replace('WORKER_DEPLOYMENT_VERSION_STATUS_', '') as VersionStatus;
+}
+
+function isoOf(timestamp: { seconds?: { toString(): string } | number | null } | null | undefined): string | undefined {
+  if (!timestamp?.seconds) return undefined;
+  return new Date(Number(timestamp.seconds.toString()) * 1000).toISOString();
+}
+
+/**
+ * The deployment's versions, newest first, with what still runs on each. Counts come from visibility
+ * (`TemporalWorkerDeploymentVersion`, which the server sets to `<deployment>:<buildId>` at every
+ * completed workflow task), so they lag the truth by a second or so; one count per version and type.
+ */
+export async function describeDeployment(client: Client, deploymentName: string): Promise<DeploymentReport> {
+  const { workerDeploymentInfo: info } = await client.workflowService
+    .describeWorkerDeployment({ namespace: client.options.namespace, deploymentName: safe('deployment name', deploymentName) })
+    .catch((error: unknown) => {
+      if ((error as { code?: number }).code !== GRPC_NOT_FOUND) throw error;
+      throw new Error(`no worker deployment '${deploymentName}' in namespace ${client.options.namespace}: no versioned worker of it has polled yet`, { cause: error });
+    });
+  const routing = info?.routingConfig;
+  const versions: DeploymentVersionReport[] = [];
+  for (const summary of info?.versionSummaries ?? []) {
+    const buildId = summary.deploymentVersion?.buildId;
+    if (!buildId) continue;
+    const runningOnVersion = `TemporalWorkerDeploymentVersion = '${deploymentName}:${safe('build ID', buildId)}' AND ExecutionStatus = 'Running'`;
+    const running: DeploymentVersionReport['running'] = {};
+    for (const type of WORKFLOW_TYPES) {
+      const { count } = await client.workflow.count(`${runningOnVersion} AND WorkflowType = '${type}'`);
+      if (count > 0) running[type] = count;
+    }
+    const { count: pinned } = await client.workflow.count(`${runningOnVersion} AND TemporalWorkflowVersioningBehavior = 'Pinned'`);
+    const createdAt = isoOf(summary.createTime);
+    versions.push({ buildId, status: statusName(summary.status), ...(createdAt ? { createdAt } : {}), running, pinned });
+  }
+  versions.sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
+  const current = routing?.currentDeploymentVersion?.buildId;
+  const ramping = routing?.rampingDeploymentVersion?.buildId;
+  return {
+    deploymentName,
+    ...(current ? { current } : {}),
+    ...(ramping ? { ramping: { buildId: ramping, percentage: routing?.rampingVersionPercentage ?? 0 } } : {}),
+    versions,
+  };
+}
+
+/**
+ * Makes a version current: new workflows start on it, AUTO_UPGRADE ones move to it. The server refuses
+ * while no worker of that version has polled yet, so this waits for one (up to `timeoutMs`).
+ */
+export async function setCurrentVersion(client: Client, version: { deploymentName: string; buildId: string }, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await client.workflowService.setWorkerDeploymentCurrentVersion({
+        namespace: client.options.namespace,
+        deploymentName: version.deploymentName,
+        buildId: version.buildId,
+        identity: client.options.identity ?? 'rampflow',
+      });
+      return;
+    } catch (error) {
+      // NOT_FOUND (the deployment or version is not known yet) or FAILED_PRECONDITION (no pollers yet).
+      const code = (error as { code?: number }).code;
+      if ((code !== GRPC_NOT_FOUND && code !== GRPC_FAILED_PRECONDITION) || Date.now() > deadline) throw error;
+      await new Promise((wake) => setTimeout(wake, 250));
+    }
+  }
+}

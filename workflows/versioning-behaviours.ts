@@ -1,0 +1,23 @@
+/**
+ * Which code each workflow runs on when a new worker version becomes current (README, "Changing
+ * workflow code"). Stated here for every type, so adding a workflow means deciding.
+ *
+ * - PINNED: the run finishes on the worker version it started on. For workflows that end within days
+ *   (a deposit, a webhook's routing, a reconciliation pass, a payout): the old version's workers stay
+ *   up until these drain (`rampflow versions`), and their code never needs to replay a new shape.
+ * - AUTO_UPGRADE: the run's next workflow task goes to the current version. For the journey, which
+ *   lives for years and may be parked for months: it moves to new code at once, so every change to its
+ *   shape goes behind `patched('<change-id>')` and the replay corpus proves old histories still replay.
+ */
+import { setWorkflowOptions } from '@temporalio/workflow';
+import { depositLifecycle } from './deposit';
+import { customerJourney } from './journey';
+import { payout } from './payout';
+import { rampEvent } from './ramp-event';
+import { reconcileWithService } from './reconcile';
+
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, customerJourney);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, depositLifecycle);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, rampEvent);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, reconcileWithService);
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, payout);
