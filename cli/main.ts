@@ -54,3 +54,6 @@ export async function runCli(argv: string[]): Promise<void> {
     process.exitCode = 1;
   }
 }
+
+// The built image runs this file itself (`node dist/cli/main.js`, see the Dockerfile).
+if (require.main === module) void runCli(process.argv);

@@ -1,26 +1,38 @@
 /**
- * The second half of `npm run build` (after `tsc -p tsconfig.build.json` compiled the sources to
- * dist/): copies the plain JavaScript the compiled code loads at run time, and writes the workflow
- * bundle the worker runs (dist/workflow-bundle.js). Prints the bundle's build ID, the version a
- * worker of this build joins (README, "Changing workflow code").
+ * `npm run build`: the code every rampflow process runs in production, built once. Compiles the
+ * sources to CommonJS (tsconfig.build.json) in dist/, copies the plain JavaScript the compiled code
+ * loads by path, and writes the workflow bundle the worker runs (dist/workflow-bundle.js). Prints the
+ * bundle's build ID: the Worker Deployment version a worker of this build joins (README, "Changing
+ * workflow code"). `--out-dir <dir>` builds elsewhere (the build test does, to leave dist/ alone).
  */
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { buildIdOfBundle } from '../workers/versioning';
-import { PREBUILT_BUNDLE_PATH, writeWorkflowBundle } from '../workers/workflow-bundle';
+import { writeWorkflowBundle } from '../workers/workflow-bundle';
 
 const PROJECT_ROOT = resolve(__dirname, '..');
+const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** Files tsc does not emit because they are JavaScript already; loaded by path, so they must sit beside the compiled code. */
 const PLAIN_JAVASCRIPT = ['codec/failure-converter.js'];
 
 async function main(): Promise<void> {
+  const flag = process.argv.indexOf('--out-dir');
+  const outDir = resolve(flag >= 0 && process.argv[flag + 1] ? process.argv[flag + 1]! : join(PROJECT_ROOT, 'dist'));
+  rmSync(outDir, { recursive: true, force: true });
+  await promisify(execFile)(process.execPath, [TSC, '-p', join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', outDir], { cwd: PROJECT_ROOT }).catch((error: unknown) => {
+    throw new Error(`tsc failed:\n${(error as { stdout?: string }).stdout ?? String(error)}`);
+  });
   for (const file of PLAIN_JAVASCRIPT) {
-    const target = join(PROJECT_ROOT, 'dist', file);
+    const target = join(outDir, file);
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(join(PROJECT_ROOT, file), target);
   }
-  await writeWorkflowBundle(PREBUILT_BUNDLE_PATH);
-  process.stdout.write(`[build] dist/ and dist/workflow-bundle.js (build ID ${buildIdOfBundle(readFileSync(PREBUILT_BUNDLE_PATH))})\n`);
+  // The compiled worker looks for the bundle here (workers/workflow-bundle.ts, PREBUILT_BUNDLE_PATH).
+  const bundlePath = join(outDir, 'workflow-bundle.js');
+  await writeWorkflowBundle(bundlePath);
+  process.stdout.write(`[build] ${outDir} with its workflow bundle (build ID ${buildIdOfBundle(readFileSync(bundlePath))})\n`);
 }
 
 main().catch((error: unknown) => {

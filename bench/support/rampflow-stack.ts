@@ -79,7 +79,8 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
 
     let worker: BenchChild | undefined;
     if (options.worker !== false) {
-      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0' } });
+      // Unversioned: a benchmark's worker is the only one, and nobody would make its version current.
+      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false' } });
       worker = started;
       stoppers.push(() => started.stop());
     }

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
@@ -40,15 +41,19 @@ export interface JourneyHarness extends TestSandbox {
   close(): Promise<void>;
 }
 
-export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs'> {
+export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs' | 'deploymentVersion'> {
   /** The timings of the deposit workflows the worker starts (FAST_DEPOSIT_TIMINGS unless given). */
   depositTimings?: DepositTimings;
+  /** The workflow bundle the worker runs (the run's bundle of the current code unless given). */
+  workflowBundlePath?: string;
+  /** The client's and the worker's data converter (the run's encrypting one unless given). */
+  dataConverter?: DataConverter;
 }
 
 export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}, options: HarnessOptions = {}): Promise<JourneyHarness> {
   // The AUD whitelist registers a second after approval instead of the sandbox's 10 s.
   const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions });
-  const { client, close: closeClient } = await connectClient();
+  const { client, close: closeClient } = await connectClient(options.dataConverter);
   const taskQueue = uniqueTaskQueue('journey');
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
@@ -58,15 +63,16 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
     taskQueue,
     async startWorker() {
       const connection = await connectWorker();
+      const { workflowBundlePath, dataConverter, ...workerOptions } = options;
       const worker = await createRampflowWorker({
         connection,
         namespace: 'default',
         taskQueue,
         ramp: sandbox.ramp,
-        dataConverter: dataConverterFromEnv(),
-        workflowBundle: { codePath: inject('workflowBundlePath') },
+        dataConverter: dataConverter ?? dataConverterFromEnv(),
+        workflowBundle: { codePath: workflowBundlePath ?? inject('workflowBundlePath') },
         shutdownGraceTime: '2 seconds',
-        ...options,
+        ...workerOptions,
         depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
       });
       running = { worker, connection, done: worker.run() };

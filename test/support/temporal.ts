@@ -1,6 +1,7 @@
 /** Connections to the run's shared Temporal dev server, for tests in the `temporal` project. */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv, payloadKeysFromEnv } from '../../codec';
@@ -10,9 +11,10 @@ export function temporalAddress(): string {
   return inject('temporalAddress');
 }
 
-export async function connectClient(): Promise<{ client: Client; close: () => Promise<void> }> {
+/** A client of the shared server; it encrypts with the run's keys unless given another data converter. */
+export async function connectClient(dataConverter: DataConverter = dataConverterFromEnv()): Promise<{ client: Client; close: () => Promise<void> }> {
   const connection = await Connection.connect({ address: temporalAddress() });
-  return { client: new Client({ connection, dataConverter: dataConverterFromEnv() }), close: () => connection.close() };
+  return { client: new Client({ connection, dataConverter }), close: () => connection.close() };
 }
 
 export function connectWorker(): Promise<NativeConnection> {

@@ -68,6 +68,8 @@ describe('rampflow worker', () => {
       RAMP_API_KEY: TEST_PARTNER.apiKey,
       RAMP_API_SECRET: TEST_PARTNER.apiSecret,
       WORKER_METRICS_PORT: String(metricsPort),
+      // Unversioned: this test is about the process; the versioned worker has its own (upgrade.temporal.test.ts).
+      TEMPORAL_WORKER_VERSIONING: 'false',
       LOG_LEVEL: 'info',
     };
     const first = startWorkerProcess(env);

@@ -42,6 +42,8 @@ export function startWorkerProcess(options: {
       RAMP_API_KEY: credentials.apiKey,
       RAMP_API_SECRET: credentials.apiSecret,
       WORKER_METRICS_PORT: '0',
+      // Versioning is not what these cases break (test/workers/upgrade.temporal.test.ts is where it is tested).
+      TEMPORAL_WORKER_VERSIONING: 'false',
       DEPOSIT_POLL_INTERVAL_SECONDS: String(FAST_DEPOSIT_TIMINGS.pollIntervalSeconds),
       DEPOSIT_STEP_DEADLINE_SECONDS: String(FAST_DEPOSIT_TIMINGS.stepDeadlineSeconds),
       // info: the start line tells when polling begins.

@@ -1,0 +1,183 @@
+/**
+ * A deploy while journeys and deposits run, on the real dev server: build A is the previous release's
+ * workflow bundle (test/fixtures/releases/), build B the current code. Everything starts on A while A
+ * is current; B's worker joins beside A's and becomes current mid-flight. Then the PINNED deposit that
+ * started on A finishes on A, a new deposit starts on B, the AUTO_UPGRADE journeys carry on on B, and
+ * everything completes: nothing failed, nothing left running, A has nothing pinned to it any more.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dataConverterFromEnv } from '../../codec';
+import { describeDeployment, setCurrentVersion } from '../../client/deployment';
+import { buildIdOfBundle } from '../../workers/versioning';
+import { createRampflowWorker, WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
+import { shownDeposit } from '../../workflows/deposit-board';
+import { depositWorkflowId } from '../../workflows/ids';
+import { closeCustomerUpdate, type JourneyState } from '../../workflows/messages';
+import { FAST_DEPOSIT_TIMINGS, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import { latestReleaseBundle } from '../support/releases';
+import { runRampflow } from '../support/run';
+import { connectWorker, temporalAddress } from '../support/temporal';
+
+const QUIET_BUNDLER = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
+
+/**
+ * Build B: the run's bundle of the current code, or, when the current code is still exactly the last
+ * release (right after recording it), the same workflows entered through another module, so the
+ * bundle's hash, and with it the build ID, differs while the code does not.
+ */
+async function currentBuild(releasedBuildId: string): Promise<{ codePath: string; buildId: string }> {
+  const codePath = inject('workflowBundlePath');
+  const buildId = buildIdOfBundle(readFileSync(codePath));
+  if (buildId !== releasedBuildId) return { codePath, buildId };
+  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'next-release.ts'), logger: QUIET_BUNDLER });
+  const nextPath = join(mkdtempSync(join(tmpdir(), 'rampflow-next-')), 'workflow-bundle.js');
+  writeFileSync(nextPath, code);
+  return { codePath: nextPath, buildId: buildIdOfBundle(code) };
+}
+
+/** The build IDs of the workers that completed the workflow's tasks, in order, repeats folded. */
+async function taskBuildIds(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  const ids: string[] = [];
+  for (const event of history.events ?? []) {
+    const buildId = event.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId;
+    if (buildId && ids.at(-1) !== buildId) ids.push(buildId);
+  }
+  return ids;
+}
+
+async function versioningOf(handle: WorkflowHandle): Promise<{ behavior?: string | null; buildId?: string | null }> {
+  const info = (await handle.describe()).raw.workflowExecutionInfo?.versioningInfo;
+  return { behavior: info?.behavior == null ? null : String(info.behavior), buildId: info?.deploymentVersion?.buildId ?? null };
+}
+
+const PINNED = '1'; // temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
+const AUTO_UPGRADE = '2';
+
+let h: JourneyHarness;
+let workerB: { worker: Worker; done: Promise<void>; close: () => Promise<void> } | undefined;
+const deploymentName = `upgrade-${randomUUID().slice(0, 8)}`;
+let buildA: { release: string; codePath: string; buildId: string };
+let buildB: { codePath: string; buildId: string };
+
+beforeAll(async () => {
+  const released = latestReleaseBundle();
+  buildA = { release: released.release, codePath: released.codePath, buildId: buildIdOfBundle(released.code) };
+  buildB = await currentBuild(buildA.buildId);
+  h = await startJourneyHarness({ audWhitelistDelaySeconds: 1 }, { workflowBundlePath: buildA.codePath, deploymentVersion: { deploymentName, buildId: buildA.buildId } });
+  await setCurrentVersion(h.client, { deploymentName, buildId: buildA.buildId });
+}, 180_000);
+
+afterAll(async () => {
+  if (workerB) {
+    workerB.worker.shutdown();
+    await workerB.done;
+    await workerB.close();
+  }
+  await h?.close();
+});
+
+const stageOf = (state: JourneyState, depositId: string) => shownDeposit(state.deposits, depositId)?.stage;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((wake) => setTimeout(wake, 250));
+  }
+}
+
+describe('deploying new workflow code while journeys and deposits run', () => {
+  it('finishes pinned deposits on the old build, starts new ones on the new build and moves journeys to it', async () => {
+    expect(buildB.buildId).not.toBe(buildA.buildId);
+
+    // On A: an ACTIVE journey with a deposit waiting for the service, and a journey waiting for KYC.
+    const active = await startActiveJourney(h);
+    const waiting = await h.startJourney({ offramp: TEST_OFFRAMP });
+    const kyc = await h.waitForJourney(waiting, (s) => s.stage === 'AWAITING_KYC');
+    const first = await h.control.simulateFiatDeposit({ virtualAccountId: active.virtualAccountId, amount: '40.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
+    await h.waitForJourney(active.handle, (s) => stageOf(s, first.id) === 'RECEIVED');
+    const firstDeposit = h.client.workflow.getHandle(depositWorkflowId(first.id));
+    expect(await versioningOf(firstDeposit)).toEqual({ behavior: PINNED, buildId: buildA.buildId });
+    expect(await versioningOf(active.handle)).toEqual({ behavior: AUTO_UPGRADE, buildId: buildA.buildId });
+
+    // The deploy: B's worker beside A's, then B current.
+    const connection = await connectWorker();
+    const worker = await createRampflowWorker({
+      connection,
+      namespace: 'default',
+      taskQueue: h.taskQueue,
+      ramp: h.ramp,
+      dataConverter: dataConverterFromEnv(),
+      workflowBundle: { codePath: buildB.codePath },
+      shutdownGraceTime: '2 seconds',
+      depositTimings: FAST_DEPOSIT_TIMINGS,
+      deploymentVersion: { deploymentName, buildId: buildB.buildId },
+    });
+    workerB = { worker, done: worker.run(), close: () => connection.close() };
+    await setCurrentVersion(h.client, { deploymentName, buildId: buildB.buildId });
+
+    // The deposit that started on A finishes there.
+    await h.control.confirmDeposit(first.id);
+    const traded = await h.waitForJourney(active.handle, (s) => shownDeposit(s.deposits, first.id)?.tradeId !== undefined);
+    await h.control.settleTrade(shownDeposit(traded.deposits, first.id)!.tradeId!);
+    expect(await firstDeposit.result()).toMatchObject({ stage: 'COMPLETED' });
+    expect(await taskBuildIds(firstDeposit)).toEqual([buildA.buildId]);
+
+    // A deposit found now starts on B.
+    const second = await h.control.simulateFiatDeposit({ virtualAccountId: active.virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
+    await h.waitForJourney(active.handle, (s) => stageOf(s, second.id) === 'RECEIVED');
+    const secondDeposit = h.client.workflow.getHandle(depositWorkflowId(second.id));
+    await h.control.confirmDeposit(second.id);
+    const tradedAgain = await h.waitForJourney(active.handle, (s) => shownDeposit(s.deposits, second.id)?.tradeId !== undefined);
+    await h.control.settleTrade(shownDeposit(tradedAgain.deposits, second.id)!.tradeId!);
+    expect(await secondDeposit.result()).toMatchObject({ stage: 'COMPLETED' });
+    expect(await taskBuildIds(secondDeposit)).toEqual([buildB.buildId]);
+    await h.waitForJourney(active.handle, (s) => stageOf(s, first.id) === 'COMPLETED' && stageOf(s, second.id) === 'COMPLETED');
+
+    // The journey waiting for KYC carries on to ACTIVE, on B.
+    await registerTestExits(h.control, kyc.customer.id!);
+    await h.control.approveCustomer(kyc.customer.id!);
+    const accounts = await h.waitForJourney(waiting, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
+    await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
+    await h.waitForJourney(waiting, (s) => s.stage === 'ACTIVE');
+
+    // Both journeys ran on A, then moved to B and stayed there.
+    for (const journey of [active.handle, waiting]) {
+      expect(await taskBuildIds(journey)).toEqual([buildA.buildId, buildB.buildId]);
+      expect(await versioningOf(journey)).toEqual({ behavior: AUTO_UPGRADE, buildId: buildB.buildId });
+      await journey.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'upgrade test over' }] });
+      expect(await journey.result()).toMatchObject({ stage: 'CLOSED' });
+    }
+
+    // Nothing failed and nothing is left running on the task queue (visibility lags a little).
+    const statuses = await until('every workflow of the test to be listed as completed', async () => {
+      const seen: Record<string, string[]> = {};
+      for await (const execution of h.client.workflow.list({ query: `TaskQueue = '${h.taskQueue}'` })) (seen[execution.status.name] ??= []).push(execution.workflowId);
+      return Object.keys(seen).every((status) => status === 'COMPLETED' || status === 'CONTINUED_AS_NEW') ? seen : undefined;
+    });
+    expect(statuses.COMPLETED!.length).toBeGreaterThanOrEqual(6); // 2 journeys, 2 deposits, 2 reconciliation passes
+
+    // What the operator sees: B current, nothing left pinned to A, so A's workers can go.
+    const report = await until('A to have nothing pinned', async () => {
+      const seen = await describeDeployment(h.client, deploymentName);
+      return seen.versions.find((version) => version.buildId === buildA.buildId)?.pinned === 0 ? seen : undefined;
+    });
+    expect(report.current).toBe(buildB.buildId);
+    expect(report.versions.map((version) => version.buildId).sort()).toEqual([buildA.buildId, buildB.buildId].sort());
+    const printed = await runRampflow(['versions'], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_DEPLOYMENT_NAME: deploymentName } });
+    expect(printed.stderr).toBe('');
+    expect(printed.stdout).toContain(`deployment ${deploymentName}: current ${buildB.buildId}, ramping none`);
+    expect(printed.stdout).toMatch(new RegExp(`${buildA.buildId}\\s+(DRAINING|DRAINED)\\s`));
+  }, 300_000);
+});
