@@ -1,117 +1,74 @@
 /**
- * `npm run histories:record`: records the histories the replay test runs against the current
- * workflow code (test/workflows/replay.test.ts). Run it when a workflow's shape changes on purpose,
- * and commit the new fixtures with the change; an unintended change then fails the replay test.
- *
- * It starts its own dev server and sandbox, runs one journey with an AUD onramp and a USDT offramp
- * through a deposit each way to completion, closes it, and saves the three histories.
+ * `npm run histories:record -- --release <name>`: records a release's replay corpus (README,
+ * "Changing workflow code"). Runs test/histories/record-release.ts on its own dev server and sandbox,
+ * then files what it recorded, refusing to overwrite anything:
+ *   test/fixtures/histories/<release>/*.json          one history per recorded path
+ *   test/fixtures/releases/<release>/workflow-bundle.js.gz   the workflow code they were recorded on
+ *   test/fixtures/replay-corpus.sha256                one line per new file, appended
+ * Run it once per release, from the code that ships, and commit the three together.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { z } from 'zod';
-import { jsonBody, RampClient } from '../ramp';
-import { createSandbox, uniformAutopilotDelays } from '../sandbox';
-import { createRampflowWorker } from '../workers/worker';
-import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
-import { JourneyInputSchema } from '../workflows/journey-input';
-import { closeCustomerUpdate, journeyStateQuery, type JourneyState } from '../workflows/messages';
-import type { customerJourney, reconcileWithService } from '../workflows';
-import { startDevServer } from './dev-server';
-import { freePort } from './ports';
+import { FIXTURES_DIR, HISTORIES_DIR, keptReleaseBundle, manifestLine, MANIFEST_PATH, RELEASE_BUNDLE_FILE, RELEASE_NAME, RELEASES_DIR } from './replay-corpus';
 import { requireTemporalCli } from './temporal-cli';
 
-const FIXTURES = join(resolve(__dirname, '..'), 'test', 'fixtures', 'histories');
-const PARTNER = { apiKey: 'record-key', apiSecret: 'record-secret' };
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
-const SOURCE = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
+const PROJECT_ROOT = resolve(__dirname, '..');
+const VITEST = join(PROJECT_ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 const log = (line: string) => process.stdout.write(`[histories:record] ${line}\n`);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 600; attempt++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((wake) => setTimeout(wake, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+function releaseArgument(): string {
+  const flag = process.argv.indexOf('--release');
+  const release = flag >= 0 ? process.argv[flag + 1] : undefined;
+  if (!release || !RELEASE_NAME.test(release)) throw new Error('usage: npm run histories:record -- --release v<major>.<minor>.<patch>');
+  return release;
+}
+
+function runRecorder(outDir: string, temporalCli: string): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/histories/recorder.vitest.config.ts'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, RAMPFLOW_RECORD_OUT: outDir, TEMPORAL_CLI: temporalCli },
+      stdio: 'inherit',
+    });
+    child.on('error', fail);
+    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`the recorder failed (exit ${code}); nothing was filed`))));
+  });
+}
+
+/** Writes a file that must not exist yet ('wx'): a recorded file is never replaced. */
+function writeNew(path: string, content: string | Buffer): void {
+  writeFileSync(path, content, { flag: 'wx' });
 }
 
 async function main(): Promise<void> {
-  log('starting a dev server, a sandbox on autopilot and a worker');
-  const server = await startDevServer({ port: await freePort(), headless: true });
-  const sandbox = await createSandbox({ partners: [PARTNER], autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: 0 }, audWhitelistDelaySeconds: 1 });
-  const ramp = new RampClient({ baseUrl: sandbox.url, ...PARTNER });
-  const connection = await Connection.connect({ address: server.address });
-  // Recorded without the payload codec: the fixtures hold only test data, and the replay test (and
-  // anyone reading them) needs no key. The codec changes no workflow command, so replay is unaffected.
-  const client = new Client({ connection });
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const taskQueue = 'record-histories';
-  const worker = await createRampflowWorker({ connection: workerConnection, namespace: 'default', taskQueue, ramp, dataConverter: {}, depositTimings: { pollIntervalSeconds: 1 } });
-  const running = worker.run();
-  try {
-    const externalId = 'recorded-user';
-    const handle = await client.workflow.start<typeof customerJourney>('customerJourney', {
-      taskQueue,
-      workflowId: journeyWorkflowId(externalId),
-      args: [
-        JourneyInputSchema.parse({
-          customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
-          onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' }, audSourceAccount: SOURCE },
-          offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: '987654321' } },
-          timings: { pollIntervalSeconds: 1 },
-        }),
-      ],
-    });
-    const state = (accept: (s: JourneyState) => boolean) => until('the journey', async () => {
-      const current = await handle.query(journeyStateQuery);
-      return accept(current) ? current : undefined;
-    });
-    const post = (path: string, body: unknown) => ramp.http.request({ method: 'POST', path, body: jsonBody(body) }, z.looseObject({ id: z.string() }));
-
-    const created = await state((s) => s.customer.id !== undefined);
-    const customerId = created.customer.id!;
-    await post('/sandbox/crypto-address/create', { customerId, currency: 'USDT', network: 'ETH', address: WALLET });
-    await post('/sandbox/bank-account/create', { customerId, currency: 'AUD', bankName: 'Test Bank', accountNo: '987654321', swift: 'TESTAU2S' });
-    const active = await state((s) => s.stage === 'ACTIVE');
-    log('journey ACTIVE; simulating a deposit each way');
-    const fiat = await post('/sandbox/deposit/simulate', { virtualAccountId: active.onramp!.virtualAccount!.id, amount: '100.00', currency: 'AUD', sender: SOURCE });
-    const crypto = await post('/sandbox/deposit/simulate', { depositAddressId: active.offramp!.depositAddress!.id, amount: '50.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000001', network: 'ETH' } });
-    // No webhooks here: one reconciliation pass starts the deposits' workflows, as in production when
-    // no event announced them.
-    await client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: 'recorded-reconcile', args: [{}] });
-    await state((s) => s.deposits.byStage.COMPLETED === 2);
-    await handle.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'recording done' }] });
-    await handle.result();
-
-    mkdirSync(FIXTURES, { recursive: true });
-    const histories: [string, string][] = [
-      ['journey.json', journeyWorkflowId(externalId)],
-      ['deposit-onramp.json', depositWorkflowId(fiat.id)],
-      ['deposit-offramp.json', depositWorkflowId(crypto.id)],
-    ];
-    // The CLI's JSON export is the format the Web UI downloads and historyFromJSON reads.
-    const cli = await requireTemporalCli();
-    for (const [file, workflowId] of histories) {
-      const { stdout } = await promisify(execFile)(cli.path, ['workflow', 'show', '--address', server.address, '--workflow-id', workflowId, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
-      writeFileSync(join(FIXTURES, file), stdout);
-      log(`saved ${workflowId} (${(JSON.parse(stdout) as { events: unknown[] }).events.length} events) to test/fixtures/histories/${file}`);
-    }
-  } finally {
-    worker.shutdown();
-    await running;
-    await workerConnection.close();
-    await connection.close();
-    await ramp.close();
-    await sandbox.close();
-    await server.stop();
+  const release = releaseArgument();
+  const historiesDir = join(HISTORIES_DIR, release);
+  const releaseDir = join(RELEASES_DIR, release);
+  for (const dir of [historiesDir, releaseDir]) {
+    if (existsSync(dir)) throw new Error(`${dir} exists: a release is recorded once, and its files are never replaced`);
   }
+  const cli = await requireTemporalCli();
+  const outDir = mkdtempSync(join(tmpdir(), `rampflow-record-${release}-`));
+  log(`recording ${release} into ${outDir}`);
+  await runRecorder(outDir, cli.path);
+
+  const histories = readdirSync(outDir).filter((file) => file.endsWith('.json')).sort();
+  mkdirSync(historiesDir, { recursive: true });
+  mkdirSync(releaseDir, { recursive: true });
+  const filed: string[] = [];
+  for (const file of histories) {
+    writeNew(join(historiesDir, file), readFileSync(join(outDir, file)));
+    filed.push(`histories/${release}/${file}`);
+  }
+  writeNew(join(releaseDir, RELEASE_BUNDLE_FILE), keptReleaseBundle(readFileSync(join(outDir, 'workflow-bundle.js'))));
+  filed.push(`releases/${release}/${RELEASE_BUNDLE_FILE}`);
+  appendFileSync(MANIFEST_PATH, filed.map(manifestLine).join(''));
+  log(`filed ${histories.length} histories and the release's workflow bundle under ${FIXTURES_DIR}; commit them with replay-corpus.sha256`);
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`[histories:record] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`[histories:record] ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 });

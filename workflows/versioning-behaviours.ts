@@ -9,15 +9,25 @@
  *   lives for years and may be parked for months: it moves to new code at once, so every change to its
  *   shape goes behind `patched('<change-id>')` and the replay corpus proves old histories still replay.
  */
-import { setWorkflowOptions } from '@temporalio/workflow';
+import type { VersioningBehavior, WorkflowDefinitionOptions } from '@temporalio/common';
+import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { depositLifecycle } from './deposit';
 import { customerJourney } from './journey';
 import { payout } from './payout';
 import { rampEvent } from './ramp-event';
 import { reconcileWithService } from './reconcile';
 
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, customerJourney);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, depositLifecycle);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, rampEvent);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, reconcileWithService);
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, payout);
+/**
+ * The behaviour on a versioned worker, nothing on an unversioned one (TEMPORAL_WORKER_VERSIONING=false,
+ * tests, benchmarks): the SDK refuses a workflow task that states a behaviour to a worker outside any
+ * deployment. An unversioned worker has a build ID too, but no deployment name. Asked once per run,
+ * on the worker that runs it.
+ */
+const onVersionedWorkers = (versioningBehavior: VersioningBehavior) => (): WorkflowDefinitionOptions =>
+  workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior } : {};
+
+setWorkflowOptions(onVersionedWorkers('AUTO_UPGRADE'), customerJourney);
+setWorkflowOptions(onVersionedWorkers('PINNED'), depositLifecycle);
+setWorkflowOptions(onVersionedWorkers('PINNED'), rampEvent);
+setWorkflowOptions(onVersionedWorkers('PINNED'), reconcileWithService);
+setWorkflowOptions(onVersionedWorkers('PINNED'), payout);

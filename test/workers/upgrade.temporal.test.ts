@@ -20,7 +20,7 @@ import { shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
 import { closeCustomerUpdate, type JourneyState } from '../../workflows/messages';
 import { FAST_DEPOSIT_TIMINGS, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
-import { latestReleaseBundle } from '../support/releases';
+import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { runRampflow } from '../support/run';
 import { connectWorker, temporalAddress } from '../support/temporal';
 

@@ -1,0 +1,225 @@
+/**
+ * The paths a release's replay corpus records (README, "Changing workflow code"), driven the way the
+ * temporal suites drive them: the journey harness, the sandbox's controls and faults, a webhook
+ * receiver. Not a test of its own: `npm run histories:record -- --release <name>` (dev/record-histories.ts)
+ * runs it with recorder.vitest.config.ts and files what it writes to RAMPFLOW_RECORD_OUT.
+ *
+ * Recorded without the payload codec (the harness takes a plain data converter): the histories hold
+ * only test data, and the replay test needs no key. The codec changes no command, so replay is the same.
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { attachmentStoreFromEnv, checkIn } from '../../attachments';
+import { setCurrentVersion } from '../../client/deployment';
+import { PayoutClient } from '../../client/payouts';
+import { FAILURE_CONVERTER_PATH } from '../../codec/data-converter';
+import { registerWebhooks } from '../../webhooks/registration';
+import { buildIdOfBundle } from '../../workers/versioning';
+import { shownDeposit } from '../../workflows/deposit-board';
+import { depositWorkflowId } from '../../workflows/ids';
+import { cancelUpdate, closeCustomerUpdate, customerEventSignal, retryUpdate, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
+import { payoutStateQuery } from '../../workflows/payout-messages';
+import { registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
+
+const OUT = process.env.RAMPFLOW_RECORD_OUT;
+/** No codec: test data only, and the replay test reads the histories without a key. */
+const PLAIN = { failureConverterPath: FAILURE_CONVERTER_PATH };
+/** Only events move the webhook-driven journeys: polls an hour apart, deadlines a day away. */
+const EVENTS_ONLY = { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400, accountsDeadlineSeconds: 86_400 };
+const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
+
+let polled: JourneyHarness;
+let hooked: JourneyHarness;
+let receiver: TestReceiver;
+
+beforeAll(async () => {
+  if (!OUT) throw new Error('RAMPFLOW_RECORD_OUT is not set: run `npm run histories:record -- --release <name>`');
+  // Versioned workers, made current, as in production: the histories carry the versioning behaviours.
+  const bundlePath = inject('workflowBundlePath');
+  const deploymentVersion = { deploymentName: `record-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(bundlePath)) };
+  polled = await startJourneyHarness({}, { dataConverter: PLAIN, deploymentVersion });
+  hooked = await startJourneyHarness({ clock: { frozen: true } }, { dataConverter: PLAIN, deploymentVersion, depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
+  await setCurrentVersion(polled.client, deploymentVersion);
+  receiver = await startReceiver({ client: hooked.client, taskQueue: hooked.taskQueue });
+  await registerWebhooks(hooked.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: hooked.sandbox.url });
+  // The release's own bundle, beside its histories: the upgrade test's "previous release".
+  copyFileSync(bundlePath, join(OUT, 'workflow-bundle.js'));
+}, 120_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await hooked?.close();
+  await polled?.close();
+});
+
+/** Saves one finished run's history as <name>.json (a run that continued as new is saved too). */
+async function record(name: string, handle: WorkflowHandle, runId?: string): Promise<void> {
+  const history = await (runId ? handle.client.getHandle(handle.workflowId, runId) : handle).fetchHistory();
+  writeFileSync(join(OUT!, `${name}.json`), historyToJSON(history));
+}
+
+const deliver = () => hooked.sandbox.clock.advance(60);
+const stageOf = (state: JourneyState, id: string) => shownDeposit(state.deposits, id)?.stage;
+
+async function settleDeposit(h: JourneyHarness, journey: WorkflowHandle, depositId: string): Promise<void> {
+  await h.control.confirmDeposit(depositId);
+  const traded = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, depositId)?.tradeId !== undefined);
+  await h.control.settleTrade(shownDeposit(traded.deposits, depositId)!.tradeId!);
+  await h.waitForJourney(journey, (s) => stageOf(s, depositId) === 'COMPLETED');
+}
+
+async function close(journey: WorkflowHandle): Promise<void> {
+  await journey.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'recorded' }] });
+  await journey.result();
+}
+
+describe('recording a release of the replay corpus', () => {
+  it('journey and deposit by webhooks; ramp events routed, for a closed target, and parked', async () => {
+    const journey = await hooked.startJourney({ offramp: TEST_OFFRAMP, timings: EVENTS_ONLY });
+    let state = await hooked.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
+    const customerId = state.customer.id!;
+    await registerTestExits(hooked.control, customerId);
+    await hooked.control.approveCustomer(customerId);
+    await deliver();
+    state = await hooked.waitForJourney(journey, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
+    await hooked.control.approveDepositAddress(state.offramp!.depositAddress!.id);
+    await deliver();
+    await hooked.waitForJourney(journey, (s) => s.stage === 'ACTIVE');
+
+    const deposit = await hooked.control.simulateCryptoDeposit({ depositAddressId: state.offramp!.depositAddress!.id, amount: '50.00', currency: 'USDT', sender: SENDER });
+    await deliver();
+    await hooked.waitForJourney(journey, (s) => stageOf(s, deposit.id) === 'RECEIVED');
+    await hooked.control.confirmDeposit(deposit.id);
+    await deliver();
+    const traded = await hooked.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.tradeId !== undefined);
+    await hooked.control.settleTrade(shownDeposit(traded.deposits, deposit.id)!.tradeId!);
+    await deliver();
+    const settled = await hooked.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.paymentId !== undefined);
+    await hooked.control.settlePayment(shownDeposit(settled.deposits, deposit.id)!.paymentId!);
+    await deliver();
+    await hooked.waitForJourney(journey, (s) => stageOf(s, deposit.id) === 'COMPLETED');
+    await close(journey);
+    await record('journey-by-webhooks', journey);
+    await record('deposit-offramp-by-webhooks', hooked.client.workflow.getHandle(depositWorkflowId(deposit.id)));
+    await record('ramp-event-routed-customer', hooked.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${customerId}`));
+    await record('ramp-event-routed-deposit', hooked.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${deposit.id}`));
+
+    // An event for a journey that has ended: nothing left to move.
+    const closed = await hooked.startJourney({ offramp: TEST_OFFRAMP, timings: EVENTS_ONLY });
+    const closedCustomer = (await hooked.waitForJourney(closed, (s) => s.stage === 'AWAITING_KYC')).customer.id!;
+    await close(closed);
+    await hooked.control.approveCustomer(closedCustomer);
+    await deliver();
+    const late = hooked.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${closedCustomer}`);
+    expect(await late.result()).toMatchObject({ outcome: 'TARGET_CLOSED' });
+    await record('ramp-event-target-closed', late);
+
+    // Parked: an event name the service never documented, and a record the service does not have.
+    const frozen = randomUUID();
+    expect((await receiver.post({ event: 'ACCOUNT_FROZEN', payload: { id: frozen } })).status).toBe(200);
+    const unknown = hooked.client.workflow.getHandle(`event/ACCOUNT_FROZEN/${frozen}`);
+    expect(await unknown.result()).toMatchObject({ outcome: 'PARKED', parkCode: 'UNKNOWN_EVENT' });
+    await record('ramp-event-parked-unknown-event', unknown);
+    const ghost = randomUUID();
+    const real = await hooked.ramp.deposits.detail({ id: deposit.id });
+    expect((await receiver.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, id: ghost } })).status).toBe(200);
+    const missing = hooked.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${ghost}`);
+    expect(await missing.result()).toMatchObject({ outcome: 'PARKED', parkCode: 'RECORD_NOT_FOUND' });
+    await record('ramp-event-parked-record-not-found', missing);
+  });
+
+  it('journey and deposit by polls, found by reconciliation, then CLOSED', async () => {
+    const { handle, virtualAccountId } = await startActiveJourney(polled);
+    const deposit = await polled.control.simulateFiatDeposit({ virtualAccountId, amount: '100.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const reconcileId = `reconcile-${randomUUID()}`;
+    await polled.client.workflow.execute('reconcileWithService', { taskQueue: polled.taskQueue, workflowId: reconcileId, args: [{}] });
+    await settleDeposit(polled, handle, deposit.id);
+    await close(handle);
+    await record('journey-by-polls-closed', handle);
+    await record('deposit-onramp-by-polls', polled.client.workflow.getHandle(depositWorkflowId(deposit.id)));
+    await record('reconciliation', polled.client.workflow.getHandle(reconcileId));
+  });
+
+  it('a journey that continues as new', async () => {
+    const { handle, state } = await startActiveJourney(polled, { timings: { maxHistoryEvents: 100 } });
+    const firstRunId = (await handle.describe()).runId;
+    const customer = { id: state.customer.id!, status: 'APPROVED' };
+    for (let sent = 0; (await handle.describe()).runId === firstRunId; sent++) {
+      expect(sent).toBeLessThan(200);
+      await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/filler-${sent}`, event: 'CUSTOMER_APPROVED', record: customer });
+    }
+    await close(handle);
+    await record('journey-continue-as-new-first-run', handle, firstRunId);
+    await record('journey-continue-as-new-next-run', handle);
+  });
+
+  it('journeys parked at a deadline: retried, and cancelled', async () => {
+    const retried = await polled.startJourney({ timings: { kycDeadlineSeconds: 2, pollIntervalSeconds: 3600 } });
+    const parked = await polled.waitForJourney(retried, (s) => s.stage === 'NEEDS_ATTENTION');
+    await polled.control.approveCustomer(parked.customer.id!);
+    await retried.executeUpdate(retryUpdate, { args: [{}] });
+    await polled.waitForJourney(retried, (s) => s.stage === 'ACTIVE');
+    await close(retried);
+    await record('journey-deadline-parked-then-retried', retried);
+
+    const cancelled = await polled.startJourney({ timings: { kycDeadlineSeconds: 1 } });
+    await polled.waitForJourney(cancelled, (s) => s.stage === 'NEEDS_ATTENTION');
+    await cancelled.executeUpdate(cancelUpdate, { args: [{ reason: 'customer gave up' }] });
+    await cancelled.result();
+    await record('journey-parked-then-cancelled', cancelled);
+  });
+
+  it('a journey REJECTED at KYC, and a deposit the service rejects', async () => {
+    const rejected = await polled.startJourney({ offramp: TEST_OFFRAMP });
+    const kyc = await polled.waitForJourney(rejected, (s) => s.stage === 'AWAITING_KYC');
+    await polled.control.rejectCustomer(kyc.customer.id!);
+    expect(await rejected.result()).toMatchObject({ stage: 'REJECTED' });
+    await record('journey-rejected', rejected);
+
+    const { handle, virtualAccountId } = await startActiveJourney(polled);
+    const deposit = await polled.control.simulateFiatDeposit({ virtualAccountId, amount: '30.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await polled.reconcile();
+    await polled.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
+    await polled.control.rejectDeposit(deposit.id);
+    const depositHandle = polled.client.workflow.getHandle(depositWorkflowId(deposit.id));
+    expect(await depositHandle.result()).toMatchObject({ stage: 'REJECTED' });
+    await close(handle);
+    await record('deposit-rejected', depositHandle);
+  });
+
+  it('a deposit in ACTION_REQUIRED until an operator submits an attachment', async () => {
+    const { handle, virtualAccountId } = await startActiveJourney(polled);
+    const deposit = await polled.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await polled.reconcile();
+    await polled.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
+    await polled.control.requireDepositAction(deposit.id);
+    await polled.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'ACTION_REQUIRED');
+    const attachment = await checkIn(attachmentStoreFromEnv(), { fileName: 'proof-of-funds.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 recorded') });
+    const depositHandle = polled.client.workflow.getHandle(depositWorkflowId(deposit.id));
+    await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [attachment] });
+    await settleDeposit(polled, handle, deposit.id);
+    await close(handle);
+    await record('deposit-action-required-with-attachment', depositHandle);
+  });
+
+  it('a payout from the partner balance', async () => {
+    const { id: customerId } = await polled.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    await polled.control.approveCustomer(customerId!);
+    const { id: bankAccountId } = (await polled.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string };
+    await polled.control.creditBalance({ currency: 'USDT', amount: '127' });
+    const handle = await new PayoutClient(polled.client, polled.taskQueue).start({ reference: `po-${randomUUID()}`, bankAccountId, deductCurrency: 'USDT', deductAmount: '127', timings: { pollIntervalSeconds: 1, settlementDeadlineSeconds: 120 } });
+    let paymentId: string | undefined;
+    while (!paymentId) {
+      paymentId = (await handle.query(payoutStateQuery)).paymentId;
+      await new Promise((wake) => setTimeout(wake, 200));
+    }
+    await polled.control.settlePayment(paymentId);
+    expect(await handle.result()).toMatchObject({ stage: 'SETTLED' });
+    await record('payout-settled', handle);
+  });
+});
