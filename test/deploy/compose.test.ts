@@ -223,16 +223,20 @@ describe('one Temporal topology: docker-compose.yml runs what `npm run cluster` 
 describe('Dockerfile', () => {
   const dockerfile = read('Dockerfile');
 
-  it('builds the project image on Node 20 with npm ci and runs `node bin/rampflow.cjs <command>`', () => {
+  it('builds the project on Node 20 with npm ci and `npm run build`, and runs the build: `node dist/cli/main.js <command>`', () => {
+    expect(dockerfile).toMatch(/^FROM node:20[.\w-]* AS build$/m);
     expect(dockerfile).toMatch(/^FROM node:20[.\w-]*$/m);
     // Without --ignore-scripts, npm ci would run `prepare` (the dev server's build) before the sources are copied.
-    expect(dockerfile).toMatch(/^RUN npm ci\b.*--ignore-scripts/m);
-    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/rampflow\.cjs"\]$/m);
+    expect(dockerfile.match(/^RUN npm ci\b.*$/gm)?.every((line) => line.includes('--ignore-scripts'))).toBe(true);
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "dist\/cli\/main\.js"\]$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(rampflowServices.length).toBe(6);
   });
 
-  it('never copies the host\'s node_modules into the image', () => {
+  it('never copies the host\'s node_modules or build into the image', () => {
     expect(read('.dockerignore').split('\n')).toContain('node_modules/');
+    expect(read('.dockerignore').split('\n')).toContain('dist/');
   });
 });
