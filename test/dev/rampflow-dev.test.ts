@@ -68,6 +68,8 @@ describe('rampflow dev (npm start)', () => {
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(dev.output()).toContain(`Web UI http://127.0.0.1:${dev.ports.uiPort}`);
+    // A versioned worker, made current, as `temporal worker deployment describe --name rampflow` shows.
+    expect(dev.output()).toMatch(/worker is polling as version rampflow:[0-9a-f]{20} \(current;/);
     expect(dev.output()).toMatch(/deposit \w+ \(ONRAMP, 100\.00 AUD\): COMPLETED/);
     expect(dev.output()).toMatch(/deposit \w+ \(OFFRAMP, 50\.0+ USDT\): COMPLETED/);
     for (const port of Object.values(dev.ports)) expect(await isListening(port)).toBe(false);
