@@ -101,6 +101,21 @@ export async function describeDeployment(client: Client, deploymentName: string)
 }
 
 /**
+ * The deployment's current build ID, undefined when it has none (or does not exist yet: the server
+ * creates it at a versioned worker's first poll). Takes the bare service so a worker's own native
+ * connection can ask.
+ */
+export async function currentBuildId(service: Pick<Client['workflowService'], 'describeWorkerDeployment'>, namespace: string, deploymentName: string): Promise<string | undefined> {
+  try {
+    const { workerDeploymentInfo } = await service.describeWorkerDeployment({ namespace, deploymentName });
+    return workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
+  } catch (error) {
+    if ((error as { code?: number }).code === GRPC_NOT_FOUND) return undefined;
+    throw error;
+  }
+}
+
+/**
  * Makes a version current: new workflows start on it, AUTO_UPGRADE ones move to it. The server refuses
  * while no worker of that version has polled yet, so this waits for one (up to `timeoutMs`).
  */

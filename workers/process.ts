@@ -3,7 +3,10 @@
  * Prometheus metrics from the Temporal runtime, structured logs, and a graceful shutdown on SIGINT
  * or SIGTERM that lets in-flight activities finish.
  */
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { currentBuildId } from '../client/deployment';
 import { rampflowDataConverter } from '../codec';
 import { DeploymentEnvSchema, parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
@@ -68,10 +71,29 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       },
       'worker started',
     );
-    await worker.run();
+    const running = worker.run();
+    if (deploymentVersion) await warnUnlessCurrent(connection, config.TEMPORAL_NAMESPACE, deploymentVersion, logger);
+    await running;
     logger.info('worker stopped');
   } finally {
     await ramp.close();
     await connection.close();
+  }
+}
+
+/**
+ * A versioned worker gets no new workflows until its version is current, which production sets by
+ * hand (README, "Changing workflow code"): say so at start, with the command, rather than sit idle.
+ */
+async function warnUnlessCurrent(connection: NativeConnection, namespace: string, version: WorkerDeploymentVersion, logger: Logger): Promise<void> {
+  try {
+    const current = await currentBuildId(connection.workflowService, namespace, version.deploymentName);
+    if (current === version.buildId) return;
+    logger.warn(
+      { deployment: version.deploymentName, buildId: version.buildId, current: current ?? 'none' },
+      `this worker's version is not current: it runs only workflows pinned to it until \`temporal worker deployment set-current-version --deployment-name ${version.deploymentName} --build-id ${version.buildId}\` (or a ramp) makes it current`,
+    );
+  } catch (error) {
+    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not ask whether this worker\'s version is current');
   }
 }

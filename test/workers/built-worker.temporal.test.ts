@@ -108,6 +108,10 @@ describe('the built worker', () => {
     });
     expect(described).toContain(deploymentName);
 
+    // Production makes a version current by hand; until then the worker says how.
+    await until('the worker to say its version is not current', async () =>
+      worker.output().includes(`set-current-version --deployment-name ${deploymentName} --build-id ${buildId}`) ? true : undefined,
+    );
     await setCurrentVersion(client.client, { deploymentName, buildId });
     const result = await client.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [{}] });
     expect(result).toMatchObject({ truncated: false });
