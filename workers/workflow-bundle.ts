@@ -68,7 +68,7 @@ function newestWorkflowSource(): number {
 const TSX_CLI = require.resolve('tsx/cli');
 
 /** Builds the bundle in a child process and returns the path of the file it wrote. */
-export async function buildWorkflowBundleInChild(): Promise<string> {
+async function buildWorkflowBundleInChild(): Promise<string> {
   const codePath = join(mkdtempSync(join(tmpdir(), 'rampflow-bundle-')), 'workflow-bundle.js');
   try {
     await promisify(execFile)(process.execPath, [TSX_CLI, __filename, codePath], { maxBuffer: 16 * 1024 * 1024 });
