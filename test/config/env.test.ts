@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseEnv, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import { ConfigError, DeploymentEnvSchema, parseEnv, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
 
 describe('parseEnv', () => {
   it('fills the documented defaults', () => {
@@ -38,5 +38,17 @@ describe('parseEnv', () => {
 
   it('rejects an address without a port', () => {
     expect(() => parseEnv(TemporalEnvSchema, { TEMPORAL_ADDRESS: 'localhost' })).toThrow(/TEMPORAL_ADDRESS: expected host:port/);
+  });
+
+  it('versions workers by default, in the rampflow deployment, and names a bad build ID or switch', () => {
+    expect(parseEnv(DeploymentEnvSchema, {})).toEqual({ TEMPORAL_DEPLOYMENT_NAME: 'rampflow', TEMPORAL_WORKER_VERSIONING: true });
+    expect(parseEnv(DeploymentEnvSchema, { TEMPORAL_WORKER_VERSIONING: 'false', TEMPORAL_WORKER_BUILD_ID: 'v1.2.3' })).toMatchObject({ TEMPORAL_WORKER_VERSIONING: false, TEMPORAL_WORKER_BUILD_ID: 'v1.2.3' });
+    let error: unknown;
+    try {
+      parseEnv(DeploymentEnvSchema, { TEMPORAL_WORKER_BUILD_ID: "x' OR 1=1", TEMPORAL_WORKER_VERSIONING: 'maybe' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^TEMPORAL_WORKER_BUILD_ID: letters, digits/), expect.stringMatching(/^TEMPORAL_WORKER_VERSIONING: /)]);
   });
 });
