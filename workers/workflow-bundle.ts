@@ -23,7 +23,7 @@ export const PREBUILT_BUNDLE_PATH = RUNNING_FROM_BUILD ? join(__dirname, '..', '
 
 export interface ResolvedWorkflowBundle {
   codePath: string;
-  /** A hash of the bundle's bytes (workers/versioning.ts). */
+  /** A hash of the bundle's code, its source map left out (workers/versioning.ts). */
   buildId: string;
   /** Why this bundle: `prebuilt`, or the reason the worker bundled the sources itself. */
   origin: 'prebuilt' | 'bundled: no prebuilt bundle' | 'bundled: the prebuilt bundle is older than workflows/';
