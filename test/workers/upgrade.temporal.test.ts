@@ -109,6 +109,13 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     const firstDeposit = h.client.workflow.getHandle(depositWorkflowId(first.id));
     expect(await versioningOf(firstDeposit)).toEqual({ behavior: PINNED, buildId: buildA.buildId });
     expect(await versioningOf(active.handle)).toEqual({ behavior: AUTO_UPGRADE, buildId: buildA.buildId });
+    // What `rampflow versions` reads from visibility (TemporalWorkerDeploymentVersion and
+    // TemporalWorkflowVersioningBehavior, set by the server): A runs both journeys and the pinned deposit.
+    const onA = await until('visibility to count the workflows on A', async () => {
+      const version = (await describeDeployment(h.client, deploymentName)).versions.find((candidate) => candidate.buildId === buildA.buildId);
+      return version && version.pinned === 1 && version.running.customerJourney === 2 ? version : undefined;
+    });
+    expect(onA).toMatchObject({ status: 'CURRENT', running: { customerJourney: 2, depositLifecycle: 1 }, pinned: 1 });
 
     // The deploy: B's worker beside A's, then B current.
     const connection = await connectWorker();
