@@ -274,7 +274,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     const source = input.onramp?.audSourceAccount;
     const va = virtualAccount();
     if (source && va && state.onramp && !state.onramp.whitelisted) {
-      show('AWAITING_ACCOUNTS', `the service to whitelist the AUD source account ${source.bsbNumber} ${source.accountNumber}`);
+      show('AWAITING_ACCOUNTS', 'the service to whitelist the AUD source account');
       const listed = (entries: { bsbNumber: string; accountNumber: string; accountStatus?: string }[]) =>
         entries.some((entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber && (entry.accountStatus ?? 'active').toLowerCase() === 'active');
       const entries = await orPark('whitelisting the AUD source account', () =>
