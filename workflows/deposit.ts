@@ -4,7 +4,7 @@
  *
  * It stands on its own: whoever hears of the deposit first (the event path, reconciliation) starts it
  * with signal-with-start, so it exists exactly once whether or not its journey runs, and no event races
- * its creation. It reports every change of stage to its customer's journey; money that arrives for a
+ * its creation. It tells its customer's journey when it opens, needs someone and ends; money that arrives for a
  * customer rampflow does not serve (no journey, or one that has ended) parks at once for an operator.
  *
  * Each wait has the event path, a poll and a deadline; a deadline or a failure a retry cannot fix
@@ -24,6 +24,7 @@ import { changeOptions, patientReadOptions, readOptions } from './activity-optio
 import { AppliedKeys } from './applied-keys';
 import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
+import { isNewsForJourney } from './deposit-board';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { journeyWorkflowId } from './ids';
 import {
@@ -102,13 +103,13 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   }
 
   async function show(stage: DepositStage, waitingFor: string): Promise<void> {
-    const changed = stage !== state.stage || desk.attention !== state.attention;
+    const attentionChanged = desk.attention !== state.attention;
     if (stage !== state.stage) upsertSearchAttributes([{ key: RampStage, value: stage }]);
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
-    if (changed || reportedStage === undefined) await report();
+    if (isNewsForJourney(reportedStage, stage, attentionChanged)) await report();
   }
 
   /** Tells the journey; false when it is not running (ended, or never started). */

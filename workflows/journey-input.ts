@@ -19,8 +19,13 @@ export const JourneyTimingsSchema = z.object({
   kycDeadlineSeconds: z.number().positive().default(30 * DAY),
   /** How long the virtual account / deposit address approvals may take. */
   accountsDeadlineSeconds: z.number().positive().default(7 * DAY),
-  /** History length at which an ACTIVE journey continues as new (Temporal also suggests it). */
-  maxHistoryEvents: z.number().int().min(100).default(10_000),
+  /**
+   * History length at which an ACTIVE journey continues as new (Temporal also suggests it). Kept far
+   * below the server's limits per run (10,000 signals by default): a customer whose deposits report in
+   * a burst must not reach them, and a worker that lost the journey from its cache replays at most
+   * this many events. A continue-as-new costs a few KB (measured in bench/README.md).
+   */
+  maxHistoryEvents: z.number().int().min(100).default(2_000),
 });
 
 export const AudSourceAccountSchema = z.object({

@@ -13,7 +13,7 @@ describe('JourneyInputSchema', () => {
       pollIntervalSeconds: 900,
       kycDeadlineSeconds: 30 * 86_400,
       accountsDeadlineSeconds: 7 * 86_400,
-      maxHistoryEvents: 10_000,
+      maxHistoryEvents: 2_000,
     });
   });
 
