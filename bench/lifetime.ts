@@ -21,7 +21,7 @@ import { depositProgressSignal, journeyStateQuery, type DepositStage, type Depos
 import { journeyRequest, prepareCustomer } from './journeys/partner';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';
-import { forEachLimited, sleep } from './support/concurrency';
+import { forEachLimited, pacer, sleep } from './support/concurrency';
 import { startRampflowStack } from './support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
@@ -30,6 +30,13 @@ const QUICK_CHECKPOINTS = [20, 200, 1_000];
 const REAL_DEPOSITS = 20;
 /** Deposits whose reports are in flight at once (each deposit's own reports stay in order). */
 const CONCURRENT_DEPOSITS = 16;
+/**
+ * Reports a second to the one journey: a deposit opening or ending every 50 ms, far beyond what one
+ * customer does (a real deposit takes minutes from RECEIVED to COMPLETED). Unpaced, this process
+ * sent about 450 a second: more than the server buffers for one workflow task (100 events), so the
+ * journey's tasks were failed and replayed until the worker crashed (bench/README.md).
+ */
+const REPORTS_PER_SECOND = 20;
 
 const ONRAMP_STAGES: DepositStage[] = ['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'COMPLETED'];
 const OFFRAMP_STAGES: DepositStage[] = ['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'COMPLETED'];
@@ -74,13 +81,14 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
         const started = Date.now();
         const batch = Array.from({ length: checkpoint - sent }, (_, offset) => sent + offset);
         let done = 0;
+        const pace = pacer(REPORTS_PER_SECOND);
         await forEachLimited(batch, CONCURRENT_DEPOSITS, async (n) => {
-          await reportLikeADeposit(handle, n);
+          await reportLikeADeposit(handle, n, pace);
           done += 1;
           if (done % 500 === 0) options.progress(`  ${sent + done} deposits reported (${Math.round((Date.now() - started) / 1000)} s)`);
         });
         sent = checkpoint;
-        await waitFor(handle, (state) => (state.deposits.byStage.COMPLETED ?? 0) >= checkpoint, 120_000);
+        await waitFor(handle, (state) => (state.deposits.byStage.COMPLETED ?? 0) >= checkpoint, 300_000);
         sizes.push(await measure(temporal.client, handle.workflowId, checkpoint));
         options.progress(`lifetime: ${checkpoint} deposits: ${JSON.stringify(sizes.at(-1))}`);
       }
@@ -94,7 +102,7 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
 }
 
 /** The signals a deposit's workflow sends its journey over its life, in order (happy path). */
-async function reportLikeADeposit(handle: ReturnType<Client['workflow']['getHandle']>, n: number): Promise<void> {
+async function reportLikeADeposit(handle: ReturnType<Client['workflow']['getHandle']>, n: number, pace: { turn(): Promise<void> }): Promise<void> {
   const offramp = n % 2 === 1;
   const stages = offramp ? OFFRAMP_STAGES : ONRAMP_STAGES;
   const base: Omit<DepositSummary, 'stage'> = offramp
@@ -104,6 +112,7 @@ async function reportLikeADeposit(handle: ReturnType<Client['workflow']['getHand
   for (const stage of stages) {
     if (!isNewsForJourney(previousStage, stage, false)) continue;
     const summary: DepositSummary = { ...base, stage, ...(stage === 'TRADE_CREATED' || stage === 'TRADE_SETTLED' || stage === 'PAYMENT_SETTLED' || stage === 'COMPLETED' ? { tradeId: `trade-${n}` } : {}) };
+    await pace.turn();
     await handle.signal(depositProgressSignal, { summary, ...(previousStage ? { previousStage } : {}) });
     previousStage = stage;
   }
