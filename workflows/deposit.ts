@@ -181,7 +181,14 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
     stageDeadlineAt ??= workflowNow() + timings.stepDeadlineSeconds * 1000;
-    const wait = { what, settled, poll: pollOnce, pollIntervalMs: timings.pollIntervalSeconds * 1000 };
+    const wait = {
+      what,
+      settled,
+      poll: pollOnce,
+      pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      // Deposits started before the backoff carry no cap: they poll as they always did.
+      pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
+    };
     if (lookBeforeWaiting) {
       lookBeforeWaiting = false;
       await pollTolerantly(what, pollOnce);

@@ -169,6 +169,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
       settled: () => settled() || endRequested(),
       poll: pollOnce,
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      // Journeys started before the backoff carry no cap: they poll as they always did.
+      pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
     };
     if (lookBeforeWaiting) {
       lookBeforeWaiting = false;

@@ -68,6 +68,8 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
       settled: () => payment !== undefined && isPaymentSettled(payment.status),
       poll: async () => applyPayment(await rampActivities.getPayment(paymentId)),
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      // A payout is one order, settled within a day or two: its hourly polls do not back off.
+      pollBackoffCapMs: timings.pollIntervalSeconds * 1000,
       deadlineAt: workflowNow() + timings.settlementDeadlineSeconds * 1000,
       now: workflowNow,
     });
