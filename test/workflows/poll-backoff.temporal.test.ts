@@ -34,7 +34,7 @@ describe('a wait for the service', () => {
     const detailRequests = requestLog.byPath.get('/customer/detail') ?? 0;
     await handle.terminate('test over');
 
-    const { events = [] } = await handle.fetchHistory();
+    const events = (await handle.fetchHistory()).events ?? [];
     const timers = events.filter((event) => event.timerStartedEventAttributes).map((event) => seconds(event.timerStartedEventAttributes!.startToFireTimeout));
     const polls = events.filter((event) => event.activityTaskStartedEventAttributes && activityTypeOf(events, event.activityTaskStartedEventAttributes.scheduledEventId) === 'getCustomer');
     // A slow machine fires timers late, never early: it may see fewer polls, never other pauses.
