@@ -30,7 +30,6 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   sleep,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { DepositDelivery, DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { EventRoutingActivities } from '../activities/event-routing-activities';
@@ -39,6 +38,7 @@ import { ACTIVITY_RETRY } from './activity-options';
 import { workflowNow } from './clock';
 import { hintDisagreements, serviceConfirms } from './event-claims';
 import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from './ids';
+import { indexChanged, type IndexEntry } from './indexing';
 import {
   customerEventSignal,
   depositAddressEventSignal,
@@ -74,9 +74,11 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   const base = { event: input.event, payloadId: input.payloadId };
   let hintDisagreed: string[] | undefined;
   let serviceStatus: string | undefined;
+  /** The customer the event is about, once known: indexed with the next stage shown. */
+  let customerIndex: IndexEntry[] = [];
 
   function show(stage: string, details: string): void {
-    upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    indexChanged([{ key: RampStage, value: stage }, ...customerIndex]);
     setCurrentDetails(`**${stage}**: ${details}`);
   }
 
@@ -201,15 +203,14 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     }
   }
 
-  /** Lets operators list a customer's events by the same attributes as its journey (one upsert). */
+  /** Lets operators list a customer's events by the same attributes as its journey. */
   function indexFor(route: EventRoute): void {
     const externalId = 'externalId' in route ? route.externalId : undefined;
     const customerId = 'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
-    const pairs = [
+    customerIndex = [
       ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
       ...(customerId ? [{ key: RampCustomerId, value: customerId }] : []),
     ];
-    if (pairs.length > 0) upsertSearchAttributes(pairs);
   }
 
   /** Signals the customer's journey (or a payout); false when no such workflow is running. */
