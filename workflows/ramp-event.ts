@@ -30,6 +30,7 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   sleep,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { DepositDelivery, DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { EventRoutingActivities } from '../activities/event-routing-activities';
@@ -74,12 +75,22 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   const base = { event: input.event, payloadId: input.payloadId };
   let hintDisagreed: string[] | undefined;
   let serviceStatus: string | undefined;
-  /** The customer the event is about, once known: indexed with the next stage shown. */
+  /** The customer the event is about, once known: indexed with the next stage shown (an event that waits or parks). */
   let customerIndex: IndexEntry[] = [];
 
   function show(stage: string, details: string): void {
     indexChanged([{ key: RampStage, value: stage }, ...customerIndex]);
     setCurrentDetails(`**${stage}**: ${details}`);
+  }
+
+  /**
+   * Most events are routed at once: their stage stays EVENT_RECEIVED, read as EVENT_ROUTED once the
+   * workflow has completed (client/visibility.ts), which saves a billable upsert per event. One that
+   * was shown waiting says it is routed now.
+   */
+  function routed(details: string): void {
+    if (workflowInfo().typedSearchAttributes.get(RampStage) === EVENT_STAGE.RECEIVED) setCurrentDetails(`**${EVENT_STAGE.ROUTED}**: ${details}`);
+    else show(EVENT_STAGE.ROUTED, details);
   }
 
   function park(pending: Pending): RampEventResult {
@@ -140,7 +151,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
       } else if (route.signal === 'deposit' || route.signal === 'trade' || route.signal === 'payment') {
         return await deliverToDeposit(target, route);
       } else if (await signalTarget(target, route)) {
-        show(EVENT_STAGE.ROUTED, `signalled ${target} (${status})`);
+        routed(`signalled ${target} (${status})`);
         return { ...base, outcome: 'ROUTED', target, ...extras() };
       } else {
         const targetState = await act.describeTargetWorkflow.executeWithOptions(
@@ -187,7 +198,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
       show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
       return { ...base, outcome: 'TARGET_CLOSED', target, ...extras() };
     }
-    show(EVENT_STAGE.ROUTED, `signalled ${target} (${serviceStatus ?? ''})`);
+    routed(`signalled ${target} (${serviceStatus ?? ''})`);
     return { ...base, outcome: 'ROUTED', target, ...extras() };
   }
 
