@@ -76,7 +76,7 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     findRepairs: (items: T[]) => Promise<Repair[]>,
     readAtLeast = 0,
   ): Promise<LagReport> {
-    const report: LagReport = { repairs: [], examined: 0, truncated: false };
+    const report: LagReport = { repairs: [], examined: 0, pages: 0, truncated: false };
     const seen = new Set(since?.headIds ?? []);
     let incremental = limits.listOrder === 'newest-first' && since !== undefined;
     let head: ListWatermark | undefined;
@@ -109,7 +109,10 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
           }
           passedWatermark ||= known;
         }
+        // Past the watermark and deep enough: the next page holds nothing new.
+        if (passedWatermark && offset + page.list.length >= readAtLeast) reachedWatermark = true;
       }
+      report.pages += 1;
       report.examined += items.length;
       report.repairs.push(...(await findRepairs(items)));
       Context.current().heartbeat(pageNum);

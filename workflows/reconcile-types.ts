@@ -62,6 +62,8 @@ export interface LagReport {
   repairs: Repair[];
   /** Records of the service's list that were looked at. */
   examined: number;
+  /** Pages of the list read (one service call each). */
+  pages: number;
   /** True when maxPages or maxRepairs cut the pass short. */
   truncated: boolean;
   /** Where the next run may stop reading this list (newest-first only). */
@@ -70,6 +72,8 @@ export interface LagReport {
 
 export interface ReconcileResult {
   examined: { customers: number; deposits: number; trades: number };
+  /** Pages read of each list (one service call each; older results lack it). */
+  pages?: { customers: number; deposits: number; trades: number };
   /** Targets signalled. */
   repaired: number;
   /** Targets that had finished between the check and the signal. */

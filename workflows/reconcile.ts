@@ -39,7 +39,14 @@ const deliveries = proxyActivities<DepositDeliveryActivities>({ startToCloseTime
 
 export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}): Promise<ReconcileResult> {
   const resolved: ReconcileLimits = { ...DEFAULT_RECONCILE_LIMITS, ...limits };
-  const result: ReconcileResult = { examined: { customers: 0, deposits: 0, trades: 0 }, repaired: 0, missed: 0, truncated: false, watermark: {} };
+  const result: ReconcileResult = {
+    examined: { customers: 0, deposits: 0, trades: 0 },
+    pages: { customers: 0, deposits: 0, trades: 0 },
+    repaired: 0,
+    missed: 0,
+    truncated: false,
+    watermark: {},
+  };
   const since: ReconcileWatermark = resolved.listOrder === 'newest-first' ? lastWatermark() : {};
   let budget = resolved.maxRepairs;
 
@@ -63,6 +70,7 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
     const report = await find({ ...resolved, maxRepairs: budget }, previous);
     await apply(report);
     if (report.watermark) result.watermark[list] = report.watermark;
+    result.pages![list] = report.pages;
     return report.examined;
   }
 
