@@ -16,29 +16,41 @@ import { startJourneyHarness, type JourneyHarness } from '../support/journey-har
 import { eventually } from './support/receiver';
 
 let h: JourneyHarness;
+/** The same, with the sandbox listing oldest first, as it does by default. */
+let oldestFirst: JourneyHarness;
 let schedule: ScheduleHandle | undefined;
+/** The harness whose worker runs the schedule's runs. */
+let scheduled: JourneyHarness;
 
 beforeAll(async () => {
   h = await startJourneyHarness({ listOrder: 'newest-first' });
+  oldestFirst = await startJourneyHarness();
 });
 afterAll(async () => {
   await schedule?.delete();
   await h?.close();
+  await oldestFirst?.close();
 });
+
+async function startSchedule(harness: JourneyHarness): Promise<void> {
+  const scheduleId = `reconcile-watermark-${randomUUID()}`;
+  await ensureReconcileSchedule(harness.client, { scheduleId, taskQueue: harness.taskQueue, intervalSeconds: 2, limits: { listOrder: 'newest-first' } });
+  await schedule?.delete();
+  schedule = harness.client.schedule.getHandle(scheduleId);
+  scheduled = harness;
+}
 
 /** The result of the schedule's `n`th run (from 1), once it has completed. */
 async function nthRun(n: number): Promise<ReconcileResult> {
   const { info } = await eventually(() => schedule!.describe(), (description) => description.info.recentActions.length >= n, `scheduled run ${n}`, 120_000);
   const { workflowId, firstExecutionRunId } = info.recentActions[n - 1]!.action.workflow;
-  return h.client.workflow.getHandle(workflowId, firstExecutionRunId).result();
+  return scheduled.client.workflow.getHandle(workflowId, firstExecutionRunId).result();
 }
 
 describe('scheduled reconciliation, the service listing newest first', () => {
   it('reads every list once, then one page of each, and still starts a new deposit no event announced', async () => {
     await h.control.seed({ customers: 250, externalIdPrefix: `idle-${randomUUID()}-` });
-    const scheduleId = `reconcile-watermark-${randomUUID()}`;
-    await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 2, limits: { listOrder: 'newest-first' } });
-    schedule = h.client.schedule.getHandle(scheduleId);
+    await startSchedule(h);
 
     const first = await nthRun(1);
     expect(first.examined.customers).toBe(250);
@@ -63,5 +75,20 @@ describe('scheduled reconciliation, the service listing newest first', () => {
     expect((await h.client.workflow.getHandle(depositWorkflowId(deposit!.id)).describe()).type).toBe('depositLifecycle');
     // ...and the run after it reads past it no more.
     expect((await nthRun(run + 1)).examined.deposits).toBe(0);
+  }, 240_000);
+});
+
+describe('scheduled reconciliation, the service listing oldest first after all', () => {
+  it('notices a list that grew under the same head and reads all of it', async () => {
+    await oldestFirst.control.seed({ customers: 250, externalIdPrefix: `old-${randomUUID()}-` });
+    await startSchedule(oldestFirst);
+    expect((await nthRun(1)).examined.customers).toBe(250);
+    // New customers land at the end of an oldest-first list, where a watermark at its head never looks.
+    await oldestFirst.control.seed({ customers: 10, externalIdPrefix: `new-${randomUUID()}-` });
+    let run = 2;
+    let result = await nthRun(run);
+    while (result.examined.customers < 260 && run < 6) result = await nthRun(++run);
+    expect(result.examined.customers).toBe(260);
+    expect(result.pages?.customers).toBe(3);
   }, 240_000);
 });
