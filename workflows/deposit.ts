@@ -17,7 +17,6 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
 import { changeOptions, patientReadOptions, readOptions } from './activity-options';
@@ -27,6 +26,7 @@ import { workflowNow } from './clock';
 import { isNewsForJourney } from './deposit-board';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { journeyWorkflowId } from './ids';
+import { indexChanged } from './indexing';
 import {
   depositEventSignal,
   depositProgressSignal,
@@ -80,7 +80,8 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     currency: deposit?.currency ?? '',
     waitingFor: 'the service\'s record of the deposit',
   };
-  /** The journey to report to; undefined when the customer has none we know. */
+  /** The customer's externalId, and so the journey to report to; undefined when the customer has none we know. */
+  let externalId: string | undefined;
   let journeyId: string | undefined;
   /** The stage the journey last heard, so it can keep its counts right. */
   let reportedStage: DepositStage | undefined;
@@ -104,7 +105,13 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   async function show(stage: DepositStage, waitingFor: string): Promise<void> {
     const attentionChanged = desk.attention !== state.attention;
-    if (stage !== state.stage) upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    // One upsert per change of stage, carrying the customer when the workflow learned it itself (its
+    // starter indexes what it knew at start).
+    indexChanged([
+      { key: RampStage, value: stage },
+      ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
+      ...(externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
+    ]);
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
@@ -181,7 +188,14 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
     stageDeadlineAt ??= workflowNow() + timings.stepDeadlineSeconds * 1000;
-    const wait = { what, settled, poll: pollOnce, pollIntervalMs: timings.pollIntervalSeconds * 1000 };
+    const wait = {
+      what,
+      settled,
+      poll: pollOnce,
+      pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      // Deposits started before the backoff carry no cap: they poll as they always did.
+      pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
+    };
     if (lookBeforeWaiting) {
       lookBeforeWaiting = false;
       await pollTolerantly(what, pollOnce);
@@ -201,7 +215,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       const record = await orPark('reading the deposit', () => act.getDeposit.executeWithOptions(patientReadOptions('read the deposit'), [depositId]));
       applyDeposit(record);
     }
-    if (input.externalId === undefined && journeyId === undefined) {
+    if (externalId === undefined) {
       const owner = await orPark('finding the deposit\'s customer', () =>
         act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [deposit!.customerId]),
       );
@@ -214,15 +228,10 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     return stageForDepositStatus();
   }
 
-  /** The starter indexes what it knew at start; what the workflow learned itself it indexes here. */
-  function learnJourney(externalId: string, indexed = false): void {
-    journeyId = journeyWorkflowId(externalId);
-    if (!indexed) {
-      upsertSearchAttributes([
-        { key: RampExternalId, value: externalId },
-        { key: RampCustomerId, value: state.customerId },
-      ]);
-    }
+  /** Indexed with the next stage shown. */
+  function learnJourney(owner: string): void {
+    externalId = owner;
+    journeyId = journeyWorkflowId(owner);
   }
 
   function notServed(): ParkRequest {
@@ -299,7 +308,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   };
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
-  if (input.externalId !== undefined) learnJourney(input.externalId, true);
+  if (input.externalId !== undefined) learnJourney(input.externalId);
   let stage: DepositStage = 'RECEIVED';
   try {
     while (stage !== 'COMPLETED') {

@@ -47,7 +47,7 @@ export interface JourneyHarness extends TestSandbox {
 
 export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs'> {
   /** The timings of the deposit workflows the worker starts (FAST_DEPOSIT_TIMINGS unless given). */
-  depositTimings?: DepositTimings;
+  depositTimings?: Partial<DepositTimings>;
 }
 
 export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}, options: HarnessOptions = {}): Promise<JourneyHarness> {
