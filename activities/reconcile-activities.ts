@@ -6,19 +6,26 @@
  *
  * Cost of one pass: one list call and one visibility query per page of 100 records, plus a detail
  * read only for a record found lagging (and, for offramp deposits waiting for their payout, the trade
- * and payment they wait on). Passes stop after `maxPages` pages or `maxRepairs` findings.
+ * and payment they wait on). Passes stop after `maxPages` pages or `maxRepairs` findings, and, when
+ * the service lists newest first, at the first record the previous run saw at the list's head (the
+ * watermark): a run costs in proportion to what is new, not to the number of customers. Customers
+ * are read at least `recentCustomers` deep whatever the watermark, for KYC decisions on recent
+ * signups; a decision on an older one, or a deposit that moves on without its webhook, is found by
+ * the workflow's own polls.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import type { EventName } from '../ramp/events';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
-import type { LagReport, ReconcileLimits, Repair } from '../workflows/reconcile-types';
+import type { LagReport, ListWatermark, ReconcileLimits, Repair } from '../workflows/reconcile-types';
 import { RampStage } from '../workflows/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositRecord, paymentRecord, tradeRecord } from './records';
 
 const PAGE_SIZE = 100;
+/** Ids of a list's head kept as its watermark. */
+const HEAD_IDS = 5;
 
 /**
  * IDs we put inside a visibility query. Journey externalIds and the service's UUIDs fit; anything
@@ -56,29 +63,68 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     return stages;
   }
 
-  /** Walks a list page by page, within the limits, collecting repairs. */
-  async function scan<T>(
+  /**
+   * Walks a list page by page, within the limits, collecting repairs; with a watermark and a list
+   * newest first, only down to the first record the previous run saw at the head (but at least
+   * `readAtLeast` records deep).
+   */
+  async function scan<T extends { id: string }>(
+    what: string,
     limits: ReconcileLimits,
+    since: ListWatermark | undefined,
     listPage: (pageNum: number) => Promise<Page<T>>,
     findRepairs: (items: T[]) => Promise<Repair[]>,
+    readAtLeast = 0,
   ): Promise<LagReport> {
-    const report: LagReport = { repairs: [], examined: 0, truncated: false };
+    const report: LagReport = { repairs: [], examined: 0, pages: 0, truncated: false };
+    const seen = new Set(since?.headIds ?? []);
+    let incremental = limits.listOrder === 'newest-first' && since !== undefined;
+    let head: ListWatermark | undefined;
+    /** Set once a record the previous run saw at the head has gone by (inside the `readAtLeast` window). */
+    let passedWatermark = false;
     for (let pageNum = 1; ; pageNum += 1) {
       if (pageNum > limits.maxPages) {
         report.truncated = true;
         break;
       }
       const page = await listPage(pageNum);
-      report.examined += page.list.length;
-      report.repairs.push(...(await findRepairs(page.list)));
+      if (pageNum === 1) {
+        head = { headIds: page.list.slice(0, HEAD_IDS).map((item) => item.id), total: page.total };
+        const first = page.list[0];
+        if (incremental && first !== undefined && seen.has(first.id) && page.total > since!.total) {
+          // Grown, yet the same record on top: the service does not list newest first. Read it all.
+          log.warn('the service\'s list grew but its head did not change: it does not list newest first; reading the whole list (set RECONCILE_LIST_ORDER=unknown)', { list: what });
+          incremental = false;
+        }
+      }
+      let items = page.list;
+      let reachedWatermark = false;
+      if (incremental) {
+        const offset = (pageNum - 1) * PAGE_SIZE;
+        for (const [index, item] of items.entries()) {
+          const known = seen.has(item.id);
+          if (offset + index >= readAtLeast && (passedWatermark || known)) {
+            [items, reachedWatermark] = [items.slice(0, index), true];
+            break;
+          }
+          passedWatermark ||= known;
+        }
+        // Past the watermark and deep enough: the next page holds nothing new.
+        if (passedWatermark && offset + page.list.length >= readAtLeast) reachedWatermark = true;
+      }
+      report.pages += 1;
+      report.examined += items.length;
+      report.repairs.push(...(await findRepairs(items)));
       Context.current().heartbeat(pageNum);
       if (report.repairs.length >= limits.maxRepairs) {
         report.truncated = report.repairs.length > limits.maxRepairs || pageNum * PAGE_SIZE < page.total;
         report.repairs.length = Math.min(report.repairs.length, limits.maxRepairs);
         break;
       }
-      if (page.list.length < PAGE_SIZE || pageNum * PAGE_SIZE >= page.total) break;
+      if (reachedWatermark || page.list.length < PAGE_SIZE || pageNum * PAGE_SIZE >= page.total) break;
     }
+    // A run cut short leaves the watermark where it was, so the next one reads what this one did not.
+    if (limits.listOrder === 'newest-first') report.watermark = report.truncated && since !== undefined ? since : head;
     return report;
   }
 
@@ -87,9 +133,9 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
 
   return {
     /** Journeys still waiting for a KYC decision the service has made, and running journeys of deleted customers. */
-    async findCustomerLag(limits: ReconcileLimits): Promise<LagReport> {
+    async findCustomerLag(limits: ReconcileLimits, since?: ListWatermark): Promise<LagReport> {
       return serviceCall(() =>
-        scan(limits, (pageNum) => ramp.customers.list({ pageNum, pageSize: PAGE_SIZE }), async (customers) => {
+        scan('customers', limits, since, (pageNum) => ramp.customers.list({ pageNum, pageSize: PAGE_SIZE }), async (customers) => {
           const decided = customers.filter((customer) => customer.externalId && (isCustomerApproved(customer.status) || customer.status === 'REJECTED' || customer.status === 'DELETED'));
           const stages = await runningStages('customerJourney', decided.map((customer) => journeyWorkflowId(customer.externalId!)));
           const repairs: Repair[] = [];
@@ -102,7 +148,7 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
             repairs.push({ signal: 'customer', target, key: `RECONCILE/CUSTOMER/${customer.id}/${customer.status}`, event: customerEvent(customer.status), record: customerRecord(customer) });
           }
           return repairs;
-        }),
+        }, limits.recentCustomers),
       );
     },
 
@@ -110,9 +156,9 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
      * Deposits that have no workflow (no event announced them: it is started), and deposit workflows
      * still waiting for a confirmation (or rejection) the service has made.
      */
-    async findDepositLag(limits: ReconcileLimits): Promise<LagReport> {
+    async findDepositLag(limits: ReconcileLimits, since?: ListWatermark): Promise<LagReport> {
       return serviceCall(() =>
-        scan(limits, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }), async (deposits) => {
+        scan('deposits', limits, since, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }), async (deposits) => {
           const workflows = await stagesOf('depositLifecycle', deposits.map((deposit) => depositWorkflowId(deposit.id)), true);
           const repairs: Repair[] = [];
           for (const deposit of deposits) {
@@ -131,9 +177,9 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     },
 
     /** Deposit workflows that do not know their trade, its settlement, or (offramp) the payout. */
-    async findTradeLag(limits: ReconcileLimits): Promise<LagReport> {
+    async findTradeLag(limits: ReconcileLimits, since?: ListWatermark): Promise<LagReport> {
       return serviceCall(() =>
-        scan(limits, (pageNum) => ramp.trades.list({ pageNum, pageSize: PAGE_SIZE }), async (items) => {
+        scan('trades', limits, since, (pageNum) => ramp.trades.list({ pageNum, pageSize: PAGE_SIZE }), async (items) => {
           // The list's item shape is not shown: use `deposit.id` and `status` when items carry them,
           // and read the detail otherwise (one at a time, to stay gentle with the service).
           const trades: { id: string; depositId: string; status: string }[] = [];

@@ -6,6 +6,7 @@
  */
 import { benchClientOverhead } from './client-overhead';
 import { benchCodec } from './codec';
+import { benchCost } from './cost';
 import { benchJourneys } from './journeys';
 import { benchLifetime } from './lifetime';
 import type { BenchOptions } from './options';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   polling: (options) => benchPollingCost(options),
   journeys: (options) => benchJourneys(options),
   lifetime: (options) => benchLifetime(options),
+  cost: (options) => benchCost(options),
 };
 
 async function main(): Promise<void> {

@@ -5,7 +5,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { InvalidArgumentError, type Command } from 'commander';
 import { rampflowDataConverter } from '../codec';
-import { parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema } from '../config/env';
+import { parseEnv, PayloadEnvSchema, RampEnvSchema, ReconcileEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { redactCallbackUrl, registerWebhooks, runWebhookReceiver } from '../webhooks';
 import { RECONCILE_SCHEDULE_ID } from '../webhooks/reconcile-schedule';
@@ -39,6 +39,7 @@ async function register(options: { url?: string; allowHttp?: boolean }): Promise
 
 async function reconcileNow(): Promise<void> {
   const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape));
+  const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema);
   const connection = await Connection.connect({
     address: temporal.TEMPORAL_ADDRESS,
     tls: temporalTls(temporal),
@@ -49,7 +50,8 @@ async function reconcileNow(): Promise<void> {
     const result = await client.workflow.execute<typeof reconcileWithService>('reconcileWithService', {
       workflowId: `${RECONCILE_SCHEDULE_ID}-manual-${new Date().toISOString()}`,
       taskQueue: temporal.TEMPORAL_TASK_QUEUE,
-      args: [{}],
+      // A run by hand has no watermark: it reads every list in full (up to its page limit).
+      args: [{ listOrder: RECONCILE_LIST_ORDER }],
     });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {

@@ -235,7 +235,9 @@ export function toJourneyListing(info: WorkflowExecutionInfo): JourneyListing {
 /** `event/<EVENT>/<payload.id>` (workflows/ids.ts) read back; the payload id may itself hold slashes. */
 export function toEventListing(info: WorkflowExecutionInfo): EventListing {
   const [, event = '', ...rest] = info.workflowId.split('/');
-  const stage = info.typedSearchAttributes.get(RampStage);
+  const indexedStage = info.typedSearchAttributes.get(RampStage);
+  // An event routed at once keeps the stage it started with (workflows/ramp-event.ts, `routed`).
+  const stage = indexedStage === EVENT_STAGE.RECEIVED && info.status.name === 'COMPLETED' ? EVENT_STAGE.ROUTED : indexedStage;
   const externalId = info.typedSearchAttributes.get(RampExternalId);
   return {
     event,

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_LIST_ORDER, LIST_ORDERS } from '../ramp/assumptions';
 
 const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port, for example 127.0.0.1:7233');
 const port = z.coerce.number().int().min(1).max(65535);
@@ -39,6 +40,16 @@ export const WebhookEnvSchema = z.object({
     .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
   /** The public HTTPS URL the service delivers to (used when registering the callback). */
   WEBHOOK_PUBLIC_URL: z.url().optional(),
+});
+
+/** Read where the reconciliation schedule is created (the webhook receiver) and by `rampflow webhooks reconcile`. */
+export const ReconcileEnvSchema = z.object({
+  /**
+   * How the service orders its customer, deposit and trade lists, which the interface does not say
+   * (ramp/assumptions.ts): `newest-first` lets each reconciliation run read only what is new since the
+   * last; `unknown` reads every list in full (up to its page limit) on every run.
+   */
+  RECONCILE_LIST_ORDER: z.enum(LIST_ORDERS).default(DEFAULT_LIST_ORDER),
 });
 
 export const PartnerApiEnvSchema = z.object({
@@ -141,7 +152,7 @@ export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
 export type DeploymentEnv = z.infer<typeof DeploymentEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */
-export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, WorkerEnvSchema, DeploymentEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema] as const;
+export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, ReconcileEnvSchema, WorkerEnvSchema, DeploymentEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

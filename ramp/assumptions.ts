@@ -105,3 +105,16 @@ export function resolveAssumptions(overrides: RampAssumptionOverrides = {}): Ram
     queryParameterNames: { ...DEFAULT_ASSUMPTIONS.queryParameterNames, ...overrides.queryParameterNames },
   };
 }
+
+/**
+ * The order of the service's list endpoints (customers, deposits, trades), which the interface does
+ * not state. rampflow assumes newest first, as list APIs of this kind commonly answer, and lets a
+ * deployment say otherwise (`RECONCILE_LIST_ORDER`, config/env.ts): reconciliation reads a list only
+ * down to what it saw at the head last time when the order is newest first, and reads all of it
+ * (up to its page limit) when the order is `unknown`. A service that turns out to list oldest first
+ * is caught, not trusted: a list that grew while its head stayed the same is read in full, with a
+ * warning (activities/reconcile-activities.ts).
+ */
+export const LIST_ORDERS = ['newest-first', 'unknown'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+export const DEFAULT_LIST_ORDER: ListOrder = 'newest-first';

@@ -67,7 +67,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // The base URL is known only after listening; kycLinks read it lazily.
   let publicUrl = resolved.publicUrl ?? '';
   const views = new Views(store, (customerId) => `${publicUrl}/kyc/${customerId}`);
-  const ctx = new DomainContext(store, clock, views, deliveries, { audWhitelistDelaySeconds: resolved.audWhitelistDelaySeconds });
+  const ctx = new DomainContext(store, clock, views, deliveries, { audWhitelistDelaySeconds: resolved.audWhitelistDelaySeconds, listOrder: resolved.listOrder });
   if (resolved.autopilot !== undefined) startAutopilot(ctx, resolved.autopilot);
 
   const faults = new FaultInjector();

@@ -11,6 +11,8 @@ export interface PartnerKeyPair {
   partnerId?: string;
 }
 
+export type ListOrder = 'oldest-first' | 'newest-first';
+
 export interface SandboxOptions {
   /** At least one key pair. */
   partners: PartnerKeyPair[];
@@ -43,6 +45,12 @@ export interface SandboxOptions {
   outOfOrderDeliveries?: boolean;
   /** Delay between an AUD virtual account's approval and its whitelisted sender becoming active. */
   audWhitelistDelaySeconds?: number;
+  /**
+   * The order of the customer, deposit and trade lists, which the interface does not state: oldest
+   * first (the default, stable pages while records are added) or newest first (what rampflow's
+   * reconciliation assumes, ramp/assumptions.ts).
+   */
+  listOrder?: ListOrder;
   /** Walk every object through the happy path: true for the default delays, or some delays overridden. */
   autopilot?: boolean | Partial<AutopilotDelays>;
   /**
@@ -69,6 +77,7 @@ export interface ResolvedOptions {
   duplicateDeliveries: boolean;
   outOfOrderDeliveries: boolean;
   audWhitelistDelaySeconds: number;
+  listOrder: ListOrder;
   autopilot: AutopilotDelays | undefined;
   wallClock: () => number;
   logger: Logger;
@@ -106,6 +115,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     duplicateDeliveries: options.duplicateDeliveries ?? false,
     outOfOrderDeliveries: options.outOfOrderDeliveries ?? false,
     audWhitelistDelaySeconds: options.audWhitelistDelaySeconds ?? 10,
+    listOrder: options.listOrder ?? 'oldest-first',
     autopilot,
     wallClock: options.wallClock ?? Date.now,
     logger: options.logger ?? pino({ level: 'silent' }),

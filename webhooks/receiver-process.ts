@@ -8,7 +8,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { rampflowDataConverter } from '../codec';
-import { parseEnv, PayloadEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
+import { parseEnv, PayloadEnvSchema, ReconcileEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
 import { createLogger } from '../config/logger';
 import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
 import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
@@ -27,6 +27,7 @@ const SCHEDULE_RETRY_MS = 60_000;
 export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), env);
   const webhook = parseEnv(WebhookEnvSchema, env);
+  const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema, env);
   const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
   const logger = createLogger('rampflow-webhooks', LOG_LEVEL);
 
@@ -47,7 +48,11 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
   let scheduleTimer: NodeJS.Timeout | undefined;
   const ensureSchedule = async (): Promise<void> => {
     try {
-      const outcome = await ensureReconcileSchedule(client, { taskQueue: temporal.TEMPORAL_TASK_QUEUE, intervalSeconds: options.reconcileEverySeconds ?? DEFAULT_RECONCILE_INTERVAL_SECONDS });
+      const outcome = await ensureReconcileSchedule(client, {
+        taskQueue: temporal.TEMPORAL_TASK_QUEUE,
+        intervalSeconds: options.reconcileEverySeconds ?? DEFAULT_RECONCILE_INTERVAL_SECONDS,
+        limits: { listOrder: RECONCILE_LIST_ORDER },
+      });
       logger.info({ scheduleId: RECONCILE_SCHEDULE_ID, outcome }, 'reconciliation schedule in place');
     } catch (error) {
       logger.warn({ scheduleId: RECONCILE_SCHEDULE_ID, reason: error instanceof Error ? error.message : String(error) }, 'could not ensure the reconciliation schedule; trying again in a minute');

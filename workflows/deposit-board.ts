@@ -16,6 +16,22 @@ const hasEnded = (stage: DepositStage): boolean => ENDED.includes(stage);
 
 export const emptyDepositBoard = (): JourneyDeposits => ({ byStage: {}, completedTotals: {}, open: [], openNotShown: 0, recent: [] });
 
+/** Stages an operator looking at the journey must see while they last. */
+const NEEDS_SOMEONE: readonly DepositStage[] = ['ACTION_REQUIRED', 'NEEDS_ATTENTION'];
+
+/**
+ * Whether a deposit's change of stage is news for its journey. The journey hears when a deposit
+ * opens, when it starts or stops needing someone, and when it ends; the steps between (CONFIRMED,
+ * TRADE_CREATED, ...) are the deposit's own business, readable from its workflow. Each report is a
+ * signal (a billed action and a history event on a journey that lives for years), so a deposit costs
+ * its journey two of them on the happy path instead of one per step.
+ */
+export function isNewsForJourney(reported: DepositStage | undefined, next: DepositStage, attentionChanged: boolean): boolean {
+  if (reported === undefined || attentionChanged) return true;
+  if (reported === next) return false;
+  return hasEnded(next) || NEEDS_SOMEONE.includes(next) || NEEDS_SOMEONE.includes(reported);
+}
+
 /** Applies one progress report from a deposit's workflow to the board, in place. */
 export function applyDepositProgress(board: JourneyDeposits, { summary, previousStage }: DepositProgress): void {
   const listedAt = board.open.findIndex((shown) => shown.depositId === summary.depositId);

@@ -14,6 +14,8 @@ const DAY = 86_400;
 export const DepositTimingsSchema = z.object({
   /** How long to wait for an event before asking the service directly. */
   pollIntervalSeconds: z.number().positive().default(15 * 60),
+  /** The longest pause between two polls of one step: the pauses double from the poll interval up to this. */
+  pollBackoffCapSeconds: z.number().positive().default(6 * 60 * 60),
   /** How long each step (confirmation, trade, settlement, payout) may take before the deposit parks. */
   stepDeadlineSeconds: z.number().positive().default(3 * DAY),
 });

@@ -4,7 +4,7 @@
  *
  * It stands on its own: whoever hears of the deposit first (the event path, reconciliation) starts it
  * with signal-with-start, so it exists exactly once whether or not its journey runs, and no event races
- * its creation. It reports every change of stage to its customer's journey; money that arrives for a
+ * its creation. It tells its customer's journey when it opens, needs someone and ends; money that arrives for a
  * customer rampflow does not serve (no journey, or one that has ended) parks at once for an operator.
  *
  * Each wait has the event path, a poll and a deadline; a deadline or a failure a retry cannot fix
@@ -17,15 +17,16 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
 import { changeOptions, patientReadOptions, readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
 import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
+import { isNewsForJourney } from './deposit-board';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { journeyWorkflowId } from './ids';
+import { indexChanged } from './indexing';
 import {
   depositEventSignal,
   depositProgressSignal,
@@ -79,7 +80,8 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     currency: deposit?.currency ?? '',
     waitingFor: 'the service\'s record of the deposit',
   };
-  /** The journey to report to; undefined when the customer has none we know. */
+  /** The customer's externalId, and so the journey to report to; undefined when the customer has none we know. */
+  let externalId: string | undefined;
   let journeyId: string | undefined;
   /** The stage the journey last heard, so it can keep its counts right. */
   let reportedStage: DepositStage | undefined;
@@ -102,13 +104,19 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   }
 
   async function show(stage: DepositStage, waitingFor: string): Promise<void> {
-    const changed = stage !== state.stage || desk.attention !== state.attention;
-    if (stage !== state.stage) upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    const attentionChanged = desk.attention !== state.attention;
+    // One upsert per change of stage, carrying the customer when the workflow learned it itself (its
+    // starter indexes what it knew at start).
+    indexChanged([
+      { key: RampStage, value: stage },
+      ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
+      ...(externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
+    ]);
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
-    if (changed || reportedStage === undefined) await report();
+    if (isNewsForJourney(reportedStage, stage, attentionChanged)) await report();
   }
 
   /** Tells the journey; false when it is not running (ended, or never started). */
@@ -180,7 +188,14 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
     stageDeadlineAt ??= workflowNow() + timings.stepDeadlineSeconds * 1000;
-    const wait = { what, settled, poll: pollOnce, pollIntervalMs: timings.pollIntervalSeconds * 1000 };
+    const wait = {
+      what,
+      settled,
+      poll: pollOnce,
+      pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      // Deposits started before the backoff carry no cap: they poll as they always did.
+      pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
+    };
     if (lookBeforeWaiting) {
       lookBeforeWaiting = false;
       await pollTolerantly(what, pollOnce);
@@ -200,7 +215,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       const record = await orPark('reading the deposit', () => act.getDeposit.executeWithOptions(patientReadOptions('read the deposit'), [depositId]));
       applyDeposit(record);
     }
-    if (input.externalId === undefined && journeyId === undefined) {
+    if (externalId === undefined) {
       const owner = await orPark('finding the deposit\'s customer', () =>
         act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [deposit!.customerId]),
       );
@@ -213,15 +228,10 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     return stageForDepositStatus();
   }
 
-  /** The starter indexes what it knew at start; what the workflow learned itself it indexes here. */
-  function learnJourney(externalId: string, indexed = false): void {
-    journeyId = journeyWorkflowId(externalId);
-    if (!indexed) {
-      upsertSearchAttributes([
-        { key: RampExternalId, value: externalId },
-        { key: RampCustomerId, value: state.customerId },
-      ]);
-    }
+  /** Indexed with the next stage shown. */
+  function learnJourney(owner: string): void {
+    externalId = owner;
+    journeyId = journeyWorkflowId(owner);
   }
 
   function notServed(): ParkRequest {
@@ -298,7 +308,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   };
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
-  if (input.externalId !== undefined) learnJourney(input.externalId, true);
+  if (input.externalId !== undefined) learnJourney(input.externalId);
   let stage: DepositStage = 'RECEIVED';
   try {
     while (stage !== 'COMPLETED') {

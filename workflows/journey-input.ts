@@ -15,12 +15,23 @@ const DAY = 86_400;
 export const JourneyTimingsSchema = z.object({
   /** How long to wait for an event before asking the service directly. */
   pollIntervalSeconds: z.number().positive().default(15 * 60),
+  /**
+   * The longest pause between two polls of one wait: the pauses double from the poll interval up to
+   * this. With the defaults a signup abandoned at KYC is polled about 65 times over its 30 days (not
+   * 2,900), while one who finishes KYC is picked up by the event or by reconciliation within minutes.
+   */
+  pollBackoffCapSeconds: z.number().positive().default(12 * 60 * 60),
   /** How long KYC may take before the journey is parked for an operator. */
   kycDeadlineSeconds: z.number().positive().default(30 * DAY),
   /** How long the virtual account / deposit address approvals may take. */
   accountsDeadlineSeconds: z.number().positive().default(7 * DAY),
-  /** History length at which an ACTIVE journey continues as new (Temporal also suggests it). */
-  maxHistoryEvents: z.number().int().min(100).default(10_000),
+  /**
+   * History length at which an ACTIVE journey continues as new (Temporal also suggests it). Kept far
+   * below the server's limits per run (10,000 signals by default): a customer whose deposits report in
+   * a burst must not reach them, and a worker that lost the journey from its cache replays at most
+   * this many events. A continue-as-new costs a few KB (measured in bench/README.md).
+   */
+  maxHistoryEvents: z.number().int().min(100).default(2_000),
 });
 
 export const AudSourceAccountSchema = z.object({

@@ -15,7 +15,6 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
@@ -24,6 +23,7 @@ import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
 import { ExitAccounts } from './exit-accounts';
+import { indexChanged } from './indexing';
 import { MAX_ACCOUNT_RECORDS, upgradeCarriedJourney, type AnyCarriedJourney, type CarriedJourney } from './journey-carry';
 import type { JourneyInput } from './journey-input';
 import {
@@ -96,14 +96,19 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
-    upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    // One upsert per change of stage, carrying what else the journey learned since the last one (its
+    // externalId when its starter did not index it, the service's customer id once known).
+    indexChanged([
+      { key: RampStage, value: stage },
+      { key: RampExternalId, value: state.externalId },
+      ...(state.customer.id ? [{ key: RampCustomerId, value: state.customer.id }] : []),
+    ]);
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
   }
 
+  /** Indexed with the next stage shown. */
   function rememberCustomerId(id: string): void {
-    if (state.customer.id === id) return;
     state.customer.id = id;
-    upsertSearchAttributes([{ key: RampCustomerId, value: id }]);
   }
 
   // ---- events: applied at most once, moving state only forward ----------------------------------
@@ -169,6 +174,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
       settled: () => settled() || endRequested(),
       poll: pollOnce,
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      // Journeys started before the backoff carry no cap: they poll as they always did.
+      pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
     };
     if (lookBeforeWaiting) {
       lookBeforeWaiting = false;
@@ -274,7 +281,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     const source = input.onramp?.audSourceAccount;
     const va = virtualAccount();
     if (source && va && state.onramp && !state.onramp.whitelisted) {
-      show('AWAITING_ACCOUNTS', `the service to whitelist the AUD source account ${source.bsbNumber} ${source.accountNumber}`);
+      show('AWAITING_ACCOUNTS', 'the service to whitelist the AUD source account');
       const listed = (entries: { bsbNumber: string; accountNumber: string; accountStatus?: string }[]) =>
         entries.some((entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber && (entry.accountStatus ?? 'active').toLowerCase() === 'active');
       const entries = await orPark('whitelisting the AUD source account', () =>
@@ -318,7 +325,6 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   // A run that continued as new resumes the stage it was in (never a parked one: parked runs wait
   // without timers, so their history stays short).
   let stage: JourneyStage = state.stage;
-  upsertSearchAttributes([{ key: RampExternalId, value: state.externalId }]);
   try {
     for (;;) {
       try {

@@ -11,7 +11,7 @@ import { isoNow, workflowNow } from './clock';
 import type { EndRequest, RetryRequest } from './messages';
 import { cancelUpdate, retryUpdate, type Attention } from './messages';
 import type { ParkRequest } from './service-failures';
-import { lookQuietly } from './waiting';
+import { lookQuietly, nextPollInterval } from './waiting';
 
 export type OperatorDecision =
   | { kind: 'retry'; request: RetryRequest }
@@ -71,7 +71,7 @@ export class OperatorDesk {
       while (!settled() && workflowNow() < lookUntil) {
         if (await condition(settled, Math.min(intervalMs, Math.max(lookUntil - workflowNow(), 1)), { summary: `parked: look again at ${late.what}` })) break;
         await lookQuietly(late.poll);
-        intervalMs = Math.min(intervalMs * 2, LATE_LOOK_MAX_INTERVAL_MS);
+        intervalMs = nextPollInterval(intervalMs, LATE_LOOK_MAX_INTERVAL_MS);
       }
     }
     await condition(settled);

@@ -9,10 +9,11 @@
  * ends it with `cancel`. The wait for settlement has the three exits of every wait: the
  * PAYMENT_SETTLED event, a poll, and a deadline that parks.
  */
-import { proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { PayoutActivities, RampActivities } from '../activities';
 import { ACTIVITY_RETRY, changeOptions, readOptions } from './activity-options';
 import { workflowNow } from './clock';
+import { indexChanged } from './indexing';
 import { OperatorDesk } from './operator';
 import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, type PayoutInput, type PayoutStage, type PayoutState } from './payout-messages';
 import { isPaymentSettled, type PaymentRecord } from './records';
@@ -52,7 +53,7 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
 
   function enter(stage: PayoutStage, waitingFor: string): void {
     state.stage = stage;
-    upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    indexChanged([{ key: RampStage, value: stage }]);
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
   }
 
@@ -68,6 +69,8 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
       settled: () => payment !== undefined && isPaymentSettled(payment.status),
       poll: async () => applyPayment(await rampActivities.getPayment(paymentId)),
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      // A payout is one order, settled within a day or two: its hourly polls do not back off.
+      pollBackoffCapMs: timings.pollIntervalSeconds * 1000,
       deadlineAt: workflowNow() + timings.settlementDeadlineSeconds * 1000,
       now: workflowNow,
     });

@@ -30,7 +30,7 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   sleep,
-  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { DepositDelivery, DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { EventRoutingActivities } from '../activities/event-routing-activities';
@@ -39,6 +39,7 @@ import { ACTIVITY_RETRY } from './activity-options';
 import { workflowNow } from './clock';
 import { hintDisagreements, serviceConfirms } from './event-claims';
 import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from './ids';
+import { indexChanged, type IndexEntry } from './indexing';
 import {
   customerEventSignal,
   depositAddressEventSignal,
@@ -74,10 +75,22 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   const base = { event: input.event, payloadId: input.payloadId };
   let hintDisagreed: string[] | undefined;
   let serviceStatus: string | undefined;
+  /** The customer the event is about, once known: indexed with the next stage shown (an event that waits or parks). */
+  let customerIndex: IndexEntry[] = [];
 
   function show(stage: string, details: string): void {
-    upsertSearchAttributes([{ key: RampStage, value: stage }]);
+    indexChanged([{ key: RampStage, value: stage }, ...customerIndex]);
     setCurrentDetails(`**${stage}**: ${details}`);
+  }
+
+  /**
+   * Most events are routed at once: their stage stays EVENT_RECEIVED, read as EVENT_ROUTED once the
+   * workflow has completed (client/visibility.ts), which saves a billable upsert per event. One that
+   * was shown waiting says it is routed now.
+   */
+  function routed(details: string): void {
+    if (workflowInfo().typedSearchAttributes.get(RampStage) === EVENT_STAGE.RECEIVED) setCurrentDetails(`**${EVENT_STAGE.ROUTED}**: ${details}`);
+    else show(EVENT_STAGE.ROUTED, details);
   }
 
   function park(pending: Pending): RampEventResult {
@@ -138,7 +151,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
       } else if (route.signal === 'deposit' || route.signal === 'trade' || route.signal === 'payment') {
         return await deliverToDeposit(target, route);
       } else if (await signalTarget(target, route)) {
-        show(EVENT_STAGE.ROUTED, `signalled ${target} (${status})`);
+        routed(`signalled ${target} (${status})`);
         return { ...base, outcome: 'ROUTED', target, ...extras() };
       } else {
         const targetState = await act.describeTargetWorkflow.executeWithOptions(
@@ -185,7 +198,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
       show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
       return { ...base, outcome: 'TARGET_CLOSED', target, ...extras() };
     }
-    show(EVENT_STAGE.ROUTED, `signalled ${target} (${serviceStatus ?? ''})`);
+    routed(`signalled ${target} (${serviceStatus ?? ''})`);
     return { ...base, outcome: 'ROUTED', target, ...extras() };
   }
 
@@ -201,15 +214,14 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     }
   }
 
-  /** Lets operators list a customer's events by the same attributes as its journey (one upsert). */
+  /** Lets operators list a customer's events by the same attributes as its journey. */
   function indexFor(route: EventRoute): void {
     const externalId = 'externalId' in route ? route.externalId : undefined;
     const customerId = 'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
-    const pairs = [
+    customerIndex = [
       ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
       ...(customerId ? [{ key: RampCustomerId, value: customerId }] : []),
     ];
-    if (pairs.length > 0) upsertSearchAttributes(pairs);
   }
 
   /** Signals the customer's journey (or a payout); false when no such workflow is running. */

@@ -1,4 +1,5 @@
 /** Inputs, findings and results of the reconciliation workflow (workflows/reconcile.ts). */
+import type { ListOrder } from '../ramp/assumptions';
 import type { EventName } from '../ramp/events';
 import type { CustomerRecord, DepositRecord, PaymentRecord, TradeRecord } from './records';
 
@@ -7,9 +8,34 @@ export interface ReconcileLimits {
   maxPages: number;
   /** Signals one run sends at most (the rest wait for the next run). */
   maxRepairs: number;
+  /**
+   * How the service orders its lists (the interface does not say; ramp/assumptions.ts assumes newest
+   * first, the default here too, and config/env.ts lets a deployment say otherwise). `newest-first`:
+   * a run reads each list from its head only until it meets what the previous run saw at the head (the
+   * watermark); `unknown`: every run reads every list, up to `maxPages`.
+   */
+  listOrder: ListOrder;
+  /** The newest customers every run looks at whatever the watermark: KYC decisions on recent signups. */
+  recentCustomers: number;
 }
 
-export const DEFAULT_RECONCILE_LIMITS: ReconcileLimits = { maxPages: 100, maxRepairs: 200 };
+export const DEFAULT_RECONCILE_LIMITS: ReconcileLimits = { maxPages: 100, maxRepairs: 200, listOrder: 'newest-first', recentCustomers: 100 };
+
+/**
+ * Where a run read a list up to: the ids at the list's head and its length then. Several ids, not one,
+ * so a head record deleted since does not send the next run through the whole list.
+ */
+export interface ListWatermark {
+  headIds: string[];
+  total: number;
+}
+
+/** Carried from one scheduled run to the next as part of the run's result (`workflowInfo().lastResult`). */
+export interface ReconcileWatermark {
+  customers?: ListWatermark;
+  deposits?: ListWatermark;
+  trades?: ListWatermark;
+}
 
 /**
  * One workflow found lagging the service, and the signal that brings it level. Keys start with
@@ -36,15 +62,23 @@ export interface LagReport {
   repairs: Repair[];
   /** Records of the service's list that were looked at. */
   examined: number;
+  /** Pages of the list read (one service call each). */
+  pages: number;
   /** True when maxPages or maxRepairs cut the pass short. */
   truncated: boolean;
+  /** Where the next run may stop reading this list (newest-first only). */
+  watermark?: ListWatermark;
 }
 
 export interface ReconcileResult {
   examined: { customers: number; deposits: number; trades: number };
+  /** Pages read of each list (one service call each; older results lack it). */
+  pages?: { customers: number; deposits: number; trades: number };
   /** Targets signalled. */
   repaired: number;
   /** Targets that had finished between the check and the signal. */
   missed: number;
   truncated: boolean;
+  /** Where this run read each list up to; the next scheduled run starts from it. */
+  watermark: ReconcileWatermark;
 }

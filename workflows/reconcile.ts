@@ -7,14 +7,27 @@
  * key at most once and only move forward, so a repair that races a late event is harmless.
  *
  * The activities only read; this workflow sends the signals, so every repair is in its history.
+ *
+ * Each run returns where it read each list up to (the watermark); the schedule hands the last run's
+ * result to the next (`workflowInfo().lastResult`), which then reads only what is newer, when the
+ * service lists newest first (ReconcileLimits.listOrder). A run started by hand has no last result
+ * and reads every list in full, up to its page limit.
  */
-import { getExternalWorkflowHandle, log, proxyActivities } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { ReconcileActivities } from '../activities/reconcile-activities';
 import { ACTIVITY_RETRY } from './activity-options';
 import { depositIdOf } from './ids';
 import { customerEventSignal } from './messages';
-import { DEFAULT_RECONCILE_LIMITS, type LagReport, type ReconcileLimits, type ReconcileResult, type Repair } from './reconcile-types';
+import {
+  DEFAULT_RECONCILE_LIMITS,
+  type LagReport,
+  type ListWatermark,
+  type ReconcileLimits,
+  type ReconcileResult,
+  type ReconcileWatermark,
+  type Repair,
+} from './reconcile-types';
 
 const act = proxyActivities<ReconcileActivities>({
   startToCloseTimeout: '15 minutes',
@@ -26,7 +39,15 @@ const deliveries = proxyActivities<DepositDeliveryActivities>({ startToCloseTime
 
 export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}): Promise<ReconcileResult> {
   const resolved: ReconcileLimits = { ...DEFAULT_RECONCILE_LIMITS, ...limits };
-  const result: ReconcileResult = { examined: { customers: 0, deposits: 0, trades: 0 }, repaired: 0, missed: 0, truncated: false };
+  const result: ReconcileResult = {
+    examined: { customers: 0, deposits: 0, trades: 0 },
+    pages: { customers: 0, deposits: 0, trades: 0 },
+    repaired: 0,
+    missed: 0,
+    truncated: false,
+    watermark: {},
+  };
+  const since: ReconcileWatermark = resolved.listOrder === 'newest-first' ? lastWatermark() : {};
   let budget = resolved.maxRepairs;
 
   async function apply(report: LagReport): Promise<void> {
@@ -38,24 +59,34 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
     budget -= report.repairs.length;
   }
 
-  /** Runs one pass with what is left of the repair budget; with none left, the next run does it. */
-  async function pass(find: (limits: ReconcileLimits) => Promise<LagReport>): Promise<number> {
+  /** Runs one pass over a list with what is left of the repair budget; with none left, the next run does it. */
+  async function pass(list: keyof ReconcileWatermark, find: (limits: ReconcileLimits, since?: ListWatermark) => Promise<LagReport>): Promise<number> {
+    const previous = since[list];
     if (budget <= 0) {
       result.truncated = true;
+      if (previous) result.watermark[list] = previous;
       return 0;
     }
-    const report = await find({ ...resolved, maxRepairs: budget });
+    const report = await find({ ...resolved, maxRepairs: budget }, previous);
     await apply(report);
+    if (report.watermark) result.watermark[list] = report.watermark;
+    result.pages![list] = report.pages;
     return report.examined;
   }
 
   // Customers first: a journey that learns of its KYC decision moves on before its deposits are checked.
-  result.examined.customers = await pass((limits) => act.findCustomerLag(limits));
-  result.examined.deposits = await pass((limits) => act.findDepositLag(limits));
-  result.examined.trades = await pass((limits) => act.findTradeLag(limits));
+  result.examined.customers = await pass('customers', (limits, previous) => act.findCustomerLag(limits, previous));
+  result.examined.deposits = await pass('deposits', (limits, previous) => act.findDepositLag(limits, previous));
+  result.examined.trades = await pass('trades', (limits, previous) => act.findTradeLag(limits, previous));
 
   if (result.repaired > 0 || result.truncated) log.info('reconciliation repaired lagging workflows', { ...result });
   return result;
+}
+
+/** The watermark of the schedule's previous run; none for the first run, a run by hand, or a result of older code. */
+function lastWatermark(): ReconcileWatermark {
+  const last = workflowInfo().lastResult as Partial<ReconcileResult> | undefined;
+  return last?.watermark ?? {};
 }
 
 async function send(repair: Repair): Promise<boolean> {

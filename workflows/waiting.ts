@@ -2,8 +2,14 @@
  * Every wait for the service has three exits (DESIGN, "Rules every workflow follows"): the event (a
  * signal that makes `settled()` true), a poll of the service when no event came within the poll
  * interval (webhooks can be lost for good), and a deadline.
+ *
+ * The polls back off: the first comes after `pollIntervalMs`, each later one after twice the pause
+ * before it, up to `pollBackoffCapMs`. Most waits end by their event within minutes; the ones that do
+ * not (a signup abandoned at KYC, an approval the service sits on) then cost a few dozen polls over
+ * their deadline instead of one per interval. One timer at a time serves both the poll and the
+ * deadline, and none is started when the wait is already settled.
  */
-import { CancellationScope, condition, log, sleep } from '@temporalio/workflow';
+import { condition, log } from '@temporalio/workflow';
 import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
@@ -16,7 +22,10 @@ export interface ServiceWait {
   settled: () => boolean;
   /** Asks the service directly and applies what it says. */
   poll: () => Promise<void>;
+  /** The pause before the first poll. */
   pollIntervalMs: number;
+  /** The longest pause between two polls (the pauses double up to it). */
+  pollBackoffCapMs: number;
   /** Absolute workflow time at which the wait gives up. */
   deadlineAt: number;
   now: () => number;
@@ -25,27 +34,25 @@ export interface ServiceWait {
 }
 
 export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
-  let deadlinePassed = false;
-  const timers = new CancellationScope();
-  void timers
-    .run(() => sleep(Math.max(wait.deadlineAt - wait.now(), 1), { summary: `deadline: ${wait.what}` }))
-    .then(
-      () => (deadlinePassed = true),
-      () => undefined, // cancelled because the wait ended first
-    );
-  try {
-    for (;;) {
-      if (wait.settled()) return 'settled';
-      if (deadlinePassed) return 'deadline';
-      if (wait.shouldContinueAsNew?.()) return 'continue-as-new';
-      const woke = await condition(() => wait.settled() || deadlinePassed, wait.pollIntervalMs, {
-        summary: `event or poll: ${wait.what}`,
-      });
-      if (!woke) await pollTolerantly(wait.what, wait.poll);
-    }
-  } finally {
-    timers.cancel();
+  let intervalMs = wait.pollIntervalMs;
+  for (;;) {
+    if (wait.settled()) return 'settled';
+    const leftMs = wait.deadlineAt - wait.now();
+    if (leftMs <= 0) return 'deadline';
+    if (wait.shouldContinueAsNew?.()) return 'continue-as-new';
+    const untilDeadline = leftMs < intervalMs;
+    const woke = await condition(wait.settled, untilDeadline ? leftMs : intervalMs, {
+      summary: `${untilDeadline ? 'event or deadline' : 'event or poll'}: ${wait.what}`,
+    });
+    if (woke || untilDeadline) continue;
+    await pollTolerantly(wait.what, wait.poll);
+    intervalMs = nextPollInterval(intervalMs, wait.pollBackoffCapMs);
   }
+}
+
+/** Doubles the pause up to the cap (a cap below the first interval means no backoff). */
+export function nextPollInterval(intervalMs: number, capMs: number): number {
+  return Math.max(intervalMs, Math.min(intervalMs * 2, capMs));
 }
 
 /**

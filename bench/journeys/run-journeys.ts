@@ -27,6 +27,8 @@ export interface JourneyRunOptions {
   timeoutMs: number;
   /** Register the receiver with the sandbox (default true); false: every webhook is lost and only the polls move the journeys. */
   webhooks?: boolean;
+  /** Create the customers before their journeys (default true); false: each journey signs its customer up itself. */
+  prepared?: boolean;
   progress: (line: string) => void;
 }
 
@@ -39,9 +41,10 @@ export interface JourneyRunResult {
   journeyMs: number[];
   /** API calls the service received during the run (customer preparation and simulation calls left out). */
   apiCalls: number;
-  /** When the first journey was started, and the service's API call count then. */
+  /** When the first journey was started, and the service's API call count then (in all and by path). */
   startedAt: number;
   apiCallsAtStart: number;
+  apiCallsByPathAtStart: Map<string, number>;
 }
 
 /** Keeps the client's start calls and the driver's queries bounded, as a partner backend's would be. */
@@ -55,9 +58,10 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
 
   // Prepared while no receiver is registered: these customers' own events wait for the sandbox's
   // 10-minute retry, outside the run, and the journeys find them already approved.
-  await forEachLimited(externalIds, 16, (externalId) => prepareCustomer(stack.ramp, externalId));
+  if (options.prepared !== false) await forEachLimited(externalIds, 16, (externalId) => prepareCustomer(stack.ramp, externalId));
   if (options.webhooks !== false) await stack.registerReceiver();
   const callsBefore = stack.requestLog.apiRequests();
+  const callsByPathBefore = new Map(stack.requestLog.byPath);
 
   const started = Date.now();
   const deadline = started + options.timeoutMs;
@@ -116,5 +120,5 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
     lastClose = Math.max(lastClose, done.lastClose);
     journeyMs.push(done.lastClose - journey.startTime);
   }
-  return { count: options.count, finished, makespanMs: journeyMs.length === 0 ? Number.NaN : lastClose - firstStart, journeyMs, apiCalls, startedAt: started, apiCallsAtStart: callsBefore };
+  return { count: options.count, finished, makespanMs: journeyMs.length === 0 ? Number.NaN : lastClose - firstStart, journeyMs, apiCalls, startedAt: started, apiCallsAtStart: callsBefore, apiCallsByPathAtStart: callsByPathBefore };
 }

@@ -11,3 +11,20 @@ export async function forEachLimited<T>(items: readonly T[], limit: number, work
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
+
+/**
+ * Spaces calls out to at most `perSecond` a second across everyone who awaits `turn()`: load at a
+ * stated rate rather than as fast as this machine can send it.
+ */
+export function pacer(perSecond: number): { turn(): Promise<void> } {
+  const gapMs = 1000 / perSecond;
+  let nextAt = 0;
+  return {
+    async turn() {
+      const now = Date.now();
+      const at = Math.max(now, nextAt);
+      nextAt = at + gapMs;
+      if (at > now) await sleep(at - now);
+    },
+  };
+}

@@ -29,6 +29,10 @@ export interface RampflowStackOptions {
   autopilot?: boolean;
   /** Start the worker (default true); a receiver-only benchmark may leave it out. */
   worker?: boolean;
+  /** The order of the sandbox's lists (default oldest first, SandboxOptions.listOrder). */
+  listOrder?: 'oldest-first' | 'newest-first';
+  /** More of the worker's environment, e.g. the timings of the deposits it starts. */
+  workerEnv?: Record<string, string>;
 }
 
 export interface RampflowStack {
@@ -56,6 +60,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
       ...(options.autopilot === false ? {} : { autopilot: IMMEDIATE_AUTOPILOT }),
       deliveryTickSeconds: options.deliveryTickSeconds,
       audWhitelistDelaySeconds: 0,
+      ...(options.listOrder ? { listOrder: options.listOrder } : {}),
       logger: requestLog.logger,
     });
     const ramp = new RampClient({ baseUrl: sandbox.url, ...BENCH_PARTNER });
@@ -80,7 +85,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     let worker: BenchChild | undefined;
     if (options.worker !== false) {
       // Unversioned: a benchmark's worker is the only one, and nobody would make its version current.
-      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false' } });
+      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', ...options.workerEnv } });
       worker = started;
       stoppers.push(() => started.stop());
     }

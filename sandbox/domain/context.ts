@@ -23,6 +23,8 @@ export interface Change {
 export interface DomainOptions {
   /** How long after a whitelisted AUD virtual account is approved its source account becomes whitelisted. */
   audWhitelistDelaySeconds: number;
+  /** The order of the customer, deposit and trade lists (SandboxOptions.listOrder). */
+  listOrder: 'oldest-first' | 'newest-first';
 }
 
 export class DomainContext {
@@ -35,6 +37,11 @@ export class DomainContext {
     private readonly deliveries: Deliveries,
     readonly options: DomainOptions,
   ) {}
+
+  /** Records (kept oldest first) in the order the list endpoints answer. */
+  listed<T>(rows: T[]): T[] {
+    return this.options.listOrder === 'newest-first' ? [...rows].reverse() : rows;
+  }
 
   now(): number {
     return this.clock.now();

@@ -56,7 +56,7 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'GET',
       path: '/customer/list',
-      handler: ({ partnerId, query }) => paginate(query, store.customers.list(partnerId), (customer) => views.customer(customer)),
+      handler: ({ partnerId, query }) => paginate(query, ctx.listed(store.customers.list(partnerId)), (customer) => views.customer(customer)),
     },
   ];
 }

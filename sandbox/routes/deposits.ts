@@ -35,7 +35,7 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
           partnerId,
           (row) => (customerId === undefined || row.customerId === customerId) && (currency === undefined || row.currency === currency) && (status === undefined || row.status === status),
         );
-        return paginate(query, rows, (row) => views.depositListItem(row));
+        return paginate(query, ctx.listed(rows), (row) => views.depositListItem(row));
       },
     },
     {

@@ -9,6 +9,7 @@ import type { VirtualClock } from '../clock';
 import { parseDecimal } from '../decimal';
 import type { DomainContext } from '../domain/context';
 import type { DeliveryRecord, Deliveries } from '../events/deliveries';
+import { seedRecords } from '../domain/seeding';
 import type { FaultInjector } from '../faults';
 import { notFound } from '../http/errors';
 import { AmountSchema, CryptoCurrencySchema, FiatCurrencySchema, IdBody } from '../http/request-schemas';
@@ -31,6 +32,12 @@ const FaultBody = z.object({
   afterHandling: z.boolean().default(false),
   /** Only calls signed with this key of the partner's (all keys when absent). */
   apiKey: z.string().min(1).optional(),
+});
+
+const SeedBody = z.object({
+  customers: z.number().int().min(0).max(1_000_000).default(0),
+  externalIdPrefix: z.string().regex(/^[A-Za-z0-9._:@-]{1,64}$/).default('seeded-'),
+  deposits: z.number().int().min(0).max(10_000).default(0),
 });
 
 const CreditBody = z.object({ currency: z.union([FiatCurrencySchema, CryptoCurrencySchema]), amount: AmountSchema });
@@ -82,6 +89,12 @@ export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, fa
         ctx.adjustBalance(request.partnerId, body.currency, parseDecimal(body.amount));
         return { currency: body.currency, balance: formatAmount(ctx.store.partner(request.partnerId).balances.get(body.currency) ?? 0n, body.currency) };
       },
+    },
+    {
+      // Many customers (and deposits for the newest) at once, unannounced: see domain/seeding.ts.
+      method: 'POST',
+      path: '/sandbox/seed',
+      handler: (request) => seedRecords(ctx, request.partnerId, jsonBody(request, SeedBody)),
     },
     { method: 'GET', path: '/sandbox/clock', handler: () => clockView(clock) },
     {

@@ -69,7 +69,7 @@ export function tradeAndPaymentRoutes(ctx: DomainContext): RouteDefinition[] {
         const customerId = query.optional('customerId');
         const status = query.oneOf('status', TRADE_STATUSES);
         const rows = store.trades.list(partnerId, (row) => (customerId === undefined || row.customerId === customerId) && (status === undefined || row.status === status));
-        return paginate(query, rows, (row) => views.trade(row));
+        return paginate(query, ctx.listed(rows), (row) => views.trade(row));
       },
     },
     {

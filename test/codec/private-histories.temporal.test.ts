@@ -82,18 +82,15 @@ describe('customer data in Temporal', () => {
       await rampflow.close();
     }
     await h.control.confirmDeposit(fiat.id);
-    state = await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.tradeId !== undefined);
-    await h.control.settleTrade(depositOf(state, fiat.id)!.tradeId!);
+    await h.control.settleTrade((await h.waitForDeposit(fiat.id, (s) => s.tradeId !== undefined)).tradeId!);
     await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'COMPLETED');
 
     // Offramp: USDT in, paid out to the customer's bank account.
     const crypto = await h.control.simulateCryptoDeposit({ depositAddressId: state.offramp!.depositAddress!.id, amount: '50.00', currency: 'USDT', sender: { address: WALLET, network: 'ETH' } });
     await h.waitForJourney(handle, (s) => depositOf(s, crypto.id) !== undefined);
     await h.control.confirmDeposit(crypto.id);
-    state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.tradeId !== undefined);
-    await h.control.settleTrade(depositOf(state, crypto.id)!.tradeId!);
-    state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.paymentId !== undefined);
-    await h.control.settlePayment(depositOf(state, crypto.id)!.paymentId!);
+    await h.control.settleTrade((await h.waitForDeposit(crypto.id, (s) => s.tradeId !== undefined)).tradeId!);
+    await h.control.settlePayment((await h.waitForDeposit(crypto.id, (s) => s.paymentId !== undefined)).paymentId!);
     await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.stage === 'COMPLETED');
     await handle.terminate('test over');
 

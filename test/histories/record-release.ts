@@ -68,8 +68,7 @@ const stageOf = (state: JourneyState, id: string) => shownDeposit(state.deposits
 
 async function settleDeposit(h: JourneyHarness, journey: WorkflowHandle, depositId: string): Promise<void> {
   await h.control.confirmDeposit(depositId);
-  const traded = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, depositId)?.tradeId !== undefined);
-  await h.control.settleTrade(shownDeposit(traded.deposits, depositId)!.tradeId!);
+  await h.control.settleTrade((await h.waitForDeposit(depositId, (s) => s.tradeId !== undefined)).tradeId!);
   await h.waitForJourney(journey, (s) => stageOf(s, depositId) === 'COMPLETED');
 }
 
@@ -93,14 +92,12 @@ describe('recording a release of the replay corpus', () => {
 
     const deposit = await hooked.control.simulateCryptoDeposit({ depositAddressId: state.offramp!.depositAddress!.id, amount: '50.00', currency: 'USDT', sender: SENDER });
     await deliver();
-    await hooked.waitForJourney(journey, (s) => stageOf(s, deposit.id) === 'RECEIVED');
+    await hooked.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
     await hooked.control.confirmDeposit(deposit.id);
     await deliver();
-    const traded = await hooked.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.tradeId !== undefined);
-    await hooked.control.settleTrade(shownDeposit(traded.deposits, deposit.id)!.tradeId!);
+    await hooked.control.settleTrade((await hooked.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined)).tradeId!);
     await deliver();
-    const settled = await hooked.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.paymentId !== undefined);
-    await hooked.control.settlePayment(shownDeposit(settled.deposits, deposit.id)!.paymentId!);
+    await hooked.control.settlePayment((await hooked.waitForDeposit(deposit.id, (s) => s.paymentId !== undefined)).paymentId!);
     await deliver();
     await hooked.waitForJourney(journey, (s) => stageOf(s, deposit.id) === 'COMPLETED');
     await close(journey);
@@ -184,7 +181,7 @@ describe('recording a release of the replay corpus', () => {
     const { handle, virtualAccountId } = await startActiveJourney(polled);
     const deposit = await polled.control.simulateFiatDeposit({ virtualAccountId, amount: '30.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
     await polled.reconcile();
-    await polled.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
+    await polled.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
     await polled.control.rejectDeposit(deposit.id);
     const depositHandle = polled.client.workflow.getHandle(depositWorkflowId(deposit.id));
     expect(await depositHandle.result()).toMatchObject({ stage: 'REJECTED' });
@@ -196,9 +193,9 @@ describe('recording a release of the replay corpus', () => {
     const { handle, virtualAccountId } = await startActiveJourney(polled);
     const deposit = await polled.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
     await polled.reconcile();
-    await polled.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
+    await polled.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
     await polled.control.requireDepositAction(deposit.id);
-    await polled.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'ACTION_REQUIRED');
+    await polled.waitForDeposit(deposit.id, (s) => s.stage === 'ACTION_REQUIRED');
     const attachment = await checkIn(attachmentStoreFromEnv(), { fileName: 'proof-of-funds.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 recorded') });
     const depositHandle = polled.client.workflow.getHandle(depositWorkflowId(deposit.id));
     await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [attachment] });

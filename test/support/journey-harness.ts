@@ -3,15 +3,15 @@
  * in this process on a task queue of its own.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
 import { createRampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
-import { journeyWorkflowId } from '../../workflows/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
-import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
+import { depositStateQuery, journeyStateQuery, type DepositState, type JourneyState } from '../../workflows/messages';
 import type { customerJourney, reconcileWithService } from '../../workflows';
 import type { ReconcileResult } from '../../workflows/reconcile-types';
 import type { SandboxOptions } from '../../sandbox';
@@ -38,12 +38,17 @@ export interface JourneyHarness extends TestSandbox {
   reconcile(): Promise<ReconcileResult>;
   /** Queries the journey until `accept` holds; fails with the last state seen after `timeoutMs`. */
   waitForJourney(handle: WorkflowHandle, accept: (state: JourneyState) => boolean, timeoutMs?: number): Promise<JourneyState>;
+  /**
+   * Queries `deposit/<depositId>` until `accept` holds (waiting for the workflow to exist first). The
+   * journey hears of a deposit only when it opens, needs someone and ends; the steps between are here.
+   */
+  waitForDeposit(depositId: string, accept: (state: DepositState) => boolean, timeoutMs?: number): Promise<DepositState>;
   close(): Promise<void>;
 }
 
 export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs' | 'deploymentVersion'> {
   /** The timings of the deposit workflows the worker starts (FAST_DEPOSIT_TIMINGS unless given). */
-  depositTimings?: DepositTimings;
+  depositTimings?: Partial<DepositTimings>;
   /** The workflow bundle the worker runs (the run's bundle of the current code unless given). */
   workflowBundlePath?: string;
   /** The client's and the worker's data converter (the run's encrypting one unless given). */
@@ -110,14 +115,12 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
       return client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [{}] });
     },
     async waitForJourney(handle, accept, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last: JourneyState | undefined;
-      for (;;) {
-        last = await handle.query(journeyStateQuery);
-        if (accept(last)) return last;
-        if (Date.now() > deadline) throw new Error(`journey never reached the expected state; last state:\n${JSON.stringify(last, null, 2)}`);
-        await new Promise((wake) => setTimeout(wake, 100));
-      }
+      return queryUntil('journey', () => handle.query(journeyStateQuery), accept, timeoutMs);
+    },
+    async waitForDeposit(depositId, accept, timeoutMs = 60_000) {
+      const handle = client.workflow.getHandle(depositWorkflowId(depositId));
+      const notStartedYet = (error: unknown) => (error instanceof WorkflowNotFoundError ? undefined : Promise.reject(error));
+      return queryUntil('deposit', () => handle.query(depositStateQuery).catch(notStartedYet), accept, timeoutMs);
     },
     async close() {
       await harness.stopWorker();
@@ -143,4 +146,15 @@ export async function startActiveJourney(h: JourneyHarness, request: Parameters<
   await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
   const state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
   return { handle, state, virtualAccountId: state.onramp!.virtualAccount!.id, depositAddressId: state.offramp!.depositAddress!.id };
+}
+
+/** Asks until `accept` holds; fails with the last answer after `timeoutMs`. `ask` answers undefined while there is nothing to ask yet. */
+async function queryUntil<State>(what: string, ask: () => Promise<State | undefined>, accept: (state: State) => boolean, timeoutMs: number): Promise<State> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const last = await ask();
+    if (last !== undefined && accept(last)) return last;
+    if (Date.now() > deadline) throw new Error(`${what} never reached the expected state; last state:\n${JSON.stringify(last, null, 2)}`);
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
 }

@@ -7,6 +7,8 @@ import type { SandboxControl } from './sandbox';
 /** Test timings: seconds where production waits minutes or days. */
 export const FAST_TIMINGS = {
   pollIntervalSeconds: 1,
+  // Every second, without backoff (test/workflows/poll-backoff.temporal.test.ts tests the backoff).
+  pollBackoffCapSeconds: 1,
   kycDeadlineSeconds: 120,
   accountsDeadlineSeconds: 120,
 };
@@ -14,6 +16,7 @@ export const FAST_TIMINGS = {
 /** The deposit workflows' timings in tests (the worker starts deposits with them). */
 export const FAST_DEPOSIT_TIMINGS = {
   pollIntervalSeconds: 1,
+  pollBackoffCapSeconds: 1,
   stepDeadlineSeconds: 120,
 };
 

@@ -92,21 +92,24 @@ describe('a journey driven by webhooks', () => {
     // One event, one workflow, one signal to the journey.
     expect((await signalsReceived(handle)).filter((signal) => signal.name === 'customerEvent')).toEqual([{ name: 'customerEvent', key: `CUSTOMER_APPROVED/${customerId}` }]);
 
-    // The money: received, confirmed, traded, paid out, each step announced by an event.
+    // The money: received, confirmed, traded, paid out, each step announced by an event. The journey
+    // hears when the deposit opens and when it ends; the steps between are the deposit's own.
     const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '50.00', currency: 'USDT', sender: SENDER });
     await deliver();
     await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'RECEIVED');
     await h.control.confirmDeposit(deposit.id);
     await deliver(); // DEPOSIT_APPROVED and TRADE_CREATED
     const trade = await tradeOf(deposit.id);
-    await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'TRADE_CREATED');
+    await h.waitForDeposit(deposit.id, (s) => s.stage === 'TRADE_CREATED');
     await h.control.settleTrade(trade.id);
     await deliver();
-    await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'TRADE_SETTLED');
+    await h.waitForDeposit(deposit.id, (s) => s.stage === 'TRADE_SETTLED');
     await h.control.settlePayment((await tradeOf(deposit.id)).paymentId!);
     await deliver();
     const state = await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'COMPLETED');
     expect(depositOf(state, deposit.id)).toMatchObject({ kind: 'OFFRAMP', tradeId: trade.id });
+    // Two reports reached the journey for the deposit's six stages: it opened, it ended.
+    expect((await signalsReceived(handle)).filter((signal) => signal.name === 'depositProgress')).toHaveLength(2);
 
     // The deposit's workflow heard each of its events once.
     const depositSignals = await signalsReceived(h.client.workflow.getHandle(`deposit/${deposit.id}`));

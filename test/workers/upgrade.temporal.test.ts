@@ -105,7 +105,7 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     const kyc = await h.waitForJourney(waiting, (s) => s.stage === 'AWAITING_KYC');
     const first = await h.control.simulateFiatDeposit({ virtualAccountId: active.virtualAccountId, amount: '40.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
     await h.reconcile();
-    await h.waitForJourney(active.handle, (s) => stageOf(s, first.id) === 'RECEIVED');
+    await h.waitForDeposit(first.id, (s) => s.stage === 'RECEIVED');
     const firstDeposit = h.client.workflow.getHandle(depositWorkflowId(first.id));
     expect(await versioningOf(firstDeposit)).toEqual({ behavior: PINNED, buildId: buildA.buildId });
     expect(await versioningOf(active.handle)).toEqual({ behavior: AUTO_UPGRADE, buildId: buildA.buildId });
@@ -135,19 +135,17 @@ describe('deploying new workflow code while journeys and deposits run', () => {
 
     // The deposit that started on A finishes there.
     await h.control.confirmDeposit(first.id);
-    const traded = await h.waitForJourney(active.handle, (s) => shownDeposit(s.deposits, first.id)?.tradeId !== undefined);
-    await h.control.settleTrade(shownDeposit(traded.deposits, first.id)!.tradeId!);
+    await h.control.settleTrade((await h.waitForDeposit(first.id, (s) => s.tradeId !== undefined)).tradeId!);
     expect(await firstDeposit.result()).toMatchObject({ stage: 'COMPLETED' });
     expect(await taskBuildIds(firstDeposit)).toEqual([buildA.buildId]);
 
     // A deposit found now starts on B.
     const second = await h.control.simulateFiatDeposit({ virtualAccountId: active.virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
     await h.reconcile();
-    await h.waitForJourney(active.handle, (s) => stageOf(s, second.id) === 'RECEIVED');
+    await h.waitForDeposit(second.id, (s) => s.stage === 'RECEIVED');
     const secondDeposit = h.client.workflow.getHandle(depositWorkflowId(second.id));
     await h.control.confirmDeposit(second.id);
-    const tradedAgain = await h.waitForJourney(active.handle, (s) => shownDeposit(s.deposits, second.id)?.tradeId !== undefined);
-    await h.control.settleTrade(shownDeposit(tradedAgain.deposits, second.id)!.tradeId!);
+    await h.control.settleTrade((await h.waitForDeposit(second.id, (s) => s.tradeId !== undefined)).tradeId!);
     expect(await secondDeposit.result()).toMatchObject({ stage: 'COMPLETED' });
     expect(await taskBuildIds(secondDeposit)).toEqual([buildB.buildId]);
     await h.waitForJourney(active.handle, (s) => stageOf(s, first.id) === 'COMPLETED' && stageOf(s, second.id) === 'COMPLETED');

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppliedKeys, APPLIED_KEYS_WINDOW } from '../../workflows/applied-keys';
 import { addDecimal } from '../../workflows/decimal';
-import { applyDepositProgress, emptyDepositBoard, MAX_OPEN_DEPOSITS_SHOWN, RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/deposit-board';
+import { applyDepositProgress, emptyDepositBoard, isNewsForJourney, MAX_OPEN_DEPOSITS_SHOWN, RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/deposit-board';
 import { upgradeCarriedJourney } from '../../workflows/journey-carry';
 import type { DepositStage, DepositSummary, JourneyState } from '../../workflows/messages';
 
@@ -25,6 +25,23 @@ describe('the deposit board', () => {
     expect(board.open).toEqual([]);
     expect(board.recent.map((shown) => shown.depositId)).toEqual(['d2', 'd1']);
     expect(shownDeposit(board, 'd1')?.stage).toBe('COMPLETED');
+  });
+
+  it('hears of a deposit when it opens, starts or stops needing someone, and ends; not at the steps between', () => {
+    const heard = (path: DepositStage[], attentionAt?: number): DepositStage[] => {
+      let reported: DepositStage | undefined;
+      const reports: DepositStage[] = [];
+      path.forEach((stage, at) => {
+        if (!isNewsForJourney(reported, stage, at === attentionAt)) return;
+        reports.push(stage);
+        reported = stage;
+      });
+      return reports;
+    };
+    expect(heard(['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'COMPLETED'])).toEqual(['RECEIVED', 'COMPLETED']);
+    expect(heard(['RECEIVED', 'ACTION_REQUIRED', 'CONFIRMED', 'TRADE_CREATED', 'COMPLETED'])).toEqual(['RECEIVED', 'ACTION_REQUIRED', 'CONFIRMED', 'COMPLETED']);
+    expect(heard(['RECEIVED', 'CONFIRMED', 'NEEDS_ATTENTION', 'CONFIRMED', 'TRADE_CREATED', 'CANCELLED'], 2)).toEqual(['RECEIVED', 'NEEDS_ATTENTION', 'CONFIRMED', 'CANCELLED']);
+    expect(heard(['RECEIVED', 'REJECTED'])).toEqual(['RECEIVED', 'REJECTED']);
   });
 
   it('stays the same size after 10,000 deposits, and its counts stay right for deposits it does not list', () => {

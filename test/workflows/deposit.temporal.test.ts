@@ -50,8 +50,8 @@ describe('the deposit lifecycle', () => {
     await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] });
     expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/review the attachment/);
     await h.control.confirmDeposit(deposit.id);
-    const traded = await h.waitForJourney(handle, (s) => shownDeposit(s.deposits, deposit.id)?.tradeId !== undefined);
-    await h.control.settleTrade(shownDeposit(traded.deposits, deposit.id)!.tradeId!);
+    const traded = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
+    await h.control.settleTrade(traded.tradeId!);
     expect(await depositHandle.result()).toMatchObject({ stage: 'COMPLETED' });
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'COMPLETED');
     await handle.terminate('test over');

@@ -11,9 +11,10 @@ describe('JourneyInputSchema', () => {
   it('fills the production timings', () => {
     expect(JourneyInputSchema.parse({ customer }).timings).toEqual({
       pollIntervalSeconds: 900,
+      pollBackoffCapSeconds: 12 * 3600,
       kycDeadlineSeconds: 30 * 86_400,
       accountsDeadlineSeconds: 7 * 86_400,
-      maxHistoryEvents: 10_000,
+      maxHistoryEvents: 2_000,
     });
   });
 

@@ -64,8 +64,7 @@ describe('the customer journey', () => {
     await h.reconcile(); // no webhooks here: reconciliation starts the deposit's workflow
     await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'RECEIVED');
     await h.control.confirmDeposit(fiat.id);
-    state = await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.tradeId !== undefined);
-    await h.control.settleTrade(depositOf(state, fiat.id)!.tradeId!);
+    await h.control.settleTrade((await h.waitForDeposit(fiat.id, (s) => s.tradeId !== undefined)).tradeId!);
     state = await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'COMPLETED');
     expect(depositOf(state, fiat.id)).toMatchObject({ kind: 'ONRAMP', amount: '100.00', currency: 'AUD' });
 
@@ -79,10 +78,8 @@ describe('the customer journey', () => {
     await h.reconcile();
     await h.waitForJourney(handle, (s) => depositOf(s, crypto.id) !== undefined);
     await h.control.confirmDeposit(crypto.id);
-    state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.tradeId !== undefined);
-    await h.control.settleTrade(depositOf(state, crypto.id)!.tradeId!);
-    state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.paymentId !== undefined);
-    await h.control.settlePayment(depositOf(state, crypto.id)!.paymentId!);
+    await h.control.settleTrade((await h.waitForDeposit(crypto.id, (s) => s.tradeId !== undefined)).tradeId!);
+    await h.control.settlePayment((await h.waitForDeposit(crypto.id, (s) => s.paymentId !== undefined)).paymentId!);
     state = await h.waitForJourney(handle, (s) => depositOf(s, crypto.id)?.stage === 'COMPLETED');
     expect(depositOf(state, crypto.id)).toMatchObject({ kind: 'OFFRAMP', currency: 'USDT' });
 

@@ -20,7 +20,7 @@ export async function startInProcessWorker(options: {
   ramp: RampClient;
   outcomeUnknownRetryDelayMs?: number;
   /** FAST_DEPOSIT_TIMINGS unless given. */
-  depositTimings?: DepositTimings;
+  depositTimings?: Partial<DepositTimings>;
 }): Promise<InProcessWorker> {
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const worker = await createRampflowWorker({

@@ -45,8 +45,10 @@ export async function activeJourneys(client: Client): Promise<number> {
 
 /**
  * Plays rounds (the case's `round`, if any, then the partner's part) until as many deposit workflows
- * have finished as the journeys need (two each), or fails after `timeoutMs` with where each journey
- * stands. Visibility and the service may be unreachable for a while (a case stops them on purpose):
+ * have finished as the journeys need (two each) and every journey is ACTIVE, or fails after
+ * `timeoutMs` with where each journey stands. Deposits can finish before their journey is ACTIVE: a
+ * journey still polling for its AUD whitelist when its worker is killed waits out that poll's timeout,
+ * while the money (which needs only the service's whitelist) moves on. Visibility and the service may be unreachable for a while (a case stops them on purpose):
  * such a round counts as not done.
  */
 export async function driveUntilDepositsFinish(options: { client: Client; batch: JourneyBatch; partner: Partner; timeoutMs: number; round?: () => Promise<void> }): Promise<void> {
@@ -56,7 +58,8 @@ export async function driveUntilDepositsFinish(options: { client: Client; batch:
   for (;;) {
     await options.round?.();
     await partner.playOnce();
-    if ((await finishedDeposits(client).catch(() => 0)) >= expected) return;
+    const finished = await finishedDeposits(client).catch(() => 0);
+    if (finished >= expected && (await activeJourneys(client).catch(() => 0)) === batch.externalIds.length) return;
     if (Date.now() > deadline) throw new Error(`the journeys did not finish ${expected} deposits within ${options.timeoutMs / 1000} s:\n${await describeJourneys(client, batch)}`);
     await pause(500);
   }

@@ -1,0 +1,210 @@
+/**
+ * What a customer costs (issue 17): Temporal Cloud billable actions and service calls, counted (not
+ * timed, so they do not depend on the machine) from the workflows' histories
+ * (support/billable-actions.ts) and the sandbox's request log:
+ *
+ * - per journey from signup to one deposit each way (an AUD onramp and a USDT offramp, as in the
+ *   demo), webhooks flowing, production timings: every workflow the journeys caused is counted
+ *   (journeys, deposits, ramp events), by kind and by workflow type; service calls by endpoint;
+ * - per idle ACTIVE customer-day, and per signup abandoned at KYC over its 30 days: every timing
+ *   (poll interval, backoff cap, deadlines) scaled by TIME_SCALE so a day passes in seconds. There is
+ *   no time-skipping server here; what is counted is polls and timers, whose number does not depend
+ *   on the scale (only the first, shortest pauses stretch a little under the worker's own latency);
+ * - reconciliation: service calls per run (bench/cost-reconcile.ts).
+ */
+import { createRampflowClient, type RampflowClient } from '../client';
+import { JourneyTimingsSchema } from '../workflows/journey-input';
+import { benchReconcileCost } from './cost-reconcile';
+import { journeyRequest } from './journeys/partner';
+import { runJourneys } from './journeys/run-journeys';
+import type { BenchOptions } from './options';
+import type { Figure } from './report';
+import { ACTION_KINDS, actionsOfWorkflows, totalActions, type ActionCounts } from './support/billable-actions';
+import { forEachLimited, sleep } from './support/concurrency';
+import { startRampflowStack, type RampflowStack, type RampflowStackOptions } from './support/rampflow-stack';
+import { BENCH_PAYLOAD_KEYS, countWorkflows, startBenchTemporal, type BenchTemporal } from './support/temporal';
+
+const DAY = 86_400;
+/** One real second stands for six production hours: a day passes in four seconds. */
+const TIME_SCALE = 21_600;
+const PRODUCTION_TIMINGS = JourneyTimingsSchema.parse({});
+const SCALED_TIMINGS = {
+  pollIntervalSeconds: PRODUCTION_TIMINGS.pollIntervalSeconds / TIME_SCALE,
+  pollBackoffCapSeconds: PRODUCTION_TIMINGS.pollBackoffCapSeconds / TIME_SCALE,
+  kycDeadlineSeconds: PRODUCTION_TIMINGS.kycDeadlineSeconds / TIME_SCALE,
+  accountsDeadlineSeconds: PRODUCTION_TIMINGS.accountsDeadlineSeconds / TIME_SCALE,
+};
+/** The worker's deposit timings, scaled the same way (the deposits' backoff cap has no variable: it stays 6 h, unreached here). */
+const SCALED_DEPOSIT_ENV = {
+  DEPOSIT_POLL_INTERVAL_SECONDS: String(900 / TIME_SCALE),
+  DEPOSIT_STEP_DEADLINE_SECONDS: String((3 * DAY) / TIME_SCALE),
+};
+/** The issue's targets, from signup to one deposit each way. */
+const ACTIONS_TARGET = 60;
+/**
+ * The journey's timings while webhooks flow: production's, but the first poll after 20 s instead of
+ * 15 minutes. The AUD whitelist has no event, so its wait always ends by a poll (one timer and one
+ * call, whatever the interval); every other wait ends by its event, which arrives within a second or
+ * two, long before the poll.
+ */
+const WEBHOOK_JOURNEY_TIMINGS = { pollIntervalSeconds: 20 };
+const CALLS_TARGET = 20;
+
+interface Stage {
+  temporal: BenchTemporal;
+  stack: RampflowStack;
+  rampflow: RampflowClient;
+}
+
+async function withStack<T>(options: RampflowStackOptions, run: (stage: Stage) => Promise<T>): Promise<T> {
+  const temporal = await startBenchTemporal();
+  try {
+    const stack = await startRampflowStack(temporal, options);
+    try {
+      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+      return await run({ temporal, stack, rampflow });
+    } finally {
+      await stack.stop();
+    }
+  } finally {
+    await temporal.stop();
+  }
+}
+
+/** Waits until nothing but the journeys runs (deposits finished, every event routed), for at most a minute. */
+async function settle({ temporal, stack }: Stage): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    stack.worker?.assertAlive();
+    if ((await countWorkflows(temporal.client, `ExecutionStatus = 'Running' AND WorkflowType != 'customerJourney'`)) === 0) return;
+    await sleep(500);
+  }
+}
+
+const perUnit = (counts: ActionCounts, units: number) => Object.fromEntries(ACTION_KINDS.map((kind) => [kind, counts[kind] / units])) as ActionCounts;
+
+function describeKinds(counts: ActionCounts): string {
+  return ACTION_KINDS.filter((kind) => counts[kind] > 0).map((kind) => `${kind} ${round(counts[kind])}`).join(', ');
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+
+function callsSince(stack: RampflowStack, before: Map<string, number>): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const [path, count] of stack.requestLog.byPath) {
+    if (path.startsWith('/sandbox/') || path === '/deposit/mock') continue;
+    const made = count - (before.get(path) ?? 0);
+    if (made > 0) calls.set(path, made);
+  }
+  return calls;
+}
+
+const sum = (calls: Map<string, number>) => [...calls.values()].reduce((total, count) => total + count, 0);
+
+async function journeyCost(options: BenchOptions): Promise<Figure[]> {
+  const count = options.quick ? 2 : 10;
+  return withStack({ name: 'cost-journeys', deliveryTickSeconds: 1 }, async (stage) => {
+    options.progress(`cost: ${count} journeys from signup to one deposit each way, webhooks flowing`);
+    const run = await runJourneys(stage.stack, stage.rampflow, { count, prefix: 'cost-', timings: WEBHOOK_JOURNEY_TIMINGS, timeoutMs: 300_000, prepared: false, progress: (line) => options.progress(`  ${line}`) });
+    await settle(stage);
+    const calls = callsSince(stage.stack, run.apiCallsByPathAtStart);
+    const { counts, runs, byType } = await actionsOfWorkflows(stage.temporal.client, '');
+    const actions = perUnit(counts, count);
+    const byTypeText = [...byType].map(([type, typeCounts]) => `${type} ${round(totalActions(typeCounts) / count)}`).join(', ');
+    const method = `${count} journeys (${run.finished ? 'all' : 'NOT all'} to two completed deposits), each signing its customer up; sandbox on autopilot with every step immediate, webhooks every second; production timings but the first poll after 20 s (the AUD whitelist has no event); ${runs} workflow runs`;
+    const perJourneyActions = totalActions(actions);
+    const perJourneyCalls = sum(calls) / count;
+    return [
+      {
+        name: 'cost: Temporal actions per journey, signup to one deposit each way',
+        value: perJourneyActions,
+        unit: 'actions',
+        method: `${method}; by kind: ${describeKinds(actions)}; by workflow type: ${byTypeText}; Temporal Cloud's rules (bench/README.md)`,
+        target: `<= ${ACTIONS_TARGET}`,
+        met: perJourneyActions <= ACTIONS_TARGET,
+      },
+      {
+        name: 'cost: service calls per journey, signup to one deposit each way',
+        value: perJourneyCalls,
+        unit: 'calls',
+        method: `${method}; by endpoint: ${[...calls].sort(([, a], [, b]) => b - a).map(([path, made]) => `${path} ${round(made / count)}`).join(', ')}; sandbox request log (deposits sent by the customer left out)`,
+        target: `<= ${CALLS_TARGET}`,
+        met: perJourneyCalls <= CALLS_TARGET,
+      },
+    ];
+  });
+}
+
+async function idleCost(options: BenchOptions): Promise<Figure[]> {
+  const count = options.quick ? 2 : 5;
+  const days = options.quick ? 10 : 30;
+  return withStack({ name: 'cost-idle', deliveryTickSeconds: 1, workerEnv: SCALED_DEPOSIT_ENV }, async (stage) => {
+    options.progress(`cost: ${count} customers through one deposit each way, then idle for ${days} scaled days (${(days * DAY) / TIME_SCALE} s)`);
+    const run = await runJourneys(stage.stack, stage.rampflow, { count, prefix: 'idle-', timings: SCALED_TIMINGS, timeoutMs: 300_000, prepared: false, progress: (line) => options.progress(`  ${line}`) });
+    await settle(stage);
+    const actionsBefore = (await actionsOfWorkflows(stage.temporal.client, '')).counts;
+    const callsBefore = new Map(stage.stack.requestLog.byPath);
+    await sleep(((days * DAY) / TIME_SCALE) * 1000);
+    const actionsAfter = (await actionsOfWorkflows(stage.temporal.client, '')).counts;
+    const idleActions = totalActions(actionsAfter) - totalActions(actionsBefore);
+    const idleCalls = sum(callsSince(stage.stack, callsBefore));
+    const customerDays = count * days;
+    const method = `${count} journeys (${run.finished ? 'all' : 'NOT all'} to two completed deposits), then ${days} days with nothing happening, every timing scaled ${TIME_SCALE}x (1 day = ${DAY / TIME_SCALE} s); every workflow's history before and after; partner-wide reconciliation not included (see its own lines)`;
+    return [
+      { name: 'cost: Temporal actions per idle ACTIVE customer-day', value: idleActions / customerDays, unit: 'actions', method, target: '0', met: idleActions === 0 },
+      { name: 'cost: service calls per idle ACTIVE customer-day', value: idleCalls / customerDays, unit: 'calls', method: `${method}; sandbox request log`, target: '0', met: idleCalls === 0 },
+    ];
+  });
+}
+
+async function abandonedSignupCost(options: BenchOptions): Promise<Figure[]> {
+  const count = options.quick ? 3 : 10;
+  return withStack({ name: 'cost-abandoned', deliveryTickSeconds: 1, autopilot: false, workerEnv: SCALED_DEPOSIT_ENV }, async (stage) => {
+    await stage.stack.registerReceiver();
+    const deadlineSeconds = SCALED_TIMINGS.kycDeadlineSeconds;
+    options.progress(`cost: ${count} signups that never finish KYC, until their 30-day deadline (${deadlineSeconds} s)`);
+    const callsBefore = new Map(stage.stack.requestLog.byPath);
+    await forEachLimited(Array.from({ length: count }, (_, i) => `abandoned-${i}`), 8, async (externalId) => {
+      await stage.rampflow.startJourney(journeyRequest(externalId, SCALED_TIMINGS));
+    });
+    const parkedQuery = `WorkflowType = 'customerJourney' AND RampStage = 'NEEDS_ATTENTION'`;
+    const giveUpAt = Date.now() + deadlineSeconds * 1000 + 120_000;
+    let parked = 0;
+    while (parked < count && Date.now() < giveUpAt) {
+      stage.stack.worker?.assertAlive();
+      await sleep(1000);
+      parked = await countWorkflows(stage.temporal.client, parkedQuery);
+    }
+    const calls = callsSince(stage.stack, callsBefore);
+    const { counts } = await actionsOfWorkflows(stage.temporal.client, '');
+    const actions = perUnit(counts, count);
+    const polls = (calls.get('/customer/detail') ?? 0) / count;
+    const method = `${count} journeys that sign their customer up, whose KYC the service never decides (autopilot off), from the start until each parked at its 30-day KYC deadline (${parked}/${count} did); every timing scaled ${TIME_SCALE}x (poll 900 s, cap ${PRODUCTION_TIMINGS.pollBackoffCapSeconds / 3600} h, deadline 30 days)`;
+    return [
+      { name: 'cost: Temporal actions per signup abandoned at KYC, 30 days', value: totalActions(actions), unit: 'actions', method: `${method}; by kind: ${describeKinds(actions)}` },
+      {
+        name: 'cost: service calls per signup abandoned at KYC, 30 days',
+        value: sum(calls) / count,
+        unit: 'calls',
+        method: `${method}; of them ${round(polls)} KYC polls (GET /customer/detail); by endpoint: ${[...calls].map(([path, made]) => `${path} ${round(made / count)}`).join(', ')}`,
+      },
+    ];
+  });
+}
+
+const PARTS: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
+  journey: journeyCost,
+  idle: idleCost,
+  abandoned: abandonedSignupCost,
+  reconcile: benchReconcileCost,
+};
+
+/** All four parts; BENCH_COST_PARTS=journey,reconcile (say) runs only those, while working on one. */
+export async function benchCost(options: BenchOptions): Promise<Figure[]> {
+  const chosen = process.env.BENCH_COST_PARTS?.split(',').map((part) => part.trim()) ?? Object.keys(PARTS);
+  const unknown = chosen.filter((part) => !(part in PARTS));
+  if (unknown.length > 0) throw new Error(`unknown BENCH_COST_PARTS ${unknown.join(', ')}; choose from ${Object.keys(PARTS).join(', ')}`);
+  const figures: Figure[] = [];
+  for (const part of chosen) figures.push(...(await PARTS[part]!(options)));
+  return figures;
+}

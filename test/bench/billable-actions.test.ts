@@ -1,0 +1,46 @@
+/**
+ * The bench's reading of Temporal Cloud's action rules (bench/support/billable-actions.ts) on
+ * histories built as the SDK decodes them (protobuf messages, whose absent attributes are null).
+ */
+import { temporal } from '@temporalio/proto';
+import { describe, expect, it } from 'vitest';
+import { actionsOfHistory, totalActions } from '../../bench/support/billable-actions';
+
+const event = (id: number, attributes: Record<string, unknown>) => temporal.api.history.v1.HistoryEvent.fromObject({ eventId: id, ...attributes });
+const started = (id: number) => event(id, { workflowExecutionStartedEventAttributes: { workflowType: { name: 'w' } } });
+const signalled = (id: number) => event(id, { workflowExecutionSignaledEventAttributes: { signalName: 's' } });
+const taskScheduled = (id: number) => event(id, { workflowTaskScheduledEventAttributes: {} });
+const taskCompleted = (id: number) => event(id, { workflowTaskCompletedEventAttributes: {} });
+const localActivity = (id: number, taskCompletedId: number) => event(id, { markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: taskCompletedId } });
+
+describe('billable actions of a history', () => {
+  it('counts a signal-with-start as one action, and a signal after the first task as one more', () => {
+    const counts = actionsOfHistory([started(1), signalled(2), taskScheduled(3), taskCompleted(4), signalled(5)]);
+    expect(counts['workflow starts']).toBe(1);
+    expect(counts.signals).toBe(1);
+    expect(totalActions(counts)).toBe(2);
+  });
+
+  it('counts a plain start and its first signal as two', () => {
+    expect(totalActions(actionsOfHistory([started(1), taskScheduled(2), signalled(3)]))).toBe(2);
+  });
+
+  it('counts the local activities of one workflow task completion once, and each activity attempt', () => {
+    const counts = actionsOfHistory([
+      started(1),
+      taskScheduled(2),
+      taskCompleted(3),
+      localActivity(4, 3),
+      localActivity(5, 3),
+      taskScheduled(6),
+      taskCompleted(7),
+      localActivity(8, 7),
+      event(9, { activityTaskStartedEventAttributes: { scheduledEventId: 8, attempt: 3 } }),
+      event(10, { timerStartedEventAttributes: { timerId: '1' } }),
+      event(11, { upsertWorkflowSearchAttributesEventAttributes: {} }),
+      event(12, { workflowExecutionUpdateAcceptedEventAttributes: {} }),
+    ]);
+    expect(counts).toMatchObject({ 'local-activity batches': 2, 'activity attempts': 3, timers: 1, 'search-attribute upserts': 1, updates: 1 });
+    expect(totalActions(counts)).toBe(9);
+  });
+});

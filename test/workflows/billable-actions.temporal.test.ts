@@ -1,0 +1,64 @@
+/**
+ * Fewer billable actions per journey (issue 17): one search-attribute upsert per change of stage,
+ * carrying what else the workflow learned since the last one, and no timer started only to be
+ * cancelled (a wait has one timer at a time, for its poll or its deadline).
+ */
+import type { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositWorkflowId } from '../../workflows/ids';
+import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+
+let h: JourneyHarness;
+beforeAll(async () => {
+  h = await startJourneyHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** Each upsert of the history, as attribute name → value (search attributes are plain JSON payloads). */
+function upserts(events: HistoryEvent[]): Record<string, unknown>[] {
+  return events
+    .filter((event) => event.upsertWorkflowSearchAttributesEventAttributes)
+    .map((event) => {
+      const fields = event.upsertWorkflowSearchAttributesEventAttributes!.searchAttributes?.indexedFields ?? {};
+      return Object.fromEntries(Object.entries(fields).map(([name, payload]) => [name, JSON.parse(Buffer.from(payload.data!).toString('utf8')) as unknown]));
+    });
+}
+
+const historyOf = async (workflowId: string): Promise<HistoryEvent[]> => (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+
+describe('a journey and its deposit, moved by polls', () => {
+  it('upsert once per change of stage and cancel no timer', async () => {
+    // The harness starts journeys without search attributes, as the Go SDK or the Web UI would.
+    const { handle, state, virtualAccountId } = await startActiveJourney(h);
+    const journey = await historyOf(handle.workflowId);
+    const journeyUpserts = upserts(journey);
+    expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
+    // The externalId rides on the first upsert, the service's customer id on the first after it is known.
+    expect(journeyUpserts[0]).toEqual({ RampStage: 'CREATING_CUSTOMER', RampExternalId: state.externalId });
+    expect(journeyUpserts[1]).toEqual({ RampStage: 'AWAITING_KYC', RampCustomerId: state.customer.id });
+    expect(journey.filter((event) => event.timerCanceledEventAttributes)).toEqual([]);
+
+    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
+    await h.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
+    await h.control.confirmDeposit(deposit.id);
+    const traded = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
+    await h.control.settleTrade(traded.tradeId!);
+    await h.waitForDeposit(deposit.id, (s) => s.stage === 'COMPLETED');
+
+    const depositHistory = await historyOf(depositWorkflowId(deposit.id));
+    // Reconciliation starts the deposit at RECEIVED without its customer: the workflow finds it and
+    // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of stage).
+    expect(upserts(depositHistory)).toEqual([
+      { RampExternalId: state.externalId, RampCustomerId: state.customer.id },
+      { RampStage: 'CONFIRMED' },
+      { RampStage: 'TRADE_CREATED' },
+      { RampStage: 'COMPLETED' },
+    ]);
+    expect(depositHistory.filter((event) => event.timerCanceledEventAttributes)).toEqual([]);
+  }, 180_000);
+});
