@@ -34,10 +34,11 @@ const SCALED_TIMINGS = {
   kycDeadlineSeconds: PRODUCTION_TIMINGS.kycDeadlineSeconds / TIME_SCALE,
   accountsDeadlineSeconds: PRODUCTION_TIMINGS.accountsDeadlineSeconds / TIME_SCALE,
 };
-/** The worker's deposit timings, scaled the same way (the deposits' backoff cap has no variable: it stays 6 h, unreached here). */
+/** The worker's deposit timings, scaled the same way. */
 const SCALED_DEPOSIT_ENV = {
   DEPOSIT_POLL_INTERVAL_SECONDS: String(900 / TIME_SCALE),
   DEPOSIT_STEP_DEADLINE_SECONDS: String((3 * DAY) / TIME_SCALE),
+  DEPOSIT_POLL_BACKOFF_CAP_SECONDS: String((6 * 60 * 60) / TIME_SCALE),
 };
 /** The issue's targets, from signup to one deposit each way. */
 const ACTIONS_TARGET = 60;

@@ -70,10 +70,12 @@ export const WorkerEnvSchema = z.object({
   /**
    * Timings of the deposit workflows this worker starts (workflows/deposit-input.ts): how long a
    * deposit waits for an event before asking the service (default 900), and how long each step may
-   * take before it parks (default 259200, three days).
+   * take before it parks (default 259200, three days), and the longest pause its polls back off to
+   * (default 21600, six hours).
    */
   DEPOSIT_POLL_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
   DEPOSIT_STEP_DEADLINE_SECONDS: z.coerce.number().positive().optional(),
+  DEPOSIT_POLL_BACKOFF_CAP_SECONDS: z.coerce.number().positive().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

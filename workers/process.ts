@@ -57,6 +57,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       depositTimings: {
         ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS } : {}),
         ...(config.DEPOSIT_STEP_DEADLINE_SECONDS !== undefined ? { stepDeadlineSeconds: config.DEPOSIT_STEP_DEADLINE_SECONDS } : {}),
+        ...(config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS !== undefined ? { pollBackoffCapSeconds: config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS } : {}),
       },
     });
     logger.info(
