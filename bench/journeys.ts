@@ -144,8 +144,17 @@ async function largestWithinTwoMinutes(measured: JourneyRunResult[], steps: numb
   return { count: best, tried };
 }
 
+/** The sizes to run: BENCH_JOURNEY_SIZES=1000 (say) runs only those, e.g. to measure one N again. */
+function journeySizes(options: BenchOptions): number[] {
+  const asked = process.env.BENCH_JOURNEY_SIZES;
+  if (!asked) return options.quick ? [20, 100] : [100, 1000];
+  const sizes = asked.split(',').map((size) => Number(size.trim()));
+  if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`BENCH_JOURNEY_SIZES must be whole numbers above 0, separated by commas (got "${asked}")`);
+  return sizes;
+}
+
 export async function benchJourneys(options: BenchOptions): Promise<Figure[]> {
-  const sizes = options.quick ? [20, 100] : [100, 1000];
+  const sizes = journeySizes(options);
   const runLimitMs = options.cluster ? CLUSTER_RUN_LIMIT_MS : RUN_LIMIT_MS;
   const budgetEnd = Date.now() + BENCHMARK_BUDGET_MS;
   const figures: Figure[] = [];
