@@ -5,29 +5,16 @@
  * on, as must the worker and the receiver. Expected: every journey finishes a deposit each way with
  * nothing lost or doubled.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTemporaryCluster, type TemporaryCluster } from '../../dev/temporary-cluster';
-import { ONE_SECOND_AUTOPILOT } from '../faults/support/autopilot';
-import { startFaultStack, type FaultStack } from '../faults/support/fault-stack';
-import { expectNothingLostThroughTwoOutages } from '../faults/support/outage-case';
+import { describe, expect, it } from 'vitest';
+import { startTemporaryCluster } from '../../dev/temporary-cluster';
+import { expectNothingLostThroughTwoOutages, outageStackPerFile } from '../faults/support/outage-case';
 import { pause } from '../faults/support/until';
-import { startWorkerProcess, type WorkerProcess } from '../faults/support/worker-process';
 
-let stack: FaultStack<TemporaryCluster>;
-let worker: WorkerProcess;
-
-beforeAll(async () => {
-  stack = await startFaultStack({ autopilot: ONE_SECOND_AUTOPILOT, audWhitelistDelaySeconds: 1, deliveryTickSeconds: 1 }, startTemporaryCluster);
-  worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url });
-  await worker.started;
-});
-afterAll(async () => {
-  await worker?.stop();
-  await stack?.close();
-});
+const { stack: currentStack, worker: currentWorker } = outageStackPerFile(startTemporaryCluster);
 
 describe('PostgreSQL restarted mid-journey (cluster profile)', () => {
   it('loses and doubles nothing when the database stops and starts again under the running server, twice', async () => {
+    const [stack, worker] = [currentStack(), currentWorker()];
     await expectNothingLostThroughTwoOutages({
       stack,
       worker,

@@ -4,15 +4,16 @@
  * (while they onboard, and while deposits are in flight), and afterwards every journey has finished a
  * deposit each way with nothing lost or doubled, and nothing had to be restarted by hand.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { FAST_TIMINGS } from '../../support/test-journeys';
-import type { FaultStack, FaultTemporal } from './fault-stack';
+import { ONE_SECOND_AUTOPILOT } from './autopilot';
+import { startFaultStack, type FaultStack, type FaultTemporal } from './fault-stack';
 import { driveUntilDepositsFinish, startJourneys } from './journeys';
 import { findProblems } from './ledger';
 import { outageAtOnboardingAndInFlight } from './outages';
 import { AUD_RAMPS, Partner } from './partner';
 import { seededRandom } from './random';
-import type { WorkerProcess } from './worker-process';
+import { startWorkerProcess, type WorkerProcess } from './worker-process';
 
 export async function expectNothingLostThroughTwoOutages<T extends FaultTemporal>(options: {
   stack: FaultStack<T>;
@@ -41,4 +42,23 @@ export async function expectNothingLostThroughTwoOutages<T extends FaultTemporal
   options.stillRunning?.();
   expect(worker.exited(), worker.output()).toBe(false);
   expect(await findProblems({ client, ramp: stack.service.ramp, batch, partner }), `seed ${random.seed}`).toEqual([]);
+}
+
+/**
+ * The stack an outage case runs on (the service walking every step by itself, a second each; a worker
+ * process that must ride the outages out), started before the file's cases and stopped after them.
+ */
+export function outageStackPerFile<T extends FaultTemporal>(startTemporal: () => Promise<T>): { stack: () => FaultStack<T>; worker: () => WorkerProcess } {
+  let stack: FaultStack<T> | undefined;
+  let worker: WorkerProcess | undefined;
+  beforeAll(async () => {
+    stack = await startFaultStack({ autopilot: ONE_SECOND_AUTOPILOT, audWhitelistDelaySeconds: 1, deliveryTickSeconds: 1 }, startTemporal);
+    worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url });
+    await worker.started;
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.close();
+  });
+  return { stack: () => stack!, worker: () => worker! };
 }
