@@ -139,7 +139,7 @@ async function journeyCost(options: BenchOptions): Promise<Figure[]> {
 async function idleCost(options: BenchOptions): Promise<Figure[]> {
   const count = options.quick ? 2 : 5;
   const days = options.quick ? 10 : 30;
-  return withStack({ name: 'cost-idle', deliveryTickSeconds: 1, workerEnv: SCALED_DEPOSIT_ENV }, async (stage) => {
+  return withStack({ name: 'cost-idle', deliveryTickSeconds: 1, depositEnv: SCALED_DEPOSIT_ENV }, async (stage) => {
     options.progress(`cost: ${count} customers through one deposit each way, then idle for ${days} scaled days (${(days * DAY) / TIME_SCALE} s)`);
     const run = await runJourneys(stage.stack, stage.rampflow, { count, prefix: 'idle-', timings: SCALED_TIMINGS, timeoutMs: 300_000, prepared: false, progress: (line) => options.progress(`  ${line}`) });
     await settle(stage);
@@ -160,7 +160,7 @@ async function idleCost(options: BenchOptions): Promise<Figure[]> {
 
 async function abandonedSignupCost(options: BenchOptions): Promise<Figure[]> {
   const count = options.quick ? 3 : 10;
-  return withStack({ name: 'cost-abandoned', deliveryTickSeconds: 1, autopilot: false, workerEnv: SCALED_DEPOSIT_ENV }, async (stage) => {
+  return withStack({ name: 'cost-abandoned', deliveryTickSeconds: 1, autopilot: false, depositEnv: SCALED_DEPOSIT_ENV }, async (stage) => {
     await stage.stack.registerReceiver();
     const deadlineSeconds = SCALED_TIMINGS.kycDeadlineSeconds;
     options.progress(`cost: ${count} signups that never finish KYC, until their 30-day deadline (${deadlineSeconds} s)`);

@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DEFAULT_LIST_ORDER, LIST_ORDERS } from '../ramp/assumptions';
+import { WEBHOOK_ROUTINGS } from '../webhooks/routing-modes';
+import type { DepositTimings } from '../workflows/deposit-input';
 
 const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port, for example 127.0.0.1:7233');
 const port = z.coerce.number().int().min(1).max(65535);
@@ -40,6 +42,12 @@ export const WebhookEnvSchema = z.object({
     .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
   /** The public HTTPS URL the service delivers to (used when registering the callback). */
   WEBHOOK_PUBLIC_URL: z.url().optional(),
+  /**
+   * `direct`: the receiver signals each event's target from the payload where it can (one action, no
+   * service call), and hands the rest to a ramp-event workflow; `workflow`: every delivery starts a
+   * ramp-event workflow, which re-reads the record through the signed API (webhooks/direct-route.ts).
+   */
+  WEBHOOK_ROUTING: z.enum(WEBHOOK_ROUTINGS).default('direct'),
 });
 
 /** Read where the reconciliation schedule is created (the webhook receiver) and by `rampflow webhooks reconcile`. */
@@ -58,6 +66,19 @@ export const PartnerApiEnvSchema = z.object({
   PARTNER_API_TOKEN: z.string().min(32, 'must be at least 32 characters: it is the only credential of the partner API'),
 });
 
+/**
+ * Timings of the deposit workflows a process starts (workflows/deposit-input.ts), read by the worker
+ * (reconciliation, ramp-event workflows) and the receiver (direct routing) alike: how long a deposit
+ * waits for an event before asking the service (default 900), how long each step may take before it
+ * parks (default 259200, three days), and the longest pause its polls back off to (default 21600, six
+ * hours).
+ */
+export const DepositTimingsEnvSchema = z.object({
+  DEPOSIT_POLL_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
+  DEPOSIT_STEP_DEADLINE_SECONDS: z.coerce.number().positive().optional(),
+  DEPOSIT_POLL_BACKOFF_CAP_SECONDS: z.coerce.number().positive().optional(),
+});
+
 export const WorkerEnvSchema = z.object({
   /** Port of the worker's Prometheus endpoint; 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -67,17 +88,18 @@ export const WorkerEnvSchema = z.object({
    * replaying a workflow's history when it wakes after being evicted (README, Configuration).
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
-  /**
-   * Timings of the deposit workflows this worker starts (workflows/deposit-input.ts): how long a
-   * deposit waits for an event before asking the service (default 900), and how long each step may
-   * take before it parks (default 259200, three days), and the longest pause its polls back off to
-   * (default 21600, six hours).
-   */
-  DEPOSIT_POLL_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
-  DEPOSIT_STEP_DEADLINE_SECONDS: z.coerce.number().positive().optional(),
-  DEPOSIT_POLL_BACKOFF_CAP_SECONDS: z.coerce.number().positive().optional(),
+  ...DepositTimingsEnvSchema.shape,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** The deposit timings in the environment, as the options of whoever starts deposit workflows. */
+export function depositTimingsFromEnv(config: z.output<typeof DepositTimingsEnvSchema>): Partial<DepositTimings> {
+  return {
+    ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS } : {}),
+    ...(config.DEPOSIT_STEP_DEADLINE_SECONDS !== undefined ? { stepDeadlineSeconds: config.DEPOSIT_STEP_DEADLINE_SECONDS } : {}),
+    ...(config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS !== undefined ? { pollBackoffCapSeconds: config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS } : {}),
+  };
+}
 
 /**
  * The keys of the payload codec (codec/), as `<keyId>:<base64 of 32 random bytes>` separated by

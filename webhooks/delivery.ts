@@ -1,5 +1,6 @@
 /**
- * Turns a delivered body into what the ramp-event workflow is started with, or a reason to answer 400.
+ * Turns a delivered body into what the ramp-event workflow is started with (and the payload, for the
+ * receiver's direct routing), or a reason to answer 400.
  *
  * The envelope must be `{event, payload: {id}}`; an older event name is mapped to its new name first,
  * so one event delivered under both names has one workflow ID. That envelope is all we require: the
@@ -42,6 +43,8 @@ export type ParsedDelivery =
       input: RampEventInput;
       /** Paths of payload fields that do not match our schema of the event's resource (never their values); empty when all match. */
       mismatchedFields: string[];
+      /** The payload as delivered, for direct routing (webhooks/direct-route.ts); never logged, never handed to a workflow. */
+      payload: Record<string, unknown>;
     }
   | { ok: false; reason: string; /** Paths of the offending fields (never their values). */ fields: string[] };
 
@@ -91,6 +94,7 @@ export function parseDelivery(body: unknown, timings?: Partial<RampEventTimings>
       workflowId: eventWorkflowId(deliveredAs, payloadId),
       input: { event: deliveredAs, payloadId, key: `${deliveredAs}/${payloadId}`, hint: {}, ...timed },
       mismatchedFields: [],
+      payload: envelope.data.payload,
     };
   }
   const payload = eventPayloadSchema(event).safeParse(envelope.data.payload);
@@ -108,5 +112,6 @@ export function parseDelivery(body: unknown, timings?: Partial<RampEventTimings>
       ...timed,
     },
     mismatchedFields: payload.success ? [] : fieldsOf(payload.error),
+    payload: envelope.data.payload,
   };
 }

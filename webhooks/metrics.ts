@@ -1,16 +1,20 @@
 /**
  * The receiver's Prometheus metrics, on a registry of its own (GET /metrics):
  * - rampflow_webhook_requests_total{outcome}: every request, by what became of it;
- * - rampflow_webhook_handoff_seconds{result}: how long Temporal took to accept (or refuse) the start,
- *   the part of the service's 30-second acknowledgement budget we spend;
+ * - rampflow_webhook_handoff_seconds{result}: how long Temporal took to accept (or refuse) the signal
+ *   or the start, the part of the service's 30-second acknowledgement budget we spend;
+ * - rampflow_webhook_workflow_routes_total{reason}: deliveries handed to a ramp-event workflow rather
+ *   than routed directly, and why (webhooks/direct-route.ts); a rising `unknown-customer` says the
+ *   receivers rarely see a customer's own events (several replicas, or customers older than them);
  * - rampflow_webhook_payload_mismatches_total{event}: accepted deliveries whose payload did not match
  *   our schema of the event's resource (the payload is only a hint, so they are handed over anyway; a
  *   rising count says the service's shapes moved away from ours).
  */
 import { Counter, Histogram, Registry } from 'prom-client';
+import { WORKFLOW_ROUTE_REASONS, type WorkflowRouteReason } from './direct-route';
 
 export const OUTCOMES = [
-  'accepted', // a new event, handed to Temporal (200)
+  'accepted', // a new event, signalled to its target or handed to a ramp-event workflow (200)
   'duplicate', // already handed over before (200)
   'invalid', // malformed envelope or payload (400)
   'forbidden', // source IP not allowed (403)
@@ -23,7 +27,11 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export type HandoffResult = 'started' | 'duplicate' | 'routed-again' | 'unavailable';
+/**
+ * started / duplicate / routed-again: the ramp-event workflow's start; signalled: routed directly (a
+ * signal or a deposit's signal-with-start); target-ended: routed directly to a deposit that had finished.
+ */
+export type HandoffResult = 'started' | 'duplicate' | 'routed-again' | 'signalled' | 'target-ended' | 'unavailable';
 
 export class WebhookMetrics {
   readonly registry = new Registry();
@@ -35,7 +43,7 @@ export class WebhookMetrics {
   });
   private readonly handoff = new Histogram({
     name: 'rampflow_webhook_handoff_seconds',
-    help: 'Time for Temporal to accept or refuse the start of a ramp-event workflow',
+    help: 'Time for Temporal to accept or refuse a webhook\'s signal or its ramp-event workflow\'s start',
     labelNames: ['result'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
     registers: [this.registry],
@@ -48,9 +56,21 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
 
+  private readonly workflowRoutes = new Counter({
+    name: 'rampflow_webhook_workflow_routes_total',
+    help: 'Deliveries handed to a ramp-event workflow instead of routed directly, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     // Every outcome appears from the start, at zero, so dashboards and alerts need no special case.
     for (const outcome of OUTCOMES) this.requests.inc({ outcome }, 0);
+    for (const reason of WORKFLOW_ROUTE_REASONS) this.workflowRoutes.inc({ reason }, 0);
+  }
+
+  countWorkflowRoute(reason: WorkflowRouteReason): void {
+    this.workflowRoutes.inc({ reason });
   }
 
   countRequest(outcome: Outcome): void {

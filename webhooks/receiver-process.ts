@@ -8,7 +8,17 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { rampflowDataConverter } from '../codec';
-import { parseEnv, PayloadEnvSchema, ReconcileEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
+import {
+  DepositTimingsEnvSchema,
+  depositTimingsFromEnv,
+  parseEnv,
+  PayloadEnvSchema,
+  ReconcileEnvSchema,
+  temporalTls,
+  TemporalEnvSchema,
+  WebhookEnvSchema,
+  WorkerEnvSchema,
+} from '../config/env';
 import { createLogger } from '../config/logger';
 import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
 import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
@@ -28,6 +38,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
   const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), env);
   const webhook = parseEnv(WebhookEnvSchema, env);
   const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema, env);
+  const depositTimings = depositTimingsFromEnv(parseEnv(DepositTimingsEnvSchema, env));
   const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
   const logger = createLogger('rampflow-webhooks', LOG_LEVEL);
 
@@ -43,6 +54,8 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
     client,
     taskQueue: temporal.TEMPORAL_TASK_QUEUE,
     logger,
+    routing: webhook.WEBHOOK_ROUTING,
+    depositTimings,
   });
 
   let scheduleTimer: NodeJS.Timeout | undefined;
@@ -71,6 +84,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
         namespace: temporal.TEMPORAL_NAMESPACE,
         taskQueue: temporal.TEMPORAL_TASK_QUEUE,
         allowedIps: webhook.WEBHOOK_ALLOWED_IPS.length === 0 ? 'any' : webhook.WEBHOOK_ALLOWED_IPS,
+        routing: webhook.WEBHOOK_ROUTING,
       },
       'webhook receiver listening',
     );

@@ -7,9 +7,11 @@
  * Checks, in order: the source IP (403; before the token, so a refused address learns nothing about
  * the token), the path token compared in constant time (404, the same answer as for any unknown path),
  * the body cap (413) and JSON content type (415), the envelope `{event, payload: {id}}` (400). None of
- * these reaches Temporal. Then the durable handoff (200, or 503 when Temporal cannot be reached),
- * whatever else the payload holds or lacks: it is only a hint. Payload fields that do not match our
- * schema are counted (rampflow_webhook_payload_mismatches_total) and logged by path, never by value.
+ * these reaches Temporal. Then the event is routed (200, or 503 when Temporal cannot be reached):
+ * directly, by a signal to its target built from the payload (webhooks/direct-route.ts), or, where
+ * that path is unsure or `routing` is `workflow`, by the durable handoff to a ramp-event workflow,
+ * whatever else the payload holds or lacks. Payload fields that do not match our schema are counted
+ * (rampflow_webhook_payload_mismatches_total) and logged by path, never by value.
  *
  * Logs are one structured line per request with the route pattern, never the URL (it holds the token)
  * and never the body.
@@ -17,10 +19,14 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import type { DepositTimings } from '../workflows/deposit-input';
+import type { EventName } from '../ramp/events';
 import type { RampEventTimings } from '../workflows/ramp-event-types';
-import { parseDelivery } from './delivery';
+import { parseDelivery, type ParsedDelivery } from './delivery';
+import { routeDirectly, RoutingMemory } from './direct-route';
 import { handOff, TemporalUnavailable } from './handoff';
-import { WebhookMetrics, type Outcome } from './metrics';
+import { WebhookMetrics, type HandoffResult, type Outcome } from './metrics';
+import type { WebhookRouting } from './routing-modes';
 import { tokenMatches } from './secret-token';
 import { sourceIpPolicy } from './source-ip';
 
@@ -41,6 +47,10 @@ export interface WebhookServerOptions {
   handoffTimeoutMs?: number;
   /** Passed to every ramp-event workflow; production defaults when omitted (tests pass seconds). */
   eventTimings?: Partial<RampEventTimings>;
+  /** `direct` (default): signal the target from the payload where it can; `workflow`: every delivery starts a ramp-event workflow. */
+  routing?: WebhookRouting;
+  /** The timings of deposit workflows a direct route starts (the worker's DEPOSIT_* settings; production defaults when omitted). */
+  depositTimings?: Partial<DepositTimings>;
 }
 
 const NOT_FOUND_BODY = { error: 'not found' };
@@ -48,15 +58,38 @@ const NOT_FOUND_BODY = { error: 'not found' };
 export function buildWebhookServer(options: WebhookServerOptions): { app: FastifyInstance; metrics: WebhookMetrics } {
   const metrics = new WebhookMetrics();
   const allowedSources = sourceIpPolicy(options.allowedIps);
-  const outcomes = new WeakMap<FastifyRequest, { outcome: Outcome; event?: string; payloadId?: string; fields?: string[] }>();
+  const outcomes = new WeakMap<FastifyRequest, { outcome: Outcome; event?: string; payloadId?: string; routed?: HandoffResult; fields?: string[] }>();
   const handoff = { client: options.client, taskQueue: options.taskQueue, timeoutMs: options.handoffTimeoutMs ?? 10_000 };
+  const router = { client: options.client, taskQueue: options.taskQueue, memory: new RoutingMemory(), depositTimings: options.depositTimings };
+  const routing = options.routing ?? 'direct';
+
+  /** Routes an accepted delivery: directly where the payload allows, else through its ramp-event workflow. */
+  async function route(delivery: Extract<ParsedDelivery, { ok: true }>): Promise<HandoffResult> {
+    const { input } = delivery;
+    if (routing === 'workflow' || input.resource === undefined) {
+      metrics.countWorkflowRoute(routing === 'workflow' ? 'configured' : 'unknown-event');
+    } else {
+      let direct;
+      try {
+        direct = await options.client.connection.withDeadline(Date.now() + handoff.timeoutMs, () =>
+          routeDirectly(router, input.event as EventName, input.key, delivery.payload),
+        );
+      } catch (error) {
+        throw new TemporalUnavailable(error);
+      }
+      if (direct.kind === 'signalled' || direct.kind === 'duplicate') return direct.kind;
+      if (direct.kind === 'target-ended') return 'target-ended';
+      metrics.countWorkflowRoute(direct.reason);
+    }
+    return handOff(handoff, delivery.workflowId, input);
+  }
 
   // fastify's own logger would print request URLs, which carry the token; we log ourselves below.
   const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, return503OnClosing: true });
   // JSON only: fastify also parses text/plain by default.
   app.removeContentTypeParser('text/plain');
 
-  const finish = (request: FastifyRequest, reply: FastifyReply, status: number, outcome: Outcome, body: unknown, extra: { event?: string; payloadId?: string; fields?: string[] } = {}) => {
+  const finish = (request: FastifyRequest, reply: FastifyReply, status: number, outcome: Outcome, body: unknown, extra: { event?: string; payloadId?: string; routed?: HandoffResult; fields?: string[] } = {}) => {
     outcomes.set(request, { outcome, ...extra });
     return reply.code(status).send(body);
   };
@@ -84,6 +117,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       outcome,
       ms: Math.round(reply.elapsedTime),
       ...(recorded?.event ? { event: recorded.event, payloadId: recorded.payloadId } : {}),
+      ...(recorded?.routed ? { routed: recorded.routed } : {}),
       ...(recorded?.fields ? { fields: recorded.fields } : {}),
     };
     if (reply.statusCode >= 500) options.logger.warn(line, 'webhook');
@@ -106,7 +140,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
     async (request, reply) => {
       const delivery = parseDelivery(request.body, options.eventTimings);
       if (!delivery.ok) return finish(request, reply, 400, 'invalid', { error: delivery.reason, fields: delivery.fields }, { fields: delivery.fields });
-      const { input, workflowId, mismatchedFields } = delivery;
+      const { input, mismatchedFields } = delivery;
       const about = { event: input.deliveredAs ? `${input.event} (as ${input.deliveredAs})` : input.event, payloadId: input.payloadId };
       if (mismatchedFields.length > 0) {
         metrics.countPayloadMismatch(input.event);
@@ -114,11 +148,11 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       }
       const started = performance.now();
       try {
-        const result = await handOff(handoff, workflowId, input);
+        const result = await route(delivery);
         metrics.observeHandoff(result, (performance.now() - started) / 1000);
         // An event routed again is new work (the handoff metric counts it apart), so it is "accepted".
         const status = result === 'duplicate' ? 'duplicate' : 'accepted';
-        return finish(request, reply, 200, status, { status }, about);
+        return finish(request, reply, 200, status, { status }, { ...about, routed: result });
       } catch (error) {
         if (!(error instanceof TemporalUnavailable)) throw error;
         metrics.observeHandoff('unavailable', (performance.now() - started) / 1000);

@@ -8,7 +8,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { currentBuildId } from '../client/deployment';
 import { rampflowDataConverter } from '../codec';
-import { DeploymentEnvSchema, parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
+import { DeploymentEnvSchema, depositTimingsFromEnv, parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
@@ -54,11 +54,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       workflowBundle: { codePath: bundle.codePath },
       ...(deploymentVersion ? { deploymentVersion } : {}),
       ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
-      depositTimings: {
-        ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS } : {}),
-        ...(config.DEPOSIT_STEP_DEADLINE_SECONDS !== undefined ? { stepDeadlineSeconds: config.DEPOSIT_STEP_DEADLINE_SECONDS } : {}),
-        ...(config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS !== undefined ? { pollBackoffCapSeconds: config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS } : {}),
-      },
+      depositTimings: depositTimingsFromEnv(config),
     });
     logger.info(
       {

@@ -9,11 +9,16 @@
  *
  * Each wait has the event path, a poll and a deadline; a deadline or a failure a retry cannot fix
  * parks the deposit in NEEDS_ATTENTION, where a late event or look still resumes it.
+ *
+ * Events routed directly by the receiver carry the webhook's payload, not the service's record
+ * (webhooks/direct-route.ts). They move the deposit forward, but it never completes on one: a trade or
+ * payment that would complete it is read once from the service first (COMPLETES_ON_SERVICE_WORD).
  */
 import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -55,6 +60,9 @@ export interface DepositOutcome {
 
 const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
 
+/** The patch that reads a completing trade or payment from the service when it came from a payload. */
+export const COMPLETES_ON_SERVICE_WORD = 'completes-on-service-word';
+
 class DepositEnded extends Error {
   constructor(readonly outcome: DepositOutcome) {
     super(outcome.reason);
@@ -67,6 +75,9 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   let deposit: DepositRecord | undefined = input.deposit;
   let trade: TradeRecord | undefined;
   let payment: PaymentRecord | undefined;
+  /** Whether the trade and payment held are a webhook's payload (direct routing) rather than the service's record. */
+  let tradeFromPayload = false;
+  let paymentFromPayload = false;
   let attachmentSubmitted = false;
   const applied = new AppliedKeys();
   const desk = new OperatorDesk();
@@ -144,23 +155,25 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     state.currency = record.currency;
   }
 
-  function applyTrade(record: TradeRecord): void {
+  function applyTrade(record: TradeRecord, fromPayload = false): void {
     if (record.depositId !== undefined && record.depositId !== depositId) return;
     if (trade && (trade.id !== record.id || !advancesTrade(trade.status, record.status))) return;
     trade = record;
+    tradeFromPayload = fromPayload;
     state.tradeId = record.id;
     if (record.paymentId) state.paymentId = record.paymentId;
   }
 
-  function applyPayment(record: PaymentRecord): void {
+  function applyPayment(record: PaymentRecord, fromPayload = false): void {
     if (state.paymentId && record.id !== state.paymentId) return;
     payment = record;
+    paymentFromPayload = fromPayload;
     state.paymentId = record.id;
   }
 
   setHandler(depositEventSignal, (event) => applied.applyOnce(event.key, () => applyDeposit(event.record)));
-  setHandler(tradeEventSignal, (event) => applied.applyOnce(event.key, () => applyTrade(event.record)));
-  setHandler(paymentEventSignal, (event) => applied.applyOnce(event.key, () => applyPayment(event.record)));
+  setHandler(tradeEventSignal, (event) => applied.applyOnce(event.key, () => applyTrade(event.record, event.fromPayload === true)));
+  setHandler(paymentEventSignal, (event) => applied.applyOnce(event.key, () => applyPayment(event.record, event.fromPayload === true)));
   setHandler(depositStateQuery, () => ({ ...state, attention: desk.attention }));
   setHandler(
     submitAttachmentUpdate,
@@ -288,7 +301,15 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   async function tradeSettled(): Promise<DepositStage> {
     // An onramp ends when its trade settles: the crypto goes to the customer's exit address.
-    if (state.kind === 'ONRAMP') return 'COMPLETED';
+    if (state.kind === 'ONRAMP') {
+      if (tradeFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+        // The service's record replaces the payload's, even where it is behind it.
+        trade = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(readOptions('confirm the trade with the service'), [trade!.id]));
+        tradeFromPayload = false;
+        if (trade.status !== 'SETTLED') return 'TRADE_CREATED';
+      }
+      return 'COMPLETED';
+    }
     await show('TRADE_SETTLED', 'the service to pay out to the customer\'s bank account (PAYMENT_SETTLED)');
     await waitOrPark('the payout', () => payment !== undefined && isPaymentSettled(payment.status), async () => {
       // No list of payments exists: the poll needs the payment's id, from an event or the trade.
@@ -298,13 +319,23 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     return 'PAYMENT_SETTLED';
   }
 
+  async function paymentSettled(): Promise<DepositStage> {
+    if (paymentFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+      // A payment the service does not have (a forged id) fails this read, and the deposit parks.
+      payment = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(readOptions('confirm the payout with the service'), [payment!.id]));
+      paymentFromPayload = false;
+      if (!isPaymentSettled(payment.status)) return 'TRADE_SETTLED';
+    }
+    return 'COMPLETED';
+  }
+
   const stages: Partial<Record<DepositStage, () => Promise<DepositStage>>> = {
     RECEIVED: received,
     ACTION_REQUIRED: actionRequired,
     CONFIRMED: confirmed,
     TRADE_CREATED: tradeCreated,
     TRADE_SETTLED: tradeSettled,
-    PAYMENT_SETTLED: async () => 'COMPLETED',
+    PAYMENT_SETTLED: paymentSettled,
   };
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.

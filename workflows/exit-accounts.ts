@@ -44,19 +44,28 @@ export class ExitAccounts {
   }
 
   /** Asks the service for the exits not found yet (read-only; what the journey polls while it waits). */
-  readonly look = async (): Promise<void> => {
-    if (this.onramp && this.walletMissing()) {
+  readonly look = async (): Promise<void> => this.lookFor({ own: true });
+
+  /**
+   * Asks only for the missing exits the partner registers: those the journey registers itself are
+   * looked up as they are registered (registerOwn), so looking for them first would ask twice.
+   */
+  readonly lookForPartners = async (): Promise<void> => this.lookFor({ own: false });
+
+  private async lookFor(include: { own: boolean }): Promise<void> {
+    const wanted = (registeredBy: 'journey' | 'partner' | undefined) => include.own || registeredBy !== 'journey';
+    if (this.onramp && this.walletMissing() && wanted(this.onramp.cryptoAddress.registeredBy)) {
       const { address, network } = this.onramp.cryptoAddress;
       const id = await lookups.findCryptoAddress.executeWithOptions(readOptions("look for the customer's crypto address"), [
         { customerId: this.customerId, address, ...(network ? { network } : {}) },
       ]);
       if (id) this.found.onramp!.cryptoAddressId = id;
     }
-    if (this.offramp && this.bankAccountMissing()) {
+    if (this.offramp && this.bankAccountMissing() && wanted(this.offramp.bankAccount.registeredBy)) {
       const id = await lookups.findBankAccount.executeWithOptions(readOptions("look for the customer's bank account"), [{ customerId: this.customerId, accountNo: this.offramp.bankAccount.accountNo }]);
       if (id) this.found.offramp!.bankAccountId = id;
     }
-  };
+  }
 
   /** Registers the missing exits the input says the journey registers; the partner's own are left to wait for. */
   async registerOwn(): Promise<void> {

@@ -68,5 +68,9 @@ export function rampEventSchema<R extends z.ZodType>(record: R) {
     // A string here: workflow code may not import ramp/ (where the names are listed) at run time.
     event: z.string().describe('the service event, new-format name (e.g. CUSTOMER_APPROVED, DEPOSIT_RECEIVED)'),
     record,
+    fromPayload: z
+      .literal(true)
+      .optional()
+      .describe('set when the record is the delivered payload (the receiver routed the event directly) rather than read from the service'),
   });
 }

@@ -76,6 +76,11 @@ export interface RampEvent<R> {
   key: string;
   event: EventName;
   record: R;
+  /**
+   * Set when `record` is the webhook's payload (the receiver routed the event directly) rather than
+   * the service's record read through the signed API: a deposit does not end on such a record alone.
+   */
+  fromPayload?: true;
 }
 
 /** The service's crypto currencies (the interface's crypto-address filter values): money in them is an offramp. */

@@ -31,8 +31,8 @@ export interface RampflowStackOptions {
   worker?: boolean;
   /** The order of the sandbox's lists (default oldest first, SandboxOptions.listOrder). */
   listOrder?: 'oldest-first' | 'newest-first';
-  /** More of the worker's environment, e.g. the timings of the deposits it starts. */
-  workerEnv?: Record<string, string>;
+  /** The timings of the deposits the worker and the receiver start (DEPOSIT_* variables). */
+  depositEnv?: Record<string, string>;
 }
 
 export interface RampflowStack {
@@ -85,7 +85,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     let worker: BenchChild | undefined;
     if (options.worker !== false) {
       // Unversioned: a benchmark's worker is the only one, and nobody would make its version current.
-      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', ...options.workerEnv } });
+      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', ...options.depositEnv } });
       worker = started;
       stoppers.push(() => started.stop());
     }
@@ -93,7 +93,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     const token = randomBytes(24).toString('hex');
     const port = await freePort();
     // The reconciliation schedule runs every 30 minutes, never within a benchmark: left out.
-    const receiver = startChild({ name: `${options.name}-receiver`, command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] }, env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token } });
+    const receiver = startChild({ name: `${options.name}-receiver`, command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] }, env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token, ...options.depositEnv } });
     stoppers.push(() => receiver.stop());
     const receiverUrl = `http://127.0.0.1:${port}`;
     await waitUntilReady(receiver, 'the webhook receiver', async () => (await request(`${receiverUrl}/healthz`)).statusCode === 200);

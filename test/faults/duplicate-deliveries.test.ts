@@ -13,6 +13,7 @@ import { allDeliveries, signalsReceived } from '../webhooks/support/receiver';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
 import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
+import { startTemporalOnFile } from './support/temporal-on-file';
 import { startInProcessWorker, type InProcessWorker } from './support/in-process-worker';
 import { driveUntilDepositsFinish, startJourneys } from './support/journeys';
 import { findProblems } from './support/ledger';
@@ -24,7 +25,7 @@ let stack: FaultStack;
 let worker: InProcessWorker | undefined;
 
 beforeAll(async () => {
-  stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT, duplicateDeliveries: true, outOfOrderDeliveries: true });
+  stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT, duplicateDeliveries: true, outOfOrderDeliveries: true }, startTemporalOnFile, EVENTS_ONLY_DEPOSIT_TIMINGS);
   await stack.service.ramp.subscribedEvents.set([...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)]);
   worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp, depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS });
 });

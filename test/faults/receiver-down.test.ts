@@ -11,6 +11,7 @@ import { allDeliveries, type DeliveryLog } from '../webhooks/support/receiver';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
 import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
+import { startTemporalOnFile } from './support/temporal-on-file';
 import { startInProcessWorker, type InProcessWorker } from './support/in-process-worker';
 import { driveUntilDepositsFinish, startedDeposits, startJourneys, type JourneyBatch } from './support/journeys';
 import { findProblems } from './support/ledger';
@@ -27,7 +28,7 @@ let stack: FaultStack;
 let worker: InProcessWorker | undefined;
 
 beforeAll(async () => {
-  stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT });
+  stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT }, startTemporalOnFile, EVENTS_ONLY_DEPOSIT_TIMINGS);
   worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp, depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS });
 });
 afterAll(async () => {

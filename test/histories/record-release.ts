@@ -36,6 +36,7 @@ const SENDER = { address: '0x0000000000000000000000000000000000000001', network:
 let polled: JourneyHarness;
 let hooked: JourneyHarness;
 let receiver: TestReceiver;
+let verifying: TestReceiver;
 
 beforeAll(async () => {
   if (!OUT) throw new Error('RAMPFLOW_RECORD_OUT is not set: run `npm run histories:record -- --release <name>`');
@@ -46,6 +47,8 @@ beforeAll(async () => {
   hooked = await startJourneyHarness({ clock: { frozen: true } }, { dataConverter: PLAIN, deploymentVersion, depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
   await setCurrentVersion(polled.client, deploymentVersion);
   receiver = await startReceiver({ client: hooked.client, taskQueue: hooked.taskQueue });
+  // The ramp-event workflow's paths: a receiver that hands every delivery to one.
+  verifying = await startReceiver({ client: hooked.client, taskQueue: hooked.taskQueue, routing: 'workflow' });
   await registerWebhooks(hooked.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: hooked.sandbox.url });
   // The release's own bundle, beside its histories: the upgrade test's "previous release".
   copyFileSync(bundlePath, join(OUT, 'workflow-bundle.js'));
@@ -53,6 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver?.close();
+  await verifying?.close();
   await hooked?.close();
   await polled?.close();
 });
@@ -85,6 +89,11 @@ describe('recording a release of the replay corpus', () => {
     await registerTestExits(hooked.control, customerId);
     await hooked.control.approveCustomer(customerId);
     await deliver();
+    // The receiver routes the journey's events itself; the same event through a ramp-event workflow
+    // too, for that workflow's path (the journey applies each key once, so it changes nothing).
+    const routedCustomer = hooked.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${customerId}`);
+    expect((await verifying.post({ event: 'CUSTOMER_APPROVED', payload: await hooked.ramp.customers.detail({ id: customerId }) })).status).toBe(200);
+    expect(await routedCustomer.result()).toMatchObject({ outcome: 'ROUTED' });
     state = await hooked.waitForJourney(journey, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
     await hooked.control.approveDepositAddress(state.offramp!.depositAddress!.id);
     await deliver();
@@ -95,6 +104,9 @@ describe('recording a release of the replay corpus', () => {
     await hooked.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
     await hooked.control.confirmDeposit(deposit.id);
     await deliver();
+    const routedDeposit = hooked.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${deposit.id}`);
+    expect((await verifying.post({ event: 'DEPOSIT_APPROVED', payload: await hooked.ramp.deposits.detail({ id: deposit.id }) })).status).toBe(200);
+    expect(await routedDeposit.result()).toMatchObject({ outcome: 'ROUTED' });
     await hooked.control.settleTrade((await hooked.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined)).tradeId!);
     await deliver();
     await hooked.control.settlePayment((await hooked.waitForDeposit(deposit.id, (s) => s.paymentId !== undefined)).paymentId!);
@@ -103,8 +115,8 @@ describe('recording a release of the replay corpus', () => {
     await close(journey);
     await record('journey-by-webhooks', journey);
     await record('deposit-offramp-by-webhooks', hooked.client.workflow.getHandle(depositWorkflowId(deposit.id)));
-    await record('ramp-event-routed-customer', hooked.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${customerId}`));
-    await record('ramp-event-routed-deposit', hooked.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${deposit.id}`));
+    await record('ramp-event-routed-customer', routedCustomer);
+    await record('ramp-event-routed-deposit', routedDeposit);
 
     // An event for a journey that has ended: nothing left to move.
     const closed = await hooked.startJourney({ offramp: TEST_OFFRAMP, timings: EVENTS_ONLY });
@@ -124,7 +136,7 @@ describe('recording a release of the replay corpus', () => {
     await record('ramp-event-parked-unknown-event', unknown);
     const ghost = randomUUID();
     const real = await hooked.ramp.deposits.detail({ id: deposit.id });
-    expect((await receiver.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, id: ghost } })).status).toBe(200);
+    expect((await verifying.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, id: ghost } })).status).toBe(200);
     const missing = hooked.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${ghost}`);
     expect(await missing.result()).toMatchObject({ outcome: 'PARKED', parkCode: 'RECORD_NOT_FOUND' });
     await record('ramp-event-parked-record-not-found', missing);

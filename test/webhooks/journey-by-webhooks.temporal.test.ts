@@ -1,7 +1,7 @@
 /**
  * Journeys driven by the service's real webhooks: the sandbox delivers to the receiver over loopback,
- * the receiver hands each event to Temporal, the ramp-event workflow routes it. The journeys poll only
- * once an hour, so everything that moves them here is an event.
+ * the receiver signals each event's target itself (direct routing) or hands it to a ramp-event
+ * workflow. The journeys poll only once an hour, so everything that moves them here is an event.
  *
  * The sandbox's clock is frozen; advancing it runs the delivery scheduler, and `advance` resolves once
  * every delivery it ran has been answered (and the receiver answers only after Temporal accepted the
@@ -14,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES, LEGACY_EVENT_NAMES } from '../../ramp/events';
 import { registerWebhooks } from '../../webhooks/registration';
 import { shownDeposit } from '../../workflows/deposit-board';
-import { depositStateQuery, type DepositSummary, type JourneyState } from '../../workflows/messages';
+import { depositStateQuery, journeyStateQuery, type DepositSummary, type JourneyState } from '../../workflows/messages';
 import type { RampEventResult } from '../../workflows/ramp-event-types';
+import { payment as paymentFixture } from '../ramp/support/records';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
-import { deliveriesOf, signalsReceived, startReceiver, type TestReceiver } from './support/receiver';
+import { deliveriesOf, signalsReceived, startReceiver, workflowExists, type TestReceiver } from './support/receiver';
 
 const BANK_ACCOUNT_NO = '987654321';
 const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } };
@@ -30,14 +31,16 @@ const EVENTS_ONLY = {
 const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 
 let h: JourneyHarness;
+/** Deposits, whoever starts them, move by events only here: their polls are an hour apart. */
+const EVENTS_ONLY_DEPOSITS = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 };
 let receiver: TestReceiver;
-/** A second receiver whose events give up on an unconfirmed claim after two seconds. */
+/** A second receiver that hands every delivery to a ramp-event workflow, whose events give up on an unconfirmed claim after two seconds. */
 let impatient: TestReceiver;
 
 beforeAll(async () => {
-  h = await startJourneyHarness({ clock: { frozen: true }, duplicateDeliveries: true, outOfOrderDeliveries: true }, { depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
-  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
-  impatient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1 } });
+  h = await startJourneyHarness({ clock: { frozen: true }, duplicateDeliveries: true, outOfOrderDeliveries: true }, { depositTimings: EVENTS_ONLY_DEPOSITS });
+  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS });
+  impatient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS, routing: 'workflow', eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1 } });
   await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
   // Subscribed under both names, as a partner mid-migration might be: every event comes twice more.
   await h.ramp.subscribedEvents.set([...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)]);
@@ -81,15 +84,15 @@ describe('a journey driven by webhooks', () => {
   it('goes from KYC to a paid-out deposit on events alone, each event applied once however often it is delivered', async () => {
     const { handle, customerId, depositAddressId } = await activeOfframpJourney();
 
-    // CUSTOMER_APPROVED came four times (two names, each twice); a fifth copy now, as a late retry would.
-    const approved = await h.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${customerId}`).result();
-    expect(approved).toMatchObject({ outcome: 'ROUTED', target: handle.workflowId });
+    // CUSTOMER_APPROVED came four times (two names, each twice), routed straight to the journey; a
+    // fifth copy now, as a late retry would.
+    expect(await workflowExists(h.client, `event/CUSTOMER_APPROVED/${customerId}`)).toBe(false);
     const customer = await h.ramp.customers.detail({ id: customerId });
     expect((await receiver.post({ event: 'CUSTOMER_APPROVED', payload: customer })).body).toContain('duplicate');
     const log = await deliveriesOf(h.ramp, customerId);
     const attempts = log.flatMap((delivery) => delivery.attempts.map((attempt) => `${delivery.event}:${attempt.httpStatus}`));
     expect(attempts.sort()).toEqual(['CUSTOMER_APPROVED:200', 'CUSTOMER_APPROVED:200', 'user.approved:200', 'user.approved:200']);
-    // One event, one workflow, one signal to the journey.
+    // One event, one signal to the journey.
     expect((await signalsReceived(handle)).filter((signal) => signal.name === 'customerEvent')).toEqual([{ name: 'customerEvent', key: `CUSTOMER_APPROVED/${customerId}` }]);
 
     // The money: received, confirmed, traded, paid out, each step announced by an event. The journey
@@ -137,6 +140,27 @@ describe('a journey driven by webhooks', () => {
     expect(payment).toMatchObject({ outcome: 'ROUTED', target: `deposit/${deposit.id}` });
     const state = await h.waitForJourney(handle, (s) => depositOf(s, deposit.id)?.stage === 'COMPLETED');
     expect(depositOf(state, deposit.id)).toMatchObject({ kind: 'OFFRAMP', currency: 'USDT', paymentId: trade.paymentId, stage: 'COMPLETED' });
+  });
+
+  it('completes no deposit on a forged payload: the service\'s record is read first', async () => {
+    const { handle, depositAddressId } = await activeOfframpJourney();
+    const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '20.00', currency: 'USDT', sender: SENDER });
+    await h.control.confirmDeposit(deposit.id);
+    await deliver(); // DEPOSIT_RECEIVED, DEPOSIT_APPROVED, TRADE_CREATED, routed directly
+    const real = await h.ramp.trades.detail({ id: (await tradeOf(deposit.id)).id });
+    await h.waitForDeposit(deposit.id, (s) => s.stage === 'TRADE_CREATED');
+
+    // Forged: the trade settled and paid out, while the service has not settled it.
+    expect(real.status).not.toBe('SETTLED');
+    expect((await receiver.post({ event: 'TRADE_SETTLED', payload: { ...real, status: 'SETTLED' } })).status).toBe(200);
+    await h.waitForDeposit(deposit.id, (s) => s.stage === 'TRADE_SETTLED');
+    const forgedPayment = { ...paymentFixture, id: randomUUID(), reference: real.id };
+    expect((await receiver.post({ event: 'PAYMENT_SETTLED', payload: forgedPayment })).status).toBe(200);
+    // The deposit read the payment before completing on it: the service has no such payment, so it
+    // parks for an operator instead of telling the journey the money was paid out.
+    const parked = await h.waitForDeposit(deposit.id, (s) => s.stage === 'NEEDS_ATTENTION');
+    expect(parked.attention?.reason).toContain('reading the payout from the service');
+    expect(depositOf(await handle.query(journeyStateQuery), deposit.id)?.stage).not.toBe('COMPLETED');
   });
 
   it('confirms nothing on a spoofed payload: the service\'s record wins', async () => {

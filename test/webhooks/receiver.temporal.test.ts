@@ -1,7 +1,9 @@
 /**
  * The receiver's answers, against the real dev server: what reaches Temporal (200), what never does
  * (400/403/404/413/415), duplicates, unknown events parked, 503 when Temporal cannot be reached, and
- * the metrics of all of it.
+ * the metrics of all of it. Its receivers hand every delivery to a ramp-event workflow
+ * (`routing: 'workflow'`), so what reached Temporal can be looked for by the event's workflow ID;
+ * direct routing has its own file (direct-route.temporal.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -19,7 +21,7 @@ let receiver: TestReceiver;
 
 beforeAll(async () => {
   h = await startJourneyHarness();
-  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
+  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, routing: 'workflow' });
 });
 afterAll(async () => {
   await receiver?.close();
@@ -82,7 +84,7 @@ describe('the webhook receiver', () => {
   it('hands over an envelope whose payload does not match our schema, counting and logging the fields by path, never by value', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const tolerant = await startReceiver({ client: h.client, taskQueue: h.taskQueue, logger });
+    const tolerant = await startReceiver({ client: h.client, taskQueue: h.taskQueue, logger, routing: 'workflow' });
     try {
       // What a user of the real service met: an id, a customer and a status, nothing else.
       const partialId = randomUUID();

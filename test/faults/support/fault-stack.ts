@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { dataConverterFromEnv } from '../../../codec';
 import type { SandboxOptions } from '../../../sandbox';
+import type { DepositTimings } from '../../../workflows/deposit-input';
 import { registerWebhooks } from '../../../webhooks/registration';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox';
 import { startRestartableReceiver, type RestartableReceiver } from './receiver';
@@ -31,15 +32,27 @@ export interface FaultStack<T extends FaultTemporal = TemporalOnFile> {
   close(): Promise<void>;
 }
 
+/**
+ * `receiverDepositTimings`: the timings of the deposits the receiver starts when it routes an event
+ * directly; give the same as the case's worker (the test default when omitted).
+ */
 export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>): Promise<FaultStack>;
-export async function startFaultStack<T extends FaultTemporal>(sandboxOptions: Partial<SandboxOptions>, startTemporal: () => Promise<T>): Promise<FaultStack<T>>;
-export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>, startTemporal: () => Promise<FaultTemporal> = startTemporalOnFile): Promise<FaultStack<FaultTemporal>> {
+export async function startFaultStack<T extends FaultTemporal>(
+  sandboxOptions: Partial<SandboxOptions>,
+  startTemporal: () => Promise<T>,
+  receiverDepositTimings?: Partial<DepositTimings>,
+): Promise<FaultStack<T>>;
+export async function startFaultStack(
+  sandboxOptions: Partial<SandboxOptions>,
+  startTemporal: () => Promise<FaultTemporal> = startTemporalOnFile,
+  receiverDepositTimings?: Partial<DepositTimings>,
+): Promise<FaultStack<FaultTemporal>> {
   const temporal = await startTemporal();
   const service = await startTestSandbox(sandboxOptions);
   const connection = Connection.lazy({ address: temporal.address });
   const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
   const taskQueue = `faults-${randomUUID()}`;
-  const receiver = await startRestartableReceiver({ client, taskQueue });
+  const receiver = await startRestartableReceiver({ client, taskQueue, ...(receiverDepositTimings ? { depositTimings: receiverDepositTimings } : {}) });
   await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });
   return {
     temporal,

@@ -8,6 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { freePort } from '../../../dev/ports';
 import { buildWebhookServer } from '../../../webhooks/server';
+import type { DepositTimings } from '../../../workflows/deposit-input';
+import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 import { TEST_TOKEN } from '../../webhooks/support/receiver';
 
 /**
@@ -26,7 +28,7 @@ export interface RestartableReceiver {
   stop(): Promise<void>;
 }
 
-export async function startRestartableReceiver(options: { client: Client; taskQueue: string }): Promise<RestartableReceiver> {
+export async function startRestartableReceiver(options: { client: Client; taskQueue: string; depositTimings?: Partial<DepositTimings> }): Promise<RestartableReceiver> {
   const port = await freePort();
   let app: FastifyInstance | undefined;
   const receiver: RestartableReceiver = {
@@ -42,6 +44,8 @@ export async function startRestartableReceiver(options: { client: Client; taskQu
         taskQueue: options.taskQueue,
         logger: pino({ level: 'silent' }),
         eventTimings: EVENT_TIMINGS,
+        // Deposits it starts directly get the timings the case's worker gives those it starts.
+        depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
       }).app;
       await built.listen({ host: '127.0.0.1', port });
       app = built;

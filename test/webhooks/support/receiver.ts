@@ -12,6 +12,7 @@ import { EncryptionCodec, payloadKeysFromEnv } from '../../../codec';
 import type { RampClient } from '../../../ramp';
 import { buildWebhookServer, type WebhookServerOptions } from '../../../webhooks/server';
 import type { WebhookMetrics } from '../../../webhooks/metrics';
+import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 
 export const TEST_TOKEN = 'test-webhook-token-0123456789abcdef';
 
@@ -30,7 +31,8 @@ export interface TestReceiver {
 
 export async function startReceiver(options: Omit<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'> & Partial<Pick<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'>>): Promise<TestReceiver> {
   const token = options.token ?? TEST_TOKEN;
-  const { app, metrics } = buildWebhookServer({ allowedIps: [], eventTimings: FAST_EVENT_TIMINGS, logger: pino({ level: 'silent' }), ...options, token });
+  // Deposits the receiver starts get the same timings as those the test worker starts (journey harness).
+  const { app, metrics } = buildWebhookServer({ allowedIps: [], eventTimings: FAST_EVENT_TIMINGS, depositTimings: FAST_DEPOSIT_TIMINGS, logger: pino({ level: 'silent' }), ...options, token });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const webhookUrl = `${url}/webhooks/ramp/${token}`;

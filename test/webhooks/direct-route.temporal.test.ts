@@ -1,0 +1,160 @@
+/**
+ * Direct routing (webhooks/direct-route.ts) against the real dev server: a delivery the receiver can
+ * place from its payload becomes one signal to its target (a deposit's: one signal-with-start) and no
+ * ramp-event workflow; what it cannot place yet goes to the ramp-event workflow, counted by reason;
+ * `routing: 'workflow'` sends everything there.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EncryptionCodec, payloadKeysFromEnv } from '../../codec';
+import { depositWorkflowId, eventWorkflowId } from '../../workflows/ids';
+import type { DepositLifecycleInput } from '../../workflows/deposit-input';
+import { deposit, payment, trade, virtualAccount } from '../ramp/support/records';
+import { FAST_DEPOSIT_TIMINGS, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { eventually, signalsReceived, startReceiver, workflowExists, type TestReceiver } from './support/receiver';
+
+let h: JourneyHarness;
+let receiver: TestReceiver;
+/** Deposit workflows a case started, ended after it so they do not poll the sandbox for records it lacks. */
+const startedDeposits: string[] = [];
+
+beforeAll(async () => {
+  h = await startJourneyHarness();
+  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
+});
+afterAll(async () => {
+  for (const workflowId of startedDeposits) await h.client.workflow.getHandle(workflowId).terminate('test over').catch(() => undefined);
+  await receiver?.close();
+  await h?.close();
+});
+
+/** A journey waiting for KYC, and its customer approved at the service (so a CUSTOMER_APPROVED is true). */
+async function approvedCustomer(): Promise<{ journey: WorkflowHandle; customerId: string; payload: Record<string, unknown> }> {
+  const journey = await h.startJourney({});
+  const state = await h.waitForJourney(journey, (s) => s.customer.id !== undefined);
+  const customerId = state.customer.id!;
+  await h.control.approveCustomer(customerId);
+  const payload = (await h.ramp.customers.detail({ id: customerId })) as Record<string, unknown>;
+  return { journey, customerId, payload };
+}
+
+/** The receiver's count of deliveries it handed to a ramp-event workflow, for one reason. */
+async function workflowRoutes(of: TestReceiver, reason: string): Promise<number> {
+  const metric = await of.metrics.registry.getSingleMetric('rampflow_webhook_workflow_routes_total')!.get();
+  return metric.values.find((value) => value.labels.reason === reason)?.value ?? 0;
+}
+
+const accepted = { status: 200, body: JSON.stringify({ status: 'accepted' }) };
+
+/**
+ * Waits for a signal to show in the workflow's history: one that arrives while a workflow task runs is
+ * written there only when that task completes.
+ */
+async function expectSignal(handle: WorkflowHandle, signal: { name: string; key: string }): Promise<void> {
+  await eventually(() => signalsReceived(handle), (signals) => signals.some((seen) => seen.name === signal.name && seen.key === signal.key), `${signal.name} ${signal.key} in ${handle.workflowId}'s history`);
+}
+
+describe('direct routing', () => {
+  it('signals the journey of a customer event itself: no ramp-event workflow', async () => {
+    const { journey, customerId, payload } = await approvedCustomer();
+    expect(await receiver.post({ event: 'CUSTOMER_APPROVED', payload })).toEqual(accepted);
+
+    await expectSignal(journey, { name: 'customerEvent', key: `CUSTOMER_APPROVED/${customerId}` });
+    expect(await workflowExists(h.client, eventWorkflowId('CUSTOMER_APPROVED', customerId))).toBe(false);
+  });
+
+  it('hands an account event of a customer it has not heard of to the workflow, and routes the next one itself once it has', async () => {
+    const { journey, customerId, payload } = await approvedCustomer();
+    const unknownBefore = await workflowRoutes(receiver, 'unknown-customer');
+    const first = { ...virtualAccount, id: `va-${randomUUID()}`, customerId, status: 'VERIFIED' };
+    expect(await receiver.post({ event: 'VIRTUAL_ACCOUNT_APPROVED', payload: first })).toEqual(accepted);
+    expect(await workflowExists(h.client, eventWorkflowId('VIRTUAL_ACCOUNT_APPROVED', first.id))).toBe(true);
+    expect(await workflowRoutes(receiver, 'unknown-customer')).toBe(unknownBefore + 1);
+
+    // The customer's own event tells the receiver whose journey the customer's records go to.
+    expect(await receiver.post({ event: 'CUSTOMER_APPROVED', payload })).toEqual(accepted);
+    const second = { ...virtualAccount, id: `va-${randomUUID()}`, customerId, status: 'VERIFIED' };
+    expect(await receiver.post({ event: 'VIRTUAL_ACCOUNT_APPROVED', payload: second })).toEqual(accepted);
+    expect(await workflowExists(h.client, eventWorkflowId('VIRTUAL_ACCOUNT_APPROVED', second.id))).toBe(false);
+    await expectSignal(journey, { name: 'virtualAccountEvent', key: `VIRTUAL_ACCOUNT_APPROVED/${second.id}` });
+  });
+
+  it('starts a deposit by signal-with-start with the receiver\'s deposit timings, and routes its trade and payment there', async () => {
+    const { customerId, payload, journey } = await approvedCustomer();
+    expect(await receiver.post({ event: 'CUSTOMER_APPROVED', payload })).toEqual(accepted);
+    const depositId = `d-${randomUUID()}`;
+    const tradeId = `tr-${randomUUID()}`;
+    const paymentId = `p-${randomUUID()}`;
+    startedDeposits.push(depositWorkflowId(depositId));
+
+    expect(await receiver.post({ event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id: depositId, customerId } })).toEqual(accepted);
+    expect(await receiver.post({ event: 'TRADE_CREATED', payload: { ...trade, id: tradeId, status: 'CREATED', deposit: { ...trade.deposit, id: depositId } } })).toEqual(accepted);
+    // A payment names the trade it pays out by its reference.
+    expect(await receiver.post({ event: 'PAYMENT_SETTLED', payload: { ...payment, id: paymentId, reference: tradeId } })).toEqual(accepted);
+
+    const handle = h.client.workflow.getHandle(depositWorkflowId(depositId));
+    expect(await eventually(() => signalsReceived(handle), (signals) => signals.length >= 3, 'the deposit\'s three signals in its history')).toEqual([
+      { name: 'depositEvent', key: `DEPOSIT_RECEIVED/${depositId}` },
+      { name: 'tradeEvent', key: `TRADE_CREATED/${tradeId}` },
+      { name: 'paymentEvent', key: `PAYMENT_SETTLED/${paymentId}` },
+    ]);
+    expect(await startInputOf(handle)).toMatchObject({ depositId, externalId: journey.workflowId.replace('customer/', ''), timings: FAST_DEPOSIT_TIMINGS });
+    for (const [event, id] of [['DEPOSIT_RECEIVED', depositId], ['TRADE_CREATED', tradeId], ['PAYMENT_SETTLED', paymentId]] as const) {
+      expect(await workflowExists(h.client, eventWorkflowId(event, id))).toBe(false);
+    }
+
+    // A deposit whose workflow has ended takes no more: answered 200, nothing started.
+    await handle.terminate('ended for the test');
+    const late = { ...deposit, id: depositId, customerId, status: 'CONFIRMED' };
+    expect(await receiver.post({ event: 'DEPOSIT_APPROVED', payload: late })).toEqual(accepted);
+    expect(await workflowExists(h.client, eventWorkflowId('DEPOSIT_APPROVED', depositId))).toBe(false);
+  });
+
+  it('hands to the workflow what it cannot place: an unconfirmed status, a customer without a journey, a payment of an unknown trade', async () => {
+    const before = { unconfirmed: await workflowRoutes(receiver, 'unconfirmed'), noTarget: await workflowRoutes(receiver, 'no-target'), unknownTrade: await workflowRoutes(receiver, 'unknown-trade') };
+
+    // "Approved" with a status that says otherwise: the workflow re-reads the service's record.
+    const disputed = { ...deposit, id: `d-${randomUUID()}`, status: 'RECEIVED' };
+    expect(await receiver.post({ event: 'DEPOSIT_APPROVED', payload: disputed })).toEqual(accepted);
+    expect(await workflowExists(h.client, eventWorkflowId('DEPOSIT_APPROVED', disputed.id))).toBe(true);
+    expect(await workflowExists(h.client, depositWorkflowId(disputed.id))).toBe(false);
+
+    const { payload } = await approvedCustomer();
+    const orphan = { ...payload, id: `c-${randomUUID()}`, externalId: `nobody-${randomUUID()}` };
+    expect(await receiver.post({ event: 'CUSTOMER_APPROVED', payload: orphan })).toEqual(accepted);
+    expect(await workflowExists(h.client, eventWorkflowId('CUSTOMER_APPROVED', orphan.id))).toBe(true);
+
+    const stray = { ...payment, id: `p-${randomUUID()}`, reference: `tr-${randomUUID()}` };
+    expect(await receiver.post({ event: 'PAYMENT_SETTLED', payload: stray })).toEqual(accepted);
+    expect(await workflowExists(h.client, eventWorkflowId('PAYMENT_SETTLED', stray.id))).toBe(true);
+
+    expect(await workflowRoutes(receiver, 'unconfirmed')).toBe(before.unconfirmed + 1);
+    expect(await workflowRoutes(receiver, 'no-target')).toBe(before.noTarget + 1);
+    expect(await workflowRoutes(receiver, 'unknown-trade')).toBe(before.unknownTrade + 1);
+  });
+
+  it('with routing "workflow", hands every delivery to a ramp-event workflow', async () => {
+    const verified = await startReceiver({ client: h.client, taskQueue: h.taskQueue, routing: 'workflow' });
+    try {
+      const { journey, customerId, payload } = await approvedCustomer();
+      expect(await verified.post({ event: 'CUSTOMER_APPROVED', payload })).toEqual(accepted);
+      expect(await workflowExists(h.client, eventWorkflowId('CUSTOMER_APPROVED', customerId))).toBe(true);
+      expect(await workflowRoutes(verified, 'configured')).toBe(1);
+      // The workflow re-reads the record and signals the journey.
+      await h.waitForJourney(journey, (state) => state.customer.status === 'APPROVED' || state.customer.status === 'CONFIRMED');
+    } finally {
+      await verified.close();
+    }
+  });
+});
+
+/** The input a deposit's workflow was started with, from its first history event (opened with the run's payload key). */
+async function startInputOf(handle: WorkflowHandle): Promise<DepositLifecycleInput | undefined> {
+  const history = await handle.fetchHistory();
+  const [sealed] = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+  if (!sealed) return undefined;
+  const [opened] = await new EncryptionCodec(payloadKeysFromEnv()).decode([sealed]);
+  return defaultPayloadConverter.fromPayload<DepositLifecycleInput>(opened!);
+}
