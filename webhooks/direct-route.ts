@@ -4,18 +4,19 @@
  * Each routed key is remembered, so a repeat delivery to this process costs nothing (a repeat that
  * reaches another replica is one more signal, which the target ignores: it applies each key once).
  *
- * Why the payload is used as the record here: a delivery reaches this code only through the secret
- * path token (webhooks/secret-token.ts) and the source-IP policy, so it comes from the service or
- * from someone holding the token; the payload has the detail endpoint's schema (interface, release
+ * Why the payload may stand in for the record here: a delivery reaches this code only through the
+ * secret path token (webhooks/secret-token.ts) and the source-IP policy, so it comes from the service
+ * or from someone holding the token; the payload has the detail endpoint's schema (interface, release
  * 2026-03-22); and every target applies a record only forward (workflows/status-order.ts), so a late
- * snapshot changes nothing. Payloads only move workflows forward; nothing ends on one: the events
- * that end or park a workflow (a rejection, a deletion) always take the ramp-event workflow's
- * re-read, and a deposit reads its trade or payment from the service before it completes on a
- * payload's word (workflows/deposit.ts). The service's record also wins wherever this path is unsure: a delivery
- * it cannot route at once (a payload that does not parse, a status that does not show what the event
- * says, a customer or trade this process has not seen yet, a target that does not exist or has ended)
- * goes to the ramp-event workflow, which re-reads the record through the signed API, waits for the
- * target and parks what it cannot place. `WEBHOOK_ROUTING=workflow` sends every delivery there.
+ * snapshot changes nothing.
+ *
+ * Payloads only move workflows forward; nothing ends on one. An event whose payload would end or park
+ * its target (a rejection, a deletion, a failed trade) takes the ramp-event workflow's re-read, and a
+ * deposit reads its completing trade or payment from the service first (workflows/deposit.ts). So does
+ * any delivery this path is unsure of: a payload that does not parse, a status that does not show what
+ * the event says, a customer or trade this process has not seen yet, a journey that is not running.
+ * The ramp-event workflow re-reads the record through the signed API, waits for the target and parks
+ * what it cannot place. `WEBHOOK_ROUTING=workflow` sends every delivery there.
  *
  * Nothing here calls the service: the customer behind an account or deposit, and the deposit behind a
  * payment, come from what earlier deliveries to this process said (RoutingMemory).
@@ -38,7 +39,7 @@ import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSign
 /** Why a delivery went to the ramp-event workflow instead (a label of rampflow_webhook_workflow_routes_total). */
 export const WORKFLOW_ROUTE_REASONS = [
   'configured', // WEBHOOK_ROUTING=workflow
-  'ending-event', // a rejection or deletion, which ends or parks its target: only on the service's record
+  'ending-event', // a payload that would end or park its target (a rejection, a deletion, a failed trade)
   'unknown-event', // an event name rampflow does not know: the workflow parks it
   'payload-mismatch', // the payload does not have its resource's schema
   'unconfirmed', // the payload's status does not show what the event says

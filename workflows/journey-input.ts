@@ -17,10 +17,12 @@ export const JourneyTimingsSchema = z.object({
   pollIntervalSeconds: z.number().positive().default(15 * 60),
   /**
    * The longest pause between two polls of one wait: the pauses double from the poll interval up to
-   * this. With the defaults a signup abandoned at KYC is polled about 65 times over its 30 days (not
-   * 2,900), while one who finishes KYC is picked up by the event or by reconciliation within minutes.
+   * this. With the defaults a signup abandoned at KYC is polled about 35 times over its 30 days (not
+   * 2,900), while one who finishes KYC is picked up by the event or by reconciliation within minutes;
+   * only a decision whose webhook was lost on a signup older than reconciliation's reach waits for a
+   * poll, up to a day.
    */
-  pollBackoffCapSeconds: z.number().positive().default(12 * 60 * 60),
+  pollBackoffCapSeconds: z.number().positive().default(24 * 60 * 60),
   /** How long KYC may take before the journey is parked for an operator. */
   kycDeadlineSeconds: z.number().positive().default(30 * DAY),
   /** How long the virtual account / deposit address approvals may take. */

@@ -1,11 +1,13 @@
 /**
  * Fewer billable actions per journey (issue 17): one search-attribute upsert per change of stage,
  * carrying what else the workflow learned since the last one, and no timer started only to be
- * cancelled (a wait has one timer at a time, for its poll or its deadline).
+ * cancelled (a wait has one timer at a time, for its poll or its deadline). The SDK adds one upsert of
+ * its own per patch a run passes (`TemporalChangeVersion`), counted apart.
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositWorkflowId } from '../../workflows/ids';
+import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
@@ -28,6 +30,9 @@ function upserts(events: HistoryEvent[]): Record<string, unknown>[] {
     });
 }
 
+/** The SDK's own upsert for each patch a run passes (sdk-core writes the patch ids to TemporalChangeVersion). */
+const isPatchUpsert = (upsert: Record<string, unknown>): boolean => Object.keys(upsert).length === 1 && 'TemporalChangeVersion' in upsert;
+
 const historyOf = async (workflowId: string): Promise<HistoryEvent[]> => (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 
 describe('a journey and its deposit, moved by polls', () => {
@@ -35,7 +40,9 @@ describe('a journey and its deposit, moved by polls', () => {
     // The harness starts journeys without search attributes, as the Go SDK or the Web UI would.
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     const journey = await historyOf(handle.workflowId);
-    const journeyUpserts = upserts(journey);
+    const allJourneyUpserts = upserts(journey);
+    expect(allJourneyUpserts.filter(isPatchUpsert)).toEqual([{ TemporalChangeVersion: [OWN_EXITS_LOOKED_UP_ONCE] }]);
+    const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
     // The externalId rides on the first upsert, the service's customer id on the first after it is known.
     expect(journeyUpserts[0]).toEqual({ RampStage: 'CREATING_CUSTOMER', RampExternalId: state.externalId });

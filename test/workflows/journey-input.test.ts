@@ -11,7 +11,7 @@ describe('JourneyInputSchema', () => {
   it('fills the production timings', () => {
     expect(JourneyInputSchema.parse({ customer }).timings).toEqual({
       pollIntervalSeconds: 900,
-      pollBackoffCapSeconds: 12 * 3600,
+      pollBackoffCapSeconds: 24 * 3600,
       kycDeadlineSeconds: 30 * 86_400,
       accountsDeadlineSeconds: 7 * 86_400,
       maxHistoryEvents: 2_000,
