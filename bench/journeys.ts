@@ -92,7 +92,7 @@ function sizeFigures(result: SizeResult, targets: boolean, options: BenchOptions
     { name: `journeys, N=${n}: receiver peak memory`, value: result.receiverPeakMiB, unit: 'MiB', method: 'rampflow webhooks serve child process, VmHWM from /proc' },
   ];
   if (floor) {
-    const floorMethod = `N=${journeys.count} floor journeys (14 workflows, 17 no-op activities, 20 signals each) on the same Temporal (${onWhat(options)}), own worker process; start to close, from visibility${floor.finished ? '' : ` (UNFINISHED: ${floor.journeyMs.length}/${n} within the time limit)`}`;
+    const floorMethod = `N=${journeys.count} floor journeys (3 workflows, 8 no-op activities, 15 signals each) on the same Temporal (${onWhat(options)}), own worker process; start to close, from visibility${floor.finished ? '' : ` (UNFINISHED: ${floor.journeyMs.length}/${n} within the time limit)`}`;
     // Only two finished runs compare; an unfinished one has no span to divide.
     const ratio = journeys.finished && floor.finished ? journeys.makespanMs / floor.makespanMs : Number.NaN;
     figures.push(

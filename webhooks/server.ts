@@ -23,7 +23,7 @@ import type { DepositTimings } from '../workflows/deposit-input';
 import type { EventName } from '../ramp/events';
 import type { RampEventTimings } from '../workflows/ramp-event-types';
 import { parseDelivery, type ParsedDelivery } from './delivery';
-import { routeDirectly, RoutingMemory } from './direct-route';
+import { routeDirectly, RoutingMemory, type DirectRouteOutcome } from './direct-route';
 import { handOff, TemporalUnavailable } from './handoff';
 import { WebhookMetrics, type HandoffResult, type Outcome } from './metrics';
 import type { WebhookRouting } from './routing-modes';
@@ -69,7 +69,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
     if (routing === 'workflow' || input.resource === undefined) {
       metrics.countWorkflowRoute(routing === 'workflow' ? 'configured' : 'unknown-event');
     } else {
-      let direct;
+      let direct: DirectRouteOutcome;
       try {
         direct = await options.client.connection.withDeadline(Date.now() + handoff.timeoutMs, () =>
           routeDirectly(router, input.event as EventName, input.key, delivery.payload),
@@ -77,8 +77,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       } catch (error) {
         throw new TemporalUnavailable(error);
       }
-      if (direct.kind === 'signalled' || direct.kind === 'duplicate') return direct.kind;
-      if (direct.kind === 'target-ended') return 'target-ended';
+      if (direct.kind !== 'needs-workflow') return direct.kind;
       metrics.countWorkflowRoute(direct.reason);
     }
     return handOff(handoff, delivery.workflowId, input);

@@ -3,11 +3,12 @@
  * own worker process and task queue, finished when all N have completed. Times come from visibility,
  * as for the journeys: each floor journey's start to its close.
  */
-import type { Client } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { startChild, waitUntilReady, type BenchChild } from '../support/child-process';
 import { forEachLimited, sleep } from '../support/concurrency';
 import { countWorkflows, workerIsPolling, type BenchTemporal } from '../support/temporal';
 import { listWorkflows } from '../support/visibility';
+import { FLOOR_JOURNEY_WEBHOOKS, floorEventSignal } from './messages';
 import type { floorJourney } from './workflows';
 
 export interface FloorRunResult {
@@ -37,8 +38,13 @@ export async function runFloor(client: Client, floor: { worker: BenchChild; task
   const prefix = `floor-${Date.now().toString(36)}-`;
   const ids = Array.from({ length: count }, (_, i) => `${prefix}${i}`);
   const deadline = Date.now() + timeoutMs;
+  // Plain payloads: the floor's worker has no codec (the floor is Temporal's cost with nothing in it).
+  const plain = new Client({ connection: client.connection, namespace: client.options.namespace });
   const starting = forEachLimited(ids, START_CONCURRENCY, async (workflowId) => {
-    await client.workflow.start<typeof floorJourney>('floorJourney', { workflowId, taskQueue: floor.taskQueue, args: [] });
+    // The journey's webhooks, as rampflow's receiver would send them: the first one starts it.
+    const [first, ...rest] = FLOOR_JOURNEY_WEBHOOKS;
+    const journey = await plain.workflow.signalWithStart<typeof floorJourney, [string]>('floorJourney', { workflowId, taskQueue: floor.taskQueue, args: [], signal: floorEventSignal, signalArgs: [first] });
+    for (const event of rest) await journey.signal(floorEventSignal, event);
   });
   const doneQuery = `WorkflowType = 'floorJourney' AND ExecutionStatus = 'Completed' AND WorkflowId STARTS_WITH '${prefix}'`;
   let done = 0;

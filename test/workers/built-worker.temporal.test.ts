@@ -19,6 +19,7 @@ import type { reconcileWithService } from '../../workflows';
 import { PROJECT_ROOT, runScript } from '../support/run';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
 import { connectClient, temporalAddress, uniqueTaskQueue } from '../support/temporal';
+import { until as waitUntil } from '../support/until';
 
 interface WorkerProcess {
   child: ChildProcess;
@@ -34,15 +35,8 @@ function startWorker(entry: string, env: NodeJS.ProcessEnv): WorkerProcess {
   return { child, output: () => output, exited: new Promise((done) => child.on('close', (code) => done(code))) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 200));
-  }
-}
+/** Waits as long as a worker start may take on a loaded machine. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> => waitUntil(what, probe, timeoutMs);
 
 /** `temporal worker deployment describe --name <deployment>`, as an operator runs it. */
 async function describeWithCli(deploymentName: string): Promise<string> {

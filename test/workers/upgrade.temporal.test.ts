@@ -23,6 +23,7 @@ import { FAST_DEPOSIT_TIMINGS, registerTestExits, startActiveJourney, startJourn
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { runRampflow } from '../support/run';
 import { connectWorker, temporalAddress } from '../support/temporal';
+import { until as waitUntil } from '../support/until';
 
 const QUIET_BUNDLER = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
 
@@ -85,15 +86,8 @@ afterAll(async () => {
 
 const stageOf = (state: JourneyState, depositId: string) => shownDeposit(state.deposits, depositId)?.stage;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 250));
-  }
-}
+/** Waits as long as a worker start may take on a loaded machine. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs);
 
 describe('deploying new workflow code while journeys and deposits run', () => {
   it('finishes pinned deposits on the old build, starts new ones on the new build and moves journeys to it', async () => {

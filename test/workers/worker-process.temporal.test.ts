@@ -15,6 +15,7 @@ import { FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TEST_ONRAMP } from '../s
 import { PROJECT_ROOT } from '../support/run';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
 import { connectClient, temporalAddress, uniqueTaskQueue } from '../support/temporal';
+import { until as waitUntil } from '../support/until';
 
 interface WorkerProcess {
   child: ChildProcess;
@@ -35,15 +36,8 @@ function startWorkerProcess(env: NodeJS.ProcessEnv): WorkerProcess {
   return { child, output: () => output, exited };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 200));
-  }
-}
+/** Waits as long as a worker start may take on a loaded machine. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => waitUntil(what, probe, timeoutMs);
 
 let sandbox: TestSandbox;
 let client: Awaited<ReturnType<typeof connectClient>>;

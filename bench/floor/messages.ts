@@ -1,0 +1,8 @@
+/** The floor's signals, shared by its workflows and its driver (run-floor.ts). */
+import { defineSignal } from '@temporalio/workflow';
+
+export const floorEventSignal = defineSignal<[string]>('floorEvent');
+export const floorProgressSignal = defineSignal<[{ depositId: string; stage: string }]>('floorProgress');
+
+/** The journey's own webhooks, sent by the driver: the first starts the journey (signal-with-start). */
+export const FLOOR_JOURNEY_WEBHOOKS = ['VIRTUAL_ACCOUNT_APPROVED', 'DEPOSIT_ADDRESS_APPROVED'] as const;
