@@ -302,9 +302,11 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   async function tradeSettled(): Promise<DepositStage> {
     // An onramp ends when its trade settles: the crypto goes to the customer's exit address.
     if (state.kind === 'ONRAMP') {
+      // A read that must get through: a service failing for a while is waited out, not parked on
+      // (only a record the service does not have parks the deposit).
       if (tradeFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
         // The service's record replaces the payload's, even where it is behind it.
-        trade = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(readOptions('confirm the trade with the service'), [trade!.id]));
+        trade = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [trade!.id]));
         tradeFromPayload = false;
         if (trade.status !== 'SETTLED') return 'TRADE_CREATED';
       }
@@ -322,7 +324,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   async function paymentSettled(): Promise<DepositStage> {
     if (paymentFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
       // A payment the service does not have (a forged id) fails this read, and the deposit parks.
-      payment = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(readOptions('confirm the payout with the service'), [payment!.id]));
+      payment = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [payment!.id]));
       paymentFromPayload = false;
       if (!isPaymentSettled(payment.status)) return 'TRADE_SETTLED';
     }
