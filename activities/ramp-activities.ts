@@ -3,6 +3,7 @@
  * signed client. Every activity that creates something looks it up first, so a retry (after a
  * timeout, a crash, or an outcome-unknown POST) never creates it twice.
  */
+import { ApplicationFailure } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import { attachmentStoreFromEnv, checkOut, type AttachmentStore } from '../attachments';
 import type { AttachmentReference } from '../workflows/messages';
@@ -23,6 +24,24 @@ export interface OfframpSetup {
   currency: string;
   network: string;
   bankAccountId: string;
+}
+
+/** How a record is read: a poll (a missing record may still appear) or a confirmation (it must exist). */
+export interface RecordRead {
+  confirming?: boolean;
+}
+
+/**
+ * The service answers a missing record with FAILED, which is otherwise retried; a confirmation of a
+ * record an event named must not retry forever on a record that does not exist (a forged payload).
+ */
+async function missingIsFinal<T>(read: RecordRead, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (read.confirming && isNotFound(error)) throw ApplicationFailure.nonRetryable(error instanceof Error ? error.message : String(error), 'NotFound');
+    throw error;
+  }
 }
 
 export function createRampActivities(
@@ -159,12 +178,13 @@ export function createRampActivities(
       });
     },
 
-    async getTrade(tradeId: string): Promise<TradeRecord> {
-      return serviceCall(async () => tradeRecord(await ramp.trades.detail({ id: tradeId })));
+    /** `confirming`: the read confirms a record an event named, so a record the service does not have is final (NotFound). */
+    async getTrade(tradeId: string, read: RecordRead = {}): Promise<TradeRecord> {
+      return serviceCall(() => missingIsFinal(read, async () => tradeRecord(await ramp.trades.detail({ id: tradeId }))));
     },
 
-    async getPayment(paymentId: string): Promise<PaymentRecord> {
-      return serviceCall(async () => paymentRecord(await ramp.payments.detail({ id: paymentId })));
+    async getPayment(paymentId: string, read: RecordRead = {}): Promise<PaymentRecord> {
+      return serviceCall(() => missingIsFinal(read, async () => paymentRecord(await ramp.payments.detail({ id: paymentId }))));
     },
 
     /** Uploads the document the service asked for on an ACTION_REQUIRED deposit, read from the attachment store by reference. */

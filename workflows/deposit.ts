@@ -306,7 +306,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       // (only a record the service does not have parks the deposit).
       if (tradeFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
         // The service's record replaces the payload's, even where it is behind it.
-        trade = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [trade!.id]));
+        trade = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [trade!.id, { confirming: true }]));
         tradeFromPayload = false;
         if (trade.status !== 'SETTLED') return 'TRADE_CREATED';
       }
@@ -324,7 +324,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   async function paymentSettled(): Promise<DepositStage> {
     if (paymentFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
       // A payment the service does not have (a forged id) fails this read, and the deposit parks.
-      payment = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [payment!.id]));
+      payment = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [payment!.id, { confirming: true }]));
       paymentFromPayload = false;
       if (!isPaymentSettled(payment.status)) return 'TRADE_SETTLED';
     }
