@@ -3,3 +3,4 @@ export { createEventRoutingActivities, type EventRoutingActivities } from './eve
 export { createExitAccountActivities, type ExitAccountActivities } from './exit-account-activities';
 export { createPayoutActivities, type PayoutActivities, type PayoutOrder } from './payout-activities';
 export { createReconcileActivities, type ReconcileActivities } from './reconcile-activities';
+export { createCustomerJourneyLookupActivities, type CustomerJourneyLookupActivities, type CustomerJourney } from './customer-journey-lookup';

@@ -160,8 +160,8 @@ export function createRampActivities(
       return serviceCall(async () => (await ramp.customers.detail({ id: customerId })).externalId ?? null);
     },
 
-    async getDeposit(depositId: string): Promise<DepositRecord> {
-      return serviceCall(async () => depositRecord(await ramp.deposits.detail({ id: depositId })));
+    async getDeposit(depositId: string, read: RecordRead = {}): Promise<DepositRecord> {
+      return serviceCall(() => missingIsFinal(read, async () => depositRecord(await ramp.deposits.detail({ id: depositId }))));
     },
 
     /** The trade the service made of a confirmed deposit, if it has made one yet. */

@@ -31,7 +31,10 @@ export interface DepositStarter {
 
 export async function deliverToDeposit(starter: DepositStarter, delivery: DepositDelivery): Promise<DeliveryOutcome> {
   const { client, taskQueue, depositTimings } = starter;
-  const deposit = delivery.signal === 'deposit' ? delivery.event.record : undefined;
+  // A payload is a hint (workflows/trust.ts): it names the deposit and nothing more. Only a record
+  // rampflow read itself goes into the start input, the memo and the index; the workflow reads the
+  // rest and indexes it itself.
+  const deposit = delivery.signal === 'deposit' && !delivery.event.fromPayload ? delivery.event.record : undefined;
   const input: DepositLifecycleRequest = {
     depositId: delivery.depositId,
     ...(deposit ? { deposit } : {}),
@@ -39,35 +42,53 @@ export async function deliverToDeposit(starter: DepositStarter, delivery: Deposi
     ...(depositTimings ? { timings: depositTimings } : {}),
   };
   // What the starter knows is indexed at start; the workflow indexes what it learns itself.
-  const searchAttributes: SearchAttributePair[] = [{ key: RampStage, value: 'RECEIVED' }];
+  // A deposit a delivery named shows no stage until it has read the service's record.
+  const searchAttributes: SearchAttributePair[] = delivery.event.fromPayload ? [] : [{ key: RampStage, value: 'RECEIVED' }];
   if (delivery.externalId) searchAttributes.push({ key: RampExternalId, value: delivery.externalId });
   if (delivery.externalId && deposit) searchAttributes.push({ key: RampCustomerId, value: deposit.customerId });
   const common = {
     workflowId: depositWorkflowId(delivery.depositId),
     taskQueue,
     args: [input] as [DepositLifecycleRequest],
-    // A finished deposit stays finished: a late event must not start a second run of it.
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: searchAttributes,
     staticSummary: deposit ? `${deposit.currency} deposit ${deposit.id}` : `deposit ${delivery.depositId}`,
     // Lists read these without a query per deposit (client/visibility.ts); no personal data.
     ...(deposit ? { memo: { kind: depositKindOf(deposit), amount: deposit.amount, currency: deposit.currency } } : {}),
   };
-  try {
+  const signalWithStart = async (workflowIdReusePolicy: WorkflowIdReusePolicy): Promise<void> => {
+    const options = { ...common, workflowIdReusePolicy };
     switch (delivery.signal) {
       case 'deposit':
-        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<DepositRecord>]>('depositLifecycle', { ...common, signal: depositEventSignal, signalArgs: [delivery.event] });
+        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<DepositRecord>]>('depositLifecycle', { ...options, signal: depositEventSignal, signalArgs: [delivery.event] });
         break;
       case 'trade':
-        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<TradeRecord>]>('depositLifecycle', { ...common, signal: tradeEventSignal, signalArgs: [delivery.event] });
+        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<TradeRecord>]>('depositLifecycle', { ...options, signal: tradeEventSignal, signalArgs: [delivery.event] });
         break;
       case 'payment':
-        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<PaymentRecord>]>('depositLifecycle', { ...common, signal: paymentEventSignal, signalArgs: [delivery.event] });
+        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<PaymentRecord>]>('depositLifecycle', { ...options, signal: paymentEventSignal, signalArgs: [delivery.event] });
         break;
     }
+  };
+  try {
+    // A finished deposit stays finished: a late event must not start a second run of it.
+    await signalWithStart(WorkflowIdReusePolicy.REJECT_DUPLICATE);
+    return 'DELIVERED';
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  // A deposit dismissed because the service did not have it (yet) is not used up: a later delivery or
+  // reconciliation starts it again. Any other ended deposit stays ended.
+  if (!(await endedDismissed(client, common.workflowId))) return 'ENDED';
+  try {
+    await signalWithStart(WorkflowIdReusePolicy.ALLOW_DUPLICATE);
     return 'DELIVERED';
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return 'ENDED';
     throw error;
   }
+}
+
+async function endedDismissed(client: Client, workflowId: string): Promise<boolean> {
+  const description = await client.workflow.getHandle(workflowId).describe();
+  return description.status.name !== 'RUNNING' && description.typedSearchAttributes.get(RampStage) === 'DISMISSED';
 }

@@ -1,40 +1,43 @@
 /**
- * Direct routing: the receiver signals an event's target itself, from the delivered payload, so a
- * webhook costs one Temporal action (a signal, or a deposit's signal-with-start) and no service call.
- * Each routed key is remembered, so a repeat delivery to this process costs nothing (a repeat that
- * reaches another replica is one more signal, which the target ignores: it applies each key once).
+ * Direct routing: the receiver signals an event's target itself, so a webhook costs one Temporal
+ * action (a signal, or a deposit's signal-with-start) and no service call. What it sends is a hint
+ * (workflows/trust.ts): the target reads the record the hint names from the service before anything
+ * it shows or counts changes, and takes it only when the service links it to the target. So a payload
+ * here only decides whom to wake, and a forged one wakes a workflow to read and find nothing new.
  *
- * Why the payload may stand in for the record here: a delivery reaches this code only through the
- * secret path token (webhooks/secret-token.ts) and the source-IP policy, so it comes from the service
- * or from someone holding the token; the payload has the detail endpoint's schema (interface, release
- * 2026-03-22); and every target applies a record only forward (workflows/status-order.ts), so a late
- * snapshot changes nothing.
+ * Who owns a record is never learned from a payload. A customer event wakes the journey of the
+ * externalId it names (the journey ignores a hint about any customer but its own); an account event
+ * wakes the journey rampflow itself indexed with that customer id (`RampCustomerId`, one visibility
+ * query, then remembered); a deposit or trade event wakes `deposit/<id>` (signal-with-start), which
+ * reads its own record and finds its journey from it. A payment names no deposit, so it goes to the
+ * ramp-event workflow, which reads the payment and its trade and signals the deposit with the
+ * service's records.
  *
- * Payloads only move workflows forward; nothing ends on one. An event whose payload would end or park
- * its target (a rejection, a deletion, a failed trade) takes the ramp-event workflow's re-read, and a
- * deposit reads its completing trade or payment from the service first (workflows/deposit.ts). So does
- * any delivery this path is unsure of: a payload that does not parse, a status that does not show what
- * the event says, a customer or trade this process has not seen yet, a journey that is not running.
- * The ramp-event workflow re-reads the record through the signed API, waits for the target and parks
- * what it cannot place. `WEBHOOK_ROUTING=workflow` sends every delivery there.
+ * Some deliveries still take the ramp-event workflow's re-read: an event whose payload would end or
+ * park its target (a rejection, a deletion, a failed trade), a payload that does not parse, a status
+ * that does not show what the event says, a customer without an externalId, an account of a customer
+ * no running journey indexes, a journey that is not running. `WEBHOOK_ROUTING=workflow` sends every
+ * delivery there.
  *
- * Nothing here calls the service: the customer behind an account or deposit, and the deposit behind a
- * payment, come from what earlier deliveries to this process said (RoutingMemory).
+ * The receiver remembers each (event key, target) it routed, so a repeat delivery to this process
+ * costs nothing; the target is part of the key, so a forged delivery that went elsewhere first does
+ * not use up the genuine one.
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { LRUCache } from 'lru-cache';
-import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord } from '../activities/records';
+import { customerRecord, depositAddressRecord, depositRecord, tradeRecord, virtualAccountRecord } from '../activities/records';
 import { deliverToDeposit, type DepositDelivery } from '../client/deposit-delivery';
 import { EVENT_RESOURCE, type EventName } from '../ramp/events';
-import type { Customer, Deposit, DepositAddress, Payment, Trade, VirtualAccount } from '../ramp';
+import type { Customer, Deposit, DepositAddress, Trade, VirtualAccount } from '../ramp';
 import { eventPayloadSchema } from '../ramp/schemas/events';
 import type { DepositTimings } from '../workflows/deposit-input';
 import { serviceConfirms } from '../workflows/event-claims';
-import { journeyWorkflowId } from '../workflows/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import type { EventResource } from '../workflows/ramp-event-types';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
 import { isAccountApproved } from '../workflows/status-order';
 import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from '../workflows/messages';
+import { RampCustomerId, RampExternalId } from '../workflows/search-attributes';
 
 /** Why a delivery went to the ramp-event workflow instead (a label of rampflow_webhook_workflow_routes_total). */
 export const WORKFLOW_ROUTE_REASONS = [
@@ -44,8 +47,8 @@ export const WORKFLOW_ROUTE_REASONS = [
   'payload-mismatch', // the payload does not have its resource's schema
   'unconfirmed', // the payload's status does not show what the event says
   'not-ours', // a customer without an externalId: the workflow re-reads and parks it
-  'unknown-customer', // an account event of a customer this process has not seen
-  'unknown-trade', // a payment whose reference names no trade this process has seen (or a payout)
+  'unknown-customer', // an account event of a customer no running journey indexes (yet)
+  'payment', // a payment names no deposit: which one it pays out takes the service's word
   'no-target', // the journey is not running (not started yet, or ended)
 ] as const;
 export type WorkflowRouteReason = (typeof WORKFLOW_ROUTE_REASONS)[number];
@@ -72,45 +75,35 @@ export type DirectRouteOutcome =
   | { kind: 'needs-workflow'; reason: WorkflowRouteReason };
 
 /**
- * What earlier deliveries said about who owns what: a customer's externalId (from its events) and a
- * trade's deposit (from its events). Both facts never change at the service, so they are kept until
- * the cache's bound pushes them out; a miss costs only the ramp-event workflow's re-read.
+ * What the receiver keeps between deliveries: the (event key, target) pairs it routed, and which
+ * journey rampflow itself indexed for a customer id (from visibility, never from a payload). Both are
+ * bounded LRUs; a miss costs one visibility query or the ramp-event workflow's re-read.
  */
 export class RoutingMemory {
-  private readonly externalIds: LRUCache<string, string>;
-  private readonly tradeDeposits: LRUCache<string, string>;
-  private readonly routedKeys: LRUCache<string, true>;
+  private readonly journeys: LRUCache<string, string>;
+  private readonly routed: LRUCache<string, true>;
 
-  /** About 200 bytes an entry: the default 100,000 of each is some 60 MB at most. */
+  /** About 200 bytes an entry: the default 100,000 of each is some 40 MB at most. */
   constructor(maxEntries = 100_000) {
-    this.externalIds = new LRUCache({ max: maxEntries });
-    this.tradeDeposits = new LRUCache({ max: maxEntries });
-    this.routedKeys = new LRUCache({ max: maxEntries });
+    this.journeys = new LRUCache({ max: maxEntries });
+    this.routed = new LRUCache({ max: maxEntries });
   }
 
-  /** Whether this process has already delivered the event with this key (`EVENT/payload.id`). */
-  wasRouted(key: string): boolean {
-    return this.routedKeys.has(key);
+  /** Whether this process has already delivered the event with this key (`EVENT/payload.id`) to this target. */
+  wasRouted(key: string, target: string): boolean {
+    return this.routed.has(`${key} ${target}`);
   }
 
-  rememberRouted(key: string): void {
-    this.routedKeys.set(key, true);
+  rememberRouted(key: string, target: string): void {
+    this.routed.set(`${key} ${target}`, true);
   }
 
-  rememberCustomer(customerId: string, externalId: string): void {
-    this.externalIds.set(customerId, externalId);
+  rememberJourney(customerId: string, externalId: string): void {
+    this.journeys.set(customerId, externalId);
   }
 
-  externalIdOf(customerId: string): string | undefined {
-    return this.externalIds.get(customerId);
-  }
-
-  rememberTrade(tradeId: string, depositId: string): void {
-    this.tradeDeposits.set(tradeId, depositId);
-  }
-
-  depositOfTrade(tradeId: string): string | undefined {
-    return this.tradeDeposits.get(tradeId);
+  journeyOf(customerId: string): string | undefined {
+    return this.journeys.get(customerId);
   }
 }
 
@@ -123,84 +116,106 @@ export interface DirectRouter {
 }
 
 export async function routeDirectly(router: DirectRouter, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
-  const { memory } = router;
-  if (memory.wasRouted(key)) return { kind: 'duplicate' };
-  const outcome = await route(router, event, key, payload);
-  if (outcome.kind !== 'needs-workflow') memory.rememberRouted(key);
+  const parsed = eventPayloadSchema(event).safeParse(payload);
+  if (!parsed.success) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
+  const placed = await place(router, event, parsed.data);
+  if (placed.kind === 'needs-workflow') return placed;
+  if (router.memory.wasRouted(key, placed.target)) return { kind: 'duplicate' };
+  const outcome = await placed.send(key);
+  if (outcome.kind !== 'needs-workflow') router.memory.rememberRouted(key, placed.target);
   return outcome;
 }
 
-async function route(router: DirectRouter, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
-  const parsed = eventPayloadSchema(event).safeParse(payload);
-  if (!parsed.success) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
-  const { memory } = router;
-  const toWorkflow = (reason: WorkflowRouteReason): DirectRouteOutcome => ({ kind: 'needs-workflow', reason });
+/** Where a delivery goes, and how to send it there; or why the ramp-event workflow must take it. */
+type Placement =
+  | { kind: 'target'; target: string; send: (key: string) => Promise<DirectRouteOutcome> }
+  | { kind: 'needs-workflow'; reason: WorkflowRouteReason };
+
+async function place(router: DirectRouter, event: EventName, data: unknown): Promise<Placement> {
+  const toWorkflow = (reason: WorkflowRouteReason): Placement => ({ kind: 'needs-workflow', reason });
   const resource = EVENT_RESOURCE[event];
   /** The payload shows what the event says happened, and nothing that would end or park the target. */
   const movesForward = (status: string): boolean => serviceConfirms(event, status) && FORWARD_ONLY[resource](status);
   const verdict = (status: string): WorkflowRouteReason => (serviceConfirms(event, status) ? 'ending-event' : 'unconfirmed');
 
-  /** Signals the customer's journey; a journey that is not running is the workflow's to wait for. */
-  async function signalJourney(externalId: string, send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<void>): Promise<DirectRouteOutcome> {
-    try {
-      await send(router.client.workflow.getHandle(journeyWorkflowId(externalId)));
-      return { kind: 'signalled' };
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return toWorkflow('no-target');
-      throw error;
-    }
-  }
-
-  async function toDeposit(delivery: DepositDelivery): Promise<DirectRouteOutcome> {
-    const outcome = await deliverToDeposit(router, delivery);
-    return outcome === 'ENDED' ? { kind: 'target-ended' } : { kind: 'signalled' };
-  }
+  /** Wakes a journey; one that is not running is the workflow's to wait for. */
+  const toJourney = (externalId: string, send: (journey: WorkflowHandle, key: string) => Promise<void>): Placement => ({
+    kind: 'target',
+    target: journeyWorkflowId(externalId),
+    send: async (key) => {
+      try {
+        await send(router.client.workflow.getHandle(journeyWorkflowId(externalId)), key);
+        return { kind: 'signalled' };
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return { kind: 'needs-workflow', reason: 'no-target' };
+        throw error;
+      }
+    },
+  });
+  const toDeposit = (depositId: string, delivery: (key: string) => DepositDelivery): Placement => ({
+    kind: 'target',
+    target: depositWorkflowId(depositId),
+    send: async (key) => ((await deliverToDeposit(router, delivery(key))) === 'ENDED' ? { kind: 'target-ended' } : { kind: 'signalled' }),
+  });
 
   switch (resource) {
     case 'customer': {
-      const record = customerRecord(parsed.data as Customer);
+      const record = customerRecord(data as Customer);
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
       if (!record.externalId) return toWorkflow('not-ours');
-      memory.rememberCustomer(record.id, record.externalId);
-      return signalJourney(record.externalId, (journey) => journey.signal(customerEventSignal, { key, event, record, fromPayload: true }));
+      return toJourney(record.externalId, (journey, key) => journey.signal(customerEventSignal, { key, event, record, fromPayload: true }));
     }
     case 'virtualAccount': {
-      const account = parsed.data as VirtualAccount;
+      const account = data as VirtualAccount;
       const record = virtualAccountRecord(account);
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
-      const externalId = memory.externalIdOf(account.customerId);
+      const externalId = await indexedJourney(router, account.customerId);
       if (!externalId) return toWorkflow('unknown-customer');
-      return signalJourney(externalId, (journey) => journey.signal(virtualAccountEventSignal, { key, event, record, fromPayload: true }));
+      return toJourney(externalId, (journey, key) => journey.signal(virtualAccountEventSignal, { key, event, record, fromPayload: true }));
     }
     case 'depositAddress': {
-      const address = parsed.data as DepositAddress;
+      const address = data as DepositAddress;
       const record = depositAddressRecord(address);
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
-      const externalId = address.customerId ? memory.externalIdOf(address.customerId) : undefined;
+      const externalId = address.customerId ? await indexedJourney(router, address.customerId) : undefined;
       if (!externalId) return toWorkflow('unknown-customer');
-      return signalJourney(externalId, (journey) => journey.signal(depositAddressEventSignal, { key, event, record, fromPayload: true }));
+      return toJourney(externalId, (journey, key) => journey.signal(depositAddressEventSignal, { key, event, record, fromPayload: true }));
     }
     case 'deposit': {
-      const record = depositRecord(parsed.data as Deposit);
+      const record = depositRecord(data as Deposit);
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
-      // Without a known externalId the deposit's workflow looks its customer up itself, as it does
-      // when reconciliation starts it.
-      const externalId = memory.externalIdOf(record.customerId);
-      return toDeposit({ depositId: record.id, ...(externalId ? { externalId } : {}), signal: 'deposit', event: { key, event, record, fromPayload: true } });
+      return toDeposit(record.id, (key) => ({ depositId: record.id, signal: 'deposit', event: { key, event, record, fromPayload: true } }));
     }
     case 'trade': {
-      const record = tradeRecord(parsed.data as Trade);
+      const record = tradeRecord(data as Trade);
       if (!movesForward(record.status) || !record.depositId) return toWorkflow(verdict(record.status));
-      memory.rememberTrade(record.id, record.depositId);
-      return toDeposit({ depositId: record.depositId, signal: 'trade', event: { key, event, record, fromPayload: true } });
+      const depositId = record.depositId;
+      return toDeposit(depositId, (key) => ({ depositId, signal: 'trade', event: { key, event, record, fromPayload: true } }));
     }
-    case 'payment': {
-      const record = paymentRecord(parsed.data as Payment);
-      if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
-      // A payment names the trade it pays out by its reference; a payout's reference names no trade.
-      const depositId = record.reference ? memory.depositOfTrade(record.reference) : undefined;
-      if (!depositId) return toWorkflow('unknown-trade');
-      return toDeposit({ depositId, signal: 'payment', event: { key, event, record, fromPayload: true } });
-    }
+    case 'payment':
+      return toWorkflow('payment');
   }
 }
+
+/**
+ * The externalId of the running journey rampflow indexed with this customer id (its own record,
+ * learned from its create or look-up), remembered once found; undefined when there is not exactly one.
+ */
+async function indexedJourney(router: DirectRouter, customerId: string): Promise<string | undefined> {
+  const known = router.memory.journeyOf(customerId);
+  if (known) return known;
+  if (!QUERYABLE_CUSTOMER_ID.test(customerId)) return undefined;
+  const found = new Set<string>();
+  const query = `WorkflowType = 'customerJourney' AND ExecutionStatus = 'Running' AND ${RampCustomerId.name} = '${customerId}'`;
+  for await (const journey of router.client.workflow.list({ query, pageSize: 10 })) {
+    const externalId = journey.typedSearchAttributes.get(RampExternalId);
+    if (externalId && journey.workflowId === journeyWorkflowId(externalId)) found.add(externalId);
+    if (found.size > 1) return undefined;
+  }
+  const externalId = found.size === 1 ? [...found][0] : undefined;
+  if (externalId) router.memory.rememberJourney(customerId, externalId);
+  return externalId;
+}
+
+/** The service's customer ids are UUIDs; anything else is not put inside a visibility query. */
+const QUERYABLE_CUSTOMER_ID = /^[A-Za-z0-9._:@-]{1,128}$/;

@@ -70,5 +70,7 @@ export async function handOff(options: HandoffOptions, workflowId: string, input
 /** Whether the event's last run has ended without reaching its target (so a redelivery should route it again). */
 async function endedUnrouted(client: Client, workflowId: string): Promise<boolean> {
   const description = await client.workflow.getHandle(workflowId).describe();
-  return description.status.name !== 'RUNNING' && description.typedSearchAttributes.get(RampStage) === EVENT_STAGE.UNROUTED;
+  const stage = description.typedSearchAttributes.get(RampStage);
+  // A dismissed event (the service did not have the record yet) is not used up either.
+  return description.status.name !== 'RUNNING' && (stage === EVENT_STAGE.UNROUTED || stage === EVENT_STAGE.DISMISSED);
 }

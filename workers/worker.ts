@@ -8,6 +8,7 @@ import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@t
 import { attachmentStoreFromEnv, type AttachmentStore } from '../attachments';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
+import { createCustomerJourneyLookupActivities } from '../activities/customer-journey-lookup';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from '../activities/failures';
 import { ServiceHealth } from '../activities/service-health';
@@ -64,6 +65,7 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
       ...createPayoutActivities(options.ramp, failureOptions),
       ...createEventRoutingActivities(options.ramp, failureOptions),
       ...createReconcileActivities(options.ramp, failureOptions),
+      ...createCustomerJourneyLookupActivities(options.ramp, failureOptions),
       ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
     },
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',

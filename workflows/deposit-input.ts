@@ -18,6 +18,8 @@ export const DepositTimingsSchema = z.object({
   pollBackoffCapSeconds: z.number().positive().default(6 * 60 * 60),
   /** How long each step (confirmation, trade, settlement, payout) may take before the deposit parks. */
   stepDeadlineSeconds: z.number().positive().default(3 * DAY),
+  /** How long a deposit the service does not have is given to appear before it is dismissed (workflows/trust.ts). */
+  notFoundGraceSeconds: z.number().positive().default(60),
 });
 
 export const DepositLifecycleInputSchema = z.object({

@@ -10,9 +10,12 @@
  * Each wait has the event path, a poll and a deadline; a deadline or a failure a retry cannot fix
  * parks the deposit in NEEDS_ATTENTION, where a late event or look still resumes it.
  *
- * Events routed directly by the receiver carry the webhook's payload, not the service's record
- * (webhooks/direct-route.ts). They move the deposit forward, but it never completes on one: a trade or
- * payment that would complete it is read once from the service first (COMPLETES_ON_SERVICE_WORD).
+ * What it shows and counts is what the service says (workflows/trust.ts). It reads its own record
+ * before it shows or reports anything: the deposit's existence, amount, currency and customer, and from
+ * the customer its journey. A delivery about a deposit the service does not have ends it DISMISSED,
+ * counted, with nothing left waiting. Events routed directly by the receiver carry the webhook's
+ * payload: those are hints, which make the deposit read the record they name (the trade, the payment)
+ * and take it only when the service's record links it to this deposit.
  */
 import {
   allHandlersFinished,
@@ -22,8 +25,11 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
+  upsertMemo,
+  workflowInfo,
 } from '@temporalio/workflow';
-import type { RampActivities } from '../activities';
+import type { CustomerJourneyLookupActivities, RampActivities } from '../activities';
 import { changeOptions, patientReadOptions, readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
 import { isAttachmentReference } from './attachment-reference';
@@ -46,19 +52,21 @@ import {
 import { OperatorDesk } from './operator';
 import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
-import { orPark, ParkRequest } from './service-failures';
+import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
 import { validatedStartInput } from './start-input';
 import { advancesDeposit, advancesTrade } from './status-order';
+import { countDismissed, countIgnoredHint } from './trust-metrics';
+import { isHint, paymentNamesTrade, PAYLOADS_ARE_HINTS, PendingHints, tradeNamesDeposit } from './trust';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
 
 export interface DepositOutcome {
-  stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED';
+  stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED' | 'DISMISSED';
   reason: string;
 }
 
-const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
+const act = proxyActivities<RampActivities & CustomerJourneyLookupActivities>(changeOptions('a call to the ramp service'));
 
 /** The patch that reads a completing trade or payment from the service when it came from a payload. */
 export const COMPLETES_ON_SERVICE_WORD = 'completes-on-service-word';
@@ -98,6 +106,17 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   let reportedStage: DepositStage | undefined;
   /** Set once the journey heard of the deposit, or an operator chose to track it without one. */
   let served = false;
+  /** Set once the deposit read its own record from the service (a retried stage does not read it again). */
+  let ownRecordRead = false;
+  /**
+   * Set when this run follows the trust rule (PAYLOADS_ARE_HINTS): it read its own record, and holds
+   * only records the service gave. Runs recorded before the rule replay without it.
+   */
+  let verifiesPayloads = false;
+  /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
+  const depositHints = new PendingHints(1);
+  const tradeHints = new PendingHints(4);
+  const paymentHints = new PendingHints(4);
 
   // ---- progress, visible to operators and to the journey ----------------------------------------
 
@@ -166,14 +185,22 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   function applyPayment(record: PaymentRecord, fromPayload = false): void {
     if (state.paymentId && record.id !== state.paymentId) return;
+    // A payment pays out this deposit's trade or none of ours (the service's record names the trade).
+    if (verifiesPayloads && trade && !paymentNamesTrade(record, trade.id)) return;
     payment = record;
     paymentFromPayload = fromPayload;
     state.paymentId = record.id;
   }
 
-  setHandler(depositEventSignal, (event) => applied.applyOnce(event.key, () => applyDeposit(event.record)));
-  setHandler(tradeEventSignal, (event) => applied.applyOnce(event.key, () => applyTrade(event.record, event.fromPayload === true)));
-  setHandler(paymentEventSignal, (event) => applied.applyOnce(event.key, () => applyPayment(event.record, event.fromPayload === true)));
+  // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
+  // first must not use up the key of the genuine one.
+  setHandler(depositEventSignal, (event) => {
+    if (isHint(event)) {
+      if (event.record.id === depositId) depositHints.note(event.record);
+    } else applied.applyOnce(event.key, () => applyDeposit(event.record));
+  });
+  setHandler(tradeEventSignal, (event) => (isHint(event) ? tradeHints.note(event.record) : applied.applyOnce(event.key, () => applyTrade(event.record, event.fromPayload === true))));
+  setHandler(paymentEventSignal, (event) => (isHint(event) ? paymentHints.note(event.record) : applied.applyOnce(event.key, () => applyPayment(event.record, event.fromPayload === true))));
   setHandler(depositStateQuery, () => ({ ...state, attention: desk.attention }));
   setHandler(
     submitAttachmentUpdate,
@@ -205,6 +232,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       what,
       settled,
       poll: pollOnce,
+      hints: { pending: hintsClaimNews, look: lookAtHints },
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
       // Deposits started before the backoff carry no cap: they poll as they always did.
       pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
@@ -219,16 +247,118 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   const pollDeposit = async () => applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
 
+  // ---- hints: what deliveries claim, looked at through the service (workflows/trust.ts) -----------
+
+  /** A hint is news when it claims what the service has not told the deposit yet. */
+  function depositHintIsNews(): boolean {
+    const claim = depositHints.claimFor(depositId);
+    // A trade the service links to this deposit already says the deposit was confirmed.
+    return claim !== undefined && deposit !== undefined && trade === undefined && claim !== deposit.status && advancesDeposit(deposit.status, claim);
+  }
+  const tradeHintIsNews = (id: string): boolean => {
+    const claim = tradeHints.claimFor(id)!;
+    return trade === undefined || (id === trade.id && claim !== trade.status && advancesTrade(trade.status, claim));
+  };
+  const paymentHintIsNews = (id: string): boolean => state.kind === 'OFFRAMP' && (payment === undefined || (id === payment.id && !isPaymentSettled(payment.status)));
+  const newest = (hints: PendingHints, isNews: (id: string) => boolean): string | undefined => hints.ids().filter(isNews).at(-1);
+  const hintsClaimNews = (): boolean => newest(paymentHints, paymentHintIsNews) !== undefined || newest(tradeHints, tradeHintIsNews) !== undefined || depositHintIsNews();
+
+  /**
+   * Answers the furthest claim with one read: a payment (and, when the deposit holds no trade yet, the
+   * trade its reference names), else a trade, else the deposit itself. What the service says is taken
+   * only when it links the record to this deposit.
+   */
+  async function lookAtHints(): Promise<void> {
+    const paymentId = newest(paymentHints, paymentHintIsNews);
+    if (paymentId !== undefined) {
+      paymentHints.clear(paymentId);
+      const record = await readNamed('payment', () => act.getPayment.executeWithOptions(readOptions('read the payment a delivery named'), [paymentId, { confirming: true }]));
+      const ownTrade = trade ?? (record?.reference ? await verifyTrade(record.reference) : undefined);
+      if (record && !(ownTrade && paymentNamesTrade(record, ownTrade.id))) return countIgnoredHint('depositLifecycle', 'payment-of-another-trade');
+      if (record) applyPayment(record);
+      return;
+    }
+    const tradeId = newest(tradeHints, tradeHintIsNews);
+    if (tradeId !== undefined) {
+      tradeHints.clear(tradeId);
+      await verifyTrade(tradeId);
+      return;
+    }
+    if (depositHintIsNews()) {
+      depositHints.clear(depositId);
+      await pollDeposit();
+    }
+  }
+
+  /** Reads a trade a delivery named; takes it only when the service's record names this deposit. */
+  async function verifyTrade(tradeId: string): Promise<TradeRecord | undefined> {
+    const record = await readNamed('trade', () => act.getTrade.executeWithOptions(readOptions('read the trade a delivery named'), [tradeId, { confirming: true }]));
+    if (!record) return undefined;
+    if (!tradeNamesDeposit(record, depositId)) {
+      countIgnoredHint('depositLifecycle', 'trade-of-another-deposit');
+      return undefined;
+    }
+    applyTrade(record);
+    return trade === record ? record : undefined;
+  }
+
+  /**
+   * A read of a record a delivery named: one the service does not have, or refuses to look up (a
+   * made-up id), is a hint to ignore, never a reason to park. A failing service is left to the caller
+   * (a poll tolerates it; the next hint or poll looks again).
+   */
+  async function readNamed<T>(what: 'trade' | 'payment', read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (error) {
+      if (!isAbsent(error)) throw error;
+      countIgnoredHint('depositLifecycle', `${what}-not-found`);
+      return undefined;
+    }
+  }
+
+  /**
+   * The deposit's own record, read once before it shows or reports anything. A deposit the service does
+   * not have (a forged delivery, a made-up id) is looked for once more after a grace period, for a
+   * service that lists a record a moment before it serves it, and then is absent (undefined).
+   */
+  async function readOwnRecord(): Promise<DepositRecord | undefined> {
+    for (let look = 1; ; look++) {
+      try {
+        return await act.getDeposit.executeWithOptions(patientReadOptions('read the deposit from the service'), [depositId, { confirming: true }]);
+      } catch (error) {
+        if (!isAbsent(error)) throw parkRequestFor(error, 'reading the deposit');
+        if (look >= 2) return undefined;
+        await sleep(timings.notFoundGraceSeconds * 1000, { summary: 'look again for a deposit the service does not have' });
+      }
+    }
+  }
+
   /**
    * Reads what the starter did not know (the record, whose customer it is), then finds the journey to
    * report to. Money for a customer rampflow does not serve parks here: an operator decides.
    */
   async function received(): Promise<DepositStage> {
-    if (!deposit) {
+    if (verifiesPayloads && !ownRecordRead) {
+      const record = await readOwnRecord();
+      if (record === undefined) throw dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
+      // The service's record replaces whatever the starter passed.
+      deposit = undefined;
+      applyDeposit(record);
+      ownRecordRead = true;
+      describeInLists(record);
+    } else if (!deposit) {
       const record = await orPark('reading the deposit', () => act.getDeposit.executeWithOptions(patientReadOptions('read the deposit'), [depositId]));
       applyDeposit(record);
     }
-    if (externalId === undefined) {
+    if (externalId === undefined && verifiesPayloads) {
+      // The owner comes from the service's record of the deposit and rampflow's own index (or the
+      // service's record of the customer), never from what a starter or a payload said.
+      const owner = await orPark('finding the deposit\'s journey', () =>
+        act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [deposit!.customerId]),
+      );
+      if (owner.externalId) learnJourney(owner.externalId);
+    } else if (externalId === undefined) {
       const owner = await orPark('finding the deposit\'s customer', () =>
         act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [deposit!.customerId]),
       );
@@ -237,8 +367,21 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     await show('RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
     served ||= reportedStage !== undefined;
     if (!served) throw notServed();
-    await waitOrPark('the deposit\'s confirmation', () => deposit!.status !== 'RECEIVED', pollDeposit);
+    // A trade the service links to this deposit says it was confirmed, whatever the deposit's last read said.
+    await waitOrPark('the deposit\'s confirmation', () => deposit!.status !== 'RECEIVED' || (verifiesPayloads && trade !== undefined), pollDeposit);
     return stageForDepositStatus();
+  }
+
+  /** Lists show a deposit's kind and amount from its memo (client/visibility.ts): the service's, once read. */
+  function describeInLists(record: DepositRecord): void {
+    const memo = { kind: kindOf(record), amount: record.amount, currency: record.currency };
+    const current = workflowInfo().memo ?? {};
+    if (current.kind !== memo.kind || current.amount !== memo.amount || current.currency !== memo.currency) upsertMemo(memo);
+  }
+
+  function dismissed(reason: string): DepositEnded {
+    countDismissed('depositLifecycle', 'record-not-found');
+    return new DepositEnded({ stage: 'DISMISSED', reason });
   }
 
   /** Indexed with the next stage shown. */
@@ -275,7 +418,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       case 'ACTION_REQUIRED':
         return 'ACTION_REQUIRED';
       default:
-        return 'RECEIVED';
+        return verifiesPayloads && trade ? 'CONFIRMED' : 'RECEIVED';
     }
   }
 
@@ -341,7 +484,9 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   };
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
-  if (input.externalId !== undefined) learnJourney(input.externalId);
+  verifiesPayloads = patched(PAYLOADS_ARE_HINTS);
+  // Under the trust rule the deposit finds its journey from its own record, whoever started it.
+  if (input.externalId !== undefined && !verifiesPayloads) learnJourney(input.externalId);
   let stage: DepositStage = 'RECEIVED';
   try {
     while (stage !== 'COMPLETED') {

@@ -47,6 +47,7 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
 import { validatedStartInput } from './start-input';
+import { isHint, PendingHints } from './trust';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 export type { CarriedJourney } from './journey-carry';
@@ -93,6 +94,13 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
   let lookBeforeWaiting = false;
   const desk = new OperatorDesk();
+  /**
+   * What deliveries claimed about the customer and its accounts, waiting for a look (workflows/trust.ts):
+   * a payload never becomes the journey's state; the service's record, read when a hint claims news,
+   * does. Not carried through continue-as-new: a hint lost there is found by the next poll.
+   */
+  const customerHints = new PendingHints(2);
+  const accountHints = new PendingHints(MAX_ACCOUNT_RECORDS);
 
   // ---- what the UI and the search attributes show ----------------------------------------------
 
@@ -136,9 +144,23 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     if (state.offramp?.depositAddress?.id === record.id) state.offramp.depositAddress = record;
   }
 
-  setHandler(customerEventSignal, (event) => applied.applyOnce(event.key, () => applyCustomer(event.record)));
-  setHandler(virtualAccountEventSignal, (event) => applied.applyOnce(event.key, () => applyAccount(event.record)));
-  setHandler(depositAddressEventSignal, (event) => applied.applyOnce(event.key, () => applyAccount(event.record)));
+  /** A hint about another customer than the journey's own is dropped: it can only be a forgery or a misroute. */
+  function noteCustomerHint(record: CustomerRecord): void {
+    if (state.customer.id !== undefined && record.id !== state.customer.id) return;
+    customerHints.note(record);
+  }
+
+  /** Whether a hint claims the customer's KYC was decided beyond what the service last told the journey. */
+  const customerHinted = (): boolean => {
+    const claim = customerHints.claimFor(state.customer.id);
+    return claim !== undefined && advancesCustomer(state.customer.status, claim) && claim !== state.customer.status;
+  };
+
+  // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
+  // first must not use up the key of the genuine one.
+  setHandler(customerEventSignal, (event) => (isHint(event) ? noteCustomerHint(event.record) : applied.applyOnce(event.key, () => applyCustomer(event.record))));
+  setHandler(virtualAccountEventSignal, (event) => (isHint(event) ? accountHints.note(event.record) : applied.applyOnce(event.key, () => applyAccount(event.record))));
+  setHandler(depositAddressEventSignal, (event) => (isHint(event) ? accountHints.note(event.record) : applied.applyOnce(event.key, () => applyAccount(event.record))));
   // Deposit workflows of the previous code sent the bare summary.
   setHandler(depositProgressSignal, (progress: DepositProgress | DepositSummary) =>
     applyDepositProgress(state.deposits, 'summary' in progress ? progress : { summary: progress }),
@@ -172,11 +194,13 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     if (endRequested()) throw new JourneyEnded({ stage: 'CLOSED', reason: closeReason! });
   }
 
-  async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number): Promise<void> {
+  async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number, hinted?: () => boolean): Promise<void> {
     const wait = {
       what,
       settled: () => settled() || endRequested(),
       poll: pollOnce,
+      // A hinted look is the poll: it reads what the hints name (and clears them first).
+      ...(hinted ? { hints: { pending: hinted, look: pollOnce } } : {}),
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
       // Journeys started before the backoff carry no cap: they poll as they always did.
       pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
@@ -211,8 +235,12 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     await waitOrPark(
       'the KYC decision',
       decided,
-      async () => applyCustomer(await act.getCustomer.executeWithOptions(readOptions('poll the customer\'s KYC status'), [customerId])),
+      async () => {
+        customerHints.clear(customerId);
+        applyCustomer(await act.getCustomer.executeWithOptions(readOptions('poll the customer\'s KYC status'), [customerId]));
+      },
       timings.kycDeadlineSeconds,
+      customerHinted,
     );
     if (state.customer.status === 'REJECTED') throw new JourneyEnded({ stage: 'REJECTED', reason: 'the service rejected the customer\'s KYC' });
     return 'SETTING_UP_RAMPS';
@@ -268,17 +296,28 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     const virtualAccount = () => state.onramp?.virtualAccount;
     const depositAddress = () => state.offramp?.depositAddress;
     const decided = (record: { status: string } | undefined) => !record || isAccountApproved(record.status) || isAccountRejected(record.status);
+    /** An undecided account a delivery says the service has decided: read it now (the details users pay into come only from that read). */
+    const hinted = (record: { id: string; status: string } | undefined) => record !== undefined && !decided(record) && accountHints.has(record.id);
     show('AWAITING_ACCOUNTS', 'the service to approve the virtual account / deposit address');
     await waitOrPark(
       'the account approvals',
       () => decided(virtualAccount()) && decided(depositAddress()),
       async () => {
+        // A look a hint asked for reads only the hinted accounts; a poll reads every undecided one.
+        const onlyHinted = hinted(virtualAccount()) || hinted(depositAddress());
         const va = virtualAccount();
-        if (va && !decided(va)) applyAccount(await act.getVirtualAccount.executeWithOptions(readOptions('poll the virtual account'), [{ customerId, virtualAccountId: va.id }]));
+        if (va && !decided(va) && (!onlyHinted || hinted(va))) {
+          accountHints.clear(va.id);
+          applyAccount(await act.getVirtualAccount.executeWithOptions(readOptions('poll the virtual account'), [{ customerId, virtualAccountId: va.id }]));
+        }
         const da = depositAddress();
-        if (da && !decided(da)) applyAccount(await act.getDepositAddress.executeWithOptions(readOptions('poll the deposit address'), [{ customerId, depositAddressId: da.id }]));
+        if (da && !decided(da) && (!onlyHinted || hinted(da))) {
+          accountHints.clear(da.id);
+          applyAccount(await act.getDepositAddress.executeWithOptions(readOptions('poll the deposit address'), [{ customerId, depositAddressId: da.id }]));
+        }
       },
       timings.accountsDeadlineSeconds,
+      () => hinted(virtualAccount()) || hinted(depositAddress()),
     );
     for (const [what, record] of [['virtual account', virtualAccount()], ['deposit address', depositAddress()]] as const) {
       if (record && isAccountRejected(record.status)) throw new ParkRequest(`the service rejected the ${what} ${record.id}`, 'Rejected');

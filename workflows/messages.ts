@@ -41,6 +41,8 @@ export const DEPOSIT_STAGES = [
   'REJECTED',
   'NEEDS_ATTENTION',
   'CANCELLED',
+  /** A delivery named a deposit the service does not have: nothing moved, nothing reported (workflows/trust.ts). */
+  'DISMISSED',
 ] as const;
 export type DepositStage = (typeof DEPOSIT_STAGES)[number];
 

@@ -65,16 +65,25 @@ export class OperatorDesk {
     onParked();
     const late = request.lateFact;
     const settled = () => this.decision !== undefined || ended() || (late?.settled() ?? false);
+    // A delivery that hints the fact came true is looked at, however long the workflow has been parked.
+    const hinted = () => late?.hints?.pending() ?? false;
     if (late) {
       const lookUntil = workflowNow() + LATE_LOOK_SPAN_MS;
       let intervalMs = late.firstIntervalMs;
       while (!settled() && workflowNow() < lookUntil) {
-        if (await condition(settled, Math.min(intervalMs, Math.max(lookUntil - workflowNow(), 1)), { summary: `parked: look again at ${late.what}` })) break;
+        if (await condition(() => settled() || hinted(), Math.min(intervalMs, Math.max(lookUntil - workflowNow(), 1)), { summary: `parked: look again at ${late.what}` })) {
+          if (settled()) break;
+          await lookQuietly(late.hints!.look);
+          continue;
+        }
         await lookQuietly(late.poll);
         intervalMs = nextPollInterval(intervalMs, LATE_LOOK_MAX_INTERVAL_MS);
       }
     }
-    await condition(settled);
+    while (!settled()) {
+      await condition(() => settled() || hinted());
+      if (!settled() && late?.hints) await lookQuietly(late.hints.look);
+    }
     const decision: OperatorDecision = this.decision ?? (ended() ? { kind: 'ended' } : { kind: 'resolved' });
     this.attention = undefined;
     this.decision = undefined;

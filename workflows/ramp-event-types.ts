@@ -28,6 +28,12 @@ export interface RampEventTimings {
   /** First pause between attempts; doubles up to maxRetrySeconds. */
   firstRetrySeconds: number;
   maxRetrySeconds: number;
+  /**
+   * How long a record the service does not have is given to appear (one more look after this pause)
+   * before the event is dismissed: a delivery about a record the service does not have parks nothing
+   * (workflows/trust.ts). Events started before this existed look for it up to targetWaitSeconds.
+   */
+  notFoundGraceSeconds?: number;
 }
 
 /**
@@ -36,7 +42,7 @@ export interface RampEventTimings {
  * a second, because the usual miss is a deposit workflow that the journey is starting that very moment
  * (a fast service sends the trade's event right behind the deposit's). Tests pass seconds.
  */
-export const DEFAULT_RAMP_EVENT_TIMINGS: RampEventTimings = { targetWaitSeconds: 60 * 60, firstRetrySeconds: 1, maxRetrySeconds: 10 * 60 };
+export const DEFAULT_RAMP_EVENT_TIMINGS: Required<RampEventTimings> = { targetWaitSeconds: 60 * 60, firstRetrySeconds: 1, maxRetrySeconds: 10 * 60, notFoundGraceSeconds: 60 };
 
 export interface RampEventInput {
   /** The new-format event name, or the name as delivered when we do not know it. */
@@ -89,8 +95,12 @@ export type EventResolution =
 export type TargetWorkflowState = 'RUNNING' | 'CLOSED' | 'NOT_FOUND';
 
 export interface RampEventResult {
-  /** ROUTED: signalled; TARGET_CLOSED: the target had already finished (nothing left to move); PARKED: see parkCode. */
-  outcome: 'ROUTED' | 'TARGET_CLOSED' | 'PARKED';
+  /**
+   * ROUTED: signalled; TARGET_CLOSED: the target had already finished (nothing left to move); PARKED:
+   * see parkCode; DISMISSED: the service has no such record (a forged or made-up delivery), counted
+   * and ended with nothing left waiting.
+   */
+  outcome: 'ROUTED' | 'TARGET_CLOSED' | 'PARKED' | 'DISMISSED';
   event: string;
   payloadId: string;
   target?: string;
@@ -112,4 +122,6 @@ export const EVENT_STAGE = {
   ROUTED: 'EVENT_ROUTED',
   TARGET_CLOSED: 'EVENT_TARGET_CLOSED',
   UNROUTED: 'EVENT_UNROUTED',
+  /** The service has no record of what the delivery named: ended, counted, nothing parked. */
+  DISMISSED: 'EVENT_DISMISSED',
 } as const;

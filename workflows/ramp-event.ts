@@ -27,6 +27,7 @@ import {
   getExternalWorkflowHandle,
   log,
   proxyActivities,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   sleep,
@@ -55,6 +56,10 @@ import {
   type RampEventResult,
 } from './ramp-event-types';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+import { countDismissed } from './trust-metrics';
+
+/** The patch from which an event about a record the service does not have is dismissed, not parked. */
+export const ABSENT_RECORDS_DISMISSED = 'absent-records-dismissed';
 
 // Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
 // cannot fix (bad credentials) fails at once and parks the event.
@@ -93,6 +98,13 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     else show(EVENT_STAGE.ROUTED, details);
   }
 
+  function dismiss(reason: string): RampEventResult {
+    show(EVENT_STAGE.DISMISSED, reason);
+    countDismissed('rampEvent', 'record-not-found');
+    log.info('ramp event dismissed: the service has no such record', { ...base });
+    return { ...base, outcome: 'DISMISSED', reason, ...extras() };
+  }
+
   function park(pending: Pending): RampEventResult {
     show(EVENT_STAGE.UNROUTED, `${pending.code}: ${pending.reason}`);
     log.warn('ramp event parked', { ...base, parkCode: pending.code, reason: pending.reason });
@@ -112,6 +124,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   const deadline = workflowNow() + timings.targetWaitSeconds * 1000;
   let pauseSeconds = timings.firstRetrySeconds;
   let indexed = false;
+  let lookedAgainForRecord = false;
 
   for (;;) {
     let pending: Pending;
@@ -130,6 +143,15 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     if (resolution.kind === 'unroutable') return park({ code: resolution.code, reason: resolution.reason });
     if (resolution.kind === 'record-not-found') {
       pending = { code: 'RECORD_NOT_FOUND', reason: `the service has no ${resource} ${input.payloadId}` };
+      // A delivery about a record the service does not have parks nothing (workflows/trust.ts): after
+      // one more look, a grace period later, it is dismissed and counted.
+      if (patched(ABSENT_RECORDS_DISMISSED)) {
+        if (lookedAgainForRecord) return dismiss(pending.reason);
+        lookedAgainForRecord = true;
+        show(EVENT_STAGE.WAITING, `${pending.reason}; looking once more in ${timings.notFoundGraceSeconds} s`);
+        await sleep(timings.notFoundGraceSeconds * 1000, { summary: pending.reason });
+        continue;
+      }
     } else {
       const { route, status } = resolution;
       serviceStatus = status;

@@ -3,6 +3,7 @@
  * failures whose type names the error; the types a retry cannot fix park the workflow for an operator.
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import type { Hints } from './trust';
 
 /**
  * Failure types the activities raise as non-retryable (see activities/failures.ts). UNAUTHORISED is
@@ -17,6 +18,8 @@ export interface LateFact {
   settled: () => boolean;
   poll: () => Promise<void>;
   firstIntervalMs: number;
+  /** Deliveries' hints that the fact may have come true: looked at at once (workflows/waiting.ts). */
+  hints?: Hints;
 }
 
 /** Thrown inside workflow code to park the current stage for an operator. */
@@ -54,4 +57,14 @@ export async function orPark<T>(doing: string, call: () => Promise<T>): Promise<
   } catch (error) {
     throw parkRequestFor(error, doing);
   }
+}
+
+/**
+ * Whether a read failed because the service has no such record: its "not found" (NotFound, made final
+ * by a confirming read), or a refusal of the id itself (InvalidParameters: a made-up id of the wrong
+ * shape). Used for records a delivery named, where absence is an answer, never a reason to park.
+ */
+export function isAbsent(error: unknown): boolean {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  return cause instanceof ApplicationFailure && (cause.type === 'NotFound' || cause.type === 'InvalidParameters');
 }

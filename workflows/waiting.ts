@@ -11,6 +11,7 @@
  */
 import { condition, log } from '@temporalio/workflow';
 import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
+import type { Hints } from './trust';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
 export type WaitOutcome = 'settled' | 'deadline' | 'continue-as-new';
@@ -31,17 +32,28 @@ export interface ServiceWait {
   now: () => number;
   /** True when the history has grown enough that the workflow should continue as new. */
   shouldContinueAsNew?: () => boolean;
+  /**
+   * Deliveries' hints that the awaited fact may have come true (workflows/trust.ts): while
+   * `pending()`, the wait calls `look()` at once instead of waiting for the next poll. `look` clears
+   * the hints it answers before it reads, so a failing read does not spin.
+   */
+  hints?: Hints;
 }
 
 export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
   let intervalMs = wait.pollIntervalMs;
+  const hinted = (): boolean => wait.hints?.pending() ?? false;
   for (;;) {
     if (wait.settled()) return 'settled';
     const leftMs = wait.deadlineAt - wait.now();
     if (leftMs <= 0) return 'deadline';
     if (wait.shouldContinueAsNew?.()) return 'continue-as-new';
+    if (wait.hints && hinted()) {
+      await pollTolerantly(wait.what, wait.hints.look);
+      continue;
+    }
     const untilDeadline = leftMs < intervalMs;
-    const woke = await condition(wait.settled, untilDeadline ? leftMs : intervalMs, {
+    const woke = await condition(() => wait.settled() || hinted(), untilDeadline ? leftMs : intervalMs, {
       summary: `${untilDeadline ? 'event or deadline' : 'event or poll'}: ${wait.what}`,
     });
     if (woke || untilDeadline) continue;
@@ -60,12 +72,13 @@ export function nextPollInterval(intervalMs: number, capMs: number): number {
  * late, a decision the service made after the deadline): the parked workflow keeps listening and
  * looking (workflows/operator.ts) and resumes by itself when it does.
  */
-export function deadlinePassed(wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs'>): ParkRequest {
+export function deadlinePassed(wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs' | 'hints'>): ParkRequest {
   return new ParkRequest(`no answer from the service within the deadline while waiting for ${wait.what}`, 'Deadline', {
     what: wait.what,
     settled: wait.settled,
     poll: wait.poll,
     firstIntervalMs: wait.pollIntervalMs,
+    ...(wait.hints ? { hints: wait.hints } : {}),
   });
 }
 

@@ -18,6 +18,7 @@ export const FAST_DEPOSIT_TIMINGS = {
   pollIntervalSeconds: 1,
   pollBackoffCapSeconds: 1,
   stepDeadlineSeconds: 120,
+  notFoundGraceSeconds: 1,
 };
 
 export const TEST_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';

@@ -40,7 +40,7 @@ let impatient: TestReceiver;
 beforeAll(async () => {
   h = await startJourneyHarness({ clock: { frozen: true }, duplicateDeliveries: true, outOfOrderDeliveries: true }, { depositTimings: EVENTS_ONLY_DEPOSITS });
   receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS });
-  impatient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS, routing: 'workflow', eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1 } });
+  impatient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS, routing: 'workflow', eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1, notFoundGraceSeconds: 1 } });
   await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
   // Subscribed under both names, as a partner mid-migration might be: every event comes twice more.
   await h.ramp.subscribedEvents.set([...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)]);
@@ -142,7 +142,7 @@ describe('a journey driven by webhooks', () => {
     expect(depositOf(state, deposit.id)).toMatchObject({ kind: 'OFFRAMP', currency: 'USDT', paymentId: trade.paymentId, stage: 'COMPLETED' });
   });
 
-  it('completes no deposit on a forged payload: the service\'s record is read first', async () => {
+  it('completes no deposit on a forged payload: a hint is read from the service, never taken', async () => {
     const { handle, depositAddressId } = await activeOfframpJourney();
     const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '20.00', currency: 'USDT', sender: SENDER });
     await h.control.confirmDeposit(deposit.id);
@@ -153,14 +153,17 @@ describe('a journey driven by webhooks', () => {
     // Forged: the trade settled and paid out, while the service has not settled it.
     expect(real.status).not.toBe('SETTLED');
     expect((await receiver.post({ event: 'TRADE_SETTLED', payload: { ...real, status: 'SETTLED' } })).status).toBe(200);
-    await h.waitForDeposit(deposit.id, (s) => s.stage === 'TRADE_SETTLED');
     const forgedPayment = { ...paymentFixture, id: randomUUID(), reference: real.id };
     expect((await receiver.post({ event: 'PAYMENT_SETTLED', payload: forgedPayment })).status).toBe(200);
-    // The deposit read the payment before completing on it: the service has no such payment, so it
-    // parks for an operator instead of telling the journey the money was paid out.
-    const parked = await h.waitForDeposit(deposit.id, (s) => s.stage === 'NEEDS_ATTENTION');
-    expect(parked.attention?.reason).toContain('reading the payout from the service');
-    expect(depositOf(await handle.query(journeyStateQuery), deposit.id)?.stage).not.toBe('COMPLETED');
+    // The deposit read the trade the hint named and found it unsettled; the payment, which names no
+    // deposit, went to the ramp-event workflow, which found no such payment and dismissed it.
+    const paymentEvent = h.client.workflow.getHandle(`event/PAYMENT_SETTLED/${forgedPayment.id}`);
+    expect(await paymentEvent.result()).toMatchObject({ outcome: 'DISMISSED' });
+    const depositHistory = await h.client.workflow.getHandle(`deposit/${deposit.id}`).fetchHistory();
+    const reads = depositHistory.events!.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'getTrade');
+    expect(reads.length).toBeGreaterThanOrEqual(2); // the TRADE_CREATED hint, then the forged TRADE_SETTLED
+    expect(await h.client.workflow.getHandle(`deposit/${deposit.id}`).query(depositStateQuery)).toMatchObject({ stage: 'TRADE_CREATED', tradeId: real.id });
+    expect(depositOf(await handle.query(journeyStateQuery), deposit.id)?.stage).toBe('RECEIVED');
   });
 
   it('confirms nothing on a spoofed payload: the service\'s record wins', async () => {
@@ -180,10 +183,10 @@ describe('a journey driven by webhooks', () => {
     expect(forgedHistory.events!.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
     expect((await h.client.workflow.getHandle(`deposit/${deposit.id}`).query(depositStateQuery)).stage).toBe('RECEIVED');
 
-    // An event for a record the service does not have is parked too.
+    // An event for a record the service does not have is dismissed: nothing waits, nothing parks.
     const ghost = randomUUID();
     expect((await impatient.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, id: ghost, status: 'CONFIRMED' } })).status).toBe(200);
-    expect(await h.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${ghost}`).result()).toMatchObject({ outcome: 'PARKED', parkCode: 'RECORD_NOT_FOUND' });
+    expect(await h.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${ghost}`).result()).toMatchObject({ outcome: 'DISMISSED' });
     expect((await h.client.workflow.getHandle(`deposit/${deposit.id}`).query(depositStateQuery)).stage).toBe('RECEIVED');
   });
 });

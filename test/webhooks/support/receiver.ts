@@ -17,7 +17,7 @@ import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 export const TEST_TOKEN = 'test-webhook-token-0123456789abcdef';
 
 /** Production waits an hour for a target; tests a few seconds. */
-export const FAST_EVENT_TIMINGS = { targetWaitSeconds: 30, firstRetrySeconds: 0.5, maxRetrySeconds: 2 };
+export const FAST_EVENT_TIMINGS = { targetWaitSeconds: 30, firstRetrySeconds: 0.5, maxRetrySeconds: 2, notFoundGraceSeconds: 1 };
 
 export interface TestReceiver {
   /** Base URL, e.g. http://127.0.0.1:40123 */

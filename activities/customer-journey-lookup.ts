@@ -1,0 +1,51 @@
+/**
+ * Which journey a customer of the service belongs to, for a deposit that read its customer id from the
+ * service (workflows/trust.ts: an owner is learned from a signed read or rampflow's own records, never
+ * from a payload).
+ *
+ * rampflow's own record comes first: each journey indexes the service's id of its customer as
+ * `RampCustomerId`, learned from its own create or look-up, so one visibility query answers with no
+ * call to the service. The service's word is the fallback (its customer record's `externalId`, one
+ * read): a journey that has not been indexed yet, one past retention, a customer no journey took.
+ */
+import { Context } from '@temporalio/activity';
+import type { RampClient } from '../ramp';
+import { journeyWorkflowId } from '../workflows/ids';
+import { RampExternalId } from '../workflows/search-attributes';
+import { asActivity, DEFAULT_FAILURE_OPTIONS, type FailureOptions } from './failures';
+
+/** The service's customer ids are UUIDs; anything else is not put inside a visibility query. */
+const QUERYABLE_CUSTOMER_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+export interface CustomerJourney {
+  /** The customer's externalId, and so its journey `customer/<externalId>`; null when it has none. */
+  externalId: string | null;
+  /** Where the answer came from. */
+  source: 'visibility' | 'service';
+}
+
+export function createCustomerJourneyLookupActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
+  /** The externalId of the one journey indexed with this customer id, or undefined when there is not exactly one. */
+  async function fromVisibility(customerId: string): Promise<string | undefined> {
+    if (!QUERYABLE_CUSTOMER_ID.test(customerId)) return undefined;
+    const externalIds = new Set<string>();
+    const query = `WorkflowType = 'customerJourney' AND RampCustomerId = '${customerId}'`;
+    for await (const workflow of Context.current().client.workflow.list({ query, pageSize: 10 })) {
+      const externalId = workflow.typedSearchAttributes.get(RampExternalId);
+      // A journey's workflow ID is its externalId's: the index and the ID must agree.
+      if (externalId && workflow.workflowId === journeyWorkflowId(externalId)) externalIds.add(externalId);
+      if (externalIds.size > 1) return undefined; // never guess between two journeys: ask the service
+    }
+    return externalIds.size === 1 ? [...externalIds][0] : undefined;
+  }
+
+  return {
+    async findCustomerJourney(customerId: string): Promise<CustomerJourney> {
+      const indexed = await fromVisibility(customerId);
+      if (indexed !== undefined) return { externalId: indexed, source: 'visibility' };
+      return asActivity(async () => ({ externalId: (await ramp.customers.detail({ id: customerId })).externalId ?? null, source: 'service' as const }), failureOptions);
+    },
+  };
+}
+
+export type CustomerJourneyLookupActivities = ReturnType<typeof createCustomerJourneyLookupActivities>;

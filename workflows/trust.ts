@@ -1,0 +1,101 @@
+/**
+ * The trust rule: only the service's own word moves money (DESIGN, "Trust").
+ *
+ * The service's webhooks are unsigned. The receiver's path token and source-IP list keep strangers
+ * out, but a token leaks (proxy logs, the service's dashboard, a support ticket), so everything here
+ * holds against someone who has it:
+ *
+ * - **A delivery wakes a workflow and carries hints; it never establishes a fact.** A record the
+ *   receiver built from a payload (`RampEvent.fromPayload`) is a hint: which record to read, and what
+ *   the sender claims about it. Only a signed read establishes a fact that the partner sees or that
+ *   counts money: a customer's approval, a receiving account's details, a deposit's existence,
+ *   amount, currency and owner, a trade's or payment's settlement, and every link between them.
+ *   Records that rampflow read itself (the ramp-event workflow's re-read, reconciliation, a
+ *   workflow's own activities) are facts.
+ * - **Who owns a record is never learned from a payload**, only from a signed read or from rampflow's
+ *   own records (a journey knows its customer's id; visibility has `RampCustomerId`).
+ * - **Cheap and safe together.** A hint costs its target at most one read, and only when it claims
+ *   something the target does not already know (`claimsNews`); hints that arrive while a read is under
+ *   way are answered by the next read, not one each.
+ *
+ * This module holds the pieces every workflow applies the rule with: whether a delivered record is a
+ * hint (behind the patch that introduced the rule, so histories recorded before it replay as they
+ * ran), the links a fact must show before it is taken, and the small box of pending hints a wait
+ * looks at.
+ */
+import { patched } from '@temporalio/workflow';
+import type { PaymentRecord, RampEvent, TradeRecord } from './records';
+
+/** The patch from which a payload is only a hint (before it, direct routing applied payloads as records). */
+export const PAYLOADS_ARE_HINTS = 'payloads-are-hints';
+
+/**
+ * Whether a delivered record is only a hint. Records built from a webhook's payload are; records
+ * rampflow read through the signed API are facts. Called where the record arrives (patched() is not
+ * memoised on false, so each decision asks).
+ */
+export function isHint(event: RampEvent<unknown>): boolean {
+  return event.fromPayload === true && patched(PAYLOADS_ARE_HINTS);
+}
+
+/** A trade is this deposit's only when the service's record of the trade names the deposit. */
+export function tradeNamesDeposit(trade: TradeRecord, depositId: string): boolean {
+  return trade.depositId === depositId;
+}
+
+/** A payment pays out this deposit only when the service's record of it names the deposit's trade. */
+export function paymentNamesTrade(payment: PaymentRecord, tradeId: string | undefined): boolean {
+  return tradeId !== undefined && payment.reference === tradeId;
+}
+
+/** A wait's view of pending hints: whether one claims news, and the look that answers them. */
+export interface Hints {
+  pending: () => boolean;
+  look: () => Promise<void>;
+}
+
+/** What a hint says: which record, and the status its sender claims for it. */
+export interface Hint {
+  id: string;
+  status: string;
+}
+
+/**
+ * Hints waiting for a look, a few at most: one per record, the latest claim kept. A wait reads the
+ * records named here (workflows/waiting.ts, `lookNow`) and clears what it read; a hint about a record
+ * the workflow does not hold (yet) waits here until it does, and the oldest is dropped at the cap, so
+ * a flood of made-up ids costs a fixed amount of state.
+ */
+export class PendingHints {
+  private readonly hints = new Map<string, string>();
+
+  constructor(private readonly cap = 8) {}
+
+  note(hint: Hint): void {
+    this.hints.delete(hint.id); // re-inserted last: the oldest is the one dropped at the cap
+    this.hints.set(hint.id, hint.status);
+    for (const id of [...this.hints.keys()].slice(0, -this.cap)) this.hints.delete(id);
+  }
+
+  /** The claimed status of a pending hint about `id`, if any. */
+  claimFor(id: string | undefined): string | undefined {
+    return id === undefined ? undefined : this.hints.get(id);
+  }
+
+  has(id: string | undefined): boolean {
+    return id !== undefined && this.hints.has(id);
+  }
+
+  /** The record ids hinted at, oldest first. */
+  ids(): string[] {
+    return [...this.hints.keys()];
+  }
+
+  clear(id: string): void {
+    this.hints.delete(id);
+  }
+
+  get size(): number {
+    return this.hints.size;
+  }
+}
