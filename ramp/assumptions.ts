@@ -118,3 +118,34 @@ export function resolveAssumptions(overrides: RampAssumptionOverrides = {}): Ram
 export const LIST_ORDERS = ['newest-first', 'unknown'] as const;
 export type ListOrder = (typeof LIST_ORDERS)[number];
 export const DEFAULT_LIST_ORDER: ListOrder = 'newest-first';
+
+/**
+ * Refunds (issue 23). The interface says a deposit's REJECTED means "Deposit rejected or refunded"
+ * and ties it to DEPOSIT_REJECTED, but shows no transitions and no trade or payment statuses besides
+ * SETTLED and CONFIRMED. rampflow assumes, and the sandbox implements (sandbox/domain/money-movement.ts):
+ *
+ * - The service refunds only a deposit it has CONFIRMED: before its trade, while the trade is
+ *   pending, after it settled, or after the offramp payment settled (the deposit stays CONFIRMED
+ *   through all of those). A deposit still RECEIVED or ACTION_REQUIRED is rejected, not refunded.
+ * - A refund shows on the deposit alone: its status becomes REJECTED in detail and list, and the
+ *   service fires DEPOSIT_REJECTED (to a subscription under the old name, `deposit.rejected`) with
+ *   the deposit record, now REJECTED, as payload. The record has no field saying "refunded" (none is
+ *   shown), so a refund is told from a rejection by what was already known of the deposit: one read
+ *   REJECTED after it was CONFIRMED, or after a trade named it, was refunded, a reversal.
+ * - The trade and the payment are history and are not rewritten: a SETTLED trade stays SETTLED, a
+ *   CONFIRMED payment stays CONFIRMED, and the trade still names the deposit (the evidence of what
+ *   was reversed). The refund is a movement of its own: the deposit's amount, in its currency, leaves
+ *   the partner's balance, which may go below zero once the trade has converted it (pricing and
+ *   settlement are not shown).
+ * - A trade or payment still PENDING when its deposit is refunded never settles (the money went back
+ *   instead) and stays PENDING, since no other status is shown: whoever waits for it must read the
+ *   deposit to learn why.
+ */
+export const DEPOSIT_REFUND = {
+  /** The only deposit status a refund starts from. */
+  from: ['CONFIRMED'],
+  /** The status a refunded deposit shows. */
+  status: 'REJECTED',
+  /** The event it fires, with the deposit record as payload. */
+  event: 'DEPOSIT_REJECTED',
+} as const;

@@ -4,11 +4,12 @@
  * addresses approved, deposits confirmed (an ACTION_REQUIRED deposit once an attachment arrives),
  * trades and payments settled. Steps run on the virtual clock, so advancing the clock drives them
  * and a delay of 0 runs them at once (benchmarks). A record moved by hand in the meantime is left
- * alone: each step re-checks the status it expects.
+ * alone: each step re-checks the status it expects, and a trade or payment whose deposit was refunded
+ * meanwhile is not settled (it never will be).
  */
 import type { Change, DomainContext } from './domain/context';
 import { approveCustomer, submitKyc } from './domain/customers';
-import { confirmDeposit, settlePayment, settleTrade } from './domain/money-movement';
+import { confirmDeposit, fundsRefunded, settlePayment, settleTrade } from './domain/money-movement';
 import { approveDepositAddress, approveVirtualAccount } from './domain/receiving-accounts';
 
 export interface AutopilotDelays {
@@ -97,20 +98,30 @@ export function startAutopilot(ctx: DomainContext, delays: AutopilotDelays): voi
         }
         return;
       }
-      case 'trade':
-        if (store.trades.find(partnerId, id)?.status === 'PENDING') {
+      case 'trade': {
+        const settleable = (): boolean => {
+          const trade = store.trades.find(partnerId, id);
+          return trade?.status === 'PENDING' && !fundsRefunded(ctx, partnerId, trade);
+        };
+        if (settleable()) {
           later(delays.tradeSettledSeconds, 'settle trade', () => {
-            if (store.trades.find(partnerId, id)?.status === 'PENDING') settleTrade(ctx, partnerId, id);
+            if (settleable()) settleTrade(ctx, partnerId, id);
           });
         }
         return;
-      case 'payment':
-        if (store.payments.find(partnerId, id)?.status === 'PENDING') {
+      }
+      case 'payment': {
+        const settleable = (): boolean => {
+          const payment = store.payments.find(partnerId, id);
+          return payment?.status === 'PENDING' && !fundsRefunded(ctx, partnerId, payment);
+        };
+        if (settleable()) {
           later(delays.paymentSettledSeconds, 'settle payment', () => {
-            if (store.payments.find(partnerId, id)?.status === 'PENDING') settlePayment(ctx, partnerId, id);
+            if (settleable()) settlePayment(ctx, partnerId, id);
           });
         }
         return;
+      }
     }
   });
 }

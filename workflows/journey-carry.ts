@@ -4,7 +4,7 @@
  * journey moves to new code). Every field is bounded whatever the customer's history.
  */
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
-import type { DepositSummary, JourneyState } from './messages';
+import type { DepositSummary, JourneyDeposits, JourneyState } from './messages';
 import type { DepositAddressRecord, VirtualAccountRecord } from './records';
 
 export interface CarriedJourney {
@@ -32,13 +32,23 @@ interface CarriedJourneyV1 {
   accountRecords?: Record<string, VirtualAccountRecord | DepositAddressRecord>;
 }
 
-export type AnyCarriedJourney = CarriedJourney | CarriedJourneyV1;
+/**
+ * Version 2 as carried before reversals (issue 23): the board had no `reversedTotals` and no
+ * `reversedDepositIds`. They were added within version 2, since a carry without them needs only
+ * their empty values, which the upgrade supplies.
+ */
+type BoardBeforeReversals = Omit<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'> & Partial<Pick<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'>>;
+interface CarriedJourneyV2BeforeReversals extends Omit<CarriedJourney, 'state'> {
+  state: Omit<JourneyState, 'deposits'> & { deposits: BoardBeforeReversals };
+}
+
+export type AnyCarriedJourney = CarriedJourney | CarriedJourneyV2BeforeReversals | CarriedJourneyV1;
 
 /** Accounts seen in events and kept for later: the customer's own, so a handful; capped all the same. */
 export const MAX_ACCOUNT_RECORDS = 16;
 
 export function upgradeCarriedJourney(carried: AnyCarriedJourney): CarriedJourney {
-  if (carried.version === 2) return carried;
+  if (carried.version === 2) return { ...carried, state: { ...carried.state, deposits: { ...emptyDepositBoard(), ...carried.state.deposits } } };
   const deposits = emptyDepositBoard();
   for (const summary of carried.state.deposits) applyDepositProgress(deposits, { summary });
   return {

@@ -44,7 +44,9 @@ export const DepositSummarySchema = z.object({
 
 export const JourneyDepositsSchema = z.object({
   byStage: z.partialRecord(z.enum(DEPOSIT_STAGES), z.number().int().nonnegative()).describe('how many of the customer\'s deposits stand at each stage now'),
-  completedTotals: z.record(z.string(), z.string()).describe('amounts of completed deposits per currency (decimal strings)'),
+  completedTotals: z.record(z.string(), z.string()).describe('amounts of completed deposits per currency (decimal strings), less those since refunded (never below zero)'),
+  reversedTotals: z.record(z.string(), z.string()).describe('amounts of deposits the service refunded after confirming them (REVERSED), per currency (decimal strings)'),
+  reversedDepositIds: z.array(z.string()).describe('the last deposits reversed, newest first (a bounded few)'),
   open: z.array(DepositSummarySchema).describe('deposits in progress, oldest first, up to a cap'),
   openNotShown: z.number().int().nonnegative().describe('deposits in progress beyond the cap: counted, not listed'),
   recent: z.array(DepositSummarySchema).describe('the last deposits that ended, newest first'),

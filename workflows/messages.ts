@@ -43,6 +43,12 @@ export const DEPOSIT_STAGES = [
   'CANCELLED',
   /** A delivery named a deposit the service does not have: nothing moved, nothing reported (workflows/trust.ts). */
   'DISMISSED',
+  /**
+   * Ended: the service refunded the deposit after it had CONFIRMED it (its trade created or settled,
+   * or its payout made), which it shows as REJECTED (DEPOSIT_REFUND in ramp/assumptions.ts). Unlike
+   * REJECTED, money had moved: a completed deposit's amount leaves the journey's completed totals.
+   */
+  'REVERSED',
 ] as const;
 export type DepositStage = (typeof DEPOSIT_STAGES)[number];
 
@@ -107,13 +113,23 @@ export interface JourneyState {
 export interface JourneyDeposits {
   /** How many of the customer's deposits stand at each stage now. */
   byStage: Partial<Record<DepositStage, number>>;
-  /** Amounts of completed deposits, per deposit currency (decimal strings). */
+  /**
+   * Amounts of completed deposits, per deposit currency (decimal strings), less those the service
+   * has since refunded (never below zero).
+   */
   completedTotals: Record<string, string>;
+  /** Amounts of deposits the service refunded after confirming them (REVERSED), per deposit currency. */
+  reversedTotals: Record<string, string>;
+  /**
+   * The last deposits reversed (at most REVERSALS_REMEMBERED), newest first: a reversal is final, so
+   * a repeated or late report of one of these changes nothing.
+   */
+  reversedDepositIds: string[];
   /** Deposits still in progress, oldest first; at most MAX_OPEN_DEPOSITS_SHOWN. */
   open: DepositSummary[];
   /** Deposits in progress beyond the cap: counted in byStage, not listed. */
   openNotShown: number;
-  /** The last deposits that ended (COMPLETED, REJECTED, CANCELLED), newest first. */
+  /** The last deposits that ended (COMPLETED, REJECTED, CANCELLED, REVERSED), newest first. */
   recent: DepositSummary[];
 }
 

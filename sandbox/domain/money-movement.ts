@@ -2,7 +2,9 @@
  * Deposits, trades and payments, and the balances they move.
  *
  * Deposit: RECEIVED → CONFIRMED | REJECTED | ACTION_REQUIRED; ACTION_REQUIRED → CONFIRMED (once an
- * attachment has been submitted) | REJECTED. An AUD deposit from a sender that is not an active
+ * attachment has been submitted) | REJECTED; CONFIRMED → REJECTED when refunded (DEPOSIT_REFUND in
+ * ramp/assumptions.ts: at any point of its trade and payment, which are left as they are and, when
+ * still pending, never settle). An AUD deposit from a sender that is not an active
  * whitelist entry is recorded and rejected at once (RECEIVED, then REJECTED, both announced).
  * Confirmed deposit on the entry of an enabled flow → trade (PENDING → SETTLED). A settled OFFRAMP
  * trade → payment to the exit bank account (PENDING → CONFIRMED, announced as PAYMENT_SETTLED), whose
@@ -13,9 +15,11 @@
  *
  * Balances (the partner's, per currency): a confirmed deposit credits its amount; a settled trade
  * debits the from-amount and credits the to-amount; an ONRAMP's crypto leaves at once for the exit
- * address (debited on settlement); a settled payment debits what it deducted.
+ * address (debited on settlement); a settled payment debits what it deducted; a refund debits the
+ * deposit's amount in its currency, and nothing else is unwound.
  */
 import { convert, formatAmount, isCrypto, rateOf, type CryptoCurrency, type Currency, type Network } from '../currencies';
+import { DEPOSIT_REFUND } from '../../ramp/assumptions';
 import { parseDecimal } from '../decimal';
 import { failed, invalidParameters } from '../http/errors';
 import { newBankReference, newId, newTxid } from '../identifiers';
@@ -120,6 +124,24 @@ export function rejectDeposit(ctx: DomainContext, partnerId: string, id: string)
   return deposit;
 }
 
+/**
+ * The service gives a confirmed deposit's money back (DEPOSIT_REFUND in ramp/assumptions.ts): the
+ * deposit shows REJECTED and DEPOSIT_REJECTED fires, while its trade and payment keep their status.
+ */
+export function refundDeposit(ctx: DomainContext, partnerId: string, id: string): DepositRecord {
+  const deposit = findDeposit(ctx, partnerId, id);
+  requireStatus('deposit', deposit.status, DEPOSIT_REFUND.from, 'refund');
+  moveDeposit(ctx, deposit, DEPOSIT_REFUND.status);
+  ctx.adjustBalance(partnerId, deposit.currency, -deposit.amount);
+  return deposit;
+}
+
+/** Whether the deposit a trade converts (or a payment pays out) was refunded: then it never settles. */
+export function fundsRefunded(ctx: DomainContext, partnerId: string, record: TradeRecord | PaymentRecord): boolean {
+  const trade = 'depositId' in record ? record : record.tradeId === null ? undefined : ctx.store.trades.find(partnerId, record.tradeId);
+  return trade !== undefined && ctx.store.deposits.find(partnerId, trade.depositId)?.status === DEPOSIT_REFUND.status;
+}
+
 /** The interface ties no event to ACTION_REQUIRED, so none is fired. */
 export function requireDepositAction(ctx: DomainContext, partnerId: string, id: string): DepositRecord {
   const deposit = findDeposit(ctx, partnerId, id);
@@ -171,6 +193,7 @@ export function settleTrade(ctx: DomainContext, partnerId: string, id: string): 
   const trade = ctx.store.trades.find(partnerId, id);
   if (trade === undefined) throw failed('trade not found');
   requireStatus('trade', trade.status, ['PENDING'], 'settle');
+  if (fundsRefunded(ctx, partnerId, trade)) throw failed('cannot settle a trade whose deposit was refunded');
   trade.status = 'SETTLED';
   trade.updateTime = ctx.now();
   ctx.adjustBalance(partnerId, trade.fromCurrency, -trade.fromAmount);
@@ -254,6 +277,7 @@ export function settlePayment(ctx: DomainContext, partnerId: string, id: string)
   const payment = ctx.store.payments.find(partnerId, id);
   if (payment === undefined) throw failed('payment not found');
   requireStatus('payment', payment.status, ['PENDING'], 'settle');
+  if (fundsRefunded(ctx, partnerId, payment)) throw failed('cannot settle a payment whose deposit was refunded');
   payment.status = 'CONFIRMED';
   payment.updateTime = ctx.now();
   ctx.adjustBalance(partnerId, payment.deductCurrency, -payment.deductAmount);

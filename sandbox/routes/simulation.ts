@@ -1,6 +1,7 @@
 /**
  * Simulation endpoints: each drives one step the real service takes on its own (a KYC decision, the
- * banking provider's confirmation, money arriving, a trade settling) and fires the same events.
+ * banking provider's confirmation, money arriving, a trade settling, a confirmed deposit refunded)
+ * and fires the same events.
  * They are signed and scoped like every other endpoint. Each answers the record's detail view.
  * Besides the steps, one deletes a customer (a dashboard action), and two register the customer's
  * own bank accounts and crypto addresses; they predate the real service's POST /bank-account/add and
@@ -8,7 +9,7 @@
  */
 import type { DomainContext } from '../domain/context';
 import { approveCustomer, deleteCustomer, rejectCustomer } from '../domain/customers';
-import { confirmDeposit, receiveDeposit, rejectDeposit, requireDepositAction, settlePayment, settleTrade } from '../domain/money-movement';
+import { confirmDeposit, receiveDeposit, refundDeposit, rejectDeposit, requireDepositAction, settlePayment, settleTrade } from '../domain/money-movement';
 import { createBankAccount, createCryptoAddress } from '../domain/payout-accounts';
 import { approveDepositAddress, approveVirtualAccount, rejectDepositAddress, rejectVirtualAccount } from '../domain/receiving-accounts';
 import { IdBody, NewBankAccountBody, NewCryptoAddressBody, SimulatedDepositBody } from '../http/request-schemas';
@@ -38,6 +39,7 @@ export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
     step('/sandbox/deposit/confirm', confirmDeposit, (r) => views.deposit(r)),
     step('/sandbox/deposit/reject', rejectDeposit, (r) => views.deposit(r)),
     step('/sandbox/deposit/require-action', requireDepositAction, (r) => views.deposit(r)),
+    step('/sandbox/deposit/refund', refundDeposit, (r) => views.deposit(r)),
     step('/sandbox/trade/settle', settleTrade, (r) => views.trade(r)),
     step('/sandbox/payment/settle', settlePayment, (r) => views.payment(r)),
     {

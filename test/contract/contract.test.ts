@@ -61,6 +61,8 @@ describe('the published contract', () => {
       deposits: {
         byStage: { RECEIVED: 1, COMPLETED: 3 },
         completedTotals: { AUD: '300.00' },
+        reversedTotals: { AUD: '50.00' },
+        reversedDepositIds: ['d-0'],
         open: [{ depositId: 'd-1', kind: 'ONRAMP', stage: 'RECEIVED', amount: '100.00', currency: 'AUD' }],
         openNotShown: 0,
         recent: [],

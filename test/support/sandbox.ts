@@ -27,6 +27,8 @@ export class SandboxControl {
   confirmDeposit = (id: string) => this.post('/sandbox/deposit/confirm', { id });
   rejectDeposit = (id: string) => this.post('/sandbox/deposit/reject', { id });
   requireDepositAction = (id: string) => this.post('/sandbox/deposit/require-action', { id });
+  /** The service gives a CONFIRMED deposit's money back: REJECTED again, with DEPOSIT_REJECTED (DEPOSIT_REFUND, ramp/assumptions.ts). */
+  refundDeposit = (id: string) => this.post('/sandbox/deposit/refund', { id });
   settleTrade = (id: string) => this.post('/sandbox/trade/settle', { id });
   settlePayment = (id: string) => this.post('/sandbox/payment/settle', { id });
 
