@@ -14,6 +14,7 @@
  * namespace, task queue and workflow type.
  */
 import { log, metricMeter } from '@temporalio/workflow';
+import { workflowNow } from './clock';
 import type { ReconcileResult } from './reconcile-types';
 
 export function reportReconcileRun(result: ReconcileResult): void {
@@ -31,6 +32,6 @@ export function reportReconcileRun(result: ReconcileResult): void {
   }
   metricMeter
     .createGauge('rampflow_reconcile_last_complete_run_timestamp_seconds', 'int', '', 'When the last reconciliation run that read every list to its end finished (Unix time, seconds)')
-    .set(Math.floor(Date.now() / 1000));
+    .set(Math.floor(workflowNow() / 1000));
   if (result.repaired > 0) log.info('reconciliation repaired lagging workflows', { pages: result.pages, examined: result.examined, repaired: result.repaired, missed: result.missed });
 }
