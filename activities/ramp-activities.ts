@@ -9,6 +9,8 @@ import { attachmentStoreFromEnv, checkOut, type AttachmentStore } from '../attac
 import type { AttachmentReference } from '../workflows/messages';
 import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
 import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord, WhitelistEntryRecord } from '../workflows/records';
+import { findFlow } from './flow-lookup';
+import { findTradeOfDeposit } from './trade-lookup';
 import { findBankAccountId, findCryptoAddressId, type BankAccountLookup, type CryptoAddressLookup } from './exit-account-lookup';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord, whitelistEntryRecord } from './records';
@@ -62,15 +64,6 @@ export function createRampActivities(
     }
   }
 
-  /** The flow of `type` whose entry is one of `entryIds` and whose exit is `exitId`, if any. */
-  async function findFlow(type: 'ONRAMP' | 'OFFRAMP', entryIds: string[], exitId: string) {
-    if (entryIds.length === 0) return undefined; // the service creates the entry with the flow
-    for await (const flow of ramp.autorampFlows.iterate({ type, status: 'ENABLED', pageSize: 100 })) {
-      if (flow.to === exitId && entryIds.includes(flow.from)) return flow;
-    }
-    return undefined;
-  }
-
   return {
     /** Looks the customer up by externalId and creates it only if absent. */
     async ensureCustomer(details: CustomerDetails): Promise<CustomerRecord> {
@@ -93,8 +86,8 @@ export function createRampActivities(
     async ensureOnramp(setup: OnrampSetup): Promise<{ flowId: string; virtualAccountId: string }> {
       return serviceCall(async () => {
         const accounts = [];
-        for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) accounts.push(account.id);
-        const existing = await findFlow('ONRAMP', accounts, setup.cryptoAddressId);
+        for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) accounts.push(account);
+        const existing = await findFlow(ramp, 'ONRAMP', accounts, setup.cryptoAddressId);
         if (existing) return { flowId: existing.id, virtualAccountId: existing.from };
         const { id } = await ramp.autorampFlows.createOnramp({ from: { customerId: setup.customerId, currency: setup.currency }, to: setup.cryptoAddressId });
         const flow = await ramp.autorampFlows.detail({ id });
@@ -107,9 +100,9 @@ export function createRampActivities(
       return serviceCall(async () => {
         const addresses = [];
         for await (const address of ramp.depositAddresses.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
-          if (!address.network || address.network === setup.network) addresses.push(address.id);
+          if (!address.network || address.network === setup.network) addresses.push(address);
         }
-        const existing = await findFlow('OFFRAMP', addresses, setup.bankAccountId);
+        const existing = await findFlow(ramp, 'OFFRAMP', addresses, setup.bankAccountId);
         if (existing) return { flowId: existing.id, depositAddressId: existing.from };
         const { id } = await ramp.autorampFlows.createOfframp({
           from: { customerId: setup.customerId, currency: setup.currency, network: setup.network },
@@ -164,17 +157,11 @@ export function createRampActivities(
       return serviceCall(() => missingIsFinal(read, async () => depositRecord(await ramp.deposits.detail({ id: depositId }))));
     },
 
-    /** The trade the service made of a confirmed deposit, if it has made one yet. */
+    /** The trade the service made of a confirmed deposit, if it has made one yet (a long list takes several attempts: trade-lookup.ts). */
     async findTradeForDeposit(lookup: { depositId: string; customerId: string }): Promise<TradeRecord | null> {
       return serviceCall(async () => {
-        for await (const item of ramp.trades.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
-          const listedDeposit = (item as { deposit?: { id?: unknown } }).deposit?.id;
-          // List items' shape is not shown: read the detail when the item does not say its deposit.
-          if (listedDeposit !== undefined && listedDeposit !== lookup.depositId) continue;
-          const trade = await ramp.trades.detail({ id: item.id });
-          if (trade.deposit.id === lookup.depositId) return tradeRecord(trade);
-        }
-        return null;
+        const trade = await findTradeOfDeposit(ramp, lookup);
+        return trade === undefined ? null : tradeRecord(trade);
       });
     },
 

@@ -6,7 +6,9 @@
  *
  * Cost of one pass: one list call and one visibility query per page of 100 records, plus a detail
  * read only for a record found lagging (and, for offramp deposits waiting for their payout, the trade
- * and payment they wait on). Passes stop after `maxPages` pages or `maxRepairs` findings, and, when
+ * and payment they wait on). Passes stop after `maxPages` pages or `maxRepairs` findings (a list read
+ * in full is read from both ends, so the newest records are among the first read whatever the
+ * service's order), and, when
  * the service lists newest first, at the first record the previous run saw at the list's head (the
  * watermark): a run costs in proportion to what is new, not to the number of customers. Customers
  * are read at least `recentCustomers` deep whatever the watermark, for KYC decisions on recent
@@ -39,6 +41,16 @@ interface Page<T> {
   total: number;
 }
 
+/** Pages 2..last in the order that reads a list from both ends: last, 2, last - 1, 3, ... */
+export function bothEnds(last: number): number[] {
+  const order: number[] = [];
+  for (let low = 2, high = last; low <= high; low += 1, high -= 1) {
+    order.push(high);
+    if (low !== high) order.push(low);
+  }
+  return order;
+}
+
 export function createReconcileActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
   const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
 
@@ -64,9 +76,12 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
   }
 
   /**
-   * Walks a list page by page, within the limits, collecting repairs; with a watermark and a list
-   * newest first, only down to the first record the previous run saw at the head (but at least
-   * `readAtLeast` records deep).
+   * Walks a list page by page, within the limits, collecting repairs. With a watermark and a list
+   * newest first, only down from the head to the first record the previous run saw there (but at least
+   * `readAtLeast` records deep). Otherwise the whole list, from both ends at once (page 1, the last
+   * page by `total`, page 2, the one before the last, ...): whichever end the newest records are at,
+   * a run cut short by `maxPages` has read them, so a list longer than the limit never hides its
+   * newest records (the sandbox lists oldest first, and the interface does not say).
    */
   async function scan<T extends { id: string }>(
     what: string,
@@ -82,20 +97,19 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     let head: ListWatermark | undefined;
     /** Set once a record the previous run saw at the head has gone by (inside the `readAtLeast` window). */
     let passedWatermark = false;
-    for (let pageNum = 1; ; pageNum += 1) {
-      if (pageNum > limits.maxPages) {
-        report.truncated = true;
-        break;
-      }
+    /** The pages still to read when reading from both ends (after page 1). */
+    let fromBothEnds: number[] = [];
+    for (let pageNum = 1; ; ) {
       const page = await listPage(pageNum);
-      if (pageNum === 1) {
+      if (report.pages === 0) {
         head = { headIds: page.list.slice(0, HEAD_IDS).map((item) => item.id), total: page.total };
         const first = page.list[0];
         if (incremental && first !== undefined && seen.has(first.id) && page.total > since!.total) {
           // Grown, yet the same record on top: the service does not list newest first. Read it all.
-          log.warn('the service\'s list grew but its head did not change: it does not list newest first; reading the whole list (set RECONCILE_LIST_ORDER=unknown)', { list: what });
+          log.warn('the service\'s list grew but its head did not change: it does not list newest first; reading the whole list from both ends (set RECONCILE_LIST_ORDER=unknown)', { list: what });
           incremental = false;
         }
+        if (!incremental) fromBothEnds = bothEnds(Math.ceil(page.total / PAGE_SIZE));
       }
       let items = page.list;
       let reachedWatermark = false;
@@ -115,13 +129,23 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
       report.pages += 1;
       report.examined += items.length;
       report.repairs.push(...(await findRepairs(items)));
-      Context.current().heartbeat(pageNum);
+      Context.current().heartbeat(report.pages);
+      const next = incremental
+        ? reachedWatermark || page.list.length < PAGE_SIZE || pageNum * PAGE_SIZE >= page.total
+          ? undefined
+          : pageNum + 1
+        : fromBothEnds.shift();
       if (report.repairs.length >= limits.maxRepairs) {
-        report.truncated = report.repairs.length > limits.maxRepairs || pageNum * PAGE_SIZE < page.total;
+        report.truncated = report.repairs.length > limits.maxRepairs || next !== undefined;
         report.repairs.length = Math.min(report.repairs.length, limits.maxRepairs);
         break;
       }
-      if (reachedWatermark || page.list.length < PAGE_SIZE || pageNum * PAGE_SIZE >= page.total) break;
+      if (next === undefined) break;
+      if (report.pages >= limits.maxPages) {
+        report.truncated = true;
+        break;
+      }
+      pageNum = next;
     }
     // A run cut short leaves the watermark where it was, so the next one reads what this one did not.
     if (limits.listOrder === 'newest-first') report.watermark = report.truncated && since !== undefined ? since : head;

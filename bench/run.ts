@@ -12,6 +12,7 @@ import { benchLifetime } from './lifetime';
 import type { BenchOptions } from './options';
 import { benchPollingCost } from './polling-cost';
 import { benchReceiver } from './receiver';
+import { benchRecovery } from './recovery';
 import { machine, printTable, saveResults, type Figure } from './report';
 import { benchSigning } from './signing';
 
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   journeys: (options) => benchJourneys(options),
   lifetime: (options) => benchLifetime(options),
   cost: (options) => benchCost(options),
+  recovery: (options) => benchRecovery(options),
 };
 
 async function main(): Promise<void> {

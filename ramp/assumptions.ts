@@ -111,9 +111,11 @@ export function resolveAssumptions(overrides: RampAssumptionOverrides = {}): Ram
  * not state. rampflow assumes newest first, as list APIs of this kind commonly answer, and lets a
  * deployment say otherwise (`RECONCILE_LIST_ORDER`, config/env.ts): reconciliation reads a list only
  * down to what it saw at the head last time when the order is newest first, and reads all of it
- * (up to its page limit) when the order is `unknown`. A service that turns out to list oldest first
- * is caught, not trusted: a list that grew while its head stayed the same is read in full, with a
- * warning (activities/reconcile-activities.ts).
+ * (up to its page limit, from both ends, so the newest records are read whichever end they are at)
+ * when the order is `unknown`. A service that turns out to list oldest first is caught, not trusted:
+ * a list that grew while its head stayed the same is read in full, from both ends, with a warning
+ * (activities/reconcile-activities.ts). The lookups that search a list (activities/list-search.ts)
+ * assume no order: they tell it from the creation times at the list's two ends.
  */
 export const LIST_ORDERS = ['newest-first', 'unknown'] as const;
 export type ListOrder = (typeof LIST_ORDERS)[number];

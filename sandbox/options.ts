@@ -46,7 +46,7 @@ export interface SandboxOptions {
   /** Delay between an AUD virtual account's approval and its whitelisted sender becoming active. */
   audWhitelistDelaySeconds?: number;
   /**
-   * The order of the customer, deposit and trade lists, which the interface does not state: oldest
+   * The order of the customer, deposit, trade and autoramp-flow lists, which the interface does not state: oldest
    * first (the default, stable pages while records are added) or newest first (what rampflow's
    * reconciliation assumes, ramp/assumptions.ts).
    */

@@ -36,3 +36,18 @@ export const patientReadOptions = (summary: string): ActivityOptions => ({ start
 
 /** Options for a poll of the service, with the summary the Web UI shows for it. */
 export const readOptions = (summary: string): ActivityOptions => ({ startToCloseTimeout: '30 seconds', retry: POLL_RETRY, summary });
+
+/**
+ * Options for a search of a list without a filter for what is sought (activities/list-search.ts):
+ * an attempt reads a slice of pages and heartbeats where it is; a long list takes several attempts,
+ * each resuming from the last one's heartbeat (their retries come a second apart, whatever the
+ * backoff). The heartbeat timeout notices a dead worker within seconds, so its slice is read again,
+ * not the whole list. Sixty attempts cover about 1,200 pages beyond the first slice; a search the
+ * list's creation-time bound stops early needs one.
+ */
+export const listSearchOptions = (summary: string): ActivityOptions => ({
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
+  retry: { ...POLL_RETRY, maximumAttempts: 60 },
+  summary,
+});

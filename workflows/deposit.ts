@@ -30,7 +30,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CustomerJourneyLookupActivities, RampActivities } from '../activities';
-import { changeOptions, patientReadOptions, readOptions } from './activity-options';
+import { changeOptions, listSearchOptions, patientReadOptions, readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
 import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
@@ -425,7 +425,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   async function confirmed(): Promise<DepositStage> {
     await show('CONFIRMED', 'the service to create the trade (TRADE_CREATED)');
     await waitOrPark('the trade to be created', () => trade !== undefined, async () => {
-      const found = await act.findTradeForDeposit.executeWithOptions(readOptions('look for the deposit\'s trade'), [
+      const found = await act.findTradeForDeposit.executeWithOptions(listSearchOptions('look for the deposit\'s trade'), [
         { depositId, customerId: deposit!.customerId },
       ]);
       if (found) applyTrade(found);

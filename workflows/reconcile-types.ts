@@ -12,7 +12,8 @@ export interface ReconcileLimits {
    * How the service orders its lists (the interface does not say; ramp/assumptions.ts assumes newest
    * first, the default here too, and config/env.ts lets a deployment say otherwise). `newest-first`:
    * a run reads each list from its head only until it meets what the previous run saw at the head (the
-   * watermark); `unknown`: every run reads every list, up to `maxPages`.
+   * watermark); `unknown`: every run reads every list, up to `maxPages`, from both ends (page 1, the
+   * last, page 2, the one before the last, ...), so the newest records are read whatever the order.
    */
   listOrder: ListOrder;
   /** The newest customers every run looks at whatever the watermark: KYC decisions on recent signups. */

@@ -13,12 +13,13 @@
  * service lists newest first (ReconcileLimits.listOrder). A run started by hand has no last result
  * and reads every list in full, up to its page limit.
  */
-import { getExternalWorkflowHandle, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { ReconcileActivities } from '../activities/reconcile-activities';
 import { ACTIVITY_RETRY } from './activity-options';
 import { depositIdOf } from './ids';
 import { customerEventSignal } from './messages';
+import { reportReconcileRun } from './reconcile-metrics';
 import {
   DEFAULT_RECONCILE_LIMITS,
   type LagReport,
@@ -79,7 +80,7 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
   result.examined.deposits = await pass('deposits', (limits, previous) => act.findDepositLag(limits, previous));
   result.examined.trades = await pass('trades', (limits, previous) => act.findTradeLag(limits, previous));
 
-  if (result.repaired > 0 || result.truncated) log.info('reconciliation repaired lagging workflows', { ...result });
+  reportReconcileRun(result);
   return result;
 }
 

@@ -23,7 +23,7 @@ export interface Change {
 export interface DomainOptions {
   /** How long after a whitelisted AUD virtual account is approved its source account becomes whitelisted. */
   audWhitelistDelaySeconds: number;
-  /** The order of the customer, deposit and trade lists (SandboxOptions.listOrder). */
+  /** The order of the customer, deposit, trade and autoramp-flow lists (SandboxOptions.listOrder). */
   listOrder: 'oldest-first' | 'newest-first';
 }
 

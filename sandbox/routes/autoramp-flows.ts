@@ -61,7 +61,7 @@ export function autorampFlowRoutes(ctx: DomainContext): RouteDefinition[] {
         const type = query.oneOf('type', FLOW_TYPES);
         const status = query.oneOf('status', FLOW_STATUSES);
         const rows = store.flows.list(partnerId, (row) => (type === undefined || row.type === type) && (status === undefined || row.status === status));
-        return paginate(query, rows, (row) => views.autorampFlow(row));
+        return paginate(query, ctx.listed(rows), (row) => views.autorampFlow(row));
       },
     },
     {

@@ -38,6 +38,10 @@ const SeedBody = z.object({
   customers: z.number().int().min(0).max(1_000_000).default(0),
   externalIdPrefix: z.string().regex(/^[A-Za-z0-9._:@-]{1,64}$/).default('seeded-'),
   deposits: z.number().int().min(0).max(10_000).default(0),
+  flows: z.number().int().min(0).max(1_000_000).default(0),
+  trades: z.number().int().min(0).max(1_000_000).default(0),
+  tradesCustomerId: z.string().min(1).optional(),
+  ageSeconds: z.number().int().min(0).max(MAX_ADVANCE_SECONDS).default(0),
 });
 
 const CreditBody = z.object({ currency: z.union([FiatCurrencySchema, CryptoCurrencySchema]), amount: AmountSchema });
@@ -91,7 +95,7 @@ export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, fa
       },
     },
     {
-      // Many customers (and deposits for the newest) at once, unannounced: see domain/seeding.ts.
+      // Many customers (deposits for the newest, other customers' flows and trades) at once, unannounced: see domain/seeding.ts.
       method: 'POST',
       path: '/sandbox/seed',
       handler: (request) => seedRecords(ctx, request.partnerId, jsonBody(request, SeedBody)),

@@ -45,9 +45,9 @@ export class SandboxControl {
   /** The injected faults still to be served, each with how many answers it has left. */
   pendingFaults = () => this.ramp.http.request({ method: 'GET', path: '/sandbox/faults' }, PendingFaults);
 
-  /** Many customers, and deposits for the newest, at once and unannounced (sandbox/domain/seeding.ts). */
-  seed = (body: { customers?: number; externalIdPrefix?: string; deposits?: number }) =>
-    this.ramp.http.request({ method: 'POST', path: '/sandbox/seed', body: jsonBody(body) }, z.object({ customers: z.number(), deposits: z.number() }));
+  /** Many customers, deposits for the newest, other customers' flows and trades, at once and unannounced (sandbox/domain/seeding.ts). */
+  seed = (body: { customers?: number; externalIdPrefix?: string; deposits?: number; flows?: number; trades?: number; tradesCustomerId?: string; ageSeconds?: number }) =>
+    this.ramp.http.request({ method: 'POST', path: '/sandbox/seed', body: jsonBody(body) }, z.object({ customers: z.number(), deposits: z.number() }).loose());
 
   /** What a real sandbox's dashboard top-up does: credit the partner's own balance. */
   creditBalance = (body: { currency: string; amount: string }) => this.ramp.http.request({ method: 'POST', path: '/sandbox/balance/credit', body: jsonBody(body) }, z.unknown());
