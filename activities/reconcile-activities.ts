@@ -189,7 +189,9 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
             const target = depositWorkflowId(deposit.id);
             const workflow = workflows.get(target);
             const decided = deposit.status === 'CONFIRMED' || deposit.status === 'REJECTED';
-            const missing = workflow === undefined && QUERYABLE_ID.test(target);
+            // A workflow dismissed because the service did not have the deposit then counts as none:
+            // the service has it now (deliverToDeposit starts it again).
+            const missing = (workflow === undefined || (!workflow.running && workflow.stage === 'DISMISSED')) && QUERYABLE_ID.test(target);
             const stage = workflow?.running ? workflow.stage : undefined;
             const lagging = missing || (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
             if (!lagging) continue;
