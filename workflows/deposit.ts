@@ -49,6 +49,7 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { validatedStartInput } from './start-input';
 import { advancesDeposit, advancesTrade } from './status-order';
+import { depositTimings } from './timings';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
@@ -71,7 +72,9 @@ class DepositEnded extends Error {
 
 export async function depositLifecycle(request: DepositLifecycleRequest): Promise<DepositOutcome> {
   const input = validatedStartInput('depositLifecycle', request);
-  const { timings, depositId } = input;
+  const { depositId } = input;
+  // Resolved where each is used, from the starter's overrides and the code's defaults (workflows/timings.ts).
+  const timings = depositTimings(input.timings);
   let deposit: DepositRecord | undefined = input.deposit;
   let trade: TradeRecord | undefined;
   let payment: PaymentRecord | undefined;
