@@ -36,6 +36,12 @@ export interface DepositTimings {
   pollIntervalSeconds: number;
   pollBackoffCapSeconds: number;
   stepDeadlineSeconds: number;
+  /**
+   * How long a deposit the service does not have is given to appear before it is dismissed: main's
+   * trust rule (workflows/trust.ts) adds this timing; listed here so that merge needs only its
+   * schema line in deposit-input.ts.
+   */
+  notFoundGraceSeconds: number;
 }
 
 /**
@@ -55,6 +61,7 @@ export const DEPOSIT_TIMING_DEFAULTS: Readonly<DepositTimings> = Object.freeze({
   pollIntervalSeconds: 15 * 60,
   pollBackoffCapSeconds: 6 * 60 * 60,
   stepDeadlineSeconds: 3 * DAY,
+  notFoundGraceSeconds: 60,
 });
 
 /** The patch from which a journey resolves its timings here instead of using its input's. */
@@ -75,7 +82,7 @@ export const JOURNEY_RETUNES: Retune<JourneyTimings>[] = [];
 export const DEPOSIT_RETUNES: Retune<DepositTimings>[] = [];
 
 const JOURNEY_FIELDS = ['pollIntervalSeconds', 'pollBackoffCapSeconds', 'kycDeadlineSeconds', 'accountsDeadlineSeconds', 'maxHistoryEvents'] as const;
-const DEPOSIT_FIELDS = ['pollIntervalSeconds', 'pollBackoffCapSeconds', 'stepDeadlineSeconds'] as const;
+const DEPOSIT_FIELDS = ['pollIntervalSeconds', 'pollBackoffCapSeconds', 'stepDeadlineSeconds', 'notFoundGraceSeconds'] as const;
 
 /**
  * Every value the code before TIMINGS_RESOLVED_IN_CODE ever filled into a journey's input, from git's
