@@ -13,7 +13,7 @@
  * - reconciliation: service calls per run (bench/cost-reconcile.ts).
  */
 import { createRampflowClient, type RampflowClient } from '../client';
-import { JourneyTimingsSchema } from '../workflows/journey-input';
+import { JOURNEY_TIMING_DEFAULTS } from '../workflows/timings';
 import { benchReconcileCost } from './cost-reconcile';
 import { journeyRequest } from './journeys/partner';
 import { runJourneys } from './journeys/run-journeys';
@@ -27,7 +27,7 @@ import { BENCH_PAYLOAD_KEYS, countWorkflows, startBenchTemporal, type BenchTempo
 const DAY = 86_400;
 /** One real second stands for six production hours: a day passes in four seconds. */
 const TIME_SCALE = 21_600;
-const PRODUCTION_TIMINGS = JourneyTimingsSchema.parse({});
+const PRODUCTION_TIMINGS = JOURNEY_TIMING_DEFAULTS;
 const SCALED_TIMINGS = {
   pollIntervalSeconds: PRODUCTION_TIMINGS.pollIntervalSeconds / TIME_SCALE,
   pollBackoffCapSeconds: PRODUCTION_TIMINGS.pollBackoffCapSeconds / TIME_SCALE,

@@ -5,7 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
-import { describeDeployment, type DeploymentReport } from '../client/deployment';
+import { describeDeployment, listParkedOnOldVersions, moveToCurrentVersion, type DeploymentReport, type ParkedMove } from '../client/deployment';
 import { DeploymentEnvSchema, parseEnv, temporalTls, TemporalEnvSchema } from '../config/env';
 import { printJson } from './client-session';
 
@@ -15,7 +15,9 @@ export function registerVersionsCommand(program: Command): void {
     .description('list the worker deployment\'s versions (TEMPORAL_DEPLOYMENT_NAME): current, ramping, and how many workflows of each type still run on each')
     .option('--deployment <name>', 'the deployment (default: TEMPORAL_DEPLOYMENT_NAME, or rampflow)')
     .option('--json', 'print the report as JSON')
-    .action(async (options: { deployment?: string; json?: boolean }) => {
+    .option('--move-parked', 'first move the deposits and payouts parked (NEEDS_ATTENTION) while pinned to an old version to the current one (a versioning override of AUTO_UPGRADE), so that version can drain')
+    .option('--dry-run', 'with --move-parked: list them, move nothing')
+    .action(async (options: { deployment?: string; json?: boolean; moveParked?: boolean; dryRun?: boolean }) => {
       const env = parseEnv(TemporalEnvSchema.extend(DeploymentEnvSchema.pick({ TEMPORAL_DEPLOYMENT_NAME: true }).shape));
       const connection = await Connection.connect({
         address: env.TEMPORAL_ADDRESS,
@@ -23,13 +25,34 @@ export function registerVersionsCommand(program: Command): void {
         ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
       });
       try {
-        const report = await describeDeployment(new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }), options.deployment ?? env.TEMPORAL_DEPLOYMENT_NAME);
-        if (options.json) printJson(report);
-        else process.stdout.write(formatDeploymentReport(report));
+        const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+        const deploymentName = options.deployment ?? env.TEMPORAL_DEPLOYMENT_NAME;
+        const moved = options.moveParked ? await moveParked(client, deploymentName, options.dryRun ?? false) : undefined;
+        const report = await describeDeployment(client, deploymentName);
+        if (options.json) printJson(moved ? { ...report, movedParked: moved } : report);
+        else process.stdout.write(`${moved ? formatMoves(moved, options.dryRun ?? false) : ''}${formatDeploymentReport(report)}`);
       } finally {
         await connection.close();
       }
     });
+}
+
+/**
+ * Moves what is parked on old versions, one workflow at a time; one that finished or was moved in the
+ * meantime is simply listed as moved (the call is idempotent). Run it after each deploy, and again
+ * while an old version still shows workflows pinned to it: a deposit that parks on the old version
+ * after the first run is moved by the next.
+ */
+async function moveParked(client: Client, deploymentName: string, dryRun: boolean): Promise<ParkedMove[]> {
+  const { parked } = await listParkedOnOldVersions(client, deploymentName);
+  if (!dryRun) for (const workflow of parked) await moveToCurrentVersion(client, workflow.workflowId);
+  return parked;
+}
+
+function formatMoves(moves: ParkedMove[], dryRun: boolean): string {
+  if (moves.length === 0) return 'nothing parked on an old version\n';
+  const verb = dryRun ? 'would move' : 'moved';
+  return `${moves.map((move) => `${verb} ${move.workflowId} (${move.workflowType}, parked on ${move.from}) to the current version`).join('\n')}\n`;
 }
 
 export function formatDeploymentReport(report: DeploymentReport): string {

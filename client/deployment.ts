@@ -138,3 +138,63 @@ export async function setCurrentVersion(client: Client, version: { deploymentNam
     }
   }
 }
+
+/** The PINNED workflow types that park for an operator (the others end instead of parking: workflows/versioning-behaviours.ts). */
+export const PARKING_PINNED_TYPES = ['depositLifecycle', 'payout'] as const satisfies readonly WorkflowTypeName[];
+
+export interface ParkedMove {
+  workflowId: string;
+  workflowType: string;
+  /** The build ID it was pinned to. */
+  from: string;
+}
+
+/**
+ * The running workflows parked in NEEDS_ATTENTION that are PINNED to a version neither current nor
+ * ramping: what keeps an old version's workers up while nobody acts on them (a deposit may wait
+ * months for an operator).
+ */
+export async function listParkedOnOldVersions(client: Client, deploymentName: string): Promise<{ current: string; parked: ParkedMove[] }> {
+  const report = await describeDeployment(client, deploymentName);
+  if (!report.current) throw new Error(`deployment '${deploymentName}' has no current version: make one current first (temporal worker deployment set-current-version)`);
+  const keep = new Set([report.current, ...(report.ramping ? [report.ramping.buildId] : [])]);
+  const parked: ParkedMove[] = [];
+  for (const version of report.versions) {
+    if (keep.has(version.buildId)) continue;
+    const query = [
+      `TemporalWorkerDeploymentVersion = '${deploymentName}:${safe('build ID', version.buildId)}'`,
+      `TemporalWorkflowVersioningBehavior = 'Pinned'`,
+      `ExecutionStatus = 'Running'`,
+      `RampStage = 'NEEDS_ATTENTION'`,
+      `WorkflowType IN (${PARKING_PINNED_TYPES.map((type) => `'${type}'`).join(', ')})`,
+    ].join(' AND ');
+    // Raw pages: ids and types are all it needs, so it decodes no memo and needs no payload key.
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, ...(nextPageToken ? { nextPageToken } : {}) });
+      for (const execution of page.executions) {
+        const workflowId = execution.execution?.workflowId;
+        if (workflowId) parked.push({ workflowId, workflowType: execution.type?.name ?? '', from: version.buildId });
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+  }
+  return { current: report.current, parked };
+}
+
+/**
+ * Moves one parked workflow off its old version: a versioning override of AUTO_UPGRADE, so its next
+ * workflow task (an operator's retry or cancel, a late event, a parked look at the service) runs on
+ * whatever version is current then, and the old version drains. Nothing in the workflow's code or
+ * history changes (no command, no patch); the price is that the current code must replay the history
+ * it recorded on the old version, which is what the replay corpus and `patched()` guard for every
+ * type (README, "Changing workflow code", "Parked pinned workflows").
+ */
+export async function moveToCurrentVersion(client: Client, workflowId: string): Promise<void> {
+  await client.workflowService.updateWorkflowExecutionOptions({
+    namespace: client.options.namespace,
+    workflowExecution: { workflowId },
+    workflowExecutionOptions: { versioningOverride: { autoUpgrade: true } },
+    updateMask: { paths: ['versioning_override'] },
+  });
+}

@@ -7,20 +7,23 @@
 import { z } from 'zod';
 import { CustomerDetailsSchema } from './journey-input';
 import { DepositRecordSchema } from './record-schemas';
+import type { DepositTimings } from './timings';
 
-const DAY = 86_400;
-
-/** Production defaults; workers pass their own (tests pass seconds), see RampflowWorkerOptions.depositTimings. */
+/**
+ * What a starter may override (workers pass their DEPOSIT_* settings, see
+ * RampflowWorkerOptions.depositTimings; tests pass seconds). The defaults are resolved in workflow
+ * code (workflows/timings.ts, DEPOSIT_TIMING_DEFAULTS), never filled into the input.
+ */
 export const DepositTimingsSchema = z.object({
-  /** How long to wait for an event before asking the service directly. */
-  pollIntervalSeconds: z.number().positive().default(15 * 60),
-  /** The longest pause between two polls of one step: the pauses double from the poll interval up to this. */
-  pollBackoffCapSeconds: z.number().positive().default(6 * 60 * 60),
-  /** How long each step (confirmation, trade, settlement, payout) may take before the deposit parks. */
-  stepDeadlineSeconds: z.number().positive().default(3 * DAY),
-  /** How long a deposit the service does not have is given to appear before it is dismissed (workflows/trust.ts). */
-  notFoundGraceSeconds: z.number().positive().default(60),
-});
+  /** How long to wait for an event before asking the service directly. Default 900 (15 minutes). */
+  pollIntervalSeconds: z.number().positive().optional().describe('default 900 (15 minutes)'),
+  /** The longest pause between two polls of one step: the pauses double from the poll interval up to this. Default 21600 (6 hours). */
+  pollBackoffCapSeconds: z.number().positive().optional().describe('default 21600 (6 hours)'),
+  /** How long each step (confirmation, trade, settlement, payout) may take before the deposit parks. Default 259200 (3 days). */
+  stepDeadlineSeconds: z.number().positive().optional().describe('default 259200 (3 days)'),
+  /** How long a deposit the service does not have is given to appear before it is dismissed (workflows/trust.ts). Default 60. */
+  notFoundGraceSeconds: z.number().positive().optional().describe('default 60'),
+}).describe('optional overrides: what is left out takes the production default the workflow code resolves') satisfies z.ZodType<Partial<DepositTimings>>;
 
 export const DepositLifecycleInputSchema = z.object({
   depositId: z.string().min(1),
@@ -28,9 +31,10 @@ export const DepositLifecycleInputSchema = z.object({
   deposit: DepositRecordSchema.optional(),
   /** The customer's externalId (so its journey, `customer/<externalId>`), when the starter knows it. */
   externalId: CustomerDetailsSchema.shape.externalId.optional(),
-  timings: DepositTimingsSchema.default(DepositTimingsSchema.parse({})),
+  /** Overrides only; what is left out is resolved in workflow code (workflows/timings.ts). */
+  timings: DepositTimingsSchema.optional(),
 });
 
-export type DepositTimings = z.output<typeof DepositTimingsSchema>;
+export type { DepositTimings } from './timings';
 export type DepositLifecycleRequest = z.input<typeof DepositLifecycleInputSchema>;
 export type DepositLifecycleInput = z.output<typeof DepositLifecycleInputSchema>;

@@ -57,6 +57,7 @@ import { validatedStartInput } from './start-input';
 import { advancesDeposit, advancesTrade } from './status-order';
 import { countDismissed, countIgnoredHint } from './trust-metrics';
 import { isHint, paymentNamesTrade, PAYLOADS_ARE_HINTS, PendingHints, tradeNamesDeposit } from './trust';
+import { depositTimings } from './timings';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
@@ -79,7 +80,9 @@ class DepositEnded extends Error {
 
 export async function depositLifecycle(request: DepositLifecycleRequest): Promise<DepositOutcome> {
   const input = validatedStartInput('depositLifecycle', request);
-  const { timings, depositId } = input;
+  const { depositId } = input;
+  // Resolved where each is used, from the starter's overrides and the code's defaults (workflows/timings.ts).
+  const timings = depositTimings(input.timings);
   let deposit: DepositRecord | undefined = input.deposit;
   let trade: TradeRecord | undefined;
   let payment: PaymentRecord | undefined;

@@ -4,37 +4,39 @@
  * for callers that start it without the client (another SDK, the Temporal CLI, the Web UI).
  */
 import { z } from 'zod';
-
-const DAY = 86_400;
+import type { JourneyTimings } from './timings';
 
 /**
  * Every wait for the service has an event, a poll when no event came within the poll interval, and a
- * deadline. Production defaults; tests pass seconds. (Deposits run as workflows of their own, with
- * their own timings: workflows/deposit-input.ts.)
+ * deadline. A starter overrides only what it must (tests pass seconds); the rest is resolved in
+ * workflow code (workflows/timings.ts, JOURNEY_TIMING_DEFAULTS), so the input holds only the
+ * overrides, continue-as-new carries only them, and a retune of a default reaches running journeys.
+ * No defaults here on purpose: a default filled in by the client would be carried for the journey's
+ * life. (Deposits run as workflows of their own, with their own timings: workflows/deposit-input.ts.)
  */
 export const JourneyTimingsSchema = z.object({
-  /** How long to wait for an event before asking the service directly. */
-  pollIntervalSeconds: z.number().positive().default(15 * 60),
+  /** How long to wait for an event before asking the service directly. Default 900 (15 minutes). */
+  pollIntervalSeconds: z.number().positive().optional().describe('default 900 (15 minutes)'),
   /**
    * The longest pause between two polls of one wait: the pauses double from the poll interval up to
-   * this. With the defaults a signup abandoned at KYC is polled about 35 times over its 30 days (not
-   * 2,900), while one who finishes KYC is picked up by the event or by reconciliation within minutes;
-   * only a decision whose webhook was lost on a signup older than reconciliation's reach waits for a
-   * poll, up to a day.
+   * this. Default 86400 (a day). With the defaults a signup abandoned at KYC is polled about 35 times
+   * over its 30 days (not 2,900), while one who finishes KYC is picked up by the event or by
+   * reconciliation within minutes; only a decision whose webhook was lost on a signup older than
+   * reconciliation's reach waits for a poll, up to a day.
    */
-  pollBackoffCapSeconds: z.number().positive().default(24 * 60 * 60),
-  /** How long KYC may take before the journey is parked for an operator. */
-  kycDeadlineSeconds: z.number().positive().default(30 * DAY),
-  /** How long the virtual account / deposit address approvals may take. */
-  accountsDeadlineSeconds: z.number().positive().default(7 * DAY),
+  pollBackoffCapSeconds: z.number().positive().optional().describe('default 86400 (a day)'),
+  /** How long KYC may take before the journey is parked for an operator. Default 2592000 (30 days). */
+  kycDeadlineSeconds: z.number().positive().optional().describe('default 2592000 (30 days)'),
+  /** How long the virtual account / deposit address approvals may take. Default 604800 (7 days). */
+  accountsDeadlineSeconds: z.number().positive().optional().describe('default 604800 (7 days)'),
   /**
-   * History length at which an ACTIVE journey continues as new (Temporal also suggests it). Kept far
-   * below the server's limits per run (10,000 signals by default): a customer whose deposits report in
-   * a burst must not reach them, and a worker that lost the journey from its cache replays at most
-   * this many events. A continue-as-new costs a few KB (measured in bench/README.md).
+   * History length at which an ACTIVE journey continues as new (Temporal also suggests it). Default
+   * 2000. Kept far below the server's limits per run (10,000 signals by default): a customer whose
+   * deposits report in a burst must not reach them, and a worker that lost the journey from its cache
+   * replays at most this many events. A continue-as-new costs a few KB (measured in bench/README.md).
    */
-  maxHistoryEvents: z.number().int().min(100).default(2_000),
-});
+  maxHistoryEvents: z.number().int().min(100).optional().describe('default 2000'),
+}).describe('optional overrides: what is left out takes the production default the workflow code resolves, so a later retune of that default reaches the journey') satisfies z.ZodType<Partial<JourneyTimings>>;
 
 export const AudSourceAccountSchema = z.object({
   bsbNumber: z.string().regex(/^\d{6}$/, 'a BSB number is 6 digits'),
@@ -126,14 +128,17 @@ export const JourneyInputSchema = z.object({
   customer: CustomerDetailsSchema,
   onramp: OnrampRequestSchema.optional(),
   offramp: OfframpRequestSchema.optional(),
-  timings: JourneyTimingsSchema.default(JourneyTimingsSchema.parse({})),
+  /** Overrides only; what is left out is resolved in workflow code (workflows/timings.ts). */
+  timings: JourneyTimingsSchema.optional(),
 });
 
 /** The input as a caller writes it (timings optional). */
 export type JourneyRequest = z.input<typeof JourneyInputSchema>;
-/** The input as the workflow receives it (defaults filled in). */
+/** The input as the workflow receives it (timings still only the overrides: workflows/timings.ts resolves them). */
 export type JourneyInput = z.output<typeof JourneyInputSchema>;
-export type JourneyTimings = JourneyInput['timings'];
+/** The timings a starter may override. */
+export type JourneyTimingOverrides = z.output<typeof JourneyTimingsSchema>;
+export type { JourneyTimings } from './timings';
 export type OnrampRequest = z.output<typeof OnrampRequestSchema>;
 export type OfframpRequest = z.output<typeof OfframpRequestSchema>;
 export type CryptoAddressExit = z.output<typeof CryptoAddressExitSchema>;

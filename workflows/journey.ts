@@ -47,6 +47,7 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
 import { validatedStartInput } from './start-input';
+import { journeyTimings } from './timings';
 import { isHint, PendingHints } from './trust';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
@@ -76,7 +77,9 @@ class ContinueAsNewRequest extends Error {}
 export async function customerJourney(initialInput: JourneyInput, carriedFromLastRun?: AnyCarriedJourney): Promise<JourneyOutcome> {
   // Checked on the first run only: a run that continued as new carries input this code already checked.
   let input = carriedFromLastRun ? initialInput : validatedStartInput('customerJourney', initialInput);
-  const { timings } = input;
+  // Each timing is resolved where it is used, from the input's overrides and the code's defaults, so a
+  // retune reaches a running journey (workflows/timings.ts; the earlier code's values replay as they were).
+  const timings = journeyTimings(input.timings, !carriedFromLastRun);
   const carried = carriedFromLastRun ? upgradeCarriedJourney(carriedFromLastRun) : undefined;
   const state: JourneyState = carried?.state ?? {
     externalId: input.customer.externalId,
@@ -385,7 +388,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     if (error instanceof ContinueAsNewRequest) {
       await condition(allHandlersFinished);
       const next: CarriedJourney = { version: 2, state, appliedEventKeys: applied.carry(), accountRecords, ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}) };
-      return await continueAsNew<typeof customerJourney>(input, next);
+      // Only the overrides go on: the next run resolves the rest from the code's defaults of its day.
+      return await continueAsNew<typeof customerJourney>({ ...input, timings: timings.overrides }, next);
     }
     if (!(error instanceof JourneyEnded)) throw error;
     state.outcome = error.outcome.reason;

@@ -2,7 +2,7 @@
  * Every workflow that can be started from outside checks its own input at the start of its first run,
  * with the same zod schema the client library uses, so a caller in any language (the Temporal CLI, the
  * Web UI's "Start Workflow", another SDK) meets the same contract as the TypeScript client:
- * - defaults (the timings) are filled in here, not only by the client;
+ * - the timings stay the overrides given: their defaults are resolved in workflow code (workflows/timings.ts);
  * - bad input fails the workflow at once with a non-retryable ApplicationFailure that names every bad
  *   field, before any search attribute, activity or timer (never a workflow task retried for ever);
  * - the workflow ID must be the one the input implies (`customer/<externalId>`), because IDs are the
@@ -54,7 +54,7 @@ export function startInputIssues(error: z.ZodError): StartInputIssue[] {
 }
 
 /**
- * The workflow's input, parsed with its schema (defaults filled in), or an ApplicationFailure of type
+ * The workflow's input, parsed with its schema, or an ApplicationFailure of type
  * InvalidStartInput that fails the workflow. Call it as the workflow's first statement.
  */
 export function validatedStartInput<T extends StartedWorkflowType>(workflowType: T, raw: unknown): z.output<(typeof START_CONTRACTS)[T]['schema']> {

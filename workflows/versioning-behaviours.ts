@@ -4,7 +4,9 @@
  *
  * - PINNED: the run finishes on the worker version it started on. For workflows that end within days
  *   (a deposit, a webhook's routing, a reconciliation pass, a payout): the old version's workers stay
- *   up until these drain (`rampflow versions`), and their code never needs to replay a new shape.
+ *   up until these drain (`rampflow versions`), and their code never needs to replay a new shape. A
+ *   deposit or payout parked for an operator is moved to the current version instead (`rampflow
+ *   versions --move-parked`, a versioning override of AUTO_UPGRADE), so it holds no old version.
  * - AUTO_UPGRADE: the run's next workflow task goes to the current version. For the journey, which
  *   lives for years and may be parked for months: it moves to new code at once, so every change to its
  *   shape goes behind `patched('<change-id>')` and the replay corpus proves old histories still replay.

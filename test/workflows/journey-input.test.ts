@@ -8,14 +8,10 @@ const issues = (input: unknown) => {
 };
 
 describe('JourneyInputSchema', () => {
-  it('fills the production timings', () => {
-    expect(JourneyInputSchema.parse({ customer }).timings).toEqual({
-      pollIntervalSeconds: 900,
-      pollBackoffCapSeconds: 24 * 3600,
-      kycDeadlineSeconds: 30 * 86_400,
-      accountsDeadlineSeconds: 7 * 86_400,
-      maxHistoryEvents: 2_000,
-    });
+  // A default filled in here would be carried for the journey's life: the workflow resolves them (workflows/timings.ts).
+  it('keeps only the timings given', () => {
+    expect(JourneyInputSchema.parse({ customer }).timings).toBeUndefined();
+    expect(JourneyInputSchema.parse({ customer, timings: { pollIntervalSeconds: 5 } }).timings).toEqual({ pollIntervalSeconds: 5 });
   });
 
   it('takes a source account on an AUD onramp only', () => {

@@ -54,6 +54,19 @@ describe('the replay corpus', () => {
     expect(failures).toEqual([]);
   }, 180_000);
 
+  // A retune reaches running workflows only from its patch on (workflows/timings.ts): a history
+  // recorded before it replays with the defaults of its day, whatever the retune changes.
+  it('replays every journey and deposit history on code that retunes their defaults', async () => {
+    const failures: string[] = [];
+    const retunable = corpus.filter(({ history }) => ['customerJourney', 'depositLifecycle'].includes(history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? ''));
+    const replays = Worker.runReplayHistories(
+      { workflowsPath: join(__dirname, '..', 'support', 'workflows', 'retuned-everything.ts'), replayName: 'retuned-everything' },
+      retunable.map(({ workflowId, history }) => ({ workflowId, history })),
+    );
+    for await (const result of replays) if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    expect(failures).toEqual([]);
+  }, 180_000);
+
   it('catches a change of shape that is not behind patched()', async () => {
     const replay = Worker.runReplayHistory(
       { workflowsPath: join(__dirname, '..', 'support', 'workflows', 'unpatched-change.ts'), replayName: 'unpatched-change' },

@@ -1,0 +1,150 @@
+/**
+ * Timings that can be retuned (workflows/timings.ts), on the real dev server: journeys started on the
+ * previous release (whose client filled every default into the input) and journeys started with no
+ * timings at all move to a release that retunes the polls, and wait by the new defaults from the
+ * retune's patch on; a starter's explicit overrides win over the retune and are all that
+ * continue-as-new carries.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataConverterFromEnv } from '../../codec';
+import { latestReleaseBundle } from '../../dev/replay-corpus';
+import { createRampflowWorker, WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
+import { journeyWorkflowId } from '../../workflows/ids';
+import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
+import { customerEventSignal } from '../../workflows/messages';
+import { JOURNEY_TIMING_DEFAULTS } from '../../workflows/timings';
+import type { customerJourney } from '../../workflows';
+import { FAST_DEPOSIT_TIMINGS, registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import { connectWorker } from '../support/temporal';
+
+const QUIET_BUNDLER = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
+/** What test/support/workflows/retuned-timings.ts retunes: polls every 2 s, no backoff, history limit 150. */
+const RETUNE = 'test-retune-journey-polls-2s';
+
+let h: JourneyHarness;
+let retunedCodePath: string;
+let workerB: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
+
+beforeAll(async () => {
+  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'retuned-timings.ts'), logger: QUIET_BUNDLER });
+  retunedCodePath = join(mkdtempSync(join(tmpdir(), 'rampflow-retuned-')), 'workflow-bundle.js');
+  writeFileSync(retunedCodePath, code);
+  // Build A: the previous release, whose client and journeys filled every default into the input.
+  h = await startJourneyHarness({}, { workflowBundlePath: latestReleaseBundle().codePath });
+}, 180_000);
+
+afterAll(async () => {
+  if (workerB) {
+    workerB.worker.shutdown();
+    await workerB.done;
+    await workerB.connection.close();
+  }
+  await h?.close();
+});
+
+/** Build B, the retuning release, in place of A's worker on the same task queue. */
+async function deployRetunedRelease(): Promise<void> {
+  await h.stopWorker();
+  const connection = await connectWorker();
+  const worker = await createRampflowWorker({
+    connection,
+    namespace: 'default',
+    taskQueue: h.taskQueue,
+    ramp: h.ramp,
+    dataConverter: dataConverterFromEnv(),
+    workflowBundle: { codePath: retunedCodePath },
+    shutdownGraceTime: '2 seconds',
+    depositTimings: FAST_DEPOSIT_TIMINGS,
+  });
+  workerB = { worker, connection, done: worker.run() };
+}
+
+/** Starts a journey with exactly this input's timings (the harness would add its fast ones). */
+async function startJourney(timings: JourneyRequest['timings']): Promise<WorkflowHandle<typeof customerJourney>> {
+  const externalId = `user-${randomUUID()}`;
+  const input = JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, offramp: TEST_OFFRAMP, ...(timings ? { timings } : {}) });
+  return h.client.workflow.start<typeof customerJourney>('customerJourney', { taskQueue: h.taskQueue, workflowId: journeyWorkflowId(externalId), args: [input] });
+}
+
+/** The durations of the timers the run started, in seconds, in order. */
+async function timerSeconds(handle: WorkflowHandle): Promise<number[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+    return timeout ? [Number(timeout.seconds ?? 0) + (timeout.nanos ?? 0) / 1e9] : [];
+  });
+}
+
+/** The details of the patch markers in the run's history, as text (sdk-core writes them, unencrypted). */
+async function patchesMarked(handle: WorkflowHandle): Promise<string> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')
+    .flatMap((event) => Object.values(event.markerRecordedEventAttributes?.details ?? {}).flatMap((details) => (details.payloads ?? []).map((payload) => Buffer.from(payload.data ?? []).toString())))
+    .join('\n');
+}
+
+/** The input a run of the journey started with. */
+async function runInput(handle: WorkflowHandle): Promise<{ timings?: Record<string, number> }> {
+  const history = await handle.fetchHistory();
+  return decodeFromPayloadsAtIndex(h.client.options.loadedDataConverter, 0, history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads);
+}
+
+describe('timings resolved in workflow code', () => {
+  it('moves running journeys to retuned defaults from the retune on, and keeps a starter\'s overrides through continue-as-new', async () => {
+    // On A: one journey as A's client started it (every default filled in), one started with no timings.
+    const filledIn = await startJourney({ ...JOURNEY_TIMING_DEFAULTS });
+    const bare = await startJourney(undefined);
+    expect((await runInput(filledIn)).timings).toEqual({ ...JOURNEY_TIMING_DEFAULTS });
+    expect((await runInput(bare)).timings).toBeUndefined();
+    const kyc = await Promise.all([filledIn, bare].map((handle) => h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC')));
+    // Both wait for KYC by A's defaults: the first poll in 15 minutes.
+    for (const handle of [filledIn, bare]) {
+      await expect.poll(() => timerSeconds(handle), { timeout: 10_000 }).toEqual([JOURNEY_TIMING_DEFAULTS.pollIntervalSeconds]);
+    }
+
+    await deployRetunedRelease();
+
+    // The customers pass KYC (the event, as the receiver would route it); the partner registers their
+    // exits only once the journeys wait for them, so only a poll can find them: by the retuned
+    // default, within seconds (A's default would look after 15 minutes).
+    for (const [index, handle] of [filledIn, bare].entries()) {
+      const customerId = kyc[index]!.customer.id!;
+      await h.control.approveCustomer(customerId);
+      await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/${customerId}`, event: 'CUSTOMER_APPROVED', record: { id: customerId, status: 'APPROVED' } });
+    }
+    for (const [index, handle] of [filledIn, bare].entries()) {
+      await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.waitingFor.includes('register'));
+      await registerTestExits(h.control, kyc[index]!.customer.id!);
+      const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress, 30_000);
+      await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
+      await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE', 30_000);
+      const timers = await timerSeconds(handle);
+      expect(timers[0]).toBe(JOURNEY_TIMING_DEFAULTS.pollIntervalSeconds);
+      expect(timers.length).toBeGreaterThan(1);
+      expect(timers.slice(1).every((seconds) => seconds === 2)).toBe(true);
+      // Nothing in their input differs between the eras, so only the retune's patch was needed.
+      expect(await patchesMarked(handle)).toContain(RETUNE);
+    }
+
+    // On B, a starter's overrides win over the retune and are what the next run is given.
+    const overrides = { pollIntervalSeconds: 1, pollBackoffCapSeconds: 1, maxHistoryEvents: 100 };
+    const overridden = await startJourney(overrides);
+    const firstRunId = (await overridden.describe()).runId;
+    await expect.poll(async () => (await overridden.describe()).runId, { timeout: 60_000, interval: 500 }).not.toBe(firstRunId);
+    const nextRun = h.client.workflow.getHandle(overridden.workflowId);
+    expect((await runInput(nextRun)).timings).toEqual(overrides);
+    // ... and the next run still polls every second (the retune would make it 2 s), and continues as new at 100 events.
+    await expect.poll(async () => (await timerSeconds(nextRun)).length, { timeout: 20_000 }).toBeGreaterThan(2);
+    expect(new Set(await timerSeconds(nextRun))).toEqual(new Set([1]));
+    await overridden.terminate('timings test over');
+    for (const handle of [filledIn, bare]) await handle.terminate('timings test over');
+  }, 240_000);
+});
