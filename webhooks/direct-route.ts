@@ -19,10 +19,12 @@
  * no running journey indexes, a journey that is not running. `WEBHOOK_ROUTING=workflow` sends every
  * delivery there.
  *
- * The receiver remembers each (event key, target) it routed, so a repeat delivery to this process
- * costs nothing; the target is part of the key, so a forged delivery that went elsewhere first does
- * not use up the genuine one.
+ * The receiver remembers each delivery it routed (its event key, its target and the payload's
+ * fingerprint), so a repeat of the same delivery to this process costs nothing. The target and the
+ * payload are part of what it remembers so that a forged delivery that came first, pointed elsewhere
+ * or claiming other details, does not use up the genuine one.
  */
+import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { LRUCache } from 'lru-cache';
 import { customerRecord, depositAddressRecord, depositRecord, tradeRecord, virtualAccountRecord } from '../activities/records';
@@ -89,13 +91,13 @@ export class RoutingMemory {
     this.routed = new LRUCache({ max: maxEntries });
   }
 
-  /** Whether this process has already delivered the event with this key (`EVENT/payload.id`) to this target. */
-  wasRouted(key: string, target: string): boolean {
-    return this.routed.has(`${key} ${target}`);
+  /** Whether this process has already delivered this payload under this key (`EVENT/payload.id`) to this target. */
+  wasRouted(delivery: RoutedDelivery): boolean {
+    return this.routed.has(routedKey(delivery));
   }
 
-  rememberRouted(key: string, target: string): void {
-    this.routed.set(`${key} ${target}`, true);
+  rememberRouted(delivery: RoutedDelivery): void {
+    this.routed.set(routedKey(delivery), true);
   }
 
   rememberJourney(customerId: string, externalId: string): void {
@@ -105,6 +107,17 @@ export class RoutingMemory {
   journeyOf(customerId: string): string | undefined {
     return this.journeys.get(customerId);
   }
+}
+
+interface RoutedDelivery {
+  key: string;
+  target: string;
+  payload: unknown;
+}
+
+function routedKey({ key, target, payload }: RoutedDelivery): string {
+  const fingerprint = createHash('sha256').update(JSON.stringify(payload)).digest('base64url').slice(0, 22);
+  return `${key} ${target} ${fingerprint}`;
 }
 
 export interface DirectRouter {
@@ -120,9 +133,10 @@ export async function routeDirectly(router: DirectRouter, event: EventName, key:
   if (!parsed.success) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
   const placed = await place(router, event, parsed.data);
   if (placed.kind === 'needs-workflow') return placed;
-  if (router.memory.wasRouted(key, placed.target)) return { kind: 'duplicate' };
+  const delivery = { key, target: placed.target, payload };
+  if (router.memory.wasRouted(delivery)) return { kind: 'duplicate' };
   const outcome = await placed.send(key);
-  if (outcome.kind !== 'needs-workflow') router.memory.rememberRouted(key, placed.target);
+  if (outcome.kind !== 'needs-workflow') router.memory.rememberRouted(delivery);
   return outcome;
 }
 
