@@ -193,7 +193,9 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
             // the service has it now (deliverToDeposit starts it again).
             const missing = (workflow === undefined || (!workflow.running && workflow.stage === 'DISMISSED')) && QUERYABLE_ID.test(target);
             const stage = workflow?.running ? workflow.stage : undefined;
-            const lagging = missing || (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
+            // A deposit the service refunded after its workflow completed: the delivery starts the run that reports it.
+            const refundedAfterCompletion = workflow !== undefined && !workflow.running && workflow.stage === 'COMPLETED' && deposit.status === 'REJECTED';
+            const lagging = missing || refundedAfterCompletion || (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
             if (!lagging) continue;
             repairs.push({ signal: 'deposit', target, key: `RECONCILE/DEPOSIT/${deposit.id}/${deposit.status}`, event: depositEvent(deposit.status), record: depositRecord(deposit) });
           }

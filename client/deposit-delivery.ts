@@ -76,11 +76,24 @@ export async function deliverToDeposit(starter: DepositStarter, delivery: Deposi
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
-  // A deposit dismissed because the service did not have it (yet) is not used up: a later delivery or
-  // reconciliation starts it again. Any other ended deposit stays ended.
-  if (!(await endedDismissed(client, common.workflowId))) return 'ENDED';
+  // An ended deposit stays ended, with two exceptions. One dismissed because the service did not have
+  // it (yet) is not used up: a later delivery or reconciliation starts it again. One that COMPLETED
+  // and that the service's own record (never a payload) now shows REJECTED was refunded: a run of its
+  // own reports the reversal to the journey and ends REVERSED.
+  const ended = await endedStage(client, common.workflowId);
+  const refundOfCompleted = ended === 'COMPLETED' && deposit?.status === 'REJECTED';
+  if (ended !== 'DISMISSED' && !refundOfCompleted) return 'ENDED';
   try {
-    await signalWithStart(WorkflowIdReusePolicy.ALLOW_DUPLICATE);
+    if (refundOfCompleted) {
+      await client.workflow.start<typeof depositLifecycle>('depositLifecycle', {
+        ...common,
+        args: [{ depositId: delivery.depositId, reversalOf: 'COMPLETED', ...(depositTimings ? { timings: depositTimings } : {}) }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        staticSummary: `refund of deposit ${delivery.depositId}`,
+      });
+    } else {
+      await signalWithStart(WorkflowIdReusePolicy.ALLOW_DUPLICATE);
+    }
     return 'DELIVERED';
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return 'ENDED';
@@ -88,7 +101,8 @@ export async function deliverToDeposit(starter: DepositStarter, delivery: Deposi
   }
 }
 
-async function endedDismissed(client: Client, workflowId: string): Promise<boolean> {
+/** The RampStage an ended deposit workflow ended at; undefined while it runs. */
+async function endedStage(client: Client, workflowId: string): Promise<string | undefined> {
   const description = await client.workflow.getHandle(workflowId).describe();
-  return description.status.name !== 'RUNNING' && description.typedSearchAttributes.get(RampStage) === 'DISMISSED';
+  return description.status.name === 'RUNNING' ? undefined : description.typedSearchAttributes.get(RampStage);
 }

@@ -31,6 +31,11 @@ export const DepositLifecycleInputSchema = z.object({
   deposit: DepositRecordSchema.optional(),
   /** The customer's externalId (so its journey, `customer/<externalId>`), when the starter knows it. */
   externalId: CustomerDetailsSchema.shape.externalId.optional(),
+  /**
+   * Set on a run started to report that the service refunded a deposit whose earlier run COMPLETED
+   * (client/deposit-delivery.ts): the run reads the record, and reports REVERSED to the journey.
+   */
+  reversalOf: z.literal('COMPLETED').optional(),
   /** Overrides only; what is left out is resolved in workflow code (workflows/timings.ts). */
   timings: DepositTimingsSchema.optional(),
 });

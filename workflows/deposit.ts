@@ -55,6 +55,7 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
 import { validatedStartInput } from './start-input';
 import { advancesDeposit, advancesTrade } from './status-order';
+import { countReversal } from './deposit-metrics';
 import { countDismissed, countIgnoredHint } from './trust-metrics';
 import { isHint, paymentNamesTrade, PAYLOADS_ARE_HINTS, PendingHints, tradeNamesDeposit } from './trust';
 import { depositTimings } from './timings';
@@ -63,7 +64,7 @@ import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
 
 export interface DepositOutcome {
-  stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED' | 'DISMISSED';
+  stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED' | 'DISMISSED' | 'REVERSED';
   reason: string;
 }
 
@@ -111,6 +112,11 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   let served = false;
   /** Set once the deposit read its own record from the service (a retried stage does not read it again). */
   let ownRecordRead = false;
+  /**
+   * Set once the service showed the deposit confirmed (its record CONFIRMED, or a trade it links to the
+   * deposit): a REJECTED record after that is a refund, a reversal of money that had moved.
+   */
+  let confirmedOnce = false;
   /**
    * Set when this run follows the trust rule (PAYLOADS_ARE_HINTS): it read its own record, and holds
    * only records the service gave. Runs recorded before the rule replay without it.
@@ -168,8 +174,13 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   // ---- events, applied at most once and only forward ---------------------------------------------
 
   function applyDeposit(record: DepositRecord): void {
-    if (record.id !== depositId || (deposit && !advancesDeposit(deposit.status, record.status))) return;
+    if (record.id !== depositId) return;
+    // A refund is the one move back the service reports (DEPOSIT_REFUND, ramp/assumptions.ts): taken
+    // only from the service's own record, since hints never reach here.
+    const refund = verifiesPayloads && confirmedOnce && record.status === 'REJECTED' && deposit?.status !== 'REJECTED';
+    if (deposit && !refund && !advancesDeposit(deposit.status, record.status)) return;
     deposit = record;
+    if (verifiesPayloads && record.status === 'CONFIRMED') confirmedOnce = true;
     state.status = record.status;
     state.customerId = record.customerId;
     state.kind = kindOf(record);
@@ -181,6 +192,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     if (record.depositId !== undefined && record.depositId !== depositId) return;
     if (trade && (trade.id !== record.id || !advancesTrade(trade.status, record.status))) return;
     trade = record;
+    if (verifiesPayloads) confirmedOnce = true;
     tradeFromPayload = fromPayload;
     state.tradeId = record.id;
     if (record.paymentId) state.paymentId = record.paymentId;
@@ -382,6 +394,27 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     if (current.kind !== memo.kind || current.amount !== memo.amount || current.currency !== memo.currency) upsertMemo(memo);
   }
 
+  /**
+   * A run started to report the refund of a deposit whose earlier run COMPLETED (client/deposit-delivery.ts
+   * starts it on the service's REJECTED record): it reads the record itself, and tells the journey,
+   * whose totals counted the deposit, that the money went back.
+   */
+  async function reverseCompleted(): Promise<void> {
+    const record = await readOwnRecord();
+    if (record === undefined) throw dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
+    deposit = undefined;
+    applyDeposit(record);
+    ownRecordRead = true;
+    if (record.status !== 'REJECTED') throw new DepositEnded({ stage: 'COMPLETED', reason: `nothing to reverse: the service shows the deposit ${record.status}` });
+    const owner = await orPark('finding the deposit\'s journey', () =>
+      act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [record.customerId]),
+    );
+    if (owner.externalId) learnJourney(owner.externalId);
+    reportedStage = 'COMPLETED'; // what the journey counted
+    confirmedOnce = true;
+    throw reversal();
+  }
+
   function dismissed(reason: string): DepositEnded {
     countDismissed('depositLifecycle', 'record-not-found');
     return new DepositEnded({ stage: 'DISMISSED', reason });
@@ -417,6 +450,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       case 'CONFIRMED':
         return 'CONFIRMED';
       case 'REJECTED':
+        if (refunded()) throw reversal();
         throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
       case 'ACTION_REQUIRED':
         return 'ACTION_REQUIRED';
@@ -425,9 +459,32 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     }
   }
 
+  // ---- refunds: the service gives the money back after it had confirmed the deposit ---------------
+
+  /** The service refunded the deposit after confirming it (its own record says so). */
+  const refunded = (): boolean => verifiesPayloads && confirmedOnce && deposit?.status === 'REJECTED';
+
+  function reversal(): DepositEnded {
+    const after = trade?.status === 'SETTLED' ? 'its trade settled' : trade ? 'its trade was created' : 'it was confirmed';
+    countReversal(state.kind, state.currency, reportedStage === 'COMPLETED' ? 'completed' : 'in-flight');
+    return new DepositEnded({ stage: 'REVERSED', reason: `the service refunded the deposit after ${after}: its record shows REJECTED` });
+  }
+
+  /**
+   * A wait after confirmation also ends on a refund; its polls read the deposit as well as what they
+   * wait for, since a refunded deposit's trade or payout never settles (DEPOSIT_REFUND).
+   */
+  async function waitUnlessRefunded(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
+    await waitOrPark(what, () => settled() || refunded(), async () => {
+      if (verifiesPayloads) await pollDeposit();
+      if (!refunded()) await pollOnce();
+    });
+    if (refunded()) throw reversal();
+  }
+
   async function confirmed(): Promise<DepositStage> {
     await show('CONFIRMED', 'the service to create the trade (TRADE_CREATED)');
-    await waitOrPark('the trade to be created', () => trade !== undefined, async () => {
+    await waitUnlessRefunded('the trade to be created', () => trade !== undefined, async () => {
       const found = await act.findTradeForDeposit.executeWithOptions(listSearchOptions('look for the deposit\'s trade'), [
         { depositId, customerId: deposit!.customerId },
       ]);
@@ -438,7 +495,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   async function tradeCreated(): Promise<DepositStage> {
     await show('TRADE_CREATED', `the service to settle trade ${trade!.id} (TRADE_SETTLED)`);
-    await waitOrPark('the trade to settle', () => trade!.status !== 'CREATED' && trade!.status !== 'PENDING', async () => {
+    await waitUnlessRefunded('the trade to settle', () => trade!.status !== 'CREATED' && trade!.status !== 'PENDING', async () => {
       applyTrade(await act.getTrade.executeWithOptions(readOptions('poll the trade'), [trade!.id]));
     });
     if (trade!.status !== 'SETTLED') throw new ParkRequest(`trade ${trade!.id} ended ${trade!.status}`, 'TradeNotSettled');
@@ -459,7 +516,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       return 'COMPLETED';
     }
     await show('TRADE_SETTLED', 'the service to pay out to the customer\'s bank account (PAYMENT_SETTLED)');
-    await waitOrPark('the payout', () => payment !== undefined && isPaymentSettled(payment.status), async () => {
+    await waitUnlessRefunded('the payout', () => payment !== undefined && isPaymentSettled(payment.status), async () => {
       // No list of payments exists: the poll needs the payment's id, from an event or the trade.
       if (!state.paymentId) applyTrade(await act.getTrade.executeWithOptions(readOptions('look for the trade\'s payment'), [trade!.id]));
       if (state.paymentId) applyPayment(await act.getPayment.executeWithOptions(readOptions('poll the payment'), [state.paymentId]));
@@ -492,6 +549,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   if (input.externalId !== undefined && !verifiesPayloads) learnJourney(input.externalId);
   let stage: DepositStage = 'RECEIVED';
   try {
+    if (input.reversalOf === 'COMPLETED') await reverseCompleted();
     while (stage !== 'COMPLETED') {
       try {
         const next = await stages[stage]!();

@@ -95,7 +95,7 @@ export const DepositStateSchema = DepositSummarySchema.extend({
 // ---- workflow results -----------------------------------------------------------------------------
 
 export const JourneyOutcomeSchema = z.object({ stage: z.enum(['REJECTED', 'CLOSED']), reason: z.string() });
-export const DepositOutcomeSchema = z.object({ stage: z.enum(['COMPLETED', 'REJECTED', 'CANCELLED', 'DISMISSED']), reason: z.string() });
+export const DepositOutcomeSchema = z.object({ stage: z.enum(['COMPLETED', 'REJECTED', 'CANCELLED', 'DISMISSED', 'REVERSED']), reason: z.string() });
 
 // ---- operator updates -----------------------------------------------------------------------------
 

@@ -1,0 +1,14 @@
+/**
+ * What deposits do with money, counted for operators through the workflow metric meter (it emits
+ * nothing while a history replays). Labels are the deposit's kind, its currency and a fixed word,
+ * never an id or an amount.
+ *
+ * - `rampflow_deposits_reversed`: the service refunded a deposit after confirming it; `after` says
+ *   whether the journey had already counted it completed (`completed`) or it was still on its way
+ *   (`in-flight`).
+ */
+import { metricMeter } from '@temporalio/workflow';
+
+export function countReversal(kind: 'ONRAMP' | 'OFFRAMP', currency: string, after: 'completed' | 'in-flight'): void {
+  metricMeter.createCounter('rampflow_deposits_reversed', '1', 'Deposits the service refunded after confirming them').add(1, { kind, currency, after });
+}
