@@ -116,8 +116,18 @@ interface RoutedDelivery {
 }
 
 function routedKey({ key, target, payload }: RoutedDelivery): string {
-  const fingerprint = createHash('sha256').update(JSON.stringify(payload)).digest('base64url').slice(0, 22);
+  const fingerprint = createHash('sha256').update(canonicalJson(payload)).digest('base64url').slice(0, 22);
   return `${key} ${target} ${fingerprint}`;
+}
+
+/** JSON with object keys sorted, so the same record fingerprints alike whatever order its fields came in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([name, field]) => `${JSON.stringify(name)}:${canonicalJson(field)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 export interface DirectRouter {
@@ -133,7 +143,8 @@ export async function routeDirectly(router: DirectRouter, event: EventName, key:
   if (!parsed.success) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
   const placed = await place(router, event, parsed.data);
   if (placed.kind === 'needs-workflow') return placed;
-  const delivery = { key, target: placed.target, payload };
+  // The record as parsed against its schema: a repeat delivery's fields may come in another order.
+  const delivery = { key, target: placed.target, payload: parsed.data };
   if (router.memory.wasRouted(delivery)) return { kind: 'duplicate' };
   const outcome = await placed.send(key);
   if (outcome.kind !== 'needs-workflow') router.memory.rememberRouted(delivery);

@@ -6,6 +6,7 @@
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAYLOADS_ARE_HINTS } from '../../workflows/trust';
 import { depositWorkflowId } from '../../workflows/ids';
 import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
@@ -60,7 +61,10 @@ describe('a journey and its deposit, moved by polls', () => {
     const depositHistory = await historyOf(depositWorkflowId(deposit.id));
     // Reconciliation starts the deposit at RECEIVED without its customer: the workflow finds it and
     // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of stage).
-    expect(upserts(depositHistory)).toEqual([
+    const depositUpserts = upserts(depositHistory);
+    // The deposit follows the trust rule from its start: one patch upsert (a billed action) for it.
+    expect(depositUpserts.filter(isPatchUpsert)).toEqual([{ TemporalChangeVersion: [PAYLOADS_ARE_HINTS] }]);
+    expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
       { RampExternalId: state.externalId, RampCustomerId: state.customer.id },
       { RampStage: 'CONFIRMED' },
       { RampStage: 'TRADE_CREATED' },
