@@ -88,6 +88,15 @@ export async function asCreate<T>(call: () => Promise<T>, options: FailureOption
       outcomeUnknownRetryDelayMs: () => Math.max(0, (record?.settleUntil ?? Date.now() + settleDelayMs) - Date.now()),
       isRefusal: (error) => error.method === 'POST' && Date.now() - info.scheduledTimestampMs >= refusedAfterMs,
     });
+  } catch (failure) {
+    // The request this attempt sent was answered (refused, created then failed later, or never
+    // left): nothing of it is in doubt, so the next attempt need not wait for it to settle.
+    const inDoubt = failure instanceof ApplicationFailure && failure.type === 'OutcomeUnknown';
+    if (record?.sentBy === info.attempt && !inDoubt && !activity.cancellationSignal.aborted) {
+      record = { settleUntil: Date.now(), sentBy: info.attempt };
+      activity.heartbeat(record);
+    }
+    throw failure;
   } finally {
     clearInterval(keepAlive);
   }
