@@ -84,7 +84,8 @@ export function toTemporalFailure(error: unknown, options: FailureOptions = DEFA
   if (error instanceof RampSchemaError) return ApplicationFailure.nonRetryable(message, 'SchemaMismatch');
   if (error instanceof RampOutcomeUnknownError) {
     const nextRetryDelay = hooks.outcomeUnknownRetryDelayMs?.() ?? options.outcomeUnknownRetryDelayMs;
-    return ApplicationFailure.create({ message, type: 'OutcomeUnknown', nextRetryDelay });
+    // A delay of zero ends the retries (Temporal reads it as "no further attempt"): once the request has settled, the policy's backoff applies.
+    return ApplicationFailure.create({ message, type: 'OutcomeUnknown', ...(nextRetryDelay > 0 ? { nextRetryDelay } : {}) });
   }
   if (error instanceof RampFailedError) return hooks.isRefusal?.(error) ? ApplicationFailure.nonRetryable(message, 'Refused') : ApplicationFailure.retryable(message, 'Failed');
   if (error instanceof RampConnectionError) return ApplicationFailure.retryable(message, 'Connection');

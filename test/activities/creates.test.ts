@@ -83,6 +83,14 @@ describe('a create whose outcome is unknown', () => {
     expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
   });
 
+  it('leaves the retry to the policy\'s backoff once the request has already settled (a zero delay would end the retries)', async () => {
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS });
+    const settledAlready = createPayoutActivities(impatient, { outcomeUnknownRetryDelayMs: 100 });
+    const failure = await failureOf(attempt().env.run(settledAlready.ensurePayoutPayment, newOrder()));
+    expect(failure).toMatchObject({ type: 'OutcomeUnknown', nonRetryable: false });
+    expect(failure.nextRetryDelay).toBeUndefined();
+  });
+
   it('ends an attempt whose wait would take more than half its time as OutcomeUnknown, with the rest of the wait, before calling the service', async () => {
     const order = newOrder();
     // A look-up would meet this refusal; it must still be pending afterwards.

@@ -38,6 +38,12 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** Waits until a request the sandbox began holding at `heldFrom` has been handled: only then may a second record show. */
+async function afterTheHold(heldFrom: number): Promise<void> {
+  const wait = heldFrom + HOLD_MS + 2_000 - Date.now();
+  if (wait > 0) await new Promise((wake) => setTimeout(wake, wait));
+}
+
 async function payoutUntil(handle: WorkflowHandle, accept: (state: PayoutState) => boolean): Promise<PayoutState> {
   const deadline = Date.now() + CASE_TIMEOUT_MS;
   for (;;) {
@@ -67,6 +73,7 @@ describe.concurrent('a create the service holds longer than the activity timeout
       const customerId = kyc.customer.id!;
       await registerTestExits(h.control, customerId);
       await h.control.injectFault({ path: '/autoramp-flow/onramp', kind: 'DELAY', delayMs: HOLD_MS });
+      const heldFrom = Date.now();
       await h.control.approveCustomer(customerId);
 
       const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount, CASE_TIMEOUT_MS);
@@ -75,6 +82,7 @@ describe.concurrent('a create the service holds longer than the activity timeout
 
       await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
       await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+      await afterTheHold(heldFrom);
       expect(await onrampFlowsOf(customerId)).toEqual([accounts.onramp!.flowId]);
     },
     CASE_TIMEOUT_MS + 30_000,
@@ -86,6 +94,7 @@ describe.concurrent('a create the service holds longer than the activity timeout
       // Enough for two payments: a second create would not be refused for want of balance.
       await h.control.creditBalance({ currency: 'USDT', amount: '6' });
       await h.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS });
+      const heldFrom = Date.now();
       const reference = `po-${randomUUID()}`;
       const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '3', timings: { pollIntervalSeconds: 1, settlementDeadlineSeconds: 600 } });
 
@@ -96,6 +105,7 @@ describe.concurrent('a create the service holds longer than the activity timeout
 
       await h.control.settlePayment(waiting.paymentId!);
       expect((await handle.result()).stage).toBe('SETTLED');
+      await afterTheHold(heldFrom);
       expect(await payments()).toEqual([waiting.paymentId]);
     },
     CASE_TIMEOUT_MS + 30_000,
