@@ -4,13 +4,15 @@
  * what Temporal would give it (attempt number, inherited heartbeat details, timeouts).
  */
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, CancelledFailure, type Info } from '@temporalio/common';
+import type { Info } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPayoutActivities, type PayoutOrder } from '../../activities';
 import { createRecordOf, type CreateRecord } from '../../activities/creates';
 import { RampClient } from '../../ramp';
+import type { PaymentRecord } from '../../workflows/records';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
 
 /** The settle delay here: longer than the sandbox holds the slow create below. */
@@ -78,7 +80,7 @@ describe('a create whose outcome is unknown', () => {
     // The next attempt starts at once (as after a timeout or a killed worker, which set no retry
     // delay), inheriting the record: it waits, then finds the payment the held request made.
     const second = attempt({ attempt: 2, heartbeatDetails: first.heartbeats[0] });
-    const payment = await second.env.run(activities(impatient).ensurePayoutPayment, order);
+    const payment = (await second.env.run(activities(impatient).ensurePayoutPayment, order)) as PaymentRecord;
     expect(Date.now()).toBeGreaterThanOrEqual(record.settleUntil);
     expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
   });
