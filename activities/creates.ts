@@ -15,7 +15,9 @@
  * - at the start of every attempt, waits until the `settleUntil` it inherits (cancellation-aware),
  *   or, when that is further away than half of what the attempt may run, ends the attempt as
  *   OutcomeUnknown with the rest of the wait as its retry delay; only then looks up, and creates
- *   only when the record is absent;
+ *   only when the record is absent. An attempt whose request was answered (created, or refused)
+ *   clears the record as it fails, so its retry does not wait (the SDK sends the last details with
+ *   the failure);
  * - while its request is out, heartbeats every 10 s, so a cancellation reaches the request (the
  *   attempt's abort signal goes down to undici, attempt.ts);
  * - turns a FAILED answer to the create into `Refused` (not retried: the workflow parks with the
