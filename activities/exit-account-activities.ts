@@ -1,12 +1,13 @@
 /**
  * The journey's registration of a customer's exit accounts (POST /crypto-address/add,
  * /bank-account/add), each looked up first, so a retry (after a crash or an outcome-unknown add,
- * which the failure mapping delays) finds the account instead of adding it twice.
+ * once that add has settled: creates.ts) finds the account instead of adding it twice.
  */
 import type { RampClient } from '../ramp';
 import type { AddBankAccountRequest, AddCryptoAddressRequest } from '../ramp/schemas';
 import { findBankAccountId, findCryptoAddressId } from './exit-account-lookup';
-import { asActivity, DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from './failures';
+import { asCreate } from './creates';
+import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from './failures';
 
 export function createExitAccountActivities(ramp: RampClient, failureOptions: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }) {
   /** The id the add answered with, or (its answer's shape being our assumption) the one a look-up finds. */
@@ -19,7 +20,7 @@ export function createExitAccountActivities(ramp: RampClient, failureOptions: Fa
   return {
     /** The service's id of the customer's wallet, added only when the service has none with this address and network. */
     async ensureCryptoAddress(request: AddCryptoAddressRequest): Promise<string> {
-      return asActivity(async () => {
+      return asCreate(async () => {
         const lookUp = () => findCryptoAddressId(ramp, { customerId: request.customerId, address: request.address, network: request.network });
         return (await lookUp()) ?? added(await ramp.cryptoAddresses.add(request), lookUp, 'crypto address');
       }, failureOptions);
@@ -27,7 +28,7 @@ export function createExitAccountActivities(ramp: RampClient, failureOptions: Fa
 
     /** The service's id of the customer's bank account, added only when the service has none with this account number. */
     async ensureBankAccount(request: AddBankAccountRequest): Promise<string> {
-      return asActivity(async () => {
+      return asCreate(async () => {
         const lookUp = () => findBankAccountId(ramp, { customerId: request.customerId, accountNo: request.accountNo });
         return (await lookUp()) ?? added(await ramp.bankAccounts.add(request), lookUp, 'bank account');
       }, failureOptions);

@@ -1,12 +1,13 @@
 /**
  * The payout's activities. The service has no idempotency key, so the partner's reference is the
  * payout's: every create looks the payment up by that reference first, and an outcome-unknown
- * create is retried (after DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS) as that look-up, never resent blind.
+ * create is retried as that look-up once the request has settled (creates.ts), never resent blind.
  */
 import type { RampClient } from '../ramp';
 import type { PayoutInput } from '../workflows/payout-messages';
 import type { PaymentRecord } from '../workflows/records';
-import { asActivity, DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from './failures';
+import { asCreate } from './creates';
+import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from './failures';
 import { paymentRecord } from './records';
 
 export type PayoutOrder = Omit<PayoutInput, 'timings'>;
@@ -23,7 +24,7 @@ export function createPayoutActivities(ramp: RampClient, failureOptions: Failure
   return {
     /** The payment carrying the order's reference, created (POST /payment/create) only when the service has none. */
     async ensurePayoutPayment(order: PayoutOrder): Promise<PaymentRecord> {
-      return asActivity(async () => {
+      return asCreate(async () => {
         const existing = await findByReference(order.reference);
         if (existing) return paymentRecord(existing);
         const { id } = await ramp.payments.create(order);

@@ -1,7 +1,8 @@
 /**
  * The activities: one per service operation the workflows need, each a thin wrapper around the
  * signed client. Every activity that creates something looks it up first, so a retry (after a
- * timeout, a crash, or an outcome-unknown POST) never creates it twice.
+ * timeout, a crash, or an outcome-unknown POST) never creates it twice; and it runs as a create
+ * (creates.ts), so that retry looks up only once a request still held by the service has settled.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
@@ -12,6 +13,7 @@ import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord
 import { findFlow } from './flow-lookup';
 import { findTradeOfDeposit } from './trade-lookup';
 import { findBankAccountId, findCryptoAddressId, type BankAccountLookup, type CryptoAddressLookup } from './exit-account-lookup';
+import { asCreate } from './creates';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord, whitelistEntryRecord } from './records';
 
@@ -54,6 +56,8 @@ export function createRampActivities(
 ) {
   /** Runs a call to the service; its errors become Temporal failures (see failures.ts). */
   const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
+  /** Runs a call that sends a POST: no two of its attempts overlap (creates.ts). */
+  const createCall = <T>(call: () => Promise<T>): Promise<T> => asCreate(call, failureOptions);
 
   async function findCustomer(externalId: string) {
     try {
@@ -67,7 +71,7 @@ export function createRampActivities(
   return {
     /** Looks the customer up by externalId and creates it only if absent. */
     async ensureCustomer(details: CustomerDetails): Promise<CustomerRecord> {
-      return serviceCall(async () => {
+      return createCall(async () => {
         const existing = await findCustomer(details.externalId);
         if (existing) return customerRecord(existing);
         const created = await ramp.customers.create(details);
@@ -84,7 +88,7 @@ export function createRampActivities(
 
     /** Finds the customer's onramp to the crypto address in `currency`, or creates it. */
     async ensureOnramp(setup: OnrampSetup): Promise<{ flowId: string; virtualAccountId: string }> {
-      return serviceCall(async () => {
+      return createCall(async () => {
         const accounts = [];
         for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) accounts.push(account);
         const existing = await findFlow(ramp, 'ONRAMP', accounts, setup.cryptoAddressId);
@@ -97,7 +101,7 @@ export function createRampActivities(
 
     /** Finds the customer's offramp of `currency` on `network` to the bank account, or creates it. */
     async ensureOfframp(setup: OfframpSetup): Promise<{ flowId: string; depositAddressId: string }> {
-      return serviceCall(async () => {
+      return createCall(async () => {
         const addresses = [];
         for await (const address of ramp.depositAddresses.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
           if (!address.network || address.network === setup.network) addresses.push(address);
@@ -133,7 +137,7 @@ export function createRampActivities(
 
     /** Adds the source account to the AUD account's whitelist unless it is there; returns the whitelist. */
     async ensureAudWhitelist(request: { virtualAccountId: string; sourceAccount: AudSourceAccount }): Promise<WhitelistEntryRecord[]> {
-      return serviceCall(async () => {
+      return createCall(async () => {
         const { virtualAccountId, sourceAccount } = request;
         const listed = (entries: WhitelistEntryRecord[]) =>
           entries.some((entry) => entry.bsbNumber === sourceAccount.bsbNumber && entry.accountNumber === sourceAccount.accountNumber);
@@ -177,7 +181,7 @@ export function createRampActivities(
     /** Uploads the document the service asked for on an ACTION_REQUIRED deposit, read from the attachment store by reference. */
     async submitDepositAttachment(request: { depositId: string; attachment: AttachmentReference }): Promise<void> {
       const content = await checkOut(attachmentStore, request.attachment);
-      await serviceCall(() =>
+      await createCall(() =>
         ramp.deposits.submitAttachmentFile({
           depositId: request.depositId,
           file: {

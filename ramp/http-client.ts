@@ -8,11 +8,16 @@
  * - any request refused as UNAUTHORISED is retried once when the response's `Date` showed our clock
  *   was off: the refusal came before the service acted, and the next attempt carries a corrected
  *   timestamp.
+ *
+ * Calls made under limits (call-limits.ts: an activity attempt's cancellation signal and deadline)
+ * abort their request on the wire when the signal fires or the deadline passes, start no further
+ * attempt or wait after that, and tell the caller before each POST leaves.
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { resolveAssumptions, type RampAssumptionOverrides, type RampAssumptions } from './assumptions';
+import { attemptSignal, currentCallLimits, limitReached, pause } from './call-limits';
 import { ServiceClock } from './clock';
 import { RampConnectionError, RampOutcomeUnknownError, RampUnauthorisedError, type RampError } from './errors';
 import { describeTransportError, requestNeverLeft } from './network-errors';
@@ -114,19 +119,33 @@ export class RampHttpClient {
   async send(call: RampCall): Promise<RampResponse> {
     const wire: WireRequest = { method: call.method, path: `${this.#basePath}${call.path}`, query: call.query ?? '', body: call.body };
     const generation = call.generation ?? 'envelope';
+    const limits = currentCallLimits();
     let skewRetryUsed = false;
     for (let attempt = 1; ; attempt += 1) {
       const mayRetry = attempt < this.#retry.maxAttempts;
+      const stopped = limitReached(limits, Date.now());
+      // Nothing was sent for this attempt: abandoning it leaves nothing to reconcile.
+      if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
+      if (call.method === 'POST') await limits?.beforePost?.();
       let response: WireResponse;
       try {
-        response = await sendSignedAttempt(this.#transport, { request: wire, sign: this.#sign, timestampSeconds: this.clock.nowSeconds() });
+        const now = Date.now();
+        response = await sendSignedAttempt(this.#transport, {
+          request: wire,
+          sign: this.#sign,
+          timestampSeconds: this.clock.nowSeconds(),
+          signal: attemptSignal(limits, now),
+          ...(limits?.deadlineAt !== undefined ? { timeLeftMs: Math.max(1, limits.deadlineAt - now) } : {}),
+        });
       } catch (error) {
         const neverLeft = requestNeverLeft(error);
         if (call.method === 'POST' && !neverLeft) {
           throw new RampOutcomeUnknownError(`no answer after the request may have reached the service (${describeTransportError(error)}); look the record up before resending`, { method: call.method, path: call.path, cause: error });
         }
+        const ended = limitReached(limits, Date.now());
+        if (ended !== undefined) throw new RampConnectionError(`${ended}: ${describeTransportError(error)}`, { method: call.method, path: call.path, cause: error });
         if (mayRetry) {
-          await this.#sleep(backoffDelayMs(this.#retry, attempt, this.#random));
+          await pause(backoffDelayMs(this.#retry, attempt, this.#random), this.#sleep, limits?.signal);
           continue;
         }
         throw new RampConnectionError(`${neverLeft ? 'the request could not be sent' : 'no answer'} after ${attempt} attempt(s): ${describeTransportError(error)}`, { method: call.method, path: call.path, cause: error });
@@ -146,7 +165,9 @@ export class RampHttpClient {
       if (call.method === 'POST') throw this.#postTransientFailure(call, outcome.error);
       const wait = this.#transientWaitMs(response, attempt);
       if (!mayRetry || wait === undefined) throw outcome.error;
-      await this.#sleep(wait);
+      // A wait that would end past the deadline is not started: the caller's own retry fits better.
+      if (limits?.deadlineAt !== undefined && Date.now() + wait >= limits.deadlineAt) throw outcome.error;
+      await pause(wait, this.#sleep, limits?.signal);
     }
   }
 

@@ -1,6 +1,7 @@
 /** The typed, signed client of the partner ramp service. */
 export { RampClient } from './client';
 export { RampHttpClient, jsonBody, type RampClientOptions, type RampCall, type RampResponse } from './http-client';
+export { withCallLimits, currentCallLimits, type CallLimits } from './call-limits';
 export * from './errors';
 export * from './assumptions';
 export { readRampEnvironment, RampEnvironmentSchema, type RampEnvironment } from './environment';

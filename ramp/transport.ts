@@ -3,7 +3,8 @@
  *
  * Everything that varies per attempt is made here: the timestamp, the nonce and the signature. The
  * path, query and body bytes arrive fixed and are sent exactly as signed. Each attempt has its own
- * headers and body timeouts; the dispatcher (a keep-alive Agent by default) is injectable so tests
+ * headers and body timeouts (never longer than the caller's deadline), and aborts on the caller's
+ * signal; the dispatcher (a keep-alive Agent by default) is injectable so tests
  * can pass a MockAgent without touching undici's global dispatcher.
  */
 import type { Dispatcher } from 'undici';
@@ -49,6 +50,10 @@ export interface SendAttemptInput {
   /** Signs the canonical string; the secret stays inside the caller's closure. */
   sign: (canonical: string) => string;
   timestampSeconds: string;
+  /** Aborts the attempt: the caller's cancellation, or its deadline (call-limits.ts). */
+  signal?: AbortSignal;
+  /** What is left until the caller's deadline: the attempt's own timeouts are never longer. */
+  timeLeftMs?: number;
 }
 
 export async function sendSignedAttempt(settings: TransportSettings, input: SendAttemptInput): Promise<WireResponse> {
@@ -81,8 +86,9 @@ export async function sendSignedAttempt(settings: TransportSettings, input: Send
     method: request.method,
     headers,
     body: request.body ? Buffer.from(request.body.bytes) : null,
-    headersTimeout: settings.headersTimeoutMs,
-    bodyTimeout: settings.bodyTimeoutMs,
+    headersTimeout: Math.min(settings.headersTimeoutMs, input.timeLeftMs ?? Infinity),
+    bodyTimeout: Math.min(settings.bodyTimeoutMs, input.timeLeftMs ?? Infinity),
+    ...(input.signal ? { signal: input.signal } : {}),
   });
   const bodyText = await response.body.text();
   return { status: response.statusCode, headers: flattenHeaders(response.headers), bodyText };

@@ -5,12 +5,14 @@
  * - `DELAY`: hold the response for `delayMs`, then answer normally (for client timeouts);
  * - `RESET`: reset the TCP connection without answering;
  * - `UNAUTHORISED`: refuse the call as the service refuses a bad signature (422 UNAUTHORISED), as after
- *   a key rotation the caller has not caught up with.
+ *   a key rotation the caller has not caught up with;
+ * - `REFUSED`: refuse the call as the service refuses an operation it will not do (422 FAILED, with a
+ *   message saying it was injected), without acting on it.
  * The path `*` stands for every path but the sandbox's own tools, for faults that hit every call.
  * With `afterHandling: true` the request is processed first and only its response is lost: the
  * case where a POST took effect but the client cannot know it.
  */
-export type FaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED';
+export type FaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED' | 'REFUSED';
 
 /** The path of a rule that applies to every path but the sandbox's own tools. */
 export const EVERY_PATH = '*';

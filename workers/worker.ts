@@ -10,7 +10,7 @@ import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
 import { createCustomerJourneyLookupActivities } from '../activities/customer-journey-lookup';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
-import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from '../activities/failures';
+import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, DEFAULT_REFUSED_CREATE_PARK_AFTER_MS, type FailureOptions } from '../activities/failures';
 import { ServiceHealth } from '../activities/service-health';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
@@ -35,8 +35,13 @@ export interface RampflowWorkerOptions {
   identity?: string;
   /** Where submitted documents are read from (attachments/); RAMPFLOW_ATTACHMENTS_DIR's folder when omitted. */
   attachmentStore?: AttachmentStore;
-  /** How long an outcome-unknown create waits before it looks up and retries (activities/failures.ts). */
+  /**
+   * The settle delay: how long after a create left (the service may hold it that long before acting)
+   * a retry waits before it looks the record up and creates again (activities/creates.ts). 60 s by default.
+   */
   outcomeUnknownRetryDelayMs?: number;
+  /** How long a create the service refuses (FAILED) is retried before its workflow parks as `Refused` (activities/creates.ts). An hour by default. */
+  refusedCreateParkAfterMs?: number;
   /** WORKER_MAX_CACHED_WORKFLOWS (config/env.ts); the SDK's default when undefined. */
   maxCachedWorkflows?: number;
   /** Timings of the deposit workflows this worker's activities start (production defaults when undefined). */
@@ -50,6 +55,7 @@ export interface RampflowWorkerOptions {
 export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
   const failureOptions: FailureOptions = {
     outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS,
+    refusedCreateParkAfterMs: options.refusedCreateParkAfterMs ?? DEFAULT_REFUSED_CREATE_PARK_AFTER_MS,
     health: options.serviceHealth ?? defaultServiceHealth(),
   };
   return Worker.create({

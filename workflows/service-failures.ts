@@ -9,8 +9,10 @@ import type { Hints } from './trust';
  * Failure types the activities raise as non-retryable (see activities/failures.ts). UNAUTHORISED is
  * not among them: bad credentials or a clock far off fail every call alike, so it is one incident for
  * the worker to report, and calls keep retrying until it is fixed rather than parking one by one.
+ * `Refused` is a create the service kept answering FAILED for longer than the worker's bound
+ * (activities/creates.ts): the workflow parks with the service's words.
  */
-export const NON_RETRYABLE_SERVICE_ERRORS = ['InvalidParameters', 'NotFound', 'Conflict'] as const;
+export const NON_RETRYABLE_SERVICE_ERRORS = ['InvalidParameters', 'NotFound', 'Conflict', 'Refused'] as const;
 
 /** A wait that was parked at its deadline, and how the parked workflow can see it come true later. */
 export interface LateFact {

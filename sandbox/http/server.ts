@@ -146,6 +146,10 @@ async function handle(dependencies: ServerDependencies, route: RouteDefinition, 
     request.outcome = 'FAULT_UNAUTHORISED';
     return sendFailure(route, dependencies, request, reply, new SandboxError('UNAUTHORISED', 'signature verification failed (injected fault: the key was rotated)'));
   }
+  if (before?.kind === 'REFUSED') {
+    request.outcome = 'FAULT_REFUSED';
+    return sendFailure(route, dependencies, request, reply, new SandboxError('FAILED', 'the operation was refused (injected fault)'));
+  }
   if (before !== undefined && (await applyFault(before, request, reply))) return;
 
   let data: unknown;

@@ -25,7 +25,7 @@ const AdvanceBody = z.object({ seconds: z.number().min(0).max(MAX_ADVANCE_SECOND
 const FaultBody = z.object({
   /** A path, or `*` for every path but the sandbox's own tools. */
   path: z.union([z.string().startsWith('/'), z.literal('*')]),
-  kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET', 'UNAUTHORISED']),
+  kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET', 'UNAUTHORISED', 'REFUSED']),
   count: z.number().int().min(0).max(100_000).default(1),
   statusCode: z.number().int().min(500).max(599).default(503),
   delayMs: z.number().int().min(0).max(300_000).default(35_000),

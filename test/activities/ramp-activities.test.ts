@@ -14,8 +14,10 @@ import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/san
 
 let sandbox: TestSandbox;
 let activities: RampActivities;
-// Failures are what several tests expect; only errors of the environment itself are printed.
-const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+// Failures are what several tests expect; only errors of the environment itself are printed. The
+// attempt has a change's one-minute timeout (the mock's default second would bound every call to
+// 800 ms) and was scheduled now, so no refusal has lasted long enough to park.
+const env = new MockActivityEnvironment({ startToCloseTimeoutMs: 60_000, scheduledTimestampMs: Date.now() }, { logger: new DefaultLogger('ERROR') });
 /** MockActivityEnvironment.run, typed by the activity it runs. */
 const run = <A extends unknown[], R>(activity: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(activity, ...args);
 
@@ -62,8 +64,10 @@ describe('ensureCustomer', () => {
     const failure = await failureOf(run(activities.ensureCustomer, details));
     expect(failure.type).toBe('OutcomeUnknown');
     expect(failure.nonRetryable).toBe(false);
-    // The retry waits until a request the service may still hold can no longer land.
-    expect(failure.nextRetryDelay).toBe(DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS);
+    // The retry waits until a request the service may still hold can no longer land: the settle
+    // delay, counted from when the request left.
+    expect(failure.nextRetryDelay).toBeGreaterThan(DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS - 5_000);
+    expect(failure.nextRetryDelay).toBeLessThanOrEqual(DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS);
 
     const retried = await run(activities.ensureCustomer, details);
     expect(retried.externalId).toBe(details.externalId);

@@ -9,7 +9,7 @@ import { createSandbox, type Sandbox, type SandboxOptions } from '../../sandbox'
 export const TEST_PARTNER = { apiKey: 'test-key', apiSecret: 'test-secret-0123456789' };
 
 const Record = z.looseObject({ id: z.string(), status: z.string().optional() });
-const PendingFaults = z.array(z.object({ path: z.string(), kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET', 'UNAUTHORISED']), remaining: z.number(), afterHandling: z.boolean() }).loose());
+const PendingFaults = z.array(z.object({ path: z.string(), kind: z.enum(['HTTP_5XX', 'DELAY', 'RESET', 'UNAUTHORISED', 'REFUSED']), remaining: z.number(), afterHandling: z.boolean() }).loose());
 
 export class SandboxControl {
   constructor(private readonly ramp: RampClient) {}
@@ -39,7 +39,7 @@ export class SandboxControl {
 
   /** The next `count` answers of `path` fail; with afterHandling the request takes effect first. */
   /** Faults on one path, or on every path but the sandbox's tools (`*`); `count` 0 clears them. */
-  injectFault = (fault: { path: string; kind: 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED'; count?: number; afterHandling?: boolean; delayMs?: number; apiKey?: string }) =>
+  injectFault = (fault: { path: string; kind: 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED' | 'REFUSED'; count?: number; afterHandling?: boolean; delayMs?: number; apiKey?: string }) =>
     this.ramp.http.request({ method: 'POST', path: '/sandbox/faults', body: jsonBody(fault) }, z.unknown());
 
   /** The injected faults still to be served, each with how many answers it has left. */

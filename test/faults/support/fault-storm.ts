@@ -12,7 +12,7 @@ export interface FaultRule {
   delayMs?: number;
 }
 
-const ruleKey = (rule: Pick<FaultRule, 'path' | 'kind' | 'afterHandling'>): string => `${rule.kind} ${rule.afterHandling ? 'after' : 'before'} ${rule.path}`;
+const ruleKey = (rule: { path: string; kind: string; afterHandling: boolean }): string => `${rule.kind} ${rule.afterHandling ? 'after' : 'before'} ${rule.path}`;
 
 export class FaultStorm {
   blowing = true;

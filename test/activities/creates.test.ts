@@ -1,0 +1,144 @@
+/**
+ * A create activity's attempts never overlap (activities/creates.ts), shown on the payout's create
+ * against a real sandbox over loopback, each attempt in its own MockActivityEnvironment carrying
+ * what Temporal would give it (attempt number, inherited heartbeat details, timeouts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Info } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPayoutActivities, type PayoutOrder } from '../../activities';
+import { createRecordOf, type CreateRecord } from '../../activities/creates';
+import { RampClient } from '../../ramp';
+import type { PaymentRecord } from '../../workflows/records';
+import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
+
+/** The settle delay here: longer than the sandbox holds the slow create below. */
+const SETTLE_MS = 2_500;
+const HOLD_MS = 1_500;
+const REFUSED_AFTER_MS = 60_000;
+
+let sandbox: TestSandbox;
+/** The worker's client gives up on an answer after 300 ms, far sooner than the sandbox's hold. */
+let impatient: RampClient;
+let bankAccountId: string;
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  impatient = new RampClient({ baseUrl: sandbox.sandbox.url, ...TEST_PARTNER, headersTimeoutMs: 300 });
+  const { id: customerId } = await sandbox.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  await sandbox.control.approveCustomer(customerId!);
+  ({ id: bankAccountId } = (await sandbox.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string });
+  await sandbox.control.creditBalance({ currency: 'USDT', amount: '1000' });
+});
+afterAll(async () => {
+  await impatient?.close();
+  await sandbox?.close();
+});
+
+const activities = (ramp: RampClient) => createPayoutActivities(ramp, { outcomeUnknownRetryDelayMs: SETTLE_MS, refusedCreateParkAfterMs: REFUSED_AFTER_MS });
+const newOrder = (): PayoutOrder => ({ reference: `po-${randomUUID()}`, bankAccountId, deductCurrency: 'USDT', deductAmount: '1' });
+const paymentsWith = async (reference: string) => (await sandbox.ramp.payments.list({ reference })).list;
+
+/** One attempt as Temporal would run it: a change's one-minute timeout, scheduled now unless told. */
+function attempt(info: Partial<Info> = {}) {
+  const env = new MockActivityEnvironment({ attempt: 1, startToCloseTimeoutMs: 60_000, scheduledTimestampMs: Date.now(), ...info }, { logger: new DefaultLogger('ERROR') });
+  const heartbeats: unknown[] = [];
+  env.on('heartbeat', (details: unknown) => heartbeats.push(details));
+  return { env, heartbeats };
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ApplicationFailure);
+  return error as ApplicationFailure;
+}
+
+describe('a create whose outcome is unknown', () => {
+  it('records when it left, and the next attempt waits until it has settled before looking up: one payment', async () => {
+    const order = newOrder();
+    // The service holds the create, then makes the payment: long after the client gave up.
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS });
+    const first = attempt();
+    const sentAround = Date.now();
+    const failure = await failureOf(first.env.run(activities(impatient).ensurePayoutPayment, order));
+    expect(failure.type).toBe('OutcomeUnknown');
+    // The retry is due once the request has settled, counted from when it left.
+    expect(failure.nextRetryDelay).toBeGreaterThan(SETTLE_MS - 1_000);
+    expect(failure.nextRetryDelay).toBeLessThanOrEqual(SETTLE_MS);
+    // One heartbeat, sent before the request: when it must have settled, and by which attempt.
+    expect(first.heartbeats).toHaveLength(1);
+    const record = createRecordOf(first.heartbeats[0]) as CreateRecord;
+    expect(record.sentBy).toBe(1);
+    expect(record.settleUntil).toBeGreaterThanOrEqual(sentAround + SETTLE_MS);
+
+    // The next attempt starts at once (as after a timeout or a killed worker, which set no retry
+    // delay), inheriting the record: it waits, then finds the payment the held request made.
+    const second = attempt({ attempt: 2, heartbeatDetails: first.heartbeats[0] });
+    const payment = (await second.env.run(activities(impatient).ensurePayoutPayment, order)) as PaymentRecord;
+    expect(Date.now()).toBeGreaterThanOrEqual(record.settleUntil);
+    expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
+  });
+
+  it('leaves the retry to the policy\'s backoff once the request has already settled (a zero delay would end the retries)', async () => {
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS });
+    const settledAlready = createPayoutActivities(impatient, { outcomeUnknownRetryDelayMs: 100 });
+    const failure = await failureOf(attempt().env.run(settledAlready.ensurePayoutPayment, newOrder()));
+    expect(failure).toMatchObject({ type: 'OutcomeUnknown', nonRetryable: false });
+    expect(failure.nextRetryDelay).toBeUndefined();
+  });
+
+  it('ends an attempt whose wait would take more than half its time as OutcomeUnknown, with the rest of the wait, before calling the service', async () => {
+    const order = newOrder();
+    // A look-up would meet this refusal; it must still be pending afterwards.
+    await sandbox.control.injectFault({ path: '/payment/list', kind: 'REFUSED' });
+    const settleUntil = Date.now() + 40_000;
+    const { env } = attempt({ attempt: 3, heartbeatDetails: { settleUntil, sentBy: 2 } });
+    const failure = await failureOf(env.run(activities(sandbox.ramp).ensurePayoutPayment, order));
+    expect(failure).toMatchObject({ type: 'OutcomeUnknown', nonRetryable: false });
+    expect(failure.nextRetryDelay).toBeGreaterThan(35_000);
+    expect(failure.nextRetryDelay).toBeLessThanOrEqual(40_000);
+    expect(await sandbox.control.pendingFaults()).toMatchObject([{ path: '/payment/list', kind: 'REFUSED', remaining: 1 }]);
+    await sandbox.control.injectFault({ path: '/payment/list', kind: 'REFUSED', count: 0 });
+  });
+
+  it('is abandoned on the wire when its attempt is cancelled', async () => {
+    const order = newOrder();
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: 5_000 });
+    const { env } = attempt();
+    // Cancelled once the request is out (the record is heartbeated just before it leaves).
+    env.on('heartbeat', () => setTimeout(() => env.cancel(), 200));
+    const started = Date.now();
+    const error = await env.run(activities(sandbox.ramp).ensurePayoutPayment, order).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CancelledFailure);
+    // Well before the service would have answered: undici aborted the request.
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+});
+
+describe('a create the service refuses (FAILED)', () => {
+  it('is retried as Failed at first, and is Refused, with the service words, once refused past the bound', async () => {
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'REFUSED', count: 2 });
+    const early = await failureOf(attempt().env.run(activities(sandbox.ramp).ensurePayoutPayment, newOrder()));
+    expect(early).toMatchObject({ type: 'Failed', nonRetryable: false });
+
+    const late = await failureOf(attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(activities(sandbox.ramp).ensurePayoutPayment, newOrder()));
+    expect(late).toMatchObject({ type: 'Refused', nonRetryable: true });
+    expect(late.message).toContain('POST /payment/create (HTTP 422)');
+    expect(late.message).toContain('FAILED: the operation was refused (injected fault)');
+  });
+
+  it('is never Refused for a read that fails: only the create itself is', async () => {
+    await sandbox.control.injectFault({ path: '/payment/list', kind: 'REFUSED' });
+    const failure = await failureOf(attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(activities(sandbox.ramp).ensurePayoutPayment, newOrder()));
+    expect(failure).toMatchObject({ type: 'Failed', nonRetryable: false });
+  });
+});
