@@ -13,8 +13,8 @@
  *   its entry account, a trade than its deposit's confirmation): once a page's oldest record is
  *   older than that, the rest of the list is older still, and the record is not there. When the
  *   order cannot be told (equal or missing times), there is no bound and the walk reads every page.
- * - **A cursor in the heartbeat.** An attempt reads at most `pagesPerAttempt` pages, heartbeating
- *   where it is after each. When it runs out it ends with a retryable `ListSearchContinues` failure
+ * - **A cursor in the heartbeat.** An attempt reads at most `pagesPerAttempt` pages, then heartbeats
+ *   where it is and ends with a retryable `ListSearchContinues` failure
  *   (next retry in a second, whatever the policy's backoff); the next attempt reads the cursor from
  *   `heartbeatDetails` and carries on where this one stopped. So a lookup with no useful bound still
  *   walks the whole list, but a slice per attempt: each attempt ends well inside its timeout, a worker
@@ -69,7 +69,7 @@ export interface ListSearch<T> {
   pagesPerAttempt?: number;
   /** Where an earlier attempt stopped. */
   cursor?: SearchCursor;
-  /** Called with the cursor after every page (the activity heartbeats it). */
+  /** Called with the cursor after every page (progress for a caller that wants it; activities do not heartbeat it). */
   progress?: (cursor: SearchCursor) => void;
 }
 
@@ -154,17 +154,21 @@ function orderOf(headTime: number | undefined, tailTime: number | undefined): Wa
 }
 
 /**
- * Runs a search inside an activity: resumes from the cursor an earlier attempt heartbeated, heartbeats
- * its own, and, when this attempt's pages run out, ends it so the next attempt carries on.
+ * Runs a search inside an activity: resumes from the cursor an earlier attempt heartbeated and, when
+ * this attempt's pages run out, heartbeats its own and ends the attempt so the next one carries on.
  */
 export async function searchListInActivity<T>(search: Omit<ListSearch<T>, 'cursor' | 'progress'>): Promise<T | undefined> {
   const context = Context.current();
+  // The cursor is heartbeated once, when this attempt's pages run out, not after every page: a create
+  // that follows a look-up in the same attempt (activities/creates.ts) must have the attempt's first
+  // heartbeat, which the SDK sends at once, for the record of the request it is about to send.
   const outcome = await searchList({
     ...search,
     cursor: cursorOf(context.info.heartbeatDetails),
-    progress: (cursor) => context.heartbeat(cursor),
+    progress: () => undefined,
   });
   if (!('cursor' in outcome)) return outcome.found;
+  context.heartbeat(outcome.cursor);
   throw ApplicationFailure.create({
     type: LIST_SEARCH_CONTINUES,
     message: `${search.search}: read ${outcome.pages} pages of the list so far, none older than the bound; the next attempt goes on from page ${outcome.cursor.next}`,
