@@ -36,7 +36,9 @@ export function formatJourneyState(state: JourneyState): string {
     ],
     ['offramp', offramp && [`${offramp.currency} on ${offramp.network}`, da && `deposit address ${da.id} ${da.status}`, da?.address && `deposit to ${da.address}`].filter(Boolean).join(', ')],
     ['deposits', depositCounts(state.deposits)],
-    ['completed', Object.entries(state.deposits.completedTotals).map(([currency, amount]) => `${amount} ${currency}`).join(', ') || undefined],
+    ['completed', totals(state.deposits.completedTotals)],
+    // Refunded after the service had confirmed them (the money went back).
+    ['reversed', totals(state.deposits.reversedTotals ?? {})],
     ...[...state.deposits.open, ...state.deposits.recent].map((deposit): [string, string] => [
       'deposit',
       `${deposit.depositId} ${deposit.kind} ${deposit.amount} ${deposit.currency} ${deposit.stage}${deposit.attention ? `: ${deposit.attention.reason}` : ''}`,
@@ -44,6 +46,10 @@ export function formatJourneyState(state: JourneyState): string {
     ['', state.deposits.openNotShown > 0 ? `(${state.deposits.openNotShown} more in progress: rampflow deposit list --customer ${state.externalId})` : undefined],
   ];
   return `journey ${state.externalId}: ${state.stage}\n${labelled(rows)}\n`;
+}
+
+function totals(byCurrency: Record<string, string>): string | undefined {
+  return Object.entries(byCurrency).map(([currency, amount]) => `${amount} ${currency}`).join(', ') || undefined;
 }
 
 function depositCounts(deposits: JourneyDeposits): string | undefined {

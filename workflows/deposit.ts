@@ -118,10 +118,12 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
    */
   let confirmedOnce = false;
   /**
-   * Set when this run follows the trust rule (PAYLOADS_ARE_HINTS): it read its own record, and holds
-   * only records the service gave. Runs recorded before the rule replay without it.
+   * Set when this run follows the trust rule (PAYLOADS_ARE_HINTS): it reads its own record, holds only
+   * records the service gave, and takes a refund as a reversal. Decided before any handler can run (a
+   * signal-with-start's signal may be delivered as soon as its handler is set); runs recorded before
+   * the rule replay without it.
    */
-  let verifiesPayloads = false;
+  const verifiesPayloads = patched(PAYLOADS_ARE_HINTS);
   /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
   const depositHints = new PendingHints(1);
   const tradeHints = new PendingHints(4);
@@ -544,7 +546,6 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   };
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
-  verifiesPayloads = patched(PAYLOADS_ARE_HINTS);
   // Under the trust rule the deposit finds its journey from its own record, whoever started it.
   if (input.externalId !== undefined && !verifiesPayloads) learnJourney(input.externalId);
   let stage: DepositStage = 'RECEIVED';
