@@ -8,7 +8,8 @@
  * the token), the path token compared in constant time (404, the same answer as for any unknown path),
  * the body cap (413) and JSON content type (415), the envelope `{event, payload: {id}}` (400). None of
  * these reaches Temporal. Then the event is routed (200, or 503 when Temporal cannot be reached):
- * directly, by a signal to its target built from the payload (webhooks/direct-route.ts), or, where
+ * directly, by a signal to its target carrying the payload as a hint the target reads from the service
+ * (webhooks/direct-route.ts, workflows/trust.ts), or, where
  * that path is unsure or `routing` is `workflow`, by the durable handoff to a ramp-event workflow,
  * whatever else the payload holds or lacks. Payload fields that do not match our schema are counted
  * (rampflow_webhook_payload_mismatches_total) and logged by path, never by value.

@@ -6,8 +6,6 @@
  * `rampflow_reconcile_runs_total` and logs one line; a complete run counts as `complete` and sets
  * `rampflow_reconcile_last_complete_run_timestamp_seconds`.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
@@ -18,9 +16,9 @@ import { journeyStateQuery } from '../../workflows/messages';
 import type { ReconcileLimits, ReconcileResult } from '../../workflows/reconcile-types';
 import { RampStage } from '../../workflows/search-attributes';
 import { TEST_ONRAMP } from '../support/journey-harness';
-import { PROJECT_ROOT } from '../support/run';
-import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
-import { connectClient, temporalAddress, uniqueTaskQueue } from '../support/temporal';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { connectClient, uniqueTaskQueue } from '../support/temporal';
+import { startWorkerProcess, testWorkerEnv } from '../support/worker-process';
 import { until as waitUntil } from '../support/until';
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => waitUntil(what, probe, timeoutMs);
@@ -40,26 +38,9 @@ beforeAll(async () => {
   client = await connectClient();
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      RAMP_BASE_URL: sandbox.sandbox.url,
-      RAMP_API_KEY: TEST_PARTNER.apiKey,
-      RAMP_API_SECRET: TEST_PARTNER.apiSecret,
-      WORKER_METRICS_PORT: String(metricsPort),
-      TEMPORAL_WORKER_VERSIONING: 'false',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  worker = { kill: () => child.kill('SIGTERM'), output: () => output, exited: new Promise((done) => child.on('close', done)) };
-  await until('the worker to start', async () => (output.includes('worker started') ? true : undefined));
+  const started = startWorkerProcess(testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort, logLevel: 'info' }));
+  worker = { kill: () => started.child.kill('SIGTERM'), output: started.output, exited: started.exited };
+  await until('the worker to start', async () => (worker.output().includes('worker started') ? true : undefined));
 });
 afterAll(async () => {
   worker?.kill();

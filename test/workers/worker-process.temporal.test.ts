@@ -3,8 +3,6 @@
  * environment): killed without warning in the middle of a journey, a new one finishes the journey
  * with nothing created twice; it serves Prometheus metrics and stops gracefully on SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
 import { journeyWorkflowId } from '../../workflows/ids';
@@ -12,29 +10,10 @@ import { JourneyInputSchema } from '../../workflows/journey-input';
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
 import type { customerJourney } from '../../workflows';
 import { FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TEST_ONRAMP } from '../support/journey-harness';
-import { PROJECT_ROOT } from '../support/run';
-import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
-import { connectClient, temporalAddress, uniqueTaskQueue } from '../support/temporal';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { connectClient, uniqueTaskQueue } from '../support/temporal';
 import { until as waitUntil } from '../support/until';
-
-interface WorkerProcess {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startWorkerProcess(env: NodeJS.ProcessEnv): WorkerProcess {
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-  return { child, output: () => output, exited };
-}
+import { startWorkerProcess, testWorkerEnv } from '../support/worker-process';
 
 /** Waits as long as a worker start may take on a loaded machine. */
 const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => waitUntil(what, probe, timeoutMs);
@@ -55,17 +34,7 @@ describe('rampflow worker', () => {
   it('survives being killed mid-journey: a new worker finishes it and nothing is created twice', async () => {
     const taskQueue = uniqueTaskQueue('worker-process');
     const metricsPort = await freePort();
-    const env = {
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      RAMP_BASE_URL: sandbox.sandbox.url,
-      RAMP_API_KEY: TEST_PARTNER.apiKey,
-      RAMP_API_SECRET: TEST_PARTNER.apiSecret,
-      WORKER_METRICS_PORT: String(metricsPort),
-      // Unversioned: this test is about the process; the versioned worker has its own (upgrade.temporal.test.ts).
-      TEMPORAL_WORKER_VERSIONING: 'false',
-      LOG_LEVEL: 'info',
-    };
+    const env = testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort });
     const first = startWorkerProcess(env);
     await until('the first worker to start', async () => (first.output().includes('worker started') ? true : undefined));
 

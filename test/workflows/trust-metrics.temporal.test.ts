@@ -3,16 +3,14 @@
  * worker process operators run (`rampflow worker`) serves `rampflow_deliveries_dismissed` and
  * `rampflow_hints_ignored` on its Prometheus endpoint, by workflow type and reason, never by id (here: the dismissals).
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverToDeposit } from '../../client/deposit-delivery';
 import { freePort } from '../../dev/ports';
 import { depositWorkflowId } from '../../workflows/ids';
-import { PROJECT_ROOT } from '../support/run';
-import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
-import { connectClient, temporalAddress, uniqueTaskQueue } from '../support/temporal';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox';
+import { connectClient, uniqueTaskQueue } from '../support/temporal';
+import { startWorkerProcess, testWorkerEnv } from '../support/worker-process';
 import { until } from '../support/until';
 
 let sandbox: TestSandbox;
@@ -27,25 +25,8 @@ beforeAll(async () => {
   client = await connectClient();
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      RAMP_BASE_URL: sandbox.sandbox.url,
-      RAMP_API_KEY: TEST_PARTNER.apiKey,
-      RAMP_API_SECRET: TEST_PARTNER.apiSecret,
-      WORKER_METRICS_PORT: String(metricsPort),
-      TEMPORAL_WORKER_VERSIONING: 'false',
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  worker = { kill: () => child.kill('SIGTERM'), output: () => output, exited: new Promise((done) => child.on('close', done)) };
+  const started = startWorkerProcess(testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort, logLevel: 'error' }));
+  worker = { kill: () => started.child.kill('SIGTERM'), output: started.output, exited: started.exited };
   await until('the worker to serve its metrics', async () => ((await fetch(metricsUrl).catch(() => undefined))?.ok ? true : undefined), 90_000);
 });
 afterAll(async () => {

@@ -1,0 +1,47 @@
+/**
+ * `rampflow worker` as operators run it, a child process configured by the environment, for tests
+ * that need the real process: its Prometheus endpoint, its log, being killed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './run';
+import { TEST_PARTNER } from './sandbox';
+import { temporalAddress } from './temporal';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export function startWorkerProcess(env: NodeJS.ProcessEnv): WorkerProcess {
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+  return { child, output: () => output, exited };
+}
+
+/**
+ * The environment of an unversioned worker on the run's dev server and a task queue of the test's,
+ * calling the test's sandbox as the test partner, serving metrics on `metricsPort`.
+ */
+export function testWorkerEnv(options: { taskQueue: string; sandboxUrl: string; metricsPort: number; logLevel?: string }): NodeJS.ProcessEnv {
+  return {
+    TEMPORAL_ADDRESS: temporalAddress(),
+    TEMPORAL_TASK_QUEUE: options.taskQueue,
+    RAMP_BASE_URL: options.sandboxUrl,
+    RAMP_API_KEY: TEST_PARTNER.apiKey,
+    RAMP_API_SECRET: TEST_PARTNER.apiSecret,
+    WORKER_METRICS_PORT: String(options.metricsPort),
+    // Unversioned: these tests are about the process; the versioned worker has its own (test/workers/upgrade.temporal.test.ts).
+    TEMPORAL_WORKER_VERSIONING: 'false',
+    LOG_LEVEL: options.logLevel ?? 'info',
+  };
+}
