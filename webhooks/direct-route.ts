@@ -56,8 +56,10 @@ export const WORKFLOW_ROUTE_REASONS = [
 export type WorkflowRouteReason = (typeof WORKFLOW_ROUTE_REASONS)[number];
 
 /**
- * The statuses a payload may move a target to: none that ends or parks it (a rejection, a deletion, a
- * failed trade). An event whose payload shows another status is never taken on the payload's word.
+ * The statuses a hint is sent straight to its target with: none that would end or park it (a
+ * rejection, a deletion, a failed trade). Those go through the ramp-event workflow's re-read, so a
+ * target that still runs code from before the trust rule (which took payloads as records) never ends
+ * on one. (Payments all go there anyway: see place().)
  */
 const FORWARD_ONLY: Record<EventResource, (status: string) => boolean> = {
   customer: isCustomerApproved,

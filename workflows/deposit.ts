@@ -191,7 +191,8 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   }
 
   function applyTrade(record: TradeRecord, fromPayload = false): void {
-    if (record.depositId !== undefined && record.depositId !== depositId) return;
+    // Under the trust rule a trade is this deposit's only when the service's record names it.
+    if (verifiesPayloads ? !tradeNamesDeposit(record, depositId) : record.depositId !== undefined && record.depositId !== depositId) return;
     if (trade && (trade.id !== record.id || !advancesTrade(trade.status, record.status))) return;
     trade = record;
     if (verifiesPayloads) confirmedOnce = true;
