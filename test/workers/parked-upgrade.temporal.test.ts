@@ -6,52 +6,26 @@
  * an operator's retry then runs the deposit on B to completion.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { dataConverterFromEnv } from '../../codec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeployment, setCurrentVersion } from '../../client/deployment';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
-import { createRampflowWorker, WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
 import { depositWorkflowId } from '../../workflows/ids';
 import { closeCustomerUpdate, retryUpdate } from '../../workflows/messages';
-import { FAST_DEPOSIT_TIMINGS, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
+import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 import { runRampflow } from '../support/run';
-import { connectWorker, temporalAddress } from '../support/temporal';
+import { temporalAddress } from '../support/temporal';
 import { until as waitUntil } from '../support/until';
 
-const QUIET_BUNDLER = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
 const PINNED = '1'; // temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
 
-/** Build B: the current code, or the same workflows under another build ID when it is still exactly the release. */
-async function currentBuild(releasedBuildId: string): Promise<{ codePath: string; buildId: string }> {
-  const codePath = inject('workflowBundlePath');
-  const buildId = buildIdOfBundle(readFileSync(codePath));
-  if (buildId !== releasedBuildId) return { codePath, buildId };
-  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'next-release.ts'), logger: QUIET_BUNDLER });
-  const nextPath = join(mkdtempSync(join(tmpdir(), 'rampflow-next-')), 'workflow-bundle.js');
-  writeFileSync(nextPath, code);
-  return { codePath: nextPath, buildId: buildIdOfBundle(code) };
-}
 
-/** The build IDs of the workers that completed the workflow's tasks, in order, repeats folded. */
-async function taskBuildIds(handle: WorkflowHandle): Promise<string[]> {
-  const ids: string[] = [];
-  for (const event of (await handle.fetchHistory()).events ?? []) {
-    const buildId = event.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId;
-    if (buildId && ids.at(-1) !== buildId) ids.push(buildId);
-  }
-  return ids;
-}
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs);
 
 let h: JourneyHarness;
-let workerB: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
+let workerB: BuildWorker | undefined;
 const deploymentName = `parked-${randomUUID().slice(0, 8)}`;
 let buildA: { codePath: string; buildId: string };
 let buildB: { codePath: string; buildId: string };
@@ -65,11 +39,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (workerB) {
-    workerB.worker.shutdown();
-    await workerB.done;
-    await workerB.connection.close();
-  }
+  await workerB?.stop();
   await h?.close();
 });
 
@@ -87,19 +57,7 @@ describe('a deposit parked on an old version', () => {
     expect({ behavior: String(versioning?.behavior), buildId: versioning?.deploymentVersion?.buildId }).toEqual({ behavior: PINNED, buildId: buildA.buildId });
 
     // The deploy: B beside A, then B current. The parked deposit still holds A.
-    const connection = await connectWorker();
-    const worker = await createRampflowWorker({
-      connection,
-      namespace: 'default',
-      taskQueue: h.taskQueue,
-      ramp: h.ramp,
-      dataConverter: dataConverterFromEnv(),
-      workflowBundle: { codePath: buildB.codePath },
-      shutdownGraceTime: '2 seconds',
-      depositTimings: FAST_DEPOSIT_TIMINGS,
-      deploymentVersion: { deploymentName, buildId: buildB.buildId },
-    });
-    workerB = { worker, connection, done: worker.run() };
+    workerB = await startBuildWorker(h, buildB.codePath, { deploymentName, buildId: buildB.buildId });
     await setCurrentVersion(h.client, { deploymentName, buildId: buildB.buildId });
     const pinnedOnA = async () => (await describeDeployment(h.client, deploymentName)).versions.find((version) => version.buildId === buildA.buildId)?.pinned;
     await until('visibility to count the parked deposit as pinned to A', async () => ((await pinnedOnA()) === 1 ? true : undefined));

@@ -6,52 +6,22 @@
  * everything completes: nothing failed, nothing left running, A has nothing pinned to it any more.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { dataConverterFromEnv } from '../../codec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeployment, setCurrentVersion } from '../../client/deployment';
+import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
-import { createRampflowWorker, WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
 import { shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
 import { closeCustomerUpdate, type JourneyState } from '../../workflows/messages';
-import { FAST_DEPOSIT_TIMINGS, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
-import { latestReleaseBundle } from '../../dev/replay-corpus';
+import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
+import { registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 import { runRampflow } from '../support/run';
-import { connectWorker, temporalAddress } from '../support/temporal';
+import { temporalAddress } from '../support/temporal';
 import { until as waitUntil } from '../support/until';
 
-const QUIET_BUNDLER = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
 
-/**
- * Build B: the run's bundle of the current code, or, when the current code is still exactly the last
- * release (right after recording it), the same workflows entered through another module, so the
- * bundle's hash, and with it the build ID, differs while the code does not.
- */
-async function currentBuild(releasedBuildId: string): Promise<{ codePath: string; buildId: string }> {
-  const codePath = inject('workflowBundlePath');
-  const buildId = buildIdOfBundle(readFileSync(codePath));
-  if (buildId !== releasedBuildId) return { codePath, buildId };
-  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'next-release.ts'), logger: QUIET_BUNDLER });
-  const nextPath = join(mkdtempSync(join(tmpdir(), 'rampflow-next-')), 'workflow-bundle.js');
-  writeFileSync(nextPath, code);
-  return { codePath: nextPath, buildId: buildIdOfBundle(code) };
-}
 
-/** The build IDs of the workers that completed the workflow's tasks, in order, repeats folded. */
-async function taskBuildIds(handle: WorkflowHandle): Promise<string[]> {
-  const history = await handle.fetchHistory();
-  const ids: string[] = [];
-  for (const event of history.events ?? []) {
-    const buildId = event.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId;
-    if (buildId && ids.at(-1) !== buildId) ids.push(buildId);
-  }
-  return ids;
-}
 
 async function versioningOf(handle: WorkflowHandle): Promise<{ behavior?: string | null; buildId?: string | null }> {
   const info = (await handle.describe()).raw.workflowExecutionInfo?.versioningInfo;
@@ -62,7 +32,7 @@ const PINNED = '1'; // temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAV
 const AUTO_UPGRADE = '2';
 
 let h: JourneyHarness;
-let workerB: { worker: Worker; done: Promise<void>; close: () => Promise<void> } | undefined;
+let workerB: BuildWorker | undefined;
 const deploymentName = `upgrade-${randomUUID().slice(0, 8)}`;
 let buildA: { release: string; codePath: string; buildId: string };
 let buildB: { codePath: string; buildId: string };
@@ -76,11 +46,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (workerB) {
-    workerB.worker.shutdown();
-    await workerB.done;
-    await workerB.close();
-  }
+  await workerB?.stop();
   await h?.close();
 });
 
@@ -112,19 +78,7 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     expect(onA).toMatchObject({ status: 'CURRENT', running: { customerJourney: 2, depositLifecycle: 1 }, pinned: 1 });
 
     // The deploy: B's worker beside A's, then B current.
-    const connection = await connectWorker();
-    const worker = await createRampflowWorker({
-      connection,
-      namespace: 'default',
-      taskQueue: h.taskQueue,
-      ramp: h.ramp,
-      dataConverter: dataConverterFromEnv(),
-      workflowBundle: { codePath: buildB.codePath },
-      shutdownGraceTime: '2 seconds',
-      depositTimings: FAST_DEPOSIT_TIMINGS,
-      deploymentVersion: { deploymentName, buildId: buildB.buildId },
-    });
-    workerB = { worker, done: worker.run(), close: () => connection.close() };
+    workerB = await startBuildWorker(h, buildB.codePath, { deploymentName, buildId: buildB.buildId });
     await setCurrentVersion(h.client, { deploymentName, buildId: buildB.buildId });
 
     // The deposit that started on A finishes there.

@@ -11,26 +11,24 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataConverterFromEnv } from '../../codec';
+import { QUIET_BUNDLER, startBuildWorker, type BuildWorker } from '../support/builds';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
-import { createRampflowWorker, WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
+import { WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
 import { customerEventSignal } from '../../workflows/messages';
 import { JOURNEY_TIMING_DEFAULTS } from '../../workflows/timings';
 import type { customerJourney } from '../../workflows';
-import { FAST_DEPOSIT_TIMINGS, registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
-import { connectWorker } from '../support/temporal';
+import { registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 
-const QUIET_BUNDLER = { trace() {}, debug() {}, info() {}, log() {}, warn: console.warn, error: console.error };
 /** What test/support/workflows/retuned-timings.ts retunes: polls every 2 s, no backoff, history limit 150. */
 const RETUNE = 'test-retune-journey-polls-2s';
 
 let h: JourneyHarness;
 let retunedCodePath: string;
-let workerB: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
+let workerB: BuildWorker | undefined;
 
 beforeAll(async () => {
   const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'retuned-timings.ts'), logger: QUIET_BUNDLER });
@@ -41,29 +39,14 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (workerB) {
-    workerB.worker.shutdown();
-    await workerB.done;
-    await workerB.connection.close();
-  }
+  await workerB?.stop();
   await h?.close();
 });
 
 /** Build B, the retuning release, in place of A's worker on the same task queue. */
 async function deployRetunedRelease(): Promise<void> {
   await h.stopWorker();
-  const connection = await connectWorker();
-  const worker = await createRampflowWorker({
-    connection,
-    namespace: 'default',
-    taskQueue: h.taskQueue,
-    ramp: h.ramp,
-    dataConverter: dataConverterFromEnv(),
-    workflowBundle: { codePath: retunedCodePath },
-    shutdownGraceTime: '2 seconds',
-    depositTimings: FAST_DEPOSIT_TIMINGS,
-  });
-  workerB = { worker, connection, done: worker.run() };
+  workerB = await startBuildWorker(h, retunedCodePath);
 }
 
 /** Starts a journey with exactly this input's timings (the harness would add its fast ones). */
