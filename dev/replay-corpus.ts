@@ -45,9 +45,9 @@ export function keptReleaseBundle(code: string | Buffer): Buffer {
   return gzipSync(Buffer.from(`${withoutSourceMap(code)}\n//# sourceMappingURL=data:application/json;base64,${emptyMap}`), { level: 9 });
 }
 
-/** The newest release's workflow bundle, unzipped to a file a worker can load. */
-export function latestReleaseBundle(): { release: string; code: Buffer; codePath: string } {
-  const release = releasesIn(RELEASES_DIR).at(-1);
+/** The newest release's workflow bundle (or the named release's), unzipped to a file a worker can load. */
+export function latestReleaseBundle(named?: string): { release: string; code: Buffer; codePath: string } {
+  const release = named ?? releasesIn(RELEASES_DIR).at(-1);
   if (!release) throw new Error(`no release under ${RELEASES_DIR}`);
   const code = gunzipSync(readFileSync(join(RELEASES_DIR, release, RELEASE_BUNDLE_FILE)));
   const codePath = join(mkdtempSync(join(tmpdir(), `rampflow-${release}-`)), 'workflow-bundle.js');

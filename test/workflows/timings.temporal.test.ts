@@ -35,7 +35,9 @@ beforeAll(async () => {
   retunedCodePath = join(mkdtempSync(join(tmpdir(), 'rampflow-retuned-')), 'workflow-bundle.js');
   writeFileSync(retunedCodePath, code);
   // Build A: the previous release, whose client and journeys filled every default into the input.
-  h = await startJourneyHarness({}, { workflowBundlePath: latestReleaseBundle().codePath });
+  // Pinned to v0.2.0, the last release whose client filled every default in: a later release's
+  // bundle would not show what this case is about.
+  h = await startJourneyHarness({}, { workflowBundlePath: latestReleaseBundle('v0.2.0').codePath });
 }, 180_000);
 
 afterAll(async () => {
