@@ -134,12 +134,58 @@ describe('recording a release of the replay corpus', () => {
     const unknown = hooked.client.workflow.getHandle(`event/ACCOUNT_FROZEN/${frozen}`);
     expect(await unknown.result()).toMatchObject({ outcome: 'PARKED', parkCode: 'UNKNOWN_EVENT' });
     await record('ramp-event-parked-unknown-event', unknown);
+    // Dismissed (since v0.3.0, the trust rule): a record the service does not have, through the
+    // ramp-event workflow and straight to a deposit's workflow.
     const ghost = randomUUID();
     const real = await hooked.ramp.deposits.detail({ id: deposit.id });
     expect((await verifying.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, id: ghost } })).status).toBe(200);
     const missing = hooked.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${ghost}`);
-    expect(await missing.result()).toMatchObject({ outcome: 'PARKED', parkCode: 'RECORD_NOT_FOUND' });
-    await record('ramp-event-parked-record-not-found', missing);
+    expect(await missing.result()).toMatchObject({ outcome: 'DISMISSED' });
+    await record('ramp-event-dismissed-record-not-found', missing);
+    const madeUp = randomUUID();
+    expect((await receiver.post({ event: 'DEPOSIT_RECEIVED', payload: { ...real, id: madeUp, status: 'RECEIVED' } })).status).toBe(200);
+    const dismissed = hooked.client.workflow.getHandle(depositWorkflowId(madeUp));
+    expect(await dismissed.result()).toMatchObject({ stage: 'DISMISSED' });
+    await record('deposit-dismissed', dismissed);
+  });
+
+  it('deposits the service refunds after confirming them: in flight, and after they completed', async () => {
+    const journey = await hooked.startJourney({ offramp: TEST_OFFRAMP, timings: EVENTS_ONLY });
+    let state = await hooked.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
+    await registerTestExits(hooked.control, state.customer.id!);
+    await hooked.control.approveCustomer(state.customer.id!);
+    await deliver();
+    state = await hooked.waitForJourney(journey, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
+    const depositAddressId = state.offramp!.depositAddress!.id;
+    await hooked.control.approveDepositAddress(depositAddressId);
+    await deliver();
+    await hooked.waitForJourney(journey, (s) => s.stage === 'ACTIVE');
+
+    const inFlight = await hooked.control.simulateCryptoDeposit({ depositAddressId, amount: '11.00', currency: 'USDT', sender: SENDER });
+    await hooked.control.confirmDeposit(inFlight.id);
+    await deliver();
+    await hooked.waitForDeposit(inFlight.id, (s) => s.stage === 'TRADE_CREATED');
+    await hooked.control.refundDeposit(inFlight.id);
+    await deliver();
+    const inFlightHandle = hooked.client.workflow.getHandle(depositWorkflowId(inFlight.id));
+    expect(await inFlightHandle.result()).toMatchObject({ stage: 'REVERSED' });
+    await record('deposit-reversed-in-flight', inFlightHandle);
+
+    const completed = await hooked.control.simulateCryptoDeposit({ depositAddressId, amount: '13.00', currency: 'USDT', sender: SENDER });
+    await hooked.control.confirmDeposit(completed.id);
+    await deliver();
+    await hooked.control.settleTrade((await hooked.waitForDeposit(completed.id, (s) => s.tradeId !== undefined)).tradeId!);
+    await deliver();
+    await hooked.control.settlePayment((await hooked.waitForDeposit(completed.id, (s) => s.paymentId !== undefined)).paymentId!);
+    await deliver();
+    await hooked.waitForJourney(journey, (s) => stageOf(s, completed.id) === 'COMPLETED');
+    await hooked.control.refundDeposit(completed.id);
+    await deliver();
+    await hooked.waitForJourney(journey, (s) => stageOf(s, completed.id) === 'REVERSED');
+    // The deposit's latest run: the one its refund started, which reported the reversal.
+    await record('deposit-reversal-after-completion', hooked.client.workflow.getHandle(depositWorkflowId(completed.id)));
+    await close(journey);
+    await record('journey-with-reversals', journey);
   });
 
   it('journey and deposit by polls, found by reconciliation, then CLOSED', async () => {
