@@ -14,7 +14,6 @@ import type { DepositLifecycleInput } from '../../workflows/deposit-input';
 import { deposit, payment, trade, virtualAccount } from '../ramp/support/records';
 import { FAST_DEPOSIT_TIMINGS, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { eventually, signalsReceived, startReceiver, workflowExists, type TestReceiver } from './support/receiver';
-import { allowActivityFailures } from '../support/quiet-temporal-runtime';
 
 let h: JourneyHarness;
 let receiver: TestReceiver;
@@ -22,8 +21,6 @@ let receiver: TestReceiver;
 const startedDeposits: string[] = [];
 
 beforeAll(async () => {
-  // Deliveries about records the service does not have are read and found absent: those reads are the case.
-  allowActivityFailures('NotFound');
   h = await startJourneyHarness();
   receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
 });

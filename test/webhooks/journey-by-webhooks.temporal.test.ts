@@ -19,7 +19,6 @@ import type { RampEventResult } from '../../workflows/ramp-event-types';
 import { payment as paymentFixture } from '../ramp/support/records';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { deliveriesOf, signalsReceived, startReceiver, workflowExists, type TestReceiver } from './support/receiver';
-import { allowActivityFailures } from '../support/quiet-temporal-runtime';
 
 const BANK_ACCOUNT_NO = '987654321';
 const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } };
@@ -39,8 +38,6 @@ let receiver: TestReceiver;
 let impatient: TestReceiver;
 
 beforeAll(async () => {
-  // Deliveries about records the service does not have are read and found absent: those reads are the case.
-  allowActivityFailures('NotFound');
   h = await startJourneyHarness({ clock: { frozen: true }, duplicateDeliveries: true, outOfOrderDeliveries: true }, { depositTimings: EVENTS_ONLY_DEPOSITS });
   receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS });
   impatient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS, routing: 'workflow', eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1, notFoundGraceSeconds: 1 } });

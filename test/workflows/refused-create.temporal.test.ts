@@ -8,14 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryUpdate } from '../../workflows/messages';
 import { registerTestExits, startJourneyHarness, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
-import { allowActivityFailures } from '../support/quiet-temporal-runtime';
 
 const REFUSED_AFTER_MS = 3_000;
 
 let h: JourneyHarness;
 beforeAll(async () => {
-  // The refusals before the bound are retried: those failed attempts are the case.
-  allowActivityFailures('Failed', 'Refused');
   h = await startJourneyHarness({}, { refusedCreateParkAfterMs: REFUSED_AFTER_MS });
 });
 afterAll(async () => {

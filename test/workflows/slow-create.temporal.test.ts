@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../client/payouts';
 import { payoutStateQuery, type PayoutState } from '../../workflows/payout-messages';
 import { registerTestExits, startJourneyHarness, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
-import { allowActivityFailures } from '../support/quiet-temporal-runtime';
 
 /** Longer than the one-minute start-to-close timeout of a change (workflows/activity-options.ts). */
 const HOLD_MS = 65_000;
@@ -26,8 +25,6 @@ let payouts: PayoutClient;
 let bankAccountId: string;
 
 beforeAll(async () => {
-  // Each case's first attempt gives up on its held create: that is the case.
-  allowActivityFailures('OutcomeUnknown');
   h = await startJourneyHarness({}, { outcomeUnknownRetryDelayMs: SETTLE_MS });
   payouts = new PayoutClient(h.client, h.taskQueue);
   const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
