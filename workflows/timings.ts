@@ -36,11 +36,7 @@ export interface DepositTimings {
   pollIntervalSeconds: number;
   pollBackoffCapSeconds: number;
   stepDeadlineSeconds: number;
-  /**
-   * How long a deposit the service does not have is given to appear before it is dismissed: main's
-   * trust rule (workflows/trust.ts) adds this timing; listed here so that merge needs only its
-   * schema line in deposit-input.ts.
-   */
+  /** How long a deposit the service does not have is given to appear before it is dismissed (workflows/trust.ts). */
   notFoundGraceSeconds: number;
 }
 
