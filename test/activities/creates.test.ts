@@ -5,10 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Info } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failureOf } from '../support/activity-failure';
 import { createPayoutActivities, type PayoutOrder } from '../../activities';
 import { createRecordOf, type CreateRecord } from '../../activities/creates';
 import { RampClient } from '../../ramp';
@@ -50,14 +51,6 @@ function attempt(info: Partial<Info> = {}) {
   return { env, heartbeats };
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ApplicationFailure);
-  return error as ApplicationFailure;
-}
 
 describe('a create whose outcome is unknown', () => {
   it('records when it left, and the next attempt waits until it has settled before looking up: one payment', async () => {

@@ -3,10 +3,10 @@
  * look-before-create idempotency and the mapping of service errors to Temporal failures.
  */
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failureOf } from '../support/activity-failure';
 import { createRampActivities, type RampActivities } from '../../activities';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS } from '../../activities/failures';
 import { RampClient } from '../../ramp';
@@ -37,14 +37,6 @@ async function customersWithExternalId(externalId: string): Promise<number> {
   return count;
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ApplicationFailure);
-  return error as ApplicationFailure;
-}
 
 describe('ensureCustomer', () => {
   it('creates the customer once and finds it on every later call', async () => {
