@@ -9,7 +9,7 @@ import { temporal } from '@temporalio/proto';
 import type * as workflows from '../workflows';
 
 /** Every workflow type the rampflow worker runs; the type check below fails when one is added and not listed. */
-export const WORKFLOW_TYPES = ['customerJourney', 'depositLifecycle', 'rampEvent', 'reconcileWithService', 'payout'] as const;
+export const WORKFLOW_TYPES = ['customerJourney', 'depositLifecycle', 'rampEvent', 'reconcileWithService', 'payout', 'partnerEventDelivery'] as const;
 type Unlisted = Exclude<keyof typeof workflows, (typeof WORKFLOW_TYPES)[number]>;
 const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyTypeListed;

@@ -10,6 +10,7 @@ import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
 import { createCustomerJourneyLookupActivities } from '../activities/customer-journey-lookup';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
+import { createPartnerEventActivities, type PartnerEventWiring } from '../activities/partner-event-activities';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, DEFAULT_REFUSED_CREATE_PARK_AFTER_MS, type FailureOptions } from '../activities/failures';
 import { ServiceHealth } from '../activities/service-health';
 import type { RampClient } from '../ramp';
@@ -50,6 +51,8 @@ export interface RampflowWorkerOptions {
   serviceHealth?: ServiceHealth;
   /** The Worker Deployment version this worker joins (workers/versioning.ts); unversioned when undefined. */
   deploymentVersion?: WorkerDeploymentVersion;
+  /** The partner event store and endpoints (activities/partner-event-activities.ts); partner events are off without them. */
+  partnerEvents?: PartnerEventWiring;
 }
 
 export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
@@ -73,6 +76,7 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
       ...createReconcileActivities(options.ramp, failureOptions),
       ...createCustomerJourneyLookupActivities(options.ramp, failureOptions),
       ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
+      ...createPartnerEventActivities(options.partnerEvents),
     },
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),

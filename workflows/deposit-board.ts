@@ -51,21 +51,21 @@ export function isNewsForJourney(reported: DepositStage | undefined, next: Depos
   return hasEnded(next) || NEEDS_SOMEONE.includes(next) || NEEDS_SOMEONE.includes(reported);
 }
 
-/** Applies one progress report from a deposit's workflow to the board, in place. */
-export function applyDepositProgress(board: JourneyDeposits, { summary, previousStage }: DepositProgress): void {
+/** Applies one progress report from a deposit's workflow to the board, in place; whether it moved the deposit to a new stage. */
+export function applyDepositProgress(board: JourneyDeposits, { summary, previousStage }: DepositProgress): boolean {
   // A reversal is final: a report of a reversed deposit is a repeat, or one sent before the reversal
   // and delivered after it (a reversal can come from another sender than the deposit's own workflow).
-  if (board.reversedDepositIds.includes(summary.depositId)) return;
+  if (board.reversedDepositIds.includes(summary.depositId)) return false;
   const listedAt = board.open.findIndex((shown) => shown.depositId === summary.depositId);
   // The stage the board counted this deposit under: the listed one (open, or recently ended) wins
   // over what the report says, since the board knows what it counted and a sender may not.
   const countedStage = listedAt !== -1 ? board.open[listedAt]!.stage : (board.recent.find((shown) => shown.depositId === summary.depositId)?.stage ?? previousStage);
   if (countedStage === summary.stage) {
     if (listedAt !== -1) board.open[listedAt] = summary;
-    return;
+    return false;
   }
   // An ended deposit moves only when the service reverses it; any other report of it is stale.
-  if (countedStage !== undefined && hasEnded(countedStage) && summary.stage !== 'REVERSED') return;
+  if (countedStage !== undefined && hasEnded(countedStage) && summary.stage !== 'REVERSED') return false;
   if (countedStage !== undefined) count(board, countedStage, -1);
   count(board, summary.stage, +1);
 
@@ -82,6 +82,7 @@ export function applyDepositProgress(board: JourneyDeposits, { summary, previous
   } else {
     board.openNotShown += 1;
   }
+  return true;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
 import type { DepositSummary, JourneyDeposits, JourneyState } from './messages';
+import type { CarriedOutbox } from './partner-event-outbox';
 import type { DepositAddressRecord, VirtualAccountRecord } from './records';
 
 export interface CarriedJourney {
@@ -16,6 +17,8 @@ export interface CarriedJourney {
   stageDeadlineAt?: number;
   /** Account records seen in events before the journey learned their ids (the customer's few accounts). */
   accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord>;
+  /** Where the customer's partner events stand (added within version 2: absent before partner events). */
+  partnerEvents?: CarriedOutbox;
 }
 
 /**

@@ -47,6 +47,7 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
 import { validatedStartInput } from './start-input';
+import { JourneyEvents } from './journey-events';
 import { journeyTimings } from './timings';
 import { isHint, PendingHints } from './trust';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
@@ -104,6 +105,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
    */
   const customerHints = new PendingHints(2);
   const accountHints = new PendingHints(MAX_ACCOUNT_RECORDS);
+  /** What the partner's product hears of (workflows/journey-events.ts): facts the journey established. */
+  const events = new JourneyEvents(state.externalId, carried?.partnerEvents);
 
   // ---- what the UI and the search attributes show ----------------------------------------------
 
@@ -165,9 +168,10 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   setHandler(virtualAccountEventSignal, (event) => (isHint(event) ? accountHints.note(event.record) : applied.applyOnce(event.key, () => applyAccount(event.record))));
   setHandler(depositAddressEventSignal, (event) => (isHint(event) ? accountHints.note(event.record) : applied.applyOnce(event.key, () => applyAccount(event.record))));
   // Deposit workflows of the previous code sent the bare summary.
-  setHandler(depositProgressSignal, (progress: DepositProgress | DepositSummary) =>
-    applyDepositProgress(state.deposits, 'summary' in progress ? progress : { summary: progress }),
-  );
+  setHandler(depositProgressSignal, (report: DepositProgress | DepositSummary) => {
+    const progress = 'summary' in report ? report : { summary: report };
+    if (applyDepositProgress(state.deposits, progress)) events.depositProgress(progress);
+  });
   setHandler(journeyStateQuery, () => ({ ...state, attention: desk.attention }));
   setHandler(
     closeCustomerUpdate,
@@ -235,17 +239,21 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     const customerId = state.customer.id!;
     show('AWAITING_KYC', `the customer to pass KYC${state.customer.kycLink ? ` at ${state.customer.kycLink}` : ''} (CUSTOMER_APPROVED)`);
     const decided = () => isCustomerApproved(state.customer.status ?? '') || state.customer.status === 'REJECTED' || state.customer.status === 'DELETED';
+    if (!decided()) events.kycRequired(state);
     await waitOrPark(
       'the KYC decision',
       decided,
       async () => {
         customerHints.clear(customerId);
         applyCustomer(await act.getCustomer.executeWithOptions(readOptions('poll the customer\'s KYC status'), [customerId]));
+        // A link the service gave only later than the customer's creation.
+        if (!decided()) events.kycRequired(state);
       },
       timings.kycDeadlineSeconds,
       customerHinted,
     );
     if (state.customer.status === 'REJECTED') throw new JourneyEnded({ stage: 'REJECTED', reason: 'the service rejected the customer\'s KYC' });
+    if (isCustomerApproved(state.customer.status ?? '')) events.approved();
     return 'SETTING_UP_RAMPS';
   }
 
@@ -345,6 +353,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
       }, timings.accountsDeadlineSeconds);
       state.onramp.whitelisted = true;
     }
+    events.accountsReady(state);
     return 'ACTIVE';
   }
 
@@ -355,6 +364,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
    */
   async function active(): Promise<never> {
     show('ACTIVE', 'deposits (each runs as its own deposit workflow and reports here)');
+    events.active();
     await condition(() => endRequested() || shouldContinueAsNew());
     stopIfEnded();
     throw new ContinueAsNewRequest();
@@ -387,22 +397,41 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   } catch (error) {
     if (error instanceof ContinueAsNewRequest) {
       await condition(allHandlersFinished);
-      const next: CarriedJourney = { version: 2, state, appliedEventKeys: applied.carry(), accountRecords, ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}) };
+      await events.outbox.drained();
+      const next: CarriedJourney = {
+        version: 2,
+        state,
+        appliedEventKeys: applied.carry(),
+        accountRecords,
+        ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}),
+        partnerEvents: events.outbox.carry(),
+      };
       // Only the overrides go on: the next run resolves the rest from the code's defaults of its day.
       return await continueAsNew<typeof customerJourney>({ ...input, timings: timings.overrides }, next);
     }
     if (!(error instanceof JourneyEnded)) throw error;
     state.outcome = error.outcome.reason;
     show(error.outcome.stage, `nothing: ${error.outcome.reason}`);
+    events.ended(error.outcome.stage, error.outcome.reason);
     await condition(allHandlersFinished);
+    await events.outbox.drained();
     return error.outcome;
   }
 
   /** Parks the stage until an operator decides; returns the stage to run next. */
   async function resumeParked(parkedStage: JourneyStage, request: ParkRequest): Promise<JourneyStage> {
-    const decision = await desk.park(parkedStage, request, () => show('NEEDS_ATTENTION', `an operator: ${request.reason}`), endRequested);
+    const decision = await desk.park(
+      parkedStage,
+      request,
+      () => {
+        show('NEEDS_ATTENTION', `an operator: ${request.reason}`);
+        events.parked(parkedStage, request.reason);
+      },
+      endRequested,
+    );
     if (decision.kind === 'cancel') throw new JourneyEnded({ stage: 'CLOSED', reason: decision.reason });
     stopIfEnded();
+    events.resumed(parkedStage);
     stageDeadlineAt = undefined; // a retried wait gets a fresh deadline
     if (decision.kind !== 'retry') return parkedStage;
     lookBeforeWaiting = true;

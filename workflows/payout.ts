@@ -15,6 +15,7 @@ import { ACTIVITY_RETRY, changeOptions, readOptions } from './activity-options';
 import { workflowNow } from './clock';
 import { indexChanged } from './indexing';
 import { OperatorDesk } from './operator';
+import { PartnerEventOutbox } from './partner-event-outbox';
 import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, type PayoutInput, type PayoutStage, type PayoutState } from './payout-messages';
 import { isPaymentSettled, type PaymentRecord } from './records';
 import { RampStage } from './search-attributes';
@@ -36,6 +37,8 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
   const order = { reference: input.reference, bankAccountId: input.bankAccountId, deductCurrency: input.deductCurrency, deductAmount: input.deductAmount };
   const state: PayoutState = { reference: input.reference, stage: 'CREATING_PAYMENT' };
   const desk = new OperatorDesk();
+  /** The partner's product hears how the payout ended (partner-events/catalogue.ts). */
+  const events = new PartnerEventOutbox({ payoutReference: input.reference });
   let payment: PaymentRecord | undefined;
 
   setHandler(payoutStateQuery, () => ({ ...state, ...(desk.attention ? { attention: desk.attention } : {}) }));
@@ -82,6 +85,9 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
       if (!payment) await createPayment();
       await awaitSettlement(payment!.id);
       enter('SETTLED', `payment ${payment!.id} settled`);
+      const { id: paymentId, receivedAmount, receivedCurrency } = payment!;
+      events.emit('payout.settled', { reference: input.reference, paymentId, ...(receivedAmount ? { receivedAmount } : {}), ...(receivedCurrency ? { receivedCurrency } : {}) });
+      await events.drained();
       return state;
     } catch (error) {
       if (!(error instanceof ParkRequest)) throw error;
@@ -89,6 +95,8 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
       if (decision.kind === 'cancel') {
         state.cancelledBecause = decision.reason;
         enter('CANCELLED', decision.reason);
+        events.emit('payout.failed', { reference: input.reference, reason: decision.reason });
+        await events.drained();
         return state;
       }
     }

@@ -10,11 +10,13 @@
  * - AUTO_UPGRADE: the run's next workflow task goes to the current version. For the journey, which
  *   lives for years and may be parked for months: it moves to new code at once, so every change to its
  *   shape goes behind `patched('<change-id>')` and the replay corpus proves old histories still replay.
+ *   The same for a stream's partner event deliveries, which may stay parked for an operator for weeks.
  */
 import type { VersioningBehavior, WorkflowDefinitionOptions } from '@temporalio/common';
 import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { depositLifecycle } from './deposit';
 import { customerJourney } from './journey';
+import { partnerEventDelivery } from './partner-event-delivery';
 import { payout } from './payout';
 import { rampEvent } from './ramp-event';
 import { reconcileWithService } from './reconcile';
@@ -33,3 +35,4 @@ setWorkflowOptions(onVersionedWorkers('PINNED'), depositLifecycle);
 setWorkflowOptions(onVersionedWorkers('PINNED'), rampEvent);
 setWorkflowOptions(onVersionedWorkers('PINNED'), reconcileWithService);
 setWorkflowOptions(onVersionedWorkers('PINNED'), payout);
+setWorkflowOptions(onVersionedWorkers('AUTO_UPGRADE'), partnerEventDelivery);

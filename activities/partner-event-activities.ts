@@ -1,0 +1,190 @@
+/**
+ * Partner events leave the workflows here (workflows/partner-event-outbox.ts): recorded in the event
+ * store, then delivered to the partner's endpoints.
+ *
+ * Why an activity per published batch, with a delivery workflow only when one is needed: on the happy
+ * path (every endpoint answers 2xx) a batch costs one activity, recorded and delivered in it, which
+ * keeps a journey's cost with events near its cost without (`npm run bench -- cost`). An endpoint
+ * that fails hands the stream to its delivery workflow (workflows/partner-event-delivery.ts), which
+ * retries for days and parks after that. Order per stream holds because a stream's batches are
+ * published one at a time by the workflow that owns the stream, and while the stream's delivery
+ * workflow is open every batch goes to it instead of being delivered here. A retried delivery carries
+ * the same `webhook-id` (the event's id), so a partner that received an attempt whose answer was lost
+ * sees the id again and drops it.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { PartnerEvent, PartnerEventStream } from '../partner-events/catalogue';
+import type { DeliveryAttempt, PartnerEndpoint } from '../partner-events/endpoint-types';
+import type { PartnerEventStore } from '../partner-events/store';
+import { subscribes } from '../partner-events/subscriptions';
+import {
+  morePartnerEventsSignal,
+  partnerEventDeliveryWorkflowId,
+  type EndpointProgress,
+  type MorePartnerEvents,
+  type PartnerEventDeliveryInput,
+} from '../workflows/partner-event-delivery-messages';
+import type { partnerEventDelivery } from '../workflows/partner-event-delivery';
+import { RampExternalId, RampStage } from '../workflows/search-attributes';
+
+/** What the worker delivers with; without it partner events are off (nothing recorded or sent). */
+export interface PartnerEventWiring {
+  store: PartnerEventStore;
+  endpoints: readonly PartnerEndpoint[];
+  /** One signed attempt (partner-events/deliver.ts, bound to its timeout and connection pool). */
+  deliver: (endpoint: PartnerEndpoint, event: PartnerEvent) => Promise<DeliveryAttempt>;
+  /** How long a failing endpoint's deliveries are retried before they park; three days by default. */
+  retrySeconds?: number;
+}
+
+export interface PublishRequest {
+  stream: PartnerEventStream;
+  events: PartnerEvent[];
+}
+
+export interface PublishOutcome {
+  recorded: number;
+  /** Endpoints the batch was delivered to here, and those handed to the delivery workflow. */
+  delivered: string[];
+  handedOff: string[];
+}
+
+export interface DeliveryRequest {
+  stream: PartnerEventStream;
+  endpoint: string;
+  afterSequence: number;
+  throughSequence: number;
+}
+
+export type DeliveryOutcome = { outcome: 'delivered'; deliveredThrough: number } | { outcome: 'dropped'; reason: string };
+
+/** A stream's events read from the store per page, when a delivery workflow catches an endpoint up. */
+const PAGE = 100;
+
+export function createPartnerEventActivities(wiring: PartnerEventWiring | undefined) {
+  async function enabledEndpoints(): Promise<PartnerEndpoint[]> {
+    if (!wiring || wiring.endpoints.length === 0) return [];
+    const disabled = new Set((await wiring.store.disabledEndpoints()).map((endpoint) => endpoint.name));
+    return wiring.endpoints.filter((endpoint) => !disabled.has(endpoint.name));
+  }
+
+  /** Delivers events in order until one is not delivered; returns the last sequence the endpoint has. */
+  async function deliverInOrder(endpoint: PartnerEndpoint, events: readonly PartnerEvent[], deliveredThrough: number, onDelivered?: (sequence: number) => void): Promise<{ through: number; stop?: DeliveryAttempt }> {
+    let through = deliveredThrough;
+    for (const event of events) {
+      if (subscribes(endpoint, event.type)) {
+        const attempt = await wiring!.deliver(endpoint, event);
+        countAttempt(endpoint, attempt);
+        if (attempt.outcome !== 'delivered') return { through, stop: attempt };
+      }
+      through = event.sequence;
+      onDelivered?.(through);
+    }
+    return { through };
+  }
+
+  async function disable(endpoint: PartnerEndpoint): Promise<void> {
+    await wiring!.store.disableEndpoint(endpoint.name, 'answered 410 Gone');
+    Context.current().log.warn('partner endpoint answered 410 Gone: disabled until an operator enables it', { endpoint: endpoint.name });
+  }
+
+  return {
+    /** Records a batch of a stream's events, then delivers it, or hands it to the stream's delivery workflow. */
+    async publishPartnerEvents({ stream, events }: PublishRequest): Promise<PublishOutcome> {
+      if (!wiring || events.length === 0) return { recorded: 0, delivered: [], handedOff: [] };
+      await wiring.store.append(stream, events);
+      const endpoints = await enabledEndpoints();
+      if (endpoints.length === 0) return { recorded: events.length, delivered: [], handedOff: [] };
+      const first = events[0]!.sequence;
+      const throughSequence = events[events.length - 1]!.sequence;
+      const { client, info } = Context.current();
+      const workflowId = partnerEventDeliveryWorkflowId(stream);
+      const allBefore: EndpointProgress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, first - 1]));
+
+      // Earlier events of this stream are still on their way: these queue behind them.
+      if (await isOpen(client, workflowId)) {
+        await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: allBefore, retrySeconds: wiring.retrySeconds });
+        return { recorded: events.length, delivered: [], handedOff: endpoints.map((endpoint) => endpoint.name) };
+      }
+      const progress: EndpointProgress = {};
+      const handedOff: string[] = [];
+      const delivered: string[] = [];
+      await Promise.all(
+        endpoints.map(async (endpoint) => {
+          const { through, stop } = await deliverInOrder(endpoint, events, first - 1);
+          if (stop?.outcome === 'gone') return disable(endpoint);
+          progress[endpoint.name] = through;
+          (stop ? handedOff : delivered).push(endpoint.name);
+        }),
+      );
+      if (handedOff.length > 0) await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: progress, retrySeconds: wiring.retrySeconds });
+      return { recorded: events.length, delivered, handedOff };
+    },
+
+    /**
+     * Delivers to one endpoint, in order, the stream's events after `afterSequence` through
+     * `throughSequence`, heartbeating each one delivered so a retry resumes after it. A failed
+     * attempt throws (the workflow's retry policy backs off); 410 Gone disables the endpoint.
+     */
+    async deliverPartnerEvents(request: DeliveryRequest): Promise<DeliveryOutcome> {
+      const endpoint = wiring?.endpoints.find((configured) => configured.name === request.endpoint);
+      if (!wiring || !endpoint) return { outcome: 'dropped', reason: 'the endpoint is no longer configured' };
+      if ((await enabledEndpoints()).every((enabled) => enabled.name !== endpoint.name)) return { outcome: 'dropped', reason: 'the endpoint is disabled' };
+      const context = Context.current();
+      const resumedAt = typeof context.info.heartbeatDetails === 'number' ? context.info.heartbeatDetails : 0;
+      let after = Math.max(request.afterSequence, resumedAt);
+      while (after < request.throughSequence) {
+        const page = (await wiring.store.stream(request.stream, after, PAGE)).filter((event) => event.sequence <= request.throughSequence);
+        // The publisher records before it hands off, so the store has them; a gap is not waited on forever.
+        if (page.length === 0) {
+          context.log.warn('partner events missing from the store; skipped', { stream: request.stream, after, through: request.throughSequence });
+          return { outcome: 'delivered', deliveredThrough: request.throughSequence };
+        }
+        const { through, stop } = await deliverInOrder(endpoint, page, after, (sequence) => context.heartbeat(sequence));
+        after = through;
+        if (stop?.outcome === 'gone') {
+          await disable(endpoint);
+          throw ApplicationFailure.nonRetryable(`${endpoint.name} answered 410 Gone`, 'EndpointGone');
+        }
+        if (stop?.outcome === 'failed') throw ApplicationFailure.retryable(`${endpoint.name}: ${stop.reason}`, 'DeliveryFailed');
+      }
+      return { outcome: 'delivered', deliveredThrough: after };
+    },
+  };
+}
+
+export type PartnerEventActivities = ReturnType<typeof createPartnerEventActivities>;
+
+async function isOpen(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+async function handOff(client: Client, taskQueue: string, input: PartnerEventDeliveryInput): Promise<void> {
+  const { throughSequence, endpoints } = input;
+  await client.workflow.signalWithStart<typeof partnerEventDelivery, [MorePartnerEvents]>('partnerEventDelivery', {
+    workflowId: partnerEventDeliveryWorkflowId(input.stream),
+    taskQueue,
+    args: [input],
+    signal: morePartnerEventsSignal,
+    signalArgs: [{ throughSequence, endpoints }],
+    staticSummary: `partner event deliveries of ${input.stream}`,
+    // Listable at once: operators find parked deliveries by stage, a customer's by externalId.
+    typedSearchAttributes: [
+      { key: RampStage, value: 'DELIVERING' },
+      ...(input.stream.startsWith('customer/') ? [{ key: RampExternalId, value: input.stream.slice('customer/'.length) }] : []),
+    ],
+  });
+}
+
+/** Counted per endpoint (the partner's own name for it, never a customer's) and outcome. */
+function countAttempt(endpoint: PartnerEndpoint, attempt: DeliveryAttempt): void {
+  Context.current()
+    .metricMeter.createCounter('rampflow_partner_event_deliveries', '1', 'Delivery attempts of partner events, by endpoint and outcome (delivered, failed, gone)')
+    .add(1, { endpoint: endpoint.name, outcome: attempt.outcome });
+}

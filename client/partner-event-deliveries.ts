@@ -1,0 +1,79 @@
+/**
+ * Operators' view of partner event deliveries that need them: the streams whose delivery workflow
+ * (`partner-events/<stream>`, workflows/partner-event-delivery.ts) parked an endpoint after its retry
+ * period, and `resend`, which resumes them with a fresh one. Used by `rampflow partner-events parked`
+ * and `resend`, and by the partner API's `/partner-events/parked` routes.
+ */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { PartnerEventStream } from '../partner-events/catalogue';
+import {
+  partnerEventDeliveryStateQuery,
+  partnerEventDeliveryWorkflowId,
+  resendUpdate,
+  type PartnerEventDeliveryState,
+} from '../workflows/partner-event-delivery-messages';
+import { explainTemporalError, RampflowInputError, RampflowNotFoundError } from './errors';
+
+const DELIVERY_PREFIX = partnerEventDeliveryWorkflowId('' as PartnerEventStream);
+const STREAM = /^(customer|payout)\/[A-Za-z0-9._:@-]{1,128}$/;
+
+export interface ParkedDeliveries {
+  stream: PartnerEventStream;
+  workflowId: string;
+  /** Parked endpoints, each with the last sequence it has and the last attempt's reason. */
+  endpoints: { name: string; deliveredThrough: number; reason: string; since: string }[];
+  throughSequence: number;
+}
+
+/** A stream named by an operator or a partner: `customer/<externalId>` or `payout/<reference>`. */
+export function parseStream(text: string): PartnerEventStream {
+  if (!STREAM.test(text)) throw new RampflowInputError(['stream: expected customer/<externalId> or payout/<reference>']);
+  return text as PartnerEventStream;
+}
+
+export class PartnerEventDeliveries {
+  constructor(private readonly temporal: Client) {}
+
+  /** Streams with parked deliveries, oldest first, at most `limit`; each one's state asked of its workflow (needs a worker). */
+  async parked(limit = 100): Promise<ParkedDeliveries[]> {
+    const found: string[] = [];
+    for await (const execution of this.temporal.workflow.list({ query: `WorkflowType = 'partnerEventDelivery' AND ExecutionStatus = 'Running' AND RampStage = 'NEEDS_ATTENTION' ORDER BY StartTime ASC` })) {
+      found.push(execution.workflowId);
+      if (found.length >= limit) break;
+    }
+    const states = await Promise.all(found.map((workflowId) => this.stateOf(workflowId)));
+    return states.filter((state) => state !== undefined).map(toParked).filter((parked) => parked.endpoints.length > 0);
+  }
+
+  async state(stream: PartnerEventStream): Promise<PartnerEventDeliveryState> {
+    const state = await this.stateOf(partnerEventDeliveryWorkflowId(stream));
+    if (!state) throw new RampflowNotFoundError(`deliveries of ${stream}`);
+    return state;
+  }
+
+  /** Resumes a stream's parked deliveries (every parked endpoint, or the one named). */
+  async resend(stream: PartnerEventStream, endpoint?: string): Promise<{ resumed: string[] }> {
+    const handle = this.temporal.workflow.getHandle(partnerEventDeliveryWorkflowId(stream));
+    try {
+      return await handle.executeUpdate(resendUpdate, { args: [endpoint === undefined ? {} : { endpoint }] });
+    } catch (error) {
+      throw explainTemporalError(error, `deliveries of ${stream}`, 'resend');
+    }
+  }
+
+  private async stateOf(workflowId: string): Promise<PartnerEventDeliveryState | undefined> {
+    try {
+      return await this.temporal.workflow.getHandle(workflowId).query(partnerEventDeliveryStateQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+}
+
+function toParked(state: PartnerEventDeliveryState): ParkedDeliveries {
+  const endpoints = Object.entries(state.endpoints)
+    .filter(([, endpoint]) => endpoint.parked !== undefined)
+    .map(([name, endpoint]) => ({ name, deliveredThrough: endpoint.deliveredThrough, reason: endpoint.parked!.reason, since: endpoint.parked!.since }));
+  return { stream: state.stream, workflowId: `${DELIVERY_PREFIX}${state.stream}`, endpoints, throughSequence: state.throughSequence };
+}

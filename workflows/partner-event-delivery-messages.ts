@@ -1,0 +1,58 @@
+/**
+ * The contract of a stream's delivery workflow, `partner-events/<stream>` (workflows/partner-event-delivery.ts):
+ * its ID, input, the signal that brings more events, the operator's `resend`, and its state.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PartnerEventStream } from '../partner-events/catalogue';
+
+export const partnerEventDeliveryWorkflowId = (stream: PartnerEventStream): string => `partner-events/${stream}`;
+
+/** Production default: deliveries to an endpoint are retried for three days before they park. */
+export const DEFAULT_DELIVERY_RETRY_SECONDS = 3 * 24 * 60 * 60;
+
+/**
+ * Endpoints behind, by name, each with the last sequence it has: the publisher names every endpoint
+ * it delivers to, so the workflow learns of an endpoint configured after it started.
+ */
+export type EndpointProgress = Record<string, number>;
+
+export interface PartnerEventDeliveryInput {
+  stream: PartnerEventStream;
+  /** The stream's last sequence the publisher has recorded. */
+  throughSequence: number;
+  endpoints: EndpointProgress;
+  /** How long an endpoint's deliveries are retried before they park (DEFAULT_DELIVERY_RETRY_SECONDS). */
+  retrySeconds?: number;
+  /** Parked endpoints a run carries to the next through continue-as-new: they stay parked. */
+  parked?: Record<string, ParkedDelivery>;
+}
+
+export interface MorePartnerEvents {
+  throughSequence: number;
+  endpoints: EndpointProgress;
+}
+export const morePartnerEventsSignal = defineSignal<[MorePartnerEvents]>('morePartnerEvents');
+
+export interface ParkedDelivery {
+  /** The last attempt's outcome (a status, a timeout): never the event's content. */
+  reason: string;
+  since: string;
+}
+
+export interface EndpointDeliveryState {
+  deliveredThrough: number;
+  parked?: ParkedDelivery;
+}
+
+export interface PartnerEventDeliveryState {
+  stream: PartnerEventStream;
+  throughSequence: number;
+  endpoints: Record<string, EndpointDeliveryState>;
+}
+export const partnerEventDeliveryStateQuery = defineQuery<PartnerEventDeliveryState>('partnerEventDeliveryState');
+
+/** Resume parked deliveries (every parked endpoint, or the one named), each with a fresh retry period. */
+export interface ResendRequest {
+  endpoint?: string;
+}
+export const resendUpdate = defineUpdate<{ resumed: string[] }, [ResendRequest]>('resend');
