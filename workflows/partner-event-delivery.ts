@@ -43,7 +43,7 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: '2 minutes',
     scheduleToCloseTimeout: `${retrySeconds} seconds`,
-    retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '1 hour', nonRetryableErrorTypes: ['EndpointGone'] },
+    retry: { ...backoffFor(retrySeconds), backoffCoefficient: 2, nonRetryableErrorTypes: ['EndpointGone'] },
     summary: 'deliver partner events to an endpoint',
   });
 
@@ -111,6 +111,16 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
     const parked = Object.fromEntries(parkedNames().map((name) => [name, endpoints[name]!.parked!]));
     return await continueAsNew<typeof partnerEventDelivery>({ ...input, throughSequence, endpoints: progress, parked });
   }
+}
+
+/**
+ * The backoff scales with the retry period: over the default three days, 10 s doubling to an hour
+ * (about 80 attempts); a test's period of minutes keeps the same shape in proportion.
+ */
+function backoffFor(retrySeconds: number): { initialInterval: string; maximumInterval: string } {
+  const initialMs = Math.max(100, Math.round((retrySeconds * 1000 * 10) / DEFAULT_DELIVERY_RETRY_SECONDS));
+  const maximumMs = Math.max(1000, Math.round((retrySeconds * 1000) / 72));
+  return { initialInterval: `${initialMs} milliseconds`, maximumInterval: `${maximumMs} milliseconds` };
 }
 
 /**
