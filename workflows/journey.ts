@@ -46,6 +46,7 @@ import { isCustomerApproved, type CustomerRecord, type DepositAddressRecord, typ
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
+import { registerSignup } from './signup';
 import { validatedStartInput } from './start-input';
 import { journeyTimings } from './timings';
 import { isHint, PendingHints } from './trust';
@@ -169,6 +170,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     applyDepositProgress(state.deposits, 'summary' in progress ? progress : { summary: progress }),
   );
   setHandler(journeyStateQuery, () => ({ ...state, attention: desk.attention }));
+  registerSignup(state);
   setHandler(
     closeCustomerUpdate,
     (request) => {
