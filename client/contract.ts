@@ -23,6 +23,8 @@ import {
   RetryRequestSchema,
   RetryResultSchema,
   SignalSchemas,
+  SignupRequestSchema,
+  SignupResultSchema,
 } from '../workflows/message-schemas';
 import { RAMP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { INVALID_START_INPUT, START_CONTRACTS } from '../workflows/start-input';
@@ -94,6 +96,11 @@ export function buildContract() {
           retry: update(RetryRequestSchema, RetryResultSchema, 'resume a journey parked in NEEDS_ATTENTION, optionally with corrected input; refused when it is not parked'),
           cancel: update(EndRequestSchema, CancelResultSchema, 'end a journey parked in NEEDS_ATTENTION (CLOSED)'),
           closeCustomer: update(EndRequestSchema, CloseResultSchema, 'end the customer relationship at any stage; deposits in flight finish on their own'),
+          signup: update(
+            SignupRequestSchema,
+            SignupResultSchema,
+            'signup in one round trip: send it with the start (update-with-start, workflowIdConflictPolicy USE_EXISTING) or to the running journey; it answers once the journey knows the service\'s KYC link, is past AWAITING_KYC, parked or ended, or waitSeconds have passed. Give the call a deadline a little past waitSeconds: without a worker polling, the update is not accepted',
+          ),
         },
         signals: {
           customerEvent: signal('customerEvent', 'a customer event, re-read from the service (sent by rampflow\'s event router)'),

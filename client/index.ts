@@ -2,6 +2,7 @@
 export { createRampflowClient, createRampflowClientFromEnv, type RampflowClientOptions } from './connect';
 export {
   RampflowClient,
+  SIGNUP_GRACE_MS,
   type DepositBulkFilter,
   type DepositHandle,
   type DepositOutcome,
@@ -9,6 +10,8 @@ export {
   type JourneyBulkFilter,
   type JourneyHandle,
   type JourneyOutcome,
+  type SignUp,
+  type SignUpOptions,
 } from './rampflow-client';
 export { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport, type BulkTarget } from './bulk';
 export { PayoutClient, parsePayoutRequest, type PayoutHandle, type PayoutRequest } from './payouts';
@@ -43,4 +46,5 @@ export {
   type JourneyStage,
   type JourneyDeposits,
   type JourneyState,
+  type SignupResult,
 } from '../workflows/messages';

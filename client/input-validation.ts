@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { CustomerDetailsSchema, JourneyInputSchema, type JourneyInput } from '../workflows/journey-input';
-import { CorrectedInputSchema } from '../workflows/message-schemas';
+import { CorrectedInputSchema, SignupRequestSchema } from '../workflows/message-schemas';
 import type { AttachmentFile } from '../attachments';
 import type { RetryRequest } from '../workflows/messages';
 import { RampflowInputError } from './errors';
@@ -26,6 +26,11 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, prefix?: s
 
 export function parseJourneyRequest(request: unknown): JourneyInput {
   return parseOrThrow(JourneyInputSchema, request);
+}
+
+/** How long a signup waits for the KYC link, in seconds (0 to SIGNUP_WAIT_MAX_SECONDS). */
+export function parseSignupWait(waitSeconds: unknown): number | undefined {
+  return parseOrThrow(SignupRequestSchema.shape.waitSeconds, waitSeconds, 'waitSeconds');
 }
 
 /** The partner's user id, which is also part of the workflow ID and of visibility queries. */

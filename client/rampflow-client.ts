@@ -5,7 +5,15 @@
  * shared definitions in workflows/messages.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type WorkflowExecutionInfo,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 // The SDK's own conversion of a listed execution, which its list() iterator uses but does not export
 // from the package root; listDepositsPage needs it because that iterator hides the page token.
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
@@ -14,13 +22,16 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import type { customerJourney, JourneyOutcome } from '../workflows/journey';
-import type { JourneyRequest } from '../workflows/journey-input';
+import type { JourneyInput, JourneyRequest } from '../workflows/journey-input';
+import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../workflows/message-schemas';
 import {
   cancelUpdate,
   closeCustomerUpdate,
   depositStateQuery,
   journeyStateQuery,
+  JOURNEY_STAGES,
   retryUpdate,
+  signupUpdate,
   submitAttachmentUpdate,
   type DepositStage,
   type DepositState,
@@ -32,7 +43,7 @@ import { RampExternalId, RampStage } from '../workflows/search-attributes';
 import { runBulk, type BulkAction, type BulkOptions, type BulkReport } from './bulk';
 import { attachmentStoreFromEnv, checkIn, type AttachmentFile, type AttachmentStore } from '../attachments';
 import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
-import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
+import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, parseSignupWait, type CorrectedInput } from './input-validation';
 import {
   depositBulkQuery,
   depositListQuery,
@@ -76,6 +87,35 @@ export interface DepositBulkFilter {
 }
 
 export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
+
+export interface SignUpOptions {
+  /**
+   * How long to wait for the service's KYC link, in seconds: default 5, at most 30, 0 for no wait.
+   * The call itself answers within this plus a moment (SIGNUP_GRACE_MS), whatever Temporal or the
+   * workers do.
+   */
+  waitSeconds?: number;
+}
+
+/** What `signUp` learned in its one round trip. */
+export interface SignUp {
+  handle: JourneyHandle;
+  /**
+   * The journey's stage: as it answered the signup, or else as last indexed (RampStage). Absent only
+   * when neither could be read.
+   */
+  stage?: JourneyStage;
+  /** Where the customer passes KYC, from the service's own record; absent when not known within the wait. */
+  kycLink?: string;
+  /** What the journey waits for, when it answered. */
+  waitingFor?: string;
+}
+
+/**
+ * Added to a signup's wait for the round trip to the journey's worker: the call's deadline. Past it
+ * (no worker polling, Temporal slow or away) the signup answers without the journey's word.
+ */
+export const SIGNUP_GRACE_MS = 2_000;
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
 export type { JourneyOutcome, DepositOutcome };
 
@@ -119,26 +159,73 @@ export class RampflowClient {
    */
   async startJourney(request: JourneyRequest): Promise<JourneyHandle> {
     const input = parseJourneyRequest(request);
-    const { externalId } = input.customer;
     try {
-      return await this.temporal.workflow.start<typeof customerJourney>('customerJourney', {
-        workflowId: journeyWorkflowId(externalId),
-        taskQueue: this.taskQueue,
-        args: [input],
-        // A running journey is returned as it is; an ended one makes the start fail (caught below).
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        // Indexed from the first moment, so the journey is listable before a worker has picked it up.
-        typedSearchAttributes: [
-          { key: RampExternalId, value: externalId },
-          { key: RampStage, value: 'CREATING_CUSTOMER' },
-        ],
-        staticSummary: `customer journey of ${externalId}`,
-      });
+      return await this.temporal.workflow.start<typeof customerJourney>('customerJourney', this.journeyStartOptions(input));
     } catch (error) {
+      // A running journey is returned as it is (USE_EXISTING); an ended one makes the start fail.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      return this.journeyHandle(externalId);
+      return this.journeyHandle(input.customer.externalId);
     }
+  }
+
+  /**
+   * Signup in one round trip: `startJourney`, and in the same call (Temporal's update-with-start) the
+   * journey's `signup` update, which answers its stage and, when the service gives it within
+   * `options.waitSeconds` (default 5), the customer's KYC link. Idempotent like `startJourney`: a
+   * running journey of this externalId answers at once when it knows the link.
+   *
+   * Bounded: when the journey cannot answer in time (no worker polling, or a worker of code without the
+   * update), the journey is started (or found) as `startJourney` does and the answer has no link; an
+   * ended journey is returned as it is, with its stage. Temporal away fails the call as it fails
+   * `startJourney`.
+   *
+   * @throws RampflowInputError naming every bad field (of the request or the wait), before anything reaches Temporal
+   */
+  async signUp(request: JourneyRequest, options: SignUpOptions = {}): Promise<SignUp> {
+    const input = parseJourneyRequest(request);
+    const waitSeconds = parseSignupWait(options.waitSeconds) ?? SIGNUP_WAIT_DEFAULT_SECONDS;
+    const startWorkflowOperation = new WithStartWorkflowOperation<typeof customerJourney>('customerJourney', this.journeyStartOptions(input));
+    try {
+      // The deadline bounds every call inside, the SDK's re-sends and polls for the update's outcome included.
+      const answer = await this.temporal.connection.withDeadline(Date.now() + waitSeconds * 1000 + SIGNUP_GRACE_MS, () =>
+        this.temporal.workflow.executeUpdateWithStart(signupUpdate, { args: [{ waitSeconds }], startWorkflowOperation }),
+      );
+      return { handle: await startWorkflowOperation.workflowHandle(), ...answer };
+    } catch (error) {
+      // Ended (REJECT_DUPLICATE): as startJourney, the journey as it is. Not answered in time, or
+      // refused by a worker that predates the update: the journey may or may not have started, so
+      // start it (or find it) as startJourney does. Anything else (Temporal away) is the caller's.
+      const unanswered = error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || error instanceof WorkflowUpdateFailedError;
+      if (!unanswered && !(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      const handle = unanswered ? await this.startJourney(input) : this.journeyHandle(input.customer.externalId);
+      const stage = await this.indexedStage(handle);
+      return { handle, ...(stage ? { stage } : {}) };
+    }
+  }
+
+  /** How a journey is started, by `startJourney` and `signUp` alike. */
+  private journeyStartOptions(input: JourneyInput): WorkflowStartOptions<typeof customerJourney> & { workflowIdConflictPolicy: 'USE_EXISTING' } {
+    const { externalId } = input.customer;
+    return {
+      workflowId: journeyWorkflowId(externalId),
+      taskQueue: this.taskQueue,
+      args: [input],
+      // A running journey is used as it is; an ended one is never started again.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // Indexed from the first moment, so the journey is listable before a worker has picked it up.
+      typedSearchAttributes: [
+        { key: RampExternalId, value: externalId },
+        { key: RampStage, value: 'CREATING_CUSTOMER' },
+      ],
+      staticSummary: `customer journey of ${externalId}`,
+    };
+  }
+
+  /** The journey's stage as last indexed (RampStage), read from the server without a worker; undefined if unknown. */
+  private async indexedStage(handle: JourneyHandle): Promise<JourneyStage | undefined> {
+    const indexed = (await handle.describe()).typedSearchAttributes.get(RampStage);
+    return JOURNEY_STAGES.find((stage) => stage === indexed);
   }
 
   /** A handle on the journey's latest run (it follows continue-as-new), e.g. to await `result()`. */

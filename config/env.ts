@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_LIST_ORDER, LIST_ORDERS } from '../ramp/assumptions';
 import { WEBHOOK_ROUTINGS } from '../webhooks/routing-modes';
 import type { DepositTimings } from '../workflows/deposit-input';
+import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from '../workflows/message-schemas';
 
 const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port, for example 127.0.0.1:7233');
 const port = z.coerce.number().int().min(1).max(65535);
@@ -64,6 +65,8 @@ export const PartnerApiEnvSchema = z.object({
   PARTNER_API_PORT: port.default(8789),
   /** The bearer token partner backends send (`Authorization: Bearer <token>`). */
   PARTNER_API_TOKEN: z.string().min(32, 'must be at least 32 characters: it is the only credential of the partner API'),
+  /** How long `POST /journeys` waits for the service's KYC link before answering 202 without it (0 to 30). */
+  PARTNER_API_SIGNUP_WAIT_SECONDS: z.coerce.number().min(0).max(SIGNUP_WAIT_MAX_SECONDS).default(SIGNUP_WAIT_DEFAULT_SECONDS),
 });
 
 /**

@@ -47,7 +47,8 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
   await endEarlierDemos(stack, progress);
 
   const externalId = `${DEMO_PREFIX}${Date.now().toString(36)}`;
-  await stack.rampflow.startJourney({
+  // Signup in one round trip: the answer carries the KYC link when the service gives it in time.
+  const signup = await stack.rampflow.signUp({
     customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
     onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH', currency: 'USDT', registeredBy: 'journey' }, audSourceAccount: AUD_SOURCE },
     offramp: { currency: 'USDT', network: 'ETH', bankAccount: { ...BANK_ACCOUNT, registeredBy: 'journey' } },
@@ -56,6 +57,7 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
   });
   const { uiUrl, namespace } = stack.temporal;
   progress(`demo journey ${journeyWorkflowId(externalId)}${uiUrl ? `: ${workflowUiUrl(uiUrl, namespace, journeyWorkflowId(externalId))}` : ''}`);
+  if (signup.kycLink) progress(`  signup answered ${signup.stage ?? ''}: the customer passes KYC at ${signup.kycLink}`);
 
   const started = Date.now();
   let exitsShown = false;

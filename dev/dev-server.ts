@@ -51,6 +51,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     namespace,
     '--log-level',
     'warn',
+    // Updates and update-with-start (POST /journeys, signUp) are on by default in the server 1.29.1
+    // the CLI embeds (frontend.enableExecuteMultiOperation): no value needed for them.
     '--dynamic-config-value',
     'frontend.enableServerVersionCheck=false',
     ...RAMP_SEARCH_ATTRIBUTES.flatMap(({ name, type }) => ['--search-attribute', `${name}=${type}`]),

@@ -13,7 +13,7 @@ import {
   RetryRequestSchema,
   RetryResultSchema,
 } from '../workflows/message-schemas';
-import { DepositPageQuerySchema, DepositPageSchema, ErrorSchema, JourneyReferenceSchema } from './schemas';
+import { DepositPageQuerySchema, DepositPageSchema, ErrorSchema, SignupAnswerSchema, SignupWithKycLinkSchema } from './schemas';
 
 /** A component schema; OpenAPI 3.1's own dialect is JSON Schema 2020-12, so only `$schema` goes. */
 function component(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -73,10 +73,17 @@ export function buildOpenApiDocument() {
     paths: {
       '/journeys': {
         post: {
-          summary: 'start the customer\'s journey on signup; idempotent on customer.externalId (a repeated signup returns the same journey)',
+          summary:
+            'start the customer\'s journey on signup and answer its stage and KYC link in the same round trip; idempotent on customer.externalId (a repeated signup returns the same journey)',
+          description:
+            'Waits at most PARTNER_API_SIGNUP_WAIT_SECONDS (default 5) for the service to give the customer\'s KYC link. A repeated signup of a running journey answers at once when the journey knows the link.',
           requestBody: { required: true, ...json('JourneyRequest') },
           responses: {
-            '202': { description: 'the journey runs (started now, or already running or ended for this externalId)', ...json('JourneyReference') },
+            '201': { description: 'the journey runs (started now, or already running) and the KYC link came back', ...json('SignupWithKycLink') },
+            '202': {
+              description: 'the journey runs (started now, or already running or ended for this externalId), without the KYC link: not known within the wait (or the journey has ended); read it from stateUrl',
+              ...json('JourneyReference'),
+            },
             '400': error('the request names bad fields'),
             ...COMMON_ERRORS,
           },
@@ -113,7 +120,8 @@ export function buildOpenApiDocument() {
       securitySchemes: { bearerToken: { type: 'http', scheme: 'bearer', description: 'PARTNER_API_TOKEN' } },
       schemas: {
         JourneyRequest: component(JourneyInputSchema, 'input'),
-        JourneyReference: component(JourneyReferenceSchema, 'output'),
+        JourneyReference: component(SignupAnswerSchema, 'output'),
+        SignupWithKycLink: component(SignupWithKycLinkSchema, 'output'),
         JourneyState: component(JourneyStateSchema, 'output'),
         DepositPage: component(DepositPageSchema, 'output'),
         RetryRequest: component(RetryRequestSchema, 'input'),

@@ -1,6 +1,6 @@
 /**
  * The partner API process (`rampflow partner-api`): configuration from the environment (TEMPORAL_*,
- * PARTNER_API_PORT, PARTNER_API_TOKEN, LOG_LEVEL), the HTTP server, and a graceful stop on
+ * PARTNER_API_PORT, PARTNER_API_TOKEN, PARTNER_API_SIGNUP_WAIT_SECONDS, LOG_LEVEL), the HTTP server, and a graceful stop on
  * SIGINT/SIGTERM (requests in flight finish; new ones get 503 while closing).
  *
  * The Temporal connection is lazy, so the API starts and answers (503) even while Temporal is down,
@@ -24,7 +24,7 @@ export async function runPartnerApi(options: { host?: string } = {}, env: NodeJS
     ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
   });
   const rampflow = await createRampflowClient({ connection, namespace: temporal.TEMPORAL_NAMESPACE, taskQueue: temporal.TEMPORAL_TASK_QUEUE, payloadKeys: temporal.RAMPFLOW_PAYLOAD_KEYS });
-  const app = buildPartnerApi({ token: api.PARTNER_API_TOKEN, rampflow, logger });
+  const app = buildPartnerApi({ token: api.PARTNER_API_TOKEN, rampflow, logger, signupWaitSeconds: api.PARTNER_API_SIGNUP_WAIT_SECONDS });
   try {
     await app.listen({ port: api.PARTNER_API_PORT, host: options.host ?? '0.0.0.0' });
     logger.info(

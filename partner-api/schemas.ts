@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { CustomerDetailsSchema } from '../workflows/journey-input';
-import { DEPOSIT_STAGES } from '../workflows/messages';
+import { DEPOSIT_STAGES, JOURNEY_STAGES } from '../workflows/messages';
 
 export const ExternalIdParamsSchema = z.object({ externalId: CustomerDetailsSchema.shape.externalId });
 
@@ -16,6 +16,18 @@ export const JourneyReferenceSchema = z.object({
   workflowId: z.string().describe('customer/<externalId>'),
   stateUrl: z.string().describe('GET this for the journey\'s state'),
 });
+
+/**
+ * POST /journeys's answer: the journey's reference, its stage, and the KYC link when the service gave
+ * it within the signup wait (201), without it otherwise (202).
+ */
+export const SignupAnswerSchema = JourneyReferenceSchema.extend({
+  stage: z.enum(JOURNEY_STAGES).optional().describe('the journey\'s stage (as it answered, or as last indexed); absent only when it could not be read'),
+  kycLink: z.string().optional().describe('where the customer passes KYC, from the service\'s own record; present in a 201, absent in a 202'),
+});
+
+/** A 201: the KYC link came back in the same round trip. */
+export const SignupWithKycLinkSchema = SignupAnswerSchema.required({ stage: true, kycLink: true });
 
 export const DepositPageQuerySchema = z.object({
   pageSize: z.coerce.number().int().min(1).max(1000).optional().describe('1 to 1000, default 100'),

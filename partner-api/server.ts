@@ -1,6 +1,7 @@
 /**
  * The partner API's HTTP server (fastify), for partner backends in any language:
- * - `POST /journeys`: start the customer's journey on signup, idempotent on customer.externalId;
+ * - `POST /journeys`: start the customer's journey on signup, idempotent on customer.externalId, and
+ *   answer in the same round trip its stage and, when the service gives it in time, the KYC link;
  * - `GET /journeys/{externalId}`: the journey's state; `GET /journeys/{externalId}/deposits`: its
  *   deposits, a page at a time;
  * - `POST /journeys/{externalId}/retry | cancel | close`: the operator actions;
@@ -16,13 +17,13 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { isGrpcServiceError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, type RampflowClient } from '../client';
+import { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, SIGNUP_GRACE_MS, type RampflowClient } from '../client';
 import { tokenMatches } from '../webhooks/secret-token';
 import { JourneyInputSchema } from '../workflows/journey-input';
-import { EndRequestSchema, RetryRequestSchema } from '../workflows/message-schemas';
+import { EndRequestSchema, RetryRequestSchema, SIGNUP_WAIT_DEFAULT_SECONDS } from '../workflows/message-schemas';
 import { startInputIssues, type StartInputIssue } from '../workflows/start-input';
 import { buildOpenApiDocument } from './openapi';
-import { DepositPageQuerySchema, ExternalIdParamsSchema, type DepositItemSchema } from './schemas';
+import { DepositPageQuerySchema, ExternalIdParamsSchema, type DepositItemSchema, type SignupAnswerSchema } from './schemas';
 
 export interface PartnerApiOptions {
   /** The bearer token partner backends send (PARTNER_API_TOKEN). */
@@ -31,6 +32,11 @@ export interface PartnerApiOptions {
   logger: Logger;
   /** How long one call to Temporal may take before the API answers 503 (default 10 s). */
   temporalTimeoutMs?: number;
+  /**
+   * How long `POST /journeys` waits for the KYC link before answering 202 without it
+   * (PARTNER_API_SIGNUP_WAIT_SECONDS, default 5); its call to Temporal may take this much longer.
+   */
+  signupWaitSeconds?: number;
   /** A journey's input is a few hundred bytes; corrected input no more. */
   bodyLimitBytes?: number;
 }
@@ -70,12 +76,13 @@ const toIssue = (line: string): StartInputIssue => {
 export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
   const { rampflow, logger } = options;
   const timeoutMs = options.temporalTimeoutMs ?? 10_000;
+  const signupWaitSeconds = options.signupWaitSeconds ?? SIGNUP_WAIT_DEFAULT_SECONDS;
   const openApi = buildOpenApiDocument();
   const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? 64 * 1024, return503OnClosing: true });
   app.removeContentTypeParser('text/plain');
 
   /** One call to Temporal, given up after the timeout (answered 503 like Temporal being away). */
-  const temporal = <T>(call: () => Promise<T>): Promise<T> => rampflow.temporal.connection.withDeadline(Date.now() + timeoutMs, call);
+  const temporal = <T>(call: () => Promise<T>, extraMs = 0): Promise<T> => rampflow.temporal.connection.withDeadline(Date.now() + timeoutMs + extraMs, call);
   const externalIdOf = (request: FastifyRequest) => parsed(ExternalIdParamsSchema, request.params).externalId;
 
   app.addHook('onRequest', async (request, reply) => {
@@ -116,9 +123,13 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
   app.post('/journeys', async (request, reply) => {
     const input = parsed(JourneyInputSchema, request.body);
     const { externalId } = input.customer;
-    const handle = await temporal(() => rampflow.startJourney(input));
+    // signUp bounds its own wait (the wait plus a moment); the rest of the timeout is for the calls around it.
+    const signup = await temporal(() => rampflow.signUp(input, { waitSeconds: signupWaitSeconds }), signupWaitSeconds * 1000 + SIGNUP_GRACE_MS);
     const stateUrl = `/journeys/${encodeURIComponent(externalId)}`;
-    return reply.code(202).header('location', stateUrl).send({ externalId, workflowId: handle.workflowId, stateUrl });
+    const { stage, kycLink } = signup;
+    const answer: z.input<typeof SignupAnswerSchema> = { externalId, workflowId: signup.handle.workflowId, stateUrl, ...(stage ? { stage } : {}), ...(kycLink ? { kycLink } : {}) };
+    // 201 when the answer carries the KYC link; 202 (as before this answer existed) when it is still to come.
+    return reply.code(kycLink ? 201 : 202).header('location', stateUrl).send(answer);
   });
 
   app.get('/journeys/:externalId', async (request) => {

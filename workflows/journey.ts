@@ -46,6 +46,7 @@ import { isCustomerApproved, type CustomerRecord, type DepositAddressRecord, typ
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
+import { registerSignup } from './signup';
 import { validatedStartInput } from './start-input';
 import { JourneyEvents } from './journey-events';
 import { journeyTimings } from './timings';
@@ -173,6 +174,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     if (applyDepositProgress(state.deposits, progress)) events.depositProgress(progress);
   });
   setHandler(journeyStateQuery, () => ({ ...state, attention: desk.attention }));
+  registerSignup(state);
   setHandler(
     closeCustomerUpdate,
     (request) => {

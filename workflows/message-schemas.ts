@@ -129,6 +129,27 @@ export const AttachmentReferenceSchema = z.strictObject({
 });
 export const AttachmentResultSchema = z.object({ submitted: z.literal(true) });
 
+// ---- signup (update-with-start) --------------------------------------------------------------------
+
+/** The longest a signup may wait for the KYC link: an update handler holds the journey's continue-as-new. */
+export const SIGNUP_WAIT_MAX_SECONDS = 30;
+/** How long a signup waits for the KYC link when it does not say. */
+export const SIGNUP_WAIT_DEFAULT_SECONDS = 5;
+
+export const SignupRequestSchema = z.object({
+  waitSeconds: z
+    .number()
+    .min(0)
+    .max(SIGNUP_WAIT_MAX_SECONDS)
+    .optional()
+    .describe(`how long to wait for the service's KYC link (default ${SIGNUP_WAIT_DEFAULT_SECONDS}, at most ${SIGNUP_WAIT_MAX_SECONDS}); 0 answers at once`),
+});
+export const SignupResultSchema = z.object({
+  stage: z.enum(JOURNEY_STAGES).describe('the journey\'s stage when it answered'),
+  waitingFor: z.string().describe('one line on what the journey is waiting for'),
+  kycLink: z.string().optional().describe('where the customer passes KYC, from the service\'s own record; absent when not known within the wait'),
+});
+
 // ---- signals ----------------------------------------------------------------------------------------
 
 export const SignalSchemas = {

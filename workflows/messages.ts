@@ -5,7 +5,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { AttachmentReferenceSchema, EndRequestSchema, RetryRequestSchema } from './message-schemas';
+import type { AttachmentReferenceSchema, EndRequestSchema, RetryRequestSchema, SignupRequestSchema, SignupResultSchema } from './message-schemas';
 import type {
   CustomerRecord,
   DepositAddressRecord,
@@ -186,3 +186,14 @@ export const closeCustomerUpdate = defineUpdate<{ closed: true }, [EndRequest]>(
  */
 export type AttachmentReference = z.output<typeof AttachmentReferenceSchema>;
 export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentReference]>('submitAttachment');
+
+// ---- signup ------------------------------------------------------------------------------------
+
+/**
+ * Sent with the journey's start (update-with-start) by `POST /journeys` and the client's `signUp`, or
+ * to the running journey of the same externalId: answers the stage and, once the service's record has
+ * it, the KYC link, waiting at most `waitSeconds` for it (workflows/signup.ts).
+ */
+export type SignupRequest = z.output<typeof SignupRequestSchema>;
+export type SignupResult = z.output<typeof SignupResultSchema>;
+export const signupUpdate = defineUpdate<SignupResult, [SignupRequest]>('signup');

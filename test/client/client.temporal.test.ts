@@ -9,11 +9,12 @@ import {
   RampflowInputError,
   RampflowNotFoundError,
   RampflowUpdateRefusedError,
+  SIGNUP_GRACE_MS,
   type JourneyRequest,
   type RampflowClient,
 } from '../../client';
 import { FAST_TIMINGS, startActiveJourney, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
-import { temporalAddress, testPayloadKeys } from '../support/temporal';
+import { temporalAddress, testPayloadKeys, uniqueTaskQueue } from '../support/temporal';
 
 let h: JourneyHarness;
 let rampflow: RampflowClient;
@@ -104,6 +105,59 @@ describe('startJourney', () => {
       expect.arrayContaining([['RampExternalId', request.customer.externalId]]),
     );
     await rampflow.closeCustomer(request.customer.externalId);
+  });
+});
+
+describe('signUp', () => {
+  it('starts the journey and answers its stage and KYC link in one round trip; again, at once, from the running journey', async () => {
+    const request = signup();
+    const first = await rampflow.signUp(request);
+    expect(first.handle.workflowId).toBe(`customer/${request.customer.externalId}`);
+    expect(first.kycLink).toMatch(/^https?:\/\//);
+    expect(first.stage).toMatch(/^(CREATING_CUSTOMER|AWAITING_KYC)$/);
+    expect(first.waitingFor).toEqual(expect.any(String));
+    // The link is the service's own record, which the journey's state shows too.
+    const state = await h.waitForJourney(first.handle, (s) => s.stage === 'AWAITING_KYC');
+    expect(state.customer.kycLink).toBe(first.kycLink);
+
+    const startedAt = Date.now();
+    const again = await rampflow.signUp({ ...request, customer: { ...request.customer, realName: 'Someone Else' } }, { waitSeconds: 0 });
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+    expect(again).toMatchObject({ stage: 'AWAITING_KYC', kycLink: first.kycLink });
+    expect((await again.handle.describe()).runId).toBe((await first.handle.describe()).runId);
+    expect(await journeyRuns(request.customer.externalId)).toBe(1);
+
+    // Ended: returned as it is, with its stage and no link, never started again.
+    await rampflow.closeCustomer(request.customer.externalId, 'test over');
+    await first.handle.result();
+    const ended = await rampflow.signUp(request);
+    expect(ended.stage).toBe('CLOSED');
+    expect(ended.kycLink).toBeUndefined();
+    expect(await ended.handle.result()).toEqual({ stage: 'CLOSED', reason: 'test over' });
+    expect(await journeyRuns(request.customer.externalId)).toBe(1);
+  });
+
+  it('answers without the link within its bound when no worker runs the journey, which it starts', async () => {
+    const idle = await createRampflowClient({ address: temporalAddress(), taskQueue: uniqueTaskQueue('no-worker'), payloadKeys: testPayloadKeys() });
+    try {
+      const request = signup();
+      const startedAt = Date.now();
+      const answer = await idle.signUp(request, { waitSeconds: 1 });
+      expect(Date.now() - startedAt).toBeLessThan(1_000 + SIGNUP_GRACE_MS + 2_000);
+      expect(answer.kycLink).toBeUndefined();
+      expect(answer.stage).toBe('CREATING_CUSTOMER');
+      expect((await answer.handle.describe()).status.name).toBe('RUNNING');
+      await answer.handle.terminate('test over');
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('refuses a bad request or wait before anything reaches Temporal', async () => {
+    const request = signup();
+    await expect(rampflow.signUp(request, { waitSeconds: 31 })).rejects.toThrow(/^waitSeconds: Too big/);
+    await expect(rampflow.signUp({ ...request, customer: { ...request.customer, email: 'nope' } })).rejects.toBeInstanceOf(RampflowInputError);
+    await expect(rampflow.getJourney(request.customer.externalId)).rejects.toBeInstanceOf(RampflowNotFoundError);
   });
 });
 

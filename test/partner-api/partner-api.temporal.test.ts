@@ -1,6 +1,7 @@
 /**
  * The partner API over real HTTP on loopback, against the shared dev server with a rampflow worker and
- * the sandbox: idempotent signup, the journey's state and its deposits page by page, operator actions,
+ * the sandbox: idempotent signup answering the KYC link in one round trip (and 202 without it when no
+ * worker answers in time), the journey's state and its deposits page by page, operator actions,
  * bad input, refused authentication, Temporal away (503), and the OpenAPI document.
  */
 import { randomUUID } from 'node:crypto';
@@ -10,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildContract } from '../../client/contract';
-import { createRampflowClient, type RampflowClient } from '../../client';
+import { createRampflowClient, SIGNUP_GRACE_MS, type RampflowClient } from '../../client';
 import { freePort } from '../../dev/ports';
 import { buildOpenApiDocument } from '../../partner-api/openapi';
 import { buildPartnerApi } from '../../partner-api/server';
@@ -58,18 +59,21 @@ async function call(method: string, path: string, body?: unknown, options: { tok
 const signup = (externalId: string) => ({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' } });
 
 describe('the partner API', () => {
-  it('starts a journey on signup, and a repeated signup returns the same journey (one run)', async () => {
+  it('starts a journey on signup and answers its KYC link in the same round trip; a repeated signup returns the same journey (one run) and the link at once', async () => {
     const externalId = `api-${randomUUID()}`;
+    const reference = { externalId, workflowId: journeyWorkflowId(externalId), stateUrl: `/journeys/${externalId}` };
     const first = await call('POST', '/journeys', signup(externalId));
-    expect(first.status).toBe(202);
-    expect(first.body).toEqual({ externalId, workflowId: journeyWorkflowId(externalId), stateUrl: `/journeys/${externalId}` });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ ...reference, stage: expect.stringMatching(/^(CREATING_CUSTOMER|AWAITING_KYC)$/), kycLink: expect.stringMatching(/^https?:\/\//) });
     expect(first.headers.get('location')).toBe(`/journeys/${externalId}`);
     const handle = h.client.workflow.getHandle(journeyWorkflowId(externalId));
     const { runId } = await handle.describe();
 
+    const startedAt = Date.now();
     const again = await call('POST', '/journeys', { ...signup(externalId), customer: { ...signup(externalId).customer, realName: 'Ada King' } });
-    expect(again.status).toBe(202);
-    expect(again.body).toEqual(first.body);
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual({ ...reference, stage: expect.any(String), kycLink: first.body.kycLink });
     const after = await handle.describe();
     expect(after.runId).toBe(runId);
     expect(after.status.name).toBe('RUNNING');
@@ -91,6 +95,35 @@ describe('the partner API', () => {
     const close = await call('POST', `/journeys/${externalId}/close`, { reason: 'test over' });
     expect(close).toMatchObject({ status: 200, body: { closed: true } });
     await expect(handle.result()).resolves.toEqual({ stage: 'CLOSED', reason: 'test over' });
+
+    // A signup of the ended journey answers as before: 202, the journey as it is (never started again).
+    const ended = await call('POST', '/journeys', signup(externalId));
+    expect(ended.status).toBe(202);
+    expect(ended.body).toEqual({ ...reference, stage: 'CLOSED' });
+    expect((await handle.describe()).runId).toBe(runId);
+  });
+
+  it('answers 202 without the KYC link within the bounded wait when no worker runs the journey, and starts it', async () => {
+    const idle = buildPartnerApi({
+      token: TOKEN,
+      rampflow: await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: uniqueTaskQueue('no-worker'), payloadKeys: testPayloadKeys() }),
+      logger: quiet,
+      signupWaitSeconds: 1,
+    });
+    const base = await listen(idle);
+    try {
+      const externalId = `api-idle-${randomUUID()}`;
+      const startedAt = Date.now();
+      const answer = await call('POST', '/journeys', signup(externalId), { base });
+      expect(Date.now() - startedAt).toBeLessThan(1_000 + SIGNUP_GRACE_MS + 2_000);
+      expect(answer.status).toBe(202);
+      expect(answer.body).toEqual({ externalId, workflowId: journeyWorkflowId(externalId), stateUrl: `/journeys/${externalId}`, stage: 'CREATING_CUSTOMER' });
+      const handle = h.client.workflow.getHandle(journeyWorkflowId(externalId));
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      await handle.terminate('test over');
+    } finally {
+      await idle.close();
+    }
   });
 
   it('answers 404 for a journey that does not exist', async () => {
