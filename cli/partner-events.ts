@@ -27,16 +27,17 @@ function httpUrl(value: string): string {
   return url.toString();
 }
 
-function whsecSecret(value: string): string {
+/** Checked here, not by a commander argument parser: commander would quote the bad value, a secret even when bad. */
+function checkedSecret(value: string | undefined): string {
+  if (value === undefined) return generateEndpointSecret();
   const problem = secretProblem(value);
-  // The value is not echoed: it is a secret even when it is a bad one.
-  if (problem) throw new InvalidArgumentError(`the secret ${problem}`);
+  if (problem) throw new Error(`--secret ${problem}`);
   return value;
 }
 
 async function listen(options: ListenOptions): Promise<void> {
   const port = parsePort('--port', options.port);
-  const secret = options.secret ?? generateEndpointSecret();
+  const secret = checkedSecret(options.secret);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const endpoint = await startLocalEndpoint({ secret, port, print, ...(options.forwardTo ? { forwardTo: options.forwardTo } : {}) });
   print(`listening on ${endpoint.url}${options.forwardTo ? `, forwarding to ${options.forwardTo}` : ' (not forwarding: every verified delivery is answered 200)'}`);
@@ -57,6 +58,6 @@ export function registerPartnerEventsCommand(program: Command): void {
     .description('run a local endpoint on 127.0.0.1 that verifies deliveries, prints one line per event and forwards them; Ctrl-C stops it')
     .option('--forward-to <url>', 'pass each verified delivery on, body and webhook-* headers unchanged, and answer with its verdict (2xx → 200, 410 → 410, else 502)', httpUrl)
     .option('--port <port>', 'port to listen on', '8790')
-    .option('--secret <whsec>', 'the whsec_ signing secret to verify with (default: a fresh one, printed in the configuration line)', whsecSecret)
+    .option('--secret <whsec>', 'the whsec_ signing secret to verify with (default: a fresh one, printed in the configuration line)')
     .action(listen);
 }

@@ -37,7 +37,9 @@ async function verifyingEndpoint(secret: string): Promise<TestServer> {
 }
 
 async function answering(status: number, headers: Record<string, string> = {}, body = ''): Promise<TestServer> {
-  const server = await startServer((_received, response) => response.writeHead(status, headers).end(body));
+  const server = await startServer((_received, response) => {
+    response.writeHead(status, headers).end(body);
+  });
   servers.push(server);
   return server;
 }
