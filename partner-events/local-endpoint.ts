@@ -107,7 +107,7 @@ export async function startLocalEndpoint(options: LocalEndpointOptions): Promise
   const seen = new Set<string>();
 
   async function forward(body: Buffer, headers: Record<string, string>): Promise<Verdict> {
-    if (!options.forwardTo || !agent) return { answer: 200, shown: 'not forwarded' };
+    if (!options.forwardTo || !agent) return { answer: 200, shown: '200' };
     try {
       const answer = await request(options.forwardTo, {
         method: 'POST',

@@ -104,7 +104,7 @@ describe('the local endpoint without a target', () => {
       const event = sampleEvent({ id: 'evt_localNoTarget0000001' });
       expect(await deliverEvent(configured, event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 200 });
       expect(await deliverEvent(configured, event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 200 });
-      expect(lines).toEqual([expect.stringMatching(/ evt_localNoTarget0000001 → not forwarded$/), expect.stringMatching(/ → not forwarded \(again: same webhook-id\)$/)]);
+      expect(lines).toEqual([expect.stringMatching(/ evt_localNoTarget0000001 → 200$/), expect.stringMatching(/ evt_localNoTarget0000001 → 200 \(again: same webhook-id\)$/)]);
     } finally {
       await endpoint.close();
     }
