@@ -87,6 +87,12 @@ describe('a delivery a standardwebhooks endpoint verifies', () => {
     expect(second!.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
   });
 
+  it('signs the UTF-8 bytes it sends, whatever the characters', async () => {
+    const event = { ...sampleEvent({ id: 'evt_nonAsciiExternalId01' }), externalId: 'zoë-東京-🚀' };
+    expect(await deliverEvent(endpoint(endpointServer.url), event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 204 });
+    expect(JSON.parse(endpointServer.received.at(-1)!.body)).toEqual(event);
+  });
+
   it('is signed with every secret, so an endpoint knowing only the old or only the new one accepts it (rotation)', async () => {
     const knowsOld = await verifyingEndpoint(OLD_SECRET);
     const knowsNew = await verifyingEndpoint(NEW_SECRET);
