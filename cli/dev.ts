@@ -21,6 +21,7 @@ interface DevOptions {
   webhookPort: string;
   partnerApiPort: string;
   codecPort: string;
+  partnerEventsPort: string;
   dbFile: string;
   once?: boolean;
   timeout: string;
@@ -31,7 +32,7 @@ interface DevOptions {
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
-    .description('run the local stack (Temporal dev server and Web UI, sandbox on autopilot, worker, webhook receiver, partner API) and a demo journey; Ctrl-C stops it')
+    .description('run the local stack (Temporal dev server and Web UI, sandbox on autopilot, worker and a local partner-event endpoint, webhook receiver, partner API) and a demo journey; Ctrl-C stops it')
     .option('--once', 'exit when the demo has completed (0), or failed or timed out (1)')
     .option('--port <port>', 'Temporal gRPC port', '7233')
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
@@ -39,6 +40,7 @@ export function registerDevCommand(program: Command): void {
     .option('--webhook-port <port>', 'webhook receiver port', '8788')
     .option('--partner-api-port <port>', 'partner API port', '8789')
     .option('--codec-port <port>', 'codec server port (the Web UI decrypts payloads through it)', '8234')
+    .option('--partner-events-port <port>', 'the local partner endpoint that prints the partner events it receives', '8791')
     .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts', join(PROJECT_ROOT, '.data', 'temporal.db'))
     .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
     .option('--cluster', 'run on a Temporal server on PostgreSQL (as `rampflow cluster`) instead of the dev server')
@@ -59,6 +61,7 @@ async function runDev(options: DevOptions): Promise<void> {
     webhookPort: parsePort('--webhook-port', options.webhookPort),
     partnerApiPort: parsePort('--partner-api-port', options.partnerApiPort),
     codecPort: parsePort('--codec-port', options.codecPort),
+    partnerEventsPort: parsePort('--partner-events-port', options.partnerEventsPort),
   };
 
   // The SDK's own lines stay out of the demo's output unless they are warnings; and this command,

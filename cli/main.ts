@@ -14,6 +14,7 @@ import { registerDepositCommand } from './deposit';
 import { registerEventsCommand } from './events';
 import { registerContractCommand } from './contract';
 import { registerPartnerApiCommand } from './partner-api';
+import { registerPartnerEventsCommand } from './partner-events';
 import { registerPayoutCommand } from './payout';
 import { registerCodecServerCommand } from './codec-server';
 import { registerVersionsCommand } from './versions';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerEventsCommand(program);
   registerContractCommand(program);
   registerPartnerApiCommand(program);
+  registerPartnerEventsCommand(program);
   registerPayoutCommand(program);
   registerCodecServerCommand(program);
   registerVersionsCommand(program);

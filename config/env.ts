@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { PartnerEndpoint } from '../partner-events/endpoint-types';
+import { parsePartnerEndpoints } from '../partner-events/endpoints';
 import { DEFAULT_LIST_ORDER, LIST_ORDERS } from '../ramp/assumptions';
 import { WEBHOOK_ROUTINGS } from '../webhooks/routing-modes';
 import type { DepositTimings } from '../workflows/deposit-input';
@@ -172,6 +174,50 @@ export const AttachmentEnvSchema = z.object({
   RAMPFLOW_ATTACHMENTS_DIR: z.string().min(1).default('.data/attachments'),
 });
 
+/**
+ * Where partner events are delivered (partner-events/endpoints.ts checks the JSON): inline in
+ * PARTNER_EVENT_ENDPOINTS, or in the file PARTNER_EVENT_ENDPOINTS_FILE names, which keeps the
+ * `whsec_` secrets out of process listings, shell histories and compose files. Not both: which one
+ * wins would be a guess. Neither (or `[]`) means no endpoints: partners read events through the pull API.
+ */
+const endpointsText = z.string().transform((text, context): PartnerEndpoint[] => {
+  const result = parsePartnerEndpoints(text);
+  if (result.ok) return result.endpoints;
+  context.addIssue({ code: 'custom', message: result.problem });
+  return z.NEVER;
+});
+
+const endpointsFile = z.string().transform((path, context): PartnerEndpoint[] => {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    context.addIssue({ code: 'custom', message: `cannot read ${path} (${code})` });
+    return z.NEVER;
+  }
+  const result = parsePartnerEndpoints(text);
+  if (result.ok) return result.endpoints;
+  context.addIssue({ code: 'custom', message: `${path}: ${result.problem}` });
+  return z.NEVER;
+});
+
+export const PartnerEventEndpointsEnvSchema = z
+  .object({
+    PARTNER_EVENT_ENDPOINTS: endpointsText.optional(),
+    PARTNER_EVENT_ENDPOINTS_FILE: endpointsFile.optional(),
+  })
+  .superRefine((value, context) => {
+    if (value.PARTNER_EVENT_ENDPOINTS !== undefined && value.PARTNER_EVENT_ENDPOINTS_FILE !== undefined) {
+      context.addIssue({ code: 'custom', path: ['PARTNER_EVENT_ENDPOINTS_FILE'], message: 'set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both' });
+    }
+  });
+
+/** The configured partner endpoints, from whichever variable holds them; none when neither is set. */
+export function partnerEndpointsFromEnv(config: z.output<typeof PartnerEventEndpointsEnvSchema>): PartnerEndpoint[] {
+  return config.PARTNER_EVENT_ENDPOINTS ?? config.PARTNER_EVENT_ENDPOINTS_FILE ?? [];
+}
+
 export type TemporalEnv = z.infer<typeof TemporalEnvSchema>;
 export type RampEnv = z.infer<typeof RampEnvSchema>;
 export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
@@ -179,7 +225,7 @@ export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
 export type DeploymentEnv = z.infer<typeof DeploymentEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */
-export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, ReconcileEnvSchema, WorkerEnvSchema, DeploymentEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema] as const;
+export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, ReconcileEnvSchema, WorkerEnvSchema, DeploymentEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema, PartnerEventEndpointsEnvSchema] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

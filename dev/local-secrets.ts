@@ -1,13 +1,15 @@
 /**
- * The payload key and codec token of `rampflow dev`. The dev server keeps history in a database file
- * across restarts, so the key that encrypted it is kept beside it (created once, owner-readable only);
- * RAMPFLOW_PAYLOAD_KEYS, when set, wins. Other shells read the same files to reach the same stack
- * (README, "Customer data in Temporal").
+ * The payload key, codec token and partner-event signing secret of `rampflow dev`. The dev server
+ * keeps history in a database file across restarts, so the key that encrypted it is kept beside it
+ * (created once, owner-readable only); RAMPFLOW_PAYLOAD_KEYS, when set, wins. Other shells read the
+ * same files to reach the same stack (README, "Customer data in Temporal"). The partner-event secret
+ * is kept the same way, so an endpoint a developer configured with it keeps verifying after a restart.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { generatePayloadKey } from '../codec';
+import { generateEndpointSecret } from '../partner-events/local-endpoint';
 
 export interface LocalSecrets {
   /** RAMPFLOW_PAYLOAD_KEYS's text. */
@@ -15,6 +17,9 @@ export interface LocalSecrets {
   payloadKeysFile: string | undefined;
   codecToken: string;
   codecTokenFile: string;
+  /** The `whsec_` secret the worker signs partner events with for the dev stack's local endpoint. */
+  partnerEventSecret: string;
+  partnerEventSecretFile: string;
 }
 
 function readOrCreate(path: string, create: () => string): string {
@@ -29,10 +34,13 @@ export function localSecrets(dbFile: string, env: NodeJS.ProcessEnv = process.en
   const folder = dirname(dbFile);
   const payloadKeysFile = env.RAMPFLOW_PAYLOAD_KEYS ? undefined : join(folder, 'payload-keys');
   const codecTokenFile = join(folder, 'codec-token');
+  const partnerEventSecretFile = join(folder, 'partner-event-secret');
   return {
     payloadKeys: env.RAMPFLOW_PAYLOAD_KEYS || readOrCreate(payloadKeysFile!, () => generatePayloadKey('dev')),
     payloadKeysFile,
     codecToken: readOrCreate(codecTokenFile, () => randomBytes(24).toString('hex')),
     codecTokenFile,
+    partnerEventSecret: readOrCreate(partnerEventSecretFile, generateEndpointSecret),
+    partnerEventSecretFile,
   };
 }

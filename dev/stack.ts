@@ -2,8 +2,9 @@
  * The local stack of `rampflow dev`, started in order with a progress line for each part and stopped
  * in reverse: the codec server, Temporal (the dev server with its Web UI reading payloads through
  * the codec server or, with `cluster`, the Temporal server on PostgreSQL of dev/temporal-cluster.ts),
- * the sandbox on autopilot, the worker, the webhook receiver registered with the sandbox, and the
- * partner API. Everything but Temporal runs in this process, every part with the same payload key.
+ * the sandbox on autopilot, the worker (and the partner endpoint it delivers partner events to), the
+ * webhook receiver registered with the sandbox, and the partner API. Everything but Temporal runs in
+ * this process, every part with the same payload key.
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -12,7 +13,9 @@ import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
 import { buildCodecServer } from '../codec/codec-server';
-import { PayloadKeysSchema } from '../config/env';
+import { parseEnv, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema, PayloadKeysSchema } from '../config/env';
+import type { PartnerEndpoint } from '../partner-events/endpoint-types';
+import { endpointsVariable, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { buildPartnerApi } from '../partner-api/server';
@@ -40,6 +43,8 @@ export interface StackOptions {
   webhookPort: number;
   partnerApiPort: number;
   codecPort: number;
+  /** The port of the local partner endpoint that prints the partner events it receives; the OS chooses when omitted. */
+  partnerEventsPort?: number;
   dbFile: string;
   /** Run on the cluster profile instead of the dev server (port, uiPort and dbFile are then unused). */
   cluster?: ClusterOptions;
@@ -55,6 +60,8 @@ export interface Stack {
   /** A signed client of the sandbox, for the demo's partner-side steps. */
   ramp: RampClient;
   rampflow: RampflowClient;
+  /** Where the worker delivers partner events: the local endpoint, or the developer's own configuration. */
+  partnerEndpoints: PartnerEndpoint[];
   /** Stops every part that was started, last first. */
   stop(): Promise<void>;
 }
@@ -102,6 +109,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     progress(`    sandbox is up at ${sandbox.url}`);
 
     progress(`3/5 worker on task queue ${TASK_QUEUE}`);
+    const partnerEndpoints = await startPartnerEndpoint(options, secrets.partnerEventSecret, secrets.partnerEventSecretFile, stoppers);
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());
     // Versioned like production, and made current at once: in development every start is a deploy.
@@ -149,11 +157,34 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await partnerApi.listen({ port: options.partnerApiPort, host: '127.0.0.1' });
     stoppers.push(() => partnerApi.close());
     progress(`    partner API is up; OpenAPI at http://127.0.0.1:${options.partnerApiPort}/openapi.json`);
-    return { temporal, sandbox, ramp, rampflow, stop };
+    return { temporal, sandbox, ramp, rampflow, partnerEndpoints, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * The partner's side of partner events, played by a local endpoint (the same one as `rampflow
+ * partner-events listen`): it verifies each delivery and prints one line per event. The worker finds
+ * it through PARTNER_EVENT_ENDPOINTS, as a deployed worker would; a developer who set that variable
+ * (or PARTNER_EVENT_ENDPOINTS_FILE), say to their own backend or a `listen`, keeps their endpoints.
+ */
+async function startPartnerEndpoint(options: StackOptions, secret: string, secretFile: string, stoppers: (() => Promise<void>)[]): Promise<PartnerEndpoint[]> {
+  const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema));
+  if (configured.length > 0) {
+    options.progress(`    partner events go to the configured endpoints: ${configured.map((endpoint) => endpoint.name).join(', ')}`);
+    return configured;
+  }
+  const endpoint = await startLocalEndpoint({ secret, port: options.partnerEventsPort ?? 0, print: (line) => options.progress(`  partner event ${line}`) });
+  stoppers.push(() => endpoint.close());
+  const endpoints = [localEndpointConfig(endpoint.url, secret, 'dev')];
+  process.env.PARTNER_EVENT_ENDPOINTS = endpointsVariable(endpoints);
+  stoppers.push(async () => {
+    delete process.env.PARTNER_EVENT_ENDPOINTS;
+  });
+  options.progress(`    partner events go to the local endpoint ${endpoint.url} (signing secret in ${secretFile})`);
+  return endpoints;
 }
 
 /** The dev server (its Web UI decrypting through `codecEndpoint`), or the cluster profile's server. */

@@ -24,7 +24,7 @@ function isListening(port: number): Promise<boolean> {
 }
 
 async function startDev(extra: string[]) {
-  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort(), partnerApiPort: await freePort(), codecPort: await freePort() };
+  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort(), partnerApiPort: await freePort(), codecPort: await freePort(), partnerEventsPort: await freePort() };
   const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
   const args = [
     join(PROJECT_ROOT, 'bin', 'rampflow.cjs'),
@@ -35,6 +35,7 @@ async function startDev(extra: string[]) {
     '--webhook-port', String(ports.webhookPort),
     '--partner-api-port', String(ports.partnerApiPort),
     '--codec-port', String(ports.codecPort),
+    '--partner-events-port', String(ports.partnerEventsPort),
     '--db-file', dbFile,
     ...extra,
   ];
@@ -68,6 +69,7 @@ describe('rampflow dev (npm start)', () => {
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(dev.output()).toContain(`Web UI http://127.0.0.1:${dev.ports.uiPort}`);
+    expect(dev.output()).toContain(`partner events go to the local endpoint http://127.0.0.1:${dev.ports.partnerEventsPort}/`);
     // A versioned worker, made current, as `temporal worker deployment describe --name rampflow` shows.
     expect(dev.output()).toMatch(/worker is polling as version rampflow:[0-9a-f]{20} \(current;/);
     expect(dev.output()).toMatch(/deposit \w+ \(ONRAMP, 100\.00 AUD\): COMPLETED/);
