@@ -10,7 +10,7 @@ import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/
 // from the package root; listDepositsPage needs it because that iterator hides the page token.
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { temporal } from '@temporalio/proto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import type { customerJourney, JourneyOutcome } from '../workflows/journey';
@@ -32,6 +32,7 @@ import { RampExternalId, RampStage } from '../workflows/search-attributes';
 import { runBulk, type BulkAction, type BulkOptions, type BulkReport } from './bulk';
 import { attachmentStoreFromEnv, checkIn, type AttachmentFile, type AttachmentStore } from '../attachments';
 import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
+import { explained, stateOrEnd } from './explained';
 import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
 import {
   depositBulkQuery,
@@ -146,9 +147,13 @@ export class RampflowClient {
     return this.temporal.workflow.getHandle<typeof customerJourney>(journeyWorkflowId(parseExternalId(externalId)));
   }
 
-  /** The journey's whole state (the `journeyState` query); needs a worker to answer. */
+  /**
+   * The journey's whole state (the `journeyState` query); needs a worker to answer.
+   * @throws RampflowWorkflowEndedError when the journey failed, was terminated, timed out or was
+   *   cancelled: its `end` has the decoded type, message and fields (client/workflow-end.ts)
+   */
   async getJourney(externalId: string): Promise<JourneyState> {
-    return this.onJourney(externalId, (handle) => handle.query(journeyStateQuery));
+    return stateOrEnd(this.journeyHandle(externalId), `journey ${externalId}`, (handle) => handle.query(journeyStateQuery));
   }
 
   /** Journeys newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION). */
@@ -196,9 +201,12 @@ export class RampflowClient {
     return this.temporal.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(parseDepositId(depositId)));
   }
 
-  /** The deposit's whole state (the `depositState` query). */
+  /**
+   * The deposit's whole state (the `depositState` query).
+   * @throws RampflowWorkflowEndedError when the deposit's workflow failed, was terminated, timed out or was cancelled
+   */
   async getDeposit(depositId: string): Promise<DepositState> {
-    return this.onDeposit(depositId, (handle) => handle.query(depositStateQuery));
+    return stateOrEnd(this.depositHandle(depositId), `deposit ${depositId}`, (handle) => handle.query(depositStateQuery));
   }
 
   /** Deposits newest first, by stage and/or by the customer's externalId. */
@@ -360,23 +368,10 @@ export class RampflowClient {
   // ---- errors an operator can read ----------------------------------------------------------------
 
   private onJourney<T>(externalId: string, call: (handle: JourneyHandle) => Promise<T>, update?: string): Promise<T> {
-    return this.explained(this.journeyHandle(externalId), `journey ${externalId}`, call, update);
+    return explained(this.journeyHandle(externalId), `journey ${externalId}`, call, update);
   }
 
   private onDeposit<T>(depositId: string, call: (handle: DepositHandle) => Promise<T>, update?: string): Promise<T> {
-    return this.explained(this.depositHandle(depositId), `deposit ${depositId}`, call, update);
-  }
-
-  private async explained<H extends WorkflowHandle, T>(handle: H, what: string, call: (handle: H) => Promise<T>, update?: string): Promise<T> {
-    try {
-      return await call(handle);
-    } catch (error) {
-      // The server answers an update to a finished workflow as if it did not exist; say which it is.
-      if (update && error instanceof WorkflowNotFoundError) {
-        const ended = await handle.describe().catch(() => undefined);
-        if (ended) throw new RampflowUpdateRefusedError(update, what, `it has already ended (${ended.status.name})`, { cause: error });
-      }
-      throw explainTemporalError(error, what, update);
-    }
+    return explained(this.depositHandle(depositId), `deposit ${depositId}`, call, update);
   }
 }
