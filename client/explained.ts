@@ -7,7 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { RampStage } from '../workflows/search-attributes';
 import { explainTemporalError, RampflowUpdateRefusedError, RampflowWorkflowEndedError } from './errors';
-import { readWorkflowEnd } from './workflow-end';
+import { readWorkflowEnd, runOf } from './workflow-end';
 
 /**
  * `call(handle)`, its Temporal errors turned into rampflow's. `what` names the workflow as an operator
@@ -21,7 +21,7 @@ export async function explained<H extends WorkflowHandle, T>(handle: H, what: st
     if (update && error instanceof WorkflowNotFoundError) {
       const ended = await handle.describe().catch(() => undefined);
       if (ended) {
-        const end = await readWorkflowEnd(handle, ended).catch(() => undefined);
+        const end = await readWorkflowEnd(handle, runOf(ended)).catch(() => undefined);
         const how = end ? `${end.status}, ${end.type}: ${end.message}` : ended.status.name;
         throw new RampflowUpdateRefusedError(update, what, `it has already ended (${how})`, { cause: error });
       }
@@ -38,7 +38,7 @@ export async function explained<H extends WorkflowHandle, T>(handle: H, what: st
 export function stateOrEnd<H extends WorkflowHandle, T>(handle: H, what: string, query: (handle: H) => Promise<T>): Promise<T> {
   return explained(handle, what, async (described) => {
     const description = await described.describe();
-    const end = await readWorkflowEnd(described, description);
+    const end = await readWorkflowEnd(described, runOf(description));
     if (end) throw new RampflowWorkflowEndedError(what, end, description.typedSearchAttributes.get(RampStage));
     return query(described);
   });

@@ -33,6 +33,7 @@ import { runBulk, type BulkAction, type BulkOptions, type BulkReport } from './b
 import { attachmentStoreFromEnv, checkIn, type AttachmentFile, type AttachmentStore } from '../attachments';
 import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
 import { explained, stateOrEnd } from './explained';
+import { endJson, isEndStatus, readWorkflowEnd, type EndedRun, type EndFailure } from './workflow-end';
 import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, type CorrectedInput } from './input-validation';
 import {
   depositBulkQuery,
@@ -56,8 +57,8 @@ import {
   type PageRequest,
 } from './visibility';
 
-/** A listed event, with why it was parked once it has ended parked. */
-export type EventReport = EventListing & Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>>;
+/** A listed event, with why it was parked once it has ended parked, or how it ended when its workflow failed or was terminated. */
+export type EventReport = EventListing & Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>> & { failure?: EndFailure };
 
 /** Which journeys a bulk action works through. */
 export interface JourneyBulkFilter {
@@ -156,9 +157,13 @@ export class RampflowClient {
     return stateOrEnd(this.journeyHandle(externalId), `journey ${externalId}`, (handle) => handle.query(journeyStateQuery));
   }
 
-  /** Journeys newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION). */
+  /**
+   * Journeys newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION). One that
+   * failed, was terminated, timed out or was cancelled carries how (`failure`, decoded).
+   */
   async listJourneys(filter: JourneyFilter = {}): Promise<JourneyListing[]> {
-    return this.listed(journeyListQuery(filter), toJourneyListing);
+    const listings = await this.listed(journeyListQuery(filter), toJourneyListing);
+    return Promise.all(listings.map((listing) => this.withEnd(listing)));
   }
 
   /**
@@ -288,7 +293,7 @@ export class RampflowClient {
     const listings = await this.listed(eventListQuery(filter), toEventListing);
     return Promise.all(
       listings.map(async (listing): Promise<EventReport> => {
-        if (listing.closeTime === undefined || listing.status !== 'COMPLETED') return listing;
+        if (listing.closeTime === undefined || listing.status !== 'COMPLETED') return this.withEnd(listing);
         const result = (await this.temporal.workflow.getHandle(listing.workflowId, listing.runId).result()) as RampEventResult;
         const { outcome, parkCode, reason, target } = result;
         return { ...listing, outcome, ...(parkCode ? { parkCode } : {}), ...(reason ? { reason } : {}), ...(target ? { target } : {}) };
@@ -327,6 +332,13 @@ export class RampflowClient {
   /** Closes the connection if this client opened it. */
   async close(): Promise<void> {
     await this.release();
+  }
+
+  /** The listing, with how its workflow ended (decoded) when it failed, was terminated, timed out or was cancelled. */
+  private async withEnd<L extends EndedRun>(listing: L): Promise<L & { failure?: EndFailure }> {
+    if (!isEndStatus(listing.status)) return listing;
+    const end = await readWorkflowEnd(this.temporal.workflow.getHandle(listing.workflowId), listing);
+    return end ? { ...listing, failure: endJson(end).failure } : listing;
   }
 
   /** At most `limit` visibility listings for `query`, newest first. */

@@ -50,23 +50,32 @@ export function workflowEndOf(error: WorkflowFailedError): WorkflowEnd {
   return { status: 'FAILED', type: 'Failure', message: error.message, fields: {} };
 }
 
+/** Which run, and its status name, as describe() or a visibility listing gives them. */
+export interface EndedRun {
+  workflowId: string;
+  runId: string;
+  status: string;
+}
+
 /**
  * How the workflow `handle` points at ended, or undefined while it runs or once it completed (or
- * continued as new). Pass its description when it is at hand; otherwise it is read (no worker needed).
+ * continued as new). Pass the run when it is at hand (`{workflowId, runId, status: description.status.name}`);
+ * otherwise it is described (no worker needed).
  */
-export async function readWorkflowEnd(handle: WorkflowHandle, described?: WorkflowExecutionDescription): Promise<WorkflowEnd | undefined> {
-  const description = described ?? (await handle.describe());
-  if (!isEndStatus(description.status.name)) return undefined;
+export async function readWorkflowEnd(handle: WorkflowHandle, known?: EndedRun): Promise<WorkflowEnd | undefined> {
+  const run = known ?? runOf(await handle.describe());
+  if (!isEndStatus(run.status)) return undefined;
   // The run described, not a later one: its close event is read and decoded by the SDK.
-  const run = handle.client.getHandle(description.workflowId, description.runId, { followRuns: false });
   try {
-    await run.result();
+    await handle.client.getHandle(run.workflowId, run.runId, { followRuns: false }).result();
   } catch (error) {
     if (error instanceof WorkflowFailedError) return workflowEndOf(error);
     throw error;
   }
   return undefined;
 }
+
+export const runOf = (description: WorkflowExecutionDescription): EndedRun => ({ workflowId: description.workflowId, runId: description.runId, status: description.status.name });
 
 /** One line: `journey user-42 failed: InvalidStartInput: invalid customerJourney input: customer.email: Invalid email address`. */
 export function endLine(what: string, end: WorkflowEnd): string {
@@ -78,8 +87,11 @@ export function endFieldLines(end: WorkflowEnd): string[] {
   return (end.fields.issues ?? []).map((issue) => `  issue: ${issue.path}: ${issue.message}`);
 }
 
+/** How a failure shows in JSON: its type, message and fields. */
+export type EndFailure = { type: string; message: string } & WorkflowEndFields;
+
 /** As JSON: `{status, failure: {type, message, issues?}}`. */
-export function endJson(end: WorkflowEnd): { status: EndStatus; failure: { type: string; message: string } & WorkflowEndFields } {
+export function endJson(end: WorkflowEnd): { status: EndStatus; failure: EndFailure } {
   return { status: end.status, failure: { type: end.type, message: end.message, ...end.fields } };
 }
 

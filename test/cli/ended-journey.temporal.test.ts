@@ -99,6 +99,19 @@ describe('a journey whose start input the workflow refused', () => {
     expect(JSON.stringify(answer.body)).not.toContain(BAD_EMAIL);
   });
 
+  it('journey list carries how it ended', async () => {
+    let listed: { externalId: string; status: string; failure?: unknown }[] = [];
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline && !listed.some((entry) => entry.externalId === externalId); ) {
+      const result = await rampflowCli('journey', 'list', '--json');
+      expect(result.code).toBe(0);
+      listed = JSON.parse(result.stdout) as typeof listed;
+    }
+    expect(listed.find((entry) => entry.externalId === externalId)).toMatchObject({ status: 'FAILED', failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES } });
+    const table = await rampflowCli('journey', 'list');
+    expect(table.stdout).toMatch(/^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED +ENDED BECAUSE\n/);
+    expect(table.stdout).toMatch(new RegExp(`\\n${externalId} +- +FAILED +- +\\S+ +InvalidStartInput: ${MESSAGE}\\n`));
+  });
+
   it('the library throws it typed, and an operator update is refused with it', async () => {
     const error = await rampflow.getJourney(externalId).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(RampflowWorkflowEndedError);
