@@ -11,7 +11,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRampflowClient, RampflowWorkflowEndedError, type RampflowClient } from '../../client';
 import { buildPartnerApi } from '../../partner-api/server';
-import { journeyWorkflowId } from '../../workflows/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
+import { payoutWorkflowId } from '../../workflows/payout-messages';
 import { startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 import { runRampflow, type RunResult } from '../support/run';
 import { temporalAddress, testPayloadKeys, uniqueTaskQueue } from '../support/temporal';
@@ -154,5 +155,22 @@ describe('a journey that was terminated or timed out', () => {
     const json = await rampflowCli('journey', 'status', externalId, '--json');
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ externalId, status: 'TIMED_OUT', failure: { type: 'WorkflowTimedOut', message: 'Workflow execution timed out' } });
+  });
+});
+
+describe('deposits and payouts that ended without completing', () => {
+  it('deposit status shows the refused start input; payout status a termination', async () => {
+    const depositId = `ended-${randomUUID()}`;
+    const deposit = await h.client.workflow.start('depositLifecycle', { taskQueue: h.taskQueue, workflowId: depositWorkflowId(depositId), args: [{}] });
+    await expect(deposit.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    const depositStatus = await rampflowCli('deposit', 'status', depositId, '--json');
+    expect(depositStatus.code).toBe(0);
+    expect(JSON.parse(depositStatus.stdout)).toMatchObject({ depositId, status: 'FAILED', failure: { type: 'InvalidStartInput', message: expect.stringMatching(/^invalid depositLifecycle input: /), issues: expect.any(Array) } });
+
+    const reference = `ended-${randomUUID()}`;
+    // On a queue no worker polls: its end is read without one.
+    const payout = await h.client.workflow.start('payout', { taskQueue: uniqueTaskQueue('nobody'), workflowId: payoutWorkflowId(reference), args: [{}] });
+    await payout.terminate('paid by hand');
+    expect(await rampflowCli('payout', 'status', reference)).toEqual({ code: 0, stderr: '', stdout: `payout ${reference} was terminated: Terminated: paid by hand\n` });
   });
 });
