@@ -4,6 +4,8 @@
  * `npm run bench -- --quick` (or BENCH_QUICK=1) runs small sizes for development; `npm run bench --
  * journeys --cluster` runs the journeys on the cluster profile (a Temporal server on PostgreSQL).
  */
+import { WorkflowFailedError } from '@temporalio/client';
+import { endLine, workflowEndOf } from '../client/workflow-end';
 import { benchClientOverhead } from './client-overhead';
 import { benchCodec } from './codec';
 import { benchCost } from './cost';
@@ -50,6 +52,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`[bench] ${error instanceof Error ? error.message : String(error)}\n`);
+  // A benchmark's workflow that did not complete: how it ended, decoded, rather than "Workflow execution failed".
+  const message = error instanceof WorkflowFailedError ? endLine('a workflow', workflowEndOf(error)) : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`[bench] ${message}\n`);
   process.exitCode = 1;
 });

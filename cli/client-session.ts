@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
-import { createRampflowClientFromEnv, type RampflowClient } from '../client';
+import { createRampflowClientFromEnv, RampflowWorkflowEndedError, type RampflowClient } from '../client';
+import { endedJson, formatEnded } from './state-format';
 
 export async function withRampflowClient<T>(work: (client: RampflowClient) => Promise<T>): Promise<T> {
   const client = await createRampflowClientFromEnv();
@@ -42,4 +43,28 @@ export function positiveInteger(value: string): number {
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * What `journey|deposit|payout status` print: the state while the workflow runs or once it completed,
+ * or how it ended when it failed, was terminated, timed out or was cancelled (decoded, with its type
+ * and the fields it names). Either way the status was read, so the command exits 0.
+ */
+export async function printStatus<T>(
+  id: { key: string; value: string },
+  options: { json?: boolean },
+  read: (client: RampflowClient) => Promise<T>,
+  format: (state: T) => string,
+): Promise<void> {
+  let state: T;
+  try {
+    state = await withRampflowClient(read);
+  } catch (error) {
+    if (!(error instanceof RampflowWorkflowEndedError)) throw error;
+    if (options.json) printJson(endedJson(id.key, id.value, error));
+    else process.stdout.write(formatEnded(error));
+    return;
+  }
+  if (options.json) printJson(state);
+  else process.stdout.write(format(state));
 }

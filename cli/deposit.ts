@@ -15,7 +15,7 @@ import {
   type DepositStage,
 } from '../client';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkCommand, type BulkFlags } from './bulk';
-import { positiveInteger, printJson, withRampflowClient } from './client-session';
+import { positiveInteger, printJson, printStatus, withRampflowClient } from './client-session';
 import { formatDepositPage, formatDepositState } from './state-format';
 
 // What the service is likely to ask for; anything else takes --content-type.
@@ -27,9 +27,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 async function status(depositId: string, options: { json?: boolean }): Promise<void> {
-  const state = await withRampflowClient((rampflow) => rampflow.getDeposit(depositId));
-  if (options.json) printJson(state);
-  else process.stdout.write(formatDepositState(state));
+  await printStatus({ key: 'depositId', value: depositId }, options, (rampflow) => rampflow.getDeposit(depositId), formatDepositState);
 }
 
 interface ListOptions {
@@ -119,7 +117,7 @@ export function registerDepositCommand(program: Command): void {
 
   deposit
     .command('status')
-    .description("a deposit's current state: stage, what it waits for, its trade and payment")
+    .description("a deposit's current state: stage, what it waits for, its trade and payment; or how it ended when its workflow failed, was terminated or timed out")
     .argument('<depositId>', "the service's deposit id")
     .option('--json', 'print the whole state as JSON')
     .action(status);

@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { JOURNEY_STAGES, type CorrectedInput, type JourneyBulkFilter, type JourneyRequest, type JourneyStage } from '../client';
 import { RampStage } from '../workflows/search-attributes';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
-import { positiveInteger, printJson, readJsonOption, withRampflowClient } from './client-session';
+import { positiveInteger, printJson, printStatus, readJsonOption, withRampflowClient } from './client-session';
 import { formatJourneyList, formatJourneyState } from './state-format';
 
 interface StartOptions {
@@ -51,9 +51,7 @@ async function start(options: StartOptions): Promise<void> {
 }
 
 async function status(externalId: string, options: { json?: boolean }): Promise<void> {
-  const state = await withRampflowClient((rampflow) => rampflow.getJourney(externalId));
-  if (options.json) printJson(state);
-  else process.stdout.write(formatJourneyState(state));
+  await printStatus({ key: 'externalId', value: externalId }, options, (rampflow) => rampflow.getJourney(externalId), formatJourneyState);
 }
 
 async function list(options: { stage?: JourneyStage; limit?: number; json?: boolean }): Promise<void> {
@@ -114,9 +112,9 @@ export function registerJourneyCommand(program: Command): void {
 
   journey
     .command('status')
-    .description("a journey's current state: stage, what it waits for, why it is parked, its accounts and deposits")
+    .description("a journey's current state: stage, what it waits for, why it is parked, its accounts and deposits; or how it ended when it failed, was terminated or timed out")
     .argument('<externalId>', "the partner's user id")
-    .option('--json', 'print the whole state as JSON')
+    .option('--json', 'print the whole state as JSON (an ended one: {externalId, status, stage?, failure: {type, message, issues?}})')
     .action(status);
 
   journey

@@ -3,16 +3,18 @@
  * registered bank account, each a durable `payout/<reference>` workflow (connection from TEMPORAL_*).
  */
 import { Command, Option } from 'commander';
-import { PayoutClient, type PayoutState } from '../client';
-import { printJson, withRampflowClient } from './client-session';
+import { PayoutClient, type PayoutState, type RampflowClient } from '../client';
+import { printJson, printStatus, withRampflowClient } from './client-session';
+import { attentionLine } from './state-format';
 
-const withPayouts = <T>(work: (payouts: PayoutClient) => Promise<T>): Promise<T> => withRampflowClient((rampflow) => work(new PayoutClient(rampflow.temporal, rampflow.taskQueue)));
+const payoutsOf = (rampflow: RampflowClient): PayoutClient => new PayoutClient(rampflow.temporal, rampflow.taskQueue);
+const withPayouts = <T>(work: (payouts: PayoutClient) => Promise<T>): Promise<T> => withRampflowClient((rampflow) => work(payoutsOf(rampflow)));
 
 function formatPayout(state: PayoutState): string {
   const lines = [`payout ${state.reference}: ${state.stage}`];
   if (state.paymentId) lines.push(`  payment ${state.paymentId}: ${state.paymentStatus ?? 'unknown'}`);
   if (state.receivedAmount) lines.push(`  the customer receives ${state.receivedAmount} ${state.receivedCurrency ?? ''}`.trimEnd());
-  if (state.attention) lines.push(`  needs attention since ${state.attention.since}: ${state.attention.reason}`);
+  if (state.attention) lines.push(`  attention: ${attentionLine(state.attention)}`);
   if (state.cancelledBecause) lines.push(`  cancelled: ${state.cancelledBecause}`);
   return `${lines.join('\n')}\n`;
 }
@@ -28,17 +30,15 @@ interface CreateOptions {
 
 async function create(options: CreateOptions): Promise<void> {
   const state = await withPayouts(async (payouts) => {
-    const handle = await payouts.start({ reference: options.reference, bankAccountId: options.bankAccount, deductCurrency: options.currency, deductAmount: options.amount });
-    return options.wait ? handle.result() : payouts.state(options.reference);
+    await payouts.start({ reference: options.reference, bankAccountId: options.bankAccount, deductCurrency: options.currency, deductAmount: options.amount });
+    return options.wait ? payouts.result(options.reference) : payouts.state(options.reference);
   });
   if (options.json) printJson(state);
   else process.stdout.write(formatPayout(state));
 }
 
 async function status(reference: string, options: { json?: boolean }): Promise<void> {
-  const state = await withPayouts((payouts) => payouts.state(reference));
-  if (options.json) printJson(state);
-  else process.stdout.write(formatPayout(state));
+  await printStatus({ key: 'reference', value: reference }, options, (rampflow) => payoutsOf(rampflow).state(reference), formatPayout);
 }
 
 export function registerPayoutCommand(program: Command): void {

@@ -2,7 +2,7 @@
  * Human-readable output of the `journey` and `deposit` commands: a journey's or deposit's state as
  * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
  */
-import type { Attention, DepositListItem, DepositPage, DepositState, EventReport, JourneyDeposits, JourneyListing, JourneyState } from '../client';
+import { endFieldLines, endJson, type Attention, type DepositListItem, type DepositPage, type DepositState, type EventReport, type JourneyDeposits, type JourneyListing, type JourneyState, type EndFailure, type RampflowWorkflowEndedError } from '../client';
 
 function labelled(rows: [string, string | undefined][]): string {
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
@@ -10,9 +10,25 @@ function labelled(rows: [string, string | undefined][]): string {
   return present.map(([label, value]) => `  ${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
 }
 
-function attentionLine(attention: Attention | undefined): string | undefined {
+/** Why a workflow is parked, the same way for journeys, deposits and payouts. */
+export function attentionLine(attention: Attention | undefined): string | undefined {
   if (!attention) return undefined;
   return `${attention.reason} (parked at ${attention.stage} since ${attention.since}${attention.errorType ? `, ${attention.errorType}` : ''})`;
+}
+
+/**
+ * A workflow that ended without completing, as `journey|deposit|payout status` print it: the one line
+ * (`journey user-42 failed: InvalidStartInput: ...`), what the failure names, and the stage it was last
+ * indexed at.
+ */
+export function formatEnded(ended: RampflowWorkflowEndedError): string {
+  return `${[ended.message, ...endFieldLines(ended.end), ...(ended.stage ? [`  last stage: ${ended.stage}`] : [])].join('\n')}\n`;
+}
+
+/** The same as JSON: `{<key>: id, status, stage?, failure: {type, message, issues?}}`. */
+export function endedJson(key: string, id: string, ended: RampflowWorkflowEndedError): Record<string, unknown> {
+  const { status, failure } = endJson(ended.end);
+  return { [key]: id, status, ...(ended.stage ? { stage: ended.stage } : {}), failure };
 }
 
 export function formatJourneyState(state: JourneyState): string {
@@ -77,11 +93,22 @@ function table(header: string[], rows: string[][]): string {
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
+const failureText = (failure: EndFailure): string => `${failure.type}: ${failure.message}`;
+
 export function formatJourneyList(journeys: JourneyListing[]): string {
   if (journeys.length === 0) return 'no journeys match\n';
+  // How a journey ended, when one in the list failed, was terminated or timed out.
+  const ended = journeys.some((journey) => journey.failure);
   return table(
-    ['EXTERNAL ID', 'STAGE', 'STATUS', 'CUSTOMER ID', 'STARTED'],
-    journeys.map((journey) => [journey.externalId, journey.stage ?? '-', journey.status, journey.customerId ?? '-', journey.startTime.toISOString()]),
+    ['EXTERNAL ID', 'STAGE', 'STATUS', 'CUSTOMER ID', 'STARTED', ...(ended ? ['ENDED BECAUSE'] : [])],
+    journeys.map((journey) => [
+      journey.externalId,
+      journey.stage ?? '-',
+      journey.status,
+      journey.customerId ?? '-',
+      journey.startTime.toISOString(),
+      ...(ended ? [journey.failure ? failureText(journey.failure) : '-'] : []),
+    ]),
   );
 }
 
@@ -102,6 +129,12 @@ export function formatEventList(events: EventReport[]): string {
   if (events.length === 0) return 'no events match\n';
   return table(
     ['EVENT', 'PAYLOAD ID', 'STAGE', 'PARKED BECAUSE', 'STARTED'],
-    events.map((event) => [event.event, event.payloadId, event.stage ?? '-', event.parkCode ? `${event.parkCode}: ${event.reason ?? ''}` : '-', event.startTime.toISOString()]),
+    events.map((event) => [
+      event.event,
+      event.payloadId,
+      event.stage ?? '-',
+      event.parkCode ? `${event.parkCode}: ${event.reason ?? ''}` : event.failure ? `${event.status} ${failureText(event.failure)}` : '-',
+      event.startTime.toISOString(),
+    ]),
   );
 }

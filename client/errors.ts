@@ -4,6 +4,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
+import { endLine, type WorkflowEnd } from './workflow-end';
 
 /** The input was refused before anything reached Temporal; `issues` name each bad field. */
 export class RampflowInputError extends Error {
@@ -26,6 +27,24 @@ export class RampflowUpdateRefusedError extends Error {
   constructor(update: string, what: string, reason: string, options?: ErrorOptions) {
     super(`${update} refused by ${what}: ${reason}`, options);
     this.name = 'RampflowUpdateRefusedError';
+  }
+}
+
+/**
+ * The workflow has ended without completing (failed, terminated, timed out, cancelled), so it has no
+ * state to read or act on; `end` says how, decoded (client/workflow-end.ts), and the message is one line:
+ * `journey user-42 failed: InvalidStartInput: invalid customerJourney input: customer.email: Invalid email address`.
+ */
+export class RampflowWorkflowEndedError extends Error {
+  constructor(
+    readonly what: string,
+    readonly end: WorkflowEnd,
+    /** The stage it was last indexed at (RampStage), when it was. */
+    readonly stage?: string,
+    options?: ErrorOptions,
+  ) {
+    super(endLine(what, end), options);
+    this.name = 'RampflowWorkflowEndedError';
   }
 }
 

@@ -16,7 +16,8 @@ export {
 export { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport, type BulkTarget } from './bulk';
 export { PayoutClient, parsePayoutRequest, type PayoutHandle, type PayoutRequest } from './payouts';
 export { PAYOUT_STAGES, type PayoutStage, type PayoutState } from '../workflows/payout-messages';
-export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError } from './errors';
+export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, RampflowWorkflowEndedError } from './errors';
+export { END_STATUSES, endFieldLines, endJson, endLine, isEndStatus, readWorkflowEnd, workflowEndOf, type EndFailure, type EndStatus, type WorkflowEnd, type WorkflowEndFields } from './workflow-end';
 export type { CorrectedInput } from './input-validation';
 export { LocalFolderAttachmentStore, type AttachmentFile, type AttachmentStore } from '../attachments';
 // RAMPFLOW_PAYLOAD_KEYS's format, for a partner backend that keeps its keys elsewhere than the environment.

@@ -3,14 +3,16 @@
  * operator's retry and cancel. The partner's reference is the business key, so starting the same
  * reference again returns the payout that exists, running or finished, and never pays twice.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { z } from 'zod';
 import { cancelUpdate, retryUpdate } from '../workflows/messages';
 import type { payout } from '../workflows/payout';
 import { PAYOUT_REFERENCE, payoutStateQuery, payoutWorkflowId, type PayoutInput, type PayoutState } from '../workflows/payout-messages';
 import { RampStage } from '../workflows/search-attributes';
-import { explainTemporalError, RampflowInputError } from './errors';
+import { RampflowInputError, RampflowWorkflowEndedError } from './errors';
+import { explained, stateOrEnd } from './explained';
+import { workflowEndOf } from './workflow-end';
 
 export type PayoutHandle = WorkflowHandle<typeof payout>;
 export type PayoutRequest = PayoutInput;
@@ -62,28 +64,33 @@ export class PayoutClient {
     return this.temporal.workflow.getHandle<typeof payout>(payoutWorkflowId(reference));
   }
 
+  /** @throws RampflowWorkflowEndedError when the payout's workflow failed, was terminated, timed out or was cancelled */
   async state(reference: string): Promise<PayoutState> {
-    try {
-      return await this.handle(reference).query(payoutStateQuery);
-    } catch (error) {
-      throw explainTemporalError(error, `payout ${reference}`);
-    }
+    return stateOrEnd(this.handle(reference), `payout ${reference}`, (handle) => handle.query(payoutStateQuery));
+  }
+
+  /**
+   * Waits until the payout settles, parks or is cancelled, and returns its state.
+   * @throws RampflowWorkflowEndedError when its workflow failed, was terminated or timed out instead
+   */
+  async result(reference: string): Promise<PayoutState> {
+    const what = `payout ${reference}`;
+    return explained(this.handle(reference), what, async (handle) => {
+      try {
+        return await handle.result();
+      } catch (error) {
+        if (error instanceof WorkflowFailedError) throw new RampflowWorkflowEndedError(what, workflowEndOf(error), undefined, { cause: error });
+        throw error;
+      }
+    });
   }
 
   /** Resumes a parked payout (after the balance was topped up, say): it looks its payment up again before creating it. */
   async retry(reference: string): Promise<void> {
-    try {
-      await this.handle(reference).executeUpdate(retryUpdate, { args: [{}] });
-    } catch (error) {
-      throw explainTemporalError(error, `payout ${reference}`, 'retry');
-    }
+    await explained(this.handle(reference), `payout ${reference}`, (handle) => handle.executeUpdate(retryUpdate, { args: [{}] }), 'retry');
   }
 
   async cancel(reference: string, reason?: string): Promise<void> {
-    try {
-      await this.handle(reference).executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] });
-    } catch (error) {
-      throw explainTemporalError(error, `payout ${reference}`, 'cancel');
-    }
+    await explained(this.handle(reference), `payout ${reference}`, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] }), 'cancel');
   }
 }

@@ -18,7 +18,7 @@ import {
 // from the package root; listDepositsPage needs it because that iterator hides the page token.
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { temporal } from '@temporalio/proto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import type { customerJourney, JourneyOutcome } from '../workflows/journey';
@@ -43,6 +43,8 @@ import { RampExternalId, RampStage } from '../workflows/search-attributes';
 import { runBulk, type BulkAction, type BulkOptions, type BulkReport } from './bulk';
 import { attachmentStoreFromEnv, checkIn, type AttachmentFile, type AttachmentStore } from '../attachments';
 import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
+import { explained, stateOrEnd } from './explained';
+import { endJson, isEndStatus, readWorkflowEnd, type EndedRun, type EndFailure } from './workflow-end';
 import { parseAttachment, parseCorrectedInput, parseDepositId, parseExternalId, parseJourneyRequest, parseSignupWait, type CorrectedInput } from './input-validation';
 import {
   depositBulkQuery,
@@ -66,8 +68,8 @@ import {
   type PageRequest,
 } from './visibility';
 
-/** A listed event, with why it was parked once it has ended parked. */
-export type EventReport = EventListing & Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>>;
+/** A listed event, with why it was parked once it has ended parked, or how it ended when its workflow failed or was terminated. */
+export type EventReport = EventListing & Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>> & { failure?: EndFailure };
 
 /** Which journeys a bulk action works through. */
 export interface JourneyBulkFilter {
@@ -233,14 +235,22 @@ export class RampflowClient {
     return this.temporal.workflow.getHandle<typeof customerJourney>(journeyWorkflowId(parseExternalId(externalId)));
   }
 
-  /** The journey's whole state (the `journeyState` query); needs a worker to answer. */
+  /**
+   * The journey's whole state (the `journeyState` query); needs a worker to answer.
+   * @throws RampflowWorkflowEndedError when the journey failed, was terminated, timed out or was
+   *   cancelled: its `end` has the decoded type, message and fields (client/workflow-end.ts)
+   */
   async getJourney(externalId: string): Promise<JourneyState> {
-    return this.onJourney(externalId, (handle) => handle.query(journeyStateQuery));
+    return stateOrEnd(this.journeyHandle(externalId), `journey ${externalId}`, (handle) => handle.query(journeyStateQuery));
   }
 
-  /** Journeys newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION). */
+  /**
+   * Journeys newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION). One that
+   * failed, was terminated, timed out or was cancelled carries how (`failure`, decoded).
+   */
   async listJourneys(filter: JourneyFilter = {}): Promise<JourneyListing[]> {
-    return this.listed(journeyListQuery(filter), toJourneyListing);
+    const listings = await this.listed(journeyListQuery(filter), toJourneyListing);
+    return Promise.all(listings.map((listing) => this.withEnd(listing)));
   }
 
   /**
@@ -283,9 +293,12 @@ export class RampflowClient {
     return this.temporal.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(parseDepositId(depositId)));
   }
 
-  /** The deposit's whole state (the `depositState` query). */
+  /**
+   * The deposit's whole state (the `depositState` query).
+   * @throws RampflowWorkflowEndedError when the deposit's workflow failed, was terminated, timed out or was cancelled
+   */
   async getDeposit(depositId: string): Promise<DepositState> {
-    return this.onDeposit(depositId, (handle) => handle.query(depositStateQuery));
+    return stateOrEnd(this.depositHandle(depositId), `deposit ${depositId}`, (handle) => handle.query(depositStateQuery));
   }
 
   /** Deposits newest first, by stage and/or by the customer's externalId. */
@@ -367,7 +380,7 @@ export class RampflowClient {
     const listings = await this.listed(eventListQuery(filter), toEventListing);
     return Promise.all(
       listings.map(async (listing): Promise<EventReport> => {
-        if (listing.closeTime === undefined || listing.status !== 'COMPLETED') return listing;
+        if (listing.closeTime === undefined || listing.status !== 'COMPLETED') return this.withEnd(listing);
         const result = (await this.temporal.workflow.getHandle(listing.workflowId, listing.runId).result()) as RampEventResult;
         const { outcome, parkCode, reason, target } = result;
         return { ...listing, outcome, ...(parkCode ? { parkCode } : {}), ...(reason ? { reason } : {}), ...(target ? { target } : {}) };
@@ -406,6 +419,13 @@ export class RampflowClient {
   /** Closes the connection if this client opened it. */
   async close(): Promise<void> {
     await this.release();
+  }
+
+  /** The listing, with how its workflow ended (decoded) when it failed, was terminated, timed out or was cancelled. */
+  private async withEnd<L extends EndedRun>(listing: L): Promise<L & { failure?: EndFailure }> {
+    if (!isEndStatus(listing.status)) return listing;
+    const end = await readWorkflowEnd(this.temporal.workflow.getHandle(listing.workflowId), listing);
+    return end ? { ...listing, failure: endJson(end).failure } : listing;
   }
 
   /** At most `limit` visibility listings for `query`, newest first. */
@@ -447,23 +467,10 @@ export class RampflowClient {
   // ---- errors an operator can read ----------------------------------------------------------------
 
   private onJourney<T>(externalId: string, call: (handle: JourneyHandle) => Promise<T>, update?: string): Promise<T> {
-    return this.explained(this.journeyHandle(externalId), `journey ${externalId}`, call, update);
+    return explained(this.journeyHandle(externalId), `journey ${externalId}`, call, update);
   }
 
   private onDeposit<T>(depositId: string, call: (handle: DepositHandle) => Promise<T>, update?: string): Promise<T> {
-    return this.explained(this.depositHandle(depositId), `deposit ${depositId}`, call, update);
-  }
-
-  private async explained<H extends WorkflowHandle, T>(handle: H, what: string, call: (handle: H) => Promise<T>, update?: string): Promise<T> {
-    try {
-      return await call(handle);
-    } catch (error) {
-      // The server answers an update to a finished workflow as if it did not exist; say which it is.
-      if (update && error instanceof WorkflowNotFoundError) {
-        const ended = await handle.describe().catch(() => undefined);
-        if (ended) throw new RampflowUpdateRefusedError(update, what, `it has already ended (${ended.status.name})`, { cause: error });
-      }
-      throw explainTemporalError(error, what, update);
-    }
+    return explained(this.depositHandle(depositId), `deposit ${depositId}`, call, update);
   }
 }

@@ -5,6 +5,7 @@
  * Visibility is eventually consistent: a stage change shows up in a list a moment after the
  * workflow makes it. The state query (`getJourney`) is always current.
  */
+import type { EndFailure } from './workflow-end';
 import { createHash } from 'node:crypto';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
@@ -25,6 +26,8 @@ export interface JourneyListing {
   status: WorkflowExecutionStatusName;
   startTime: Date;
   closeTime?: Date;
+  /** How it ended, decoded, when it failed, was terminated, timed out or was cancelled (read from its history). */
+  failure?: EndFailure;
 }
 
 /** A deposit as visibility shows it: everything here comes without a query to its workflow. */

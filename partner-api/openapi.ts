@@ -13,7 +13,7 @@ import {
   RetryRequestSchema,
   RetryResultSchema,
 } from '../workflows/message-schemas';
-import { DepositPageQuerySchema, DepositPageSchema, ErrorSchema, SignupAnswerSchema, SignupWithKycLinkSchema } from './schemas';
+import { DepositPageQuerySchema, DepositPageSchema, EndedJourneySchema, ErrorSchema, SignupAnswerSchema, SignupWithKycLinkSchema } from './schemas';
 
 /** A component schema; OpenAPI 3.1's own dialect is JSON Schema 2020-12, so only `$schema` goes. */
 function component(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -91,10 +91,13 @@ export function buildOpenApiDocument() {
       },
       '/journeys/{externalId}': {
         get: {
-          summary: 'the journey\'s whole state',
+          summary: 'the journey\'s whole state, or how it ended when it failed, was terminated, timed out or was cancelled',
           parameters: [externalIdParameter],
           responses: {
-            '200': { description: 'the state', ...json('JourneyState') },
+            '200': {
+              description: 'the state; for a journey that ended without completing, its status and failure (decoded)',
+              content: { 'application/json': { schema: { oneOf: [ref('JourneyState'), ref('EndedJourney')] } } },
+            },
             '400': error('the externalId is not valid'),
             '404': error('no journey for this externalId'),
             ...COMMON_ERRORS,
@@ -123,6 +126,7 @@ export function buildOpenApiDocument() {
         JourneyReference: component(SignupAnswerSchema, 'output'),
         SignupWithKycLink: component(SignupWithKycLinkSchema, 'output'),
         JourneyState: component(JourneyStateSchema, 'output'),
+        EndedJourney: component(EndedJourneySchema, 'output'),
         DepositPage: component(DepositPageSchema, 'output'),
         RetryRequest: component(RetryRequestSchema, 'input'),
         RetryResult: component(RetryResultSchema, 'output'),

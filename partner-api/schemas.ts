@@ -53,6 +53,18 @@ export const DepositPageSchema = z.object({
 
 export const IssueSchema = z.object({ path: z.string().describe('the bad field, e.g. customer.email'), message: z.string() });
 
+/** GET /journeys/{externalId} of a journey that failed, was terminated, timed out or was cancelled. */
+export const EndedJourneySchema = z.object({
+  externalId: z.string(),
+  status: z.enum(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']).describe('how the journey\'s workflow ended'),
+  stage: z.string().optional().describe('the stage it was last indexed at'),
+  failure: z.object({
+    type: z.string().describe('InvalidStartInput, Terminated, WorkflowTimedOut, Cancelled, ...'),
+    message: z.string().describe('the reason, decoded: the failure\'s message, or the operator\'s reason for a termination'),
+    issues: z.array(IssueSchema).optional().describe('for InvalidStartInput: every bad field of the start input (paths and messages, never the values)'),
+  }),
+});
+
 export const ErrorSchema = z.object({
   error: z.string(),
   issues: z.array(IssueSchema).optional().describe('for 400: every bad field'),

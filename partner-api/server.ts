@@ -2,7 +2,7 @@
  * The partner API's HTTP server (fastify), for partner backends in any language:
  * - `POST /journeys`: start the customer's journey on signup, idempotent on customer.externalId, and
  *   answer in the same round trip its stage and, when the service gives it in time, the KYC link;
- * - `GET /journeys/{externalId}`: the journey's state; `GET /journeys/{externalId}/deposits`: its
+ * - `GET /journeys/{externalId}`: the journey's state (or how it ended, decoded, when it failed); `GET /journeys/{externalId}/deposits`: its
  *   deposits, a page at a time;
  * - `POST /journeys/{externalId}/retry | cancel | close`: the operator actions;
  * - `GET /openapi.json` (the document generated from the schemas) and `GET /healthz`, without a token.
@@ -17,13 +17,13 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { isGrpcServiceError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, SIGNUP_GRACE_MS, type RampflowClient } from '../client';
+import { endJson, RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, RampflowWorkflowEndedError, SIGNUP_GRACE_MS, type RampflowClient } from '../client';
 import { tokenMatches } from '../webhooks/secret-token';
 import { JourneyInputSchema } from '../workflows/journey-input';
 import { EndRequestSchema, RetryRequestSchema, SIGNUP_WAIT_DEFAULT_SECONDS } from '../workflows/message-schemas';
 import { startInputIssues, type StartInputIssue } from '../workflows/start-input';
 import { buildOpenApiDocument } from './openapi';
-import { DepositPageQuerySchema, ExternalIdParamsSchema, type DepositItemSchema, type SignupAnswerSchema } from './schemas';
+import { DepositPageQuerySchema, ExternalIdParamsSchema, type DepositItemSchema, type EndedJourneySchema, type SignupAnswerSchema } from './schemas';
 
 export interface PartnerApiOptions {
   /** The bearer token partner backends send (PARTNER_API_TOKEN). */
@@ -134,7 +134,14 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
 
   app.get('/journeys/:externalId', async (request) => {
     const externalId = externalIdOf(request);
-    return temporal(() => rampflow.getJourney(externalId));
+    try {
+      return await temporal(() => rampflow.getJourney(externalId));
+    } catch (error) {
+      // Ended without completing: how, decoded (client/workflow-end.ts), rather than a state it no longer has.
+      if (!(error instanceof RampflowWorkflowEndedError)) throw error;
+      const ended: z.input<typeof EndedJourneySchema> = { externalId, ...(error.stage ? { stage: error.stage } : {}), ...endJson(error.end) };
+      return ended;
+    }
   });
 
   app.get('/journeys/:externalId/deposits', async (request) => {
