@@ -46,7 +46,7 @@ export interface JourneyHarness extends TestSandbox {
   close(): Promise<void>;
 }
 
-export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs' | 'refusedCreateParkAfterMs' | 'deploymentVersion'> {
+export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs' | 'refusedCreateParkAfterMs' | 'deploymentVersion' | 'partnerEvents'> {
   /** The timings of the deposit workflows the worker starts (FAST_DEPOSIT_TIMINGS unless given). */
   depositTimings?: Partial<DepositTimings>;
   /** The workflow bundle the worker runs (the run's bundle of the current code unless given). */

@@ -1,0 +1,150 @@
+/**
+ * Partner events end to end: a real worker publishes a journey's events as the service establishes
+ * them, and a real endpoint on loopback verifies every delivery with the `standardwebhooks` package,
+ * the library a partner's own backend would use. What the endpoint does (answers 503, is slow, says
+ * 410, fails past the retry period) is scripted; what must hold is that nothing is lost, order is
+ * kept per customer, and a retried delivery carries the same webhook-id.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
+import type { PartnerEvent } from '../../partner-events/catalogue';
+import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
+import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-events';
+
+const JOURNEY_EVENTS = ['journey.kyc_required', 'journey.approved', 'journey.accounts_ready', 'journey.active'];
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+async function setUp(options: Parameters<typeof startPartnerEvents>[0] = {}): Promise<{ h: JourneyHarness; events: PartnerEventsUnderTest }> {
+  const events = await startPartnerEvents(options);
+  cleanups.push(() => events.close());
+  const h = await startJourneyHarness({}, { partnerEvents: events.wiring });
+  cleanups.push(() => h.close());
+  return { h, events };
+}
+
+type Nothing = false | undefined | null;
+async function until<T>(what: string, look: () => T | Nothing | Promise<T | Nothing>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = await look();
+    if (seen) return seen;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+}
+
+const typesOf = (events: PartnerEvent[]) => events.map((event) => event.type);
+const sequencesOf = (events: PartnerEvent[]) => events.map((event) => event.sequence);
+const oneTo = (n: number) => Array.from({ length: n }, (_, index) => index + 1);
+
+describe('partner events', () => {
+  it('tells the partner of each step, in order, signed so the partner\'s own library verifies it, and keeps each for the pull API', async () => {
+    const { h, events } = await setUp();
+    const { handle, state, virtualAccountId } = await startActiveJourney(h);
+    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
+    const received = await until('the deposit to complete', () => {
+      const seen = events.endpoint.eventsOf(state.externalId);
+      return seen.some((event) => event.type === 'deposit.completed') && seen;
+    });
+
+    expect(typesOf(received)).toEqual([...JOURNEY_EVENTS, 'deposit.received', 'deposit.completed']);
+    expect(sequencesOf(received)).toEqual(oneTo(6));
+    expect(events.endpoint.rejected).toBe(0);
+    for (const delivery of events.endpoint.accepted) expect(delivery.webhookId).toBe(delivery.event.id);
+    const [kyc, , accounts, , depositReceived, completed] = received;
+    expect(kyc!.data).toEqual({ kycLink: state.customer.kycLink });
+    expect(accounts!.data).toMatchObject({ virtualAccount: { id: virtualAccountId }, depositAddress: { id: state.offramp!.depositAddress!.id } });
+    expect(depositReceived!.data).toEqual({ depositId: deposit.id, kind: 'ONRAMP', amount: '250.00', currency: 'AUD' });
+    expect(completed!.data).toMatchObject({ depositId: deposit.id, kind: 'ONRAMP', amount: '250.00', currency: 'AUD' });
+
+    // The store holds exactly what was delivered, in the same order: the pull API's source.
+    expect(await events.store.stream(`customer/${state.externalId}`, 0, 100)).toEqual(received);
+    // Every batch went out as it was published: no delivery workflow was needed.
+    await expect(h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${state.externalId}`)).describe()).rejects.toThrow(/not found/i);
+    await handle.terminate('test over');
+  });
+
+  it('retries an endpoint that fails, with the same webhook-id, and delivers everything in order once it answers', async () => {
+    const { h, events } = await setUp({ retrySeconds: 300 });
+    events.endpoint.answer({ status: 503 });
+    const { handle, state } = await startActiveJourney(h);
+    // Every event was tried and refused; the first one more than once, always under its own id.
+    await until('retries of the first event', () => events.endpoint.attempts.filter((id, _, all) => id === all[0]).length >= 3);
+    expect(events.endpoint.eventsOf(state.externalId)).toEqual([]);
+
+    events.endpoint.answer({ status: 204 });
+    const received = await until('every journey event', () => {
+      const seen = events.endpoint.eventsOf(state.externalId);
+      return seen.length === JOURNEY_EVENTS.length && seen;
+    });
+    expect(typesOf(received)).toEqual(JOURNEY_EVENTS);
+    expect(sequencesOf(received)).toEqual(oneTo(4));
+    // Order held across the retries: no event was accepted before one with a lower sequence.
+    expect(events.endpoint.accepted.map((delivery) => delivery.event.sequence)).toEqual(oneTo(4));
+    expect(new Set(events.endpoint.attempts)).toEqual(new Set(received.map((event) => event.id)));
+    // Caught up, the stream's delivery workflow ends: a quiet customer keeps nothing open.
+    const delivery = h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${state.externalId}`));
+    await until('the delivery workflow to end', async () => (await delivery.describe()).status.name === 'COMPLETED');
+    await handle.terminate('test over');
+  });
+
+  it('counts a slow answer as a failed attempt and delivers again under the same id', async () => {
+    const { h, events } = await setUp({ retrySeconds: 300, timeoutMs: 300 });
+    events.endpoint.answer({ status: 204, delayMs: 1_000 });
+    const { handle, state } = await startActiveJourney(h);
+    await until('a timed-out attempt to be retried', () => events.endpoint.attempts.length >= 2);
+    events.endpoint.answer({ status: 204 });
+    const received = await until('every journey event', () => {
+      const seen = events.endpoint.eventsOf(state.externalId);
+      return seen.length === JOURNEY_EVENTS.length && seen;
+    });
+    expect(typesOf(received)).toEqual(JOURNEY_EVENTS);
+    // The slow endpoint did get the first attempt (its answer came too late): the retry repeats its id.
+    expect(events.endpoint.accepted.filter((delivery) => delivery.event.id === received[0]!.id).length).toBeGreaterThan(1);
+    await handle.terminate('test over');
+  });
+
+  it('stops delivering to an endpoint that answers 410 Gone; the store keeps every event', async () => {
+    const { h, events } = await setUp();
+    events.endpoint.answer({ status: 410 });
+    const { handle, state } = await startActiveJourney(h);
+    await until('the journey\'s events to be recorded', async () => (await events.store.stream(`customer/${state.externalId}`, 0, 100)).length === JOURNEY_EVENTS.length);
+    expect(await events.store.disabledEndpoints()).toEqual([expect.objectContaining({ name: 'partner' })]);
+    // Only the first event was offered: after the 410 the endpoint was not tried again.
+    expect(events.endpoint.attempts).toHaveLength(1);
+    await handle.terminate('test over');
+  });
+
+  it('parks deliveries after the retry period, holds later events behind them, and an operator\'s resend delivers them in order', async () => {
+    const { h, events } = await setUp({ retrySeconds: 3 });
+    events.endpoint.answer({ status: 500 });
+    const handle = await h.startJourney({});
+    const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    const stream = `customer/${kyc.externalId}` as const;
+    const deliveries = new PartnerEventDeliveries(h.client);
+    const parked = await until('the deliveries to park', async () => (await deliveries.parked()).find((entry) => entry.stream === stream));
+    expect(parked.endpoints).toEqual([expect.objectContaining({ name: 'partner', deliveredThrough: 0, reason: expect.stringMatching(/500/) })]);
+
+    // A later event queues behind the parked one: it is not delivered ahead of it.
+    await h.control.approveCustomer(kyc.customer.id!);
+    await until('the approval to be recorded', async () => (await events.store.stream(stream, 0, 10)).length === 2);
+    expect((await deliveries.state(stream)).throughSequence).toBe(2);
+
+    events.endpoint.answer({ status: 204 });
+    expect(await deliveries.resend(stream)).toEqual({ resumed: ['partner'] });
+    const received = await until('both events', () => {
+      const seen = events.endpoint.eventsOf(kyc.externalId);
+      return seen.length === 2 && seen;
+    });
+    expect(typesOf(received)).toEqual(['journey.kyc_required', 'journey.approved']);
+    await expect(deliveries.resend(stream)).rejects.toThrow(/no deliveries are parked|not found/);
+    await handle.terminate('test over');
+  });
+});
