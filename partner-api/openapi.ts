@@ -78,7 +78,7 @@ export function buildOpenApiDocument() {
       title: 'rampflow partner API',
       version: '1',
       description:
-        'Start and follow customer journeys from a partner backend in any language. Every request needs `Authorization: Bearer <PARTNER_API_TOKEN>`. The same contract, for starting journeys directly on Temporal, is contract/rampflow.contract.json.',
+        'Start and follow customer journeys, and read their partner events by cursor, from a partner backend in any language. Every request needs `Authorization: Bearer <PARTNER_API_TOKEN>`. The same contract, for starting journeys directly on Temporal, is contract/rampflow.contract.json.',
     },
     security: [{ bearerToken: [] }],
     paths: {

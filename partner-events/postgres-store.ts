@@ -77,6 +77,7 @@ function unavailableReason(error: unknown): string | undefined {
 
 /** The error as callers should see it: unavailability typed, anything else as it is. */
 function asStoreError(error: unknown): unknown {
+  if (error instanceof PartnerEventStoreUnavailableError) return error;
   const reason = unavailableReason(error);
   return reason === undefined ? error : new PartnerEventStoreUnavailableError(reason, { cause: error });
 }
@@ -133,6 +134,13 @@ class PostgresPartnerEventStore implements PartnerEventStore {
   }
 
   private async migrate(): Promise<void> {
+    // Already current (the usual case): nothing to create, so a role without CREATE (a read-only
+    // partner API) opens a database the worker migrated.
+    const [table] = await this.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [SCHEMA_VERSIONS_TABLE]);
+    if (table?.present) {
+      const [known] = await this.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${SCHEMA_VERSIONS_TABLE}`);
+      if (known?.version === MIGRATIONS.length) return;
+    }
     await this.transaction(async (client) => {
       // Two processes starting at once would otherwise race on CREATE TABLE.
       await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, MIGRATION_LOCK]);

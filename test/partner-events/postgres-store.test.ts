@@ -19,9 +19,10 @@ let postgres: TestPostgres;
 beforeAll(async () => {
   postgres = await startTestPostgres();
 }, 120_000);
+// Stopping checkpoints every case's database: several seconds.
 afterAll(async () => {
   await postgres?.stop();
-});
+}, 60_000);
 
 /** Every file of a database's folder and the WAL, after a checkpoint: what lies on the disk. */
 async function databaseFiles(url: string): Promise<Buffer> {
@@ -75,6 +76,28 @@ describe('the PostgreSQL store', () => {
       await client.end();
     }
     await expect(openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'reader' })).rejects.toThrow(/schema is at version 99, newer than this rampflow knows \(1\)/);
+  });
+
+  it('lets a role that may only read open a database the writer migrated', async () => {
+    const connectionString = await postgres.createDatabase();
+    const writer = await openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'writer' });
+    await writer.append(customerStream('ro'), customerEvents('ro', 2));
+    const role = `reader_${process.pid}`;
+    const admin = new pg.Client({ connectionString });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'read-only'`);
+      await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(connectionString);
+    url.username = role;
+    url.password = 'read-only';
+    const reader = await openPostgresPartnerEventStore({ connectionString: url.toString(), payloadKeys: keys, role: 'reader' });
+    expect((await reader.after(undefined, 10)).events).toHaveLength(2);
+    await reader.close();
+    await writer.close();
   });
 
   it('answers "unavailable" while the database cannot be reached, without the URL, and recovers when it is back', async () => {
