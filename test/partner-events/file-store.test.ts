@@ -2,14 +2,15 @@
  * The embedded file store: the shared contract, then what only a file log has to get right: a torn
  * last line (a crash mid-append), one writer at a time, readers before any writer, a damaged log.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCK_FILE, LOG_FILE, openFilePartnerEventStore } from '../../partner-events/file-store';
 import { PartnerEventWriterLockedError } from '../../partner-events/file-writer-lock';
 import { customerEvents, customerStream } from '../support/partner-events';
+import { testPayloadKeys } from '../support/temporal';
 import { describeStoreContract, payloadKeys, readAll, type StoreSite } from './store-contract';
 
 const folders: string[] = [];
@@ -104,10 +105,34 @@ describe('the file store', () => {
     await writer.close();
     // A process that has exited: its pid is free, as after a worker's crash.
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: Number(gone.stdout), host: (await import('node:os')).hostname(), token: 'dead' }));
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: Number(gone.stdout), host: hostname(), token: 'dead' }));
     const next = await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' });
     expect((await next.after(undefined, 10)).events).toHaveLength(1);
     await next.close();
+  });
+
+  it('works across processes: a writer in a child, a reader here; a writer killed mid-life leaves the log to the next', async () => {
+    const dir = newFolder();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'append-in-child.ts'), dir, 'child', '3'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    let output = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    await new Promise<void>((ready, failed) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('appended') && ready());
+      void exited.then(() => failed(new Error(`the child writer exited: ${output}`)));
+    });
+    const runKeys = testPayloadKeys();
+    const reader = await openFilePartnerEventStore({ dir, payloadKeys: runKeys, role: 'reader' });
+    expect((await reader.after(undefined, 10)).events.map((event) => event.sequence)).toEqual([1, 2, 3]);
+    await expect(openFilePartnerEventStore({ dir, payloadKeys: runKeys, role: 'writer' })).rejects.toThrow(`process ${child.pid} on `);
+
+    child.kill('SIGKILL');
+    await exited;
+    const writer = await openFilePartnerEventStore({ dir, payloadKeys: runKeys, role: 'writer' });
+    await writer.append(customerStream('child'), customerEvents('child', 1, { from: 4 }));
+    expect((await reader.stream(customerStream('child'), 0, 10)).map((event) => event.sequence)).toEqual([1, 2, 3, 4]);
+    await writer.close();
+    await reader.close();
   });
 
   it('answers a reader with nothing before any writer created the folder, and keeps the folder private', async () => {
