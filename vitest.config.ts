@@ -10,7 +10,8 @@ import { generatePayloadKey } from './codec/keys';
 process.env.RAMPFLOW_PAYLOAD_KEYS ||= generatePayloadKey('test-run');
 process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-attachments-'));
 
-// Three projects: `unit` needs nothing but Node (loopback HTTP servers included);
+// Three projects: `unit` needs nothing but Node (loopback HTTP servers included) and PostgreSQL's
+// binaries (the partner event store's suite starts a private instance, dev/postgres.ts);
 // `temporal` (files named *.temporal.test.ts) shares one Temporal dev server started by globalSetup;
 // `faults` (test/faults, `npm run test:faults`) starts its own dev servers, workers and receivers,
 // kills and restarts them. Each file loads the machine, so `npm run test:faults` runs them one at a

@@ -218,14 +218,51 @@ export function partnerEndpointsFromEnv(config: z.output<typeof PartnerEventEndp
   return config.PARTNER_EVENT_ENDPOINTS ?? config.PARTNER_EVENT_ENDPOINTS_FILE ?? [];
 }
 
+/**
+ * Where partner events are kept (partner-events/open-store.ts): PostgreSQL when
+ * PARTNER_EVENTS_DATABASE_URL is set (production, the cluster profile), else the embedded file log in
+ * PARTNER_EVENTS_DIR (the dev stack: one writing process). The URL holds a password, so a bad one is
+ * reported without its value.
+ */
+export const PartnerEventsEnvSchema = z.object({
+  PARTNER_EVENTS_DATABASE_URL: z
+    .string()
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    }, 'expected postgres://user:password@host:5432/database')
+    .optional(),
+  PARTNER_EVENTS_DIR: z.string().min(1).default('.data/partner-events'),
+  /** Connections each process keeps to PostgreSQL; appends are serialized, so a few are enough. */
+  PARTNER_EVENTS_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(4),
+});
+
 export type TemporalEnv = z.infer<typeof TemporalEnvSchema>;
 export type RampEnv = z.infer<typeof RampEnvSchema>;
 export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
 export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
 export type DeploymentEnv = z.infer<typeof DeploymentEnvSchema>;
+export type PartnerEventsEnv = z.infer<typeof PartnerEventsEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */
-export const ALL_ENV_SCHEMAS = [TemporalEnvSchema, RampEnvSchema, WebhookEnvSchema, ReconcileEnvSchema, WorkerEnvSchema, DeploymentEnvSchema, PartnerApiEnvSchema, PayloadEnvSchema, CodecServerEnvSchema, AttachmentEnvSchema, PartnerEventEndpointsEnvSchema] as const;
+export const ALL_ENV_SCHEMAS = [
+  TemporalEnvSchema,
+  RampEnvSchema,
+  WebhookEnvSchema,
+  ReconcileEnvSchema,
+  WorkerEnvSchema,
+  DeploymentEnvSchema,
+  PartnerApiEnvSchema,
+  PayloadEnvSchema,
+  CodecServerEnvSchema,
+  AttachmentEnvSchema,
+  PartnerEventEndpointsEnvSchema,
+  PartnerEventsEnvSchema,
+] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -13,7 +13,18 @@ import {
   RetryRequestSchema,
   RetryResultSchema,
 } from '../workflows/message-schemas';
-import { DepositPageQuerySchema, DepositPageSchema, EndedJourneySchema, ErrorSchema, SignupAnswerSchema, SignupWithKycLinkSchema } from './schemas';
+import {
+  DepositPageQuerySchema,
+  DepositPageSchema,
+  EndedJourneySchema,
+  ErrorSchema,
+  EventPageQuerySchema,
+  EventPageSchema,
+  SignupAnswerSchema,
+  SignupWithKycLinkSchema,
+  TimelineQuerySchema,
+  TimelineSchema,
+} from './schemas';
 
 /** A component schema; OpenAPI 3.1's own dialect is JSON Schema 2020-12, so only `$schema` goes. */
 function component(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -55,7 +66,9 @@ function operatorAction(summary: string, request: string, result: string) {
   };
 }
 
-function queryParameters(schema: typeof DepositPageQuerySchema) {
+const EVENT_STORE_UNAVAILABLE = error('the partner event store cannot be reached; try again');
+
+function queryParameters(schema: z.ZodObject) {
   const properties = component(schema, 'input').properties as Record<string, JsonSchema>;
   return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: false, schema: property }));
 }
@@ -67,7 +80,7 @@ export function buildOpenApiDocument() {
       title: 'rampflow partner API',
       version: '1',
       description:
-        'Start and follow customer journeys from a partner backend in any language. Every request needs `Authorization: Bearer <PARTNER_API_TOKEN>`. The same contract, for starting journeys directly on Temporal, is contract/rampflow.contract.json.',
+        'Start and follow customer journeys, and read their partner events by cursor, from a partner backend in any language. Every request needs `Authorization: Bearer <PARTNER_API_TOKEN>`. The same contract, for starting journeys directly on Temporal, is contract/rampflow.contract.json.',
     },
     security: [{ bearerToken: [] }],
     paths: {
@@ -115,6 +128,32 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/journeys/{externalId}/timeline': {
+        get: {
+          summary:
+            'the customer\'s partner events in sequence order, a page at a time; read from the event store, so an unknown customer, or one whose first event is still on its way, has an empty timeline (not 404)',
+          parameters: [externalIdParameter, ...queryParameters(TimelineQuerySchema)],
+          responses: {
+            '200': { description: 'one page', ...json('Timeline') },
+            '400': error('a bad parameter'),
+            '401': COMMON_ERRORS['401'],
+            '503': EVENT_STORE_UNAVAILABLE,
+          },
+        },
+      },
+      '/events': {
+        get: {
+          summary:
+            'partner events of every customer and payout, in the order rampflow stored them, after a cursor. Keep the last `next` you processed and ask with it: you miss nothing and see nothing twice, across restarts of either side',
+          parameters: queryParameters(EventPageQuerySchema),
+          responses: {
+            '200': { description: 'one page (empty, with `next` unchanged, when nothing new came)', ...json('EventPage') },
+            '400': error('a bad parameter, or a cursor this API did not give out'),
+            '401': COMMON_ERRORS['401'],
+            '503': EVENT_STORE_UNAVAILABLE,
+          },
+        },
+      },
       '/journeys/{externalId}/retry': operatorAction('resume a journey parked in NEEDS_ATTENTION, optionally with corrected input', 'RetryRequest', 'RetryResult'),
       '/journeys/{externalId}/cancel': operatorAction('end a journey parked in NEEDS_ATTENTION', 'EndRequest', 'CancelResult'),
       '/journeys/{externalId}/close': operatorAction('end the customer relationship at any stage', 'EndRequest', 'CloseResult'),
@@ -128,6 +167,8 @@ export function buildOpenApiDocument() {
         JourneyState: component(JourneyStateSchema, 'output'),
         EndedJourney: component(EndedJourneySchema, 'output'),
         DepositPage: component(DepositPageSchema, 'output'),
+        EventPage: component(EventPageSchema, 'output'),
+        Timeline: component(TimelineSchema, 'output'),
         RetryRequest: component(RetryRequestSchema, 'input'),
         RetryResult: component(RetryResultSchema, 'output'),
         EndRequest: component(EndRequestSchema, 'input'),

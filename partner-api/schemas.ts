@@ -2,9 +2,12 @@
  * The partner API's requests and answers, as zod schemas: the server validates with them and the
  * OpenAPI document (openapi.ts) is generated from them. The journey's input, state and the operator
  * updates are the workflows' own schemas (workflows/journey-input.ts, workflows/message-schemas.ts),
- * so the HTTP API and the Temporal contract cannot disagree.
+ * so the HTTP API and the Temporal contract cannot disagree; partner events are the catalogue's own
+ * (partner-events/catalogue.ts).
  */
 import { z } from 'zod';
+import { PartnerEventSchema } from '../partner-events/catalogue';
+import { MAX_PAGE } from '../partner-events/page-limits';
 import { CustomerDetailsSchema } from '../workflows/journey-input';
 import { DEPOSIT_STAGES, JOURNEY_STAGES } from '../workflows/messages';
 
@@ -68,4 +71,47 @@ export const EndedJourneySchema = z.object({
 export const ErrorSchema = z.object({
   error: z.string(),
   issues: z.array(IssueSchema).optional().describe('for 400: every bad field'),
+});
+
+/** GET /events: a page of the partner-wide event log. */
+export const EventPageQuerySchema = z.object({
+  after: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('the `next` of the previous page (or any event\'s `cursor`); absent: from the first event. Opaque: pass it back as it came'),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100).describe(`1 to ${MAX_PAGE}, default 100`),
+});
+
+const cursorField = {
+  cursor: z.string().describe('the event\'s place in the partner-wide order: pass it as `after` to read what came after it'),
+};
+
+/** A catalogue event with its cursor, one variant per type as in the catalogue. */
+export const PartnerEventWithCursorSchema = z.discriminatedUnion(
+  'type',
+  PartnerEventSchema.options.map((variant) => variant.extend(cursorField).describe(variant.description ?? '')) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
+
+export const EventPageSchema = z.object({
+  events: z.array(PartnerEventWithCursorSchema).describe('in the order rampflow stored them; at most `limit`'),
+  next: z.string().describe('the cursor to ask with next time (`after`); the same as the one asked with when nothing new came'),
+});
+
+/** GET /journeys/{externalId}/timeline: one customer's events. */
+export const TimelineQuerySchema = z.object({
+  afterSequence: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(0)
+    .describe('the last sequence already read (the previous page\'s nextAfterSequence); 0 or absent: from the first event'),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100).describe(`1 to ${MAX_PAGE}, default 100`),
+});
+
+export const TimelineSchema = z.object({
+  events: z.array(PartnerEventSchema).describe('the customer\'s events in sequence order; empty when there are none (yet)'),
+  nextAfterSequence: z.number().int().min(0).describe('pass as afterSequence for the events after these; the same as asked with when nothing new came'),
 });

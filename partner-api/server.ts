@@ -5,12 +5,15 @@
  * - `GET /journeys/{externalId}`: the journey's state (or how it ended, decoded, when it failed); `GET /journeys/{externalId}/deposits`: its
  *   deposits, a page at a time;
  * - `POST /journeys/{externalId}/retry | cancel | close`: the operator actions;
+ * - `GET /events?after=&limit=`: partner events by cursor, and `GET /journeys/{externalId}/timeline`:
+ *   one customer's events, both read from the partner event store (not Temporal), opened as a reader;
  * - `GET /openapi.json` (the document generated from the schemas) and `GET /healthz`, without a token.
  *
  * Every other request needs `Authorization: Bearer <token>` (compared in constant time). Requests are
  * validated with the workflows' own zod schemas (400 naming every bad field) before anything reaches
  * Temporal; Temporal is reached through the client library, and when it cannot be reached or does not
- * answer in time the API answers 503, so the partner retries. Logs are one line per request with the
+ * answer in time the API answers 503, so the partner retries; so it does while the event store cannot
+ * be reached. Logs are one line per request with the
  * route pattern and status, never the body, the URL or the token.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -22,13 +25,30 @@ import { tokenMatches } from '../webhooks/secret-token';
 import { JourneyInputSchema } from '../workflows/journey-input';
 import { EndRequestSchema, RetryRequestSchema, SIGNUP_WAIT_DEFAULT_SECONDS } from '../workflows/message-schemas';
 import { startInputIssues, type StartInputIssue } from '../workflows/start-input';
+import { PartnerEventCursorError, PartnerEventStoreUnavailableError } from '../partner-events/store-errors';
+import type { PartnerEventStore } from '../partner-events/store';
 import { buildOpenApiDocument } from './openapi';
-import { DepositPageQuerySchema, ExternalIdParamsSchema, type DepositItemSchema, type EndedJourneySchema, type SignupAnswerSchema } from './schemas';
+import {
+  DepositPageQuerySchema,
+  EventPageQuerySchema,
+  ExternalIdParamsSchema,
+  TimelineQuerySchema,
+  type DepositItemSchema,
+  type EndedJourneySchema,
+  type EventPageSchema,
+  type SignupAnswerSchema,
+  type TimelineSchema,
+} from './schemas';
 
 export interface PartnerApiOptions {
   /** The bearer token partner backends send (PARTNER_API_TOKEN). */
   token: string;
   rampflow: RampflowClient;
+  /**
+   * Where partner events are read from (partner-events/open-store.ts, as a reader). Absent: the event
+   * routes are not served (404), for a process that keeps no events.
+   */
+  events?: PartnerEventStore;
   logger: Logger;
   /** How long one call to Temporal may take before the API answers 503 (default 10 s). */
   temporalTimeoutMs?: number;
@@ -106,7 +126,13 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
     if (error instanceof BadRequest) return reply.code(400).send({ error: error.message, issues: error.issues });
     if (error instanceof RampflowInputError) return reply.code(400).send({ error: 'invalid request', issues: error.issues.map(toIssue) });
     if (error instanceof RampflowNotFoundError) return reply.code(404).send({ error: error.message });
+    if (error instanceof PartnerEventCursorError) return reply.code(400).send({ error: 'invalid request', issues: [{ path: 'after', message: error.message }] });
     if (error instanceof RampflowUpdateRefusedError) return reply.code(409).send({ error: error.message });
+    if (error instanceof PartnerEventStoreUnavailableError) {
+      // The reason is a network error code or PostgreSQL's own words: never the URL or an event.
+      logger.warn({ route: request.routeOptions.url, reason: error.message }, 'partner event store unavailable; answering 503');
+      return reply.code(503).header('retry-after', '5').send({ error: 'temporarily unavailable' });
+    }
     if (isTemporalUnavailable(error)) {
       logger.warn({ route: request.routeOptions.url, reason: error.message }, 'Temporal unavailable; answering 503');
       return reply.code(503).header('retry-after', '5').send({ error: 'temporarily unavailable' });
@@ -183,6 +209,23 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
     const { reason } = parsed(EndRequestSchema, request.body ?? {});
     return temporal(() => rampflow.closeCustomer(externalId, reason));
   });
+
+  const { events } = options;
+  if (events) {
+    app.get('/events', async (request): Promise<z.input<typeof EventPageSchema>> => {
+      const query = parsed(EventPageQuerySchema, request.query);
+      return events.after(query.after, query.limit);
+    });
+
+    // Read from the store alone: a customer without events, or unknown, has an empty timeline (a
+    // journey's first event may still be on its way), and the timeline answers while Temporal is away.
+    app.get('/journeys/:externalId/timeline', async (request): Promise<z.input<typeof TimelineSchema>> => {
+      const externalId = externalIdOf(request);
+      const query = parsed(TimelineQuerySchema, request.query);
+      const timeline = await events.stream(`customer/${externalId}`, query.afterSequence, query.limit);
+      return { events: timeline, nextAfterSequence: timeline.at(-1)?.sequence ?? query.afterSequence };
+    });
+  }
 
   return app;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DeploymentEnvSchema, parseEnv, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import { ConfigError, DeploymentEnvSchema, parseEnv, PartnerEventsEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
 
 describe('parseEnv', () => {
   it('fills the documented defaults', () => {
@@ -50,5 +50,23 @@ describe('parseEnv', () => {
       error = caught;
     }
     expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^TEMPORAL_WORKER_BUILD_ID: letters, digits/), expect.stringMatching(/^TEMPORAL_WORKER_VERSIONING: /)]);
+  });
+
+  it('keeps partner events in the file store by default, in PostgreSQL given a URL, and names a bad URL without echoing it', () => {
+    expect(parseEnv(PartnerEventsEnvSchema, {})).toEqual({ PARTNER_EVENTS_DIR: '.data/partner-events', PARTNER_EVENTS_DATABASE_POOL_SIZE: 4 });
+    const url = 'postgresql://rampflow:pw@db.internal:5432/rampflow';
+    expect(parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: url })).toMatchObject({ PARTNER_EVENTS_DATABASE_URL: url });
+    const password = 'a-password-that-must-not-leak';
+    let error: unknown;
+    try {
+      parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: `mysql://rampflow:${password}@db:3306/x`, PARTNER_EVENTS_DATABASE_POOL_SIZE: '0' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'PARTNER_EVENTS_DATABASE_URL: expected postgres://user:password@host:5432/database',
+      expect.stringMatching(/^PARTNER_EVENTS_DATABASE_POOL_SIZE: /),
+    ]);
+    expect((error as ConfigError).message).not.toContain(password);
   });
 });

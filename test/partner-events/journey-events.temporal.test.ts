@@ -10,7 +10,7 @@ import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
 import type { PartnerEvent } from '../../partner-events/catalogue';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
-import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-events';
+import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 
 const JOURNEY_EVENTS = ['journey.kyc_required', 'journey.approved', 'journey.accounts_ready', 'journey.active'];
 

@@ -1,49 +1,28 @@
-/**
- * Partner events for tests: a worker's wiring (the embedded file store in a folder of the test's
- * own, one endpoint, the real signed delivery over loopback) and the partner's endpoint itself.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { PartnerEventWiring } from '../../activities/partner-event-activities';
-import { PayloadKeysSchema } from '../../config/env';
-import { createDeliveryAgent, deliverEvent } from '../../partner-events/deliver';
-import type { PartnerEndpoint } from '../../partner-events/endpoint-types';
-import { openFilePartnerEventStore } from '../../partner-events/file-store';
-import type { PartnerEventStore } from '../../partner-events/store';
-import { startTestPartnerEndpoint, type TestPartnerEndpoint } from './partner-endpoint';
+/** Partner events for store and pull API tests: catalogue-shaped, with customer data worth hiding. */
+import { randomUUID } from 'node:crypto';
+import type { PartnerEvent, PartnerEventStream } from '../../partner-events/catalogue';
 
-export interface PartnerEventsUnderTest {
-  endpoint: TestPartnerEndpoint;
-  store: PartnerEventStore;
-  wiring: PartnerEventWiring;
-  close(): Promise<void>;
+export const newEventId = () => `evt_${randomUUID().replaceAll('-', '')}`;
+
+/** A KYC link no other test writes, to look for at rest. */
+export const secretKycLink = () => `https://kyc.example.test/verify/${randomUUID()}`;
+
+/** A customer's events 1..count, alternating kinds; the first carries `kycLink`, the second an account number. */
+export function customerEvents(externalId: string, count: number, options: { kycLink?: string; accountNumber?: string; from?: number } = {}): PartnerEvent[] {
+  const from = options.from ?? 1;
+  return Array.from({ length: count }, (_, index): PartnerEvent => {
+    const sequence = from + index;
+    const envelope = { id: newEventId(), timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)).toISOString(), sequence, externalId };
+    if (sequence === 1) return { ...envelope, type: 'journey.kyc_required', data: { kycLink: options.kycLink ?? secretKycLink() } };
+    if (sequence === 2) {
+      return { ...envelope, type: 'journey.accounts_ready', data: { virtualAccount: { id: 'va-1', currency: 'AUD', accountNumber: options.accountNumber ?? '123456789', bankName: 'Test Bank' } } };
+    }
+    return { ...envelope, type: 'deposit.received', data: { depositId: `dep-${sequence}`, kind: 'ONRAMP', amount: `${sequence}.00`, currency: 'AUD' } };
+  });
 }
 
-export const testPayloadKeys = () => PayloadKeysSchema.parse(process.env.RAMPFLOW_PAYLOAD_KEYS);
+export const customerStream = (externalId: string): PartnerEventStream => `customer/${externalId}`;
 
-export async function startPartnerEvents(options: { retrySeconds?: number; timeoutMs?: number; endpointName?: string } = {}): Promise<PartnerEventsUnderTest> {
-  const dir = mkdtempSync(join(tmpdir(), 'rampflow-partner-events-'));
-  const endpoint = await startTestPartnerEndpoint();
-  const store = await openFilePartnerEventStore({ dir, payloadKeys: testPayloadKeys(), role: 'writer' });
-  const agent = createDeliveryAgent();
-  const configured: PartnerEndpoint = { name: options.endpointName ?? 'partner', url: endpoint.url, secrets: [endpoint.secret] };
-  // The endpoint's URL is read at each attempt: a test that takes the endpoint down and up again keeps its port.
-  const wiring: PartnerEventWiring = {
-    store,
-    endpoints: [configured],
-    deliver: (target, event) => deliverEvent(target, event, { timeoutMs: options.timeoutMs ?? 2_000, dispatcher: agent }),
-    ...(options.retrySeconds !== undefined ? { retrySeconds: options.retrySeconds } : {}),
-  };
-  return {
-    endpoint,
-    store,
-    wiring,
-    async close() {
-      await endpoint.close();
-      await agent.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+export function payoutEvent(reference: string): PartnerEvent {
+  return { id: newEventId(), type: 'payout.settled', timestamp: new Date().toISOString(), sequence: 1, payoutReference: reference, data: { reference, paymentId: 'pay-1' } };
 }

@@ -1,0 +1,49 @@
+/**
+ * Partner events for tests: a worker's wiring (the embedded file store in a folder of the test's
+ * own, one endpoint, the real signed delivery over loopback) and the partner's endpoint itself.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PartnerEventWiring } from '../../activities/partner-event-activities';
+import { PayloadKeysSchema } from '../../config/env';
+import { createDeliveryAgent, deliverEvent } from '../../partner-events/deliver';
+import type { PartnerEndpoint } from '../../partner-events/endpoint-types';
+import { openFilePartnerEventStore } from '../../partner-events/file-store';
+import type { PartnerEventStore } from '../../partner-events/store';
+import { startTestPartnerEndpoint, type TestPartnerEndpoint } from './partner-endpoint';
+
+export interface PartnerEventsUnderTest {
+  endpoint: TestPartnerEndpoint;
+  store: PartnerEventStore;
+  wiring: PartnerEventWiring;
+  close(): Promise<void>;
+}
+
+export const testPayloadKeys = () => PayloadKeysSchema.parse(process.env.RAMPFLOW_PAYLOAD_KEYS);
+
+export async function startPartnerEvents(options: { retrySeconds?: number; timeoutMs?: number; endpointName?: string } = {}): Promise<PartnerEventsUnderTest> {
+  const dir = mkdtempSync(join(tmpdir(), 'rampflow-partner-events-'));
+  const endpoint = await startTestPartnerEndpoint();
+  const store = await openFilePartnerEventStore({ dir, payloadKeys: testPayloadKeys(), role: 'writer' });
+  const agent = createDeliveryAgent();
+  const configured: PartnerEndpoint = { name: options.endpointName ?? 'partner', url: endpoint.url, secrets: [endpoint.secret] };
+  // The endpoint's URL is read at each attempt: a test that takes the endpoint down and up again keeps its port.
+  const wiring: PartnerEventWiring = {
+    store,
+    endpoints: [configured],
+    deliver: (target, event) => deliverEvent(target, event, { timeoutMs: options.timeoutMs ?? 2_000, dispatcher: agent }),
+    ...(options.retrySeconds !== undefined ? { retrySeconds: options.retrySeconds } : {}),
+  };
+  return {
+    endpoint,
+    store,
+    wiring,
+    async close() {
+      await endpoint.close();
+      await agent.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
