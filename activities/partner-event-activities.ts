@@ -59,6 +59,16 @@ export interface DeliveryRequest {
 
 export type DeliveryOutcome = { outcome: 'delivered'; deliveredThrough: number } | { outcome: 'dropped'; reason: string };
 
+/**
+ * What a delivery attempt heartbeats: the last sequence the endpoint has (a retry resumes after it)
+ * and the last failure, which the workflow reads from the timeout when the retry period runs out
+ * (an attempt still running then leaves no failure of its own).
+ */
+export interface DeliveryProgress {
+  through: number;
+  lastFailure?: string;
+}
+
 /** A stream's events read from the store per page, when a delivery workflow catches an endpoint up. */
 const PAGE = 100;
 
@@ -132,8 +142,8 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
       if (!wiring || !endpoint) return { outcome: 'dropped', reason: 'the endpoint is no longer configured' };
       if ((await enabledEndpoints()).every((enabled) => enabled.name !== endpoint.name)) return { outcome: 'dropped', reason: 'the endpoint is disabled' };
       const context = Context.current();
-      const resumedAt = typeof context.info.heartbeatDetails === 'number' ? context.info.heartbeatDetails : 0;
-      let after = Math.max(request.afterSequence, resumedAt);
+      const resumed = context.info.heartbeatDetails as DeliveryProgress | undefined;
+      let after = Math.max(request.afterSequence, resumed?.through ?? 0);
       while (after < request.throughSequence) {
         const page = (await wiring.store.stream(request.stream, after, PAGE)).filter((event) => event.sequence <= request.throughSequence);
         // The publisher records before it hands off, so the store has them; a gap is not waited on forever.
@@ -141,13 +151,17 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
           context.log.warn('partner events missing from the store; skipped', { stream: request.stream, after, through: request.throughSequence });
           return { outcome: 'delivered', deliveredThrough: request.throughSequence };
         }
-        const { through, stop } = await deliverInOrder(endpoint, page, after, (sequence) => context.heartbeat(sequence));
+        const { through, stop } = await deliverInOrder(endpoint, page, after, (sequence) => context.heartbeat({ through: sequence } satisfies DeliveryProgress));
         after = through;
         if (stop?.outcome === 'gone') {
           await disable(endpoint);
           throw ApplicationFailure.nonRetryable(`${endpoint.name} answered 410 Gone`, 'EndpointGone');
         }
-        if (stop?.outcome === 'failed') throw ApplicationFailure.retryable(`${endpoint.name}: ${stop.reason}`, 'DeliveryFailed');
+        if (stop?.outcome === 'failed') {
+          const reason = `${endpoint.name}: ${stop.reason}`;
+          context.heartbeat({ through: after, lastFailure: reason } satisfies DeliveryProgress);
+          throw ApplicationFailure.retryable(reason, 'DeliveryFailed');
+        }
       }
       return { outcome: 'delivered', deliveredThrough: after };
     },

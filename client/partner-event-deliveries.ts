@@ -34,10 +34,10 @@ export function parseStream(text: string): PartnerEventStream {
 export class PartnerEventDeliveries {
   constructor(private readonly temporal: Client) {}
 
-  /** Streams with parked deliveries, oldest first, at most `limit`; each one's state asked of its workflow (needs a worker). */
+  /** Streams with parked deliveries (visibility's order: newest first), at most `limit`; each one's state asked of its workflow (needs a worker). */
   async parked(limit = 100): Promise<ParkedDeliveries[]> {
     const found: string[] = [];
-    for await (const execution of this.temporal.workflow.list({ query: `WorkflowType = 'partnerEventDelivery' AND ExecutionStatus = 'Running' AND RampStage = 'NEEDS_ATTENTION' ORDER BY StartTime ASC` })) {
+    for await (const execution of this.temporal.workflow.list({ query: `WorkflowType = 'partnerEventDelivery' AND ExecutionStatus = 'Running' AND RampStage = 'NEEDS_ATTENTION'` })) {
       found.push(execution.workflowId);
       if (found.length >= limit) break;
     }

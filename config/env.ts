@@ -206,6 +206,10 @@ export const PartnerEventEndpointsEnvSchema = z
   .object({
     PARTNER_EVENT_ENDPOINTS: endpointsText.optional(),
     PARTNER_EVENT_ENDPOINTS_FILE: endpointsFile.optional(),
+    /** How long one delivery attempt may take before it counts as failed. */
+    PARTNER_EVENT_TIMEOUT_SECONDS: z.coerce.number().min(1).max(60).default(15),
+    /** How long a failing endpoint's deliveries are retried (backing off to an hour) before they park; at least three days in production. */
+    PARTNER_EVENT_RETRY_SECONDS: z.coerce.number().int().min(1).default(3 * 24 * 60 * 60),
   })
   .superRefine((value, context) => {
     if (value.PARTNER_EVENT_ENDPOINTS !== undefined && value.PARTNER_EVENT_ENDPOINTS_FILE !== undefined) {

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
 import { buildCodecServer } from '../codec/codec-server';
-import { parseEnv, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema, PayloadKeysSchema } from '../config/env';
+import { parseEnv, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema, PartnerEventsEnvSchema, PayloadKeysSchema } from '../config/env';
 import type { PartnerEndpoint } from '../partner-events/endpoint-types';
 import { endpointsVariable, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { RampClient } from '../ramp';
@@ -22,6 +22,7 @@ import { buildPartnerApi } from '../partner-api/server';
 import { buildWebhookServer, registerWebhooks } from '../webhooks';
 import { setCurrentVersion } from '../client/deployment';
 import { versionString } from '../workers/versioning';
+import { partnerEventsFromEnv } from '../workers/partner-event-wiring';
 import { createRampflowWorker } from '../workers/worker';
 import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import { startDevServer, type DevServer } from './dev-server';
@@ -110,6 +111,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     progress(`3/5 worker on task queue ${TASK_QUEUE}`);
     const partnerEndpoints = await startPartnerEndpoint(options, secrets.partnerEventSecret, secrets.partnerEventSecretFile, stoppers);
+    // The worker records partner events (PARTNER_EVENTS_DIR, .data/partner-events by default) and
+    // delivers them; the partner API below reads the same store.
+    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape)), payloadKeys);
+    stoppers.push(() => partnerEvents.close());
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());
     // Versioned like production, and made current at once: in development every start is a deploy.
@@ -125,6 +130,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       shutdownGraceTime: '5 seconds',
       workflowBundle: { codePath: bundle.codePath },
       deploymentVersion,
+      partnerEvents: partnerEvents.wiring,
     });
     const running = worker.run();
     stoppers.push(async () => {
@@ -153,7 +159,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, payloadKeys });
 
     progress(`5/5 partner API on 127.0.0.1:${options.partnerApiPort} (bearer token ${DEV_PARTNER_API_TOKEN})`);
-    const partnerApi = buildPartnerApi({ token: DEV_PARTNER_API_TOKEN, rampflow, logger: pino({ level: 'warn' }) });
+    const partnerApi = buildPartnerApi({ token: DEV_PARTNER_API_TOKEN, rampflow, events: partnerEvents.wiring.store, logger: pino({ level: 'warn' }) });
     await partnerApi.listen({ port: options.partnerApiPort, host: '127.0.0.1' });
     stoppers.push(() => partnerApi.close());
     progress(`    partner API is up; OpenAPI at http://127.0.0.1:${options.partnerApiPort}/openapi.json`);

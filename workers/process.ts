@@ -8,18 +8,35 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { currentBuildId } from '../client/deployment';
 import { rampflowDataConverter } from '../codec';
-import { DeploymentEnvSchema, depositTimingsFromEnv, parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
+import {
+  DeploymentEnvSchema,
+  depositTimingsFromEnv,
+  parseEnv,
+  PartnerEventEndpointsEnvSchema,
+  PartnerEventsEnvSchema,
+  PayloadEnvSchema,
+  RampEnvSchema,
+  temporalTls,
+  TemporalEnvSchema,
+  WorkerEnvSchema,
+} from '../config/env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
+import { partnerEventsFromEnv } from './partner-event-wiring';
 import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // One parse of every section, so a bad environment is reported whole, one line per variable.
   const config = parseEnv(
-    TemporalEnvSchema.extend(RampEnvSchema.shape).extend(WorkerEnvSchema.shape).extend(DeploymentEnvSchema.shape).extend(PayloadEnvSchema.shape),
+    TemporalEnvSchema.extend(RampEnvSchema.shape)
+      .extend(WorkerEnvSchema.shape)
+      .extend(DeploymentEnvSchema.shape)
+      .extend(PayloadEnvSchema.shape)
+      .extend(PartnerEventsEnvSchema.shape)
+      .extend(PartnerEventEndpointsEnvSchema.shape),
     env,
   );
   const logger = createLogger('rampflow-worker', config.LOG_LEVEL);
@@ -39,6 +56,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
   const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
+  const partnerEvents = await partnerEventsFromEnv(config, config.RAMPFLOW_PAYLOAD_KEYS);
   try {
     const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
     if (bundle.origin !== 'prebuilt') logger.warn({ reason: bundle.origin }, 'bundled the workflows at start (development only; `npm run build` prebuilds them)');
@@ -55,6 +73,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       ...(deploymentVersion ? { deploymentVersion } : {}),
       ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
       depositTimings: depositTimingsFromEnv(config),
+      partnerEvents: partnerEvents.wiring,
     });
     logger.info(
       {
@@ -73,6 +92,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     await running;
     logger.info('worker stopped');
   } finally {
+    await partnerEvents.close();
     await ramp.close();
     await connection.close();
   }

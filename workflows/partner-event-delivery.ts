@@ -11,8 +11,8 @@
  * event). Other endpoints go on meanwhile. When every endpoint has everything, the run ends: a quiet
  * stream has no workflow open, and the next publish delivers directly again.
  */
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { PartnerEventActivities } from '../activities/partner-event-activities';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import type { DeliveryProgress, PartnerEventActivities } from '../activities/partner-event-activities';
 import { isoNow } from './clock';
 import { indexChanged } from './indexing';
 import {
@@ -124,10 +124,12 @@ function backoffFor(retrySeconds: number): { initialInterval: string; maximumInt
 }
 
 /**
- * The reason the last attempt gave (a status, a timeout; never an event's content): the innermost
- * cause, since a retry period that ran out is a timeout whose cause is the last attempt's failure.
+ * The reason the last attempt gave (a status, a timeout; never an event's content): what the attempts
+ * heartbeat when the retry period ran out, else the innermost cause.
  */
 function lastAttemptReason(error: ActivityFailure): string {
+  const progress = error.cause instanceof TimeoutFailure ? (error.cause.lastHeartbeatDetails as DeliveryProgress | undefined) : undefined;
+  if (progress?.lastFailure) return progress.lastFailure;
   let reason: Error = error;
   while (reason.cause instanceof Error) reason = reason.cause;
   return reason.message;

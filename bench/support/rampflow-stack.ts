@@ -6,6 +6,9 @@
  * so a benchmark can prepare records without their events flowing.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { freePort } from '../../dev/ports';
 import { RampClient } from '../../ramp';
@@ -33,6 +36,8 @@ export interface RampflowStackOptions {
   listOrder?: 'oldest-first' | 'newest-first';
   /** The timings of the deposits the worker and the receiver start (DEPOSIT_* variables). */
   depositEnv?: Record<string, string>;
+  /** The worker's partner event endpoints (PARTNER_EVENT_ENDPOINTS); events are recorded, not pushed, without. */
+  partnerEventEnv?: Record<string, string>;
 }
 
 export interface RampflowStack {
@@ -85,7 +90,13 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     let worker: BenchChild | undefined;
     if (options.worker !== false) {
       // Unversioned: a benchmark's worker is the only one, and nobody would make its version current.
-      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', ...options.depositEnv } });
+      // Its own partner event store: the embedded one takes one writer, and a benchmark leaves nothing in the repository.
+      const eventsDir = mkdtempSync(join(tmpdir(), 'rampflow-bench-events-'));
+      const started = startChild({
+        name: `${options.name}-worker`,
+        command: { rampflow: ['worker'] },
+        env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', PARTNER_EVENTS_DIR: eventsDir, ...options.partnerEventEnv, ...options.depositEnv },
+      });
       worker = started;
       stoppers.push(() => started.stop());
     }

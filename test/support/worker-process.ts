@@ -3,6 +3,8 @@
  * that need the real process: its Prometheus endpoint, its log, being killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './run';
 import { TEST_PARTNER } from './sandbox';
@@ -15,10 +17,16 @@ export interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
+/**
+ * A partner event store of the worker's own (the embedded file store takes one writer): test workers
+ * run side by side, and none writes into the repository's `.data`.
+ */
+export const scratchPartnerEventsDir = (): string => mkdtempSync(join(tmpdir(), 'rampflow-worker-events-'));
+
 export function startWorkerProcess(env: NodeJS.ProcessEnv): WorkerProcess {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, PARTNER_EVENTS_DIR: scratchPartnerEventsDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

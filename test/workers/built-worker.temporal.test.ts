@@ -20,6 +20,7 @@ import { PROJECT_ROOT, runScript } from '../support/run';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
 import { connectClient, temporalAddress, uniqueTaskQueue } from '../support/temporal';
 import { until as waitUntil } from '../support/until';
+import { scratchPartnerEventsDir } from '../support/worker-process';
 
 interface WorkerProcess {
   child: ChildProcess;
@@ -28,7 +29,7 @@ interface WorkerProcess {
 }
 
 function startWorker(entry: string, env: NodeJS.ProcessEnv): WorkerProcess {
-  const child = spawn(process.execPath, [entry, 'worker'], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, 'worker'], { cwd: PROJECT_ROOT, env: { ...process.env, PARTNER_EVENTS_DIR: scratchPartnerEventsDir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

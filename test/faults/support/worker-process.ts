@@ -8,6 +8,7 @@ import { PROJECT_ROOT } from '../../support/run';
 import { TEST_PARTNER } from '../../support/sandbox';
 import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 import { until } from './until';
+import { scratchPartnerEventsDir } from '../../support/worker-process';
 
 export interface WorkerProcess {
   /** Resolves once the worker logged that it polls. */
@@ -36,6 +37,7 @@ export function startWorkerProcess(options: {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,
+      PARTNER_EVENTS_DIR: scratchPartnerEventsDir(),
       TEMPORAL_ADDRESS: options.temporalAddress,
       TEMPORAL_TASK_QUEUE: options.taskQueue,
       RAMP_BASE_URL: options.rampBaseUrl,

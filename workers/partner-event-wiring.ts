@@ -1,0 +1,37 @@
+/**
+ * The worker's partner events, from the environment: the store it writes (PARTNER_EVENTS_*), the
+ * endpoints it delivers to (PARTNER_EVENT_ENDPOINTS[_FILE]) with one connection pool for them all,
+ * and the delivery timings. Events are always recorded (the pull API reads them); with no endpoint
+ * configured nothing is pushed.
+ */
+import type { PartnerEventWiring } from '../activities/partner-event-activities';
+import { partnerEndpointsFromEnv, type PartnerEventEndpointsEnvSchema, type PartnerEventsEnv, type PayloadKey } from '../config/env';
+import { createDeliveryAgent, deliverEvent } from '../partner-events/deliver';
+import { openPartnerEventStore } from '../partner-events/open-store';
+import type { z } from 'zod';
+
+export interface WorkerPartnerEvents {
+  wiring: PartnerEventWiring;
+  close(): Promise<void>;
+}
+
+export async function partnerEventsFromEnv(
+  config: PartnerEventsEnv & z.output<typeof PartnerEventEndpointsEnvSchema>,
+  payloadKeys: readonly PayloadKey[],
+): Promise<WorkerPartnerEvents> {
+  const store = await openPartnerEventStore(config, payloadKeys, { role: 'writer' });
+  const agent = createDeliveryAgent();
+  const timeoutMs = config.PARTNER_EVENT_TIMEOUT_SECONDS * 1000;
+  return {
+    wiring: {
+      store,
+      endpoints: partnerEndpointsFromEnv(config),
+      deliver: (endpoint, event) => deliverEvent(endpoint, event, { timeoutMs, dispatcher: agent }),
+      retrySeconds: config.PARTNER_EVENT_RETRY_SECONDS,
+    },
+    async close() {
+      await agent.close();
+      await store.close();
+    },
+  };
+}
