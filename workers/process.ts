@@ -11,7 +11,9 @@ import { rampflowDataConverter } from '../codec';
 import { DeploymentEnvSchema, depositTimingsFromEnv, parseEnv, PayloadEnvSchema, RampEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
+import { histogramBucketOverrides } from '../observability/metric-catalogue';
 import { sdkLogger } from './logging';
+import { memoryLimitBytes, reportProcessMemory, serviceAttemptMetrics } from './service-metrics';
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { createRampflowWorker } from './worker';
@@ -28,17 +30,21 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     logger: sdkLogger(logger),
     // The SDK stops the worker on these signals: polling ends, in-flight tasks get shutdownGraceTime.
     shutdownSignals: ['SIGINT', 'SIGTERM'],
+    // Durations in seconds (the SDK's latency histograms keep their names; values and buckets are
+    // seconds), and rampflow's own histograms with buckets of their own (observability/metric-catalogue.ts).
     telemetryOptions: config.WORKER_METRICS_PORT
-      ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${config.WORKER_METRICS_PORT}` } } }
+      ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${config.WORKER_METRICS_PORT}`, useSecondsForDurations: true, histogramBucketOverrides: histogramBucketOverrides() } } }
       : {},
   });
+  const meter = Runtime.instance().metricMeter;
+  const stopMemoryReports = config.WORKER_METRICS_PORT ? reportProcessMemory(meter, memoryLimitBytes(config.WORKER_MEMORY_LIMIT_BYTES)) : () => {};
 
   const connection = await NativeConnection.connect({
     address: config.TEMPORAL_ADDRESS,
     tls: temporalTls(config),
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
-  const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
+  const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET, onAttempt: serviceAttemptMetrics(meter) });
   try {
     const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
     if (bundle.origin !== 'prebuilt') logger.warn({ reason: bundle.origin }, 'bundled the workflows at start (development only; `npm run build` prebuilds them)');
@@ -73,6 +79,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     await running;
     logger.info('worker stopped');
   } finally {
+    stopMemoryReports();
     await ramp.close();
     await connection.close();
   }

@@ -14,12 +14,13 @@
  * namespace, task queue and workflow type.
  */
 import { log, metricMeter } from '@temporalio/workflow';
+import { METRICS } from '../observability/metric-catalogue';
 import { workflowNow } from './clock';
 import type { ReconcileResult } from './reconcile-types';
 
 export function reportReconcileRun(result: ReconcileResult): void {
   const outcome = result.truncated ? 'truncated' : 'complete';
-  metricMeter.createCounter('rampflow_reconcile_runs_total', '', 'Reconciliation runs finished, by outcome: complete, or truncated by their page or repair limits').add(1, { outcome });
+  metricMeter.createCounter(METRICS.reconcileRuns.name, '', METRICS.reconcileRuns.help).add(1, { outcome });
   if (result.truncated) {
     // One line per run that stopped short, with what it did; the message is the same every time, for an alert to match.
     log.warn('reconciliation run truncated: its page or repair limit stopped it before the end of a list; the rest waits for the next run', {
@@ -31,7 +32,7 @@ export function reportReconcileRun(result: ReconcileResult): void {
     return;
   }
   metricMeter
-    .createGauge('rampflow_reconcile_last_complete_run_timestamp_seconds', 'int', '', 'When the last reconciliation run that read every list to its end finished (Unix time, seconds)')
+    .createGauge(METRICS.reconcileLastComplete.name, 'int', '', METRICS.reconcileLastComplete.help)
     .set(Math.floor(workflowNow() / 1000));
   if (result.repaired > 0) log.info('reconciliation repaired lagging workflows', { pages: result.pages, examined: result.examined, repaired: result.repaired, missed: result.missed });
 }
