@@ -9,8 +9,8 @@
  * runtime's exporter adds no suffix, so the names carry it), `_seconds` on durations. No label ever
  * holds a customer id, an externalId, a deposit or payment id, or free text: only fixed words, the
  * service's endpoint templates, currencies and kinds. Metrics emitted through the workflow metric
- * meter also carry the SDK's `namespace`, `task_queue` and `workflow_type` labels (and the worker's
- * `service_name`), and are muted while a history replays, so each count is one real event.
+ * meter carry `workflow_type` (ours) and the SDK's `namespace`, `taskQueue` and `workflowType`, and
+ * are muted while a history replays, so each count is one real event.
  *
  * Pure data: workflow code may import it.
  */
@@ -32,8 +32,12 @@ export interface MetricDefinition {
   buckets?: readonly number[];
 }
 
-/** Labels the SDK adds to every metric a workflow emits. */
-export const SDK_WORKFLOW_LABELS = ['namespace', 'task_queue', 'workflow_type'] as const;
+/**
+ * Labels the SDK adds to every metric a workflow emits (camel case, unlike its own `temporal_*`
+ * metrics' `task_queue` and `workflow_type`: so rampflow adds `workflow_type` itself, listed in each
+ * definition's labels).
+ */
+export const SDK_WORKFLOW_LABELS = ['namespace', 'taskQueue', 'workflowType'] as const;
 
 const define = <K extends string>(metrics: Record<K, MetricDefinition>): Record<K, MetricDefinition> => metrics;
 
@@ -42,7 +46,7 @@ export const METRICS = define({
   stageTransitions: {
     name: 'rampflow_stage_transitions_total',
     type: 'counter',
-    labels: ['stage'],
+    labels: ['workflow_type', 'stage'],
     help: 'Workflows entering a stage (journeys, deposits, payouts), by the stage entered',
     source: 'worker',
     fromWorkflow: true,
@@ -50,7 +54,7 @@ export const METRICS = define({
   stageDuration: {
     name: 'rampflow_stage_duration_seconds',
     type: 'histogram',
-    labels: ['stage'],
+    labels: ['workflow_type', 'stage'],
     help: 'Time a workflow spent in a stage, observed when it leaves the stage',
     source: 'worker',
     fromWorkflow: true,
@@ -60,7 +64,7 @@ export const METRICS = define({
   parked: {
     name: 'rampflow_parked_total',
     type: 'counter',
-    labels: ['stage', 'reason'],
+    labels: ['workflow_type', 'stage', 'reason'],
     help: 'Workflows parked in NEEDS_ATTENTION, by the stage parked and the failure type (Deadline, Failed, InvalidParameters, ...)',
     source: 'worker',
     fromWorkflow: true,
@@ -68,7 +72,7 @@ export const METRICS = define({
   resumed: {
     name: 'rampflow_resumed_total',
     type: 'counter',
-    labels: ['stage', 'reason', 'decision'],
+    labels: ['workflow_type', 'stage', 'reason', 'decision'],
     help: 'Parked workflows that left NEEDS_ATTENTION, by stage, failure type and how (retry, cancel, ended, resolved)',
     source: 'worker',
     fromWorkflow: true,
@@ -77,7 +81,7 @@ export const METRICS = define({
   depositsCompleted: {
     name: 'rampflow_deposits_completed_total',
     type: 'counter',
-    labels: ['kind', 'currency'],
+    labels: ['workflow_type', 'kind', 'currency'],
     help: 'Deposits that completed (traded, and paid out for an offramp), by kind and deposit currency',
     source: 'worker',
     fromWorkflow: true,
@@ -85,7 +89,7 @@ export const METRICS = define({
   depositsReversed: {
     name: 'rampflow_deposits_reversed_total',
     type: 'counter',
-    labels: ['kind', 'currency', 'after'],
+    labels: ['workflow_type', 'kind', 'currency', 'after'],
     help: 'Deposits the service refunded after confirming them; after: completed or in-flight',
     source: 'worker',
     fromWorkflow: true,
@@ -95,7 +99,7 @@ export const METRICS = define({
     // `_sum` is the money moved per currency, `_count` the deposits, the buckets their sizes.
     name: 'rampflow_deposit_amount',
     type: 'histogram',
-    labels: ['kind', 'currency', 'outcome'],
+    labels: ['workflow_type', 'kind', 'currency', 'outcome'],
     help: 'Deposit amounts in the deposit currency (a float sum: for dashboards, not accounting), by outcome: completed or reversed',
     source: 'worker',
     fromWorkflow: true,
@@ -104,7 +108,7 @@ export const METRICS = define({
   payoutsEnded: {
     name: 'rampflow_payouts_total',
     type: 'counter',
-    labels: ['outcome'],
+    labels: ['workflow_type', 'outcome'],
     help: 'Payouts that ended, by outcome: settled or cancelled',
     source: 'worker',
     fromWorkflow: true,
@@ -113,7 +117,7 @@ export const METRICS = define({
   deliveriesDismissed: {
     name: 'rampflow_deliveries_dismissed_total',
     type: 'counter',
-    labels: ['reason'],
+    labels: ['workflow_type', 'reason'],
     help: 'Workflows a delivery started about a record the service does not have, ended at once',
     source: 'worker',
     fromWorkflow: true,
@@ -121,7 +125,7 @@ export const METRICS = define({
   hintsIgnored: {
     name: 'rampflow_hints_ignored_total',
     type: 'counter',
-    labels: ['reason'],
+    labels: ['workflow_type', 'reason'],
     help: 'Deliveries whose claim the service did not back',
     source: 'worker',
     fromWorkflow: true,
@@ -129,7 +133,7 @@ export const METRICS = define({
   reconcileRuns: {
     name: 'rampflow_reconcile_runs_total',
     type: 'counter',
-    labels: ['outcome'],
+    labels: ['workflow_type', 'outcome'],
     help: 'Reconciliation runs finished, by outcome: complete, or truncated by their page or repair limits',
     source: 'worker',
     fromWorkflow: true,
@@ -137,7 +141,7 @@ export const METRICS = define({
   reconcileLastComplete: {
     name: 'rampflow_reconcile_last_complete_run_timestamp_seconds',
     type: 'gauge',
-    labels: [],
+    labels: ['workflow_type'],
     help: 'When the last reconciliation run that read every list to its end finished (Unix time, seconds)',
     source: 'worker',
     fromWorkflow: true,
@@ -271,6 +275,6 @@ export function metricsTableMarkdown(): string {
     '| --- | --- | --- | --- | --- |',
     ...rows,
     '',
-    '`*` added by the Temporal SDK to metrics a workflow emits.',
+    '`*` added by the Temporal SDK to metrics a workflow emits (its `namespace`, `taskQueue`, `workflowType`).',
   ].join('\n');
 }

@@ -9,8 +9,8 @@
  */
 import { metricMeter } from '@temporalio/workflow';
 import { METRICS } from '../observability/metric-catalogue';
-import { currencyLabel } from './stage-metrics';
+import { currencyLabel, withWorkflowType } from './stage-metrics';
 
 export function countReversal(kind: 'ONRAMP' | 'OFFRAMP', currency: string, after: 'completed' | 'in-flight'): void {
-  metricMeter.createCounter(METRICS.depositsReversed.name, '1', METRICS.depositsReversed.help).add(1, { kind, currency: currencyLabel(currency), after });
+  metricMeter.createCounter(METRICS.depositsReversed.name, '1', METRICS.depositsReversed.help).add(1, withWorkflowType({ kind, currency: currencyLabel(currency), after }));
 }

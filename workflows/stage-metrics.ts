@@ -13,8 +13,9 @@
  * - a payout's end: `rampflow_payouts_total{outcome}` (settled or cancelled).
  *
  * Replay-safe: the meter emits nothing while a history replays, and this module only reads workflow
- * time and `workflowInfo()`, so it changes no command. The SDK labels every series with the workflow
- * type (and namespace, task queue); no label holds an id or an amount.
+ * time and `workflowInfo()`, so it changes no command. Every series carries `workflow_type` (the SDK
+ * adds its own `namespace`, `taskQueue` and `workflowType`; the snake-case label matches the SDK's
+ * `temporal_*` metrics, so one query joins both); no label holds an id or an amount.
  *
  * Amounts are JavaScript numbers added to a float counter: exact enough for a dashboard of money
  * moved (a double holds 15–16 significant digits; a sum of cents drifts in its last digits over
@@ -64,21 +65,21 @@ export function stageEntered(stage: string, deposit?: DepositMoney): void {
   if (memory.stage !== undefined && memory.since !== undefined) {
     metricMeter
       .createHistogram(METRICS.stageDuration.name, 'float', 's', METRICS.stageDuration.help)
-      .record(Math.max(0, now - memory.since) / 1000, { stage: memory.stage });
+      .record(Math.max(0, now - memory.since) / 1000, withWorkflowType({ stage: memory.stage }));
   }
   memory.stage = stage;
   memory.since = now;
-  metricMeter.createCounter(METRICS.stageTransitions.name, '1', METRICS.stageTransitions.help).add(1, { stage });
+  metricMeter.createCounter(METRICS.stageTransitions.name, '1', METRICS.stageTransitions.help).add(1, withWorkflowType({ stage }));
   if (deposit) countDepositEnd(stage, deposit);
   if (info.workflowType === 'payout' && (stage === 'SETTLED' || stage === 'CANCELLED')) {
-    metricMeter.createCounter(METRICS.payoutsEnded.name, '1', METRICS.payoutsEnded.help).add(1, { outcome: stage.toLowerCase() });
+    metricMeter.createCounter(METRICS.payoutsEnded.name, '1', METRICS.payoutsEnded.help).add(1, withWorkflowType({ outcome: stage.toLowerCase() }));
   }
   if (END_STAGES.has(stage)) memories.delete(info.runId);
 }
 
 function countDepositEnd(stage: string, deposit: DepositMoney): void {
   if (stage !== 'COMPLETED' && stage !== 'REVERSED') return;
-  const labels = { kind: deposit.kind, currency: currencyLabel(deposit.currency) };
+  const labels = withWorkflowType({ kind: deposit.kind, currency: currencyLabel(deposit.currency) });
   if (stage === 'COMPLETED') metricMeter.createCounter(METRICS.depositsCompleted.name, '1', METRICS.depositsCompleted.help).add(1, labels);
   const amount = Number(deposit.amount);
   if (Number.isFinite(amount) && amount > 0) {
@@ -86,6 +87,11 @@ function countDepositEnd(stage: string, deposit: DepositMoney): void {
       .createHistogram(METRICS.depositAmount.name, 'float', '', METRICS.depositAmount.help)
       .record(amount, { ...labels, outcome: stage === 'COMPLETED' ? 'completed' : 'reversed' });
   }
+}
+
+/** The labels every workflow-emitted rampflow series carries, with `extra`. */
+export function withWorkflowType<T extends Record<string, string>>(extra: T): T & { workflow_type: string } {
+  return { ...extra, workflow_type: workflowInfo().workflowType };
 }
 
 /** A currency code as a label, or `other`: a label's values must stay a short, fixed list. */
@@ -101,10 +107,10 @@ export function reasonLabel(errorType: string | undefined): string {
 
 /** Parked in NEEDS_ATTENTION (workflows/operator.ts). */
 export function countParked(stage: string, errorType: string | undefined): void {
-  metricMeter.createCounter(METRICS.parked.name, '1', METRICS.parked.help).add(1, { stage, reason: reasonLabel(errorType) });
+  metricMeter.createCounter(METRICS.parked.name, '1', METRICS.parked.help).add(1, withWorkflowType({ stage, reason: reasonLabel(errorType) }));
 }
 
 /** Left NEEDS_ATTENTION, and how. */
 export function countResumed(stage: string, errorType: string | undefined, decision: string): void {
-  metricMeter.createCounter(METRICS.resumed.name, '1', METRICS.resumed.help).add(1, { stage, reason: reasonLabel(errorType), decision });
+  metricMeter.createCounter(METRICS.resumed.name, '1', METRICS.resumed.help).add(1, withWorkflowType({ stage, reason: reasonLabel(errorType), decision }));
 }

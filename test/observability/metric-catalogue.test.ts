@@ -94,6 +94,6 @@ describe('the metric catalogue', () => {
     const end = readme.indexOf(METRICS_TABLE_END);
     expect(start, 'README has the table\'s start marker').toBeGreaterThanOrEqual(0);
     expect(end).toBeGreaterThan(start);
-    expect(readme.slice(start + METRICS_TABLE_START.length, end).trim(), 'README\'s metrics table is stale: paste metricsTableMarkdown() between the markers').toBe(metricsTableMarkdown());
+    expect(readme.slice(start + METRICS_TABLE_START.length, end).trim(), 'README\'s metrics table is stale: run `npx tsx dev/metrics-table.ts`').toBe(metricsTableMarkdown());
   });
 });
