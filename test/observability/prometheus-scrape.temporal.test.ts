@@ -1,7 +1,7 @@
 /**
  * The metrics as operators get them: a real Prometheus (Debian's) scrapes a real worker process
  * (`rampflow worker`, WORKER_METRICS_PORT) and a real receiver's GET /metrics every second, with
- * rampflow's rules loaded, while a journey runs to ACTIVE on webhooks; the business metrics are then
+ * rampflow's rules loaded, while a journey runs to ACTIVE on webhooks and a deposit completes; the business metrics are then
  * read back through Prometheus's HTTP API (/api/v1/query), with their labels, and never an id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
   let receiver: TestReceiver;
   let prometheus: RunningPrometheus;
   let journey: Awaited<ReturnType<typeof startActiveJourney>>;
+  let depositId = '';
 
   beforeAll(async () => {
     h = await startJourneyHarness();
@@ -68,10 +69,35 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
     expect(left.map((one) => one.metric.stage).sort()).toEqual(['AWAITING_ACCOUNTS', 'AWAITING_KYC', 'CREATING_CUSTOMER', 'SETTING_UP_RAMPS']);
   });
 
+  it('counts a completed deposit by kind and currency, with its amount, and its stages', async () => {
+    // An offramp deposit of USDT, moved along at the service; the receiver and the deposit's polls carry it.
+    const sender = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
+    const deposit = await h.control.simulateCryptoDeposit({ depositAddressId: journey.depositAddressId, amount: '50.25', currency: 'USDT', sender });
+    await h.sandbox.clock.advance(60);
+    await h.control.confirmDeposit(deposit.id);
+    await h.sandbox.clock.advance(60);
+    const trade = await h.waitForDeposit(deposit.id, (state) => state.tradeId !== undefined);
+    await h.control.settleTrade(trade.tradeId!);
+    await h.sandbox.clock.advance(60);
+    const traded = await h.waitForDeposit(deposit.id, (state) => state.paymentId !== undefined);
+    await h.control.settlePayment(traded.paymentId!);
+    await h.sandbox.clock.advance(60);
+    await h.waitForDeposit(deposit.id, (state) => state.stage === 'COMPLETED');
+    depositId = deposit.id;
+
+    const completed = await eventually('the completed deposit', 'sum by (workflow_type, kind, currency) (rampflow_deposits_completed_total)', (series) => (series.length === 1 ? series : undefined));
+    expect(completed[0]!.metric).toEqual({ workflow_type: 'depositLifecycle', kind: 'OFFRAMP', currency: 'USDT' });
+    expect(completed[0]!.value[1]).toBe('1');
+    const [amount] = await prometheus.query('sum by (currency) (rampflow_deposit_amount_sum{outcome="completed"})');
+    expect(amount).toMatchObject({ metric: { currency: 'USDT' }, value: [expect.any(Number), '50.25'] });
+    const stages = await prometheus.query('sum by (stage) (rampflow_stage_transitions_total{workflow_type="depositLifecycle"})');
+    expect(stages.map((one) => one.metric.stage)).toEqual(expect.arrayContaining(['RECEIVED', 'CONFIRMED', 'COMPLETED']));
+  });
+
   it('labels no series with the customer\'s id or externalId', async () => {
     // This Prometheus scrapes only this test's worker and receiver.
     const series = await prometheus.query('{__name__=~"rampflow_.+"}');
-    const ids = [journey.state.externalId, journey.state.customer.id!, journey.virtualAccountId, journey.depositAddressId];
+    const ids = [journey.state.externalId, journey.state.customer.id!, journey.virtualAccountId, journey.depositAddressId, ...(depositId ? [depositId] : [])];
     expect(series.length).toBeGreaterThan(0);
     for (const one of series) for (const value of Object.values(one.metric)) for (const id of ids) expect(value).not.toContain(id);
   });
