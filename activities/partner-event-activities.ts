@@ -14,6 +14,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { METRICS } from '../observability/metric-catalogue';
 import type { PartnerEvent, PartnerEventStream } from '../partner-events/catalogue';
 import type { DeliveryAttempt, PartnerEndpoint } from '../partner-events/endpoint-types';
 import type { PartnerEventStore } from '../partner-events/store';
@@ -199,6 +200,6 @@ async function handOff(client: Client, taskQueue: string, input: PartnerEventDel
 /** Counted per endpoint (the partner's own name for it, never a customer's) and outcome. */
 function countAttempt(endpoint: PartnerEndpoint, attempt: DeliveryAttempt): void {
   Context.current()
-    .metricMeter.createCounter('rampflow_partner_event_deliveries', '1', 'Delivery attempts of partner events, by endpoint and outcome (delivered, failed, gone)')
+    .metricMeter.createCounter(METRICS.partnerEventDeliveries.name, '1', METRICS.partnerEventDeliveries.help)
     .add(1, { endpoint: endpoint.name, outcome: attempt.outcome });
 }

@@ -93,6 +93,11 @@ export const WorkerEnvSchema = z.object({
    * replaying a workflow's history when it wakes after being evicted (README, Configuration).
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /**
+   * The memory the worker may use, in bytes, for `rampflow_worker_memory_limit_bytes` and the alert on
+   * it. Unset: the cgroup's limit (a container's), if any.
+   */
+  WORKER_MEMORY_LIMIT_BYTES: z.coerce.number().int().min(0).optional(),
   ...DepositTimingsEnvSchema.shape,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -48,6 +48,32 @@ export interface RampClientOptions {
   onCanonicalString?: (canonical: string) => void;
   /** Nonce source; default a random UUID. Must never repeat (tests replaying signing vectors fix it). */
   newNonce?: () => string;
+  /**
+   * Told of every attempt on the wire, answered or not (the worker counts them: workers/service-metrics.ts).
+   * It gets the endpoint's template path, never the query, a body or an id.
+   */
+  onAttempt?: (attempt: RampAttempt) => void;
+}
+
+/** One attempt on the wire, as metrics see it. */
+export interface RampAttempt {
+  method: 'GET' | 'POST';
+  /** The endpoint template, e.g. `/customer/detail` (ids travel in the query, never here). */
+  endpoint: string;
+  /** `2xx`, `4xx`, `429`, `5xx`, `network` (no HTTP answer), or `other` (any other status). */
+  outcome: '2xx' | '4xx' | '429' | '5xx' | 'network' | 'other';
+  /** The refusal's type when the answer was one (e.g. `RampInvalidParametersError`), else empty. */
+  errorType: string;
+  seconds: number;
+}
+
+/** The outcome class of an HTTP status. */
+export function attemptOutcome(status: number): RampAttempt['outcome'] {
+  if (status === 429) return '429';
+  if (status >= 200 && status < 300) return '2xx';
+  if (status >= 400 && status < 500) return '4xx';
+  if (status >= 500 && status < 600) return '5xx';
+  return 'other';
 }
 
 export type RequestBody = NonNullable<WireRequest['body']>;
@@ -86,6 +112,7 @@ export class RampHttpClient {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #now: () => number;
+  readonly #onAttempt: ((attempt: RampAttempt) => void) | undefined;
 
   constructor(options: RampClientOptions) {
     const base = new URL(options.baseUrl);
@@ -113,6 +140,17 @@ export class RampHttpClient {
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#random = options.random ?? Math.random;
+    this.#onAttempt = options.onAttempt;
+  }
+
+  /** Tells the hook of one attempt; a hook that throws never fails the call. */
+  #report(call: RampCall, startedAt: number, outcome: RampAttempt['outcome'], errorType: string): void {
+    if (!this.#onAttempt) return;
+    try {
+      this.#onAttempt({ method: call.method, endpoint: call.path, outcome, errorType, seconds: (performance.now() - startedAt) / 1000 });
+    } catch {
+      // Metrics are never worth a failed call.
+    }
   }
 
   /** Sends a call and returns the successful body; throws a RampError otherwise. */
@@ -128,6 +166,7 @@ export class RampHttpClient {
       if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
       if (call.method === 'POST') await limits?.beforePost?.();
       let response: WireResponse;
+      const startedAt = performance.now();
       try {
         const now = Date.now();
         response = await sendSignedAttempt(this.#transport, {
@@ -138,6 +177,7 @@ export class RampHttpClient {
           ...(limits?.deadlineAt !== undefined ? { timeLeftMs: Math.max(1, limits.deadlineAt - now) } : {}),
         });
       } catch (error) {
+        this.#report(call, startedAt, 'network', '');
         const neverLeft = requestNeverLeft(error);
         if (call.method === 'POST' && !neverLeft) {
           throw new RampOutcomeUnknownError(`no answer after the request may have reached the service (${describeTransportError(error)}); look the record up before resending`, { method: call.method, path: call.path, cause: error });
@@ -153,6 +193,7 @@ export class RampHttpClient {
 
       const clockWasOff = this.clock.observeServiceDate(response.headers.date);
       const outcome = interpretResponse({ method: call.method, path: call.path, httpStatus: response.status, bodyText: response.bodyText, generation, assumptions: this.assumptions });
+      this.#report(call, startedAt, attemptOutcome(response.status), outcome.ok ? '' : outcome.error.name);
       if (outcome.ok) return { httpStatus: response.status, body: outcome.body };
 
       if (outcome.error instanceof RampUnauthorisedError && clockWasOff && !skewRetryUsed) {

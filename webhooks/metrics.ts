@@ -11,6 +11,7 @@
  *   rising count says the service's shapes moved away from ours).
  */
 import { Counter, Histogram, Registry } from 'prom-client';
+import { METRICS } from '../observability/metric-catalogue';
 import { WORKFLOW_ROUTE_REASONS, type WorkflowRouteReason } from './direct-route';
 
 export const OUTCOMES = [
@@ -36,29 +37,29 @@ export type HandoffResult = 'started' | 'duplicate' | 'routed-again' | 'signalle
 export class WebhookMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
-    name: 'rampflow_webhook_requests_total',
-    help: 'Webhook receiver requests by outcome',
+    name: METRICS.webhookRequests.name,
+    help: METRICS.webhookRequests.help,
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
   private readonly handoff = new Histogram({
-    name: 'rampflow_webhook_handoff_seconds',
-    help: 'Time for Temporal to accept or refuse a webhook\'s signal or its ramp-event workflow\'s start',
+    name: METRICS.webhookHandoff.name,
+    help: METRICS.webhookHandoff.help,
     labelNames: ['result'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
     registers: [this.registry],
   });
 
   private readonly payloadMismatches = new Counter({
-    name: 'rampflow_webhook_payload_mismatches_total',
-    help: 'Deliveries handed over although their payload did not match our schema of the event',
+    name: METRICS.webhookPayloadMismatches.name,
+    help: METRICS.webhookPayloadMismatches.help,
     labelNames: ['event'] as const,
     registers: [this.registry],
   });
 
   private readonly workflowRoutes = new Counter({
-    name: 'rampflow_webhook_workflow_routes_total',
-    help: 'Deliveries handed to a ramp-event workflow instead of routed directly, by reason',
+    name: METRICS.webhookWorkflowRoutes.name,
+    help: METRICS.webhookWorkflowRoutes.help,
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -22,7 +22,9 @@ import {
 } from '../config/env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
+import { histogramBucketOverrides } from '../observability/metric-catalogue';
 import { sdkLogger } from './logging';
+import { memoryLimitBytes, reportProcessMemory, serviceAttemptMetrics } from './service-metrics';
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
@@ -45,17 +47,21 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     logger: sdkLogger(logger),
     // The SDK stops the worker on these signals: polling ends, in-flight tasks get shutdownGraceTime.
     shutdownSignals: ['SIGINT', 'SIGTERM'],
+    // Durations in seconds (the SDK's latency histograms keep their names; values and buckets are
+    // seconds), and rampflow's own histograms with buckets of their own (observability/metric-catalogue.ts).
     telemetryOptions: config.WORKER_METRICS_PORT
-      ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${config.WORKER_METRICS_PORT}` } } }
+      ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${config.WORKER_METRICS_PORT}`, useSecondsForDurations: true, histogramBucketOverrides: histogramBucketOverrides() } } }
       : {},
   });
+  const meter = Runtime.instance().metricMeter;
+  const stopMemoryReports = config.WORKER_METRICS_PORT ? reportProcessMemory(meter, memoryLimitBytes(config.WORKER_MEMORY_LIMIT_BYTES)) : () => {};
 
   const connection = await NativeConnection.connect({
     address: config.TEMPORAL_ADDRESS,
     tls: temporalTls(config),
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
-  const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
+  const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET, onAttempt: serviceAttemptMetrics(meter) });
   const partnerEvents = await partnerEventsFromEnv(config, config.RAMPFLOW_PAYLOAD_KEYS);
   try {
     const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
@@ -93,6 +99,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     logger.info('worker stopped');
   } finally {
     await partnerEvents.close();
+    stopMemoryReports();
     await ramp.close();
     await connection.close();
   }

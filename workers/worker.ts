@@ -13,6 +13,7 @@ import { createDepositDeliveryActivities } from '../activities/deposit-delivery'
 import { createPartnerEventActivities, type PartnerEventWiring } from '../activities/partner-event-activities';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, DEFAULT_REFUSED_CREATE_PARK_AFTER_MS, type FailureOptions } from '../activities/failures';
 import { ServiceHealth } from '../activities/service-health';
+import { METRICS } from '../observability/metric-catalogue';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
 import { workerDeploymentOptions } from './versioning';
@@ -90,6 +91,6 @@ let processHealth: ServiceHealth | undefined;
 /** One monitor per process: it logs through the SDK's logger and sets a gauge on the runtime's metrics endpoint. */
 function defaultServiceHealth(): ServiceHealth {
   const runtime = Runtime.instance();
-  processHealth ??= new ServiceHealth(runtime.logger, runtime.metricMeter.createGauge('rampflow_service_outage', 'int', '', 'Calls to the ramp service fail the same way everywhere (1), by cause'));
+  processHealth ??= new ServiceHealth(runtime.logger, runtime.metricMeter.createGauge(METRICS.serviceOutage.name, 'int', '', METRICS.serviceOutage.help));
   return processHealth;
 }

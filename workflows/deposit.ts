@@ -53,6 +53,7 @@ import { OperatorDesk } from './operator';
 import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
+import { stageEntered } from './stage-metrics';
 import { validatedStartInput } from './start-input';
 import { advancesDeposit, advancesTrade } from './status-order';
 import { countReversal } from './deposit-metrics';
@@ -145,6 +146,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   }
 
   async function show(stage: DepositStage, waitingFor: string): Promise<void> {
+    stageEntered(stage, state);
     const attentionChanged = desk.attention !== state.attention;
     // One upsert per change of stage, carrying the customer when the workflow learned it itself (its
     // starter indexes what it knew at start).

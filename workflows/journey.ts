@@ -47,6 +47,7 @@ import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
 import { registerSignup } from './signup';
+import { stageEntered } from './stage-metrics';
 import { validatedStartInput } from './start-input';
 import { JourneyEvents } from './journey-events';
 import { journeyTimings } from './timings';
@@ -112,6 +113,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   // ---- what the UI and the search attributes show ----------------------------------------------
 
   function show(stage: JourneyStage, waitingFor: string): void {
+    stageEntered(stage);
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;

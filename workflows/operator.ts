@@ -11,6 +11,7 @@ import { isoNow, workflowNow } from './clock';
 import type { EndRequest, RetryRequest } from './messages';
 import { cancelUpdate, retryUpdate, type Attention } from './messages';
 import type { ParkRequest } from './service-failures';
+import { countParked, countResumed } from './stage-metrics';
 import { lookQuietly, nextPollInterval } from './waiting';
 
 export type OperatorDecision =
@@ -62,6 +63,7 @@ export class OperatorDesk {
   async park(stage: string, request: ParkRequest, onParked: () => void, ended: () => boolean = () => false): Promise<OperatorDecision> {
     this.attention = { reason: request.reason, stage, since: isoNow(), ...(request.errorType ? { errorType: request.errorType } : {}) };
     this.decision = undefined;
+    countParked(stage, request.errorType);
     onParked();
     const late = request.lateFact;
     const settled = () => this.decision !== undefined || ended() || (late?.settled() ?? false);
@@ -85,6 +87,7 @@ export class OperatorDesk {
       if (!settled() && late?.hints) await lookQuietly(late.hints.look);
     }
     const decision: OperatorDecision = this.decision ?? (ended() ? { kind: 'ended' } : { kind: 'resolved' });
+    countResumed(stage, request.errorType, decision.kind);
     this.attention = undefined;
     this.decision = undefined;
     return decision;

@@ -20,6 +20,7 @@ import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, typ
 import { isPaymentSettled, type PaymentRecord } from './records';
 import { RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
+import { stageEntered } from './stage-metrics';
 import { waitForService } from './waiting';
 
 /**
@@ -55,6 +56,7 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
   }
 
   function enter(stage: PayoutStage, waitingFor: string): void {
+    stageEntered(stage);
     state.stage = stage;
     indexChanged([{ key: RampStage, value: stage }]);
     setCurrentDetails(`**${stage}**: ${waitingFor}`);

@@ -11,15 +11,17 @@
  *
  * Emitted through the workflow's metric meter, which the SDK mutes during replay, so a run counts
  * once however often its history is replayed. No label names a customer: the SDK adds only the
- * namespace, task queue and workflow type.
+ * namespace, task queue and workflow type (`namespace`, `taskQueue`, `workflowType`), and we `workflow_type`.
  */
 import { log, metricMeter } from '@temporalio/workflow';
+import { METRICS } from '../observability/metric-catalogue';
 import { workflowNow } from './clock';
 import type { ReconcileResult } from './reconcile-types';
+import { withWorkflowType } from './stage-metrics';
 
 export function reportReconcileRun(result: ReconcileResult): void {
   const outcome = result.truncated ? 'truncated' : 'complete';
-  metricMeter.createCounter('rampflow_reconcile_runs_total', '', 'Reconciliation runs finished, by outcome: complete, or truncated by their page or repair limits').add(1, { outcome });
+  metricMeter.createCounter(METRICS.reconcileRuns.name, '', METRICS.reconcileRuns.help).add(1, withWorkflowType({ outcome }));
   if (result.truncated) {
     // One line per run that stopped short, with what it did; the message is the same every time, for an alert to match.
     log.warn('reconciliation run truncated: its page or repair limit stopped it before the end of a list; the rest waits for the next run', {
@@ -31,7 +33,7 @@ export function reportReconcileRun(result: ReconcileResult): void {
     return;
   }
   metricMeter
-    .createGauge('rampflow_reconcile_last_complete_run_timestamp_seconds', 'int', '', 'When the last reconciliation run that read every list to its end finished (Unix time, seconds)')
-    .set(Math.floor(workflowNow() / 1000));
+    .createGauge(METRICS.reconcileLastComplete.name, 'int', '', METRICS.reconcileLastComplete.help)
+    .set(Math.floor(workflowNow() / 1000), withWorkflowType({}));
   if (result.repaired > 0) log.info('reconciliation repaired lagging workflows', { pages: result.pages, examined: result.examined, repaired: result.repaired, missed: result.missed });
 }

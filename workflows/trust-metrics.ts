@@ -3,22 +3,21 @@
  * metric meter: it emits nothing while a history replays, so each count is one real event however
  * often the workflow is replayed. Labels are the workflow type and a fixed reason, never an id.
  *
- * - `rampflow_deliveries_dismissed`: a workflow started by a delivery ended because the service does
+ * - `rampflow_deliveries_dismissed_total`: a workflow started by a delivery ended because the service does
  *   not have the record the delivery named (a forged or made-up delivery). A rise is worth an alert:
  *   someone may hold the webhook token.
- * - `rampflow_hints_ignored`: a delivery's claim the service's record did not back (a record it does
+ * - `rampflow_hints_ignored_total`: a delivery's claim the service's record did not back (a record it does
  *   not have, or one it links to another deposit or trade).
  */
 import { metricMeter } from '@temporalio/workflow';
+import { METRICS } from '../observability/metric-catalogue';
 
 export type DismissReason = 'record-not-found';
 
 export function countDismissed(workflowType: string, reason: DismissReason): void {
-  metricMeter
-    .createCounter('rampflow_deliveries_dismissed', '1', 'Workflows a delivery started about a record the service does not have, ended at once')
-    .add(1, { workflow_type: workflowType, reason });
+  metricMeter.createCounter(METRICS.deliveriesDismissed.name, '1', METRICS.deliveriesDismissed.help).add(1, { workflow_type: workflowType, reason });
 }
 
 export function countIgnoredHint(workflowType: string, reason: string): void {
-  metricMeter.createCounter('rampflow_hints_ignored', '1', 'Deliveries whose claim the service did not back').add(1, { workflow_type: workflowType, reason });
+  metricMeter.createCounter(METRICS.hintsIgnored.name, '1', METRICS.hintsIgnored.help).add(1, { workflow_type: workflowType, reason });
 }

@@ -240,3 +240,28 @@ describe('Dockerfile', () => {
     expect(read('.dockerignore').split('\n')).toContain('dist/');
   });
 });
+
+describe('docker-compose.yml: metrics and alerts', () => {
+  it('runs Prometheus on the repository\'s config and rules, scraping the worker\'s and the receiver\'s ports', () => {
+    const prometheus = services.prometheus!;
+    expect(prometheus.image).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
+    expect(prometheus.volumes).toContain('./deploy/observability/prometheus:/etc/prometheus:ro');
+    const config = parse(read('deploy/observability/prometheus/prometheus.yml')) as { rule_files: string[]; scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
+    for (const file of config.rule_files) expect(existsSync(join(PROJECT_ROOT, 'deploy/observability/prometheus', file)), file).toBe(true);
+    const targets = Object.fromEntries(config.scrape_configs.map((job) => [job.job_name, job.static_configs.flatMap((c) => c.targets)]));
+    expect(targets['rampflow-worker']).toEqual([`worker:${services.worker!.environment!.WORKER_METRICS_PORT}`]);
+    expect(targets['rampflow-webhooks']).toEqual([`webhooks:${services.webhooks!.environment!.WEBHOOK_PORT}`]);
+  });
+
+  it('runs Grafana with the provisioned data source and dashboard, mounted where the provider looks', () => {
+    const grafana = services.grafana!;
+    expect(grafana.image).toMatch(/^grafana\/grafana:\d+\.\d+\.\d+$/);
+    const mounts = new Map((grafana.volumes ?? []).map((volume) => volume.split(':') as [string, string, string?]).map(([from, to]) => [to, from]));
+    expect(existsSync(join(PROJECT_ROOT, mounts.get('/etc/grafana/provisioning')!, 'datasources', 'prometheus.yml'))).toBe(true);
+    const provider = parse(read('deploy/observability/grafana/provisioning/dashboards/rampflow.yml')) as { providers: { options: { path: string } }[] };
+    const dashboards = mounts.get(provider.providers[0]!.options.path)!;
+    expect(existsSync(join(PROJECT_ROOT, dashboards, 'rampflow.json'))).toBe(true);
+    const datasource = parse(read('deploy/observability/grafana/provisioning/datasources/prometheus.yml')) as { datasources: { url: string }[] };
+    expect(datasource.datasources[0]!.url).toBe('http://prometheus:9090');
+  });
+});

@@ -15,7 +15,7 @@ import {
   RampSchemaError,
   RampUnauthorisedError,
 } from '../../ramp/errors';
-import { RampHttpClient, jsonBody, type RampClientOptions } from '../../ramp/http-client';
+import { attemptOutcome, RampHttpClient, jsonBody, type RampAttempt, type RampClientOptions } from '../../ramp/http-client';
 import { failure, startSignedServer, success, type Reply, type SignedServer } from './support/signed-server';
 
 const SECRET = 'loopback-secret-7f3a';
@@ -303,5 +303,39 @@ describe('clock skew', () => {
     await caught(client.send({ method: 'GET', path: '/balance' }));
     expect(server.requests).toHaveLength(1);
     expect(client.clock.offsetMs).toBe(0);
+  });
+});
+
+describe('onAttempt: what the worker counts (rampflow_service_requests_total)', () => {
+  it('tells each attempt with the endpoint template, never the query, and its outcome class', async () => {
+    const replies: Reply[] = [{ status: 503, json: { status: 'ERROR', message: 'down' } }, { status: 429, json: { status: 'ERROR', message: 'slow down' } }, success({ id: 'c-1' }), failure('INVALID_PARAMETERS', 'bad email')];
+    const server = await serve((_request, index) => replies[index]!);
+    const attempts: RampAttempt[] = [];
+    const { client } = clientFor(server.url, { onAttempt: (attempt) => attempts.push(attempt) });
+    await client.send({ method: 'GET', path: '/customer/detail', query: 'customerId=c-1' });
+    await caught(client.send({ method: 'POST', path: '/customer/create', body: jsonBody({ email: 'x' }) }));
+    expect(attempts.map(({ method, endpoint, outcome }) => ({ method, endpoint, outcome }))).toEqual([
+      { method: 'GET', endpoint: '/customer/detail', outcome: '5xx' },
+      { method: 'GET', endpoint: '/customer/detail', outcome: '429' },
+      { method: 'GET', endpoint: '/customer/detail', outcome: '2xx' },
+      { method: 'POST', endpoint: '/customer/create', outcome: '4xx' },
+    ]);
+    expect(attempts[2]!.errorType).toBe('');
+    expect(attempts[3]!.errorType).toMatch(/^Ramp\w+Error$/);
+    for (const attempt of attempts) expect(attempt.seconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('tells an attempt that got no answer as network, and a hook that throws never fails the call', async () => {
+    const attempts: RampAttempt[] = [];
+    const { client } = clientFor(`http://127.0.0.1:${await closedPort()}`, { retry: { maxAttempts: 1 }, onAttempt: (attempt) => attempts.push(attempt) });
+    await caught(client.send({ method: 'GET', path: '/customer/list' }));
+    expect(attempts.map((attempt) => attempt.outcome)).toEqual(['network']);
+    const server = await serve(() => success({ ok: true }));
+    const throwing = clientFor(server.url, { onAttempt: () => { throw new Error('metrics broke'); } });
+    await expect(throwing.client.send({ method: 'GET', path: '/customer/list' })).resolves.toMatchObject({ httpStatus: 200 });
+  });
+
+  it('classes statuses', () => {
+    expect([200, 204, 400, 404, 422, 429, 500, 503, 302].map(attemptOutcome)).toEqual(['2xx', '2xx', '4xx', '4xx', '4xx', '429', '5xx', '5xx', 'other']);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * What the trust rule turns away is counted where operators look (workflows/trust-metrics.ts): the
- * worker process operators run (`rampflow worker`) serves `rampflow_deliveries_dismissed` and
- * `rampflow_hints_ignored` on its Prometheus endpoint, by workflow type and reason, never by id (here: the dismissals).
+ * worker process operators run (`rampflow worker`) serves `rampflow_deliveries_dismissed_total` and
+ * `rampflow_hints_ignored_total` on its Prometheus endpoint, by workflow type and reason, never by id (here: the dismissals).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +53,7 @@ describe('what the trust rule turns away, on the worker\'s metrics endpoint', ()
     for (const depositId of made) expect(await client.client.workflow.getHandle(depositWorkflowId(depositId)).result()).toMatchObject({ stage: 'DISMISSED' });
 
     const dismissed = await until('the dismissals on the endpoint', async () => {
-      const lines = await series('rampflow_deliveries_dismissed');
+      const lines = await series('rampflow_deliveries_dismissed_total');
       return lines.some((line) => line.includes('workflow_type="depositLifecycle"') && line.endsWith(' 2')) ? lines : undefined;
     }, 30_000);
     const line = dismissed.find((candidate) => candidate.includes('workflow_type="depositLifecycle"'))!;
