@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYLOADS_ARE_HINTS } from '../../workflows/trust';
 import { depositWorkflowId } from '../../workflows/ids';
 import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
+import { PARTNER_EVENTS } from '../../workflows/partner-event-outbox';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
@@ -42,7 +43,8 @@ describe('a journey and its deposit, moved by polls', () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
-    expect(allJourneyUpserts.filter(isPatchUpsert)).toEqual([{ TemporalChangeVersion: [OWN_EXITS_LOOKED_UP_ONCE] }]);
+    // Each patch a run passes costs one upsert, once: the partner events' at the KYC link, the exits' after approval.
+    expect(allJourneyUpserts.filter(isPatchUpsert)).toEqual([{ TemporalChangeVersion: [PARTNER_EVENTS] }, { TemporalChangeVersion: [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS] }]);
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
     // The externalId rides on the first upsert, the service's customer id on the first after it is known.
