@@ -1,5 +1,5 @@
 /**
- * `rampflow partner-events listen`: a local partner endpoint for developing against partner events,
+ * `rampflow partner-events listen` (the operators' commands are in cli/partner-event-operations.ts): a local partner endpoint for developing against partner events,
  * in the manner of `stripe listen` (README, "Telling your backend"). It verifies every delivery,
  * prints one line per event and, with --forward-to, passes it on unchanged to the developer's own
  * handler. At start it prints, once, the PARTNER_EVENT_ENDPOINTS value that points a worker at it:
@@ -9,6 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { secretProblem } from '../partner-events/endpoints';
 import { endpointsVariable, generateEndpointSecret, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { parsePort } from './options';
+import { registerPartnerEventOperations } from './partner-event-operations';
 
 interface ListenOptions {
   forwardTo?: string;
@@ -60,4 +61,5 @@ export function registerPartnerEventsCommand(program: Command): void {
     .option('--port <port>', 'port to listen on', '8790')
     .option('--secret <whsec>', 'the whsec_ signing secret to verify with (default: a fresh one, printed in the configuration line)')
     .action(listen);
+  registerPartnerEventOperations(partnerEvents);
 }

@@ -115,3 +115,29 @@ export const TimelineSchema = z.object({
   events: z.array(PartnerEventSchema).describe('the customer\'s events in sequence order; empty when there are none (yet)'),
   nextAfterSequence: z.number().int().min(0).describe('pass as afterSequence for the events after these; the same as asked with when nothing new came'),
 });
+
+/** Streams whose deliveries parked after their retry period (client/partner-event-deliveries.ts). */
+export const ParkedDeliveriesSchema = z.object({
+  streams: z.array(
+    z.object({
+      stream: z.string().describe('customer/<externalId> or payout/<reference>'),
+      workflowId: z.string().describe('partner-events/<stream>'),
+      throughSequence: z.number().int().describe('the stream\'s last sequence recorded'),
+      endpoints: z.array(
+        z.object({
+          name: z.string(),
+          deliveredThrough: z.number().int().describe('the last sequence this endpoint has'),
+          reason: z.string().describe('the last attempt\'s outcome: a status or a timeout, never an event\'s content'),
+          since: z.string(),
+        }),
+      ),
+    }),
+  ),
+});
+
+export const ResendRequestSchema = z.object({
+  stream: z.string().regex(/^(customer|payout)\/[A-Za-z0-9._:@-]{1,128}$/).describe('customer/<externalId> or payout/<reference>'),
+  endpoint: z.string().optional().describe('only this endpoint\'s parked deliveries; all of the stream\'s when absent'),
+});
+
+export const ResendResultSchema = z.object({ resumed: z.array(z.string()).describe('the endpoints whose deliveries resumed, each with a fresh retry period') });

@@ -20,6 +20,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { isGrpcServiceError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { PartnerEventDeliveries, parseStream } from '../client/partner-event-deliveries';
 import { endJson, RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, RampflowWorkflowEndedError, SIGNUP_GRACE_MS, type RampflowClient } from '../client';
 import { tokenMatches } from '../webhooks/secret-token';
 import { JourneyInputSchema } from '../workflows/journey-input';
@@ -33,7 +34,10 @@ import {
   EventPageQuerySchema,
   ExternalIdParamsSchema,
   TimelineQuerySchema,
+  ResendRequestSchema,
   type DepositItemSchema,
+  type ParkedDeliveriesSchema,
+  type ResendResultSchema,
   type EndedJourneySchema,
   type EventPageSchema,
   type SignupAnswerSchema,
@@ -208,6 +212,13 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
     const externalId = externalIdOf(request);
     const { reason } = parsed(EndRequestSchema, request.body ?? {});
     return temporal(() => rampflow.closeCustomer(externalId, reason));
+  });
+
+  const deliveries = new PartnerEventDeliveries(rampflow.temporal);
+  app.get('/partner-events/parked', async (): Promise<z.input<typeof ParkedDeliveriesSchema>> => ({ streams: await temporal(() => deliveries.parked()) }));
+  app.post('/partner-events/resend', async (request): Promise<z.input<typeof ResendResultSchema>> => {
+    const { stream, endpoint } = parsed(ResendRequestSchema, request.body ?? {});
+    return temporal(() => deliveries.resend(parseStream(stream), endpoint));
   });
 
   const { events } = options;

@@ -126,6 +126,16 @@ describe('the partner API', () => {
     }
   });
 
+  it('resends a stream\'s parked partner event deliveries: 400 for a malformed stream, 404 when none are under way', async () => {
+    expect((await call('POST', '/partner-events/resend', { stream: 'customers/x' })).status).toBe(400);
+    expect((await call('POST', '/partner-events/resend', {})).status).toBe(400);
+    expect((await call('POST', '/partner-events/resend', { stream: `customer/nobody-${Date.now()}` })).status).toBe(404);
+    const parked = await call('GET', '/partner-events/parked');
+    expect(parked.status).toBe(200);
+    expect(parked.body.streams).toEqual(expect.any(Array));
+    expect((await call('GET', '/partner-events/parked', undefined, { token: null })).status).toBe(401);
+  });
+
   it('answers 404 for a journey that does not exist', async () => {
     expect((await call('GET', '/journeys/nobody-here')).status).toBe(404);
     expect((await call('POST', '/journeys/nobody-here/cancel', {})).status).toBe(404);

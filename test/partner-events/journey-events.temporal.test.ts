@@ -5,13 +5,20 @@
  * 410, fails past the retry period) is scripted; what must hold is that nothing is lost, order is
  * kept per customer, and a retried delivery carries the same webhook-id.
  */
+import type { Connection } from '@temporalio/client';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRampflowClient } from '../../client';
 import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
 import type { PartnerEvent } from '../../partner-events/catalogue';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import { buildPartnerApi } from '../../partner-api/server';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
+import { runRampflow } from '../support/run';
+import { temporalAddress, testPayloadKeys } from '../support/temporal';
 
+const API_TOKEN = 'partner-events-test-token-0123456789abcdef';
 const JOURNEY_EVENTS = ['journey.kyc_required', 'journey.approved', 'journey.accounts_ready', 'journey.active'];
 
 let cleanups: (() => Promise<void>)[] = [];
@@ -141,8 +148,23 @@ describe('partner events', () => {
     await until('the later events to queue', async () => (await deliveries.state(stream)).throughSequence === JOURNEY_EVENTS.length);
     expect(events.endpoint.accepted).toEqual([]);
 
+    // Operators see it from the command line, with the last attempt's reason, and resend from there.
+    const env = { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue } };
+    const listed = await runRampflow(['partner-events', 'parked'], env);
+    expect(listed.stdout).toContain(`${stream} → partner: has #0 of #${JOURNEY_EVENTS.length}`);
+    expect(listed.stdout).toContain('partner: HTTP 500');
+    expect(listed.stdout).not.toContain(kyc.customer.kycLink!);
+    // And the partner API answers the same, for a partner's own tooling.
+    const api = buildPartnerApi({ token: API_TOKEN, rampflow: await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() }), logger: pino({ level: 'silent' }) });
+    cleanups.push(() => api.close());
+    const overHttp = await api.inject({ method: 'GET', url: '/partner-events/parked', headers: { authorization: `Bearer ${API_TOKEN}` } });
+    expect(overHttp.json<{ streams: { stream: string; endpoints: { name: string; reason: string }[] }[] }>().streams).toContainEqual(
+      expect.objectContaining({ stream, endpoints: [expect.objectContaining({ name: 'partner', reason: 'partner: HTTP 500' })] }),
+    );
+
     events.endpoint.answer({ status: 204 });
-    expect(await deliveries.resend(stream)).toEqual({ resumed: ['partner'] });
+    const resent = await runRampflow(['partner-events', 'resend', stream], env);
+    expect({ code: resent.code, stdout: resent.stdout }).toEqual({ code: 0, stdout: `${stream}: deliveries to partner resumed\n` });
     const received = await until('every event', () => {
       const seen = events.endpoint.eventsOf(kyc.externalId);
       return seen.length === JOURNEY_EVENTS.length && seen;
@@ -150,6 +172,7 @@ describe('partner events', () => {
     expect(typesOf(received)).toEqual(JOURNEY_EVENTS);
     expect(events.endpoint.accepted.map((delivery) => delivery.event.sequence)).toEqual(oneTo(JOURNEY_EVENTS.length));
     await expect(deliveries.resend(stream)).rejects.toThrow(/no deliveries are parked|not found/);
+    expect((await runRampflow(['partner-events', 'resend', 'customer/not a stream'], env)).stderr).toMatch(/expected customer\/<externalId> or payout\/<reference>/);
     await handle.terminate('test over');
   });
 });

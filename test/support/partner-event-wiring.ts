@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PartnerEventWiring } from '../../activities/partner-event-activities';
-import { PayloadKeysSchema } from '../../config/env';
 import { createDeliveryAgent, deliverEvent } from '../../partner-events/deliver';
 import type { PartnerEndpoint } from '../../partner-events/endpoint-types';
 import { openFilePartnerEventStore } from '../../partner-events/file-store';
 import type { PartnerEventStore } from '../../partner-events/store';
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from './partner-endpoint';
+import { testPayloadKeys } from './temporal';
 
 export interface PartnerEventsUnderTest {
   endpoint: TestPartnerEndpoint;
@@ -19,8 +19,6 @@ export interface PartnerEventsUnderTest {
   wiring: PartnerEventWiring;
   close(): Promise<void>;
 }
-
-export const testPayloadKeys = () => PayloadKeysSchema.parse(process.env.RAMPFLOW_PAYLOAD_KEYS);
 
 export async function startPartnerEvents(options: { retrySeconds?: number; timeoutMs?: number; endpointName?: string } = {}): Promise<PartnerEventsUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-partner-events-'));
