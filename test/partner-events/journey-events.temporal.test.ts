@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRampflowClient } from '../../client';
 import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
-import type { PartnerEvent } from '../../partner-events/catalogue';
+import { PartnerEventSchema, type PartnerEvent } from '../../partner-events/catalogue';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 import { buildPartnerApi } from '../../partner-api/server';
@@ -67,6 +67,8 @@ describe('partner events', () => {
     expect(typesOf(received)).toEqual([...JOURNEY_EVENTS, 'deposit.received', 'deposit.completed']);
     expect(sequencesOf(received)).toEqual(oneTo(6));
     expect(events.endpoint.rejected).toBe(0);
+    // Each is what the contract's schema says, field for field.
+    for (const event of received) expect(PartnerEventSchema.parse(event)).toEqual(event);
     for (const delivery of events.endpoint.accepted) expect(delivery.webhookId).toBe(delivery.event.id);
     const [kyc, , accounts, , depositReceived, completed] = received;
     expect(kyc!.data).toEqual({ kycLink: state.customer.kycLink });
