@@ -70,6 +70,10 @@ describe('rampflow dev (npm start)', () => {
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(dev.output()).toContain(`Web UI http://127.0.0.1:${dev.ports.uiPort}`);
     expect(dev.output()).toContain(`partner events go to the local endpoint http://127.0.0.1:${dev.ports.partnerEventsPort}/`);
+    // The partner's endpoint printed what a partner's backend hears, in order, verified.
+    const heard = lines.filter((line) => line.includes('partner event ')).map((line) => /(journey|deposit|payout)\.[a-z_]+/.exec(line)?.[0]);
+    expect(heard.slice(0, 4), dev.output()).toEqual(['journey.kyc_required', 'journey.approved', 'journey.accounts_ready', 'journey.active']);
+    expect(heard.filter((type) => type === 'deposit.completed'), dev.output()).toHaveLength(2);
     // A versioned worker, made current, as `temporal worker deployment describe --name rampflow` shows.
     expect(dev.output()).toMatch(/worker is polling as version rampflow:[0-9a-f]{20} \(current;/);
     expect(dev.output()).toMatch(/deposit \w+ \(ONRAMP, 100\.00 AUD\): COMPLETED/);
