@@ -15,15 +15,18 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { attachmentStoreFromEnv, checkIn } from '../../attachments';
 import { setCurrentVersion } from '../../client/deployment';
+import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
 import { PayoutClient } from '../../client/payouts';
 import { FAILURE_CONVERTER_PATH } from '../../codec/data-converter';
 import { registerWebhooks } from '../../webhooks/registration';
 import { buildIdOfBundle } from '../../workers/versioning';
 import { shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
-import { cancelUpdate, closeCustomerUpdate, customerEventSignal, retryUpdate, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
+import { cancelUpdate, closeCustomerUpdate, customerEventSignal, retryUpdate, signupUpdate, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
+import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
 import { payoutStateQuery } from '../../workflows/payout-messages';
 import { registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import { startPartnerEvents } from '../support/partner-event-wiring';
 import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
 
 const OUT = process.env.RAMPFLOW_RECORD_OUT;
@@ -260,6 +263,34 @@ describe('recording a release of the replay corpus', () => {
     await settleDeposit(polled, handle, deposit.id);
     await close(handle);
     await record('deposit-action-required-with-attachment', depositHandle);
+  });
+
+  it('partner events: published as they happen, a stream parked at a failing endpoint then resent; a signup answered with the KYC link', async () => {
+    const events = await startPartnerEvents({ retrySeconds: 3 });
+    const deploymentVersion = { deploymentName: polled.taskQueue, buildId: buildIdOfBundle(readFileSync(inject('workflowBundlePath'))) };
+    const h = await startJourneyHarness({}, { dataConverter: PLAIN, partnerEvents: events.wiring, deploymentVersion });
+    try {
+      await setCurrentVersion(h.client, deploymentVersion);
+      events.endpoint.answer({ status: 500 });
+      const handle = await h.startJourney({});
+      expect(await handle.executeUpdate(signupUpdate, { args: [{ waitSeconds: 10 }] })).toMatchObject({ stage: 'AWAITING_KYC', kycLink: expect.any(String) });
+      const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+      const stream = `customer/${kyc.externalId}` as const;
+      const deliveries = new PartnerEventDeliveries(h.client);
+      while (!(await deliveries.parked()).some((entry) => entry.stream === stream)) await new Promise((wake) => setTimeout(wake, 200));
+      events.endpoint.answer({ status: 204 });
+      await deliveries.resend(stream);
+      const delivery = h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(stream));
+      await delivery.result();
+      await h.control.approveCustomer(kyc.customer.id!);
+      await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
+      await close(handle);
+      await record('partner-events-delivery-parked-then-resent', delivery);
+      await record('journey-with-partner-events-and-signup', handle);
+    } finally {
+      await h.close();
+      await events.close();
+    }
   });
 
   it('a payout from the partner balance', async () => {

@@ -5,9 +5,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generatePayloadKey } from '../../codec/keys';
 import { defineConfig } from 'vitest/config';
 
 process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-attachments-'));
+// The partner event store seals what it keeps; the histories themselves stay plain.
+process.env.RAMPFLOW_PAYLOAD_KEYS ||= generatePayloadKey('recorder');
 
 export default defineConfig({
   test: {
