@@ -187,8 +187,10 @@ describe('partner event delivery under faults', () => {
     await c.startDeliveries();
     await until('some events to be delivered', async () => (distinctAccepted(c) >= 15 ? true : undefined), { timeoutMs: 60_000 });
     await c.endpoint.down();
+    // Requests it had already read finish (their answers are lost: those are delivered again, same id); then nothing gets in.
+    await pause(200);
     const atDown = distinctAccepted(c);
-    await pause(SCALED_HOUR_MS);
+    await pause(SCALED_HOUR_MS - 200);
     expect(distinctAccepted(c)).toBe(atDown);
     await c.endpoint.up();
 
