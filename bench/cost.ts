@@ -10,6 +10,9 @@
  *   (poll interval, backoff cap, deadlines) scaled by TIME_SCALE so a day passes in seconds. There is
  *   no time-skipping server here; what is counted is polls and timers, whose number does not depend
  *   on the scale (only the first, shortest pauses stretch a little under the worker's own latency);
+ * - the same journeys with partner events pushed to an endpoint (issue 24): actions per journey,
+ *   events per journey, and what one event costs (the publish activities, the patch's upsert and any
+ *   delivery workflow, counted from the histories);
  * - reconciliation: service calls per run (bench/cost-reconcile.ts).
  */
 import { createRampflowClient, type RampflowClient } from '../client';
@@ -19,8 +22,9 @@ import { journeyRequest } from './journeys/partner';
 import { runJourneys } from './journeys/run-journeys';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';
-import { ACTION_KINDS, actionsOfWorkflows, totalActions, type ActionCounts } from './support/billable-actions';
+import { ACTION_KINDS, actionsOfWorkflows, DELIVERY_WORKFLOW, totalActions, type ActionCounts } from './support/billable-actions';
 import { forEachLimited, sleep } from './support/concurrency';
+import { partnerEventEnvFor, startBenchPartnerEndpoint, type BenchPartnerEndpoint } from './support/partner-endpoint';
 import { startRampflowStack, type RampflowStack, type RampflowStackOptions } from './support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, countWorkflows, startBenchTemporal, type BenchTemporal } from './support/temporal';
 
@@ -42,6 +46,8 @@ const SCALED_DEPOSIT_ENV = {
 };
 /** The issue's targets, from signup to one deposit each way. */
 const ACTIONS_TARGET = 60;
+/** With partner events pushed to an endpoint (issue 24). */
+const ACTIONS_WITH_EVENTS_TARGET = 75;
 /**
  * The journey's timings while webhooks flow: production's, but the first poll after 20 s instead of
  * 15 minutes. The AUD whitelist has no event, so its wait always ends by a poll (one timer and one
@@ -107,38 +113,89 @@ function callsSince(stack: RampflowStack, before: Map<string, number>): Map<stri
 
 const sum = (calls: Map<string, number>) => [...calls.values()].reduce((total, count) => total + count, 0);
 
-async function journeyCost(options: BenchOptions): Promise<Figure[]> {
+/**
+ * The journey part, once with no partner endpoint configured (events are still recorded in the store
+ * for the pull API: the publish activities run) and once with partner events pushed to an endpoint
+ * on loopback that verifies every delivery (bench/support/partner-endpoint.ts).
+ */
+async function journeyCost(options: BenchOptions, withEndpoint: boolean): Promise<Figure[]> {
   const count = options.quick ? 2 : 10;
-  return withStack({ name: 'cost-journeys', deliveryTickSeconds: 1 }, async (stage) => {
-    options.progress(`cost: ${count} journeys from signup to one deposit each way, webhooks flowing`);
-    const run = await runJourneys(stage.stack, stage.rampflow, { count, prefix: 'cost-', timings: WEBHOOK_JOURNEY_TIMINGS, timeoutMs: 300_000, prepared: false, progress: (line) => options.progress(`  ${line}`) });
-    await settle(stage);
-    const calls = callsSince(stage.stack, run.apiCallsByPathAtStart);
-    const { counts, runs, byType } = await actionsOfWorkflows(stage.temporal.client, '');
-    const actions = perUnit(counts, count);
-    const byTypeText = [...byType].map(([type, typeCounts]) => `${type} ${round(totalActions(typeCounts) / count)}`).join(', ');
-    const method = `${count} journeys (${run.finished ? 'all' : 'NOT all'} to two completed deposits), each signing its customer up; sandbox on autopilot with every step immediate, webhooks every second; production timings but the first poll after 20 s (the AUD whitelist has no event); ${runs} workflow runs`;
-    const perJourneyActions = totalActions(actions);
-    const perJourneyCalls = sum(calls) / count;
-    return [
-      {
-        name: 'cost: Temporal actions per journey, signup to one deposit each way',
-        value: perJourneyActions,
-        unit: 'actions',
-        method: `${method}; by kind: ${describeKinds(actions)}; by workflow type: ${byTypeText}; Temporal Cloud's rules (bench/README.md)`,
-        target: `<= ${ACTIONS_TARGET}`,
-        met: perJourneyActions <= ACTIONS_TARGET,
-      },
-      {
-        name: 'cost: service calls per journey, signup to one deposit each way',
-        value: perJourneyCalls,
-        unit: 'calls',
-        method: `${method}; by endpoint: ${[...calls].sort(([, a], [, b]) => b - a).map(([path, made]) => `${path} ${round(made / count)}`).join(', ')}; sandbox request log (deposits sent by the customer left out)`,
-        target: `<= ${CALLS_TARGET}`,
-        met: perJourneyCalls <= CALLS_TARGET,
-      },
-    ];
-  });
+  const endpoint = withEndpoint ? await startBenchPartnerEndpoint() : undefined;
+  try {
+    const name = withEndpoint ? 'cost-journeys-events' : 'cost-journeys';
+    return await withStack({ name, deliveryTickSeconds: 1, ...(endpoint ? { partnerEventEnv: partnerEventEnvFor(endpoint) } : {}) }, async (stage) => {
+      options.progress(`cost: ${count} journeys from signup to one deposit each way, webhooks flowing${endpoint ? ', partner events pushed to an endpoint' : ', no partner endpoint'}`);
+      const run = await runJourneys(stage.stack, stage.rampflow, { count, prefix: 'cost-', timings: WEBHOOK_JOURNEY_TIMINGS, timeoutMs: 300_000, prepared: false, progress: (line) => options.progress(`  ${line}`) });
+      await settle(stage);
+      if (endpoint) await deliveriesSettled(endpoint);
+      const calls = callsSince(stage.stack, run.apiCallsByPathAtStart);
+      const { counts, runs, byType, partnerEvents } = await actionsOfWorkflows(stage.temporal.client, '');
+      const actions = perUnit(counts, count);
+      const eventActions = perUnit(partnerEvents, count);
+      const byTypeText = [...byType].map(([type, typeCounts]) => `${type} ${round(totalActions(typeCounts) / count)}`).join(', ');
+      const method = `${count} journeys (${run.finished ? 'all' : 'NOT all'} to two completed deposits), each signing its customer up; sandbox on autopilot with every step immediate, webhooks every second; production timings but the first poll after 20 s (the AUD whitelist has no event); ${runs} workflow runs`;
+      const perJourneyActions = totalActions(actions);
+      const perJourneyCalls = sum(calls) / count;
+      const eventShare = totalActions(eventActions);
+      const shareText = `partner events' share ${round(eventShare)} (${describeKinds(eventActions)}: publishPartnerEvents attempts, the partner-events patch's upsert, delivery workflows)`;
+      const figures: Figure[] = [
+        {
+          name: `cost: Temporal actions per journey, signup to one deposit each way${endpoint ? ', partner events delivered' : ''}`,
+          value: perJourneyActions,
+          unit: 'actions',
+          method: `${method}; by kind: ${describeKinds(actions)}; by workflow type: ${byTypeText}; ${shareText}; Temporal Cloud's rules (bench/README.md)`,
+          target: `<= ${endpoint ? ACTIONS_WITH_EVENTS_TARGET : ACTIONS_TARGET}`,
+          met: perJourneyActions <= (endpoint ? ACTIONS_WITH_EVENTS_TARGET : ACTIONS_TARGET),
+        },
+        {
+          name: `cost: service calls per journey, signup to one deposit each way${endpoint ? ', partner events delivered' : ''}`,
+          value: perJourneyCalls,
+          unit: 'calls',
+          method: `${method}; by endpoint: ${[...calls].sort(([, a], [, b]) => b - a).map(([path, made]) => `${path} ${round(made / count)}`).join(', ')}; sandbox request log (deposits sent by the customer left out)`,
+          target: `<= ${CALLS_TARGET}`,
+          met: perJourneyCalls <= CALLS_TARGET,
+        },
+      ];
+      if (!endpoint) {
+        figures.push({ name: 'cost: Temporal actions per journey, partner events recorded only (no endpoint): their share', value: eventShare, unit: 'actions', method: `the run above; ${shareText}; without partner events at all a journey would cost ${round(perJourneyActions - eventShare)}` });
+        return figures;
+      }
+      const events = endpoint.accepted() / count;
+      const { unverified, outOfOrder } = endpoint.problems();
+      const deliveryRuns = byType.get(DELIVERY_WORKFLOW);
+      const endpointText = `${endpoint.accepted()} distinct events accepted by a loopback endpoint verifying with standardwebhooks (${endpoint.deliveries()} deliveries, ${unverified} unverified, ${outOfOrder} out of order)`;
+      figures.push(
+        { name: 'cost: partner events per journey', value: events, unit: 'events', method: `${endpointText}; every type the journey and its two deposits emit` },
+        {
+          name: 'cost: Temporal actions per partner event',
+          value: eventShare / events,
+          unit: 'actions',
+          method: `partner events' share of the actions (${round(eventShare)} a journey: ${describeKinds(eventActions)}; delivery workflows ${deliveryRuns ? round(totalActions(deliveryRuns) / count) : 0}) over events per journey; counted from the histories`,
+        },
+        {
+          name: 'cost: Temporal actions per journey without partner events\' share',
+          value: perJourneyActions - eventShare,
+          unit: 'actions',
+          method: `the run above, less ${shareText}`,
+          target: `<= ${ACTIONS_TARGET}`,
+          met: perJourneyActions - eventShare <= ACTIONS_TARGET,
+        },
+      );
+      return figures;
+    });
+  } finally {
+    await endpoint?.close();
+  }
+}
+
+/** Waits until the endpoint has accepted nothing new for three seconds (at most a minute). */
+async function deliveriesSettled(endpoint: BenchPartnerEndpoint): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let last = -1;
+  while (Date.now() < deadline && endpoint.accepted() !== last) {
+    last = endpoint.accepted();
+    await sleep(3_000);
+  }
 }
 
 async function idleCost(options: BenchOptions): Promise<Figure[]> {
@@ -199,13 +256,14 @@ async function abandonedSignupCost(options: BenchOptions): Promise<Figure[]> {
 }
 
 const PARTS: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
-  journey: journeyCost,
+  journey: (options) => journeyCost(options, false),
+  events: (options) => journeyCost(options, true),
   idle: idleCost,
   abandoned: abandonedSignupCost,
   reconcile: benchReconcileCost,
 };
 
-/** All four parts; BENCH_COST_PARTS=journey,reconcile (say) runs only those, while working on one. */
+/** All five parts; BENCH_COST_PARTS=journey,reconcile (say) runs only those, while working on one. */
 export async function benchCost(options: BenchOptions): Promise<Figure[]> {
   const chosen = process.env.BENCH_COST_PARTS?.split(',').map((part) => part.trim()) ?? Object.keys(PARTS);
   const unknown = chosen.filter((part) => !(part in PARTS));

@@ -12,6 +12,7 @@ import { benchCost } from './cost';
 import { benchJourneys } from './journeys';
 import { benchLifetime } from './lifetime';
 import type { BenchOptions } from './options';
+import { benchPartnerEvents } from './partner-events';
 import { benchPollingCost } from './polling-cost';
 import { benchReceiver } from './receiver';
 import { benchRecovery } from './recovery';
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   lifetime: (options) => benchLifetime(options),
   cost: (options) => benchCost(options),
   recovery: (options) => benchRecovery(options),
+  'partner-events': (options) => benchPartnerEvents(options),
 };
 
 async function main(): Promise<void> {

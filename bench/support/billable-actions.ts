@@ -70,17 +70,55 @@ export function actionsOfHistory(events: HistoryEvent[]): ActionCounts {
   return counts;
 }
 
-/** The billable actions of every run of every workflow a visibility query finds, and how many runs that is. */
-export async function actionsOfWorkflows(client: Client, query: string): Promise<{ counts: ActionCounts; runs: number; byType: Map<string, ActionCounts> }> {
+/** The activity that records and delivers a batch of partner events (activities/partner-event-activities.ts). */
+const PUBLISH_ACTIVITY = 'publishPartnerEvents';
+/** The workflow that retries a stream's deliveries (workflows/partner-event-delivery.ts). */
+export const DELIVERY_WORKFLOW = 'partnerEventDelivery';
+/** The patch partner events are behind (workflows/partner-event-outbox.ts); its first use in a run upserts TemporalChangeVersion. */
+const PARTNER_EVENTS_PATCH = 'partner-events';
+
+const textOf = (data: Uint8Array | null | undefined) => (data ? Buffer.from(data).toString('utf8') : '');
+
+/**
+ * The part of one run's actions that partner events cause in a workflow that emits them: every
+ * attempt of a `publishPartnerEvents` activity, and the search-attribute upsert that the run's first
+ * `patched('partner-events')` adds (the first upsert whose TemporalChangeVersion names the patch).
+ */
+export function partnerEventActionsOfHistory(events: HistoryEvent[]): ActionCounts {
   const counts = noActions();
+  const activityTypes = new Map<string, string>();
+  let patchUpserted = false;
+  for (const event of events) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) activityTypes.set(String(event.eventId), scheduled.activityType?.name ?? '');
+    const started = event.activityTaskStartedEventAttributes;
+    if (started && activityTypes.get(String(started.scheduledEventId)) === PUBLISH_ACTIVITY) counts['activity attempts'] += started.attempt ?? 1;
+    const upsert = event.upsertWorkflowSearchAttributesEventAttributes;
+    if (upsert && !patchUpserted && textOf(upsert.searchAttributes?.indexedFields?.TemporalChangeVersion?.data).includes(PARTNER_EVENTS_PATCH)) {
+      patchUpserted = true;
+      counts['search-attribute upserts'] += 1;
+    }
+  }
+  return counts;
+}
+
+/**
+ * The billable actions of every run of every workflow a visibility query finds, how many runs that
+ * is, and the share partner events caused (partnerEventActionsOfHistory, plus every action of the
+ * delivery workflows).
+ */
+export async function actionsOfWorkflows(client: Client, query: string): Promise<{ counts: ActionCounts; runs: number; byType: Map<string, ActionCounts>; partnerEvents: ActionCounts }> {
+  const counts = noActions();
+  const partnerEvents = noActions();
   const byType = new Map<string, ActionCounts>();
   let runs = 0;
   for await (const execution of client.workflow.list({ query, pageSize: 1000 })) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     const actions = actionsOfHistory(history.events ?? []);
     addActions(counts, actions);
+    addActions(partnerEvents, execution.type === DELIVERY_WORKFLOW ? actions : partnerEventActionsOfHistory(history.events ?? []));
     addActions(byType.get(execution.type) ?? byType.set(execution.type, noActions()).get(execution.type)!, actions);
     runs += 1;
   }
-  return { counts, runs, byType };
+  return { counts, runs, byType, partnerEvents };
 }

@@ -4,7 +4,7 @@
  */
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { actionsOfHistory, totalActions } from '../../bench/support/billable-actions';
+import { actionsOfHistory, partnerEventActionsOfHistory, totalActions } from '../../bench/support/billable-actions';
 
 const event = (id: number, attributes: Record<string, unknown>) => temporal.api.history.v1.HistoryEvent.fromObject({ eventId: id, ...attributes });
 const started = (id: number) => event(id, { workflowExecutionStartedEventAttributes: { workflowType: { name: 'w' } } });
@@ -42,5 +42,26 @@ describe('billable actions of a history', () => {
     ]);
     expect(counts).toMatchObject({ 'local-activity batches': 2, 'activity attempts': 3, timers: 1, 'search-attribute upserts': 1, updates: 1 });
     expect(totalActions(counts)).toBe(9);
+  });
+
+  it('counts partner events\' share: every publishPartnerEvents attempt, and the first upsert naming the partner-events patch', () => {
+    const scheduled = (id: number, name: string) => event(id, { activityTaskScheduledEventAttributes: { activityType: { name } } });
+    const attempt = (id: number, scheduledEventId: number, n: number) => event(id, { activityTaskStartedEventAttributes: { scheduledEventId, attempt: n } });
+    const changeVersion = (id: number, patches: string[]) =>
+      event(id, { upsertWorkflowSearchAttributesEventAttributes: { searchAttributes: { indexedFields: { TemporalChangeVersion: { data: Buffer.from(JSON.stringify(patches)) } } } } });
+    const counts = partnerEventActionsOfHistory([
+      started(1),
+      changeVersion(2, ['other-patch-0']),
+      changeVersion(3, ['other-patch-0', 'partner-events-0']),
+      scheduled(4, 'publishPartnerEvents'),
+      attempt(5, 4, 2),
+      scheduled(6, 'readCustomer'),
+      attempt(7, 6, 1),
+      changeVersion(8, ['other-patch-0', 'partner-events-0', 'later-patch-0']),
+      scheduled(9, 'publishPartnerEvents'),
+      attempt(10, 9, 1),
+    ]);
+    expect(counts).toMatchObject({ 'activity attempts': 3, 'search-attribute upserts': 1 });
+    expect(totalActions(counts)).toBe(4);
   });
 });

@@ -14,8 +14,11 @@ export interface ReceivedDelivery {
   event: PartnerEvent;
 }
 
-/** What the endpoint answers next: 2xx accepts (after verifying), anything else refuses. */
-export type EndpointBehaviour = { status: number; delayMs?: number };
+/**
+ * What the endpoint answers next: 2xx accepts (after verifying), anything else refuses; a 3xx names
+ * `location` (a closed port's URL unless given).
+ */
+export type EndpointBehaviour = { status: number; delayMs?: number; location?: string };
 
 export interface TestPartnerEndpoint {
   url: string;
@@ -74,7 +77,7 @@ export async function startTestPartnerEndpoint(options: { secret?: string } = {}
           const body = await bodyOf(request);
           const webhookId = String(request.headers['webhook-id']);
           endpoint.attempts.push(webhookId);
-          const { status, delayMs } = behaviour;
+          const { status, delayMs, location } = behaviour;
           if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
           let event: PartnerEvent;
           try {
@@ -85,7 +88,7 @@ export async function startTestPartnerEndpoint(options: { secret?: string } = {}
             return;
           }
           if (status >= 200 && status < 300) endpoint.accepted.push({ webhookId, event });
-          response.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}).end();
+          response.writeHead(status, status >= 300 && status < 400 ? { location: location ?? 'http://127.0.0.1:9/elsewhere' } : {}).end();
         })();
       });
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', () => resolve()));

@@ -30,6 +30,11 @@ export function startWorkerProcess(options: {
   credentials?: { apiKey: string; apiSecret: string };
   /** How much of its output to keep, from the end (enough for a failure message by default). */
   keepOutputChars?: number;
+  /**
+   * More of its environment, over the defaults: e.g. PARTNER_EVENTS_DIR (a scratch folder by default;
+   * give the same one across a restart so the store survives it) and PARTNER_EVENT_ENDPOINTS.
+   */
+  env?: Record<string, string>;
 }): WorkerProcess {
   const keep = options.keepOutputChars ?? 20_000;
   const credentials = options.credentials ?? TEST_PARTNER;
@@ -50,6 +55,7 @@ export function startWorkerProcess(options: {
       DEPOSIT_STEP_DEADLINE_SECONDS: String(FAST_DEPOSIT_TIMINGS.stepDeadlineSeconds),
       // info: the start line tells when polling begins.
       LOG_LEVEL: 'info',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
