@@ -97,8 +97,7 @@ export function formatStatus(status: StatusSnapshot): string {
   const { parked } = status;
   lines.push('', `parked (NEEDS_ATTENTION): ${parked.total}`);
   if (parked.total > 0) {
-    const from = parked.sample ? `a sample: the states of ${parked.read} of ${parked.total}` : `the states of all ${parked.total}`;
-    lines.push(`  reasons from ${from}`);
+    lines.push(parked.sample ? `  reasons from a sample: ${parked.read} of ${parked.total} states read` : `  reasons from all ${parked.total} states`);
     lines.push(...table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`, reason.example])));
     for (const why of parked.unreadBecause) lines.push(`  not read: ${why}`);
   }
@@ -171,7 +170,7 @@ async function watch(seconds: number, read: () => Promise<number>): Promise<void
       try {
         calls = await read();
       } catch (error) {
-        process.stdout.write(`${new Date().toISOString()} status not read: ${error instanceof Error ? error.message : String(error)}; trying again in ${seconds}s\n`);
+        process.stdout.write(`${new Date().toISOString()} ${error instanceof Error ? error.message : String(error)}; trying again in ${seconds}s\n`);
       }
       const waitMs = Math.max(seconds, calls / WATCH_CALLS_PER_SECOND) * 1000;
       let timer: NodeJS.Timeout | undefined;

@@ -71,6 +71,8 @@ export interface StatusOptions {
   metricsUrls?: readonly string[];
   /** Each state query's deadline (default 3 s). */
   queryTimeoutMs?: number;
+  /** The whole read's deadline for Temporal calls (default 15 s): past it, with Temporal away or slow, the read fails rather than waits. */
+  deadlineMs?: number;
   now?: () => Date;
 }
 
@@ -198,6 +200,11 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 const shorten = (text: string, max = 100): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export async function readStatus(client: Client, options: StatusOptions): Promise<StatusSnapshot> {
+  // The SDK retries an unavailable server for long; a status screen should say so sooner.
+  return client.connection.withDeadline(Date.now() + (options.deadlineMs ?? 15_000), () => read(client, options));
+}
+
+async function read(client: Client, options: StatusOptions): Promise<StatusSnapshot> {
   if (!TASK_QUEUE.test(options.taskQueue)) throw new RampflowInputError(['taskQueue: no quotes or backslashes']);
   const parkedSample = options.parkedSample ?? DEFAULT_PARKED_SAMPLE;
   if (!Number.isInteger(parkedSample) || parkedSample < 0 || parkedSample > 100) throw new RampflowInputError(['parkedSample: a whole number from 0 to 100']);
@@ -221,6 +228,8 @@ export async function readStatus(client: Client, options: StatusOptions): Promis
     section('webhooks', () => readWebhooks(visibility, onQueue), { parked: 0, waiting: 0 }),
     section('partnerEvents', () => readPartnerEvents(visibility, onQueue), { parkedStreams: 0, streams: [] }),
   ]);
+  // Nothing read at all (Temporal away): one error, not a screen of them.
+  if (errors.length === STATUS_KINDS.length + 3) throw new Error(`status not read: ${errors[0]!.message}`);
   const kinds = kindReads.filter((read) => read !== undefined);
   const parked = await readParked(client, kinds, parkedSample, options.queryTimeoutMs ?? 3_000);
   return {
