@@ -9,7 +9,8 @@
 import type { Logger, MetricGauge } from '@temporalio/common';
 import { RampConnectionError, RampError, RampHttpError, RampOutcomeUnknownError, RampUnauthorisedError } from '../ramp';
 
-export type OutageCause = 'UNAUTHORISED' | 'UNREACHABLE' | 'SERVER_ERROR';
+export const OUTAGE_CAUSES = ['UNAUTHORISED', 'UNREACHABLE', 'SERVER_ERROR'] as const;
+export type OutageCause = (typeof OUTAGE_CAUSES)[number];
 
 /** What an operator should check for each cause. */
 const ADVICE: Record<OutageCause, string> = {

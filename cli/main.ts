@@ -18,6 +18,7 @@ import { registerPartnerEventsCommand } from './partner-events';
 import { registerPayoutCommand } from './payout';
 import { registerCodecServerCommand } from './codec-server';
 import { registerVersionsCommand } from './versions';
+import { registerStatusCommand } from './status';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerPayoutCommand(program);
   registerCodecServerCommand(program);
   registerVersionsCommand(program);
+  registerStatusCommand(program);
   return program;
 }
 

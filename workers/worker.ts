@@ -12,7 +12,7 @@ import { createCustomerJourneyLookupActivities } from '../activities/customer-jo
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
 import { createPartnerEventActivities, type PartnerEventWiring } from '../activities/partner-event-activities';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, DEFAULT_REFUSED_CREATE_PARK_AFTER_MS, type FailureOptions } from '../activities/failures';
-import { ServiceHealth } from '../activities/service-health';
+import { OUTAGE_CAUSES, ServiceHealth } from '../activities/service-health';
 import { METRICS } from '../observability/metric-catalogue';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
@@ -91,6 +91,10 @@ let processHealth: ServiceHealth | undefined;
 /** One monitor per process: it logs through the SDK's logger and sets a gauge on the runtime's metrics endpoint. */
 function defaultServiceHealth(): ServiceHealth {
   const runtime = Runtime.instance();
-  processHealth ??= new ServiceHealth(runtime.logger, runtime.metricMeter.createGauge(METRICS.serviceOutage.name, 'int', '', METRICS.serviceOutage.help));
+  if (processHealth) return processHealth;
+  const gauge = runtime.metricMeter.createGauge(METRICS.serviceOutage.name, 'int', '', METRICS.serviceOutage.help);
+  // Served as 0 from the start, so "no outage" reads as such (`rampflow status`, dashboards) rather than as no data.
+  for (const cause of OUTAGE_CAUSES) gauge.set(0, { cause });
+  processHealth = new ServiceHealth(runtime.logger, gauge);
   return processHealth;
 }
