@@ -23,7 +23,7 @@ import { openFilePartnerEventStore } from '../../partner-events/file-store';
 import type { partnerEventDelivery } from '../../workflows/partner-event-delivery';
 import { morePartnerEventsSignal, partnerEventDeliveryWorkflowId, type MorePartnerEvents } from '../../workflows/partner-event-delivery-messages';
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../support/partner-endpoint';
-import { testPayloadKeys } from '../support/partner-event-wiring';
+import { testPayloadKeys } from '../support/temporal';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
 import { pause, until } from './support/until';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';
