@@ -176,6 +176,14 @@ export const METRICS = define({
     help: 'Delivery attempts of partner events, by endpoint and outcome (delivered, failed, gone)',
     source: 'worker',
   },
+  partnerEventDeliveriesParked: {
+    name: 'rampflow_partner_event_deliveries_parked_total',
+    type: 'counter',
+    labels: ['workflow_type', 'endpoint'],
+    help: 'Partner event streams whose deliveries to an endpoint parked (NEEDS_ATTENTION) after the retry period, by endpoint (the partner\'s configured name)',
+    source: 'worker',
+    fromWorkflow: true,
+  },
   workerResidentMemory: {
     name: 'process_resident_memory_bytes',
     type: 'gauge',

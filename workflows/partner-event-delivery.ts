@@ -11,8 +11,9 @@
  * event). Other endpoints go on meanwhile. When every endpoint has everything, the run ends: a quiet
  * stream has no workflow open, and the next publish delivers directly again.
  */
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, metricMeter, proxyActivities, setCurrentDetails, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { DeliveryProgress, PartnerEventActivities } from '../activities/partner-event-activities';
+import { METRICS } from '../observability/metric-catalogue';
 import { isoNow } from './clock';
 import { indexChanged } from './indexing';
 import {
@@ -86,7 +87,10 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       if (error.cause instanceof ApplicationFailure && error.cause.type === 'EndpointGone') delete endpoints[name];
-      else endpoint.parked = { reason: lastAttemptReason(error), since: isoNow() };
+      else {
+        endpoint.parked = { reason: lastAttemptReason(error), since: isoNow() };
+        countParked(name);
+      }
     } finally {
       delivering.delete(name);
       show();
@@ -111,6 +115,14 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
     const parked = Object.fromEntries(parkedNames().map((name) => [name, endpoints[name]!.parked!]));
     return await continueAsNew<typeof partnerEventDelivery>({ ...input, throughSequence, endpoints: progress, parked });
   }
+}
+
+/**
+ * Counted through the workflow metric meter (muted while a history replays, no commands): one count
+ * per endpoint whose deliveries park, labelled with the partner's configured name for it, never a stream.
+ */
+function countParked(endpoint: string): void {
+  metricMeter.createCounter(METRICS.partnerEventDeliveriesParked.name, '1', METRICS.partnerEventDeliveriesParked.help).add(1, { workflow_type: workflowInfo().workflowType, endpoint });
 }
 
 /**

@@ -13,24 +13,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownSeriesNames } from '../../observability/metric-catalogue';
 import { PROJECT_ROOT } from '../support/run';
+import { DASHBOARD_FILE, dashboardExpressions, withGrafanaVariables, type Panel } from './support/dashboard';
 import { metricNamesIn, MISSING_PROMETHEUS, PROMETHEUS, recordedNames, ruleExpressions, startPrometheus, type RunningPrometheus } from './support/prometheus-tools';
-
-const DASHBOARD_FILE = join(PROJECT_ROOT, 'deploy', 'observability', 'grafana', 'dashboards', 'rampflow.json');
-
-interface Panel {
-  id: number;
-  type: string;
-  title: string;
-  targets?: { expr: string; refId: string }[];
-}
-
-export function dashboardExpressions(file = DASHBOARD_FILE): { panel: string; expr: string }[] {
-  const dashboard = JSON.parse(readFileSync(file, 'utf8')) as { panels: Panel[] };
-  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
-}
-
-/** Grafana's variables, as Grafana fills them in before the query reaches Prometheus. */
-const withGrafanaVariables = (expr: string) => expr.replace(/\$__rate_interval|\$__interval|\$__range/g, '5m');
 
 describe('the Grafana dashboard', () => {
   const raw = readFileSync(DASHBOARD_FILE, 'utf8');
@@ -68,7 +52,8 @@ describe('the Grafana dashboard', () => {
     for (const name of [
       'rampflow_stage_transitions_total', 'rampflow_parked_total', 'rampflow_deposits_completed_total', 'rampflow_deposits_reversed_total',
       'rampflow_deposit_amount_sum', 'rampflow_service_outage', 'rampflow_service_requests_total', 'rampflow_webhook_requests_total',
-      'rampflow_reconcile_last_complete_run_timestamp_seconds', 'temporal_workflow_task_execution_failed',
+      'rampflow_reconcile_last_complete_run_timestamp_seconds', 'rampflow_partner_event_deliveries_total', 'rampflow_partner_event_deliveries_parked_total',
+      'temporal_workflow_task_execution_failed',
       'temporal_workflow_task_schedule_to_start_latency_bucket', 'temporal_sticky_cache_hit', 'temporal_activity_execution_failed',
     ]) expect(exprs, `a panel shows ${name}`).toContain(name);
   });

@@ -3,18 +3,40 @@
  * (`rampflow worker`, WORKER_METRICS_PORT) and a real receiver's GET /metrics every second, with
  * rampflow's rules loaded, while a journey runs to ACTIVE on webhooks and a deposit completes; the business metrics are then
  * read back through Prometheus's HTTP API (/api/v1/query), with their labels, and never an id.
+ * After the journey, the deposit and a reconciliation, every query of the Grafana dashboard returns
+ * data, but for the few named in NO_DATA_IN_A_RUN: a screenshot-free check of the dashboard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
+import { endpointsVariable, localEndpointConfig } from '../../partner-events/local-endpoint';
 import { SDK_METRICS } from '../../observability/metric-catalogue';
 import { registerWebhooks } from '../../webhooks/registration';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../support/partner-endpoint';
 import { until } from '../support/until';
 import { startWorkerProcess, testWorkerEnv, type WorkerProcess } from '../support/worker-process';
 import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
-import { MISSING_PROMETHEUS, PROMETHEUS, RULES_FILE, startPrometheus, type RunningPrometheus } from './support/prometheus-tools';
+import { dashboardExpressions, withGrafanaVariables } from './support/dashboard';
+import { metricNamesIn, MISSING_PROMETHEUS, PROMETHEUS, RULES_FILE, startPrometheus, type RunningPrometheus } from './support/prometheus-tools';
 
 const JOURNEY_STAGES = ['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE'];
+
+/**
+ * Dashboard queries that honestly have no data after this run, each by its panel and the metric it
+ * reads, with the reason. Any other query without data fails the dashboard case, so a new panel
+ * must either show data here or be named here; an entry matching no query fails too.
+ */
+const NO_DATA_IN_A_RUN: { panel: string; metric: string; reason: string }[] = [
+  { panel: 'Parked by reason', metric: 'rampflow_parked_total', reason: 'nothing parks in a run that goes well: parking a journey or deposit takes its deadline or a refusal (their own tests count it)' },
+  { panel: 'Parked by reason', metric: 'rampflow_resumed_total', reason: 'only an operator\'s decision on a parked workflow resumes it' },
+  { panel: 'Parked minus resumed, last hour', metric: 'rampflow:parked_net:increase1h', reason: 'recorded from rampflow_parked_total, which has no series (above)' },
+  { panel: 'Deposits completed and reversed', metric: 'rampflow_deposits_reversed_total', reason: 'the run\'s deposit completes; a reversal is the service refusing it' },
+  { panel: 'Money reversed (over the time range)', metric: 'rampflow_deposit_amount_sum', reason: 'observed with outcome="reversed" only when a deposit is reversed' },
+  { panel: 'Payouts', metric: 'rampflow_payouts_total', reason: 'the run has no payout (a bank account and a settled offramp of their own)' },
+  { panel: 'Dismissed deliveries and ignored hints', metric: 'rampflow_deliveries_dismissed_total', reason: 'only a forged delivery (a record the service does not have) is dismissed' },
+  { panel: 'Dismissed deliveries and ignored hints', metric: 'rampflow_hints_ignored_total', reason: 'only a delivery claiming what the service\'s record does not back is ignored' },
+  { panel: 'Workflow task failures', metric: 'temporal_workflow_task_execution_failed', reason: 'the SDK counts a workflow task failure only once one fails: a bug or a nondeterminism' },
+];
 
 describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROMETHEUS ? '' : ` (skipped: ${MISSING_PROMETHEUS})`}`, () => {
   let h: JourneyHarness;
@@ -23,13 +45,26 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
   let prometheus: RunningPrometheus;
   let journey: Awaited<ReturnType<typeof startActiveJourney>>;
   let depositId = '';
+  /** The partner's endpoints: one accepts (204), one fails (503) until its deliveries park. */
+  let accepting: TestPartnerEndpoint;
+  let failing: TestPartnerEndpoint;
 
   beforeAll(async () => {
     h = await startJourneyHarness();
     // The harness's in-process worker makes way for the real process.
     await h.stopWorker();
     const metricsPort = await freePort();
-    worker = startWorkerProcess(testWorkerEnv({ taskQueue: h.taskQueue, sandboxUrl: h.sandbox.url, metricsPort, logLevel: 'error' }));
+    accepting = await startTestPartnerEndpoint();
+    failing = await startTestPartnerEndpoint();
+    failing.answer({ status: 503 });
+    worker = startWorkerProcess({
+      ...testWorkerEnv({ taskQueue: h.taskQueue, sandboxUrl: h.sandbox.url, metricsPort, logLevel: 'error' }),
+      PARTNER_EVENT_ENDPOINTS: endpointsVariable([localEndpointConfig(accepting.url, accepting.secret, 'partner'), localEndpointConfig(failing.url, failing.secret, 'failing-partner')]),
+      // Seconds, so the failing endpoint's deliveries park during the run.
+      PARTNER_EVENT_RETRY_SECONDS: '2',
+      // The memory panel's limit line; 8 GiB, far above what the worker uses.
+      WORKER_MEMORY_LIMIT_BYTES: String(8 * 1024 ** 3),
+    });
     await until('the worker to serve its metrics', async () => ((await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.ok ? true : undefined), 90_000);
     receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
     await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
@@ -47,6 +82,8 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
     worker?.child.kill('SIGTERM');
     await worker?.exited;
     await h?.close();
+    await accepting?.close();
+    await failing?.close();
   });
 
   /** Queries until `accept` holds for the result. */
@@ -128,4 +165,24 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
     const [p99] = await prometheus.query(`histogram_quantile(0.99, sum by (le) (temporal_workflow_task_execution_latency_bucket{task_queue="${h.taskQueue}"}))`);
     expect(Number(p99!.value[1])).toBeLessThan(1);
   });
+
+  it('returns data for every query of the Grafana dashboard, after a reconciliation too (but the named few)', async () => {
+    const reconciled = await h.reconcile();
+    expect(reconciled).toBeDefined();
+    await until('the failing endpoint\'s deliveries to park', async () => ((await prometheus.query('rampflow_partner_event_deliveries_parked_total')).length > 0 ? true : undefined), 60_000);
+    const targets = dashboardExpressions();
+    const excused = (target: { panel: string; expr: string }) => NO_DATA_IN_A_RUN.find((entry) => entry.panel === target.panel && metricNamesIn(target.expr).includes(entry.metric));
+    for (const entry of NO_DATA_IN_A_RUN) expect(targets.some((target) => excused(target) === entry), `${entry.panel}: ${entry.metric} is on the dashboard`).toBe(true);
+    // Grafana's intervals as a short window: the scrapes are a second apart, the run a minute or two long.
+    const withoutData = async () => {
+      const empty: string[] = [];
+      for (const target of targets.filter((one) => !excused(one))) {
+        if ((await prometheus.query(withGrafanaVariables(target.expr, '1m'))).length === 0) empty.push(`${target.panel} (${target.refId}): ${target.expr}`);
+      }
+      return empty;
+    };
+    const empty = await until('every dashboard query to return data', async () => ((await withoutData()).length === 0 ? [] : undefined), 30_000).catch(() => withoutData());
+    expect(empty).toEqual([]);
+    expect(accepting.accepted.length).toBeGreaterThan(0);
+  }, 180_000);
 });
