@@ -27,8 +27,40 @@ export interface FaultRule {
   apiKey?: string;
 }
 
+/**
+ * A partner's rate limit, as a service with unpublished limits may enforce one: above
+ * `callsPerSecond` calls in any sliding second (counting the calls it served, not those it refused),
+ * a call is refused with HTTP 429 and `Retry-After: retryAfterSeconds`, before it is acted on. The
+ * sandbox's own tools are not counted.
+ */
+export interface RateLimitRule {
+  callsPerSecond: number;
+  retryAfterSeconds: number;
+}
+
 export class FaultInjector {
   private readonly rules = new Map<string, FaultRule[]>();
+  private readonly rateLimits = new Map<string, { rule: RateLimitRule; served: number[] }>();
+
+  /** Sets a partner's rate limit; undefined lifts it. */
+  limitRate(partnerId: string, rule: RateLimitRule | undefined): void {
+    if (rule === undefined) this.rateLimits.delete(partnerId);
+    else this.rateLimits.set(partnerId, { rule, served: [] });
+  }
+
+  rateLimitOf(partnerId: string): RateLimitRule | undefined {
+    return this.rateLimits.get(partnerId)?.rule;
+  }
+
+  /** The Retry-After seconds when this call is over the partner's rate; undefined when it is served (and counted). */
+  overRate(partnerId: string, path: string, now: number): number | undefined {
+    const limit = this.rateLimits.get(partnerId);
+    if (limit === undefined || path.startsWith('/sandbox/')) return undefined;
+    while (limit.served.length > 0 && limit.served[0]! <= now - 1_000) limit.served.shift();
+    if (limit.served.length >= limit.rule.callsPerSecond) return limit.rule.retryAfterSeconds;
+    limit.served.push(now);
+    return undefined;
+  }
 
   private key(partnerId: string, path: string): string {
     return `${partnerId} ${path}`;
