@@ -91,6 +91,13 @@ export const WorkerEnvSchema = z.object({
    * replaying a workflow's history when it wakes after being evicted (README, Configuration).
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /**
+   * Calls per second to the ramp service for the whole partner, across every worker (README, "Calls
+   * to the service are rate-limited"): the Temporal server dispatches the service task queue's
+   * activities at this rate, and each worker's client also keeps its own calls under it. Give every
+   * worker the same value. Unset: no limit (429s are still honoured).
+   */
+  RAMP_MAX_CALLS_PER_SECOND: z.coerce.number().positive().max(100_000).optional(),
   ...DepositTimingsEnvSchema.shape,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -14,6 +14,7 @@ import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
+import { serviceTaskQueueOf } from '../workflows/service-activities';
 import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -38,7 +39,13 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     tls: temporalTls(config),
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
-  const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET });
+  const maxCallsPerSecond = config.RAMP_MAX_CALLS_PER_SECOND;
+  const ramp = new RampClient({
+    baseUrl: config.RAMP_BASE_URL,
+    apiKey: config.RAMP_API_KEY,
+    apiSecret: config.RAMP_API_SECRET,
+    ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
+  });
   try {
     const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
     if (bundle.origin !== 'prebuilt') logger.warn({ reason: bundle.origin }, 'bundled the workflows at start (development only; `npm run build` prebuilds them)');
@@ -55,12 +62,15 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       ...(deploymentVersion ? { deploymentVersion } : {}),
       ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
       depositTimings: depositTimingsFromEnv(config),
+      ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
     });
     logger.info(
       {
         address: config.TEMPORAL_ADDRESS,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
+        serviceTaskQueue: serviceTaskQueueOf(config.TEMPORAL_TASK_QUEUE),
+        maxCallsPerSecond: maxCallsPerSecond ?? 'unlimited',
         rampBaseUrl: config.RAMP_BASE_URL,
         deployment: deploymentVersion ? versionString(deploymentVersion) : 'unversioned',
         bundleBuildId: bundle.buildId,

@@ -1,6 +1,24 @@
 /**
  * Builds the rampflow worker: the journey, deposit, ramp-event and reconciliation workflows, and their
  * activities bound to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
+ *
+ * One rampflow worker is two Temporal workers sharing a connection (README, "Calls to the service are
+ * rate-limited"):
+ * - on TEMPORAL_TASK_QUEUE, the workflows and every activity (those scheduled before the service
+ *   queue existed still arrive here, workflows/service-activities.ts);
+ * - on `<TEMPORAL_TASK_QUEUE>-service`, the activities that call the ramp service, polled with
+ *   `maxTaskQueueActivitiesPerSecond` = RAMP_MAX_CALLS_PER_SECOND. That limit is the Temporal
+ *   server's, for the queue: it holds across every worker polling it, however many, which no limit
+ *   inside one process can. Every worker must be given the same value (the last poller's wins).
+ *   Tasks beyond the rate wait on the server, in priority order (signups and payouts first, bulk
+ *   retries and reconciliation last). Activities on another queue than their workflow's are never
+ *   executed eagerly, so none bypasses the limit.
+ *
+ * The limit counts activity attempts, not calls. An activity that makes several calls (list pages,
+ * a GET's retries on a 5xx) counts once; the ramp client's own window (ramp/call-pacing.ts, the same
+ * RAMP_MAX_CALLS_PER_SECOND per process) bounds those within each worker, and a 429 closes the
+ * process's gate for its Retry-After. In a versioned deployment both queues belong to the worker's
+ * version, so a pinned workflow's service calls go to its own version's workers.
  */
 import { join } from 'node:path';
 import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
@@ -15,12 +33,22 @@ import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, DEFAULT_REFUSED_CREATE_PARK_AFT
 import { ServiceHealth } from '../activities/service-health';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
+import { serviceTaskQueueOf } from '../workflows/service-activities';
 import { workerDeploymentOptions } from './versioning';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
 
 /** What every workflow bundle is built from: the workflows, and the failure converter that runs beside them. */
 export const WORKFLOW_BUNDLE_PATHS = { workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH };
+
+/** Both Temporal workers of one rampflow worker, run and stopped together. */
+export interface RampflowWorker {
+  /** The workflow worker (TEMPORAL_TASK_QUEUE) and the service-call worker (`<queue>-service`). */
+  readonly workers: readonly [Worker, Worker];
+  /** Runs both until shutdown (or either fails: the other is then stopped too). */
+  run(): Promise<void>;
+  shutdown(): void;
+}
 
 export interface RampflowWorkerOptions {
   connection: NativeConnection;
@@ -53,22 +81,21 @@ export interface RampflowWorkerOptions {
   deploymentVersion?: WorkerDeploymentVersion;
   /** The partner event store and endpoints (activities/partner-event-activities.ts); partner events are off without them. */
   partnerEvents?: PartnerEventWiring;
+  /**
+   * RAMP_MAX_CALLS_PER_SECOND: the service task queue's dispatch rate, enforced by the server across
+   * every worker (give every worker the same value). No limit when undefined.
+   */
+  maxCallsPerSecond?: number;
 }
 
-export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
+export async function createRampflowWorker(options: RampflowWorkerOptions): Promise<RampflowWorker> {
   const failureOptions: FailureOptions = {
     outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS,
     refusedCreateParkAfterMs: options.refusedCreateParkAfterMs ?? DEFAULT_REFUSED_CREATE_PARK_AFTER_MS,
     health: options.serviceHealth ?? defaultServiceHealth(),
   };
-  return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    dataConverter: options.dataConverter,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : WORKFLOW_BUNDLE_PATHS),
-    // Activity names are unique across the sets, so they merge into one registry.
-    activities: {
+  // Activity names are unique across the sets, so they merge into one registry.
+  const activities = {
       ...createRampActivities(options.ramp, failureOptions, options.attachmentStore ?? attachmentStoreFromEnv()),
       ...createExitAccountActivities(options.ramp, failureOptions),
       ...createPayoutActivities(options.ramp, failureOptions),
@@ -77,12 +104,53 @@ export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Wo
       ...createCustomerJourneyLookupActivities(options.ramp, failureOptions),
       ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
       ...createPartnerEventActivities(options.partnerEvents),
-    },
+  };
+  const shared = {
+    connection: options.connection,
+    namespace: options.namespace,
+    dataConverter: options.dataConverter,
+    activities,
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
-    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
+    // Both queues join the same version: a pinned workflow's service calls stay on its own code.
     ...(options.deploymentVersion ? { workerDeploymentOptions: workerDeploymentOptions(options.deploymentVersion) } : {}),
+  };
+  const workflowWorker = await Worker.create({
+    ...shared,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : WORKFLOW_BUNDLE_PATHS),
+    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
   });
+  const serviceWorker = await Worker.create({
+    ...shared,
+    taskQueue: serviceTaskQueueOf(options.taskQueue),
+    ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond } : {}),
+  });
+  return pairOf(workflowWorker, serviceWorker);
+}
+
+/** Runs two workers as one: both stop when either ends, and the first failure is what run() throws. */
+function pairOf(workflowWorker: Worker, serviceWorker: Worker): RampflowWorker {
+  const workers = [workflowWorker, serviceWorker] as const;
+  const shutdown = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  return {
+    workers,
+    shutdown,
+    async run() {
+      const results = await Promise.allSettled(
+        workers.map((worker) =>
+          worker.run().finally(() => {
+            // One stopped (shutdown, or a fatal error): the other goes too.
+            shutdown();
+          }),
+        ),
+      );
+      const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  };
 }
 
 let processHealth: ServiceHealth | undefined;
