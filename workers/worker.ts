@@ -41,6 +41,15 @@ export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
 /** What every workflow bundle is built from: the workflows, and the failure converter that runs beside them. */
 export const WORKFLOW_BUNDLE_PATHS = { workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH };
 
+/**
+ * The calls one service activity attempt makes, at most, but for list reads: an `ensure…` looks the
+ * record up, then creates it (activities/creates.ts). The queue's dispatch rate is the calls per
+ * second divided by this, so a backlog of creates stays within RAMP_MAX_CALLS_PER_SECOND across all
+ * workers (the fault suite's rate-limit case measured 70 calls in a second for a limit of 40 with
+ * the queue at the full rate: every dispatched create made two calls).
+ */
+export const CALLS_PER_SERVICE_ACTIVITY = 2;
+
 /** Both Temporal workers of one rampflow worker, run and stopped together. */
 export interface RampflowWorker {
   /** The workflow worker (TEMPORAL_TASK_QUEUE) and the service-call worker (`<queue>-service`). */
@@ -124,7 +133,7 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
   const serviceWorker = await Worker.create({
     ...shared,
     taskQueue: serviceTaskQueueOf(options.taskQueue),
-    ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond } : {}),
+    ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond / CALLS_PER_SERVICE_ACTIVITY } : {}),
   });
   return pairOf(workflowWorker, serviceWorker);
 }
