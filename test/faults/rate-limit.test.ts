@@ -1,10 +1,10 @@
 /**
- * "The service is never flooded" (README, "Calls to the service are rate-limited"): thousands of
- * parked journeys retried at once (`retry --all`) against a service that answers 429 above N calls
- * a second. Two workers, each with a client whose own window would let N a second through (so
- * together 2N): only the service task queue's rate limit, which the Temporal server enforces across
- * both, holds the partner to N. Measured from the sandbox's request log: no sliding second of calls
- * above N, and every journey resumes and gets its customer created.
+ * "The service is never flooded" (README, "Calls to the service are rate-limited"): hundreds to
+ * thousands of parked journeys retried at once (`retry --all`) against a sandbox that answers 429
+ * above N calls a second. Measured from the sandbox's request log: no sliding second with more than N
+ * calls, and every journey resumes and gets its customer created. RATE_LIMIT_JOURNEYS sets the count
+ * (2,000 by default), RATE_LIMIT_WORKERS the workers (see WORKERS), RATE_LIMIT_REPORT a file the
+ * measurements are written to.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
