@@ -14,8 +14,9 @@
  *   activity turns into a retry after that wait; outside an activity a GET waits at the gate and
  *   retries, as for a 5xx.
  *
- * Every attempt first passes the process's pacer for the partner account (call-pacing.ts): the gate
- * a 429 closed, and the optional calls-per-second window.
+ * Every attempt, retries included, first passes the process's pacer for the partner account
+ * (call-pacing.ts): the gate a 429 closed, and the optional calls per second, for which the attempt
+ * holds a place from its start until a second after its answer.
  *
  * Calls made under limits (call-limits.ts: an activity attempt's cancellation signal and deadline)
  * abort their request on the wire when the signal fires or the deadline passes, start no further
@@ -58,8 +59,9 @@ export interface RampClientOptions {
   /** Nonce source; default a random UUID. Must never repeat (tests replaying signing vectors fix it). */
   newNonce?: () => string;
   /**
-   * At most this many attempts start in any one second from this process, over every client of the
-   * same account (RAMP_MAX_CALLS_PER_SECOND; call-pacing.ts). No limit when undefined; the 429 gate applies always.
+   * At most this many attempts reach the service in any one second from this process, over every
+   * client of the same account (this process's share of RAMP_MAX_CALLS_PER_SECOND; call-pacing.ts).
+   * No limit when undefined; the 429 gate applies always.
    */
   maxCallsPerSecond?: number;
 }
@@ -140,17 +142,25 @@ export class RampHttpClient {
   }
 
   /**
-   * Waits until the pacer lets an attempt start. A wait that would end past the deadline (or, at the
-   * gate, one longer than the retry policy's longest wait) is not started: the call is refused unsent
-   * with the wait, for the caller's own retry.
+   * Waits until the pacer lets an attempt start, and returns what frees its place once the attempt
+   * has its answer or its error. A wait that would end past the deadline (or, at the gate, one longer
+   * than the retry policy's longest wait) is not started: the call is refused unsent with the wait,
+   * for the caller's own retry.
    */
-  async #admit(call: RampCall, limits: ReturnType<typeof currentCallLimits>): Promise<void> {
+  async #admit(call: RampCall, limits: ReturnType<typeof currentCallLimits>): Promise<() => void> {
     // Once the gate's wait has been waited, the attempt goes (a wait told is a wait done).
     let gateWaited = false;
     for (;;) {
       const now = this.#now();
       const hold = this.#pacer.tryStart(now, gateWaited);
-      if (hold === undefined) return;
+      if (hold === undefined) {
+        let ended = false;
+        return () => {
+          if (ended) return;
+          ended = true;
+          this.#pacer.ended(this.#now());
+        };
+      }
       const pastDeadline = limits?.deadlineAt !== undefined && Date.now() + hold.waitMs >= limits.deadlineAt;
       if (pastDeadline || (hold.reason === 'gate' && hold.waitMs > this.#retry.maxDelayMs)) {
         throw new RampRateLimitedError(`not sent: ${hold.reason === 'gate' ? 'the service rate-limited this partner' : 'this process is at its calls per second'}; retry in ${hold.waitMs} ms`, {
@@ -177,8 +187,16 @@ export class RampHttpClient {
       const stopped = limitReached(limits, Date.now());
       // Nothing was sent for this attempt: abandoning it leaves nothing to reconcile.
       if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
-      await this.#admit(call, limits);
-      if (call.method === 'POST') await limits?.beforePost?.();
+      // The attempt holds a place at the pacer until its answer or error (a second beyond, call-pacing.ts).
+      const release = await this.#admit(call, limits);
+      if (call.method === 'POST') {
+        try {
+          await limits?.beforePost?.();
+        } catch (error) {
+          release();
+          throw error;
+        }
+      }
       let response: WireResponse;
       try {
         const now = Date.now();
@@ -190,6 +208,7 @@ export class RampHttpClient {
           ...(limits?.deadlineAt !== undefined ? { timeLeftMs: Math.max(1, limits.deadlineAt - now) } : {}),
         });
       } catch (error) {
+        release();
         const neverLeft = requestNeverLeft(error);
         if (call.method === 'POST' && !neverLeft) {
           throw new RampOutcomeUnknownError(`no answer after the request may have reached the service (${describeTransportError(error)}); look the record up before resending`, { method: call.method, path: call.path, cause: error });
@@ -203,6 +222,7 @@ export class RampHttpClient {
         throw new RampConnectionError(`${neverLeft ? 'the request could not be sent' : 'no answer'} after ${attempt} attempt(s): ${describeTransportError(error)}`, { method: call.method, path: call.path, cause: error });
       }
 
+      release();
       const clockWasOff = this.clock.observeServiceDate(response.headers.date);
       if (response.status === 429) {
         // Refused for the partner's rate, before the service acted (a POST too): every call of the

@@ -1,6 +1,6 @@
 /**
  * The process's pacer (ramp/call-pacing.ts): the gate a 429 closes for every call of the process,
- * the calls-per-second window, and what an activity makes of a 429 (activities/failures.ts).
+ * the places that hold a process to its calls per second, and what an activity makes of a 429 (activities/failures.ts).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,12 +38,29 @@ async function caught(promise: Promise<unknown>): Promise<RampError> {
 }
 
 describe('the pacer', () => {
-  it('lets at most maxCallsPerSecond start in any sliding second', () => {
+  it('gives a call its place from its start until a second after its answer, so no more than maxCallsPerSecond arrive in any second', () => {
     const pacer = new CallPacer(3);
     expect([0, 10, 20].map((at) => pacer.tryStart(at))).toEqual([undefined, undefined, undefined]);
-    expect(pacer.tryStart(500)).toEqual({ waitMs: 500, reason: 'window' });
-    expect(pacer.tryStart(1_000)).toBeUndefined();
-    expect(pacer.tryStart(1_005)).toEqual({ waitMs: 5, reason: 'window' });
+    // All three still out: none frees its place before a second from now.
+    expect(pacer.tryStart(30)).toEqual({ waitMs: 1_000, reason: 'window' });
+    pacer.ended(400);
+    expect(pacer.tryStart(500)).toEqual({ waitMs: 900, reason: 'window' });
+    expect(pacer.tryStart(1_400)).toBeUndefined();
+    expect(pacer.tryStart(1_401)).toEqual({ waitMs: 1_000, reason: 'window' });
+    // A slow answer keeps its place longer than a start-time window would.
+    pacer.ended(2_600);
+    pacer.ended(2_600);
+    expect(pacer.tryStart(3_000)).toEqual({ waitMs: 600, reason: 'window' });
+    expect(pacer.tryStart(3_600)).toBeUndefined();
+  });
+
+  it('spaces single calls below one a second', () => {
+    const pacer = new CallPacer(0.5);
+    expect(pacer.tryStart(0)).toBeUndefined();
+    expect(pacer.tryStart(10)).toEqual({ waitMs: 2_000, reason: 'window' });
+    pacer.ended(100);
+    expect(pacer.tryStart(2_099)).toEqual({ waitMs: 1, reason: 'window' });
+    expect(pacer.tryStart(2_100)).toBeUndefined();
   });
 
   it('holds every call while the gate is closed, and never shortens a wait', () => {
@@ -94,14 +111,21 @@ describe('a 429 under an activity', () => {
     expect(failure).toMatchObject({ type: 'RateLimited', nonRetryable: false, nextRetryDelay: 7_000 });
   });
 
-  it('paces a process to its calls per second', async () => {
-    const server = await startSignedServer(SECRET, () => success([]));
+  it('paces a process to its calls per second, retries included', async () => {
+    // Every fourth answer is a 503, which a GET retries: the retry takes a place like any call.
+    const arrivals: number[] = [];
+    const server = await startSignedServer(SECRET, (_request, index) => {
+      arrivals.push(Date.now());
+      return index % 4 === 3 ? { status: 503, text: 'Service Unavailable' } : success([]);
+    });
     servers.push(server);
-    const client = realClient(server.url, 'window-key', 5);
+    const client = new RampHttpClient({ baseUrl: server.url, apiKey: 'window-key', apiSecret: SECRET, maxCallsPerSecond: 5, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    clients.push(client);
     const started = Date.now();
-    await Promise.all(Array.from({ length: 11 }, () => client.send({ method: 'GET', path: '/balance' })));
-    // Five in the first second, five in the second, the eleventh in the third.
+    await Promise.all(Array.from({ length: 10 }, () => client.send({ method: 'GET', path: '/balance' })));
+    // Thirteen attempts (three retried), five a second at most: into the third second.
+    expect(server.requests.length).toBeGreaterThan(10);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
-    expect(server.requests).toHaveLength(11);
+    for (const at of arrivals) expect(arrivals.filter((other) => other >= at && other < at + 1_000).length).toBeLessThanOrEqual(5);
   });
 });
