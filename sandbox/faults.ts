@@ -28,9 +28,11 @@ export interface FaultRule {
 }
 
 /**
- * A partner's rate limit, as a service with unpublished limits may enforce one: above
- * `callsPerSecond` calls in any sliding second (counting the calls it served, not those it refused),
- * a call is refused with HTTP 429 and `Retry-After: retryAfterSeconds`, before it is acted on. The
+ * A partner's rate limit, as a service with unpublished limits may enforce one: a call that arrives
+ * when `callsPerSecond` calls of the partner already arrived in the last second (those refused
+ * counted too: each one reached the service) is refused with HTTP 429 and
+ * `Retry-After: retryAfterSeconds`, before it is acted on. So the service serves at most
+ * `callsPerSecond` a second, and a client that keeps calling early keeps being refused. The
  * sandbox's own tools are not counted.
  */
 export interface RateLimitRule {
@@ -40,26 +42,26 @@ export interface RateLimitRule {
 
 export class FaultInjector {
   private readonly rules = new Map<string, FaultRule[]>();
-  private readonly rateLimits = new Map<string, { rule: RateLimitRule; served: number[] }>();
+  private readonly rateLimits = new Map<string, { rule: RateLimitRule; arrivals: number[] }>();
 
   /** Sets a partner's rate limit; undefined lifts it. */
   limitRate(partnerId: string, rule: RateLimitRule | undefined): void {
     if (rule === undefined) this.rateLimits.delete(partnerId);
-    else this.rateLimits.set(partnerId, { rule, served: [] });
+    else this.rateLimits.set(partnerId, { rule, arrivals: [] });
   }
 
   rateLimitOf(partnerId: string): RateLimitRule | undefined {
     return this.rateLimits.get(partnerId)?.rule;
   }
 
-  /** The Retry-After seconds when this call is over the partner's rate; undefined when it is served (and counted). */
+  /** Counts the call; the Retry-After seconds when it is over the partner's rate, undefined when it is served. */
   overRate(partnerId: string, path: string, now: number): number | undefined {
     const limit = this.rateLimits.get(partnerId);
     if (limit === undefined || path.startsWith('/sandbox/')) return undefined;
-    while (limit.served.length > 0 && limit.served[0]! <= now - 1_000) limit.served.shift();
-    if (limit.served.length >= limit.rule.callsPerSecond) return limit.rule.retryAfterSeconds;
-    limit.served.push(now);
-    return undefined;
+    while (limit.arrivals.length > 0 && limit.arrivals[0]! <= now - 1_000) limit.arrivals.shift();
+    const over = limit.arrivals.length >= limit.rule.callsPerSecond;
+    limit.arrivals.push(now);
+    return over ? limit.rule.retryAfterSeconds : undefined;
   }
 
   private key(partnerId: string, path: string): string {
