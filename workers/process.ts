@@ -39,12 +39,14 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     tls: temporalTls(config),
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
+  // The partner's limit is shared: this process keeps to its share of it (ramp/call-pacing.ts).
   const maxCallsPerSecond = config.RAMP_MAX_CALLS_PER_SECOND;
+  const processShare = maxCallsPerSecond === undefined ? undefined : maxCallsPerSecond / config.RAMP_WORKER_PROCESSES;
   const ramp = new RampClient({
     baseUrl: config.RAMP_BASE_URL,
     apiKey: config.RAMP_API_KEY,
     apiSecret: config.RAMP_API_SECRET,
-    ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
+    ...(processShare !== undefined ? { maxCallsPerSecond: processShare } : {}),
   });
   try {
     const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
@@ -71,6 +73,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         serviceTaskQueue: serviceTaskQueueOf(config.TEMPORAL_TASK_QUEUE),
         maxCallsPerSecond: maxCallsPerSecond ?? 'unlimited',
+        ...(processShare !== undefined ? { processMaxCallsPerSecond: processShare, workerProcesses: config.RAMP_WORKER_PROCESSES } : {}),
         rampBaseUrl: config.RAMP_BASE_URL,
         deployment: deploymentVersion ? versionString(deploymentVersion) : 'unversioned',
         bundleBuildId: bundle.buildId,

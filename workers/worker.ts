@@ -7,18 +7,20 @@
  * - on TEMPORAL_TASK_QUEUE, the workflows and every activity (those scheduled before the service
  *   queue existed still arrive here, workflows/service-activities.ts);
  * - on `<TEMPORAL_TASK_QUEUE>-service`, the activities that call the ramp service, polled with
- *   `maxTaskQueueActivitiesPerSecond` = RAMP_MAX_CALLS_PER_SECOND. That limit is the Temporal
- *   server's, for the queue: it holds across every worker polling it, however many, which no limit
- *   inside one process can. Every worker must be given the same value (the last poller's wins).
- *   Tasks beyond the rate wait on the server, in priority order (signups and payouts first, bulk
- *   retries and reconciliation last). Activities on another queue than their workflow's are never
- *   executed eagerly, so none bypasses the limit.
+ *   `maxTaskQueueActivitiesPerSecond` = RAMP_MAX_CALLS_PER_SECOND / CALLS_PER_SERVICE_ACTIVITY. That
+ *   rate is the Temporal server's, for the queue, across every worker polling it (the last poller's
+ *   value wins: give every worker the same). A backlog (a bulk retry, a reconciliation backfill)
+ *   waits on the server in priority order (signups and payouts first, bulk retries and
+ *   reconciliation last) rather than in the workers, where it would lose its order and run out
+ *   its activities' timeouts. Activities on another queue than their workflow's are never executed
+ *   eagerly, so none bypasses it.
  *
- * The limit counts activity attempts, not calls. An activity that makes several calls (list pages,
- * a GET's retries on a 5xx) counts once; the ramp client's own window (ramp/call-pacing.ts, the same
- * RAMP_MAX_CALLS_PER_SECOND per process) bounds those within each worker, and a 429 closes the
- * process's gate for its Retry-After. In a versioned deployment both queues belong to the worker's
- * version, so a pinned workflow's service calls go to its own version's workers.
+ * The queue's rate counts activity dispatches, not calls, and a dispatch is not the moment a call
+ * reaches the service, so it bounds the calls only roughly. The bound that holds is each process's
+ * client (ramp/call-pacing.ts): at most its share of RAMP_MAX_CALLS_PER_SECOND reaches the service in
+ * any second, every call counted (list pages, retries, local activities, calls refused with 429).
+ * In a versioned deployment both queues belong to the worker's version, so a pinned workflow's
+ * service calls go to its own version's workers.
  */
 import { join } from 'node:path';
 import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
@@ -44,9 +46,8 @@ export const WORKFLOW_BUNDLE_PATHS = { workflowsPath: WORKFLOWS_PATH, failureCon
 /**
  * The calls one service activity attempt makes, at most, but for list reads: an `ensure…` looks the
  * record up, then creates it (activities/creates.ts). The queue's dispatch rate is the calls per
- * second divided by this, so a backlog of creates stays within RAMP_MAX_CALLS_PER_SECOND across all
- * workers (the fault suite's rate-limit case measured 70 calls in a second for a limit of 40 with
- * the queue at the full rate: every dispatched create made two calls).
+ * second divided by this, so a backlog of creates is dispatched at about what the partner's limit
+ * lets the clients send, and waits on the server rather than in the workers.
  */
 export const CALLS_PER_SERVICE_ACTIVITY = 2;
 
@@ -91,8 +92,9 @@ export interface RampflowWorkerOptions {
   /** The partner event store and endpoints (activities/partner-event-activities.ts); partner events are off without them. */
   partnerEvents?: PartnerEventWiring;
   /**
-   * RAMP_MAX_CALLS_PER_SECOND: the service task queue's dispatch rate, enforced by the server across
-   * every worker (give every worker the same value). No limit when undefined.
+   * RAMP_MAX_CALLS_PER_SECOND, the partner's limit: the service task queue is dispatched at this
+   * divided by CALLS_PER_SERVICE_ACTIVITY, by the server across every worker (give every worker the
+   * same value). No limit when undefined. The calls themselves are bounded by `ramp`'s own limit.
    */
   maxCallsPerSecond?: number;
 }

@@ -2,11 +2,12 @@
  * Where the activities that call the ramp service run, and in what order (README, "Calls to the
  * service are rate-limited").
  *
- * The service's rate limits are unknown and shared by the whole partner, so they are enforced where
- * every worker meets: a task queue of their own, `<workflow's task queue>-service`, which the
- * workers poll with `maxTaskQueueActivitiesPerSecond` (RAMP_MAX_CALLS_PER_SECOND, workers/worker.ts).
- * The Temporal server hands out that queue's activity tasks at that rate whatever the number of
- * workers; a backlog (a bulk retry, a reconciliation backfill) waits on the server, in priority order:
+ * The service's rate limits are unknown and shared by the whole partner. Each worker's client keeps
+ * its calls to its share of RAMP_MAX_CALLS_PER_SECOND (ramp/call-pacing.ts); the activities run on a
+ * task queue of their own, `<workflow's task queue>-service`, which the workers poll with
+ * `maxTaskQueueActivitiesPerSecond` (workers/worker.ts), so that the Temporal server hands out their
+ * tasks at about that rate whatever the number of workers, and a backlog (a bulk retry, a
+ * reconciliation backfill) waits on the server, in priority order:
  *
  * - HIGH (1): signups (a journey creating and setting up its customer) and payouts, where a person waits;
  * - unset (the server's default, 3, or the workflow's own priority): deposits, events;
