@@ -8,10 +8,10 @@
  *   process can reach the service in any one-second window, whatever the latency and its jitter: a
  *   call reaches the service between its start and its answer, and two calls whose arrivals are
  *   less than a second apart held their places at the same time. (A window over start times alone
- *   does not do that: calls started a little over a second apart can arrive together, and the fault
- *   case measured up to 70 arrivals in a second from a client started at 40.) Retries, list pages,
- *   local activities and attempts refused with 429 take a place like any other. Fractions below one
- *   hold a single place for 1/M seconds after each answer.
+ *   does not do that: calls started a little over a second apart arrive within one when the first
+ *   were slow to leave or to travel.) Retries, list pages, local activities and attempts refused
+ *   with 429 take a place like any other. Below one call a second, a single place is held for 1/M
+ *   seconds after each answer.
  * - The gate: a 429 closes it until its Retry-After has passed, for every call of the process, not
  *   just the one refused: the service said the partner is over its rate, and any call sent before
  *   then would be refused too (and counts against the partner). A call that meets the closed gate
