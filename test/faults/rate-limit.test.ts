@@ -4,7 +4,7 @@
  * once N calls arrived in the last second. Measured from the sandbox's request log: no sliding second
  * with more than N requests arriving (those refused with 429 counted: they reached the service too),
  * no 429 at all, and every journey resumes and gets its customer created. RATE_LIMIT_JOURNEYS sets the count
- * (2,000 by default), RATE_LIMIT_WORKERS the workers (2 by default, see WORKERS), RATE_LIMIT_REPORT a file the
+ * (1,000 by default), RATE_LIMIT_WORKERS the workers (2 by default, see WORKERS), RATE_LIMIT_REPORT a file the
  * measurements are written to.
  */
 import { randomUUID } from 'node:crypto';
@@ -26,7 +26,7 @@ import { startTemporalOnFile, type TemporalOnFile } from './support/temporal-on-
 import { until } from './support/until';
 
 /** Journeys parked, then retried at once. */
-const JOURNEYS = Number(process.env.RATE_LIMIT_JOURNEYS ?? 2_000);
+const JOURNEYS = Number(process.env.RATE_LIMIT_JOURNEYS ?? 1_000);
 /** The service's limit (calls a second, sliding), and every worker's RAMP_MAX_CALLS_PER_SECOND. */
 const N = 40;
 /**
