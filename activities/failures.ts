@@ -2,7 +2,10 @@
  * Maps the client's typed errors to Temporal failures the workflows can read by type.
  *
  * - InvalidParameters, LegacyFailure, SchemaMismatch: non-retryable; the workflow parks.
- * - Unauthorised, Failed, Connection, HttpError (5xx/429): retryable with the activity's backoff.
+ * - Unauthorised, Failed, Connection, HttpError (5xx): retryable with the activity's backoff.
+ * - RateLimited (a 429, or a call the process's gate held back after one: ramp/call-pacing.ts):
+ *   retryable, with the service's Retry-After (or the gate's remaining wait) as `nextRetryDelay`, so
+ *   the retry neither comes early nor hammers the service at the policy's backoff.
  *   UNAUTHORISED fails every call alike (a rotated key, a wrong secret, a clock far off): one
  *   incident for the worker to report (service-health.ts), fixed once for all, not a park per workflow.
  * - OutcomeUnknown (a create that may have reached the service): retryable, and safe to retry
@@ -25,6 +28,7 @@ import {
   RampInvalidParametersError,
   RampLegacyFailureError,
   RampOutcomeUnknownError,
+  RampRateLimitedError,
   RampSchemaError,
   RampUnauthorisedError,
   withCallLimits,
@@ -89,6 +93,8 @@ export function toTemporalFailure(error: unknown, options: FailureOptions = DEFA
   }
   if (error instanceof RampFailedError) return hooks.isRefusal?.(error) ? ApplicationFailure.nonRetryable(message, 'Refused') : ApplicationFailure.retryable(message, 'Failed');
   if (error instanceof RampConnectionError) return ApplicationFailure.retryable(message, 'Connection');
+  // Temporal reads a zero delay as "no further attempt": a wait already over takes the policy's backoff.
+  if (error instanceof RampRateLimitedError) return ApplicationFailure.create({ message, type: 'RateLimited', ...(error.retryAfterMs > 0 ? { nextRetryDelay: error.retryAfterMs } : {}) });
   return error.retryable ? ApplicationFailure.retryable(message, 'HttpError') : ApplicationFailure.nonRetryable(message, 'HttpError');
 }
 

@@ -7,7 +7,7 @@
  * call succeeds again. Activities keep retrying with capped backoff meanwhile (workflows/activity-options.ts).
  */
 import type { Logger, MetricGauge } from '@temporalio/common';
-import { RampConnectionError, RampError, RampHttpError, RampOutcomeUnknownError, RampUnauthorisedError } from '../ramp';
+import { RampConnectionError, RampError, RampHttpError, RampOutcomeUnknownError, RampRateLimitedError, RampUnauthorisedError } from '../ramp';
 
 export const OUTAGE_CAUSES = ['UNAUTHORISED', 'UNREACHABLE', 'SERVER_ERROR'] as const;
 export type OutageCause = (typeof OUTAGE_CAUSES)[number];
@@ -72,6 +72,8 @@ export function outageCauseOf(error: unknown): OutageCause | undefined {
   if (!(error instanceof RampError)) return undefined;
   if (error instanceof RampUnauthorisedError) return 'UNAUTHORISED';
   if (error instanceof RampConnectionError || error instanceof RampOutcomeUnknownError) return 'UNREACHABLE';
+  // Rate limiting is the service working as it should; the pacing (ramp/call-pacing.ts) answers it.
+  if (error instanceof RampRateLimitedError) return undefined;
   if (error instanceof RampHttpError && error.retryable) return 'SERVER_ERROR';
   return undefined;
 }

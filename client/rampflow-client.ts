@@ -263,6 +263,11 @@ export class RampflowClient {
     return this.onJourney(externalId, (handle) => handle.executeUpdate(retryUpdate, { args: [corrected ? { correctedInput: corrected } : {}] }), 'retry');
   }
 
+  /** A retry among many (`retryAllJourneys`): the journey's resumed calls to the service wait behind signups and payouts. */
+  private async retryInBulk(externalId: string): Promise<{ resumed: string }> {
+    return this.onJourney(externalId, (handle) => handle.executeUpdate(retryUpdate, { args: [{ bulk: true }] }), 'retry');
+  }
+
   /** Ends a journey parked in NEEDS_ATTENTION (it closes with the reason as its outcome). */
   async cancel(externalId: string, reason?: string): Promise<{ cancelled: true }> {
     return this.onJourney(externalId, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }), 'cancel');
@@ -279,7 +284,7 @@ export class RampflowClient {
    * Journeys that moved on since they were listed are counted as refused, not failed.
    */
   async retryAllJourneys(filter: JourneyBulkFilter = {}, options: BulkOptions = {}): Promise<BulkReport> {
-    return this.onEveryJourney(filter, options, (externalId) => this.retry(externalId));
+    return this.onEveryJourney(filter, options, (externalId) => this.retryInBulk(externalId));
   }
 
   /** Cancels every journey at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */

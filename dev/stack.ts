@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
@@ -23,7 +23,7 @@ import { buildWebhookServer, registerWebhooks } from '../webhooks';
 import { setCurrentVersion } from '../client/deployment';
 import { versionString } from '../workers/versioning';
 import { partnerEventsFromEnv } from '../workers/partner-event-wiring';
-import { createRampflowWorker } from '../workers/worker';
+import { createRampflowWorker, type RampflowWorker } from '../workers/worker';
 import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
@@ -121,7 +121,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const bundle = await resolveWorkflowBundle({ production: false });
     const deploymentVersion = { deploymentName: DEV_DEPLOYMENT_NAME, buildId: bundle.buildId };
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
-    const worker: Worker = await createRampflowWorker({
+    const worker: RampflowWorker = await createRampflowWorker({
       connection: workerConnection,
       namespace: temporal.namespace,
       taskQueue: TASK_QUEUE,

@@ -104,6 +104,21 @@ export class RampHttpError extends RampError {
   }
 }
 
+/**
+ * 429: the service refused the call for its rate (it did not act on it), asking the caller to wait
+ * `retryAfterMs` (its Retry-After, or the gate's remaining wait). Retryable, never after less than
+ * that wait: an activity fails with it as its `nextRetryDelay` (activities/failures.ts).
+ */
+export class RampRateLimitedError extends RampHttpError {
+  readonly retryAfterMs: number;
+
+  /** The 429 is the service's answer, or (for a call the gate held back unsent, its message says so) an earlier one's. */
+  constructor(summary: string, details: RampErrorDetails & { retryAfterMs: number }) {
+    super(summary, { ...details, httpStatus: 429 });
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
 /** A success response whose body does not match the schema; the message names the endpoint and each field. */
 export class RampSchemaError extends RampError {
   readonly retryable = false;

@@ -9,6 +9,15 @@
  *   was off: the refusal came before the service acted, and the next attempt carries a corrected
  *   timestamp.
  *
+ * - a 429 is never retried here when the call runs under limits (an activity): it closes the process's
+ *   gate for its Retry-After (call-pacing.ts) and surfaces as RampRateLimitedError, which the
+ *   activity turns into a retry after that wait; outside an activity a GET waits at the gate and
+ *   retries, as for a 5xx.
+ *
+ * Every attempt, retries included, first passes the process's pacer for the partner account
+ * (call-pacing.ts): the gate a 429 closed, and the optional calls per second, for which the attempt
+ * holds a place from its start until a second after its answer.
+ *
  * Calls made under limits (call-limits.ts: an activity attempt's cancellation signal and deadline)
  * abort their request on the wire when the signal fires or the deadline passes, start no further
  * attempt or wait after that, and tell the caller before each POST leaves.
@@ -18,8 +27,9 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { resolveAssumptions, type RampAssumptionOverrides, type RampAssumptions } from './assumptions';
 import { attemptSignal, currentCallLimits, limitReached, pause } from './call-limits';
+import { CallPacer, DEFAULT_RATE_LIMIT_WAIT_MS, pacerFor } from './call-pacing';
 import { ServiceClock } from './clock';
-import { RampConnectionError, RampOutcomeUnknownError, RampUnauthorisedError, type RampError } from './errors';
+import { RampConnectionError, RampOutcomeUnknownError, RampRateLimitedError, RampUnauthorisedError, type RampError } from './errors';
 import { describeTransportError, requestNeverLeft } from './network-errors';
 import { interpretResponse, type ResponseGeneration } from './response-interpretation';
 import { DEFAULT_RETRY_POLICY, backoffDelayMs, retryAfterMs, type RetryPolicy } from './retry-policy';
@@ -53,6 +63,12 @@ export interface RampClientOptions {
    * It gets the endpoint's template path, never the query, a body or an id.
    */
   onAttempt?: (attempt: RampAttempt) => void;
+  /**
+   * At most this many attempts reach the service in any one second from this process, over every
+   * client of the same account (this process's share of RAMP_MAX_CALLS_PER_SECOND; call-pacing.ts).
+   * No limit when undefined; the 429 gate applies always.
+   */
+  maxCallsPerSecond?: number;
 }
 
 /** One attempt on the wire, as metrics see it. */
@@ -113,6 +129,7 @@ export class RampHttpClient {
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #onAttempt: ((attempt: RampAttempt) => void) | undefined;
+  readonly #pacer: CallPacer;
 
   constructor(options: RampClientOptions) {
     const base = new URL(options.baseUrl);
@@ -140,7 +157,50 @@ export class RampHttpClient {
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#random = options.random ?? Math.random;
-    this.#onAttempt = options.onAttempt;
+    // A client on a clock of its own (tests move it, or make waits instant) gets a pacer of its own:
+    // a gate's times mean nothing on another clock.
+    const ownClock = options.now !== undefined || options.sleep !== undefined;
+    this.#pacer = ownClock ? new CallPacer(options.maxCallsPerSecond) : pacerFor(`${base.origin}${this.#basePath} ${options.apiKey}`, options.maxCallsPerSecond);
+  }
+
+  /** The process's pacer for this client's account (call-pacing.ts). */
+  get pacer(): CallPacer {
+    return this.#pacer;
+  }
+
+  /**
+   * Waits until the pacer lets an attempt start, and returns what frees its place once the attempt
+   * has its answer or its error. A wait that would end past the deadline (or, at the gate, one longer
+   * than the retry policy's longest wait) is not started: the call is refused unsent with the wait,
+   * for the caller's own retry.
+   */
+  async #admit(call: RampCall, limits: ReturnType<typeof currentCallLimits>): Promise<() => void> {
+    // Once the gate's wait has been waited, the attempt goes (a wait told is a wait done).
+    let gateWaited = false;
+    for (;;) {
+      const now = this.#now();
+      const hold = this.#pacer.tryStart(now, gateWaited);
+      if (hold === undefined) {
+        let ended = false;
+        return () => {
+          if (ended) return;
+          ended = true;
+          this.#pacer.ended(this.#now());
+        };
+      }
+      const pastDeadline = limits?.deadlineAt !== undefined && Date.now() + hold.waitMs >= limits.deadlineAt;
+      if (pastDeadline || (hold.reason === 'gate' && hold.waitMs > this.#retry.maxDelayMs)) {
+        throw new RampRateLimitedError(`not sent: ${hold.reason === 'gate' ? 'the service rate-limited this partner' : 'this process is at its calls per second'}; retry in ${hold.waitMs} ms`, {
+          method: call.method,
+          path: call.path,
+          retryAfterMs: hold.waitMs,
+        });
+      }
+      await pause(hold.waitMs, this.#sleep, limits?.signal);
+      if (hold.reason === 'gate') gateWaited = true;
+      const stopped = limitReached(limits, Date.now());
+      if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
+    }
   }
 
   /** Tells the hook of one attempt; a hook that throws never fails the call. */
@@ -164,7 +224,16 @@ export class RampHttpClient {
       const stopped = limitReached(limits, Date.now());
       // Nothing was sent for this attempt: abandoning it leaves nothing to reconcile.
       if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
-      if (call.method === 'POST') await limits?.beforePost?.();
+      // The attempt holds a place at the pacer until its answer or error (a second beyond, call-pacing.ts).
+      const release = await this.#admit(call, limits);
+      if (call.method === 'POST') {
+        try {
+          await limits?.beforePost?.();
+        } catch (error) {
+          release();
+          throw error;
+        }
+      }
       let response: WireResponse;
       const startedAt = performance.now();
       try {
@@ -177,6 +246,7 @@ export class RampHttpClient {
           ...(limits?.deadlineAt !== undefined ? { timeLeftMs: Math.max(1, limits.deadlineAt - now) } : {}),
         });
       } catch (error) {
+        release();
         this.#report(call, startedAt, 'network', '');
         const neverLeft = requestNeverLeft(error);
         if (call.method === 'POST' && !neverLeft) {
@@ -191,7 +261,19 @@ export class RampHttpClient {
         throw new RampConnectionError(`${neverLeft ? 'the request could not be sent' : 'no answer'} after ${attempt} attempt(s): ${describeTransportError(error)}`, { method: call.method, path: call.path, cause: error });
       }
 
+      release();
       const clockWasOff = this.clock.observeServiceDate(response.headers.date);
+      if (response.status === 429) {
+        // Refused for the partner's rate, before the service acted (a POST too): every call of the
+        // process waits out the Retry-After at the gate, this one included.
+        const waitMs = retryAfterMs(response.headers['retry-after'], this.#now()) ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+        this.#pacer.closeGate(waitMs, this.#now());
+        this.#report(call, startedAt, '429', 'RampRateLimitedError');
+        const refused = new RampRateLimitedError(`rate limited; retry in ${waitMs} ms`, { method: call.method, path: call.path, httpStatus: 429, retryAfterMs: waitMs });
+        // An activity's retry (after the wait, through the task queue's rate limit) fits better than one here.
+        if (limits !== undefined || call.method === 'POST' || !mayRetry) throw refused;
+        continue; // the next attempt waits at the gate (#admit), or is refused if the wait is too long
+      }
       const outcome = interpretResponse({ method: call.method, path: call.path, httpStatus: response.status, bodyText: response.bodyText, generation, assumptions: this.assumptions });
       this.#report(call, startedAt, attemptOutcome(response.status), outcome.ok ? '' : outcome.error.name);
       if (outcome.ok) return { httpStatus: response.status, body: outcome.body };

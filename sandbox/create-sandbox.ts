@@ -71,6 +71,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (resolved.autopilot !== undefined) startAutopilot(ctx, resolved.autopilot);
 
   const faults = new FaultInjector();
+  if (resolved.rateLimit) for (const { partnerId } of resolved.credentials) faults.limitRate(partnerId, resolved.rateLimit);
   const authenticator = new Authenticator({
     credentials: resolved.credentials,
     acceptedSkewSeconds: resolved.acceptedSkewSeconds,

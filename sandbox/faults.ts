@@ -27,8 +27,42 @@ export interface FaultRule {
   apiKey?: string;
 }
 
+/**
+ * A partner's rate limit, as a service with unpublished limits may enforce one: a call that arrives
+ * when `callsPerSecond` calls of the partner already arrived in the last second (those refused
+ * counted too: each one reached the service) is refused with HTTP 429 and
+ * `Retry-After: retryAfterSeconds`, before it is acted on. So the service serves at most
+ * `callsPerSecond` a second, and a client that keeps calling early keeps being refused. The
+ * sandbox's own tools are not counted.
+ */
+export interface RateLimitRule {
+  callsPerSecond: number;
+  retryAfterSeconds: number;
+}
+
 export class FaultInjector {
   private readonly rules = new Map<string, FaultRule[]>();
+  private readonly rateLimits = new Map<string, { rule: RateLimitRule; arrivals: number[] }>();
+
+  /** Sets a partner's rate limit; undefined lifts it. */
+  limitRate(partnerId: string, rule: RateLimitRule | undefined): void {
+    if (rule === undefined) this.rateLimits.delete(partnerId);
+    else this.rateLimits.set(partnerId, { rule, arrivals: [] });
+  }
+
+  rateLimitOf(partnerId: string): RateLimitRule | undefined {
+    return this.rateLimits.get(partnerId)?.rule;
+  }
+
+  /** Counts the call; the Retry-After seconds when it is over the partner's rate, undefined when it is served. */
+  overRate(partnerId: string, path: string, now: number): number | undefined {
+    const limit = this.rateLimits.get(partnerId);
+    if (limit === undefined || path.startsWith('/sandbox/')) return undefined;
+    while (limit.arrivals.length > 0 && limit.arrivals[0]! <= now - 1_000) limit.arrivals.shift();
+    const over = limit.arrivals.length >= limit.rule.callsPerSecond;
+    limit.arrivals.push(now);
+    return over ? limit.rule.retryAfterSeconds : undefined;
+  }
 
   private key(partnerId: string, path: string): string {
     return `${partnerId} ${path}`;

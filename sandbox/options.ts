@@ -60,6 +60,11 @@ export interface SandboxOptions {
   wallClock?: () => number;
   /** Request and delivery log; default silent. */
   logger?: Logger;
+  /**
+   * Every partner's rate limit from the start: above `callsPerSecond` calls in any sliding second, a
+   * 429 with `Retry-After: retryAfterSeconds` (default 1). `POST /sandbox/rate-limit` sets it later.
+   */
+  rateLimit?: { callsPerSecond: number; retryAfterSeconds?: number };
 }
 
 export interface ResolvedOptions {
@@ -81,6 +86,7 @@ export interface ResolvedOptions {
   autopilot: AutopilotDelays | undefined;
   wallClock: () => number;
   logger: Logger;
+  rateLimit: { callsPerSecond: number; retryAfterSeconds: number } | undefined;
 }
 
 function positive(name: string, value: number): number {
@@ -119,5 +125,6 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     autopilot,
     wallClock: options.wallClock ?? Date.now,
     logger: options.logger ?? pino({ level: 'silent' }),
+    rateLimit: options.rateLimit === undefined ? undefined : { callsPerSecond: positive('rateLimit.callsPerSecond', options.rateLimit.callsPerSecond), retryAfterSeconds: options.rateLimit.retryAfterSeconds ?? 1 },
   };
 }

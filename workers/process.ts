@@ -28,6 +28,7 @@ import { memoryLimitBytes, reportProcessMemory, serviceAttemptMetrics } from './
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
+import { serviceTaskQueueOf } from '../workflows/service-activities';
 import { createRampflowWorker } from './worker';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -61,7 +62,16 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     tls: temporalTls(config),
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
-  const ramp = new RampClient({ baseUrl: config.RAMP_BASE_URL, apiKey: config.RAMP_API_KEY, apiSecret: config.RAMP_API_SECRET, onAttempt: serviceAttemptMetrics(meter) });
+  // The partner's limit is shared: this process keeps to its share of it (ramp/call-pacing.ts).
+  const maxCallsPerSecond = config.RAMP_MAX_CALLS_PER_SECOND;
+  const processShare = maxCallsPerSecond === undefined ? undefined : maxCallsPerSecond / config.RAMP_WORKER_PROCESSES;
+  const ramp = new RampClient({
+    baseUrl: config.RAMP_BASE_URL,
+    apiKey: config.RAMP_API_KEY,
+    apiSecret: config.RAMP_API_SECRET,
+    onAttempt: serviceAttemptMetrics(meter),
+    ...(processShare !== undefined ? { maxCallsPerSecond: processShare } : {}),
+  });
   const partnerEvents = await partnerEventsFromEnv(config, config.RAMPFLOW_PAYLOAD_KEYS);
   try {
     const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
@@ -80,12 +90,16 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
       depositTimings: depositTimingsFromEnv(config),
       partnerEvents: partnerEvents.wiring,
+      ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
     });
     logger.info(
       {
         address: config.TEMPORAL_ADDRESS,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
+        serviceTaskQueue: serviceTaskQueueOf(config.TEMPORAL_TASK_QUEUE),
+        maxCallsPerSecond: maxCallsPerSecond ?? 'unlimited',
+        ...(processShare !== undefined ? { processMaxCallsPerSecond: processShare, workerProcesses: config.RAMP_WORKER_PROCESSES } : {}),
         rampBaseUrl: config.RAMP_BASE_URL,
         deployment: deploymentVersion ? versionString(deploymentVersion) : 'unversioned',
         bundleBuildId: bundle.buildId,

@@ -1,6 +1,26 @@
 /**
  * Builds the rampflow worker: the journey, deposit, ramp-event and reconciliation workflows, and their
  * activities bound to one signed client. Used by the worker process, the dev stack, the tests and the benchmarks.
+ *
+ * One rampflow worker is two Temporal workers sharing a connection (README, "Calls to the service are
+ * rate-limited"):
+ * - on TEMPORAL_TASK_QUEUE, the workflows and every activity (those scheduled before the service
+ *   queue existed still arrive here, workflows/service-activities.ts);
+ * - on `<TEMPORAL_TASK_QUEUE>-service`, the activities that call the ramp service, polled with
+ *   `maxTaskQueueActivitiesPerSecond` = RAMP_MAX_CALLS_PER_SECOND / CALLS_PER_SERVICE_ACTIVITY. That
+ *   rate is the Temporal server's, for the queue, across every worker polling it (the last poller's
+ *   value wins: give every worker the same). A backlog (a bulk retry, a reconciliation backfill)
+ *   waits on the server in priority order (signups and payouts first, bulk retries and
+ *   reconciliation last) rather than in the workers, where it would lose its order and run out
+ *   its activities' timeouts. Activities on another queue than their workflow's are never executed
+ *   eagerly, so none bypasses it.
+ *
+ * The queue's rate counts activity dispatches, not calls, and a dispatch is not the moment a call
+ * reaches the service, so it bounds the calls only roughly. The bound that holds is each process's
+ * client (ramp/call-pacing.ts): at most its share of RAMP_MAX_CALLS_PER_SECOND reaches the service in
+ * any second, every call counted (list pages, retries, local activities, calls refused with 429).
+ * In a versioned deployment both queues belong to the worker's version, so a pinned workflow's
+ * service calls go to its own version's workers.
  */
 import { join } from 'node:path';
 import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
@@ -16,12 +36,30 @@ import { OUTAGE_CAUSES, ServiceHealth } from '../activities/service-health';
 import { METRICS } from '../observability/metric-catalogue';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
+import { serviceTaskQueueOf } from '../workflows/service-activities';
 import { workerDeploymentOptions } from './versioning';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
 
 /** What every workflow bundle is built from: the workflows, and the failure converter that runs beside them. */
 export const WORKFLOW_BUNDLE_PATHS = { workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH };
+
+/**
+ * The calls one service activity attempt makes, at most, but for list reads: an `ensure…` looks the
+ * record up, then creates it (activities/creates.ts). The queue's dispatch rate is the calls per
+ * second divided by this, so a backlog of creates is dispatched at about what the partner's limit
+ * lets the clients send, and waits on the server rather than in the workers.
+ */
+export const CALLS_PER_SERVICE_ACTIVITY = 2;
+
+/** Both Temporal workers of one rampflow worker, run and stopped together. */
+export interface RampflowWorker {
+  /** The workflow worker (TEMPORAL_TASK_QUEUE) and the service-call worker (`<queue>-service`). */
+  readonly workers: readonly [Worker, Worker];
+  /** Runs both until shutdown (or either fails: the other is then stopped too). */
+  run(): Promise<void>;
+  shutdown(): void;
+}
 
 export interface RampflowWorkerOptions {
   connection: NativeConnection;
@@ -54,36 +92,77 @@ export interface RampflowWorkerOptions {
   deploymentVersion?: WorkerDeploymentVersion;
   /** The partner event store and endpoints (activities/partner-event-activities.ts); partner events are off without them. */
   partnerEvents?: PartnerEventWiring;
+  /**
+   * RAMP_MAX_CALLS_PER_SECOND, the partner's limit: the service task queue is dispatched at this
+   * divided by CALLS_PER_SERVICE_ACTIVITY, by the server across every worker (give every worker the
+   * same value). No limit when undefined. The calls themselves are bounded by `ramp`'s own limit.
+   */
+  maxCallsPerSecond?: number;
 }
 
-export function createRampflowWorker(options: RampflowWorkerOptions): Promise<Worker> {
+export async function createRampflowWorker(options: RampflowWorkerOptions): Promise<RampflowWorker> {
   const failureOptions: FailureOptions = {
     outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs ?? DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS,
     refusedCreateParkAfterMs: options.refusedCreateParkAfterMs ?? DEFAULT_REFUSED_CREATE_PARK_AFTER_MS,
     health: options.serviceHealth ?? defaultServiceHealth(),
   };
-  return Worker.create({
+  // Activity names are unique across the sets, so they merge into one registry.
+  const activities = {
+    ...createRampActivities(options.ramp, failureOptions, options.attachmentStore ?? attachmentStoreFromEnv()),
+    ...createExitAccountActivities(options.ramp, failureOptions),
+    ...createPayoutActivities(options.ramp, failureOptions),
+    ...createEventRoutingActivities(options.ramp, failureOptions),
+    ...createReconcileActivities(options.ramp, failureOptions),
+    ...createCustomerJourneyLookupActivities(options.ramp, failureOptions),
+    ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
+    ...createPartnerEventActivities(options.partnerEvents),
+  };
+  const shared = {
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
     dataConverter: options.dataConverter,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : WORKFLOW_BUNDLE_PATHS),
-    // Activity names are unique across the sets, so they merge into one registry.
-    activities: {
-      ...createRampActivities(options.ramp, failureOptions, options.attachmentStore ?? attachmentStoreFromEnv()),
-      ...createExitAccountActivities(options.ramp, failureOptions),
-      ...createPayoutActivities(options.ramp, failureOptions),
-      ...createEventRoutingActivities(options.ramp, failureOptions),
-      ...createReconcileActivities(options.ramp, failureOptions),
-      ...createCustomerJourneyLookupActivities(options.ramp, failureOptions),
-      ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
-      ...createPartnerEventActivities(options.partnerEvents),
-    },
+    activities,
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
-    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     ...(options.identity ? { identity: options.identity } : {}),
+    // Both queues join the same version: a pinned workflow's service calls stay on its own code.
     ...(options.deploymentVersion ? { workerDeploymentOptions: workerDeploymentOptions(options.deploymentVersion) } : {}),
+  };
+  const workflowWorker = await Worker.create({
+    ...shared,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : WORKFLOW_BUNDLE_PATHS),
+    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
   });
+  const serviceWorker = await Worker.create({
+    ...shared,
+    taskQueue: serviceTaskQueueOf(options.taskQueue),
+    ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond / CALLS_PER_SERVICE_ACTIVITY } : {}),
+  });
+  return pairOf(workflowWorker, serviceWorker);
+}
+
+/** Runs two workers as one: both stop when either ends, and the first failure is what run() throws. */
+function pairOf(workflowWorker: Worker, serviceWorker: Worker): RampflowWorker {
+  const workers = [workflowWorker, serviceWorker] as const;
+  const shutdown = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  return {
+    workers,
+    shutdown,
+    async run() {
+      const results = await Promise.allSettled(
+        workers.map((worker) =>
+          worker.run().finally(() => {
+            // One stopped (shutdown, or a fatal error): the other goes too.
+            shutdown();
+          }),
+        ),
+      );
+      const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  };
 }
 
 let processHealth: ServiceHealth | undefined;

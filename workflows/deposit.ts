@@ -22,7 +22,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   patched,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   sleep,
@@ -61,6 +60,7 @@ import { countDismissed, countIgnoredHint } from './trust-metrics';
 import { isHint, paymentNamesTrade, PAYLOADS_ARE_HINTS, PendingHints, tradeNamesDeposit } from './trust';
 import { depositTimings } from './timings';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
+import { serviceActivities } from './service-activities';
 
 export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
 
@@ -69,7 +69,8 @@ export interface DepositOutcome {
   reason: string;
 }
 
-const act = proxyActivities<RampActivities & CustomerJourneyLookupActivities>(changeOptions('a call to the ramp service'));
+// On the service task queue at the workflow's own priority (workflows/service-activities.ts).
+const act = serviceActivities<RampActivities & CustomerJourneyLookupActivities>(changeOptions('a call to the ramp service'));
 
 /** The patch that reads a completing trade or payment from the service when it came from a payload. */
 export const COMPLETES_ON_SERVICE_WORD = 'completes-on-service-word';

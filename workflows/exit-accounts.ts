@@ -6,13 +6,13 @@
  * Descriptions name the kind of account only, never its address or number: they end up in the Web
  * UI's current details and in parking reasons.
  */
-import { proxyActivities } from '@temporalio/workflow';
 import type { ExitAccountActivities, RampActivities } from '../activities';
 import { changeOptions, readOptions } from './activity-options';
 import type { OfframpRequest, OnrampRequest } from './journey-input';
+import type { ActivityInterfaceFor } from '@temporalio/workflow';
+import { serviceActivities } from './service-activities';
 
-const lookups = proxyActivities<RampActivities>(readOptions('look for an exit account'));
-const registrations = proxyActivities<ExitAccountActivities>(changeOptions('register an exit account'));
+
 
 /** Where the journey keeps the service's ids of the exits it has found (its state's ramps). */
 export interface ExitIds {
@@ -26,7 +26,15 @@ export class ExitAccounts {
     private readonly onramp: OnrampRequest | undefined,
     private readonly offramp: OfframpRequest | undefined,
     private readonly found: ExitIds,
-  ) {}
+    /** The priority of these calls: the journey's own, whose calls they are (workflows/service-activities.ts). */
+    priorityKey?: () => number | undefined,
+  ) {
+    this.lookups = serviceActivities<RampActivities>(readOptions('look for an exit account'), priorityKey);
+    this.registrations = serviceActivities<ExitAccountActivities>(changeOptions('register an exit account'), priorityKey);
+  }
+
+  private readonly lookups: ActivityInterfaceFor<RampActivities>;
+  private readonly registrations: ActivityInterfaceFor<ExitAccountActivities>;
 
   private walletMissing(): boolean {
     return !!this.onramp && !!this.found.onramp && !this.found.onramp.cryptoAddressId;
@@ -56,13 +64,13 @@ export class ExitAccounts {
     const wanted = (registeredBy: 'journey' | 'partner' | undefined) => include.own || registeredBy !== 'journey';
     if (this.onramp && this.walletMissing() && wanted(this.onramp.cryptoAddress.registeredBy)) {
       const { address, network } = this.onramp.cryptoAddress;
-      const id = await lookups.findCryptoAddress.executeWithOptions(readOptions("look for the customer's crypto address"), [
+      const id = await this.lookups.findCryptoAddress.executeWithOptions(readOptions("look for the customer's crypto address"), [
         { customerId: this.customerId, address, ...(network ? { network } : {}) },
       ]);
       if (id) this.found.onramp!.cryptoAddressId = id;
     }
     if (this.offramp && this.bankAccountMissing() && wanted(this.offramp.bankAccount.registeredBy)) {
-      const id = await lookups.findBankAccount.executeWithOptions(readOptions("look for the customer's bank account"), [{ customerId: this.customerId, accountNo: this.offramp.bankAccount.accountNo }]);
+      const id = await this.lookups.findBankAccount.executeWithOptions(readOptions("look for the customer's bank account"), [{ customerId: this.customerId, accountNo: this.offramp.bankAccount.accountNo }]);
       if (id) this.found.offramp!.bankAccountId = id;
     }
   }
@@ -71,7 +79,7 @@ export class ExitAccounts {
   async registerOwn(): Promise<void> {
     const wallet = this.onramp?.cryptoAddress;
     if (wallet?.registeredBy === 'journey' && this.walletMissing()) {
-      this.found.onramp!.cryptoAddressId = await registrations.ensureCryptoAddress.executeWithOptions(changeOptions("look up or register the customer's crypto address"), [
+      this.found.onramp!.cryptoAddressId = await this.registrations.ensureCryptoAddress.executeWithOptions(changeOptions("look up or register the customer's crypto address"), [
         {
           customerId: this.customerId,
           address: wallet.address,
@@ -84,7 +92,7 @@ export class ExitAccounts {
     const bank = this.offramp?.bankAccount;
     if (bank?.registeredBy === 'journey' && this.bankAccountMissing()) {
       const { registeredBy: _journey, currency, bankName, swift, beneficiaryName, ...optional } = bank;
-      this.found.offramp!.bankAccountId = await registrations.ensureBankAccount.executeWithOptions(changeOptions("look up or register the customer's bank account"), [
+      this.found.offramp!.bankAccountId = await this.registrations.ensureBankAccount.executeWithOptions(changeOptions("look up or register the customer's bank account"), [
         { ...optional, customerId: this.customerId, currency: currency!, bankName: bankName!, swift: swift!, beneficiaryName: beneficiaryName! },
       ]);
     }

@@ -13,13 +13,13 @@ import {
   condition,
   continueAsNew,
   patched,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
 import { changeOptions, readOptions } from './activity-options';
+import { PRIORITY, serviceActivities } from './service-activities';
 import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
@@ -61,9 +61,6 @@ export interface JourneyOutcome {
   reason: string;
 }
 
-// Every call passes its own options (reads and changes retry differently) and a summary for the UI.
-const act = proxyActivities<RampActivities>(changeOptions('a call to the ramp service'));
-
 /** The patch that stopped looking for the journey's own exits before registering them. */
 export const OWN_EXITS_LOOKED_UP_ONCE = 'own-exits-looked-up-once';
 
@@ -78,6 +75,11 @@ class JourneyEnded extends Error {
 class ContinueAsNewRequest extends Error {}
 
 export async function customerJourney(initialInput: JourneyInput, carriedFromLastRun?: AnyCarriedJourney): Promise<JourneyOutcome> {
+  // On the service task queue (workflows/service-activities.ts): a signup goes before bulk work, a
+  // journey an operator retried in bulk after it.
+  let callPriority: number = PRIORITY.HIGH;
+  // Every call passes its own options (reads and changes retry differently) and a summary for the UI.
+  const act = serviceActivities<RampActivities>(changeOptions('a call to the ramp service'), () => callPriority);
   // Checked on the first run only: a run that continued as new carries input this code already checked.
   let input = carriedFromLastRun ? initialInput : validatedStartInput('customerJourney', initialInput);
   // Each timing is resolved where it is used, from the input's overrides and the code's defaults, so a
@@ -293,7 +295,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
    * journey registers (each looked up first), and waits, polling, for those the partner registers.
    */
   async function findExits(customerId: string): Promise<void> {
-    const exits = new ExitAccounts(customerId, input.onramp, input.offramp, state);
+    const exits = new ExitAccounts(customerId, input.onramp, input.offramp, state, () => callPriority);
     // The first look is a poll like the later ones: a service failing for a while is waited out (up to
     // the deadline), not parked for an operator after three attempts. It leaves out the exits the
     // journey registers, which registerOwn looks up before adding (two list calls fewer a journey).
@@ -439,6 +441,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     stageDeadlineAt = undefined; // a retried wait gets a fresh deadline
     if (decision.kind !== 'retry') return parkedStage;
     lookBeforeWaiting = true;
+    // A retry among thousands waits behind signups; a single retry is someone waiting.
+    callPriority = decision.request.bulk ? PRIORITY.LOW : PRIORITY.HIGH;
     const corrected = decision.request.correctedInput;
     if (corrected) {
       input = { ...input, ...corrected };

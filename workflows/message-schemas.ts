@@ -109,6 +109,7 @@ export const CorrectedInputSchema = z.strictObject({
 
 export const RetryRequestSchema = z.object({
   correctedInput: CorrectedInputSchema.optional().describe('each part given replaces that part of the journey\'s input; customer.externalId cannot change'),
+  bulk: z.boolean().optional().describe('one of many retried at once (`retry --all`): the resumed calls to the service wait behind signups and payouts'),
 });
 export const RetryResultSchema = z.object({ resumed: z.string().describe('the stage resumed') });
 

@@ -9,7 +9,8 @@
  * ends it with `cancel`. The wait for settlement has the three exits of every wait: the
  * PAYMENT_SETTLED event, a poll, and a deadline that parks.
  */
-import { proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { PRIORITY, serviceActivities } from './service-activities';
 import type { PayoutActivities, RampActivities } from '../activities';
 import { ACTIVITY_RETRY, changeOptions, readOptions } from './activity-options';
 import { workflowNow } from './clock';
@@ -27,11 +28,14 @@ import { waitForService } from './waiting';
  * A payout the service refused (422 FAILED: a short balance, most often) parks at once rather than
  * retrying for an hour: it stays refused until someone tops the balance up.
  */
-const payoutActivities = proxyActivities<PayoutActivities>({
-  ...changeOptions('pay out from the partner balance'),
-  retry: { ...ACTIVITY_RETRY, nonRetryableErrorTypes: [...(ACTIVITY_RETRY.nonRetryableErrorTypes ?? []), 'Failed'] },
-});
-const rampActivities = proxyActivities<RampActivities>(readOptions('poll the payment'));
+const payoutActivities = serviceActivities<PayoutActivities>(
+  {
+    ...changeOptions('pay out from the partner balance'),
+    retry: { ...ACTIVITY_RETRY, nonRetryableErrorTypes: [...(ACTIVITY_RETRY.nonRetryableErrorTypes ?? []), 'Failed'] },
+  },
+  () => PRIORITY.HIGH,
+);
+const rampActivities = serviceActivities<RampActivities>(readOptions('poll the payment'), () => PRIORITY.HIGH);
 
 export async function payout(input: PayoutInput): Promise<PayoutState> {
   const timings = { ...DEFAULT_PAYOUT_TIMINGS, ...input.timings };

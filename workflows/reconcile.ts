@@ -14,6 +14,7 @@
  * and reads every list in full, up to its page limit.
  */
 import { getExternalWorkflowHandle, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { PRIORITY, serviceActivities } from './service-activities';
 import type { DepositDeliveryActivities } from '../activities/deposit-delivery';
 import type { ReconcileActivities } from '../activities/reconcile-activities';
 import { ACTIVITY_RETRY } from './activity-options';
@@ -30,12 +31,16 @@ import {
   type Repair,
 } from './reconcile-types';
 
-const act = proxyActivities<ReconcileActivities>({
-  startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '2 minutes',
-  // A failed run is not fatal: the next scheduled run starts afresh.
-  retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
-});
+// Reconciliation is background work: on the service task queue behind everything else.
+const act = serviceActivities<ReconcileActivities>(
+  {
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '2 minutes',
+    // A failed run is not fatal: the next scheduled run starts afresh.
+    retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
+  },
+  () => PRIORITY.LOW,
+);
 const deliveries = proxyActivities<DepositDeliveryActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
 
 export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}): Promise<ReconcileResult> {

@@ -30,6 +30,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** What the log line reports: SUCCESS, a failure status, or a fault. */
     outcome?: string;
+    /** When the request arrived (epoch ms), for the log line: what a rate is measured on. */
+    receivedAt?: number;
   }
 }
 
@@ -44,6 +46,10 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
+  app.addHook('onRequest', async (request) => {
+    request.receivedAt = Date.now();
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     // Path only: the query may carry customer identifiers, and no header (key, signature) is logged.
     dependencies.logger.info(
@@ -53,6 +59,7 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
         statusCode: reply.statusCode,
         outcome: request.outcome ?? (reply.statusCode === 200 ? 'SUCCESS' : 'FAILED'),
         latencyMs: Math.round(reply.elapsedTime),
+        receivedAt: request.receivedAt,
       },
       'request',
     );
@@ -141,6 +148,13 @@ async function handle(dependencies: ServerDependencies, route: RouteDefinition, 
   }
 
   const path = splitRequestTarget(rawTarget).path;
+  const retryAfterSeconds = dependencies.faults.overRate(partnerId, path, request.receivedAt ?? Date.now());
+  if (retryAfterSeconds !== undefined) {
+    // As a gateway in front of the service would answer: refused before anything was done.
+    request.outcome = 'RATE_LIMITED';
+    await reply.code(429).header('retry-after', String(retryAfterSeconds)).type('text/plain; charset=utf-8').send('Too Many Requests');
+    return;
+  }
   const before = dependencies.faults.take(partnerId, path, false, apiKey);
   if (before?.kind === 'UNAUTHORISED') {
     request.outcome = 'FAULT_UNAUTHORISED';

@@ -22,6 +22,12 @@ const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 60 * 60;
 
 const AdvanceBody = z.object({ seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
 
+const RateLimitBody = z.object({
+  /** 0 lifts the limit. */
+  callsPerSecond: z.number().min(0).max(100_000),
+  retryAfterSeconds: z.number().int().min(0).max(3_600).default(1),
+});
+
 const FaultBody = z.object({
   /** A path, or `*` for every path but the sandbox's own tools. */
   path: z.union([z.string().startsWith('/'), z.literal('*')]),
@@ -153,6 +159,16 @@ export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, fa
           ...(body.apiKey ? { apiKey: body.apiKey } : {}),
         });
         return pendingFaults(faults, request.partnerId);
+      },
+    },
+    {
+      // The partner's rate limit: above callsPerSecond calls in any second, 429 with Retry-After.
+      method: 'POST',
+      path: '/sandbox/rate-limit',
+      handler: (request) => {
+        const body = jsonBody(request, RateLimitBody);
+        faults.limitRate(request.partnerId, body.callsPerSecond === 0 ? undefined : body);
+        return { rateLimit: faults.rateLimitOf(request.partnerId) ?? null };
       },
     },
   ];

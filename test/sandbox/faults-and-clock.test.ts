@@ -88,3 +88,21 @@ describe('the virtual clock', () => {
     expect(sandbox.clock.now().getTime()).toBeGreaterThanOrEqual(before + 86_400_000);
   });
 });
+
+describe('POST /sandbox/rate-limit', () => {
+  it('answers 429 with Retry-After above N calls in a second, for that partner only, not counting its tools', async () => {
+    const { a, b } = await startSandbox();
+    expect(await a.ok('POST', '/sandbox/rate-limit', { callsPerSecond: 3, retryAfterSeconds: 2 })).toEqual({ rateLimit: { callsPerSecond: 3, retryAfterSeconds: 2 } });
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await a.get('/balance'));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429]);
+    expect(answers[3]?.headers['retry-after']).toBe('2');
+    // The tools and the other partner are not limited.
+    expect(await a.ok('GET', '/sandbox/faults')).toEqual([]);
+    expect((await b.get('/balance')).status).toBe(200);
+    await new Promise((wake) => setTimeout(wake, 1_050));
+    expect((await a.get('/balance')).status).toBe(200);
+    await a.ok('POST', '/sandbox/rate-limit', { callsPerSecond: 0 });
+    for (let i = 0; i < 5; i++) expect((await a.get('/balance')).status).toBe(200);
+  });
+});

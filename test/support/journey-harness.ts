@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
-import { createRampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
+import { createRampflowWorker, type RampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
 import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
 import { depositStateQuery, journeyStateQuery, type DepositState, type JourneyState } from '../../workflows/messages';
@@ -60,7 +60,7 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
   const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions });
   const { client, close: closeClient } = await connectClient(options.dataConverter);
   const taskQueue = uniqueTaskQueue('journey');
-  let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
+  let running: { worker: RampflowWorker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const harness: JourneyHarness = {
     ...sandbox,

@@ -42,6 +42,10 @@ export class SandboxControl {
   injectFault = (fault: { path: string; kind: 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED' | 'REFUSED'; count?: number; afterHandling?: boolean; delayMs?: number; apiKey?: string }) =>
     this.ramp.http.request({ method: 'POST', path: '/sandbox/faults', body: jsonBody(fault) }, z.unknown());
 
+  /** The partner's rate limit: above callsPerSecond calls in any second, 429 with Retry-After; 0 lifts it. */
+  limitRate = (body: { callsPerSecond: number; retryAfterSeconds?: number }) =>
+    this.ramp.http.request({ method: 'POST', path: '/sandbox/rate-limit', body: jsonBody(body) }, z.unknown());
+
   /** The injected faults still to be served, each with how many answers it has left. */
   pendingFaults = () => this.ramp.http.request({ method: 'GET', path: '/sandbox/faults' }, PendingFaults);
 

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
 import { startDevServer, type DevServer } from '../../dev/dev-server';
 import { freePort } from '../../dev/ports';
 import { registerWebhooks } from '../../webhooks/registration';
-import { createRampflowWorker } from '../../workers/worker';
+import { createRampflowWorker, type RampflowWorker } from '../../workers/worker';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema } from '../../workflows/journey-input';
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
@@ -29,7 +29,7 @@ let server: DevServer | undefined;
 let sandbox: TestSandbox;
 let receiverConnection: Connection;
 let receiver: TestReceiver;
-let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
+let running: { worker: RampflowWorker; connection: NativeConnection; done: Promise<void> } | undefined;
 
 async function startServer(): Promise<void> {
   server = await startDevServer({ port, headless: true, dbFile: join(dir, 'temporal.db') });

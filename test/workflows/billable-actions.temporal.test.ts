@@ -10,6 +10,7 @@ import { PAYLOADS_ARE_HINTS } from '../../workflows/trust';
 import { depositWorkflowId } from '../../workflows/ids';
 import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
 import { PARTNER_EVENTS } from '../../workflows/partner-event-outbox';
+import { SERVICE_TASK_QUEUE_PATCH } from '../../workflows/service-activities';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
@@ -35,6 +36,12 @@ function upserts(events: HistoryEvent[]): Record<string, unknown>[] {
 /** The SDK's own upsert for each patch a run passes (sdk-core writes the patch ids to TemporalChangeVersion). */
 const isPatchUpsert = (upsert: Record<string, unknown>): boolean => Object.keys(upsert).length === 1 && 'TemporalChangeVersion' in upsert;
 
+/** The patches a run passed, from its last patch upsert (each upsert carries every patch so far), and how many upserts that took. */
+function patchesOf(upserts: Record<string, unknown>[]): { patches: string[]; upserts: number } {
+  const patchUpserts = upserts.filter(isPatchUpsert);
+  return { patches: [...((patchUpserts.at(-1)?.TemporalChangeVersion as string[] | undefined) ?? [])].sort(), upserts: patchUpserts.length };
+}
+
 const historyOf = async (workflowId: string): Promise<HistoryEvent[]> => (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 
 describe('a journey and its deposit, moved by polls', () => {
@@ -43,8 +50,9 @@ describe('a journey and its deposit, moved by polls', () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
-    // Each patch a run passes costs one upsert, once: the partner events' at the KYC link, the exits' after approval.
-    expect(allJourneyUpserts.filter(isPatchUpsert)).toEqual([{ TemporalChangeVersion: [PARTNER_EVENTS] }, { TemporalChangeVersion: [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS] }]);
+    // One patch upsert (a billed action) per patch the journey passes, no more.
+    const journeyPatches = [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS, SERVICE_TASK_QUEUE_PATCH].sort();
+    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: journeyPatches, upserts: journeyPatches.length });
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
     // The externalId rides on the first upsert, the service's customer id on the first after it is known.
@@ -64,8 +72,9 @@ describe('a journey and its deposit, moved by polls', () => {
     // Reconciliation starts the deposit at RECEIVED without its customer: the workflow finds it and
     // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of stage).
     const depositUpserts = upserts(depositHistory);
-    // The deposit follows the trust rule from its start: one patch upsert (a billed action) for it.
-    expect(depositUpserts.filter(isPatchUpsert)).toEqual([{ TemporalChangeVersion: [PAYLOADS_ARE_HINTS] }]);
+    // The deposit follows the trust rule from its start and calls the service on its queue: one patch upsert (a billed action) for each.
+    const depositPatches = [PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH].sort();
+    expect(patchesOf(depositUpserts)).toEqual({ patches: depositPatches, upserts: depositPatches.length });
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
       { RampExternalId: state.externalId, RampCustomerId: state.customer.id },
       { RampStage: 'CONFIRMED' },

@@ -1,0 +1,117 @@
+/**
+ * What keeps one process from flooding the service: every attempt on the wire, from every client
+ * of the same partner account in the process, passes one pacer first (README, "Calls to the service
+ * are rate-limited").
+ *
+ * - The places (optional, `maxCallsPerSecond` = M): an attempt holds one of M places from the moment
+ *   it starts until one second after its answer (or its error) came back. So at most M calls of this
+ *   process can reach the service in any one-second window, whatever the latency and its jitter: a
+ *   call reaches the service between its start and its answer, and two calls whose arrivals are
+ *   less than a second apart held their places at the same time. (A window over start times alone
+ *   does not do that: calls started a little over a second apart arrive within one when the first
+ *   were slow to leave or to travel.) Retries, list pages, local activities and attempts refused
+ *   with 429 take a place like any other. Below one call a second, a single place is held for 1/M
+ *   seconds after each answer.
+ * - The gate: a 429 closes it until its Retry-After has passed, for every call of the process, not
+ *   just the one refused: the service said the partner is over its rate, and any call sent before
+ *   then would be refused too (and counts against the partner). A call that meets the closed gate
+ *   waits for it when the wait fits its deadline; otherwise it is refused unsent with the remaining
+ *   wait, which an activity turns into its `nextRetryDelay` (activities/failures.ts).
+ *
+ * The partner-wide bound across several worker processes is each process's share of it
+ * (RAMP_MAX_CALLS_PER_SECOND / RAMP_WORKER_PROCESSES, workers/process.ts); the service task queue's
+ * dispatch rate (workers/worker.ts) keeps the backlog on the Temporal server, in priority order.
+ *
+ * Pacers are shared per partner account (base URL and API key) through the process, so two clients
+ * of the same account (the worker's, a CLI's) obey the same places and gate.
+ */
+
+/** The wait a 429 without a usable Retry-After imposes: the service's rate is per second. */
+export const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
+
+/** Why an attempt may not be sent yet, and for how long at least. */
+export interface Hold {
+  /** Milliseconds before asking again. */
+  waitMs: number;
+  /** `gate`: a 429's Retry-After; `window`: this process's own calls per second. */
+  reason: 'gate' | 'window';
+}
+
+export class CallPacer {
+  #maxCallsPerSecond: number | undefined;
+  #gateOpensAt = 0;
+  /** Attempts started and not yet ended: each holds a place. */
+  #inFlight = 0;
+  /** When the places of ended attempts free up (their end + the hold). */
+  #freedAt: number[] = [];
+
+  constructor(maxCallsPerSecond?: number) {
+    this.limitTo(maxCallsPerSecond);
+  }
+
+  get maxCallsPerSecond(): number | undefined {
+    return this.#maxCallsPerSecond;
+  }
+
+  /** Lowers the calls per second of the process; undefined leaves it as it is (the smallest asked for wins). */
+  limitTo(maxCallsPerSecond: number | undefined): void {
+    if (maxCallsPerSecond === undefined) return;
+    if (!Number.isFinite(maxCallsPerSecond) || maxCallsPerSecond <= 0) throw new Error('maxCallsPerSecond must be a positive number');
+    this.#maxCallsPerSecond = Math.min(this.#maxCallsPerSecond ?? Infinity, maxCallsPerSecond);
+  }
+
+  /** Closes the gate for `waitMs` from `now` (never shortens a wait already imposed). */
+  closeGate(waitMs: number, now: number): void {
+    this.#gateOpensAt = Math.max(this.#gateOpensAt, now + Math.max(0, waitMs));
+  }
+
+  /** The gate's remaining wait at `now` (0 when open). */
+  gateWaitMs(now: number): number {
+    return Math.max(0, this.#gateOpensAt - now);
+  }
+
+  /**
+   * Takes a place for an attempt starting at `now` (undefined: go, and call `ended` when it has an
+   * answer or an error), or says how long to wait before asking again. Synchronous, so callers
+   * racing for the last place cannot both get it. `pastGate`: the caller has already waited the
+   * gate's wait it was told.
+   */
+  tryStart(now: number, pastGate = false): Hold | undefined {
+    const gate = pastGate ? 0 : this.gateWaitMs(now);
+    if (gate > 0) return { waitMs: gate, reason: 'gate' };
+    const max = this.#maxCallsPerSecond;
+    if (max !== undefined) {
+      this.#freedAt = this.#freedAt.filter((at) => at > now);
+      if (this.#inFlight + this.#freedAt.length >= Math.max(1, Math.floor(max))) {
+        // A call still out frees its place no sooner than the hold from now.
+        return { waitMs: Math.max(1, Math.min(holdMs(max), ...this.#freedAt.map((at) => at - now))), reason: 'window' };
+      }
+    }
+    this.#inFlight += 1;
+    return undefined;
+  }
+
+  /** An attempt `tryStart` let go has its answer (or its error) at `now`: its place frees a hold later. */
+  ended(now: number): void {
+    this.#inFlight = Math.max(0, this.#inFlight - 1);
+    if (this.#maxCallsPerSecond !== undefined) this.#freedAt.push(now + holdMs(this.#maxCallsPerSecond));
+  }
+}
+
+/** How long after its answer an attempt keeps its place: a second, or 1/M seconds below one call a second. */
+function holdMs(maxCallsPerSecond: number): number {
+  return maxCallsPerSecond >= 1 ? 1_000 : Math.ceil(1_000 / maxCallsPerSecond);
+}
+
+const pacers = new Map<string, CallPacer>();
+
+/** The process's pacer for one partner account; `maxCallsPerSecond` lowers its limit when given. */
+export function pacerFor(account: string, maxCallsPerSecond?: number): CallPacer {
+  let pacer = pacers.get(account);
+  if (pacer === undefined) {
+    pacer = new CallPacer();
+    pacers.set(account, pacer);
+  }
+  pacer.limitTo(maxCallsPerSecond);
+  return pacer;
+}
