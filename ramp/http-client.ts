@@ -160,6 +160,7 @@ export class RampHttpClient {
     // A client on a clock of its own (tests move it, or make waits instant) gets a pacer of its own:
     // a gate's times mean nothing on another clock.
     const ownClock = options.now !== undefined || options.sleep !== undefined;
+    this.#onAttempt = options.onAttempt;
     this.#pacer = ownClock ? new CallPacer(options.maxCallsPerSecond) : pacerFor(`${base.origin}${this.#basePath} ${options.apiKey}`, options.maxCallsPerSecond);
   }
 
