@@ -121,7 +121,7 @@ export function metricNamesIn(expr: string): string[] {
   for (const match of stripped.matchAll(/[A-Za-z_:][A-Za-z0-9_:]*(\s*\()?/g)) {
     const word = match[0].replace(/\s*\($/, '');
     if (match[1] !== undefined || PROMQL_WORDS.has(word.toLowerCase())) continue;
-    if (/^[0-9]/.test(word)) continue;
+    if (/^[0-9]/.exec(word) !== null) continue;
     names.add(word);
   }
   return [...names];
