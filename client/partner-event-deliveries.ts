@@ -5,7 +5,7 @@
  * and `resend`, and by the partner API's `/partner-events/parked` routes.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { PartnerEventStream } from '../partner-events/catalogue';
+import { PARTNER_EVENT_STREAM, type PartnerEventStream } from '../partner-events/catalogue';
 import {
   partnerEventDeliveryStateQuery,
   partnerEventDeliveryWorkflowId,
@@ -14,8 +14,6 @@ import {
 } from '../workflows/partner-event-delivery-messages';
 import { explainTemporalError, RampflowInputError, RampflowNotFoundError } from './errors';
 
-const DELIVERY_PREFIX = partnerEventDeliveryWorkflowId('' as PartnerEventStream);
-const STREAM = /^(customer|payout)\/[A-Za-z0-9._:@-]{1,128}$/;
 
 export interface ParkedDeliveries {
   stream: PartnerEventStream;
@@ -27,7 +25,7 @@ export interface ParkedDeliveries {
 
 /** A stream named by an operator or a partner: `customer/<externalId>` or `payout/<reference>`. */
 export function parseStream(text: string): PartnerEventStream {
-  if (!STREAM.test(text)) throw new RampflowInputError(['stream: expected customer/<externalId> or payout/<reference>']);
+  if (!PARTNER_EVENT_STREAM.test(text)) throw new RampflowInputError(['stream: expected customer/<externalId> or payout/<reference>']);
   return text as PartnerEventStream;
 }
 
@@ -75,5 +73,5 @@ function toParked(state: PartnerEventDeliveryState): ParkedDeliveries {
   const endpoints = Object.entries(state.endpoints)
     .filter(([, endpoint]) => endpoint.parked !== undefined)
     .map(([name, endpoint]) => ({ name, deliveredThrough: endpoint.deliveredThrough, reason: endpoint.parked!.reason, since: endpoint.parked!.since }));
-  return { stream: state.stream, workflowId: `${DELIVERY_PREFIX}${state.stream}`, endpoints, throughSequence: state.throughSequence };
+  return { stream: state.stream, workflowId: partnerEventDeliveryWorkflowId(state.stream), endpoints, throughSequence: state.throughSequence };
 }

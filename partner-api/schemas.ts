@@ -6,6 +6,7 @@
  * (partner-events/catalogue.ts).
  */
 import { z } from 'zod';
+import { PARTNER_EVENT_STREAM } from '../partner-events/catalogue';
 import { PartnerEventSchema } from '../partner-events/catalogue';
 import { MAX_PAGE } from '../partner-events/page-limits';
 import { CustomerDetailsSchema } from '../workflows/journey-input';
@@ -136,7 +137,7 @@ export const ParkedDeliveriesSchema = z.object({
 });
 
 export const ResendRequestSchema = z.object({
-  stream: z.string().regex(/^(customer|payout)\/[A-Za-z0-9._:@-]{1,128}$/).describe('customer/<externalId> or payout/<reference>'),
+  stream: z.string().regex(PARTNER_EVENT_STREAM).describe('customer/<externalId> or payout/<reference>'),
   endpoint: z.string().optional().describe('only this endpoint\'s parked deliveries; all of the stream\'s when absent'),
 });
 

@@ -146,6 +146,9 @@ export type PartnerEvent = {
  */
 export type PartnerEventStream = `customer/${string}` | `payout/${string}`;
 
+/** A stream as an operator or a partner names one; the externalId's and the payout reference's characters. */
+export const PARTNER_EVENT_STREAM = /^(customer|payout)\/[A-Za-z0-9._:@-]{1,128}$/;
+
 export function streamOf(event: Pick<PartnerEvent, 'externalId' | 'payoutReference'>): PartnerEventStream {
   if (event.externalId !== undefined) return `customer/${event.externalId}`;
   if (event.payoutReference !== undefined) return `payout/${event.payoutReference}`;
