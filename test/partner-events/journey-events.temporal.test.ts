@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRampflowClient } from '../../client';
 import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
 import { PartnerEventSchema, type PartnerEvent } from '../../partner-events/catalogue';
+import { customerEventSignal } from '../../workflows/messages';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 import { buildPartnerApi } from '../../partner-api/server';
@@ -80,6 +81,26 @@ describe('partner events', () => {
     expect(await events.store.stream(`customer/${state.externalId}`, 0, 100)).toEqual(received);
     // Every batch went out as it was published: no delivery workflow was needed.
     await expect(h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${state.externalId}`)).describe()).rejects.toThrow(/not found/i);
+    await handle.terminate('test over');
+  });
+
+  it('tells the partner nothing a forged webhook claims: a forged approval only makes the journey read the service', async () => {
+    const { h, events } = await setUp();
+    const handle = await h.startJourney({});
+    const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    await until('the KYC link to be delivered', () => events.endpoint.eventsOf(kyc.externalId).length === 1);
+    // What the receiver sends for a CUSTOMER_APPROVED delivery from someone holding the webhook token:
+    // a hint (fromPayload), which makes the journey read the service's record at once.
+    const forged = { id: kyc.customer.id!, status: 'APPROVED' };
+    await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/${forged.id}`, event: 'CUSTOMER_APPROVED', record: forged, fromPayload: true });
+    await new Promise((wake) => setTimeout(wake, 2_000));
+    expect((await h.waitForJourney(handle, () => true)).stage).toBe('AWAITING_KYC');
+    expect(typesOf(events.endpoint.eventsOf(kyc.externalId))).toEqual(['journey.kyc_required']);
+    expect(await events.store.stream(`customer/${kyc.externalId}`, 0, 10)).toHaveLength(1);
+
+    // The service's own approval is news the partner hears.
+    await h.control.approveCustomer(kyc.customer.id!);
+    await until('the approval to be delivered', () => events.endpoint.eventsOf(kyc.externalId).some((event) => event.type === 'journey.approved'));
     await handle.terminate('test over');
   });
 
