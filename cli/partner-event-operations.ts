@@ -25,10 +25,11 @@ async function withStore<T>(role: 'reader' | 'writer', work: (store: PartnerEven
 }
 
 async function parked(options: { json?: boolean }): Promise<void> {
-  const streams = await withRampflowClient((rampflow) => new PartnerEventDeliveries(rampflow.temporal).parked());
+  const streams = await withRampflowClient((rampflow) => new PartnerEventDeliveries(rampflow.temporal, rampflow.taskQueue).parked());
   if (options.json) return printJson(streams);
   if (streams.length === 0) return void process.stdout.write('no partner event deliveries are parked\n');
   for (const entry of streams) {
+    if (entry.unreadable) process.stdout.write(`${entry.stream}: parked; its workflow did not answer (${entry.unreadable})\n`);
     for (const endpoint of entry.endpoints) {
       process.stdout.write(`${entry.stream} → ${endpoint.name}: has #${endpoint.deliveredThrough} of #${entry.throughSequence}, parked since ${endpoint.since}: ${endpoint.reason}\n`);
     }
@@ -36,7 +37,7 @@ async function parked(options: { json?: boolean }): Promise<void> {
 }
 
 async function resend(stream: string, options: { endpoint?: string }): Promise<void> {
-  const { resumed } = await withRampflowClient((rampflow) => new PartnerEventDeliveries(rampflow.temporal).resend(parseStream(stream), options.endpoint));
+  const { resumed } = await withRampflowClient((rampflow) => new PartnerEventDeliveries(rampflow.temporal, rampflow.taskQueue).resend(parseStream(stream), options.endpoint));
   process.stdout.write(`${stream}: deliveries to ${resumed.join(', ')} resumed\n`);
 }
 

@@ -21,6 +21,8 @@ export interface ParkedDeliveries {
   /** Parked endpoints, each with the last sequence it has and the last attempt's reason. */
   endpoints: { name: string; deliveredThrough: number; reason: string; since: string }[];
   throughSequence: number;
+  /** Set when the workflow could not answer (no worker polls its task queue): the stream is parked, its details unknown. */
+  unreadable?: string;
 }
 
 /** A stream named by an operator or a partner: `customer/<externalId>` or `payout/<reference>`. */
@@ -30,17 +32,36 @@ export function parseStream(text: string): PartnerEventStream {
 }
 
 export class PartnerEventDeliveries {
-  constructor(private readonly temporal: Client) {}
+  /** `taskQueue` scopes every listing to one deployment's workflows (several may share a namespace). */
+  constructor(
+    private readonly temporal: Client,
+    private readonly taskQueue: string,
+  ) {}
 
-  /** Streams with parked deliveries (visibility's order: newest first), at most `limit`; each one's state asked of its workflow (needs a worker). */
+  /**
+   * Streams with parked deliveries (visibility's order: newest first), at most `limit`, each one's
+   * state asked of its workflow (a worker answers; a stream whose workflow cannot answer is listed as
+   * unreadable rather than hidden).
+   */
   async parked(limit = 100): Promise<ParkedDeliveries[]> {
+    const query = `WorkflowType = 'partnerEventDelivery' AND ExecutionStatus = 'Running' AND RampStage = 'NEEDS_ATTENTION' AND TaskQueue = '${this.taskQueue}'`;
     const found: string[] = [];
-    for await (const execution of this.temporal.workflow.list({ query: `WorkflowType = 'partnerEventDelivery' AND ExecutionStatus = 'Running' AND RampStage = 'NEEDS_ATTENTION'` })) {
+    for await (const execution of this.temporal.workflow.list({ query })) {
       found.push(execution.workflowId);
       if (found.length >= limit) break;
     }
-    const states = await Promise.all(found.map((workflowId) => this.stateOf(workflowId)));
-    return states.filter((state) => state !== undefined).map(toParked).filter((parked) => parked.endpoints.length > 0);
+    const listed = await Promise.all(found.map((workflowId) => this.parkedIn(workflowId)));
+    return listed.filter((parked) => parked !== undefined && (parked.unreadable !== undefined || parked.endpoints.length > 0)) as ParkedDeliveries[];
+  }
+
+  private async parkedIn(workflowId: string): Promise<ParkedDeliveries | undefined> {
+    try {
+      const state = await this.stateOf(workflowId);
+      return state && toParked(state);
+    } catch (error) {
+      const stream = workflowId.slice(partnerEventDeliveryWorkflowId('' as PartnerEventStream).length) as PartnerEventStream;
+      return { stream, workflowId, endpoints: [], throughSequence: 0, unreadable: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   async state(stream: PartnerEventStream): Promise<PartnerEventDeliveryState> {

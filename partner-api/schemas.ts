@@ -124,6 +124,7 @@ export const ParkedDeliveriesSchema = z.object({
       stream: z.string().describe('customer/<externalId> or payout/<reference>'),
       workflowId: z.string().describe('partner-events/<stream>'),
       throughSequence: z.number().int().describe('the stream\'s last sequence recorded'),
+      unreadable: z.string().optional().describe('set when the stream\'s workflow could not answer (no worker): parked, details unknown'),
       endpoints: z.array(
         z.object({
           name: z.string(),

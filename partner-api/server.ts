@@ -214,7 +214,7 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
     return temporal(() => rampflow.closeCustomer(externalId, reason));
   });
 
-  const deliveries = new PartnerEventDeliveries(rampflow.temporal);
+  const deliveries = new PartnerEventDeliveries(rampflow.temporal, rampflow.taskQueue);
   app.get('/partner-events/parked', async (): Promise<z.input<typeof ParkedDeliveriesSchema>> => ({ streams: await temporal(() => deliveries.parked()) }));
   app.post('/partner-events/resend', async (request): Promise<z.input<typeof ResendResultSchema>> => {
     const { stream, endpoint } = parsed(ResendRequestSchema, request.body ?? {});

@@ -276,7 +276,7 @@ describe('recording a release of the replay corpus', () => {
       expect(await handle.executeUpdate(signupUpdate, { args: [{ waitSeconds: 10 }] })).toMatchObject({ stage: 'AWAITING_KYC', kycLink: expect.any(String) });
       const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
       const stream = `customer/${kyc.externalId}` as const;
-      const deliveries = new PartnerEventDeliveries(h.client);
+      const deliveries = new PartnerEventDeliveries(h.client, h.taskQueue);
       while (!(await deliveries.parked()).some((entry) => entry.stream === stream)) await new Promise((wake) => setTimeout(wake, 200));
       events.endpoint.answer({ status: 204 });
       await deliveries.resend(stream);

@@ -161,7 +161,7 @@ describe('partner events', () => {
     const handle = await h.startJourney({});
     const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
     const stream = `customer/${kyc.externalId}` as const;
-    const deliveries = new PartnerEventDeliveries(h.client);
+    const deliveries = new PartnerEventDeliveries(h.client, h.taskQueue);
     const parked = await until('the deliveries to park', async () => (await deliveries.parked()).find((entry) => entry.stream === stream));
     expect(parked.endpoints).toEqual([expect.objectContaining({ name: 'partner', deliveredThrough: 0, reason: 'partner: HTTP 500' })]);
 

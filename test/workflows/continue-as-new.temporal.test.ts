@@ -38,8 +38,9 @@ describe('continue-as-new', () => {
     expect(shownDeposit(carried.deposits, deposit.id)).toMatchObject({ amount: '20.00', currency: 'AUD' });
     expect(Object.values(carried.deposits.byStage).reduce((sum, count) => sum + count, 0)).toBe(1);
 
-    // A key applied in the first run is not applied again in the new one, whatever its record says...
-    await handle.signal(customerEventSignal, { key: 'CUSTOMER_APPROVED/filler-0', event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
+    // A key applied in the first run is not applied again in the new one, whatever its record says
+    // (the last one sent: the carried window holds the latest keys, workflows/applied-keys.ts)...
+    await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/filler-${sent - 1}`, event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
     expect((await handle.query(journeyStateQuery)).stage).toBe('ACTIVE');
     // ...while a new key is: the service deleted the customer, so the journey closes.
     await handle.signal(customerEventSignal, { key: `CUSTOMER_DELETED/${customer.id}`, event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
