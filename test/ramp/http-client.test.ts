@@ -17,6 +17,7 @@ import {
 } from '../../ramp/errors';
 import { attemptOutcome, RampHttpClient, jsonBody, type RampAttempt, type RampClientOptions } from '../../ramp/http-client';
 import { failure, startSignedServer, success, type Reply, type SignedServer } from './support/signed-server';
+import { caught } from './support/caught';
 
 const SECRET = 'loopback-secret-7f3a';
 const servers: SignedServer[] = [];
@@ -60,16 +61,6 @@ async function closedPort(): Promise<number> {
   const { port } = probe.address() as { port: number };
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
-}
-
-async function caught(promise: Promise<unknown>): Promise<RampError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RampError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('on the wire', () => {

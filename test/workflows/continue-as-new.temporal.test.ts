@@ -38,9 +38,10 @@ describe('continue-as-new', () => {
     expect(shownDeposit(carried.deposits, deposit.id)).toMatchObject({ amount: '20.00', currency: 'AUD' });
     expect(Object.values(carried.deposits.byStage).reduce((sum, count) => sum + count, 0)).toBe(1);
 
-    // A key applied in the first run is not applied again in the new one, whatever its record says
-    // (the last one sent: the carried window holds the latest keys, workflows/applied-keys.ts)...
-    await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/filler-${sent - 1}`, event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
+    // A key applied in the first run is not applied again in the new one, whatever its record says.
+    // One from the middle: the window keeps the latest 200 (workflows/applied-keys.ts), and the last
+    // few may land while the run continues as new (a race the closing note of issue 25 describes).
+    await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/filler-${Math.floor(sent / 2)}`, event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
     expect((await handle.query(journeyStateQuery)).stage).toBe('ACTIVE');
     // ...while a new key is: the service deleted the customer, so the journey closes.
     await handle.signal(customerEventSignal, { key: `CUSTOMER_DELETED/${customer.id}`, event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
