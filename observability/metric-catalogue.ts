@@ -272,7 +272,7 @@ export function knownSeriesNames(): Set<string> {
 export const METRICS_TABLE_START = '<!-- metrics-table:start (generated from observability/metric-catalogue.ts) -->';
 export const METRICS_TABLE_END = '<!-- metrics-table:end -->';
 
-/** The README's metrics table. */
+/** The metrics table of docs/reference/metrics.md (`npm run docs:generate`). */
 export function metricsTableMarkdown(): string {
   const rows = Object.values(METRICS).map((metric) => {
     const labels = [...metric.labels, ...(metric.fromWorkflow ? SDK_WORKFLOW_LABELS.map((label) => `${label}*`) : [])];

@@ -1,7 +1,8 @@
 /**
- * The event catalogue as the README shows it, generated from the schemas (partner-events/catalogue.ts)
- * so the documentation cannot drift from what is sent: `rampflow partner-events catalogue` prints it,
- * and a test fails when the README's copy is stale.
+ * The event catalogue as docs/reference/partner-events.md shows it, generated from the schemas
+ * (partner-events/catalogue.ts) so the documentation cannot drift from what is sent: `rampflow
+ * partner-events catalogue` prints it, `npm run docs:generate` writes the page, and a test fails when
+ * the page is stale.
  */
 import { z } from 'zod';
 import { PARTNER_EVENT_DATA, PARTNER_EVENT_TYPES } from './catalogue';

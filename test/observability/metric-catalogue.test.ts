@@ -2,7 +2,7 @@
  * One list of metrics (observability/metric-catalogue.ts), and the code that emits them, kept equal:
  * every metric created in the source (the runtime's and workflows' `create*` calls, prom-client's
  * `new Counter/Gauge/Histogram({ name })`) is in the catalogue with the same type, every catalogue
- * entry is created somewhere, and the README's table is the generated one. No label may name an id.
+ * entry is created somewhere, and the table of docs/reference/metrics.md is the generated one. No label may name an id.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -88,12 +88,12 @@ describe('the metric catalogue', () => {
     }
   });
 
-  it('is the README\'s table, between its markers', () => {
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-    const start = readme.indexOf(METRICS_TABLE_START);
-    const end = readme.indexOf(METRICS_TABLE_END);
-    expect(start, 'README has the table\'s start marker').toBeGreaterThanOrEqual(0);
+  it('is the metrics reference page\'s table, between its markers', () => {
+    const page = readFileSync(join(PROJECT_ROOT, 'docs', 'reference', 'metrics.md'), 'utf8');
+    const start = page.indexOf(METRICS_TABLE_START);
+    const end = page.indexOf(METRICS_TABLE_END);
+    expect(start, 'docs/reference/metrics.md has the table\'s start marker').toBeGreaterThanOrEqual(0);
     expect(end).toBeGreaterThan(start);
-    expect(readme.slice(start + METRICS_TABLE_START.length, end).trim(), 'README\'s metrics table is stale: run `npx tsx dev/metrics-table.ts`').toBe(metricsTableMarkdown());
+    expect(page.slice(start + METRICS_TABLE_START.length, end).trim(), 'docs/reference/metrics.md is stale: run `npm run docs:generate`').toBe(metricsTableMarkdown());
   });
 });

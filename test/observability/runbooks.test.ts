@@ -26,15 +26,15 @@ describe('runbooks', () => {
     }
   });
 
-  it('every runbook is an alert\'s, and the index and README link each one', () => {
+  it('every runbook is an alert\'s, and the index and the metrics and alerts page link each one', () => {
     const names = new Set(alerts.map((rule) => rule.alert));
     const pages = readdirSync(RUNBOOKS).filter((file) => file !== 'README.md' && file.endsWith('.md'));
     expect(pages.filter((file) => !names.has(file.replace(/\.md$/, '')))).toEqual([]);
     const index = readFileSync(join(RUNBOOKS, 'README.md'), 'utf8');
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const alertsPage = readFileSync(join(PROJECT_ROOT, 'docs', 'operating', 'metrics-and-alerts.md'), 'utf8');
     for (const alert of names) {
       expect(index, `docs/runbooks/README.md links ${alert}`).toContain(`(${alert}.md)`);
-      expect(readme, `README links ${alert}'s runbook`).toContain(`(docs/runbooks/${alert}.md)`);
+      expect(alertsPage, `docs/operating/metrics-and-alerts.md links ${alert}'s runbook`).toContain(`(../runbooks/${alert}.md)`);
     }
   });
 });

@@ -1,4 +1,4 @@
-/** The event catalogue is generated, and what the README and the contract show is what is sent. */
+/** The event catalogue is generated, and what the reference page and the contract show is what is sent. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,9 +8,9 @@ import { CATALOGUE_BEGIN, CATALOGUE_END, partnerEventCatalogueMarkdown } from '.
 import { PROJECT_ROOT } from '../support/run';
 
 describe('the partner event catalogue', () => {
-  it('is in the README as generated (`rampflow partner-events catalogue` prints it)', () => {
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-    const shown = readme.slice(readme.indexOf(CATALOGUE_BEGIN), readme.indexOf(CATALOGUE_END) + CATALOGUE_END.length);
+  it('is in docs/reference/partner-events.md as generated (`rampflow partner-events catalogue` prints it; `npm run docs:generate` writes it)', () => {
+    const page = readFileSync(join(PROJECT_ROOT, 'docs', 'reference', 'partner-events.md'), 'utf8');
+    const shown = page.slice(page.indexOf(CATALOGUE_BEGIN), page.indexOf(CATALOGUE_END) + CATALOGUE_END.length);
     expect(shown).toBe(partnerEventCatalogueMarkdown());
   });
 
