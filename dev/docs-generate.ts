@@ -1,15 +1,25 @@
 /**
- * `npm run docs:generate`: writes every generated reference page under docs/reference/ (the CLI, the
- * environment, the metrics, the partner event catalogue; dev/docs/reference-pages.ts). The client
- * library's API reference is TypeDoc's: `npm run docs:client-api`.
+ * `npm run docs:generate`: writes every generated reference page under docs/reference/: the CLI, the
+ * environment, the metrics and the partner event catalogue (dev/docs/reference-pages.ts), and the
+ * client library's API reference (TypeDoc, dev/docs/client-api.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { CLIENT_API_DIR, generateClientApi } from './docs/client-api';
 import { PROJECT_ROOT, REFERENCE_PAGES } from './docs/reference-pages';
 
-for (const page of REFERENCE_PAGES) {
-  const path = join(PROJECT_ROOT, page.path);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, page.generate());
-  process.stdout.write(`wrote ${page.path}\n`);
+async function main(): Promise<void> {
+  for (const page of REFERENCE_PAGES) {
+    const path = join(PROJECT_ROOT, page.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, page.generate());
+    process.stdout.write(`wrote ${page.path}\n`);
+  }
+  await generateClientApi(PROJECT_ROOT, join(PROJECT_ROOT, CLIENT_API_DIR));
+  process.stdout.write(`wrote ${CLIENT_API_DIR}/\n`);
 }
+
+main().catch((error: unknown) => {
+  process.stderr.write(`docs:generate: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -27,7 +27,7 @@ interface SchemaDefinition {
 export function schemaDefault(schema: z.ZodType): unknown {
   let at: z.ZodType | undefined = schema;
   while (at) {
-    const definition = (at as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
+    const definition: SchemaDefinition = (at as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
     if (definition.type === 'default') return definition.defaultValue;
     at = definition.type === 'pipe' ? definition.in : undefined;
   }
