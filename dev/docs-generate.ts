@@ -1,12 +1,13 @@
 /**
  * `npm run docs:generate`: writes every generated reference page under docs/reference/: the CLI, the
  * environment, the metrics and the partner event catalogue (dev/docs/reference-pages.ts), and the
- * client library's API reference (TypeDoc, dev/docs/client-api.ts).
+ * client library's API reference (TypeDoc, dev/docs/client-api.ts); and the generated sections of
+ * hand-written pages (the folder table of docs/architecture.md).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CLIENT_API_DIR, generateClientApi } from './docs/client-api';
-import { PROJECT_ROOT, REFERENCE_PAGES } from './docs/reference-pages';
+import { GENERATED_SECTIONS, PROJECT_ROOT, REFERENCE_PAGES, withSection } from './docs/reference-pages';
 
 async function main(): Promise<void> {
   for (const page of REFERENCE_PAGES) {
@@ -14,6 +15,11 @@ async function main(): Promise<void> {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, page.generate());
     process.stdout.write(`wrote ${page.path}\n`);
+  }
+  for (const section of GENERATED_SECTIONS) {
+    const path = join(PROJECT_ROOT, section.path);
+    writeFileSync(path, withSection(readFileSync(path, 'utf8'), section, section.generate()));
+    process.stdout.write(`wrote the generated section of ${section.path}\n`);
   }
   await generateClientApi(PROJECT_ROOT, join(PROJECT_ROOT, CLIENT_API_DIR));
   process.stdout.write(`wrote ${CLIENT_API_DIR}/\n`);

@@ -1,7 +1,8 @@
 /**
- * The reference pages under docs/reference/, each generated from the code it documents. `npm run
- * docs:generate` writes them (dev/docs-generate.ts); test/docs/reference-pages.test.ts fails when a
- * committed page differs from what its generator makes now.
+ * The reference pages under docs/reference/, each generated from the code it documents, and the
+ * generated sections of hand-written pages (between markers). `npm run docs:generate` writes them
+ * (dev/docs-generate.ts); test/docs/reference-pages.test.ts fails when a committed page or section
+ * differs from what its generator makes now.
  */
 import { join } from 'node:path';
 import { buildProgram } from '../../cli/main';
@@ -9,6 +10,7 @@ import { METRICS_TABLE_END, METRICS_TABLE_START, metricsTableMarkdown } from '..
 import { partnerEventCatalogueMarkdown } from '../../partner-events/catalogue-markdown';
 import { cliReferenceMarkdown } from './cli-reference';
 import { environmentReferenceMarkdown } from './environment-reference';
+import { FOLDER_TABLE_END, FOLDER_TABLE_START, folderTableMarkdown } from './folder-rules';
 import { generatedNotice } from './markdown';
 
 export const PROJECT_ROOT = join(__dirname, '..', '..');
@@ -53,6 +55,26 @@ function partnerEventsPage(): string {
     partnerEventCatalogueMarkdown(),
     '',
   ].join('\n');
+}
+
+/** A generated section of a hand-written page: the text between two markers. */
+export interface GeneratedSection {
+  path: string;
+  start: string;
+  end: string;
+  generate: () => string;
+}
+
+export const GENERATED_SECTIONS: GeneratedSection[] = [
+  { path: 'docs/architecture.md', start: FOLDER_TABLE_START, end: FOLDER_TABLE_END, generate: folderTableMarkdown },
+];
+
+/** `page` with the section between its markers replaced by `body`; throws when the markers are missing. */
+export function withSection(page: string, section: GeneratedSection, body: string): string {
+  const start = page.indexOf(section.start);
+  const end = page.indexOf(section.end);
+  if (start < 0 || end < start) throw new Error(`${section.path} has no markers ${section.start} … ${section.end}`);
+  return `${page.slice(0, start + section.start.length)}\n${body}\n${page.slice(end)}`;
 }
 
 export const REFERENCE_PAGES: ReferencePage[] = [

@@ -10,7 +10,7 @@ import { buildProgram } from '../../cli/main';
 import { ENV_DESCRIPTIONS } from '../../config/env-descriptions';
 import { commandPath, commandsOf } from '../../dev/docs/cli-reference';
 import { environmentVariables } from '../../dev/docs/environment-reference';
-import { PROJECT_ROOT, REFERENCE_PAGES } from '../../dev/docs/reference-pages';
+import { GENERATED_SECTIONS, PROJECT_ROOT, REFERENCE_PAGES, withSection } from '../../dev/docs/reference-pages';
 
 describe('the generated reference pages', () => {
   for (const page of REFERENCE_PAGES) {
@@ -40,4 +40,13 @@ describe('the generated reference pages', () => {
       expect(page, name).toContain(`| \`${name}\` |`);
     }
   });
+});
+
+describe('the generated sections of hand-written pages', () => {
+  for (const section of GENERATED_SECTIONS) {
+    it(`${section.path}'s generated section is up to date (run \`npm run docs:generate\`)`, () => {
+      const page = readFileSync(join(PROJECT_ROOT, section.path), 'utf8');
+      expect(page, `${section.path} is stale: run \`npm run docs:generate\``).toBe(withSection(page, section, section.generate()));
+    });
+  }
 });
