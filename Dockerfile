@@ -1,7 +1,7 @@
 # The rampflow image: every process of the project (worker, webhook receiver, sandbox, CLI) as
 # `node dist/cli/main.js <command>`; docker-compose.yml picks the command per service. It runs the
 # build (`npm run build`: compiled code and the prebuilt workflow bundle), not the TypeScript sources,
-# so what was tested is what runs and a worker starts without bundling (README, "Changing workflow code").
+# so what was tested is what runs and a worker starts without bundling (docs/deploying/versioning.md).
 
 # Stage 1: the build, with the dev dependencies it needs (TypeScript). --ignore-scripts skips
 # `prepare`, which builds the Temporal dev server: a local tool the image does not need.

@@ -1,4 +1,4 @@
-/** Documents out of Temporal's history: the claim-check store (README, "Customer data in Temporal"). */
+/** Documents out of Temporal's history: the claim-check store (docs/deploying/customer-data-and-keys.md). */
 import { AttachmentEnvSchema, parseEnv } from '../config/env';
 import type { AttachmentStore } from './attachment-store';
 import { LocalFolderAttachmentStore } from './local-folder-store';

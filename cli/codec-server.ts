@@ -1,4 +1,4 @@
-/** `rampflow codec-server`: decrypts payloads for the Web UI and the `temporal` CLI (README, "Customer data in Temporal"). */
+/** `rampflow codec-server`: decrypts payloads for the Web UI and the `temporal` CLI (docs/deploying/customer-data-and-keys.md). */
 import type { Command } from 'commander';
 import { runCodecServer } from '../codec/codec-server-process';
 

@@ -1,4 +1,4 @@
-/** `rampflow partner-api`: the HTTP API for partner backends (see README, "Starting journeys from your backend"). */
+/** `rampflow partner-api`: the HTTP API for partner backends (see docs/integrating/README.md). */
 import type { Command } from 'commander';
 import { runPartnerApi } from '../partner-api/process';
 

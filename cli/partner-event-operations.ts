@@ -1,5 +1,5 @@
 /**
- * The operator's side of partner events (README, "Telling your backend"):
+ * The operator's side of partner events (docs/integrating/partner-events.md):
  * - `parked`: streams whose deliveries to an endpoint parked after their retry period, and why;
  * - `resend <stream>`: resumes them, in order, with a fresh retry period;
  * - `endpoints` and `enable <name>`: the configured endpoints, which of them a 410 Gone disabled,

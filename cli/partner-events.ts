@@ -1,6 +1,6 @@
 /**
  * `rampflow partner-events listen` (the operators' commands are in cli/partner-event-operations.ts): a local partner endpoint for developing against partner events,
- * in the manner of `stripe listen` (README, "Telling your backend"). It verifies every delivery,
+ * in the manner of `stripe listen` (docs/integrating/partner-events.md). It verifies every delivery,
  * prints one line per event and, with --forward-to, passes it on unchanged to the developer's own
  * handler. At start it prints, once, the PARTNER_EVENT_ENDPOINTS value that points a worker at it:
  * the only place rampflow ever prints a secret, because the developer must copy it.

@@ -1,7 +1,7 @@
 /**
  * `rampflow versions`: the Worker Deployment's versions, which is current or ramping, and how many
  * workflows of each type still run on each; what an operator watches while an old version drains
- * (README, "Changing workflow code").
+ * (docs/deploying/versioning.md).
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';

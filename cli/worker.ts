@@ -1,4 +1,4 @@
-/** `rampflow worker`: the worker process, configured by the environment (see README, Configuration). */
+/** `rampflow worker`: the worker process, configured by the environment (see docs/reference/environment.md). */
 import type { Command } from 'commander';
 import { runWorkerProcess } from '../workers/process';
 

@@ -1,5 +1,5 @@
 /**
- * The operator's view of a Worker Deployment (README, "Changing workflow code"): which version is
+ * The operator's view of a Worker Deployment (docs/deploying/versioning.md): which version is
  * current or ramping, and how many workflows of each type still run on each version, so an old
  * version's workers are retired only once nothing runs on it. Also the one call that makes a version
  * current, which the dev stack and the tests use (production does it by hand, with the CLI).
@@ -188,7 +188,7 @@ export async function listParkedOnOldVersions(client: Client, deploymentName: st
  * whatever version is current then, and the old version drains. Nothing in the workflow's code or
  * history changes (no command, no patch); the price is that the current code must replay the history
  * it recorded on the old version, which is what the replay corpus and `patched()` guard for every
- * type (README, "Changing workflow code", "Parked pinned workflows").
+ * type (docs/deploying/versioning.md, "Parked pinned workflows").
  */
 export async function moveToCurrentVersion(client: Client, workflowId: string): Promise<void> {
   await client.workflowService.updateWorkflowExecutionOptions({

@@ -1,7 +1,7 @@
 /**
  * The payload codec every rampflow process gives Temporal: each payload is sealed with AES-256-GCM
  * under the first configured key, and the key's id travels in the payload's metadata so any
- * configured key can open it again (rotation without downtime, README "Customer data in Temporal").
+ * configured key can open it again (rotation without downtime, docs/deploying/customer-data-and-keys.md).
  *
  * Codecs run in the worker's main thread and in clients, never in the workflow sandbox, so
  * node:crypto is fine here.

@@ -90,7 +90,7 @@ export const WorkerEnvSchema = z.object({
   /**
    * How many workflows the worker keeps in memory between their tasks. Unset: the SDK's default,
    * sized from the heap limit (about 900 on a 4 GB heap). Fewer saves some memory at the price of
-   * replaying a workflow's history when it wakes after being evicted (README, Configuration).
+   * replaying a workflow's history when it wakes after being evicted (docs/reference/environment.md).
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
   /**
@@ -159,7 +159,7 @@ export const PayloadKeysSchema = z.string().transform((text, context): PayloadKe
 });
 
 /**
- * Worker Deployment Versioning (README, "Changing workflow code"). A versioned worker serves only the
+ * Worker Deployment Versioning (docs/deploying/versioning.md). A versioned worker serves only the
  * workflows of its own version: PINNED ones that started on it, AUTO_UPGRADE ones once its version is
  * current. The build ID defaults to a hash of the workflow bundle, so the same code always gets the
  * same ID and any change a new one.

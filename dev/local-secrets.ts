@@ -2,7 +2,7 @@
  * The payload key, codec token and partner-event signing secret of `rampflow dev`. The dev server
  * keeps history in a database file across restarts, so the key that encrypted it is kept beside it
  * (created once, owner-readable only); RAMPFLOW_PAYLOAD_KEYS, when set, wins. Other shells read the
- * same files to reach the same stack (README, "Customer data in Temporal"). The partner-event secret
+ * same files to reach the same stack (docs/deploying/customer-data-and-keys.md). The partner-event secret
  * is kept the same way, so an endpoint a developer configured with it keeps verifying after a restart.
  */
 import { randomBytes } from 'node:crypto';

@@ -29,9 +29,9 @@ import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
 import { localSecrets } from './local-secrets';
 
-/** The sandbox's documented local key pair (README, "The sandbox"). */
+/** The sandbox's documented local key pair (docs/sandbox.md). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
-/** The local partner API's documented bearer token (README, "Starting journeys from your backend"); it listens on loopback only. */
+/** The local partner API's documented bearer token (docs/integrating/README.md); it listens on loopback only. */
 export const DEV_PARTNER_API_TOKEN = 'rampflow-dev-partner-api-token-local-only';
 const TASK_QUEUE = 'rampflow';
 /** TEMPORAL_DEPLOYMENT_NAME's default, so `temporal worker deployment describe --name rampflow` shows the dev worker. */

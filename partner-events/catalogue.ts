@@ -9,7 +9,7 @@
  * (`externalId` for a customer, `payoutReference` for a payout) and `sequence`, which counts from 1
  * within that stream, so a partner sees order and gaps per customer.
  *
- * The zod schemas here are the one source of the contract's JSON Schemas and of the README's event
+ * The zod schemas here are the one source of the contract's JSON Schemas and of docs/reference/partner-events.md's event
  * catalogue; workflow code imports only the types.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The partner's endpoints, as configured (README, "Telling your backend"): a JSON array of
+ * The partner's endpoints, as configured (docs/integrating/partner-events.md): a JSON array of
  * `{name, url, secrets | secret, events?}`, given inline in PARTNER_EVENT_ENDPOINTS or, better for
  * secrets (nothing in `ps`, in a shell history or in a compose file), in the file that
  * PARTNER_EVENT_ENDPOINTS_FILE names. config/env.ts reads the variables; this module checks the text.
@@ -76,7 +76,7 @@ function expandEvents(entries: unknown): PartnerEventType[] | string {
       types.add(entry as PartnerEventType);
     } else {
       // An event type is no secret, but a typo in a long list is found faster when it is named.
-      return `events[${index}] '${entry.slice(0, 40)}' is not a known event type (see the README's event catalogue)`;
+      return `events[${index}] '${entry.slice(0, 40)}' is not a known event type (see docs/reference/partner-events.md)`;
     }
   }
   // Catalogue order, so two configurations that mean the same compare equal.

@@ -121,7 +121,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
 
 /**
  * A versioned worker gets no new workflows until its version is current, which production sets by
- * hand (README, "Changing workflow code"): say so at start, with the command, rather than sit idle.
+ * hand (docs/deploying/versioning.md): say so at start, with the command, rather than sit idle.
  */
 async function warnUnlessCurrent(connection: NativeConnection, namespace: string, version: WorkerDeploymentVersion, logger: Logger): Promise<void> {
   try {

@@ -1,5 +1,5 @@
 /**
- * The worker's place in a Worker Deployment (README, "Changing workflow code"): the deployment's name
+ * The worker's place in a Worker Deployment (docs/deploying/versioning.md): the deployment's name
  * from the environment and a build ID derived from the workflow bundle itself, so two builds of the
  * same code share a version and any change to workflows/ gets a new one.
  */

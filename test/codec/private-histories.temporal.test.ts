@@ -4,7 +4,7 @@
  * namespace read raw, the way a reader of Temporal's database, its backups or a Web UI without the
  * codec server would: none holds the customer's name, email, wallet address, account numbers, kycLink
  * or the document's bytes. Workflow IDs and search attributes, which the codec does not reach, hold
- * only ids and stages (README, "Customer data in Temporal").
+ * only ids and stages (docs/deploying/customer-data-and-keys.md).
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';

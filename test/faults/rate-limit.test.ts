@@ -1,5 +1,5 @@
 /**
- * "The service is never flooded" (README, "Calls to the service are rate-limited"): hundreds to
+ * "The service is never flooded" (docs/deploying/rate-limits.md): hundreds to
  * thousands of parked journeys retried at once (`retry --all`) against a sandbox that answers 429
  * once N calls arrived in the last second. Measured from the sandbox's request log: no sliding second
  * with more than N requests arriving (those refused with 429 counted: they reached the service too),

@@ -1,5 +1,5 @@
 /**
- * The paths a release's replay corpus records (README, "Changing workflow code"), driven the way the
+ * The paths a release's replay corpus records (docs/deploying/versioning.md), driven the way the
  * temporal suites drive them: the journey harness, the sandbox's controls and faults, a webhook
  * receiver. Not a test of its own: `npm run histories:record -- --release <name>` (dev/record-histories.ts)
  * runs it with recorder.vitest.config.ts and files what it writes to RAMPFLOW_RECORD_OUT.

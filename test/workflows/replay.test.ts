@@ -2,7 +2,7 @@
  * The replay corpus (test/fixtures/histories/<release>/, recorded by `npm run histories:record`)
  * replayed against the current workflow code: every history of every release, so a change that would
  * break a journey, deposit, event, reconciliation or payout already running in production fails here.
- * When a change of shape is intended, it goes behind patched() (README, "Changing workflow code");
+ * When a change of shape is intended, it goes behind patched() (docs/deploying/versioning.md);
  * the corpus is never re-recorded, only added to.
  */
 import { WORKFLOW_TYPES } from '../../client/deployment';
