@@ -19,6 +19,11 @@ export function commandPath(command: Command): string {
   return names.join(' ');
 }
 
+/** Code inside a table cell: a pipe must be escaped there even between backticks (`<json|@file>`). */
+export function tableCode(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}
+
 function visibleOptions(command: Command): Option[] {
   return command.options.filter((option) => !(option as Option & { hidden?: boolean }).hidden);
 }
@@ -52,13 +57,13 @@ function commandSection(command: Command, projectRoot: string): string {
   const described = command.registeredArguments.filter((argument) => argument.description);
   if (described.length > 0) {
     lines.push('| argument | what it is |', '| --- | --- |');
-    for (const argument of described) lines.push(`| \`${argumentText(argument)}\` | ${markdownCell(argument.description)} |`);
+    for (const argument of described) lines.push(`| \`${tableCode(argumentText(argument))}\` | ${markdownCell(argument.description)} |`);
     lines.push('');
   }
   const options = visibleOptions(command);
   if (options.length > 0) {
     lines.push('| option | what it does | default |', '| --- | --- | --- |');
-    for (const option of options) lines.push(`| \`${option.flags}\` | ${markdownCell(option.description)} | ${markdownCell(defaultText(option, projectRoot))} |`);
+    for (const option of options) lines.push(`| \`${tableCode(option.flags)}\` | ${markdownCell(option.description)} | ${markdownCell(defaultText(option, projectRoot))} |`);
     lines.push('');
   }
   return lines.join('\n');

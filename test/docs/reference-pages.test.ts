@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/main';
 import { ENV_DESCRIPTIONS } from '../../config/env-descriptions';
-import { commandPath, commandsOf } from '../../dev/docs/cli-reference';
+import { commandPath, commandsOf, tableCode } from '../../dev/docs/cli-reference';
 import { environmentVariables } from '../../dev/docs/environment-reference';
 import { GENERATED_SECTIONS, PROJECT_ROOT, REFERENCE_PAGES, withSection } from '../../dev/docs/reference-pages';
 
@@ -27,7 +27,7 @@ describe('the generated reference pages', () => {
     expect(commands.length).toBeGreaterThan(30);
     for (const command of commands) {
       expect(page, commandPath(command)).toContain(`## \`${commandPath(command)}\``);
-      for (const option of command.options) expect(page, `${commandPath(command)} ${option.flags}`).toContain(`| \`${option.flags}\` |`);
+      for (const option of command.options) expect(page, `${commandPath(command)} ${option.flags}`).toContain(`| \`${tableCode(option.flags)}\` |`);
     }
   });
 
