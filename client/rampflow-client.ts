@@ -23,7 +23,7 @@ import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import type { customerJourney, JourneyOutcome } from '../workflows/journey';
 import type { JourneyInput, JourneyRequest } from '../workflows/journey-input';
-import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../workflows/message-schemas';
+import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
 import {
   cancelUpdate,
   closeCustomerUpdate,
