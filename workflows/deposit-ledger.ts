@@ -113,4 +113,10 @@ export class DepositLedger {
   refunded(): boolean {
     return this.verifiesPayloads && this.confirmedOnce && this.deposit?.status === 'REJECTED';
   }
+
+  /** What a completed deposit did, as its outcome says it. */
+  completion(): string {
+    const traded = this.trade ? `traded ${this.trade.fromAmount} ${this.trade.fromCurrency} for ${this.trade.toAmount} ${this.trade.toCurrency}` : 'traded';
+    return this.state.kind === 'OFFRAMP' && this.payment ? `${traded}; paid out as payment ${this.payment.id}` : traded;
+  }
 }

@@ -469,12 +469,23 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     PAYMENT_SETTLED: paymentSettled,
   };
 
+  // ---- the run: the steps from RECEIVED to an end ---------------------------------------------------
+
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
   // Under the trust rule the deposit finds its journey from its own record, whoever started it.
   if (input.externalId !== undefined && !verifiesPayloads) link.learnJourney(input.externalId);
-  let stage: DepositStage = 'RECEIVED';
   try {
     if (input.reversalOf === 'COMPLETED') await reverseCompleted();
+    await runSteps();
+    throw new DepositEnded({ stage: 'COMPLETED', reason: ledger.completion() });
+  } catch (error) {
+    if (!(error instanceof DepositEnded)) throw error;
+    return end(error.outcome);
+  }
+
+  /** Each step in turn until COMPLETED; a step that parks waits for an operator, who resumes or cancels it. */
+  async function runSteps(): Promise<void> {
+    let stage: DepositStage = 'RECEIVED';
     while (stage !== 'COMPLETED') {
       try {
         const next = await stages[stage]!();
@@ -482,26 +493,25 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
         stage = next;
       } catch (error) {
         if (!(error instanceof ParkRequest)) throw error;
-        const parked = stage;
-        const decision = await desk.park(parked, error, () => void show('NEEDS_ATTENTION', `an operator: ${error.reason}`));
-        if (decision.kind === 'cancel') throw new DepositEnded({ stage: 'CANCELLED', reason: decision.reason });
-        // An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort).
-        if (error.errorType === 'CustomerNotServed') link.trackWithoutJourney();
-        clock.resumed(decision.kind === 'retry');
+        await parkUntilResumed(stage, error);
       }
     }
-    throw new DepositEnded({ stage: 'COMPLETED', reason: completion() });
-  } catch (error) {
-    if (!(error instanceof DepositEnded)) throw error;
-    state.outcome = error.outcome.reason;
-    await show(error.outcome.stage, `nothing: ${error.outcome.reason}`);
-    await condition(allHandlersFinished);
-    return error.outcome;
   }
 
-  function completion(): string {
-    const traded = ledger.trade ? `traded ${ledger.trade.fromAmount} ${ledger.trade.fromCurrency} for ${ledger.trade.toAmount} ${ledger.trade.toCurrency}` : 'traded';
-    return state.kind === 'OFFRAMP' && ledger.payment ? `${traded}; paid out as payment ${ledger.payment.id}` : traded;
+  async function parkUntilResumed(parked: DepositStage, error: ParkRequest): Promise<void> {
+    const decision = await desk.park(parked, error, () => void show('NEEDS_ATTENTION', `an operator: ${error.reason}`));
+    if (decision.kind === 'cancel') throw new DepositEnded({ stage: 'CANCELLED', reason: decision.reason });
+    // An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort).
+    if (error.errorType === 'CustomerNotServed') link.trackWithoutJourney();
+    clock.resumed(decision.kind === 'retry');
+  }
+
+  /** Shows the end, lets running handlers (an attachment being submitted) finish, and returns it. */
+  async function end(outcome: DepositOutcome): Promise<DepositOutcome> {
+    state.outcome = outcome.reason;
+    await show(outcome.stage, `nothing: ${outcome.reason}`);
+    await condition(allHandlersFinished);
+    return outcome;
   }
 }
 
