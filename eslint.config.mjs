@@ -25,6 +25,17 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // config/ reads the environment for every process, so it imports nothing of ours (README, the map
+    // of the folders): what it needs moves down into config/ or is passed in. Types included.
+    files: ['config/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../*', '../**'], message: 'config/ imports nothing of ours: move what it needs down into config/, or pass it in.' }] },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed: it must not do I/O or reach the ramp client directly.
     // Activities and ramp types may be imported as types only.
     files: ['workflows/**/*.ts'],

@@ -25,8 +25,8 @@ import {
   type EndpointProgress,
   type MorePartnerEvents,
   type PartnerEventDeliveryInput,
+  type PartnerEventDeliveryWorkflow,
 } from '../workflows/partner-event-delivery-messages';
-import type { partnerEventDelivery } from '../workflows/partner-event-delivery';
 import { RampExternalId, RampStage } from '../workflows/search-attributes';
 
 /** What the worker delivers with; without it partner events are off (nothing recorded or sent). */
@@ -182,7 +182,7 @@ async function isOpen(client: Client, workflowId: string): Promise<boolean> {
 
 async function handOff(client: Client, taskQueue: string, input: PartnerEventDeliveryInput): Promise<void> {
   const { throughSequence, endpoints } = input;
-  await client.workflow.signalWithStart<typeof partnerEventDelivery, [MorePartnerEvents]>('partnerEventDelivery', {
+  await client.workflow.signalWithStart<PartnerEventDeliveryWorkflow, [MorePartnerEvents]>('partnerEventDelivery', {
     workflowId: partnerEventDeliveryWorkflowId(input.stream),
     taskQueue,
     args: [input],

@@ -8,7 +8,8 @@
  */
 import type { Command } from 'commander';
 import { PartnerEventDeliveries, parseStream } from '../client/partner-event-deliveries';
-import { parseEnv, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema, PartnerEventsEnvSchema, PayloadEnvSchema } from '../config/env';
+import { parseEnv, PartnerEventsEnvSchema, PayloadEnvSchema } from '../config/env';
+import { partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import { partnerEventCatalogueMarkdown } from '../partner-events/catalogue-markdown';
 import { openPartnerEventStore } from '../partner-events/open-store';
 import type { PartnerEventStore } from '../partner-events/store';

@@ -1,18 +1,10 @@
 /** The rampflow client library: what a partner backend or an operator's tooling imports. */
 export { createRampflowClient, createRampflowClientFromEnv, type RampflowClientOptions } from './connect';
-export {
-  RampflowClient,
-  SIGNUP_GRACE_MS,
-  type DepositBulkFilter,
-  type DepositHandle,
-  type DepositOutcome,
-  type EventReport,
-  type JourneyBulkFilter,
-  type JourneyHandle,
-  type JourneyOutcome,
-  type SignUp,
-  type SignUpOptions,
-} from './rampflow-client';
+export { RampflowClient } from './rampflow-client';
+export { SIGNUP_GRACE_MS, type JourneyHandle, type JourneyOutcome, type SignUp, type SignUpOptions } from './journeys';
+export type { DepositHandle, DepositOutcome } from './deposits';
+export type { DepositBulkFilter, JourneyBulkFilter } from './bulk-actions';
+export type { EventReport } from './events';
 export { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport, type BulkTarget } from './bulk';
 export { PayoutClient, parsePayoutRequest, type PayoutHandle, type PayoutRequest } from './payouts';
 export { PAYOUT_STAGES, type PayoutStage, type PayoutState } from '../workflows/payout-messages';

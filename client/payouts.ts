@@ -4,7 +4,6 @@
  * reference again returns the payout that exists, running or finished, and never pays twice.
  */
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { z } from 'zod';
 import { cancelUpdate, retryUpdate } from '../workflows/messages';
 import type { payout } from '../workflows/payout';
@@ -12,6 +11,7 @@ import { PAYOUT_REFERENCE, payoutStateQuery, payoutWorkflowId, type PayoutInput,
 import { RampStage } from '../workflows/search-attributes';
 import { RampflowInputError, RampflowWorkflowEndedError } from './errors';
 import { explained, stateOrEnd } from './explained';
+import { startedOrExisting } from './start-once';
 import { workflowEndOf } from './workflow-end';
 
 export type PayoutHandle = WorkflowHandle<typeof payout>;
@@ -44,20 +44,19 @@ export class PayoutClient {
   async start(request: PayoutRequest): Promise<PayoutHandle> {
     const input = parsePayoutRequest(request);
     const workflowId = payoutWorkflowId(input.reference);
-    try {
-      return await this.temporal.workflow.start<typeof payout>('payout', {
-        workflowId,
-        taskQueue: this.taskQueue,
-        args: [input],
-        // A finished payout is never started again: the same reference is the same payout.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [{ key: RampStage, value: 'CREATING_PAYMENT' }],
-        staticSummary: `payout ${input.deductAmount} ${input.deductCurrency}`,
-      });
-    } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return this.handle(input.reference);
-      throw error;
-    }
+    return startedOrExisting(
+      () =>
+        this.temporal.workflow.start<typeof payout>('payout', {
+          workflowId,
+          taskQueue: this.taskQueue,
+          args: [input],
+          // A finished payout is never started again: the same reference is the same payout.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [{ key: RampStage, value: 'CREATING_PAYMENT' }],
+          staticSummary: `payout ${input.deductAmount} ${input.deductCurrency}`,
+        }),
+      () => this.handle(input.reference),
+    );
   }
 
   handle(reference: string): PayoutHandle {

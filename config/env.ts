@@ -5,12 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { PartnerEndpoint } from '../partner-events/endpoint-types';
-import { parsePartnerEndpoints } from '../partner-events/endpoints';
-import { DEFAULT_LIST_ORDER, LIST_ORDERS } from '../ramp/assumptions';
-import { WEBHOOK_ROUTINGS } from '../webhooks/routing-modes';
-import type { DepositTimings } from '../workflows/deposit-input';
-import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from '../workflows/message-schemas';
+import { DEFAULT_LIST_ORDER, LIST_ORDERS } from './list-orders';
+import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from './signup-wait';
+import { WEBHOOK_ROUTINGS } from './webhook-routings';
 
 const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port, for example 127.0.0.1:7233');
 const port = z.coerce.number().int().min(1).max(65535);
@@ -115,8 +112,19 @@ export const WorkerEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/**
+ * The deposit timings an environment overrides: the part of DepositTimings (workflows/timings.ts) the
+ * DEPOSIT_* variables set, named here because config/ imports nothing of ours; whoever passes it on
+ * as a Partial<DepositTimings> has the compiler check that the two agree.
+ */
+export interface DepositTimingsFromEnv {
+  pollIntervalSeconds?: number;
+  stepDeadlineSeconds?: number;
+  pollBackoffCapSeconds?: number;
+}
+
 /** The deposit timings in the environment, as the options of whoever starts deposit workflows. */
-export function depositTimingsFromEnv(config: z.output<typeof DepositTimingsEnvSchema>): Partial<DepositTimings> {
+export function depositTimingsFromEnv(config: z.output<typeof DepositTimingsEnvSchema>): DepositTimingsFromEnv {
   return {
     ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS } : {}),
     ...(config.DEPOSIT_STEP_DEADLINE_SECONDS !== undefined ? { stepDeadlineSeconds: config.DEPOSIT_STEP_DEADLINE_SECONDS } : {}),
@@ -193,52 +201,20 @@ export const AttachmentEnvSchema = z.object({
 });
 
 /**
- * Where partner events are delivered (partner-events/endpoints.ts checks the JSON): inline in
- * PARTNER_EVENT_ENDPOINTS, or in the file PARTNER_EVENT_ENDPOINTS_FILE names, which keeps the
- * `whsec_` secrets out of process listings, shell histories and compose files. Not both: which one
- * wins would be a guess. Neither (or `[]`) means no endpoints: partners read events through the pull API.
+ * Where partner events are delivered: inline in PARTNER_EVENT_ENDPOINTS, or in the file
+ * PARTNER_EVENT_ENDPOINTS_FILE names. Only the variables are named here (for ALL_ENV_SCHEMAS): the
+ * endpoints' JSON is checked by partner-events/endpoints-env.ts, which extends these with the check,
+ * because what an endpoint may subscribe to is the partner event catalogue's and config/ imports
+ * nothing of ours. Processes parse that schema, not this one.
  */
-const endpointsText = z.string().transform((text, context): PartnerEndpoint[] => {
-  const result = parsePartnerEndpoints(text);
-  if (result.ok) return result.endpoints;
-  context.addIssue({ code: 'custom', message: result.problem });
-  return z.NEVER;
+export const PartnerEventEndpointVariablesSchema = z.object({
+  PARTNER_EVENT_ENDPOINTS: z.string().optional(),
+  PARTNER_EVENT_ENDPOINTS_FILE: z.string().optional(),
+  /** How long one delivery attempt may take before it counts as failed. */
+  PARTNER_EVENT_TIMEOUT_SECONDS: z.coerce.number().min(1).max(60).default(15),
+  /** How long a failing endpoint's deliveries are retried (backing off to an hour) before they park; at least three days in production. */
+  PARTNER_EVENT_RETRY_SECONDS: z.coerce.number().int().min(1).default(3 * 24 * 60 * 60),
 });
-
-const endpointsFile = z.string().transform((path, context): PartnerEndpoint[] => {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    context.addIssue({ code: 'custom', message: `cannot read ${path} (${code})` });
-    return z.NEVER;
-  }
-  const result = parsePartnerEndpoints(text);
-  if (result.ok) return result.endpoints;
-  context.addIssue({ code: 'custom', message: `${path}: ${result.problem}` });
-  return z.NEVER;
-});
-
-export const PartnerEventEndpointsEnvSchema = z
-  .object({
-    PARTNER_EVENT_ENDPOINTS: endpointsText.optional(),
-    PARTNER_EVENT_ENDPOINTS_FILE: endpointsFile.optional(),
-    /** How long one delivery attempt may take before it counts as failed. */
-    PARTNER_EVENT_TIMEOUT_SECONDS: z.coerce.number().min(1).max(60).default(15),
-    /** How long a failing endpoint's deliveries are retried (backing off to an hour) before they park; at least three days in production. */
-    PARTNER_EVENT_RETRY_SECONDS: z.coerce.number().int().min(1).default(3 * 24 * 60 * 60),
-  })
-  .superRefine((value, context) => {
-    if (value.PARTNER_EVENT_ENDPOINTS !== undefined && value.PARTNER_EVENT_ENDPOINTS_FILE !== undefined) {
-      context.addIssue({ code: 'custom', path: ['PARTNER_EVENT_ENDPOINTS_FILE'], message: 'set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both' });
-    }
-  });
-
-/** The configured partner endpoints, from whichever variable holds them; none when neither is set. */
-export function partnerEndpointsFromEnv(config: z.output<typeof PartnerEventEndpointsEnvSchema>): PartnerEndpoint[] {
-  return config.PARTNER_EVENT_ENDPOINTS ?? config.PARTNER_EVENT_ENDPOINTS_FILE ?? [];
-}
 
 /**
  * Where partner events are kept (partner-events/open-store.ts): PostgreSQL when
@@ -282,7 +258,7 @@ export const ALL_ENV_SCHEMAS = [
   PayloadEnvSchema,
   CodecServerEnvSchema,
   AttachmentEnvSchema,
-  PartnerEventEndpointsEnvSchema,
+  PartnerEventEndpointVariablesSchema,
   PartnerEventsEnvSchema,
 ] as const;
 

@@ -24,7 +24,8 @@ import { PartnerEventDeliveries, parseStream } from '../client/partner-event-del
 import { endJson, RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, RampflowWorkflowEndedError, SIGNUP_GRACE_MS, type RampflowClient } from '../client';
 import { tokenMatches } from '../webhooks/secret-token';
 import { JourneyInputSchema } from '../workflows/journey-input';
-import { EndRequestSchema, RetryRequestSchema, SIGNUP_WAIT_DEFAULT_SECONDS } from '../workflows/message-schemas';
+import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
+import { EndRequestSchema, RetryRequestSchema } from '../workflows/message-schemas';
 import { startInputIssues, type StartInputIssue } from '../workflows/start-input';
 import { PartnerEventCursorError, PartnerEventStoreUnavailableError } from '../partner-events/store-errors';
 import type { PartnerEventStore } from '../partner-events/store';

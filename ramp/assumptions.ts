@@ -106,7 +106,7 @@ export function resolveAssumptions(overrides: RampAssumptionOverrides = {}): Ram
   };
 }
 
-/**
+/*
  * The order of the service's list endpoints (customers, deposits, trades), which the interface does
  * not state. rampflow assumes newest first, as list APIs of this kind commonly answer, and lets a
  * deployment say otherwise (`RECONCILE_LIST_ORDER`, config/env.ts): reconciliation reads a list only
@@ -115,11 +115,9 @@ export function resolveAssumptions(overrides: RampAssumptionOverrides = {}): Ram
  * when the order is `unknown`. A service that turns out to list oldest first is caught, not trusted:
  * a list that grew while its head stayed the same is read in full, from both ends, with a warning
  * (activities/reconcile-activities.ts). The lookups that search a list (activities/list-search.ts)
- * assume no order: they tell it from the creation times at the list's two ends.
+ * assume no order: they tell it from the creation times at the list's two ends. The orders
+ * themselves (LIST_ORDERS) are in config/list-orders.ts, with the setting that chooses one.
  */
-export const LIST_ORDERS = ['newest-first', 'unknown'] as const;
-export type ListOrder = (typeof LIST_ORDERS)[number];
-export const DEFAULT_LIST_ORDER: ListOrder = 'newest-first';
 
 /**
  * Refunds (issue 23). The interface says a deposit's REJECTED means "Deposit rejected or refunded"

@@ -27,7 +27,7 @@ import { parseDelivery, type ParsedDelivery } from './delivery';
 import { routeDirectly, RoutingMemory, type DirectRouteOutcome } from './direct-route';
 import { handOff, TemporalUnavailable } from './handoff';
 import { WebhookMetrics, type HandoffResult, type Outcome } from './metrics';
-import type { WebhookRouting } from './routing-modes';
+import type { WebhookRouting } from '../config/webhook-routings';
 import { tokenMatches } from './secret-token';
 import { sourceIpPolicy } from './source-ip';
 

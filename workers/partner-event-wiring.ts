@@ -5,7 +5,8 @@
  * configured nothing is pushed.
  */
 import type { PartnerEventWiring } from '../activities/partner-event-activities';
-import { partnerEndpointsFromEnv, type PartnerEventEndpointsEnvSchema, type PartnerEventsEnv, type PayloadKey } from '../config/env';
+import type { PartnerEventsEnv, PayloadKey } from '../config/env';
+import { partnerEndpointsFromEnv, type PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import { createDeliveryAgent, deliverEvent } from '../partner-events/deliver';
 import { openPartnerEventStore } from '../partner-events/open-store';
 import type { z } from 'zod';

@@ -12,7 +12,6 @@ import {
   DeploymentEnvSchema,
   depositTimingsFromEnv,
   parseEnv,
-  PartnerEventEndpointsEnvSchema,
   PartnerEventsEnvSchema,
   PayloadEnvSchema,
   RampEnvSchema,
@@ -20,6 +19,7 @@ import {
   TemporalEnvSchema,
   WorkerEnvSchema,
 } from '../config/env';
+import { PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { histogramBucketOverrides } from '../observability/metric-catalogue';

@@ -34,8 +34,10 @@ import { AppliedKeys } from './applied-keys';
 import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
 import { isNewsForJourney } from './deposit-board';
+import { DepositJourneyLink } from './deposit-journey-link';
+import { DepositLedger } from './deposit-ledger';
+import { DepositStepClock } from './deposit-step-clock';
 import type { DepositLifecycleRequest } from './deposit-input';
-import { journeyWorkflowId } from './ids';
 import { indexChanged } from './indexing';
 import {
   depositEventSignal,
@@ -45,11 +47,10 @@ import {
   submitAttachmentUpdate,
   tradeEventSignal,
   type DepositStage,
-  type DepositState,
   type DepositSummary,
 } from './messages';
 import { OperatorDesk } from './operator';
-import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
+import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type TradeRecord } from './records';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
 import { stageEntered } from './stage-metrics';
@@ -86,39 +87,6 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   const { depositId } = input;
   // Resolved where each is used, from the starter's overrides and the code's defaults (workflows/timings.ts).
   const timings = depositTimings(input.timings);
-  let deposit: DepositRecord | undefined = input.deposit;
-  let trade: TradeRecord | undefined;
-  let payment: PaymentRecord | undefined;
-  /** Whether the trade and payment held are a webhook's payload (direct routing) rather than the service's record. */
-  let tradeFromPayload = false;
-  let paymentFromPayload = false;
-  let attachmentSubmitted = false;
-  const applied = new AppliedKeys();
-  const desk = new OperatorDesk();
-  const state: DepositState = {
-    depositId,
-    customerId: deposit?.customerId ?? '',
-    kind: deposit ? kindOf(deposit) : 'ONRAMP',
-    stage: 'RECEIVED',
-    status: deposit?.status ?? 'RECEIVED',
-    amount: deposit?.amount ?? '0',
-    currency: deposit?.currency ?? '',
-    waitingFor: 'the service\'s record of the deposit',
-  };
-  /** The customer's externalId, and so the journey to report to; undefined when the customer has none we know. */
-  let externalId: string | undefined;
-  let journeyId: string | undefined;
-  /** The stage the journey last heard, so it can keep its counts right. */
-  let reportedStage: DepositStage | undefined;
-  /** Set once the journey heard of the deposit, or an operator chose to track it without one. */
-  let served = false;
-  /** Set once the deposit read its own record from the service (a retried stage does not read it again). */
-  let ownRecordRead = false;
-  /**
-   * Set once the service showed the deposit confirmed (its record CONFIRMED, or a trade it links to the
-   * deposit): a REJECTED record after that is a refund, a reversal of money that had moved.
-   */
-  let confirmedOnce = false;
   /**
    * Set when this run follows the trust rule (PAYLOADS_ARE_HINTS): it reads its own record, holds only
    * records the service gave, and takes a refund as a reversal. Decided before any handler can run (a
@@ -126,6 +94,14 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
    * the rule replay without it.
    */
   const verifiesPayloads = patched(PAYLOADS_ARE_HINTS);
+  // What the deposit holds of the service's records, and where they came from (workflows/deposit-ledger.ts).
+  const ledger = new DepositLedger(depositId, verifiesPayloads, input.deposit);
+  const { state } = ledger;
+  // The journey it reports to (workflows/deposit-journey-link.ts), and its current step's deadline.
+  const link = new DepositJourneyLink();
+  const clock = new DepositStepClock();
+  const applied = new AppliedKeys();
+  const desk = new OperatorDesk();
   /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
   const depositHints = new PendingHints(1);
   const tradeHints = new PendingHints(4);
@@ -153,22 +129,22 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     // starter indexes what it knew at start).
     indexChanged([
       { key: RampStage, value: stage },
-      ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
-      ...(externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
+      ...(link.externalId ? [{ key: RampExternalId, value: link.externalId }] : []),
+      ...(link.externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
     ]);
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
-    if (isNewsForJourney(reportedStage, stage, attentionChanged)) await report();
+    if (isNewsForJourney(link.reportedStage, stage, attentionChanged)) await report();
   }
 
   /** Tells the journey; false when it is not running (ended, or never started). */
   async function report(): Promise<boolean> {
-    if (!journeyId) return false;
+    if (!link.journeyId) return false;
     try {
-      await getExternalWorkflowHandle(journeyId).signal(depositProgressSignal, { summary: summary(), ...(reportedStage ? { previousStage: reportedStage } : {}) });
-      reportedStage = state.stage;
+      await getExternalWorkflowHandle(link.journeyId).signal(depositProgressSignal, { summary: summary(), ...(link.reportedStage ? { previousStage: link.reportedStage } : {}) });
+      link.reportedStage = state.stage;
       return true;
     } catch {
       // The journey has ended meanwhile (the customer was closed); the deposit still finishes on its own.
@@ -178,50 +154,15 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   // ---- events, applied at most once and only forward ---------------------------------------------
 
-  function applyDeposit(record: DepositRecord): void {
-    if (record.id !== depositId) return;
-    // A refund is the one move back the service reports (DEPOSIT_REFUND, ramp/assumptions.ts): taken
-    // only from the service's own record, since hints never reach here.
-    const refund = verifiesPayloads && confirmedOnce && record.status === 'REJECTED' && deposit?.status !== 'REJECTED';
-    if (deposit && !refund && !advancesDeposit(deposit.status, record.status)) return;
-    deposit = record;
-    if (verifiesPayloads && record.status === 'CONFIRMED') confirmedOnce = true;
-    state.status = record.status;
-    state.customerId = record.customerId;
-    state.kind = kindOf(record);
-    state.amount = record.amount;
-    state.currency = record.currency;
-  }
-
-  function applyTrade(record: TradeRecord, fromPayload = false): void {
-    // Under the trust rule a trade is this deposit's only when the service's record names it.
-    if (verifiesPayloads ? !tradeNamesDeposit(record, depositId) : record.depositId !== undefined && record.depositId !== depositId) return;
-    if (trade && (trade.id !== record.id || !advancesTrade(trade.status, record.status))) return;
-    trade = record;
-    if (verifiesPayloads) confirmedOnce = true;
-    tradeFromPayload = fromPayload;
-    state.tradeId = record.id;
-    if (record.paymentId) state.paymentId = record.paymentId;
-  }
-
-  function applyPayment(record: PaymentRecord, fromPayload = false): void {
-    if (state.paymentId && record.id !== state.paymentId) return;
-    // A payment pays out this deposit's trade or none of ours (the service's record names the trade).
-    if (verifiesPayloads && trade && !paymentNamesTrade(record, trade.id)) return;
-    payment = record;
-    paymentFromPayload = fromPayload;
-    state.paymentId = record.id;
-  }
-
   // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
   // first must not use up the key of the genuine one.
   setHandler(depositEventSignal, (event) => {
     if (isHint(event)) {
       if (event.record.id === depositId) depositHints.note(event.record);
-    } else applied.applyOnce(event.key, () => applyDeposit(event.record));
+    } else applied.applyOnce(event.key, () => ledger.applyDeposit(event.record));
   });
-  setHandler(tradeEventSignal, (event) => (isHint(event) ? tradeHints.note(event.record) : applied.applyOnce(event.key, () => applyTrade(event.record, event.fromPayload === true))));
-  setHandler(paymentEventSignal, (event) => (isHint(event) ? paymentHints.note(event.record) : applied.applyOnce(event.key, () => applyPayment(event.record, event.fromPayload === true))));
+  setHandler(tradeEventSignal, (event) => (isHint(event) ? tradeHints.note(event.record) : applied.applyOnce(event.key, () => ledger.applyTrade(event.record, event.fromPayload === true))));
+  setHandler(paymentEventSignal, (event) => (isHint(event) ? paymentHints.note(event.record) : applied.applyOnce(event.key, () => ledger.applyPayment(event.record, event.fromPayload === true))));
   setHandler(depositStateQuery, () => ({ ...state, attention: desk.attention }));
   setHandler(
     submitAttachmentUpdate,
@@ -229,12 +170,12 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       await act.submitDepositAttachment.executeWithOptions(changeOptions('submit the attachment the service asked for'), [
         { depositId, attachment },
       ]);
-      attachmentSubmitted = true;
+      ledger.attachmentSubmitted = true;
       return { submitted: true as const };
     },
     {
       validator: (attachment) => {
-        if (deposit?.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${deposit?.status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`);
+        if (ledger.deposit?.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${ledger.deposit?.status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`);
         // Only a reference to the stored bytes enters the history (attachments/, the claim check).
         if (!isAttachmentReference(attachment)) throw new Error('expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)');
       },
@@ -243,12 +184,8 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
 
   // ---- the stages ------------------------------------------------------------------------------
 
-  let stageDeadlineAt: number | undefined;
-  /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
-  let lookBeforeWaiting = false;
-
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
-    stageDeadlineAt ??= workflowNow() + timings.stepDeadlineSeconds * 1000;
+    const deadlineAt = clock.deadline(() => workflowNow() + timings.stepDeadlineSeconds * 1000);
     const wait = {
       what,
       settled,
@@ -258,15 +195,12 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       // Deposits started before the backoff carry no cap: they poll as they always did.
       pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
     };
-    if (lookBeforeWaiting) {
-      lookBeforeWaiting = false;
-      await pollTolerantly(what, pollOnce);
-    }
-    const outcome = await waitForService({ ...wait, deadlineAt: stageDeadlineAt, now: workflowNow });
+    if (clock.takeLookFirst()) await pollTolerantly(what, pollOnce);
+    const outcome = await waitForService({ ...wait, deadlineAt, now: workflowNow });
     if (outcome === 'deadline') throw deadlinePassed(wait);
   }
 
-  const pollDeposit = async () => applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
+  const pollDeposit = async () => ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
 
   // ---- hints: what deliveries claim, looked at through the service (workflows/trust.ts) -----------
 
@@ -274,13 +208,13 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   function depositHintIsNews(): boolean {
     const claim = depositHints.claimFor(depositId);
     // A trade the service links to this deposit already says the deposit was confirmed.
-    return claim !== undefined && deposit !== undefined && trade === undefined && claim !== deposit.status && advancesDeposit(deposit.status, claim);
+    return claim !== undefined && ledger.deposit !== undefined && ledger.trade === undefined && claim !== ledger.deposit.status && advancesDeposit(ledger.deposit.status, claim);
   }
   const tradeHintIsNews = (id: string): boolean => {
     const claim = tradeHints.claimFor(id)!;
-    return trade === undefined || (id === trade.id && claim !== trade.status && advancesTrade(trade.status, claim));
+    return ledger.trade === undefined || (id === ledger.trade.id && claim !== ledger.trade.status && advancesTrade(ledger.trade.status, claim));
   };
-  const paymentHintIsNews = (id: string): boolean => state.kind === 'OFFRAMP' && (payment === undefined || (id === payment.id && !isPaymentSettled(payment.status)));
+  const paymentHintIsNews = (id: string): boolean => state.kind === 'OFFRAMP' && (ledger.payment === undefined || (id === ledger.payment.id && !isPaymentSettled(ledger.payment.status)));
   const newest = (hints: PendingHints, isNews: (id: string) => boolean): string | undefined => hints.ids().filter(isNews).at(-1);
   const hintsClaimNews = (): boolean => newest(paymentHints, paymentHintIsNews) !== undefined || newest(tradeHints, tradeHintIsNews) !== undefined || depositHintIsNews();
 
@@ -294,9 +228,9 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     if (paymentId !== undefined) {
       paymentHints.clear(paymentId);
       const record = await readNamed('payment', () => act.getPayment.executeWithOptions(readOptions('read the payment a delivery named'), [paymentId, { confirming: true }]));
-      const ownTrade = trade ?? (record?.reference ? await verifyTrade(record.reference) : undefined);
+      const ownTrade = ledger.trade ?? (record?.reference ? await verifyTrade(record.reference) : undefined);
       if (record && !(ownTrade && paymentNamesTrade(record, ownTrade.id))) return countIgnoredHint('depositLifecycle', 'payment-of-another-trade');
-      if (record) applyPayment(record);
+      if (record) ledger.applyPayment(record);
       return;
     }
     const tradeId = newest(tradeHints, tradeHintIsNews);
@@ -319,8 +253,8 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       countIgnoredHint('depositLifecycle', 'trade-of-another-deposit');
       return undefined;
     }
-    applyTrade(record);
-    return trade === record ? record : undefined;
+    ledger.applyTrade(record);
+    return ledger.trade === record ? record : undefined;
   }
 
   /**
@@ -360,36 +294,33 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
    * report to. Money for a customer rampflow does not serve parks here: an operator decides.
    */
   async function received(): Promise<DepositStage> {
-    if (verifiesPayloads && !ownRecordRead) {
+    if (verifiesPayloads && !ledger.ownRecordRead) {
       const record = await readOwnRecord();
       if (record === undefined) throw dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
-      // The service's record replaces whatever the starter passed.
-      deposit = undefined;
-      applyDeposit(record);
-      ownRecordRead = true;
+      ledger.takeOwnRecord(record);
       describeInLists(record);
-    } else if (!deposit) {
+    } else if (!ledger.deposit) {
       const record = await orPark('reading the deposit', () => act.getDeposit.executeWithOptions(patientReadOptions('read the deposit'), [depositId]));
-      applyDeposit(record);
+      ledger.applyDeposit(record);
     }
-    if (externalId === undefined && verifiesPayloads) {
+    if (link.externalId === undefined && verifiesPayloads) {
       // The owner comes from the service's record of the deposit and rampflow's own index (or the
       // service's record of the customer), never from what a starter or a payload said.
       const owner = await orPark('finding the deposit\'s journey', () =>
-        act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [deposit!.customerId]),
+        act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [ledger.deposit!.customerId]),
       );
-      if (owner.externalId) learnJourney(owner.externalId);
-    } else if (externalId === undefined) {
+      if (owner.externalId) link.learnJourney(owner.externalId);
+    } else if (link.externalId === undefined) {
       const owner = await orPark('finding the deposit\'s customer', () =>
-        act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [deposit!.customerId]),
+        act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [ledger.deposit!.customerId]),
       );
-      if (owner) learnJourney(owner);
+      if (owner) link.learnJourney(owner);
     }
     await show('RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
-    served ||= reportedStage !== undefined;
-    if (!served) throw notServed();
+    link.noteServedIfReported();
+    if (!link.served) throw notServed();
     // A trade the service links to this deposit says it was confirmed, whatever the deposit's last read said.
-    await waitOrPark('the deposit\'s confirmation', () => deposit!.status !== 'RECEIVED' || (verifiesPayloads && trade !== undefined), pollDeposit);
+    await waitOrPark('the deposit\'s confirmation', () => ledger.deposit!.status !== 'RECEIVED' || (verifiesPayloads && ledger.trade !== undefined), pollDeposit);
     return stageForDepositStatus();
   }
 
@@ -408,16 +339,14 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   async function reverseCompleted(): Promise<void> {
     const record = await readOwnRecord();
     if (record === undefined) throw dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
-    deposit = undefined;
-    applyDeposit(record);
-    ownRecordRead = true;
+    ledger.takeOwnRecord(record);
     if (record.status !== 'REJECTED') throw new DepositEnded({ stage: 'COMPLETED', reason: `nothing to reverse: the service shows the deposit ${record.status}` });
     const owner = await orPark('finding the deposit\'s journey', () =>
       act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [record.customerId]),
     );
-    if (owner.externalId) learnJourney(owner.externalId);
-    reportedStage = 'COMPLETED'; // what the journey counted
-    confirmedOnce = true;
+    if (owner.externalId) link.learnJourney(owner.externalId);
+    link.reportedStage = 'COMPLETED'; // what the journey counted
+    ledger.knowConfirmed();
     throw reversal();
   }
 
@@ -426,15 +355,9 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     return new DepositEnded({ stage: 'DISMISSED', reason });
   }
 
-  /** Indexed with the next stage shown. */
-  function learnJourney(owner: string): void {
-    externalId = owner;
-    journeyId = journeyWorkflowId(owner);
-  }
-
   function notServed(): ParkRequest {
-    const reason = journeyId
-      ? `money arrived for a customer whose journey ${journeyId} is not running (ended or never started); retry to track the deposit anyway, or cancel`
+    const reason = link.journeyId
+      ? `money arrived for a customer whose journey ${link.journeyId} is not running (ended or never started); retry to track the deposit anyway, or cancel`
       : `money arrived for customer ${state.customerId}, who has no externalId, so no rampflow journey; retry to track the deposit anyway, or cancel`;
     return new ParkRequest(reason, 'CustomerNotServed');
   }
@@ -442,37 +365,34 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   async function actionRequired(): Promise<DepositStage> {
     await show('ACTION_REQUIRED', 'an operator to submit the attachment the service asked for (update submitAttachment)');
     // An operator's attachment (or the service deciding on its own) moves the deposit on.
-    await waitOrPark('an attachment from an operator', () => attachmentSubmitted || deposit!.status !== 'ACTION_REQUIRED', pollDeposit);
-    if (deposit!.status === 'ACTION_REQUIRED') {
+    await waitOrPark('an attachment from an operator', () => ledger.attachmentSubmitted || ledger.deposit!.status !== 'ACTION_REQUIRED', pollDeposit);
+    if (ledger.deposit!.status === 'ACTION_REQUIRED') {
       await show('ACTION_REQUIRED', 'the service to review the attachment (DEPOSIT_APPROVED)');
-      stageDeadlineAt = undefined;
-      await waitOrPark('the service\'s review of the attachment', () => deposit!.status !== 'ACTION_REQUIRED', pollDeposit);
+      clock.restart();
+      await waitOrPark('the service\'s review of the attachment', () => ledger.deposit!.status !== 'ACTION_REQUIRED', pollDeposit);
     }
     return stageForDepositStatus();
   }
 
   function stageForDepositStatus(): DepositStage {
-    switch (deposit!.status) {
+    switch (ledger.deposit!.status) {
       case 'CONFIRMED':
         return 'CONFIRMED';
       case 'REJECTED':
-        if (refunded()) throw reversal();
+        if (ledger.refunded()) throw reversal();
         throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
       case 'ACTION_REQUIRED':
         return 'ACTION_REQUIRED';
       default:
-        return verifiesPayloads && trade ? 'CONFIRMED' : 'RECEIVED';
+        return verifiesPayloads && ledger.trade ? 'CONFIRMED' : 'RECEIVED';
     }
   }
 
   // ---- refunds: the service gives the money back after it had confirmed the deposit ---------------
 
-  /** The service refunded the deposit after confirming it (its own record says so). */
-  const refunded = (): boolean => verifiesPayloads && confirmedOnce && deposit?.status === 'REJECTED';
-
   function reversal(): DepositEnded {
-    const after = trade?.status === 'SETTLED' ? 'its trade settled' : trade ? 'its trade was created' : 'it was confirmed';
-    countReversal(state.kind, state.currency, reportedStage === 'COMPLETED' ? 'completed' : 'in-flight');
+    const after = ledger.trade?.status === 'SETTLED' ? 'its trade settled' : ledger.trade ? 'its trade was created' : 'it was confirmed';
+    countReversal(state.kind, state.currency, link.reportedStage === 'COMPLETED' ? 'completed' : 'in-flight');
     return new DepositEnded({ stage: 'REVERSED', reason: `the service refunded the deposit after ${after}: its record shows REJECTED` });
   }
 
@@ -481,30 +401,30 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
    * wait for, since a refunded deposit's trade or payout never settles (DEPOSIT_REFUND).
    */
   async function waitUnlessRefunded(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
-    await waitOrPark(what, () => settled() || refunded(), async () => {
+    await waitOrPark(what, () => settled() || ledger.refunded(), async () => {
       if (verifiesPayloads) await pollDeposit();
-      if (!refunded()) await pollOnce();
+      if (!ledger.refunded()) await pollOnce();
     });
-    if (refunded()) throw reversal();
+    if (ledger.refunded()) throw reversal();
   }
 
   async function confirmed(): Promise<DepositStage> {
     await show('CONFIRMED', 'the service to create the trade (TRADE_CREATED)');
-    await waitUnlessRefunded('the trade to be created', () => trade !== undefined, async () => {
+    await waitUnlessRefunded('the trade to be created', () => ledger.trade !== undefined, async () => {
       const found = await act.findTradeForDeposit.executeWithOptions(listSearchOptions('look for the deposit\'s trade'), [
-        { depositId, customerId: deposit!.customerId },
+        { depositId, customerId: ledger.deposit!.customerId },
       ]);
-      if (found) applyTrade(found);
+      if (found) ledger.applyTrade(found);
     });
     return 'TRADE_CREATED';
   }
 
   async function tradeCreated(): Promise<DepositStage> {
-    await show('TRADE_CREATED', `the service to settle trade ${trade!.id} (TRADE_SETTLED)`);
-    await waitUnlessRefunded('the trade to settle', () => trade!.status !== 'CREATED' && trade!.status !== 'PENDING', async () => {
-      applyTrade(await act.getTrade.executeWithOptions(readOptions('poll the trade'), [trade!.id]));
+    await show('TRADE_CREATED', `the service to settle trade ${ledger.trade!.id} (TRADE_SETTLED)`);
+    await waitUnlessRefunded('the trade to settle', () => ledger.trade!.status !== 'CREATED' && ledger.trade!.status !== 'PENDING', async () => {
+      ledger.applyTrade(await act.getTrade.executeWithOptions(readOptions('poll the trade'), [ledger.trade!.id]));
     });
-    if (trade!.status !== 'SETTLED') throw new ParkRequest(`trade ${trade!.id} ended ${trade!.status}`, 'TradeNotSettled');
+    if (ledger.trade!.status !== 'SETTLED') throw new ParkRequest(`trade ${ledger.trade!.id} ended ${ledger.trade!.status}`, 'TradeNotSettled');
     return 'TRADE_SETTLED';
   }
 
@@ -513,29 +433,29 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     if (state.kind === 'ONRAMP') {
       // A read that must get through: a service failing for a while is waited out, not parked on
       // (only a record the service does not have parks the deposit).
-      if (tradeFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+      if (ledger.tradeFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
         // The service's record replaces the payload's, even where it is behind it.
-        trade = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [trade!.id, { confirming: true }]));
-        tradeFromPayload = false;
-        if (trade.status !== 'SETTLED') return 'TRADE_CREATED';
+        const settled = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [ledger.trade!.id, { confirming: true }]));
+        ledger.takeServiceTrade(settled);
+        if (settled.status !== 'SETTLED') return 'TRADE_CREATED';
       }
       return 'COMPLETED';
     }
     await show('TRADE_SETTLED', 'the service to pay out to the customer\'s bank account (PAYMENT_SETTLED)');
-    await waitUnlessRefunded('the payout', () => payment !== undefined && isPaymentSettled(payment.status), async () => {
+    await waitUnlessRefunded('the payout', () => ledger.payment !== undefined && isPaymentSettled(ledger.payment.status), async () => {
       // No list of payments exists: the poll needs the payment's id, from an event or the trade.
-      if (!state.paymentId) applyTrade(await act.getTrade.executeWithOptions(readOptions('look for the trade\'s payment'), [trade!.id]));
-      if (state.paymentId) applyPayment(await act.getPayment.executeWithOptions(readOptions('poll the payment'), [state.paymentId]));
+      if (!state.paymentId) ledger.applyTrade(await act.getTrade.executeWithOptions(readOptions('look for the trade\'s payment'), [ledger.trade!.id]));
+      if (state.paymentId) ledger.applyPayment(await act.getPayment.executeWithOptions(readOptions('poll the payment'), [state.paymentId]));
     });
     return 'PAYMENT_SETTLED';
   }
 
   async function paymentSettled(): Promise<DepositStage> {
-    if (paymentFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+    if (ledger.paymentFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
       // A payment the service does not have (a forged id) fails this read, and the deposit parks.
-      payment = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [payment!.id, { confirming: true }]));
-      paymentFromPayload = false;
-      if (!isPaymentSettled(payment.status)) return 'TRADE_SETTLED';
+      const paid = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [ledger.payment!.id, { confirming: true }]));
+      ledger.takeServicePayment(paid);
+      if (!isPaymentSettled(paid.status)) return 'TRADE_SETTLED';
     }
     return 'COMPLETED';
   }
@@ -549,40 +469,49 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     PAYMENT_SETTLED: paymentSettled,
   };
 
+  // ---- the run: the steps from RECEIVED to an end ---------------------------------------------------
+
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
   // Under the trust rule the deposit finds its journey from its own record, whoever started it.
-  if (input.externalId !== undefined && !verifiesPayloads) learnJourney(input.externalId);
-  let stage: DepositStage = 'RECEIVED';
+  if (input.externalId !== undefined && !verifiesPayloads) link.learnJourney(input.externalId);
   try {
     if (input.reversalOf === 'COMPLETED') await reverseCompleted();
+    await runSteps();
+    throw new DepositEnded({ stage: 'COMPLETED', reason: ledger.completion() });
+  } catch (error) {
+    if (!(error instanceof DepositEnded)) throw error;
+    return end(error.outcome);
+  }
+
+  /** Each step in turn until COMPLETED; a step that parks waits for an operator, who resumes or cancels it. */
+  async function runSteps(): Promise<void> {
+    let stage: DepositStage = 'RECEIVED';
     while (stage !== 'COMPLETED') {
       try {
         const next = await stages[stage]!();
-        if (next !== stage) stageDeadlineAt = undefined;
+        if (next !== stage) clock.restart();
         stage = next;
       } catch (error) {
         if (!(error instanceof ParkRequest)) throw error;
-        const parked = stage;
-        const decision = await desk.park(parked, error, () => void show('NEEDS_ATTENTION', `an operator: ${error.reason}`));
-        if (decision.kind === 'cancel') throw new DepositEnded({ stage: 'CANCELLED', reason: decision.reason });
-        // An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort).
-        if (error.errorType === 'CustomerNotServed') served = true;
-        lookBeforeWaiting = decision.kind === 'retry';
-        stageDeadlineAt = undefined;
+        await parkUntilResumed(stage, error);
       }
     }
-    throw new DepositEnded({ stage: 'COMPLETED', reason: completion() });
-  } catch (error) {
-    if (!(error instanceof DepositEnded)) throw error;
-    state.outcome = error.outcome.reason;
-    await show(error.outcome.stage, `nothing: ${error.outcome.reason}`);
-    await condition(allHandlersFinished);
-    return error.outcome;
   }
 
-  function completion(): string {
-    const traded = trade ? `traded ${trade.fromAmount} ${trade.fromCurrency} for ${trade.toAmount} ${trade.toCurrency}` : 'traded';
-    return state.kind === 'OFFRAMP' && payment ? `${traded}; paid out as payment ${payment.id}` : traded;
+  async function parkUntilResumed(parked: DepositStage, error: ParkRequest): Promise<void> {
+    const decision = await desk.park(parked, error, () => void show('NEEDS_ATTENTION', `an operator: ${error.reason}`));
+    if (decision.kind === 'cancel') throw new DepositEnded({ stage: 'CANCELLED', reason: decision.reason });
+    // An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort).
+    if (error.errorType === 'CustomerNotServed') link.trackWithoutJourney();
+    clock.resumed(decision.kind === 'retry');
+  }
+
+  /** Shows the end, lets running handlers (an attachment being submitted) finish, and returns it. */
+  async function end(outcome: DepositOutcome): Promise<DepositOutcome> {
+    state.outcome = outcome.reason;
+    await show(outcome.stage, `nothing: ${outcome.reason}`);
+    await condition(allHandlersFinished);
+    return outcome;
   }
 }
 

@@ -10,8 +10,9 @@
  * type-check when a schema here and its interface drift apart.
  */
 import { z } from 'zod';
+import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from '../config/signup-wait';
 import { CustomerDetailsSchema, OfframpRequestSchema, OnrampRequestSchema } from './journey-input';
-import { DEPOSIT_STAGES, JOURNEY_STAGES } from './messages';
+import { DEPOSIT_STAGES, JOURNEY_STAGES } from './stages';
 import {
   CustomerRecordSchema,
   DepositAddressRecordSchema,
@@ -131,11 +132,6 @@ export const AttachmentReferenceSchema = z.strictObject({
 export const AttachmentResultSchema = z.object({ submitted: z.literal(true) });
 
 // ---- signup (update-with-start) --------------------------------------------------------------------
-
-/** The longest a signup may wait for the KYC link: an update handler holds the journey's continue-as-new. */
-export const SIGNUP_WAIT_MAX_SECONDS = 30;
-/** How long a signup waits for the KYC link when it does not say. */
-export const SIGNUP_WAIT_DEFAULT_SECONDS = 5;
 
 export const SignupRequestSchema = z.object({
   waitSeconds: z

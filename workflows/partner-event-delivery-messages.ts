@@ -27,6 +27,9 @@ export interface PartnerEventDeliveryInput {
   parked?: Record<string, ParkedDelivery>;
 }
 
+/** The delivery workflow's signature (workflows/partner-event-delivery.ts), for those that start it without importing it. */
+export type PartnerEventDeliveryWorkflow = (input: PartnerEventDeliveryInput) => Promise<void>;
+
 export interface MorePartnerEvents {
   throughSequence: number;
   endpoints: EndpointProgress;

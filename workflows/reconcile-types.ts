@@ -1,5 +1,5 @@
 /** Inputs, findings and results of the reconciliation workflow (workflows/reconcile.ts). */
-import type { ListOrder } from '../ramp/assumptions';
+import type { ListOrder } from '../config/list-orders';
 import type { EventName } from '../ramp/events';
 import type { CustomerRecord, DepositRecord, PaymentRecord, TradeRecord } from './records';
 

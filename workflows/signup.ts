@@ -12,7 +12,8 @@
  * when they replay and they replay with the same commands; registering a handler issues none.
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS, SignupRequestSchema } from './message-schemas';
+import { SignupRequestSchema } from './message-schemas';
+import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from '../config/signup-wait';
 import { signupUpdate, type JourneyStage, type JourneyState, type SignupRequest, type SignupResult } from './messages';
 
 /** Stages where waiting longer for the link is pointless: past KYC, parked for an operator, or ended. */

@@ -6,7 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALL_ENV_SCHEMAS, ConfigError, parseEnv, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../../config/env';
+import { ALL_ENV_SCHEMAS, ConfigError, parseEnv } from '../../config/env';
+import { partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../../partner-events/endpoints-env';
 import { PARTNER_EVENT_TYPES } from '../../partner-events/catalogue';
 import { subscribes } from '../../partner-events/endpoints';
 

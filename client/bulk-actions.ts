@@ -1,0 +1,124 @@
+/**
+ * The client's bulk actions (`rampflow journey retry --all`, ...): every journey or deposit parked at
+ * a stage, listed from visibility, gets the update the single-workflow call sends, a bounded number
+ * at a time (client/bulk.ts runs them and says why these are not Temporal batch operations).
+ * RampflowClient (client/rampflow-client.ts) offers these as its own.
+ */
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { DepositStage, JourneyStage } from '../workflows/messages';
+import { runBulk, type BulkOptions, type BulkReport } from './bulk';
+import type { DepositOperations } from './deposits';
+import { RampflowInputError } from './errors';
+import type { JourneyOperations } from './journeys';
+import { depositBulkQuery, journeyBulkQuery, toDepositListItem, toJourneyListing } from './visibility';
+
+/** Which journeys a bulk action works through. */
+export interface JourneyBulkFilter {
+  /** Default NEEDS_ATTENTION, the only stage `retry` and `cancel` apply to. */
+  stage?: JourneyStage;
+  /** Only those whose attention has this error type (InvalidParameters, Unauthorised, Deadline, ...). */
+  errorType?: string;
+}
+
+/** Which deposits a bulk action works through. */
+export interface DepositBulkFilter {
+  /** Default NEEDS_ATTENTION. */
+  stage?: DepositStage;
+  /** Only this customer's deposits. */
+  externalId?: string;
+  errorType?: string;
+}
+
+/** The workflows one bulk action works through, and how to read one's parking. */
+interface BulkSet {
+  query: string;
+  keyOf: (info: WorkflowExecutionInfo) => string;
+  attentionOf: (key: string) => Promise<{ errorType?: string; reason?: string } | undefined>;
+  errorType: string | undefined;
+}
+
+function bulkErrorType(errorType: string | undefined): string | undefined {
+  if (errorType !== undefined && !/^[A-Za-z]{1,64}$/.test(errorType)) throw new RampflowInputError([`errorType: a type such as InvalidParameters, Unauthorised or Deadline, got '${errorType}'`]);
+  return errorType;
+}
+
+function checkedBulkOptions<O extends BulkOptions>(options: O): O {
+  const { concurrency } = options;
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 100)) {
+    throw new RampflowInputError(['concurrency: a whole number from 1 to 100']);
+  }
+  return options;
+}
+
+export class BulkActions {
+  /**
+   * @param temporal a connected Temporal client
+   * @param taskQueue only the workflows on this task queue are acted on
+   */
+  constructor(
+    private readonly temporal: Client,
+    private readonly taskQueue: string,
+    private readonly journeys: JourneyOperations,
+    private readonly deposits: DepositOperations,
+  ) {}
+
+  /**
+   * Retries every journey at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, as
+   * `retry(externalId)` would, at most `options.concurrency` (8) at once; see client/bulk.ts.
+   * Journeys that moved on since they were listed are counted as refused, not failed.
+   */
+  async retryAllJourneys(filter: JourneyBulkFilter = {}, options: BulkOptions = {}): Promise<BulkReport> {
+    return this.onEvery(this.journeySet(filter), options, (externalId) => this.journeys.retryInBulk(externalId));
+  }
+
+  /** Cancels every journey at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */
+  async cancelAllJourneys(filter: JourneyBulkFilter = {}, options: BulkOptions & { reason?: string } = {}): Promise<BulkReport> {
+    return this.onEvery(this.journeySet(filter), options, (externalId) => this.journeys.cancel(externalId, options.reason));
+  }
+
+  /**
+   * Retries every deposit at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, optionally
+   * only one customer's, as `retryDeposit` would, at most `options.concurrency` (8) at once.
+   */
+  async retryAllDeposits(filter: DepositBulkFilter = {}, options: BulkOptions = {}): Promise<BulkReport> {
+    return this.onEvery(this.depositSet(filter), options, (depositId) => this.deposits.retryDeposit(depositId));
+  }
+
+  /** Cancels every deposit at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */
+  async cancelAllDeposits(filter: DepositBulkFilter = {}, options: BulkOptions & { reason?: string } = {}): Promise<BulkReport> {
+    return this.onEvery(this.depositSet(filter), options, (depositId) => this.deposits.cancelDeposit(depositId, options.reason));
+  }
+
+  private journeySet(filter: JourneyBulkFilter): BulkSet {
+    return {
+      query: journeyBulkQuery({ stage: filter.stage ?? 'NEEDS_ATTENTION' }, this.taskQueue),
+      keyOf: (info) => toJourneyListing(info).externalId,
+      attentionOf: async (externalId) => (await this.journeys.getJourney(externalId)).attention,
+      errorType: filter.errorType,
+    };
+  }
+
+  private depositSet(filter: DepositBulkFilter): BulkSet {
+    return {
+      query: depositBulkQuery({ stage: filter.stage ?? 'NEEDS_ATTENTION', externalId: filter.externalId }, this.taskQueue),
+      keyOf: (info) => toDepositListItem(info).depositId,
+      attentionOf: async (depositId) => (await this.deposits.getDeposit(depositId)).attention,
+      errorType: filter.errorType,
+    };
+  }
+
+  private async onEvery(set: BulkSet, options: BulkOptions, apply: (key: string) => Promise<unknown>): Promise<BulkReport> {
+    const ids = await this.listedKeys(set.query, set.keyOf);
+    return runBulk(ids, { attentionOf: set.attentionOf, apply }, bulkErrorType(set.errorType), checkedBulkOptions(options));
+  }
+
+  /**
+   * Every workflow the query finds, listed before anything is changed: the action works through
+   * the set as it was when it started, and its progress can say how much of it is left.
+   */
+  private async listedKeys(query: string, keyOf: (info: WorkflowExecutionInfo) => string): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const info of this.temporal.workflow.list({ query, pageSize: 1000 })) keys.push(keyOf(info));
+    return keys;
+  }
+}
