@@ -36,7 +36,7 @@ import { workflowNow } from './clock';
 import { isNewsForJourney } from './deposit-board';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { journeyWorkflowId } from './ids';
-import { indexChanged } from './indexing';
+import { indexStage } from './indexing';
 import {
   depositEventSignal,
   depositProgressSignal,
@@ -50,7 +50,7 @@ import {
 } from './messages';
 import { OperatorDesk } from './operator';
 import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type PaymentRecord, type TradeRecord } from './records';
-import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+import { RampCustomerId, RampExternalId } from './search-attributes';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
 import { stageEntered } from './stage-metrics';
 import { validatedStartInput } from './start-input';
@@ -151,8 +151,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     const attentionChanged = desk.attention !== state.attention;
     // One upsert per change of stage, carrying the customer when the workflow learned it itself (its
     // starter indexes what it knew at start).
-    indexChanged([
-      { key: RampStage, value: stage },
+    indexStage(stage, [
       ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
       ...(externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
     ]);
