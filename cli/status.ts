@@ -89,8 +89,8 @@ export function formatStatus(status: StatusSnapshot): string {
     const rows = kind.stages.map((stage) => [
       stage.stage,
       String(stage.count),
-      stage.oldestStarted ? `oldest run started ${age(stage.oldestStarted.startTime, now)} ago` : stage.oldestUnknown ? 'oldest: not on the first 1000 listed' : '',
-      stage.oldestStarted?.workflowId ?? '',
+      stage.oldestInStage ? `longest here ${age(stage.oldestInStage.since, now)}` : stage.oldestUnknown ? 'longest here: not on the first 1000 listed' : '',
+      stage.oldestInStage?.workflowId ?? '',
     ]);
     lines.push(...table(rows));
   }

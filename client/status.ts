@@ -7,13 +7,14 @@
  * Every visibility query is scoped to one task queue (the deployment's TEMPORAL_TASK_QUEUE), since
  * deployments may share a namespace.
  *
- * The server's visibility rate limit (`frontend.namespaceRPS.visibility`, 10 a second per namespace by
- * default, no burst above it) is shared with the Web UI, the bulk commands and reconciliation, so a read
- * makes few calls, and the same few each time:
+ * The server's visibility rate limit (`frontend.namespaceRPS.visibility`: 10 a second per namespace by
+ * default, 50 with bursts of 100 on the cluster profile; docs/deploying/visibility.md) is shared with
+ * the Web UI, the bulk commands, the stage-age scan and reconciliation, so a read makes few calls, and
+ * the same few each time:
  *
  * - one list page (up to 1000) of the running workflows of each kind (journeys, deposits, payouts): 3.
  *   When a kind has at most 1000 running, its page is all of them: its counts per stage and its
- *   oldest run per stage come from it. Only a kind with more makes one count per stage, one of its
+ *   longest waiter per stage (the earliest RampStageSince) come from it. Only a kind with more makes one count per stage, one of its
  *   total and one list of its newest parked instead (journeys 8, deposits 9, payouts 5 more calls).
  *   (`CountWorkflowExecutions ... GROUP BY RampStage` would be one call, but SQL visibility, the dev
  *   server's SQLite and the cluster's PostgreSQL on server 1.29.1, groups by ExecutionStatus only.)
@@ -33,7 +34,7 @@ import { partnerEventDeliveryWorkflowId } from '../workflows/partner-event-deliv
 import { payoutStateQuery } from '../workflows/payout-messages';
 import { EVENT_STAGE } from '../workflows/ramp-event-types';
 import type { ReconcileResult } from '../workflows/reconcile-types';
-import { RampStage } from '../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../workflows/search-attributes';
 import { RampflowInputError } from './errors';
 import { readWorkerMetrics, type WorkerMetrics } from './worker-metrics';
 
@@ -80,12 +81,12 @@ export interface StageStatus {
   stage: string;
   count: number;
   /**
-   * The running workflow at this stage whose current run started first (visibility's StartTime). It is
-   * when the run started, not when it entered the stage (visibility does not index that), and a
-   * journey's run restarts when it continues as new. Absent when the stage is empty or when the kind
-   * has more running than one page and this stage's oldest was not on it (`oldestUnknown`).
+   * The running workflow that has been at this stage longest: the earliest RampStageSince (when it
+   * entered the stage, carried through continue-as-new). Absent when the stage is empty, when none of
+   * its workflows indexed the time yet (runs from before the attribute, until they move), or when the
+   * kind has more running than one page and this stage's oldest was not on it (`oldestUnknown`).
    */
-  oldestStarted?: { workflowId: string; startTime: string };
+  oldestInStage?: { workflowId: string; since: string };
   oldestUnknown?: true;
 }
 
@@ -258,13 +259,14 @@ interface KindRead {
 async function readKind(visibility: Visibility, definition: KindDefinition, onQueue: string): Promise<KindRead> {
   const running = `WorkflowType = '${definition.workflowType}' AND ExecutionStatus = 'Running' AND ${onQueue}`;
   const page = await visibility.page(running, STATUS_PAGE_SIZE);
-  const seen = new Map<string, { count: number; oldest?: { workflowId: string; startTime: Date } }>();
+  const seen = new Map<string, { count: number; oldest?: { workflowId: string; since: Date } }>();
   const parkedIds: string[] = [];
   for (const info of page.executions) {
     const stage = info.typedSearchAttributes.get(RampStage) ?? '';
+    const since = info.typedSearchAttributes.get(RampStageSince);
     const entry = seen.get(stage) ?? { count: 0 };
     entry.count += 1;
-    if (!entry.oldest || info.startTime < entry.oldest.startTime) entry.oldest = { workflowId: info.workflowId, startTime: info.startTime };
+    if (since && (!entry.oldest || since < entry.oldest.since)) entry.oldest = { workflowId: info.workflowId, since };
     seen.set(stage, entry);
     if (stage === 'NEEDS_ATTENTION') parkedIds.push(info.workflowId);
   }
@@ -287,8 +289,9 @@ async function readKind(visibility: Visibility, definition: KindDefinition, onQu
     const found = seen.get(stage);
     // The oldest is known when every workflow at the stage was on the page.
     if (count === 0) return { stage, count };
-    if (!found?.oldest || found.count < count) return { stage, count, oldestUnknown: true };
-    return { stage, count, oldestStarted: { workflowId: found.oldest.workflowId, startTime: found.oldest.startTime.toISOString() } };
+    if (!found || found.count < count) return { stage, count, oldestUnknown: true };
+    if (!found.oldest) return { stage, count };
+    return { stage, count, oldestInStage: { workflowId: found.oldest.workflowId, since: found.oldest.since.toISOString() } };
   });
   const staged = counts.reduce((sum, count) => sum + count, 0);
   return {

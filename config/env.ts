@@ -48,6 +48,18 @@ export const WebhookEnvSchema = z.object({
    * ramp-event workflow, which re-reads the record through the signed API (webhooks/direct-route.ts).
    */
   WEBHOOK_ROUTING: z.enum(WEBHOOK_ROUTINGS).default('direct'),
+  /**
+   * How often the receiver scans visibility for the longest waiter at each stage (the
+   * rampflow_stage_oldest_waiter_seconds gauge and the RampflowStageOverSla alert): 15 visibility
+   * calls a scan in the steady state; 0 turns the scan off (on all but one replica, say).
+   */
+  STAGE_AGE_SCAN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600)
+    .refine((seconds) => seconds === 0 || seconds >= 15, 'at least 15 (seconds), or 0 for no scan')
+    .default(60),
 });
 
 /** Read where the reconciliation schedule is created (the webhook receiver) and by `rampflow webhooks reconcile`. */

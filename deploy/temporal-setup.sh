@@ -24,14 +24,15 @@ fi
 
 # The names and types of workflows/search-attributes.ts (test/deploy checks they agree). Each --name
 # takes the --type at the same position: the CLI registers one attribute per --type, so a single
-# --type for three names registers only the first. Creating an attribute that exists with the same
+# --type for several names registers only the first. Creating an attribute that exists with the same
 # type succeeds; a different type fails, as it should. A new namespace takes a few seconds to reach
 # every server role, hence the retries.
 attempt=1
 until temporal operator search-attribute create --namespace "$TEMPORAL_NAMESPACE" \
   --name RampStage --type Keyword \
   --name RampExternalId --type Keyword \
-  --name RampCustomerId --type Keyword; do
+  --name RampCustomerId --type Keyword \
+  --name RampStageSince --type Datetime; do
   if [ "$attempt" -ge 30 ]; then
     echo "temporal-setup: could not register the search attributes" >&2
     exit 1

@@ -158,7 +158,7 @@ async function waitUntilSearchable(address: string, namespace: string): Promise<
     const deadline = Date.now() + 120_000;
     for (;;) {
       try {
-        await connection.workflowService.listWorkflowExecutions({ namespace, query: "RampStage = 'ACTIVE' AND RampCustomerId = 'x' AND RampExternalId = 'x'", pageSize: 1 });
+        await connection.workflowService.listWorkflowExecutions({ namespace, query: "RampStage = 'ACTIVE' AND RampCustomerId = 'x' AND RampExternalId = 'x' AND RampStageSince < '2000-01-01T00:00:00Z'", pageSize: 1 });
         return;
       } catch (error) {
         if (Date.now() > deadline) throw new Error(`visibility did not accept rampflow's search attributes within 120 s: ${String(error)}`);

@@ -61,6 +61,13 @@ export const METRICS = define({
     // From a step's seconds to KYC's days (the SLA rules compare against these boundaries).
     buckets: [1, 10, 60, 300, 900, 3_600, 4 * 3_600, 12 * 3_600, 86_400, 2 * 86_400, 3 * 86_400, 7 * 86_400, 14 * 86_400, 30 * 86_400],
   },
+  stageOldestWaiter: {
+    name: 'rampflow_stage_oldest_waiter_seconds',
+    type: 'gauge',
+    labels: ['workflow_type', 'stage'],
+    help: 'How long the running workflow that entered a stage first has been in it (RampStageSince), from a visibility scan every STAGE_AGE_SCAN_SECONDS; 0 when none waits there',
+    source: 'receiver',
+  },
   parked: {
     name: 'rampflow_parked_total',
     type: 'counter',
@@ -112,6 +119,16 @@ export const METRICS = define({
     help: 'Payouts that ended, by outcome: settled or cancelled',
     source: 'worker',
     fromWorkflow: true,
+  },
+  payoutAmount: {
+    // As rampflow_deposit_amount: a float histogram, `_sum` the money paid out per currency.
+    name: 'rampflow_payout_amount',
+    type: 'histogram',
+    labels: ['workflow_type', 'currency'],
+    help: 'Settled payouts\' amounts in the currency deducted from the partner balance (a float sum: for dashboards, not accounting), by that currency',
+    source: 'worker',
+    fromWorkflow: true,
+    buckets: [10, 100, 1_000, 10_000, 100_000, 1_000_000],
   },
   // ---- workflows: trust rule and reconciliation --------------------------------------------------
   deliveriesDismissed: {

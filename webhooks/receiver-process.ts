@@ -56,6 +56,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
     logger,
     routing: webhook.WEBHOOK_ROUTING,
     depositTimings,
+    stageAgeScanSeconds: webhook.STAGE_AGE_SCAN_SECONDS,
   });
 
   let scheduleTimer: NodeJS.Timeout | undefined;

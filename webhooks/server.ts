@@ -26,6 +26,7 @@ import type { RampEventTimings } from '../workflows/ramp-event-types';
 import { parseDelivery, type ParsedDelivery } from './delivery';
 import { routeDirectly, RoutingMemory, type DirectRouteOutcome } from './direct-route';
 import { handOff, TemporalUnavailable } from './handoff';
+import { StageAgeScan } from '../observability/stage-age-scan';
 import { WebhookMetrics, type HandoffResult, type Outcome } from './metrics';
 import type { WebhookRouting } from '../config/webhook-routings';
 import { tokenMatches } from './secret-token';
@@ -52,6 +53,12 @@ export interface WebhookServerOptions {
   routing?: WebhookRouting;
   /** The timings of deposit workflows a direct route starts (the worker's DEPOSIT_* settings; production defaults when omitted). */
   depositTimings?: Partial<DepositTimings>;
+  /**
+   * Every this many seconds, scan visibility for the longest waiter at each stage and serve
+   * `rampflow_stage_oldest_waiter_seconds` on GET /metrics (observability/stage-age-scan.ts); 0 or
+   * omitted: no scan (STAGE_AGE_SCAN_SECONDS, 60 by default, in the receiver process).
+   */
+  stageAgeScanSeconds?: number;
 }
 
 const NOT_FOUND_BODY = { error: 'not found' };
@@ -162,5 +169,15 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
     },
   );
 
+  if (options.stageAgeScanSeconds) {
+    const scan = new StageAgeScan({
+      client: options.client,
+      taskQueue: options.taskQueue,
+      registry: metrics.registry,
+      onError: ({ workflowType, stage, message }) => options.logger.warn({ workflowType, stage, reason: message }, 'stage age scan: a stage could not be read; its last oldest stands'),
+    });
+    const stop = scan.start(options.stageAgeScanSeconds);
+    app.addHook('onClose', async () => stop());
+  }
   return { app, metrics };
 }

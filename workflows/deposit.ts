@@ -38,7 +38,7 @@ import { DepositJourneyLink } from './deposit-journey-link';
 import { DepositLedger } from './deposit-ledger';
 import { DepositStepClock } from './deposit-step-clock';
 import type { DepositLifecycleRequest } from './deposit-input';
-import { indexChanged } from './indexing';
+import { indexStage } from './indexing';
 import {
   depositEventSignal,
   depositProgressSignal,
@@ -51,7 +51,7 @@ import {
 } from './messages';
 import { OperatorDesk } from './operator';
 import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type TradeRecord } from './records';
-import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+import { RampCustomerId, RampExternalId } from './search-attributes';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
 import { stageEntered } from './stage-metrics';
 import { validatedStartInput } from './start-input';
@@ -127,8 +127,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     const attentionChanged = desk.attention !== state.attention;
     // One upsert per change of stage, carrying the customer when the workflow learned it itself (its
     // starter indexes what it knew at start).
-    indexChanged([
-      { key: RampStage, value: stage },
+    indexStage(stage, [
       ...(link.externalId ? [{ key: RampExternalId, value: link.externalId }] : []),
       ...(link.externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
     ]);

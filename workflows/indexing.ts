@@ -4,8 +4,15 @@
  * changed, all in one command, and none when nothing did (a stage shown again, an attribute its
  * starter already set in the start options, or one a run inherited through continue-as-new).
  */
-import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { RampStage } from './search-attributes';
+import { patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { workflowNow } from './clock';
+import { RampStage, RampStageSince } from './search-attributes';
+
+/**
+ * Journeys, deposits and payouts index when they entered their stage (RampStageSince) with the stage.
+ * Runs recorded before it replay without the attribute (their upserts had no such entry).
+ */
+export const STAGE_SINCE_INDEXED = 'stage-since-indexed';
 
 /** One of rampflow's keyword attributes (workflows/search-attributes.ts) and its value. */
 export interface IndexEntry {
@@ -17,4 +24,21 @@ export function indexChanged(entries: readonly IndexEntry[]): void {
   const current = workflowInfo().typedSearchAttributes;
   const changed = entries.filter((entry) => current.get(entry.key) !== entry.value);
   if (changed.length > 0) upsertSearchAttributes(changed);
+}
+
+/**
+ * `indexChanged` with the stage first, and RampStageSince set to now in the same upsert when the stage
+ * changes (or when the run has a stage but no time for it: a stage its starter indexed in the start
+ * options, or one a run recorded before the attribute entered). Showing the same stage again changes
+ * neither. The stage-age scan (observability/stage-age-scan.ts) reads it.
+ */
+export function indexStage(stage: string, others: readonly IndexEntry[] = []): void {
+  const current = workflowInfo().typedSearchAttributes;
+  const needsSince = current.get(RampStage) !== stage || current.get(RampStageSince) === undefined;
+  if (!needsSince || !patched(STAGE_SINCE_INDEXED)) {
+    indexChanged([{ key: RampStage, value: stage }, ...others]);
+    return;
+  }
+  const changed = others.filter((entry) => current.get(entry.key) !== entry.value);
+  upsertSearchAttributes([{ key: RampStage, value: stage }, { key: RampStageSince, value: new Date(workflowNow()) }, ...changed]);
 }

@@ -24,7 +24,7 @@ import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
 import { ExitAccounts } from './exit-accounts';
-import { indexChanged } from './indexing';
+import { indexStage } from './indexing';
 import { MAX_ACCOUNT_RECORDS, upgradeCarriedJourney, type AnyCarriedJourney, type CarriedJourney } from './journey-carry';
 import type { JourneyInput } from './journey-input';
 import {
@@ -43,7 +43,7 @@ import {
 } from './messages';
 import { OperatorDesk } from './operator';
 import { isCustomerApproved, type CustomerRecord, type DepositAddressRecord, type VirtualAccountRecord } from './records';
-import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+import { RampCustomerId, RampExternalId } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { advancesAccount, advancesCustomer, isAccountApproved, isAccountRejected } from './status-order';
 import { registerSignup } from './signup';
@@ -121,8 +121,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     state.attention = desk.attention;
     // One upsert per change of stage, carrying what else the journey learned since the last one (its
     // externalId when its starter did not index it, the service's customer id once known).
-    indexChanged([
-      { key: RampStage, value: stage },
+    indexStage(stage, [
       { key: RampExternalId, value: state.externalId },
       ...(state.customer.id ? [{ key: RampCustomerId, value: state.customer.id }] : []),
     ]);

@@ -14,12 +14,11 @@ import { PRIORITY, serviceActivities } from './service-activities';
 import type { PayoutActivities, RampActivities } from '../activities';
 import { ACTIVITY_RETRY, changeOptions, readOptions } from './activity-options';
 import { workflowNow } from './clock';
-import { indexChanged } from './indexing';
+import { indexStage } from './indexing';
 import { OperatorDesk } from './operator';
 import { PartnerEventOutbox } from './partner-event-outbox';
 import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, type PayoutInput, type PayoutStage, type PayoutState } from './payout-messages';
 import { isPaymentSettled, type PaymentRecord } from './records';
-import { RampStage } from './search-attributes';
 import { orPark, ParkRequest } from './service-failures';
 import { stageEntered } from './stage-metrics';
 import { waitForService } from './waiting';
@@ -60,9 +59,9 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
   }
 
   function enter(stage: PayoutStage, waitingFor: string): void {
-    stageEntered(stage);
+    stageEntered(stage, undefined, order);
     state.stage = stage;
-    indexChanged([{ key: RampStage, value: stage }]);
+    indexStage(stage);
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
   }
 

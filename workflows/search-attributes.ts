@@ -1,15 +1,22 @@
 /**
  * The custom search attributes rampflow indexes. The dev-server launcher registers them and workflows
- * keep them current, so operators can list journeys by stage, partner user id or service customer id.
+ * keep them current, so operators can list journeys by stage, partner user id or service customer id,
+ * and the stage-age scan (observability/stage-age-scan.ts) can find the longest waiter at each stage.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const RampStage = defineSearchAttributeKey('RampStage', SearchAttributeType.KEYWORD);
 export const RampExternalId = defineSearchAttributeKey('RampExternalId', SearchAttributeType.KEYWORD);
 export const RampCustomerId = defineSearchAttributeKey('RampCustomerId', SearchAttributeType.KEYWORD);
+/**
+ * When the workflow entered its current RampStage (workflow time), set in the same upsert as the stage
+ * by journeys, deposits and payouts (workflows/indexing.ts, `indexStage`). Carried through
+ * continue-as-new with the rest, so it is the stage's start, not the run's.
+ */
+export const RampStageSince = defineSearchAttributeKey('RampStageSince', SearchAttributeType.DATETIME);
 
 /** Name and Temporal type of each attribute, as `temporal server start-dev --search-attribute` takes them. */
-export const RAMP_SEARCH_ATTRIBUTES = [RampStage, RampExternalId, RampCustomerId].map((key) => ({
-  name: key.name,
-  type: 'Keyword' as const,
-}));
+export const RAMP_SEARCH_ATTRIBUTES: readonly { name: string; type: 'Keyword' | 'Datetime' }[] = [
+  ...[RampStage, RampExternalId, RampCustomerId].map((key) => ({ name: key.name, type: 'Keyword' as const })),
+  { name: RampStageSince.name, type: 'Datetime' },
+];

@@ -10,7 +10,8 @@
  * - a deposit's end: `rampflow_deposits_completed_total{kind,currency}` and the amount moved,
  *   `rampflow_deposit_amount{kind,currency,outcome}` (completed or reversed), a float histogram
  *   whose `_sum` is the money (the runtime's counters hold integers only);
- * - a payout's end: `rampflow_payouts_total{outcome}` (settled or cancelled).
+ * - a payout's end: `rampflow_payouts_total{outcome}` (settled or cancelled), and a settled one's
+ *   amount, `rampflow_payout_amount{currency}` (the currency deducted from the partner's balance).
  *
  * Replay-safe: the meter emits nothing while a history replays, and this module only reads workflow
  * time and `workflowInfo()`, so it changes no command. Every series carries `workflow_type` (the SDK
@@ -49,7 +50,13 @@ export interface DepositMoney {
 const memories = new Map<string, StageMemory>();
 const END_STAGES = new Set(['COMPLETED', 'REVERSED', 'REJECTED', 'CANCELLED', 'DISMISSED', 'SETTLED', 'CLOSED', 'DELETED', 'ENDED']);
 
-export function stageEntered(stage: string, deposit?: DepositMoney): void {
+/** The money a payout moved: what the partner's balance paid, in the currency deducted. */
+export interface PayoutMoney {
+  deductCurrency: string;
+  deductAmount: string;
+}
+
+export function stageEntered(stage: string, deposit?: DepositMoney, payout?: PayoutMoney): void {
   const info = workflowInfo();
   let memory = memories.get(info.runId);
   if (!memory) {
@@ -73,6 +80,7 @@ export function stageEntered(stage: string, deposit?: DepositMoney): void {
   if (deposit) countDepositEnd(stage, deposit);
   if (info.workflowType === 'payout' && (stage === 'SETTLED' || stage === 'CANCELLED')) {
     metricMeter.createCounter(METRICS.payoutsEnded.name, '1', METRICS.payoutsEnded.help).add(1, withWorkflowType({ outcome: stage.toLowerCase() }));
+    if (stage === 'SETTLED' && payout) countPayoutAmount(payout);
   }
   if (END_STAGES.has(stage)) memories.delete(info.runId);
 }
@@ -87,6 +95,14 @@ function countDepositEnd(stage: string, deposit: DepositMoney): void {
       .createHistogram(METRICS.depositAmount.name, 'float', '', METRICS.depositAmount.help)
       .record(amount, { ...labels, outcome: stage === 'COMPLETED' ? 'completed' : 'reversed' });
   }
+}
+
+function countPayoutAmount(payout: PayoutMoney): void {
+  const amount = Number(payout.deductAmount);
+  if (!Number.isFinite(amount) || amount <= 0) return;
+  metricMeter
+    .createHistogram(METRICS.payoutAmount.name, 'float', '', METRICS.payoutAmount.help)
+    .record(amount, withWorkflowType({ currency: currencyLabel(payout.deductCurrency) }));
 }
 
 /** The labels every workflow-emitted rampflow series carries, with `extra`. */

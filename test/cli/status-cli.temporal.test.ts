@@ -65,7 +65,11 @@ describe('rampflow status', () => {
     expect(status.taskQueue).toBe(h.taskQueue);
     const journeys = status.kinds.find((kind) => kind.kind === 'journeys')!;
     expect(journeys).toMatchObject({ running: 3, countedBy: 'listed', otherStage: 0 });
-    expect(journeys.stages.find((stage) => stage.stage === 'NEEDS_ATTENTION')!.oldestStarted!.workflowId).toBe(parkedId);
+    const parkedLongest = journeys.stages.find((stage) => stage.stage === 'NEEDS_ATTENTION')!.oldestInStage!;
+    expect(parkedLongest.workflowId).toBe(parkedId);
+    // Time in the stage, not since the run started: it parked after its 2-second KYC deadline.
+    const { startTime } = await h.client.workflow.getHandle(parkedId).describe();
+    expect(Date.parse(parkedLongest.since) - startTime.getTime()).toBeGreaterThanOrEqual(2_000);
     expect(journeys.stages.find((stage) => stage.stage === 'CREATING_CUSTOMER')).toEqual({ stage: 'CREATING_CUSTOMER', count: 0 });
     expect(status.kinds.map((kind) => kind.kind)).toEqual(['journeys', 'deposits', 'payouts']);
 
@@ -85,7 +89,7 @@ describe('rampflow status', () => {
     expect(text).toContain(`rampflow status: task queue ${h.taskQueue}, namespace default`);
     expect(text).toContain('counts as indexed by visibility');
     for (const heading of ['journeys: 3 running', 'deposits: ', 'payouts: ', 'parked (NEEDS_ATTENTION): 1', 'last reconciliation', 'service health', 'webhooks and partner events']) expect(text).toContain(heading);
-    expect(text).toMatch(/^ {2}NEEDS_ATTENTION +1 +oldest run started \d+\w* ago +customer\//m);
+    expect(text).toMatch(/^ {2}NEEDS_ATTENTION +1 +longest here \d+\w* +customer\//m);
     expect(text).toMatch(/^ {2}journeys +Deadline +at AWAITING_KYC +1 +longest /m);
     expect(text).toMatch(/^ {2}reconcile-\S+ COMPLETED, ended \S+ ago: examined \d+ customers/m);
     expect(text).toContain('metrics: not read (pass --metrics-url');

@@ -51,7 +51,7 @@ describe('the Grafana dashboard', () => {
     const exprs = dashboardExpressions().map((target) => target.expr).join('\n');
     for (const name of [
       'rampflow_stage_transitions_total', 'rampflow_parked_total', 'rampflow_deposits_completed_total', 'rampflow_deposits_reversed_total',
-      'rampflow_deposit_amount_sum', 'rampflow_service_outage', 'rampflow_service_requests_total', 'rampflow_webhook_requests_total',
+      'rampflow_deposit_amount_sum', 'rampflow_payout_amount_sum', 'rampflow:stage_oldest_waiter_seconds', 'rampflow_service_outage', 'rampflow_service_requests_total', 'rampflow_webhook_requests_total',
       'rampflow_reconcile_last_complete_run_timestamp_seconds', 'rampflow_partner_event_deliveries_total', 'rampflow_partner_event_deliveries_parked_total',
       'temporal_workflow_task_execution_failed',
       'temporal_workflow_task_schedule_to_start_latency_bucket', 'temporal_sticky_cache_hit', 'temporal_activity_execution_failed',

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
 import { endpointsVariable, localEndpointConfig } from '../../partner-events/local-endpoint';
 import { SDK_METRICS } from '../../observability/metric-catalogue';
+import { SCANNED_STAGES } from '../../observability/stage-age-scan';
 import { registerWebhooks } from '../../webhooks/registration';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../support/partner-endpoint';
@@ -19,6 +20,7 @@ import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
 import { dashboardExpressions, withGrafanaVariables } from './support/dashboard';
 import { metricNamesIn, MISSING_PROMETHEUS, PROMETHEUS, RULES_FILE, startPrometheus, type RunningPrometheus } from './support/prometheus-tools';
 
+const SCANNED_STAGE_COUNT = SCANNED_STAGES.reduce((sum, kind) => sum + kind.stages.length, 0);
 const JOURNEY_STAGES = ['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE'];
 
 /**
@@ -33,6 +35,7 @@ const NO_DATA_IN_A_RUN: { panel: string; metric: string; reason: string }[] = [
   { panel: 'Deposits completed and reversed', metric: 'rampflow_deposits_reversed_total', reason: 'the run\'s deposit completes; a reversal is the service refusing it' },
   { panel: 'Money reversed (over the time range)', metric: 'rampflow_deposit_amount_sum', reason: 'observed with outcome="reversed" only when a deposit is reversed' },
   { panel: 'Payouts', metric: 'rampflow_payouts_total', reason: 'the run has no payout (a bank account and a settled offramp of their own)' },
+  { panel: 'Money paid out (settled payouts, over the time range)', metric: 'rampflow_payout_amount_sum', reason: 'the run has no payout (above); test/workflows/payout.temporal.test.ts counts a settled one' },
   { panel: 'Dismissed deliveries and ignored hints', metric: 'rampflow_deliveries_dismissed_total', reason: 'only a forged delivery (a record the service does not have) is dismissed' },
   { panel: 'Dismissed deliveries and ignored hints', metric: 'rampflow_hints_ignored_total', reason: 'only a delivery claiming what the service\'s record does not back is ignored' },
   { panel: 'Workflow task failures', metric: 'temporal_workflow_task_execution_failed', reason: 'the SDK counts a workflow task failure only once one fails: a bug or a nondeterminism' },
@@ -66,7 +69,8 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
       WORKER_MEMORY_LIMIT_BYTES: String(8 * 1024 ** 3),
     });
     await until('the worker to serve its metrics', async () => ((await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.ok ? true : undefined), 90_000);
-    receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
+    // Scans for the longest waiter per stage every 2 s (production: STAGE_AGE_SCAN_SECONDS, 60).
+    receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, stageAgeScanSeconds: 2 });
     await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
     const receiverPort = new URL(receiver.url).port;
     prometheus = await startPrometheus({
@@ -151,7 +155,13 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
     await eventually('accepted deliveries', 'sum(rampflow_webhook_requests_total{job="rampflow-webhooks", outcome="accepted"}) > 0', (series) => (series.length === 1 ? series : undefined));
     const memory = await prometheus.query('process_resident_memory_bytes{job="rampflow-worker"}');
     expect(Number(memory[0]?.value[1])).toBeGreaterThan(10_000_000);
-    await eventually('the SLA recording rules', 'rampflow:stage_sla_seconds{stage="AWAITING_KYC"}', (series) => (series.length === 1 ? series : undefined));
+    await eventually('the SLA recording rules', 'rampflow:stage_sla_seconds{stage="AWAITING_ACCOUNTS"}', (series) => (series.length === 1 ? series : undefined));
+  });
+
+  it('has the receiver\'s longest waiter per scanned stage, labelled by workflow type and stage only', async () => {
+    const waiters = await eventually('the stage age scan', 'rampflow_stage_oldest_waiter_seconds{job="rampflow-webhooks"}', (series) => (series.length === SCANNED_STAGE_COUNT ? series : undefined));
+    for (const one of waiters) expect(Object.keys(one.metric).sort()).toEqual(['__name__', 'instance', 'job', 'stage', 'workflow_type']);
+    expect(await prometheus.query('rampflow:stage_oldest_waiter_seconds')).toHaveLength(SCANNED_STAGE_COUNT);
   });
 
   it('serves the SDK\'s latency histograms in seconds, under the names the dashboard and rules use', async () => {

@@ -8,6 +8,7 @@ import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYLOADS_ARE_HINTS } from '../../workflows/trust';
 import { depositWorkflowId } from '../../workflows/ids';
+import { STAGE_SINCE_INDEXED } from '../../workflows/indexing';
 import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
 import { PARTNER_EVENTS } from '../../workflows/partner-event-outbox';
 import { SERVICE_TASK_QUEUE_PATCH } from '../../workflows/service-activities';
@@ -42,6 +43,8 @@ function patchesOf(upserts: Record<string, unknown>[]): { patches: string[]; ups
   return { patches: [...((patchUpserts.at(-1)?.TemporalChangeVersion as string[] | undefined) ?? [])].sort(), upserts: patchUpserts.length };
 }
 
+const anIsoTime = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/) as unknown as string;
+
 const historyOf = async (workflowId: string): Promise<HistoryEvent[]> => (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 
 describe('a journey and its deposit, moved by polls', () => {
@@ -51,13 +54,16 @@ describe('a journey and its deposit, moved by polls', () => {
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
     // One patch upsert (a billed action) per patch the journey passes, no more.
-    const journeyPatches = [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS, SERVICE_TASK_QUEUE_PATCH].sort();
+    const journeyPatches = [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
     expect(patchesOf(allJourneyUpserts)).toEqual({ patches: journeyPatches, upserts: journeyPatches.length });
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
-    // The externalId rides on the first upsert, the service's customer id on the first after it is known.
-    expect(journeyUpserts[0]).toEqual({ RampStage: 'CREATING_CUSTOMER', RampExternalId: state.externalId });
-    expect(journeyUpserts[1]).toEqual({ RampStage: 'AWAITING_KYC', RampCustomerId: state.customer.id });
+    // The externalId rides on the first upsert, the service's customer id on the first after it is
+    // known; each change of stage carries when it happened (RampStageSince), in the same upsert.
+    expect(journeyUpserts[0]).toEqual({ RampStage: 'CREATING_CUSTOMER', RampStageSince: anIsoTime, RampExternalId: state.externalId });
+    expect(journeyUpserts[1]).toEqual({ RampStage: 'AWAITING_KYC', RampStageSince: anIsoTime, RampCustomerId: state.customer.id });
+    const sinces = journeyUpserts.map((upsert) => Date.parse(upsert.RampStageSince as string));
+    expect(sinces).toEqual([...sinces].sort((a, b) => a - b));
     expect(journey.filter((event) => event.timerCanceledEventAttributes)).toEqual([]);
 
     const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
@@ -70,16 +76,17 @@ describe('a journey and its deposit, moved by polls', () => {
 
     const depositHistory = await historyOf(depositWorkflowId(deposit.id));
     // Reconciliation starts the deposit at RECEIVED without its customer: the workflow finds it and
-    // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of stage).
+    // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of
+    // stage, but the start indexed no RampStageSince, so it is set then).
     const depositUpserts = upserts(depositHistory);
     // The deposit follows the trust rule from its start and calls the service on its queue: one patch upsert (a billed action) for each.
-    const depositPatches = [PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH].sort();
+    const depositPatches = [PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
     expect(patchesOf(depositUpserts)).toEqual({ patches: depositPatches, upserts: depositPatches.length });
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
-      { RampExternalId: state.externalId, RampCustomerId: state.customer.id },
-      { RampStage: 'CONFIRMED' },
-      { RampStage: 'TRADE_CREATED' },
-      { RampStage: 'COMPLETED' },
+      { RampStage: 'RECEIVED', RampStageSince: anIsoTime, RampExternalId: state.externalId, RampCustomerId: state.customer.id },
+      { RampStage: 'CONFIRMED', RampStageSince: anIsoTime },
+      { RampStage: 'TRADE_CREATED', RampStageSince: anIsoTime },
+      { RampStage: 'COMPLETED', RampStageSince: anIsoTime },
     ]);
     expect(depositHistory.filter((event) => event.timerCanceledEventAttributes)).toEqual([]);
   }, 180_000);
