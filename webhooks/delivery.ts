@@ -43,8 +43,11 @@ export type ParsedDelivery =
       input: RampEventInput;
       /** Paths of payload fields that do not match our schema of the event's resource (never their values); empty when all match. */
       mismatchedFields: string[];
-      /** The payload as delivered, for direct routing (webhooks/direct-route.ts); never logged, never handed to a workflow. */
-      payload: Record<string, unknown>;
+      /**
+       * The payload as parsed against its resource's schema, for direct routing (webhooks/direct-route.ts);
+       * undefined when it did not match or the event is unknown. Never logged, never handed to a workflow.
+       */
+      matchedPayload: unknown;
     }
   | { ok: false; reason: string; /** Paths of the offending fields (never their values). */ fields: string[] };
 
@@ -94,7 +97,7 @@ export function parseDelivery(body: unknown, timings?: Partial<RampEventTimings>
       workflowId: eventWorkflowId(deliveredAs, payloadId),
       input: { event: deliveredAs, payloadId, key: `${deliveredAs}/${payloadId}`, hint: {}, ...timed },
       mismatchedFields: [],
-      payload: envelope.data.payload,
+      matchedPayload: undefined,
     };
   }
   const payload = eventPayloadSchema(event).safeParse(envelope.data.payload);
@@ -112,6 +115,6 @@ export function parseDelivery(body: unknown, timings?: Partial<RampEventTimings>
       ...timed,
     },
     mismatchedFields: payload.success ? [] : fieldsOf(payload.error),
-    payload: envelope.data.payload,
+    matchedPayload: payload.success ? payload.data : undefined,
   };
 }

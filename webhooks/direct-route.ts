@@ -31,7 +31,6 @@ import { customerRecord, depositAddressRecord, depositRecord, tradeRecord, virtu
 import { deliverToDeposit, type DepositDelivery } from '../client/deposit-delivery';
 import { EVENT_RESOURCE, type EventName } from '../ramp/events';
 import type { Customer, Deposit, DepositAddress, Trade, VirtualAccount } from '../ramp';
-import { eventPayloadSchema } from '../ramp/schemas/events';
 import type { DepositTimings } from '../workflows/deposit-input';
 import { serviceConfirms } from '../workflows/event-claims';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
@@ -93,13 +92,13 @@ export class RoutingMemory {
     this.routed = new LRUCache({ max: maxEntries });
   }
 
-  /** Whether this process has already delivered this payload under this key (`EVENT/payload.id`) to this target. */
-  wasRouted(delivery: RoutedDelivery): boolean {
-    return this.routed.has(routedKey(delivery));
+  /** Whether this process has already delivered this payload under this key (`EVENT/payload.id`) to this target (`routedKey`). */
+  wasRouted(routed: string): boolean {
+    return this.routed.has(routed);
   }
 
-  rememberRouted(delivery: RoutedDelivery): void {
-    this.routed.set(routedKey(delivery), true);
+  rememberRouted(routed: string): void {
+    this.routed.set(routed, true);
   }
 
   rememberJourney(customerId: string, externalId: string): void {
@@ -117,6 +116,7 @@ interface RoutedDelivery {
   payload: unknown;
 }
 
+/** What the memory of routed deliveries is keyed by: the event key, the target and the payload's fingerprint. */
 function routedKey({ key, target, payload }: RoutedDelivery): string {
   const fingerprint = createHash('sha256').update(canonicalJson(payload)).digest('base64url').slice(0, 22);
   return `${key} ${target} ${fingerprint}`;
@@ -140,16 +140,19 @@ export interface DirectRouter {
   depositTimings?: Partial<DepositTimings> | undefined;
 }
 
+/**
+ * `payload` is the delivered payload as parsed against its resource's schema (the receiver parsed it
+ * once, in parseDelivery), or undefined when it did not match.
+ */
 export async function routeDirectly(router: DirectRouter, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
-  const parsed = eventPayloadSchema(event).safeParse(payload);
-  if (!parsed.success) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
-  const placed = await place(router, event, parsed.data);
+  if (payload === undefined) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
+  const placed = await place(router, event, payload);
   if (placed.kind === 'needs-workflow') return placed;
-  // The record as parsed against its schema: a repeat delivery's fields may come in another order.
-  const delivery = { key, target: placed.target, payload: parsed.data };
-  if (router.memory.wasRouted(delivery)) return { kind: 'duplicate' };
+  // The record as parsed against its schema; a repeat delivery's fields may come in another order.
+  const routed = routedKey({ key, target: placed.target, payload });
+  if (router.memory.wasRouted(routed)) return { kind: 'duplicate' };
   const outcome = await placed.send(key);
-  if (outcome.kind !== 'needs-workflow') router.memory.rememberRouted(delivery);
+  if (outcome.kind !== 'needs-workflow') router.memory.rememberRouted(routed);
   return outcome;
 }
 

@@ -80,7 +80,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       let direct: DirectRouteOutcome;
       try {
         direct = await options.client.connection.withDeadline(Date.now() + handoff.timeoutMs, () =>
-          routeDirectly(router, input.event as EventName, input.key, delivery.payload),
+          routeDirectly(router, input.event as EventName, input.key, delivery.matchedPayload),
         );
       } catch (error) {
         throw new TemporalUnavailable(error);

@@ -41,6 +41,13 @@ export interface JourneyRunResult {
   journeyMs: number[];
   /** API calls the service received during the run (customer preparation and simulation calls left out). */
   apiCalls: number;
+  /**
+   * Where a journey's time goes, per journey (ms): its start to the driver having sent its deposits
+   * (signup: the journey's own work, its webhooks' ticks and polls, plus the driver's reaction), the
+   * deposits sent to their workflows' starts (the deposit webhook's tick and the receiver), and those
+   * starts to the last deposit closed (the deposit workflows' own work, their trade and payout webhooks).
+   */
+  phasesMs: { signup: number[]; depositEvent: number[]; depositRun: number[] };
   /** When the first journey was started, and the service's API call count then (in all and by path). */
   startedAt: number;
   apiCallsAtStart: number;
@@ -70,6 +77,7 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
   });
 
   const depositsSentFor = new Set<string>();
+  const depositsSentAt = new Map<string, number>();
   const sendDepositsToNewlyActive = async (): Promise<void> => {
     const activeQuery = `WorkflowType = 'customerJourney' AND RampStage = 'ACTIVE' AND ${ofRun}`;
     if ((await countWorkflows(client, activeQuery)) <= depositsSentFor.size) return;
@@ -81,6 +89,7 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
       if (!virtualAccountId || !depositAddressId) throw new Error(`journey ${externalId} is ACTIVE without its accounts`);
       await sendDeposits(stack.ramp, { virtualAccountId, depositAddressId });
       depositsSentFor.add(externalId);
+      depositsSentAt.set(externalId, Date.now());
     });
   };
 
@@ -105,12 +114,13 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
 
   const journeys = await listWorkflows(client, `WorkflowType = 'customerJourney' AND ${ofRun}`);
   const deposits = await listWorkflows(client, completedQuery);
-  const depositsOf = new Map<string, { completed: number; lastClose: number }>();
+  const depositsOf = new Map<string, { completed: number; lastClose: number; lastStart: number }>();
   for (const deposit of deposits) {
-    const seen = depositsOf.get(deposit.externalId!) ?? { completed: 0, lastClose: 0 };
-    depositsOf.set(deposit.externalId!, { completed: seen.completed + 1, lastClose: Math.max(seen.lastClose, deposit.closeTime ?? Number.NaN) });
+    const seen = depositsOf.get(deposit.externalId!) ?? { completed: 0, lastClose: 0, lastStart: 0 };
+    depositsOf.set(deposit.externalId!, { completed: seen.completed + 1, lastClose: Math.max(seen.lastClose, deposit.closeTime ?? Number.NaN), lastStart: Math.max(seen.lastStart, deposit.startTime) });
   }
   const journeyMs: number[] = [];
+  const phasesMs: JourneyRunResult['phasesMs'] = { signup: [], depositEvent: [], depositRun: [] };
   let firstStart = Number.POSITIVE_INFINITY;
   let lastClose = 0;
   for (const journey of journeys) {
@@ -119,6 +129,13 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
     if (done === undefined || done.completed < 2) continue;
     lastClose = Math.max(lastClose, done.lastClose);
     journeyMs.push(done.lastClose - journey.startTime);
+    // The driver's clock and the server's are this machine's one clock.
+    const sentAt = depositsSentAt.get(journey.externalId!);
+    if (sentAt !== undefined) {
+      phasesMs.signup.push(sentAt - journey.startTime);
+      phasesMs.depositEvent.push(done.lastStart - sentAt);
+      phasesMs.depositRun.push(done.lastClose - done.lastStart);
+    }
   }
-  return { count: options.count, finished, makespanMs: journeyMs.length === 0 ? Number.NaN : lastClose - firstStart, journeyMs, apiCalls, startedAt: started, apiCallsAtStart: callsBefore, apiCallsByPathAtStart: callsByPathBefore };
+  return { count: options.count, finished, makespanMs: journeyMs.length === 0 ? Number.NaN : lastClose - firstStart, journeyMs, phasesMs, apiCalls, startedAt: started, apiCallsAtStart: callsBefore, apiCallsByPathAtStart: callsByPathBefore };
 }

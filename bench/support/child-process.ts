@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { processCpuMs } from './process-cpu';
 import { processMemory, type ProcessMemory } from './process-memory';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..');
@@ -14,6 +15,8 @@ const LOG_DIR = join(PROJECT_ROOT, 'bench', 'results', 'logs');
 export interface BenchChild {
   logFile: string;
   memory(): ProcessMemory;
+  /** CPU time the process has used so far (user + system), in ms. */
+  cpuMs(): number;
   /** Throws with the log's tail if the process has exited. */
   assertAlive(): void;
   /** SIGTERM, SIGKILL after a grace period; resolves once it has exited. */
@@ -26,6 +29,8 @@ export interface ChildSpec {
   /** `rampflow` CLI arguments, or a TypeScript file of bench/ run through tsx. */
   command: { rampflow: string[] } | { script: string; args?: string[] };
   env: Record<string, string>;
+  /** Options for node itself, before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
 }
 
 /** Children still running; killed if this process exits without stopping them (an error, Ctrl-C). */
@@ -40,7 +45,7 @@ export function startChild(spec: ChildSpec): BenchChild {
   const logFile = join(LOG_DIR, `${spec.name}.log`);
   const log = openSync(logFile, 'w');
   // tsx as a loader, not its CLI (which would run the script in a grandchild whose memory we would not see).
-  const args = 'rampflow' in spec.command ? [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), ...spec.command.rampflow] : ['--import', 'tsx', join(PROJECT_ROOT, spec.command.script), ...(spec.command.args ?? [])];
+  const args = [...(spec.nodeArgs ?? []), ...('rampflow' in spec.command ? [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), ...spec.command.rampflow] : ['--import', 'tsx', join(PROJECT_ROOT, spec.command.script), ...(spec.command.args ?? [])])];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...spec.env }, stdio: ['ignore', log, log] });
   closeSync(log);
   running.add(child);
@@ -56,6 +61,7 @@ export function startChild(spec: ChildSpec): BenchChild {
   return {
     logFile,
     memory: () => processMemory(pid),
+    cpuMs: () => processCpuMs(pid),
     assertAlive() {
       if (alive()) return;
       const tail = readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');

@@ -58,6 +58,8 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
   const stop = async () => {
     for (const stopPart of stoppers.reverse()) await stopPart();
   };
+  // BENCH_PROFILE=<folder>: the worker and the receiver each write a V8 CPU profile there when they stop (open it in Chrome's DevTools).
+  const profile = process.env.BENCH_PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] } : {};
   try {
     const requestLog = new SandboxRequestLog();
     const sandbox = await createSandbox({
@@ -96,6 +98,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
         name: `${options.name}-worker`,
         command: { rampflow: ['worker'] },
         env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', PARTNER_EVENTS_DIR: eventsDir, ...options.partnerEventEnv, ...options.depositEnv },
+        ...profile,
       });
       worker = started;
       stoppers.push(() => started.stop());
@@ -104,7 +107,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     const token = randomBytes(24).toString('hex');
     const port = await freePort();
     // The reconciliation schedule runs every 30 minutes, never within a benchmark: left out.
-    const receiver = startChild({ name: `${options.name}-receiver`, command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] }, env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token, ...options.depositEnv } });
+    const receiver = startChild({ name: `${options.name}-receiver`, command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] }, env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token, ...options.depositEnv }, ...profile });
     stoppers.push(() => receiver.stop());
     const receiverUrl = `http://127.0.0.1:${port}`;
     await waitUntilReady(receiver, 'the webhook receiver', async () => (await request(`${receiverUrl}/healthz`)).statusCode === 200);

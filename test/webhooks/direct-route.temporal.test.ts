@@ -160,6 +160,17 @@ describe('direct routing', () => {
     expect(await workflowRoutes(receiver, 'no-target')).toBe(before.noTarget + 1);
   });
 
+  it('hands to the workflow a payload that does not have its schema, even when it names a running journey', async () => {
+    const before = await workflowRoutes(receiver, 'payload-mismatch');
+    const { journey, customerId, payload } = await approvedCustomer();
+    // Its envelope, status and externalId would route it; a mistyped field of the customer's schema must not.
+    const mistyped = { ...payload, realName: 42 };
+    expect(await receiver.post({ event: 'CUSTOMER_APPROVED', payload: mistyped })).toEqual(accepted);
+    expect(await workflowExists(h.client, eventWorkflowId('CUSTOMER_APPROVED', customerId))).toBe(true);
+    expect(await workflowRoutes(receiver, 'payload-mismatch')).toBe(before + 1);
+    expect((await signalsReceived(journey)).some((seen) => seen.name === 'customerEvent')).toBe(false);
+  });
+
   it('with routing "workflow", hands every delivery to a ramp-event workflow', async () => {
     const verified = await startReceiver({ client: h.client, taskQueue: h.taskQueue, routing: 'workflow' });
     try {
