@@ -22,5 +22,6 @@ COPY . .
 COPY --from=build /app/dist ./dist
 
 USER node
-ENTRYPOINT ["node", "dist/cli/main.js"]
+# The worker starts with the heap limit WORKER_MEMORY_MB sets (bin/docker-entrypoint.sh).
+ENTRYPOINT ["/app/bin/docker-entrypoint.sh"]
 CMD ["worker"]

@@ -11,6 +11,7 @@ import { benchCodec } from './codec';
 import { benchCost } from './cost';
 import { benchJourneys } from './journeys';
 import { benchLifetime } from './lifetime';
+import { benchMemory } from './memory';
 import type { BenchOptions } from './options';
 import { benchPartnerEvents } from './partner-events';
 import { benchPollingCost } from './polling-cost';
@@ -30,6 +31,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   cost: (options) => benchCost(options),
   recovery: (options) => benchRecovery(options),
   'partner-events': (options) => benchPartnerEvents(options),
+  memory: (options) => benchMemory(options),
 };
 
 async function main(): Promise<void> {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_LIST_ORDER, LIST_ORDERS } from './list-orders';
 import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from './signup-wait';
 import { WEBHOOK_ROUTINGS } from './webhook-routings';
+import { WorkerMemoryMbSchema } from './worker-memory';
 
 const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, 'expected host:port, for example 127.0.0.1:7233');
 const port = z.coerce.number().int().min(1).max(65535);
@@ -97,16 +98,17 @@ export const WorkerEnvSchema = z.object({
   /** Port of the worker's Prometheus endpoint; 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /**
-   * How many workflows the worker keeps in memory between their tasks. Unset: the SDK's default,
-   * sized from the heap limit (about 900 on a 4 GB heap). Fewer saves some memory at the price of
-   * replaying a workflow's history when it wakes after being evicted (docs/reference/environment.md).
+   * The memory the worker keeps to, in MiB (docs/deploying/sizing.md): its V8 heap limit and its
+   * workflow cache follow from it (workers/memory-budget.ts), and it is exported as
+   * `rampflow_worker_memory_limit_bytes` for the alert on it. Give its container this much.
+   */
+  WORKER_MEMORY_MB: WorkerMemoryMbSchema,
+  /**
+   * How many workflows the worker keeps in memory between their tasks. Unset: as many as
+   * WORKER_MEMORY_MB holds (workers/memory-budget.ts). More than that lets the worker outgrow its
+   * budget; fewer saves memory at the price of replaying a workflow's history when it wakes.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
-  /**
-   * The memory the worker may use, in bytes, for `rampflow_worker_memory_limit_bytes` and the alert on
-   * it. Unset: the cgroup's limit (a container's), if any.
-   */
-  WORKER_MEMORY_LIMIT_BYTES: z.coerce.number().int().min(0).optional(),
   /**
    * Calls per second to the ramp service for the whole partner, across every worker (README, "Calls
    * to the service are rate-limited"): each worker's client lets at most its share

@@ -212,7 +212,7 @@ export const METRICS = define({
     name: 'rampflow_worker_memory_limit_bytes',
     type: 'gauge',
     labels: [],
-    help: 'The memory limit the worker runs under (WORKER_MEMORY_LIMIT_BYTES, else its cgroup\'s memory.max); absent when unlimited',
+    help: 'The memory budget the worker keeps to (WORKER_MEMORY_MB), in bytes',
     source: 'worker',
   },
   // ---- the webhook receiver ----------------------------------------------------------------------

@@ -3,6 +3,7 @@
  * Prometheus metrics from the Temporal runtime, structured logs, and a graceful shutdown on SIGINT
  * or SIGTERM that lets in-flight activities finish.
  */
+import { getHeapStatistics } from 'node:v8';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -24,7 +25,8 @@ import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { histogramBucketOverrides } from '../observability/metric-catalogue';
 import { sdkLogger } from './logging';
-import { memoryLimitBytes, reportProcessMemory, serviceAttemptMetrics } from './service-metrics';
+import { workerMemoryPlan } from './memory-budget';
+import { cgroupMemoryLimitBytes, reportProcessMemory, serviceAttemptMetrics } from './service-metrics';
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
@@ -55,7 +57,9 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       : {},
   });
   const meter = Runtime.instance().metricMeter;
-  const stopMemoryReports = config.WORKER_METRICS_PORT ? reportProcessMemory(meter, memoryLimitBytes(config.WORKER_MEMORY_LIMIT_BYTES)) : () => {};
+  const memory = workerMemoryPlan(config.WORKER_MEMORY_MB);
+  warnOfMemoryMismatch(memory.budgetMiB, memory.heapLimitMiB, logger);
+  const stopMemoryReports = config.WORKER_METRICS_PORT ? reportProcessMemory(meter, memory.budgetMiB * MIB) : () => {};
 
   const connection = await NativeConnection.connect({
     address: config.TEMPORAL_ADDRESS,
@@ -87,7 +91,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       dataConverter: rampflowDataConverter(config.RAMPFLOW_PAYLOAD_KEYS),
       workflowBundle: { codePath: bundle.codePath },
       ...(deploymentVersion ? { deploymentVersion } : {}),
-      ...(config.WORKER_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS } : {}),
+      maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS ?? memory.maxCachedWorkflows,
       depositTimings: depositTimingsFromEnv(config),
       partnerEvents: partnerEvents.wiring,
       ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
@@ -104,6 +108,10 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
         deployment: deploymentVersion ? versionString(deploymentVersion) : 'unversioned',
         bundleBuildId: bundle.buildId,
         metrics: config.WORKER_METRICS_PORT ? `http://0.0.0.0:${config.WORKER_METRICS_PORT}/metrics` : 'off',
+        // What the budget became, as the SDK and V8 hold it (docs/deploying/sizing.md).
+        memoryBudgetMiB: memory.budgetMiB,
+        maxCachedWorkflows: worker.workers[0].options.maxCachedWorkflows,
+        heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / MIB),
       },
       'worker started',
     );
@@ -116,6 +124,25 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     stopMemoryReports();
     await ramp.close();
     await connection.close();
+  }
+}
+
+const MIB = 1024 * 1024;
+const YOUNG_GENERATION_ALLOWANCE_MIB = 64;
+
+/**
+ * The budget only holds if the heap limit follows it (set when Node starts: bin/rampflow.cjs, the
+ * image's entry point) and the container gives the worker as much: say so at start when not.
+ */
+function warnOfMemoryMismatch(budgetMiB: number, plannedHeapMiB: number, logger: Logger): void {
+  const heapMiB = getHeapStatistics().heap_size_limit / MIB;
+  // V8's limit adds the young generation (48 MiB on Node 20's defaults) to the old space the flag sets.
+  if (heapMiB > plannedHeapMiB + YOUNG_GENERATION_ALLOWANCE_MIB) {
+    logger.warn({ heapLimitMiB: Math.round(heapMiB), plannedHeapLimitMiB: plannedHeapMiB }, `the V8 heap limit is above what WORKER_MEMORY_MB allows: start the worker with --max-old-space-size=${plannedHeapMiB} (rampflow worker and the image do)`);
+  }
+  const containerBytes = cgroupMemoryLimitBytes();
+  if (containerBytes !== undefined && containerBytes < budgetMiB * MIB) {
+    logger.warn({ containerMiB: Math.floor(containerBytes / MIB), memoryBudgetMiB: budgetMiB }, 'the container\'s memory limit is below WORKER_MEMORY_MB: the worker may be killed before it reaches its budget; lower WORKER_MEMORY_MB to the container\'s limit');
   }
 }
 

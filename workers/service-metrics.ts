@@ -20,11 +20,10 @@ export function serviceAttemptMetrics(meter: MetricMeter): (attempt: RampAttempt
 }
 
 /**
- * The memory limit: WORKER_MEMORY_LIMIT_BYTES when set, else the cgroup's (v2 `memory.max`, v1
- * `memory.limit_in_bytes`) when it is a real limit, else undefined.
+ * The container's memory limit, if any: the cgroup's (v2 `memory.max`, v1 `memory.limit_in_bytes`)
+ * when it is a real limit. The worker warns when it is below its budget (WORKER_MEMORY_MB).
  */
-export function memoryLimitBytes(configured: number | undefined, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): number | undefined {
-  if (configured !== undefined && configured > 0) return configured;
+export function cgroupMemoryLimitBytes(readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): number | undefined {
   for (const path of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
     try {
       const value = Number(readFile(path).trim());
@@ -38,9 +37,9 @@ export function memoryLimitBytes(configured: number | undefined, readFile: (path
 }
 
 /** Sets the resident memory gauge every `intervalMs` (and the limit once); returns a stop function. */
-export function reportProcessMemory(meter: MetricMeter, limitBytes: number | undefined, intervalMs = 10_000): () => void {
+export function reportProcessMemory(meter: MetricMeter, limitBytes: number, intervalMs = 10_000): () => void {
   const resident = meter.createGauge(METRICS.workerResidentMemory.name, 'int', 'By', METRICS.workerResidentMemory.help);
-  if (limitBytes !== undefined) meter.createGauge(METRICS.workerMemoryLimit.name, 'int', 'By', METRICS.workerMemoryLimit.help).set(limitBytes);
+  meter.createGauge(METRICS.workerMemoryLimit.name, 'int', 'By', METRICS.workerMemoryLimit.help).set(limitBytes);
   const sample = () => resident.set(process.memoryUsage.rss());
   sample();
   const timer = setInterval(sample, intervalMs);

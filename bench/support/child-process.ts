@@ -29,7 +29,7 @@ export interface ChildSpec {
   /** `rampflow` CLI arguments, or a TypeScript file of bench/ run through tsx. */
   command: { rampflow: string[] } | { script: string; args?: string[] };
   env: Record<string, string>;
-  /** Options for node itself, before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS does not take). */
+  /** Node's own flags for the child, before the entry point: `--max-old-space-size=…` as the worker's launchers pass it, `--cpu-prof` (which NODE_OPTIONS does not take). */
   nodeArgs?: string[];
 }
 
@@ -45,7 +45,8 @@ export function startChild(spec: ChildSpec): BenchChild {
   const logFile = join(LOG_DIR, `${spec.name}.log`);
   const log = openSync(logFile, 'w');
   // tsx as a loader, not its CLI (which would run the script in a grandchild whose memory we would not see).
-  const args = [...(spec.nodeArgs ?? []), ...('rampflow' in spec.command ? [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), ...spec.command.rampflow] : ['--import', 'tsx', join(PROJECT_ROOT, spec.command.script), ...(spec.command.args ?? [])])];
+  const entry = 'rampflow' in spec.command ? [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), ...spec.command.rampflow] : ['--import', 'tsx', join(PROJECT_ROOT, spec.command.script), ...(spec.command.args ?? [])];
+  const args = [...(spec.nodeArgs ?? []), ...entry];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...spec.env }, stdio: ['ignore', log, log] });
   closeSync(log);
   running.add(child);

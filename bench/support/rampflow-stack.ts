@@ -14,6 +14,7 @@ import { freePort } from '../../dev/ports';
 import { RampClient } from '../../ramp';
 import { createSandbox, uniformAutopilotDelays } from '../../sandbox';
 import { registerWebhooks } from '../../webhooks';
+import { workerHeapFlag } from '../../workers/memory-budget';
 import { startChild, waitUntilReady, type BenchChild } from './child-process';
 import { SandboxRequestLog } from './sandbox-request-log';
 import { BENCH_PAYLOAD_KEYS_VARIABLE, workerIsPolling, type BenchTemporal } from './temporal';
@@ -38,6 +39,8 @@ export interface RampflowStackOptions {
   depositEnv?: Record<string, string>;
   /** The worker's partner event endpoints (PARTNER_EVENT_ENDPOINTS); events are recorded, not pushed, without. */
   partnerEventEnv?: Record<string, string>;
+  /** More of the worker's environment (WORKER_MEMORY_MB, say); its heap limit follows WORKER_MEMORY_MB as its launchers set it. */
+  workerEnv?: Record<string, string>;
 }
 
 export interface RampflowStack {
@@ -94,12 +97,9 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
       // Unversioned: a benchmark's worker is the only one, and nobody would make its version current.
       // Its own partner event store: the embedded one takes one writer, and a benchmark leaves nothing in the repository.
       const eventsDir = mkdtempSync(join(tmpdir(), 'rampflow-bench-events-'));
-      const started = startChild({
-        name: `${options.name}-worker`,
-        command: { rampflow: ['worker'] },
-        env: { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', PARTNER_EVENTS_DIR: eventsDir, ...options.partnerEventEnv, ...options.depositEnv },
-        ...profile,
-      });
+      const workerEnv = { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', PARTNER_EVENTS_DIR: eventsDir, ...options.partnerEventEnv, ...options.depositEnv, ...options.workerEnv };
+      // The heap flag given directly, as the image's entry point does, so the child is the worker itself (bin/rampflow.cjs would relaunch it).
+      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: workerEnv, nodeArgs: [workerHeapFlag(workerEnv), ...(profile.nodeArgs ?? [])] });
       worker = started;
       stoppers.push(() => started.stop());
     }

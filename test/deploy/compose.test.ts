@@ -223,14 +223,17 @@ describe('one Temporal topology: docker-compose.yml runs what `npm run cluster` 
 describe('Dockerfile', () => {
   const dockerfile = read('Dockerfile');
 
-  it('builds the project on Node 20 with npm ci and `npm run build`, and runs the build: `node dist/cli/main.js <command>`', () => {
+  it('builds the project on Node 20 with npm ci and `npm run build`, and runs the build: `node dist/cli/main.js <command>`, the worker with its heap limit', () => {
     expect(dockerfile).toMatch(/^FROM node:20[.\w-]* AS build$/m);
     expect(dockerfile).toMatch(/^FROM node:20[.\w-]*$/m);
     // Without --ignore-scripts, npm ci would run `prepare` (the dev server's build) before the sources are copied.
     expect(dockerfile.match(/^RUN npm ci\b.*$/gm)?.every((line) => line.includes('--ignore-scripts'))).toBe(true);
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
-    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "dist\/cli\/main\.js"\]$/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["\/app\/bin\/docker-entrypoint\.sh"\]$/m);
+    const entrypoint = read('bin/docker-entrypoint.sh');
+    expect(entrypoint).toMatch(/^exec node dist\/cli\/main\.js "\$@"$/m);
+    expect(entrypoint).toMatch(/^ {2}exec node "\$heap_flag" dist\/cli\/main\.js "\$@"$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(rampflowServices.length).toBe(6);
   });

@@ -66,7 +66,7 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
       // Seconds, so the failing endpoint's deliveries park during the run.
       PARTNER_EVENT_RETRY_SECONDS: '2',
       // The memory panel's limit line; 8 GiB, far above what the worker uses.
-      WORKER_MEMORY_LIMIT_BYTES: String(8 * 1024 ** 3),
+      WORKER_MEMORY_MB: '8192',
     });
     await until('the worker to serve its metrics', async () => ((await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.ok ? true : undefined), 90_000);
     // Scans for the longest waiter per stage every 2 s (production: STAGE_AGE_SCAN_SECONDS, 60).
