@@ -20,7 +20,6 @@
 import {
   allHandlersFinished,
   condition,
-  getExternalWorkflowHandle,
   patched,
   setCurrentDetails,
   setHandler,
@@ -34,12 +33,12 @@ import { AppliedKeys } from './applied-keys';
 import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
 import { isNewsForJourney } from './deposit-board';
+import { JourneyReporter } from './deposit-report';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { journeyWorkflowId } from './ids';
 import { indexChanged } from './indexing';
 import {
   depositEventSignal,
-  depositProgressSignal,
   depositStateQuery,
   paymentEventSignal,
   submitAttachmentUpdate,
@@ -127,6 +126,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
    */
   const verifiesPayloads = patched(PAYLOADS_ARE_HINTS);
   /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
+  const reporter = new JourneyReporter(depositId);
   const depositHints = new PendingHints(1);
   const tradeHints = new PendingHints(4);
   const paymentHints = new PendingHints(4);
@@ -166,14 +166,10 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   /** Tells the journey; false when it is not running (ended, or never started). */
   async function report(): Promise<boolean> {
     if (!journeyId) return false;
-    try {
-      await getExternalWorkflowHandle(journeyId).signal(depositProgressSignal, { summary: summary(), ...(reportedStage ? { previousStage: reportedStage } : {}) });
-      reportedStage = state.stage;
-      return true;
-    } catch {
-      // The journey has ended meanwhile (the customer was closed); the deposit still finishes on its own.
-      return false;
-    }
+    // False when the journey has ended meanwhile (the customer was closed); the deposit still finishes on its own.
+    if (!(await reporter.report(journeyId, { summary: summary(), ...(reportedStage ? { previousStage: reportedStage } : {}) }))) return false;
+    reportedStage = state.stage;
+    return true;
   }
 
   // ---- events, applied at most once and only forward ---------------------------------------------
