@@ -7,6 +7,7 @@
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYLOADS_ARE_HINTS } from '../../workflows/trust';
+import { DEPOSIT_REPORTS_OFFERED } from '../../workflows/deposit-report';
 import { depositWorkflowId } from '../../workflows/ids';
 import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
 import { PARTNER_EVENTS } from '../../workflows/partner-event-outbox';
@@ -72,8 +73,9 @@ describe('a journey and its deposit, moved by polls', () => {
     // Reconciliation starts the deposit at RECEIVED without its customer: the workflow finds it and
     // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of stage).
     const depositUpserts = upserts(depositHistory);
-    // The deposit follows the trust rule from its start and calls the service on its queue: one patch upsert (a billed action) for each.
-    const depositPatches = [PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH].sort();
+    // The deposit follows the trust rule from its start, calls the service on its queue and offers its
+    // reports by update: one patch upsert (a billed action) for each.
+    const depositPatches = [DEPOSIT_REPORTS_OFFERED, PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH].sort();
     expect(patchesOf(depositUpserts)).toEqual({ patches: depositPatches, upserts: depositPatches.length });
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
       { RampExternalId: state.externalId, RampCustomerId: state.customer.id },
