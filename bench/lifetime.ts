@@ -174,7 +174,7 @@ function payloadSizes(value: unknown, sizes: number[] = []): number[] {
 
 function figures(real: Sizes, sizes: Sizes[]): Figure[] {
   const method = (at: Sizes) =>
-    `one journey, ${REAL_DEPOSITS} real deposits then the rest's progress signals sent as their workflows send them; at ${at.deposits.toLocaleString('en-US')} deposits, over ${at.runs} run(s)`;
+    `one journey, ${REAL_DEPOSITS} real deposits then the rest's progress reports offered as their workflows offer them; at ${at.deposits.toLocaleString('en-US')} deposits, over ${at.runs} run(s)`;
   const rows: Figure[] = [
     { name: `lifetime, ${real.deposits} real deposits: journey history events per deposit`, value: real.historyEvents / real.deposits, unit: 'events', method: `${REAL_DEPOSITS} deposits by /deposit/mock, webhooks flowing, each deposit's workflow reporting to the journey; journey's own history only` },
   ];

@@ -10,11 +10,11 @@ import { DepositReportsSchema, depositReportsUpdate, HANDING_OVER, type DepositR
 import type { DepositProgress } from './messages';
 
 /**
- * Report keys remembered: more than the reports in flight to one journey at once (a sender has at
- * most one offer of MAX_REPORTS_PER_OFFER in flight per journey; a few workers), so an offer repeated
- * after a lost answer is recognised. Carried, about 40 bytes a key.
+ * Report keys remembered: two offers' worth (a sender has at most one offer of MAX_REPORTS_PER_OFFER
+ * in flight per journey), so an offer repeated after a lost answer is recognised. Carried through
+ * continue-as-new at about 50 bytes a key: this window is most of what the journey carries.
  */
-export const REPORT_KEYS_REMEMBERED = 500;
+export const REPORT_KEYS_REMEMBERED = 200;
 
 export class DepositReportIntake {
   private readonly keys: string[];
