@@ -6,18 +6,20 @@
  *
  * The journey is real (worker and receiver as child processes, the sandbox on autopilot, webhooks
  * flowing), and so are its first REAL_DEPOSITS deposits: sent through POST /deposit/mock, each run by
- * its own deposit workflow to COMPLETED. Beyond those, the deposits' progress reports are sent to the
- * journey as their workflows send them (each deposit walks RECEIVED ... COMPLETED and reports the
+ * its own deposit workflow to COMPLETED. Beyond those, the deposits' progress reports are offered to
+ * the journey as their workflows offer them (by update, client/journey-report-sender.ts; each deposit walks RECEIVED ... COMPLETED and reports the
  * stages the workflow's own rule, `isNewsForJourney`, says the journey hears of, each with the stage
- * before), from this process: the journey's side of a deposit is exactly those signals, and 10,000
+ * before), from this process: the journey's side of a deposit is exactly those reports, and 10,000
  * real deposit workflows would take the embedded dev server hours on 2 cores. Counts, not timings:
  * they do not depend on the machine.
  */
 import type { Client } from '@temporalio/client';
 import { createRampflowClient } from '../client';
+import { JourneyReportSender } from '../client/journey-report-sender';
 import { isNewsForJourney } from '../workflows/deposit-board';
 import { journeyWorkflowId } from '../workflows/ids';
-import { depositProgressSignal, journeyStateQuery, type DepositStage, type DepositSummary, type JourneyState } from '../workflows/messages';
+import { depositReportKey } from '../workflows/deposit-reports';
+import { journeyStateQuery, type DepositStage, type DepositSummary, type JourneyState } from '../workflows/messages';
 import { journeyRequest, prepareCustomer } from './journeys/partner';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';
@@ -33,8 +35,10 @@ const CONCURRENT_DEPOSITS = 16;
 /**
  * Reports a second to the one journey: a deposit opening or ending every 50 ms, far beyond what one
  * customer does (a real deposit takes minutes from RECEIVED to COMPLETED). Unpaced, this process
- * sent about 450 a second: more than the server buffers for one workflow task (100 events), so the
- * journey's tasks were failed and replayed until the worker crashed (bench/README.md).
+ * sent about 450 signals a second when reports were signals: more than the server buffers for one
+ * workflow task (100 events), so the journey's tasks were failed and replayed until the worker
+ * crashed (bench/README.md). Reports by update no longer do (docs/guarantees/signal-storms.md); the
+ * pace is kept so the figures compare with earlier runs.
  */
 const REPORTS_PER_SECOND = 20;
 
@@ -75,6 +79,7 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
       await waitFor(handle, (state) => (state.deposits.byStage.COMPLETED ?? 0) >= REAL_DEPOSITS, 300_000);
       const realSizes = await measure(temporal.client, handle.workflowId, REAL_DEPOSITS);
 
+      const sender = new JourneyReportSender(temporal.client);
       const sizes: Sizes[] = [];
       let sent = REAL_DEPOSITS;
       for (const checkpoint of checkpoints) {
@@ -83,7 +88,7 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
         let done = 0;
         const pace = pacer(REPORTS_PER_SECOND);
         await forEachLimited(batch, CONCURRENT_DEPOSITS, async (n) => {
-          await reportLikeADeposit(handle, n, pace);
+          await reportLikeADeposit(sender, handle.workflowId, n, pace);
           done += 1;
           if (done % 500 === 0) options.progress(`  ${sent + done} deposits reported (${Math.round((Date.now() - started) / 1000)} s)`);
         });
@@ -101,8 +106,8 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
   }
 }
 
-/** The signals a deposit's workflow sends its journey over its life, in order (happy path). */
-async function reportLikeADeposit(handle: ReturnType<Client['workflow']['getHandle']>, n: number, pace: { turn(): Promise<void> }): Promise<void> {
+/** The reports a deposit's workflow offers its journey over its life, in order (happy path), each offered again while refused. */
+async function reportLikeADeposit(sender: JourneyReportSender, journeyId: string, n: number, pace: { turn(): Promise<void> }): Promise<void> {
   const offramp = n % 2 === 1;
   const stages = offramp ? OFFRAMP_STAGES : ONRAMP_STAGES;
   const base: Omit<DepositSummary, 'stage'> = offramp
@@ -113,7 +118,11 @@ async function reportLikeADeposit(handle: ReturnType<Client['workflow']['getHand
     if (!isNewsForJourney(previousStage, stage, false)) continue;
     const summary: DepositSummary = { ...base, stage, ...(stage === 'TRADE_CREATED' || stage === 'TRADE_SETTLED' || stage === 'PAYMENT_SETTLED' || stage === 'COMPLETED' ? { tradeId: `trade-${n}` } : {}) };
     await pace.turn();
-    await handle.signal(depositProgressSignal, { summary, ...(previousStage ? { previousStage } : {}) });
+    const report = { key: depositReportKey(base.depositId, 'bench', stages.indexOf(stage)), progress: { summary, ...(previousStage ? { previousStage } : {}) } };
+    for (let outcome = await sender.offer(journeyId, report); outcome !== 'taken'; outcome = await sender.offer(journeyId, report)) {
+      if (outcome === 'journey-gone') throw new Error('the journey ended during the benchmark');
+      await sleep(500);
+    }
     previousStage = stage;
   }
 }
@@ -165,7 +174,7 @@ function payloadSizes(value: unknown, sizes: number[] = []): number[] {
 
 function figures(real: Sizes, sizes: Sizes[]): Figure[] {
   const method = (at: Sizes) =>
-    `one journey, ${REAL_DEPOSITS} real deposits then the rest's progress signals sent as their workflows send them; at ${at.deposits.toLocaleString('en-US')} deposits, over ${at.runs} run(s)`;
+    `one journey, ${REAL_DEPOSITS} real deposits then the rest's progress reports offered as their workflows offer them; at ${at.deposits.toLocaleString('en-US')} deposits, over ${at.runs} run(s)`;
   const rows: Figure[] = [
     { name: `lifetime, ${real.deposits} real deposits: journey history events per deposit`, value: real.historyEvents / real.deposits, unit: 'events', method: `${REAL_DEPOSITS} deposits by /deposit/mock, webhooks flowing, each deposit's workflow reporting to the journey; journey's own history only` },
   ];

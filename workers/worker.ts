@@ -30,6 +30,7 @@ import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
 import { createCustomerJourneyLookupActivities } from '../activities/customer-journey-lookup';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
+import { createJourneyReportActivities } from '../activities/journey-reports';
 import { createPartnerEventActivities, type PartnerEventWiring } from '../activities/partner-event-activities';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, DEFAULT_REFUSED_CREATE_PARK_AFTER_MS, type FailureOptions } from '../activities/failures';
 import { OUTAGE_CAUSES, ServiceHealth } from '../activities/service-health';
@@ -115,6 +116,7 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     ...createReconcileActivities(options.ramp, failureOptions),
     ...createCustomerJourneyLookupActivities(options.ramp, failureOptions),
     ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
+    ...createJourneyReportActivities(),
     ...createPartnerEventActivities(options.partnerEvents),
   };
   const shared = {

@@ -20,7 +20,6 @@
 import {
   allHandlersFinished,
   condition,
-  getExternalWorkflowHandle,
   patched,
   setCurrentDetails,
   setHandler,
@@ -36,12 +35,12 @@ import { workflowNow } from './clock';
 import { isNewsForJourney } from './deposit-board';
 import { DepositJourneyLink } from './deposit-journey-link';
 import { DepositLedger } from './deposit-ledger';
+import { JourneyReporter } from './deposit-report';
 import { DepositStepClock } from './deposit-step-clock';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { indexStage } from './indexing';
 import {
   depositEventSignal,
-  depositProgressSignal,
   depositStateQuery,
   paymentEventSignal,
   submitAttachmentUpdate,
@@ -103,6 +102,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   const applied = new AppliedKeys();
   const desk = new OperatorDesk();
   /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
+  const reporter = new JourneyReporter(depositId);
   const depositHints = new PendingHints(1);
   const tradeHints = new PendingHints(4);
   const paymentHints = new PendingHints(4);
@@ -141,14 +141,10 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   /** Tells the journey; false when it is not running (ended, or never started). */
   async function report(): Promise<boolean> {
     if (!link.journeyId) return false;
-    try {
-      await getExternalWorkflowHandle(link.journeyId).signal(depositProgressSignal, { summary: summary(), ...(link.reportedStage ? { previousStage: link.reportedStage } : {}) });
-      link.reportedStage = state.stage;
-      return true;
-    } catch {
-      // The journey has ended meanwhile (the customer was closed); the deposit still finishes on its own.
-      return false;
-    }
+    // False when the journey has ended meanwhile (the customer was closed); the deposit still finishes on its own.
+    if (!(await reporter.report(link.journeyId, { summary: summary(), ...(link.reportedStage ? { previousStage: link.reportedStage } : {}) }))) return false;
+    link.reportedStage = state.stage;
+    return true;
   }
 
   // ---- events, applied at most once and only forward ---------------------------------------------

@@ -19,6 +19,8 @@ export interface CarriedJourney {
   accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord>;
   /** Where the customer's partner events stand (added within version 2: absent before partner events). */
   partnerEvents?: CarriedOutbox;
+  /** Keys of the last deposit reports taken by update (workflows/deposit-report-intake.ts; added within version 2). */
+  depositReportKeys?: string[];
 }
 
 /**

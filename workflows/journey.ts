@@ -23,6 +23,7 @@ import { PRIORITY, serviceActivities } from './service-activities';
 import { AppliedKeys } from './applied-keys';
 import { workflowNow } from './clock';
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
+import { DepositReportIntake } from './deposit-report-intake';
 import { ExitAccounts } from './exit-accounts';
 import { indexStage } from './indexing';
 import { MAX_ACCOUNT_RECORDS, upgradeCarriedJourney, type AnyCarriedJourney, type CarriedJourney } from './journey-carry';
@@ -172,10 +173,13 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   setHandler(virtualAccountEventSignal, (event) => (isHint(event) ? accountHints.note(event.record) : applied.applyOnce(event.key, () => applyAccount(event.record))));
   setHandler(depositAddressEventSignal, (event) => (isHint(event) ? accountHints.note(event.record) : applied.applyOnce(event.key, () => applyAccount(event.record))));
   // Deposit workflows of the previous code sent the bare summary.
-  setHandler(depositProgressSignal, (report: DepositProgress | DepositSummary) => {
-    const progress = 'summary' in report ? report : { summary: report };
+  const applyProgress = (progress: DepositProgress): void => {
     if (applyDepositProgress(state.deposits, progress)) events.depositProgress(progress);
-  });
+  };
+  setHandler(depositProgressSignal, (report: DepositProgress | DepositSummary) => applyProgress('summary' in report ? report : { summary: report }));
+  // Deposits of this code offer their reports by update, which the journey can refuse while it hands
+  // over (workflows/deposit-reports.ts): a storm of reports waits with its senders, not in this history.
+  const reports = new DepositReportIntake(applyProgress, carried?.depositReportKeys);
   setHandler(journeyStateQuery, () => ({ ...state, attention: desk.attention }));
   registerSignup(state);
   setHandler(
@@ -401,6 +405,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     }
   } catch (error) {
     if (error instanceof ContinueAsNewRequest) {
+      reports.close();
       await condition(allHandlersFinished);
       await events.outbox.drained();
       const next: CarriedJourney = {
@@ -410,12 +415,14 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
         accountRecords,
         ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}),
         partnerEvents: events.outbox.carry(),
+        depositReportKeys: reports.carry(),
       };
       // Only the overrides go on: the next run resolves the rest from the code's defaults of its day.
       return await continueAsNew<typeof customerJourney>({ ...input, timings: timings.overrides }, next);
     }
     if (!(error instanceof JourneyEnded)) throw error;
     state.outcome = error.outcome.reason;
+    reports.close();
     show(error.outcome.stage, `nothing: ${error.outcome.reason}`);
     events.ended(error.outcome.stage, error.outcome.reason);
     await condition(allHandlersFinished);

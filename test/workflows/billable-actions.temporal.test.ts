@@ -7,6 +7,7 @@
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYLOADS_ARE_HINTS } from '../../workflows/trust';
+import { DEPOSIT_REPORTS_OFFERED } from '../../workflows/deposit-report';
 import { depositWorkflowId } from '../../workflows/ids';
 import { STAGE_SINCE_INDEXED } from '../../workflows/indexing';
 import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
@@ -79,8 +80,9 @@ describe('a journey and its deposit, moved by polls', () => {
     // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of
     // stage, but the start indexed no RampStageSince, so it is set then).
     const depositUpserts = upserts(depositHistory);
-    // The deposit follows the trust rule from its start and calls the service on its queue: one patch upsert (a billed action) for each.
-    const depositPatches = [PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
+    // The deposit follows the trust rule from its start, calls the service on its queue, offers its
+    // reports by update and indexes when it entered its stage: one patch upsert (a billed action) for each.
+    const depositPatches = [DEPOSIT_REPORTS_OFFERED, PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
     expect(patchesOf(depositUpserts)).toEqual({ patches: depositPatches, upserts: depositPatches.length });
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
       { RampStage: 'RECEIVED', RampStageSince: anIsoTime, RampExternalId: state.externalId, RampCustomerId: state.customer.id },

@@ -78,6 +78,22 @@ export async function signalsReceived(handle: WorkflowHandle): Promise<{ name: s
   );
 }
 
+/** The deposit reports a journey took by update (workflows/deposit-reports.ts), in order: the keys of every batch accepted. */
+export async function depositReportsTaken(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  const codec = new EncryptionCodec(payloadKeysFromEnv());
+  const accepted = (history.events ?? [])
+    .map((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input)
+    .filter((input) => input?.name === 'depositReports');
+  const batches = await Promise.all(
+    accepted.map(async (input) => {
+      const [sealed] = input?.args?.payloads ?? [];
+      return sealed ? defaultPayloadConverter.fromPayload<{ key: string }[]>((await codec.decode([sealed]))[0]!).map((report) => report.key) : [];
+    }),
+  );
+  return batches.flat();
+}
+
 /** Polls `probe` until it returns a value `accept` holds for; fails with the last value after `timeoutMs`. */
 export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

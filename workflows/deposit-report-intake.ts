@@ -1,0 +1,57 @@
+/**
+ * The journey's side of deposits' reports by update (workflows/deposit-reports.ts): the validator
+ * refuses an offer while the journey hands over to its next run (the sender offers it again, and the
+ * next run takes it), so a run that is draining can finish and no report is applied to a board that
+ * has already been carried. Each report is applied once by its key, within a window carried through
+ * continue-as-new, because a sender that lost the answer to an applied offer offers it again.
+ */
+import { setHandler } from '@temporalio/workflow';
+import { DepositReportsSchema, depositReportsUpdate, HANDING_OVER, type DepositReport } from './deposit-reports';
+import type { DepositProgress } from './messages';
+
+/**
+ * Report keys remembered: two offers' worth (a sender has at most one offer of MAX_REPORTS_PER_OFFER
+ * in flight per journey), so an offer repeated after a lost answer is recognised. Carried through
+ * continue-as-new at about 50 bytes a key: this window is most of what the journey carries.
+ */
+export const REPORT_KEYS_REMEMBERED = 200;
+
+export class DepositReportIntake {
+  private readonly keys: string[];
+  private readonly seen: Set<string>;
+  private handingOver = false;
+
+  constructor(
+    private readonly apply: (progress: DepositProgress) => void,
+    carried: readonly string[] = [],
+  ) {
+    this.keys = carried.slice(-REPORT_KEYS_REMEMBERED);
+    this.seen = new Set(this.keys);
+    setHandler(depositReportsUpdate, (reports) => this.take(reports), {
+      validator: (reports: DepositReport[]) => {
+        if (this.handingOver) throw new Error(HANDING_OVER);
+        DepositReportsSchema.parse(reports);
+      },
+    });
+  }
+
+  /** From now on offers are refused: the run is about to continue as new or end. */
+  close(): void {
+    this.handingOver = true;
+  }
+
+  carry(): string[] {
+    return [...this.keys];
+  }
+
+  private take(reports: DepositReport[]): { taken: number } {
+    for (const { key, progress } of reports) {
+      if (this.seen.has(key)) continue;
+      this.keys.push(key);
+      this.seen.add(key);
+      if (this.keys.length > REPORT_KEYS_REMEMBERED) this.seen.delete(this.keys.shift()!);
+      this.apply(progress);
+    }
+    return { taken: reports.length };
+  }
+}
