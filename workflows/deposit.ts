@@ -17,69 +17,37 @@
  * payload: those are hints, which make the deposit read the record they name (the trade, the payment)
  * and take it only when the service's record links it to this deposit.
  */
-import {
-  allHandlersFinished,
-  condition,
-  patched,
-  setCurrentDetails,
-  setHandler,
-  sleep,
-  upsertMemo,
-  workflowInfo,
-} from '@temporalio/workflow';
-import type { CustomerJourneyLookupActivities, RampActivities } from '../activities';
-import { changeOptions, listSearchOptions, patientReadOptions, readOptions } from './activity-options';
+import { allHandlersFinished, condition, patched, setCurrentDetails, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { listSearchOptions, patientReadOptions, readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
-import { isAttachmentReference } from './attachment-reference';
 import { workflowNow } from './clock';
+import { depositActivities as act } from './deposit-activities';
 import { isNewsForJourney } from './deposit-board';
+import { DepositEnded, dismissed, notServed, reversal, type DepositOutcome } from './deposit-ending';
+import { registerDepositHandlers } from './deposit-handlers';
+import { DepositHints } from './deposit-hints';
 import { DepositJourneyLink } from './deposit-journey-link';
 import { DepositLedger } from './deposit-ledger';
 import { JourneyReporter } from './deposit-report';
 import { DepositStepClock } from './deposit-step-clock';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { indexStage } from './indexing';
-import {
-  depositEventSignal,
-  depositStateQuery,
-  paymentEventSignal,
-  submitAttachmentUpdate,
-  tradeEventSignal,
-  type DepositStage,
-  type DepositSummary,
-} from './messages';
+import type { DepositStage, DepositSummary } from './messages';
 import { OperatorDesk } from './operator';
-import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord, type TradeRecord } from './records';
+import { depositKindOf as kindOf, isPaymentSettled, type DepositRecord } from './records';
 import { RampCustomerId, RampExternalId } from './search-attributes';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
 import { stageEntered } from './stage-metrics';
 import { validatedStartInput } from './start-input';
-import { advancesDeposit, advancesTrade } from './status-order';
-import { countReversal } from './deposit-metrics';
-import { countDismissed, countIgnoredHint } from './trust-metrics';
-import { isHint, paymentNamesTrade, PAYLOADS_ARE_HINTS, PendingHints, tradeNamesDeposit } from './trust';
+import { PAYLOADS_ARE_HINTS } from './trust';
 import { depositTimings } from './timings';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
-import { serviceActivities } from './service-activities';
 
 export type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
-
-export interface DepositOutcome {
-  stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED' | 'DISMISSED' | 'REVERSED';
-  reason: string;
-}
-
-// On the service task queue at the workflow's own priority (workflows/service-activities.ts).
-const act = serviceActivities<RampActivities & CustomerJourneyLookupActivities>(changeOptions('a call to the ramp service'));
+export type { DepositOutcome } from './deposit-ending';
 
 /** The patch that reads a completing trade or payment from the service when it came from a payload. */
 export const COMPLETES_ON_SERVICE_WORD = 'completes-on-service-word';
-
-class DepositEnded extends Error {
-  constructor(readonly outcome: DepositOutcome) {
-    super(outcome.reason);
-  }
-}
 
 export async function depositLifecycle(request: DepositLifecycleRequest): Promise<DepositOutcome> {
   const input = validatedStartInput('depositLifecycle', request);
@@ -101,11 +69,14 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   const clock = new DepositStepClock();
   const applied = new AppliedKeys();
   const desk = new OperatorDesk();
-  /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
   const reporter = new JourneyReporter(depositId);
-  const depositHints = new PendingHints(1);
-  const tradeHints = new PendingHints(4);
-  const paymentHints = new PendingHints(4);
+  const pollDeposit = async () => ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
+  /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
+  const hints = new DepositHints(depositId, ledger, pollDeposit);
+
+  // ---- events, applied at most once and only forward (workflows/deposit-handlers.ts) -------------
+
+  registerDepositHandlers(depositId, ledger, applied, hints, desk);
 
   // ---- progress, visible to operators and to the journey ----------------------------------------
 
@@ -147,36 +118,6 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     return true;
   }
 
-  // ---- events, applied at most once and only forward ---------------------------------------------
-
-  // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
-  // first must not use up the key of the genuine one.
-  setHandler(depositEventSignal, (event) => {
-    if (isHint(event)) {
-      if (event.record.id === depositId) depositHints.note(event.record);
-    } else applied.applyOnce(event.key, () => ledger.applyDeposit(event.record));
-  });
-  setHandler(tradeEventSignal, (event) => (isHint(event) ? tradeHints.note(event.record) : applied.applyOnce(event.key, () => ledger.applyTrade(event.record, event.fromPayload === true))));
-  setHandler(paymentEventSignal, (event) => (isHint(event) ? paymentHints.note(event.record) : applied.applyOnce(event.key, () => ledger.applyPayment(event.record, event.fromPayload === true))));
-  setHandler(depositStateQuery, () => ({ ...state, attention: desk.attention }));
-  setHandler(
-    submitAttachmentUpdate,
-    async (attachment) => {
-      await act.submitDepositAttachment.executeWithOptions(changeOptions('submit the attachment the service asked for'), [
-        { depositId, attachment },
-      ]);
-      ledger.attachmentSubmitted = true;
-      return { submitted: true as const };
-    },
-    {
-      validator: (attachment) => {
-        if (ledger.deposit?.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${ledger.deposit?.status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`);
-        // Only a reference to the stored bytes enters the history (attachments/, the claim check).
-        if (!isAttachmentReference(attachment)) throw new Error('expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)');
-      },
-    },
-  );
-
   // ---- the stages ------------------------------------------------------------------------------
 
   async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
@@ -185,7 +126,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       what,
       settled,
       poll: pollOnce,
-      hints: { pending: hintsClaimNews, look: lookAtHints },
+      hints: { pending: hints.claimNews, look: hints.look },
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
       // Deposits started before the backoff carry no cap: they poll as they always did.
       pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
@@ -193,78 +134,6 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     if (clock.takeLookFirst()) await pollTolerantly(what, pollOnce);
     const outcome = await waitForService({ ...wait, deadlineAt, now: workflowNow });
     if (outcome === 'deadline') throw deadlinePassed(wait);
-  }
-
-  const pollDeposit = async () => ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
-
-  // ---- hints: what deliveries claim, looked at through the service (workflows/trust.ts) -----------
-
-  /** A hint is news when it claims what the service has not told the deposit yet. */
-  function depositHintIsNews(): boolean {
-    const claim = depositHints.claimFor(depositId);
-    // A trade the service links to this deposit already says the deposit was confirmed.
-    return claim !== undefined && ledger.deposit !== undefined && ledger.trade === undefined && claim !== ledger.deposit.status && advancesDeposit(ledger.deposit.status, claim);
-  }
-  const tradeHintIsNews = (id: string): boolean => {
-    const claim = tradeHints.claimFor(id)!;
-    return ledger.trade === undefined || (id === ledger.trade.id && claim !== ledger.trade.status && advancesTrade(ledger.trade.status, claim));
-  };
-  const paymentHintIsNews = (id: string): boolean => state.kind === 'OFFRAMP' && (ledger.payment === undefined || (id === ledger.payment.id && !isPaymentSettled(ledger.payment.status)));
-  const newest = (hints: PendingHints, isNews: (id: string) => boolean): string | undefined => hints.ids().filter(isNews).at(-1);
-  const hintsClaimNews = (): boolean => newest(paymentHints, paymentHintIsNews) !== undefined || newest(tradeHints, tradeHintIsNews) !== undefined || depositHintIsNews();
-
-  /**
-   * Answers the furthest claim with one read: a payment (and, when the deposit holds no trade yet, the
-   * trade its reference names), else a trade, else the deposit itself. What the service says is taken
-   * only when it links the record to this deposit.
-   */
-  async function lookAtHints(): Promise<void> {
-    const paymentId = newest(paymentHints, paymentHintIsNews);
-    if (paymentId !== undefined) {
-      paymentHints.clear(paymentId);
-      const record = await readNamed('payment', () => act.getPayment.executeWithOptions(readOptions('read the payment a delivery named'), [paymentId, { confirming: true }]));
-      const ownTrade = ledger.trade ?? (record?.reference ? await verifyTrade(record.reference) : undefined);
-      if (record && !(ownTrade && paymentNamesTrade(record, ownTrade.id))) return countIgnoredHint('depositLifecycle', 'payment-of-another-trade');
-      if (record) ledger.applyPayment(record);
-      return;
-    }
-    const tradeId = newest(tradeHints, tradeHintIsNews);
-    if (tradeId !== undefined) {
-      tradeHints.clear(tradeId);
-      await verifyTrade(tradeId);
-      return;
-    }
-    if (depositHintIsNews()) {
-      depositHints.clear(depositId);
-      await pollDeposit();
-    }
-  }
-
-  /** Reads a trade a delivery named; takes it only when the service's record names this deposit. */
-  async function verifyTrade(tradeId: string): Promise<TradeRecord | undefined> {
-    const record = await readNamed('trade', () => act.getTrade.executeWithOptions(readOptions('read the trade a delivery named'), [tradeId, { confirming: true }]));
-    if (!record) return undefined;
-    if (!tradeNamesDeposit(record, depositId)) {
-      countIgnoredHint('depositLifecycle', 'trade-of-another-deposit');
-      return undefined;
-    }
-    ledger.applyTrade(record);
-    return ledger.trade === record ? record : undefined;
-  }
-
-  /**
-   * A read of a record a delivery named: one the service does not have, or refuses to look up (a
-   * made-up id), is a hint to ignore, never a reason to park. A failing service is left to the caller
-   * (a poll tolerates it; the next hint or poll looks again).
-   */
-  async function readNamed<T>(what: 'trade' | 'payment', read: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await read();
-    } catch (error) {
-      if (!isAbsent(error)) throw error;
-      countIgnoredHint('depositLifecycle', `${what}-not-found`);
-      return undefined;
-    }
   }
 
   /**
@@ -313,7 +182,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     }
     await show('RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
     link.noteServedIfReported();
-    if (!link.served) throw notServed();
+    if (!link.served) throw notServed(link, state.customerId);
     // A trade the service links to this deposit says it was confirmed, whatever the deposit's last read said.
     await waitOrPark('the deposit\'s confirmation', () => ledger.deposit!.status !== 'RECEIVED' || (verifiesPayloads && ledger.trade !== undefined), pollDeposit);
     return stageForDepositStatus();
@@ -342,19 +211,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
     if (owner.externalId) link.learnJourney(owner.externalId);
     link.reportedStage = 'COMPLETED'; // what the journey counted
     ledger.knowConfirmed();
-    throw reversal();
-  }
-
-  function dismissed(reason: string): DepositEnded {
-    countDismissed('depositLifecycle', 'record-not-found');
-    return new DepositEnded({ stage: 'DISMISSED', reason });
-  }
-
-  function notServed(): ParkRequest {
-    const reason = link.journeyId
-      ? `money arrived for a customer whose journey ${link.journeyId} is not running (ended or never started); retry to track the deposit anyway, or cancel`
-      : `money arrived for customer ${state.customerId}, who has no externalId, so no rampflow journey; retry to track the deposit anyway, or cancel`;
-    return new ParkRequest(reason, 'CustomerNotServed');
+    throw reversal(ledger, link);
   }
 
   async function actionRequired(): Promise<DepositStage> {
@@ -374,21 +231,13 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       case 'CONFIRMED':
         return 'CONFIRMED';
       case 'REJECTED':
-        if (ledger.refunded()) throw reversal();
+        if (ledger.refunded()) throw reversal(ledger, link);
         throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
       case 'ACTION_REQUIRED':
         return 'ACTION_REQUIRED';
       default:
         return verifiesPayloads && ledger.trade ? 'CONFIRMED' : 'RECEIVED';
     }
-  }
-
-  // ---- refunds: the service gives the money back after it had confirmed the deposit ---------------
-
-  function reversal(): DepositEnded {
-    const after = ledger.trade?.status === 'SETTLED' ? 'its trade settled' : ledger.trade ? 'its trade was created' : 'it was confirmed';
-    countReversal(state.kind, state.currency, link.reportedStage === 'COMPLETED' ? 'completed' : 'in-flight');
-    return new DepositEnded({ stage: 'REVERSED', reason: `the service refunded the deposit after ${after}: its record shows REJECTED` });
   }
 
   /**
@@ -400,7 +249,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
       if (verifiesPayloads) await pollDeposit();
       if (!ledger.refunded()) await pollOnce();
     });
-    if (ledger.refunded()) throw reversal();
+    if (ledger.refunded()) throw reversal(ledger, link);
   }
 
   async function confirmed(): Promise<DepositStage> {

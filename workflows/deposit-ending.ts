@@ -1,0 +1,43 @@
+/**
+ * How a deposit ends (workflows/deposit.ts): a step throws `DepositEnded`, and the run shows the end
+ * and returns its outcome. Dismissals (a deposit the service does not have) and reversals (a refund
+ * after the money had moved) are counted where they are decided.
+ */
+import type { DepositJourneyLink } from './deposit-journey-link';
+import type { DepositLedger } from './deposit-ledger';
+import { countReversal } from './deposit-metrics';
+import { ParkRequest } from './service-failures';
+import { countDismissed } from './trust-metrics';
+
+export interface DepositOutcome {
+  stage: 'COMPLETED' | 'REJECTED' | 'CANCELLED' | 'DISMISSED' | 'REVERSED';
+  reason: string;
+}
+
+export class DepositEnded extends Error {
+  constructor(readonly outcome: DepositOutcome) {
+    super(outcome.reason);
+  }
+}
+
+export function dismissed(reason: string): DepositEnded {
+  countDismissed('depositLifecycle', 'record-not-found');
+  return new DepositEnded({ stage: 'DISMISSED', reason });
+}
+
+/** Money for a customer rampflow does not serve: an operator decides. */
+export function notServed(link: DepositJourneyLink, customerId: string): ParkRequest {
+  const reason = link.journeyId
+    ? `money arrived for a customer whose journey ${link.journeyId} is not running (ended or never started); retry to track the deposit anyway, or cancel`
+    : `money arrived for customer ${customerId}, who has no externalId, so no rampflow journey; retry to track the deposit anyway, or cancel`;
+  return new ParkRequest(reason, 'CustomerNotServed');
+}
+
+// ---- refunds: the service gives the money back after it had confirmed the deposit ---------------
+
+export function reversal(ledger: DepositLedger, link: DepositJourneyLink): DepositEnded {
+  const { state } = ledger;
+  const after = ledger.trade?.status === 'SETTLED' ? 'its trade settled' : ledger.trade ? 'its trade was created' : 'it was confirmed';
+  countReversal(state.kind, state.currency, link.reportedStage === 'COMPLETED' ? 'completed' : 'in-flight');
+  return new DepositEnded({ stage: 'REVERSED', reason: `the service refunded the deposit after ${after}: its record shows REJECTED` });
+}
