@@ -8,11 +8,10 @@
  * only moves forward; the journey continues as new before its history grows large, carrying a state
  * of fixed size. An ACTIVE journey with nothing happening runs no timer and makes no call.
  */
-import { condition, allHandlersFinished, patched, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
 import { changeOptions, readOptions } from './activity-options';
 import { serviceActivities } from './service-activities';
-import { workflowNow } from './clock';
 import { ExitAccounts } from './exit-accounts';
 import { upgradeCarriedJourney, type AnyCarriedJourney } from './journey-carry';
 import { ContinueAsNewRequest, continueJourneyAsNew, JourneyEnded, recordEnd, stopIfEnded, type JourneyOutcome } from './journey-ending';
@@ -20,6 +19,7 @@ import { JourneyEvents } from './journey-events';
 import type { JourneyInput } from './journey-input';
 import { JourneyLedger, registerJourneyHandlers } from './journey-ledger';
 import { JourneyCourse, resumeParked } from './journey-resume';
+import { JourneyWaits } from './journey-waits';
 import type { JourneyStage } from './messages';
 import { OperatorDesk } from './operator';
 import { isCustomerApproved, type DepositAddressRecord, type VirtualAccountRecord } from './records';
@@ -27,7 +27,7 @@ import { orPark, ParkRequest } from './service-failures';
 import { isAccountApproved, isAccountRejected } from './status-order';
 import { validatedStartInput } from './start-input';
 import { journeyTimings } from './timings';
-import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
+import { pollTolerantly } from './waiting';
 
 export type { CarriedJourney } from './journey-carry';
 export type { JourneyOutcome } from './journey-ending';
@@ -52,32 +52,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   const reports = registerJourneyHandlers(ledger, desk, events, carried?.depositReportKeys);
   /** What the UI and the search attributes show (workflows/journey-ledger.ts). */
   const show = (stage: JourneyStage, waitingFor: string): void => ledger.show(stage, waitingFor, desk.attention);
-
-  // ---- helpers shared by the stages ------------------------------------------------------------
-
-  const shouldContinueAsNew = (): boolean =>
-    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > timings.maxHistoryEvents;
-
-  async function waitOrPark(what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number, hinted?: () => boolean): Promise<void> {
-    const wait = {
-      what,
-      settled: () => settled() || ledger.endRequested(),
-      poll: pollOnce,
-      // A hinted look is the poll: it reads what the hints name (and clears them first).
-      ...(hinted ? { hints: { pending: hinted, look: pollOnce } } : {}),
-      pollIntervalMs: timings.pollIntervalSeconds * 1000,
-      // Journeys started before the backoff carry no cap: they poll as they always did.
-      pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
-    };
-    if (course.lookBeforeWaiting) {
-      course.lookBeforeWaiting = false;
-      await pollTolerantly(what, pollOnce);
-    }
-    const outcome = await waitForService({ ...wait, deadlineAt: ledger.deadline(deadlineSeconds), now: workflowNow, shouldContinueAsNew });
-    if (outcome === 'continue-as-new') throw new ContinueAsNewRequest();
-    if (outcome === 'deadline') throw deadlinePassed(wait);
-    stopIfEnded(ledger);
-  }
+  /** Every wait has an event, a poll and a deadline; it parks at the deadline (workflows/journey-waits.ts). */
+  const { waitOrPark, shouldContinueAsNew } = new JourneyWaits(timings, ledger, course);
 
   // ---- the stages --------------------------------------------------------------------------------
 

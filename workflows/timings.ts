@@ -156,7 +156,7 @@ export interface ResolvedJourneyTimings extends Readonly<JourneyTimings> {
  * A journey's timings. `given` is its input's `timings` (validated on a first run); `firstRun` says
  * whether this run was started rather than continued as new, which is where the earlier code filled
  * in the defaults (a later run used its carried input as it was, a missing backoff cap included:
- * journey.ts then polls without backoff, as journeys from before the backoff always did).
+ * journey-waits.ts then polls without backoff, as journeys from before the backoff always did).
  */
 export function journeyTimings(given: Given<JourneyTimings>, firstRun: boolean): ResolvedJourneyTimings {
   const overrides = journeyTimingOverrides(given);

@@ -1,0 +1,44 @@
+/**
+ * How the customer journey (workflows/journey.ts) waits for the service: every wait has an event, a
+ * poll and a deadline (the stage's, carried through continue-as-new); it ends the run to continue as
+ * new when the history has grown, parks at the deadline, and stops when the journey was told to end.
+ */
+import { workflowInfo } from '@temporalio/workflow';
+import { workflowNow } from './clock';
+import { ContinueAsNewRequest, stopIfEnded } from './journey-ending';
+import type { JourneyLedger } from './journey-ledger';
+import type { JourneyCourse } from './journey-resume';
+import type { ResolvedJourneyTimings } from './timings';
+import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
+
+export class JourneyWaits {
+  constructor(
+    private readonly timings: ResolvedJourneyTimings,
+    private readonly ledger: JourneyLedger,
+    private readonly course: JourneyCourse,
+  ) {}
+
+  readonly shouldContinueAsNew = (): boolean =>
+    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > this.timings.maxHistoryEvents;
+
+  readonly waitOrPark = async (what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number, hinted?: () => boolean): Promise<void> => {
+    const wait = {
+      what,
+      settled: () => settled() || this.ledger.endRequested(),
+      poll: pollOnce,
+      // A hinted look is the poll: it reads what the hints name (and clears them first).
+      ...(hinted ? { hints: { pending: hinted, look: pollOnce } } : {}),
+      pollIntervalMs: this.timings.pollIntervalSeconds * 1000,
+      // Journeys started before the backoff carry no cap: they poll as they always did.
+      pollBackoffCapMs: (this.timings.pollBackoffCapSeconds ?? this.timings.pollIntervalSeconds) * 1000,
+    };
+    if (this.course.lookBeforeWaiting) {
+      this.course.lookBeforeWaiting = false;
+      await pollTolerantly(what, pollOnce);
+    }
+    const outcome = await waitForService({ ...wait, deadlineAt: this.ledger.deadline(deadlineSeconds), now: workflowNow, shouldContinueAsNew: this.shouldContinueAsNew });
+    if (outcome === 'continue-as-new') throw new ContinueAsNewRequest();
+    if (outcome === 'deadline') throw deadlinePassed(wait);
+    stopIfEnded(this.ledger);
+  };
+}
