@@ -3,6 +3,8 @@
  * the customer's input decrypted through the codec server; a UI that cannot present the codec
  * server's token shows no plaintext.
  */
+// The in-process stack's worker logs through the runtime: kept quiet like the temporal project's.
+import '../support/quiet-temporal-runtime';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

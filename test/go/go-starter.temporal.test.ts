@@ -28,11 +28,9 @@ let codecServer: FastifyInstance;
 const CODEC_TOKEN = 'go-starter-codec-token-0123456789';
 
 beforeAll(async () => {
-  const started = performance.now();
   // A cold module cache downloads the SDK first: 4 to 8 minutes on a busy 2-core machine, seconds after.
   const build = await run('go', ['build', '-C', SOURCE_DIR, '-buildvcs=false', '-o', binary, '.'], { timeoutMs: 900_000 });
   expect(build.code, `go build failed:\n${build.stderr}`).toBe(0);
-  process.stdout.write(`[go-starter] built in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   h = await startJourneyHarness();
   codecServer = await buildCodecServer({ codec: new EncryptionCodec(testPayloadKeys()), token: CODEC_TOKEN, corsOrigins: [], logger: pino({ level: 'silent' }) });
   await codecServer.listen({ host: '127.0.0.1', port: 0 });

@@ -5,6 +5,8 @@
  * When a change of shape is intended, it goes behind patched() (docs/deploying/versioning.md);
  * the corpus is never re-recorded, only added to.
  */
+// The replay worker's bundling and state lines go to the runtime's logger: kept quiet like the temporal project's.
+import '../support/quiet-temporal-runtime';
 import { WORKFLOW_TYPES } from '../../client/deployment';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
