@@ -1,8 +1,8 @@
 /**
  * The file store's one-writer rule: a lock file holding the writer's pid and host, created
  * exclusively (O_EXCL). A second writer is refused with a message that says who holds it. A lock
- * left by a process that died (same host, pid gone) is taken over, so a crashed worker does not
- * block the next start.
+ * left by a process that died (same host, pid gone, or a zombie not yet reaped) is taken over, so a
+ * crashed worker does not block the next start.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -28,11 +28,28 @@ interface LockRecord {
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !exitedUnreaped(pid);
+}
+
+/**
+ * Whether the process has exited and only waits to be reaped (a zombie): it still answers signal 0.
+ * A worker killed outright leaves one until its parent (or init, which may take its time in a
+ * container) reaps it, and a restart must not wait for that. Linux only; elsewhere, false.
+ */
+function exitedUnreaped(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "pid (command) state ...": the command may hold spaces and parentheses, so read after the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 function readLock(lockFile: string): { text: string; record: LockRecord | undefined } | undefined {

@@ -111,6 +111,28 @@ describe('the file store', () => {
     await next.close();
   });
 
+  it('takes over the lock of a writer that exited but is not reaped yet (a zombie), as after a kill in a container', async () => {
+    const dir = newFolder();
+    await (await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' })).close();
+    // sh starts a child that exits at once, then becomes `sleep`, which never waits for it: the child
+    // stays a zombie, answering signal 0, while the sleep lasts.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number(await new Promise<string>((done) => parent.stdout.once('data', (chunk: Buffer) => done(chunk.toString('utf8').trim()))));
+      const isZombie = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+      for (let waited = 0; !isZombie(); waited += 10) {
+        expect(waited, 'the child to exit').toBeLessThan(5_000);
+        await new Promise((done) => setTimeout(done, 10));
+      }
+      expect(() => process.kill(zombie, 0)).not.toThrow();
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: zombie, host: hostname(), token: 'zombie' }));
+      const next = await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' });
+      await next.close();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
   it('works across processes: a writer in a child, a reader here; a writer killed mid-life leaves the log to the next', async () => {
     const dir = newFolder();
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'append-in-child.ts'), dir, 'child', '3'], { stdio: ['pipe', 'pipe', 'pipe'] });
