@@ -10,8 +10,11 @@ export class AppliedKeys {
   private readonly keys: string[];
   private readonly set: Set<string>;
 
-  constructor(carried: readonly string[] = []) {
-    this.keys = carried.slice(-APPLIED_KEYS_WINDOW);
+  constructor(
+    carried: readonly string[] = [],
+    private readonly window = APPLIED_KEYS_WINDOW,
+  ) {
+    this.keys = carried.slice(-window);
     this.set = new Set(this.keys);
   }
 
@@ -20,7 +23,7 @@ export class AppliedKeys {
     if (this.set.has(key)) return;
     this.keys.push(key);
     this.set.add(key);
-    if (this.keys.length > APPLIED_KEYS_WINDOW) this.set.delete(this.keys.shift()!);
+    if (this.keys.length > this.window) this.set.delete(this.keys.shift()!);
     apply();
   }
 

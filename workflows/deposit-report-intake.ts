@@ -6,6 +6,7 @@
  * continue-as-new, because a sender that lost the answer to an applied offer offers it again.
  */
 import { setHandler } from '@temporalio/workflow';
+import { AppliedKeys } from './applied-keys';
 import { DepositReportsSchema, depositReportsUpdate, HANDING_OVER, type DepositReport } from './deposit-reports';
 import type { DepositProgress } from './messages';
 
@@ -17,16 +18,14 @@ import type { DepositProgress } from './messages';
 export const REPORT_KEYS_REMEMBERED = 200;
 
 export class DepositReportIntake {
-  private readonly keys: string[];
-  private readonly seen: Set<string>;
+  private readonly applied: AppliedKeys;
   private handingOver = false;
 
   constructor(
     private readonly apply: (progress: DepositProgress) => void,
     carried: readonly string[] = [],
   ) {
-    this.keys = carried.slice(-REPORT_KEYS_REMEMBERED);
-    this.seen = new Set(this.keys);
+    this.applied = new AppliedKeys(carried, REPORT_KEYS_REMEMBERED);
     setHandler(depositReportsUpdate, (reports) => this.take(reports), {
       validator: (reports: DepositReport[]) => {
         if (this.handingOver) throw new Error(HANDING_OVER);
@@ -41,17 +40,11 @@ export class DepositReportIntake {
   }
 
   carry(): string[] {
-    return [...this.keys];
+    return this.applied.carry();
   }
 
   private take(reports: DepositReport[]): { taken: number } {
-    for (const { key, progress } of reports) {
-      if (this.seen.has(key)) continue;
-      this.keys.push(key);
-      this.seen.add(key);
-      if (this.keys.length > REPORT_KEYS_REMEMBERED) this.seen.delete(this.keys.shift()!);
-      this.apply(progress);
-    }
+    for (const { key, progress } of reports) this.applied.applyOnce(key, () => this.apply(progress));
     return { taken: reports.length };
   }
 }
