@@ -6,7 +6,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', '.data/', 'bench/results/', 'coverage/', 'bin/', 'dist/'] },
+  { ignores: ['node_modules/', '.tools/', '.data/', 'bench/results/', 'coverage/', 'bin/', 'dist/', 'workflows/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,6 +9,9 @@
  * waiting after its five activities for a webhook that never comes (bench/floor/), measured the
  * same way.
  *
+ * The module copy: what each cached workflow's own instance of the bundle's modules costs
+ * (bench/support/module-copy.ts), a size that does not depend on the machine.
+ *
  * The budget: a worker on the default budget (nothing set but WORKER_MEMORY_MB's default) takes N
  * journeys to ACTIVE, more than its cache holds, so it evicts; its peak resident memory (VmHWM) is
  * printed beside the budget.
@@ -24,6 +27,7 @@ import type { BenchOptions } from './options';
 import type { Figure } from './report';
 import type { BenchChild } from './support/child-process';
 import { forEachLimited, sleep } from './support/concurrency';
+import { measureModuleCopy } from './support/module-copy';
 import { startRampflowStack } from './support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, countWorkflows, startBenchTemporal, type BenchTemporal } from './support/temporal';
 
@@ -142,7 +146,15 @@ async function waitFor(reachedNow: () => Promise<number>, count: number, worker:
 export async function benchMemory(options: BenchOptions): Promise<Figure[]> {
   const cachedCount = sizes('BENCH_MEMORY_CACHED', options.quick ? 100 : 1000);
   const budgetCount = sizes('BENCH_MEMORY_BUDGET_JOURNEYS', options.quick ? 300 : 5000);
-  const figures: Figure[] = [];
+  const copy = await measureModuleCopy();
+  const figures: Figure[] = [
+    {
+      name: 'memory: the bundle\'s modules each cached workflow instantiates',
+      value: copy.kibPerWorkflow,
+      unit: 'KiB',
+      method: `${copy.modules} modules (${copy.zodModules} of them zod's) instantiated per workflow, as the SDK's reusable V8 context does; heap after forced collections over 40 copies (bench/support/module-copy.ts)`,
+    },
+  ];
   const temporal = await startBenchTemporal();
   try {
     if (process.env.BENCH_MEMORY_SKIP_CACHED !== '1') {

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { TemporalEnvSchema } from '../config/env';
 import { PARTNER_EVENT_DATA, PARTNER_EVENT_TYPES, PartnerEventSchema } from '../partner-events/catalogue';
 import { journeyWorkflowId } from '../workflows/ids';
-import { CustomerDetailsSchema } from '../workflows/journey-input';
+import { DepositLifecycleInputSchema } from '../workflows/deposit-input';
+import { CustomerDetailsSchema, JourneyInputSchema } from '../workflows/journey-input';
 import {
   AttachmentReferenceSchema,
   AttachmentResultSchema,
@@ -87,7 +88,7 @@ export function buildContract() {
           // The journey sets both itself; given at start, the journey is listable before a worker picks it up.
           optionalSearchAttributes: { RampExternalId: '<customer.externalId>', RampStage: 'CREATING_CUSTOMER' },
         },
-        input: jsonSchemaOf(START_CONTRACTS.customerJourney.schema, 'input'),
+        input: jsonSchemaOf(JourneyInputSchema, 'input'),
         rulesBeyondTheSchema: ['onramp.audSourceAccount is allowed only when onramp.currency is AUD', 'the workflow ID must be customer/<customer.externalId>'],
         invalidStartInput,
         result: jsonSchemaOf(JourneyOutcomeSchema, 'output'),
@@ -119,7 +120,7 @@ export function buildContract() {
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           why: 'whoever learns of the deposit first starts it; everyone else finds it running',
         },
-        input: jsonSchemaOf(START_CONTRACTS.depositLifecycle.schema, 'input'),
+        input: jsonSchemaOf(DepositLifecycleInputSchema, 'input'),
         rulesBeyondTheSchema: ['the workflow ID must be deposit/<deposit.id>'],
         invalidStartInput,
         result: jsonSchemaOf(DepositOutcomeSchema, 'output'),

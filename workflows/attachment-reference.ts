@@ -1,7 +1,7 @@
 /** The shape check of a submitted attachment reference, for the deposit's update validator. */
-import { AttachmentReferenceSchema } from './message-schemas';
+import { checkAttachmentReference } from './contract-checks';
 import type { AttachmentReference } from './messages';
 
 export function isAttachmentReference(value: unknown): value is AttachmentReference {
-  return AttachmentReferenceSchema.safeParse(value).success;
+  return checkAttachmentReference(value).ok;
 }

@@ -7,7 +7,8 @@
  */
 import { setHandler } from '@temporalio/workflow';
 import { AppliedKeys } from './applied-keys';
-import { DepositReportsSchema, depositReportsUpdate, HANDING_OVER, type DepositReport } from './deposit-reports';
+import { checkDepositReports, describeIssues } from './contract-checks';
+import { depositReportsUpdate, HANDING_OVER, type DepositReport } from './deposit-reports';
 import type { DepositProgress } from './messages';
 
 /**
@@ -29,7 +30,8 @@ export class DepositReportIntake {
     setHandler(depositReportsUpdate, (reports) => this.take(reports), {
       validator: (reports: DepositReport[]) => {
         if (this.handingOver) throw new Error(HANDING_OVER);
-        DepositReportsSchema.parse(reports);
+        const checked = checkDepositReports(reports);
+        if (!checked.ok) throw new Error(`invalid deposit reports: ${describeIssues(checked.issues)}`);
       },
     });
   }

@@ -11,8 +11,6 @@
  * MAX_REPORTS_PER_OFFER, in one update.
  */
 import { defineUpdate } from '@temporalio/workflow';
-import { z } from 'zod';
-import { DepositProgressSchema } from './message-schemas';
 import type { DepositProgress } from './messages';
 
 /** Reports in one offer: one update's payload stays small (a report is a few hundred bytes). */
@@ -26,11 +24,6 @@ export interface DepositReport {
   key: string;
   progress: DepositProgress;
 }
-
-export const DepositReportsSchema = z
-  .array(z.object({ key: z.string().min(1).max(200), progress: DepositProgressSchema }))
-  .min(1)
-  .max(MAX_REPORTS_PER_OFFER);
 
 export interface DepositReportsAnswer {
   /** Reports the journey took (applied now, or already applied under the same key). */

@@ -4,6 +4,7 @@
  * for callers that start it without the client (another SDK, the Temporal CLI, the Web UI).
  */
 import { z } from 'zod';
+import { bankAccountExitIssues, cryptoAddressExitIssues, onrampIssues, type RuleIssue } from './ramp-request-rules';
 import type { JourneyTimings } from './timings';
 
 /**
@@ -53,6 +54,11 @@ export const AudSourceAccountSchema = z.object({
  */
 export const ExitRegistrationSchema = z.enum(['journey', 'partner']);
 
+/** The rules that span fields live in ramp-request-rules.ts, where the workflow's own checks share them. */
+function addRuleIssues(context: z.RefinementCtx, issues: RuleIssue[]): void {
+  for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message });
+}
+
 const NETWORK = z.string().regex(/^[A-Z0-9]{2,10}$/, 'a network code such as ETH');
 
 /** The customer's wallet that receives the onramp's crypto. */
@@ -65,11 +71,7 @@ export const CryptoAddressExitSchema = z
     currency: z.enum(['USDT', 'USDC']).optional(),
     label: z.string().min(1).max(64).optional(),
   })
-  .superRefine((exit, context) => {
-    if (exit.registeredBy !== 'journey') return;
-    if (!exit.network) context.addIssue({ code: 'custom', path: ['network'], message: 'the journey registers the wallet only with its network' });
-    if (!exit.currency) context.addIssue({ code: 'custom', path: ['currency'], message: 'the journey registers the wallet only with its currency (USDT or USDC)' });
-  });
+  .superRefine((exit, context) => addRuleIssues(context, cryptoAddressExitIssues(exit)));
 
 /** The customer's bank account that receives the offramp's payouts. */
 export const BankAccountExitSchema = z
@@ -85,12 +87,7 @@ export const BankAccountExitSchema = z
     bankCountry: z.string().min(1).optional(),
     bankAddress: z.string().min(1).optional(),
   })
-  .superRefine((exit, context) => {
-    if (exit.registeredBy !== 'journey') return;
-    for (const field of ['currency', 'bankName', 'swift', 'beneficiaryName'] as const) {
-      if (!exit[field]) context.addIssue({ code: 'custom', path: [field], message: `the journey registers the bank account only with its ${field}` });
-    }
-  });
+  .superRefine((exit, context) => addRuleIssues(context, bankAccountExitIssues(exit)));
 
 /**
  * The exits are the customer's own accounts. The partner knows them by address and account number;
@@ -103,10 +100,7 @@ export const OnrampRequestSchema = z.object({
   cryptoAddress: CryptoAddressExitSchema,
   /** AUD only: the bank account the customer pays from, whitelisted as the virtual account's sender. */
   audSourceAccount: AudSourceAccountSchema.optional(),
-}).refine((onramp) => !onramp.audSourceAccount || onramp.currency === 'AUD', {
-  path: ['audSourceAccount'],
-  message: 'only an AUD onramp takes a source account',
-});
+}).superRefine((onramp, context) => addRuleIssues(context, onrampIssues(onramp)));
 
 export const OfframpRequestSchema = z.object({
   /** The crypto currency the customer deposits. */

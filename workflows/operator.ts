@@ -8,6 +8,7 @@
  */
 import { condition, setHandler } from '@temporalio/workflow';
 import { isoNow, workflowNow } from './clock';
+import { checkRetryRequest, describeIssues } from './contract-checks';
 import type { EndRequest, RetryRequest } from './messages';
 import { cancelUpdate, retryUpdate, type Attention } from './messages';
 import type { ParkRequest } from './service-failures';
@@ -39,7 +40,15 @@ export class OperatorDesk {
         this.decision = { kind: 'retry', request };
         return { resumed: this.attention?.stage ?? '' };
       },
-      { validator: (_request: RetryRequest) => this.assertParked('retry') },
+      {
+        validator: (request: RetryRequest) => {
+          this.assertParked('retry');
+          // A retry sent past the client (another SDK, the Temporal CLI) meets the contract here, before
+          // a corrected input it does not allow replaces part of the journey's.
+          const checked = checkRetryRequest(request ?? {});
+          if (!checked.ok) throw new Error(`invalid retry request: ${describeIssues(checked.issues)}`);
+        },
+      },
     );
     setHandler(
       cancelUpdate,

@@ -12,7 +12,7 @@
  * when they replay and they replay with the same commands; registering a handler issues none.
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { SignupRequestSchema } from './message-schemas';
+import { checkSignupRequest, describeIssues } from './contract-checks';
 import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from '../config/signup-wait';
 import { signupUpdate, type JourneyStage, type JourneyState, type SignupRequest, type SignupResult } from './messages';
 
@@ -34,6 +34,6 @@ export async function answerSignup(state: JourneyState, request: SignupRequest =
 
 /** Refuses (before anything enters the history) a request the contract does not allow. */
 function validateSignup(request: SignupRequest = {}): void {
-  const parsed = SignupRequestSchema.safeParse(request);
-  if (!parsed.success) throw new Error(`invalid signup request: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`).join('; ')}`);
+  const checked = checkSignupRequest(request);
+  if (!checked.ok) throw new Error(`invalid signup request: ${describeIssues(checked.issues)}`);
 }

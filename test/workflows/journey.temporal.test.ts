@@ -129,6 +129,15 @@ describe('the customer journey', () => {
     expect(state.attention).toMatchObject({ stage: 'SETTING_UP_RAMPS', errorType: 'InvalidParameters' });
     expect(state.attention!.reason).toMatch(/^creating the onramp: /);
 
+    // A retry sent past the client library (as another SDK or the Temporal CLI would) meets the contract:
+    // a corrected input it does not allow is refused, and the journey stays parked.
+    const refusal = (message: RegExp) => ({ cause: { message: expect.stringMatching(message) } });
+    await expect(handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onramp: { currency: 'aud', cryptoAddress: { address: WALLET } } } }] })).rejects.toMatchObject(
+      refusal(/^invalid retry request: correctedInput\.onramp\.currency: must match pattern/),
+    );
+    await expect(handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onRamp: {} } } as never] })).rejects.toMatchObject(refusal(/correctedInput\.onRamp: not a field of this input/));
+    expect((await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION')).attention).toMatchObject({ stage: 'SETTING_UP_RAMPS' });
+
     await handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' } } } }] });
     state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount);
     expect(state.onramp).toMatchObject({ currency: 'AUD' });

@@ -76,8 +76,8 @@ describe('a journey started with the temporal CLI', () => {
     expect(failure.details).toEqual([
       {
         issues: [
-          { path: 'customer.externalId', message: 'Invalid input: expected string, received undefined' },
-          { path: 'customer.email', message: 'Invalid input: expected string, received undefined' },
+          { path: 'customer.externalId', message: 'required' },
+          { path: 'customer.email', message: 'required' },
         ],
       },
     ]);
@@ -91,7 +91,7 @@ describe('a journey started with the temporal CLI', () => {
     });
     const failure = await failureOf(handle);
     expect(failure.type).toBe(INVALID_START_INPUT);
-    expect(failure.message).toBe('invalid customerJourney input: timings.kycDeadlineSeconds: Invalid input: expected number, received string');
+    expect(failure.message).toBe('invalid customerJourney input: timings.kycDeadlineSeconds: must be number');
     await expectFailedAtFirstTask(handle);
   });
 
