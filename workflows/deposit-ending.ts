@@ -1,11 +1,14 @@
 /**
  * How a deposit ends (workflows/deposit.ts): a step throws `DepositEnded`, and the run shows the end
- * and returns its outcome. Dismissals (a deposit the service does not have) and reversals (a refund
- * after the money had moved) are counted where they are decided.
+ * and returns its outcome (`endDeposit`). Dismissals (a deposit the service does not have) and
+ * reversals (a refund after the money had moved) are counted where they are decided.
  */
+import { allHandlersFinished, condition } from '@temporalio/workflow';
+import type { DepositCourse } from './deposit-course';
 import type { DepositJourneyLink } from './deposit-journey-link';
 import type { DepositLedger } from './deposit-ledger';
 import { countReversal } from './deposit-metrics';
+import { show } from './deposit-showing';
 import { ParkRequest } from './service-failures';
 import { countDismissed } from './trust-metrics';
 
@@ -18,6 +21,14 @@ export class DepositEnded extends Error {
   constructor(readonly outcome: DepositOutcome) {
     super(outcome.reason);
   }
+}
+
+/** Shows the end, lets running handlers (an attachment being submitted) finish, and returns it. */
+export async function endDeposit(course: DepositCourse, outcome: DepositOutcome): Promise<DepositOutcome> {
+  course.state.outcome = outcome.reason;
+  await show(course, outcome.stage, `nothing: ${outcome.reason}`);
+  await condition(allHandlersFinished);
+  return outcome;
 }
 
 export function dismissed(reason: string): DepositEnded {

@@ -5,17 +5,13 @@
  */
 import { setHandler } from '@temporalio/workflow';
 import { changeOptions } from './activity-options';
-import type { AppliedKeys } from './applied-keys';
 import { isAttachmentReference } from './attachment-reference';
 import { depositActivities as act } from './deposit-activities';
-import type { DepositHints } from './deposit-hints';
-import type { DepositLedger } from './deposit-ledger';
+import type { DepositCourse } from './deposit-course';
 import { depositEventSignal, depositStateQuery, paymentEventSignal, submitAttachmentUpdate, tradeEventSignal } from './messages';
-import type { OperatorDesk } from './operator';
 import { isHint } from './trust';
 
-export function registerDepositHandlers(depositId: string, ledger: DepositLedger, applied: AppliedKeys, hints: DepositHints, desk: OperatorDesk): void {
-  const { state } = ledger;
+export function registerDepositHandlers({ depositId, ledger, state, applied, hints, desk }: DepositCourse): void {
   // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
   // first must not use up the key of the genuine one.
   setHandler(depositEventSignal, (event) => {

@@ -67,12 +67,14 @@ export function environmentReferenceMarkdown(): string {
     'Every rampflow process reads only the environment, through `config/env.ts`. A bad value stops it at',
     'start with one line per variable, never echoing a secret; an empty variable counts as unset.',
     'A process reads only the groups it needs, so a variable is required only by the processes that read it.',
+    'Each variable has an anchor of its name in lower case (`environment.md#webhook_port`), for the pages that link here.',
     '',
     '| variable | default | read by | what it does |',
     '| --- | --- | --- | --- |',
     ...variables.map(({ name, schema }) => {
       const described = ENV_DESCRIPTIONS[name];
-      return `| \`${name}\` | ${markdownCell(defaultCell(name, schema))} | ${markdownCell(described.readBy)} | ${markdownCell(described.description)} |`;
+      // An explicit anchor per variable: the pages that explain a process link its variables here rather than table them again.
+      return `| <a id="${variableAnchor(name)}"></a>\`${name}\` | ${markdownCell(defaultCell(name, schema))} | ${markdownCell(described.readBy)} | ${markdownCell(described.description)} |`;
     }),
     '',
     'Compose only (not read by rampflow): `POSTGRES_USER` and `POSTGRES_PASSWORD` (`temporal`/`temporal`);',
@@ -81,4 +83,9 @@ export function environmentReferenceMarkdown(): string {
     '([docker compose](../deploying/compose.md)).',
     '',
   ].join('\n');
+}
+
+/** The anchor of a variable's row in docs/reference/environment.md: its name in lower case. */
+function variableAnchor(name: string): string {
+  return name.toLowerCase();
 }

@@ -31,13 +31,14 @@ describe('the generated reference pages', () => {
     }
   });
 
-  it('the environment page lists every variable the config schemas read, each described', () => {
+  it('the environment page lists every variable the config schemas read, each described and with an anchor of its own', () => {
     const page = readFileSync(join(PROJECT_ROOT, 'docs', 'reference', 'environment.md'), 'utf8');
     const variables = environmentVariables();
     expect(variables.length).toBeGreaterThan(40);
     for (const { name } of variables) {
       expect(ENV_DESCRIPTIONS[name]?.description, `${name} is described in config/env-descriptions.ts`).toBeTruthy();
-      expect(page, name).toContain(`| \`${name}\` |`);
+      // The anchor other pages link to (docs/deploying/webhooks.md), rather than tabling the variable again.
+      expect(page, name).toContain(`| <a id="${name.toLowerCase()}"></a>\`${name}\` |`);
     }
   });
 });

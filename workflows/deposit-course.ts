@@ -1,0 +1,68 @@
+/**
+ * What one run of a deposit (workflows/deposit.ts) works with: its timings, whether it follows the
+ * trust rule, what it holds of the service's records (the ledger), the journey it reports to, its
+ * step's deadline, its operator desk and the hints deliveries left for it. The steps
+ * (workflows/deposit-steps.ts), its showing (workflows/deposit-showing.ts) and its waits
+ * (workflows/deposit-waits.ts) take it; the course holds no logic of its own.
+ */
+import { patched } from '@temporalio/workflow';
+import { readOptions } from './activity-options';
+import { AppliedKeys } from './applied-keys';
+import { depositActivities as act } from './deposit-activities';
+import { DepositHints } from './deposit-hints';
+import type { DepositLifecycleInput } from './deposit-input';
+import { DepositJourneyLink } from './deposit-journey-link';
+import { DepositLedger } from './deposit-ledger';
+import { JourneyReporter } from './deposit-report';
+import { DepositStepClock } from './deposit-step-clock';
+import type { DepositState } from './messages';
+import { OperatorDesk } from './operator';
+import { depositTimings, type DepositTimings } from './timings';
+import { PAYLOADS_ARE_HINTS } from './trust';
+
+export class DepositCourse {
+  readonly depositId: string;
+  /** Resolved where each is used, from the starter's overrides and the code's defaults (workflows/timings.ts). */
+  readonly timings: Readonly<DepositTimings>;
+  /**
+   * Set when this run follows the trust rule (PAYLOADS_ARE_HINTS): it reads its own record, holds only
+   * records the service gave, and takes a refund as a reversal. Decided before any handler can run (a
+   * signal-with-start's signal may be delivered as soon as its handler is set); runs recorded before
+   * the rule replay without it.
+   */
+  readonly verifiesPayloads: boolean;
+  /** What the deposit holds of the service's records, and where they came from (workflows/deposit-ledger.ts). */
+  readonly ledger: DepositLedger;
+  readonly state: DepositState;
+  /** The journey it reports to (workflows/deposit-journey-link.ts). */
+  readonly link: DepositJourneyLink;
+  /** Its current step's deadline. */
+  readonly clock: DepositStepClock;
+  /** The event keys applied, so that each event is applied at most once. */
+  readonly applied: AppliedKeys;
+  /** Installs the operator's `retry` and `cancel` updates. */
+  readonly desk: OperatorDesk;
+  readonly reporter: JourneyReporter;
+  /** Reads the deposit's record from the service and takes it: a poll, and the look a deposit hint asks for. */
+  readonly pollDeposit: () => Promise<void>;
+  /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
+  readonly hints: DepositHints;
+
+  /** Made in this order, before the deposit's handlers are set (workflows/deposit-handlers.ts). */
+  constructor(input: DepositLifecycleInput) {
+    const { depositId } = input;
+    this.depositId = depositId;
+    this.timings = depositTimings(input.timings);
+    this.verifiesPayloads = patched(PAYLOADS_ARE_HINTS);
+    const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit);
+    this.ledger = ledger;
+    this.state = ledger.state;
+    this.link = new DepositJourneyLink();
+    this.clock = new DepositStepClock();
+    this.applied = new AppliedKeys();
+    this.desk = new OperatorDesk();
+    this.reporter = new JourneyReporter(depositId);
+    this.pollDeposit = async () => ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
+    this.hints = new DepositHints(depositId, ledger, this.pollDeposit);
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The steps of a deposit (workflows/deposit.ts), one per stage: each shows where the deposit is,
+ * waits for the service to move it on (workflows/deposit-waits.ts) and returns the stage to run next;
+ * it ends the deposit by throwing `DepositEnded` (workflows/deposit-ending.ts) and parks it by throwing
+ * a `ParkRequest`. A run that reports the refund of a completed deposit has a step of its own,
+ * `reverseCompleted`.
+ */
+import { patched, sleep } from '@temporalio/workflow';
+import { listSearchOptions, patientReadOptions, readOptions } from './activity-options';
+import { depositActivities as act } from './deposit-activities';
+import type { DepositCourse } from './deposit-course';
+import { DepositEnded, dismissed, notServed, reversal } from './deposit-ending';
+import { describeInLists, show } from './deposit-showing';
+import { waitOrPark, waitUnlessRefunded } from './deposit-waits';
+import type { DepositStage } from './messages';
+import { isPaymentSettled, type DepositRecord } from './records';
+import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
+
+/** The patch that reads a completing trade or payment from the service when it came from a payload. */
+export const COMPLETES_ON_SERVICE_WORD = 'completes-on-service-word';
+
+/** A step: runs its stage and returns the stage to run next. */
+export type DepositStep = (course: DepositCourse) => Promise<DepositStage>;
+
+/**
+ * Reads what the starter did not know (the record, whose customer it is), then finds the journey to
+ * report to. Money for a customer rampflow does not serve parks here: an operator decides.
+ */
+export async function received(course: DepositCourse): Promise<DepositStage> {
+  const { depositId, verifiesPayloads, ledger, link } = course;
+  if (verifiesPayloads && !ledger.ownRecordRead) {
+    const record = await readOwnRecord(course);
+    if (record === undefined) throw dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
+    ledger.takeOwnRecord(record);
+    describeInLists(record);
+  } else if (!ledger.deposit) {
+    const record = await orPark('reading the deposit', () => act.getDeposit.executeWithOptions(patientReadOptions('read the deposit'), [depositId]));
+    ledger.applyDeposit(record);
+  }
+  if (link.externalId === undefined && verifiesPayloads) {
+    // The owner comes from the service's record of the deposit and rampflow's own index (or the
+    // service's record of the customer), never from what a starter or a payload said.
+    const owner = await orPark('finding the deposit\'s journey', () =>
+      act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [ledger.deposit!.customerId]),
+    );
+    if (owner.externalId) link.learnJourney(owner.externalId);
+  } else if (link.externalId === undefined) {
+    const owner = await orPark('finding the deposit\'s customer', () =>
+      act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [ledger.deposit!.customerId]),
+    );
+    if (owner) link.learnJourney(owner);
+  }
+  await show(course, 'RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
+  link.noteServedIfReported();
+  if (!link.served) throw notServed(link, course.state.customerId);
+  // A trade the service links to this deposit says it was confirmed, whatever the deposit's last read said.
+  await waitOrPark(course, 'the deposit\'s confirmation', () => ledger.deposit!.status !== 'RECEIVED' || (verifiesPayloads && ledger.trade !== undefined), course.pollDeposit);
+  return stageForDepositStatus(course);
+}
+
+export async function actionRequired(course: DepositCourse): Promise<DepositStage> {
+  const { ledger } = course;
+  await show(course, 'ACTION_REQUIRED', 'an operator to submit the attachment the service asked for (update submitAttachment)');
+  // An operator's attachment (or the service deciding on its own) moves the deposit on.
+  await waitOrPark(course, 'an attachment from an operator', () => ledger.attachmentSubmitted || ledger.deposit!.status !== 'ACTION_REQUIRED', course.pollDeposit);
+  if (ledger.deposit!.status === 'ACTION_REQUIRED') {
+    await show(course, 'ACTION_REQUIRED', 'the service to review the attachment (DEPOSIT_APPROVED)');
+    course.clock.restart();
+    await waitOrPark(course, 'the service\'s review of the attachment', () => ledger.deposit!.status !== 'ACTION_REQUIRED', course.pollDeposit);
+  }
+  return stageForDepositStatus(course);
+}
+
+export async function confirmed(course: DepositCourse): Promise<DepositStage> {
+  const { ledger } = course;
+  await show(course, 'CONFIRMED', 'the service to create the trade (TRADE_CREATED)');
+  await waitUnlessRefunded(course, 'the trade to be created', () => ledger.trade !== undefined, async () => {
+    const found = await act.findTradeForDeposit.executeWithOptions(listSearchOptions('look for the deposit\'s trade'), [
+      { depositId: course.depositId, customerId: ledger.deposit!.customerId },
+    ]);
+    if (found) ledger.applyTrade(found);
+  });
+  return 'TRADE_CREATED';
+}
+
+export async function tradeCreated(course: DepositCourse): Promise<DepositStage> {
+  const { ledger } = course;
+  await show(course, 'TRADE_CREATED', `the service to settle trade ${ledger.trade!.id} (TRADE_SETTLED)`);
+  await waitUnlessRefunded(course, 'the trade to settle', () => ledger.trade!.status !== 'CREATED' && ledger.trade!.status !== 'PENDING', async () => {
+    ledger.applyTrade(await act.getTrade.executeWithOptions(readOptions('poll the trade'), [ledger.trade!.id]));
+  });
+  if (ledger.trade!.status !== 'SETTLED') throw new ParkRequest(`trade ${ledger.trade!.id} ended ${ledger.trade!.status}`, 'TradeNotSettled');
+  return 'TRADE_SETTLED';
+}
+
+export async function tradeSettled(course: DepositCourse): Promise<DepositStage> {
+  const { ledger, state } = course;
+  // An onramp ends when its trade settles: the crypto goes to the customer's exit address.
+  if (state.kind === 'ONRAMP') {
+    // A read that must get through: a service failing for a while is waited out, not parked on
+    // (only a record the service does not have parks the deposit).
+    if (ledger.tradeFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+      // The service's record replaces the payload's, even where it is behind it.
+      const settled = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [ledger.trade!.id, { confirming: true }]));
+      ledger.takeServiceTrade(settled);
+      if (settled.status !== 'SETTLED') return 'TRADE_CREATED';
+    }
+    return 'COMPLETED';
+  }
+  await show(course, 'TRADE_SETTLED', 'the service to pay out to the customer\'s bank account (PAYMENT_SETTLED)');
+  await waitUnlessRefunded(course, 'the payout', () => ledger.payment !== undefined && isPaymentSettled(ledger.payment.status), async () => {
+    // No list of payments exists: the poll needs the payment's id, from an event or the trade.
+    if (!state.paymentId) ledger.applyTrade(await act.getTrade.executeWithOptions(readOptions('look for the trade\'s payment'), [ledger.trade!.id]));
+    if (state.paymentId) ledger.applyPayment(await act.getPayment.executeWithOptions(readOptions('poll the payment'), [state.paymentId]));
+  });
+  return 'PAYMENT_SETTLED';
+}
+
+export async function paymentSettled({ ledger }: DepositCourse): Promise<DepositStage> {
+  if (ledger.paymentFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+    // A payment the service does not have (a forged id) fails this read, and the deposit parks.
+    const paid = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [ledger.payment!.id, { confirming: true }]));
+    ledger.takeServicePayment(paid);
+    if (!isPaymentSettled(paid.status)) return 'TRADE_SETTLED';
+  }
+  return 'COMPLETED';
+}
+
+/**
+ * A run started to report the refund of a deposit whose earlier run COMPLETED (client/deposit-delivery.ts
+ * starts it on the service's REJECTED record): it reads the record itself, and tells the journey,
+ * whose totals counted the deposit, that the money went back.
+ */
+export async function reverseCompleted(course: DepositCourse): Promise<void> {
+  const { depositId, ledger, link } = course;
+  const record = await readOwnRecord(course);
+  if (record === undefined) throw dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
+  ledger.takeOwnRecord(record);
+  if (record.status !== 'REJECTED') throw new DepositEnded({ stage: 'COMPLETED', reason: `nothing to reverse: the service shows the deposit ${record.status}` });
+  const owner = await orPark('finding the deposit\'s journey', () =>
+    act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [record.customerId]),
+  );
+  if (owner.externalId) link.learnJourney(owner.externalId);
+  link.reportedStage = 'COMPLETED'; // what the journey counted
+  ledger.knowConfirmed();
+  throw reversal(ledger, link);
+}
+
+/**
+ * The deposit's own record, read once before it shows or reports anything. A deposit the service does
+ * not have (a forged delivery, a made-up id) is looked for once more after a grace period, for a
+ * service that lists a record a moment before it serves it, and then is absent (undefined).
+ */
+async function readOwnRecord({ depositId, timings }: DepositCourse): Promise<DepositRecord | undefined> {
+  for (let look = 1; ; look++) {
+    try {
+      return await act.getDeposit.executeWithOptions(patientReadOptions('read the deposit from the service'), [depositId, { confirming: true }]);
+    } catch (error) {
+      if (!isAbsent(error)) throw parkRequestFor(error, 'reading the deposit');
+      if (look >= 2) return undefined;
+      await sleep(timings.notFoundGraceSeconds * 1000, { summary: 'look again for a deposit the service does not have' });
+    }
+  }
+}
+
+function stageForDepositStatus({ ledger, link, verifiesPayloads }: DepositCourse): DepositStage {
+  switch (ledger.deposit!.status) {
+    case 'CONFIRMED':
+      return 'CONFIRMED';
+    case 'REJECTED':
+      if (ledger.refunded()) throw reversal(ledger, link);
+      throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
+    case 'ACTION_REQUIRED':
+      return 'ACTION_REQUIRED';
+    default:
+      return verifiesPayloads && ledger.trade ? 'CONFIRMED' : 'RECEIVED';
+  }
+}

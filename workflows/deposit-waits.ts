@@ -1,0 +1,39 @@
+/**
+ * How a deposit (workflows/deposit.ts) waits for the service: every wait has the event path (and the
+ * hints deliveries left), a poll and the step's deadline, at which it parks; after confirmation a wait
+ * also ends on a refund.
+ */
+import { workflowNow } from './clock';
+import type { DepositCourse } from './deposit-course';
+import { reversal } from './deposit-ending';
+import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
+
+export async function waitOrPark(course: DepositCourse, what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
+  const { clock, timings, hints } = course;
+  const deadlineAt = clock.deadline(() => workflowNow() + timings.stepDeadlineSeconds * 1000);
+  const wait = {
+    what,
+    settled,
+    poll: pollOnce,
+    hints: { pending: hints.claimNews, look: hints.look },
+    pollIntervalMs: timings.pollIntervalSeconds * 1000,
+    // Deposits started before the backoff carry no cap: they poll as they always did.
+    pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
+  };
+  if (clock.takeLookFirst()) await pollTolerantly(what, pollOnce);
+  const outcome = await waitForService({ ...wait, deadlineAt, now: workflowNow });
+  if (outcome === 'deadline') throw deadlinePassed(wait);
+}
+
+/**
+ * A wait after confirmation also ends on a refund; its polls read the deposit as well as what they
+ * wait for, since a refunded deposit's trade or payout never settles (DEPOSIT_REFUND).
+ */
+export async function waitUnlessRefunded(course: DepositCourse, what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
+  const { ledger } = course;
+  await waitOrPark(course, what, () => settled() || ledger.refunded(), async () => {
+    if (course.verifiesPayloads) await course.pollDeposit();
+    if (!ledger.refunded()) await pollOnce();
+  });
+  if (ledger.refunded()) throw reversal(ledger, course.link);
+}
