@@ -15,7 +15,7 @@ import { writeWorkflowBundle } from '../workers/workflow-bundle';
 const PROJECT_ROOT = resolve(__dirname, '..');
 const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** Files tsc does not emit because they are JavaScript already; loaded by path, so they must sit beside the compiled code. */
-const PLAIN_JAVASCRIPT = ['codec/failure-converter.js'];
+const PLAIN_JAVASCRIPT = ['codec/failure-converter.js', 'workflows/generated/contract-checks.js'];
 
 async function main(): Promise<void> {
   const flag = process.argv.indexOf('--out-dir');

@@ -7,9 +7,10 @@
  * What a worker's resident memory is made of:
  * - a fixed part: Node, the Temporal core (Rust, outside the V8 heap), the loaded workflow bundle and
  *   the activities' code, about WORKER_BASE_MIB at rest;
- * - the workflow cache: each cached workflow keeps its state and its own instances of the workflow
- *   modules that are not shared (workers/workflow-bundle-options.ts shares the big ones), measured at
- *   CACHED_WORKFLOW_MIB (`npm run bench -- memory`);
+ * - the workflow cache: each cached workflow keeps its state, the SDK's for it, and its own instances
+ *   of the workflow modules (about 130 KiB: workflows load no zod, workflows/contract-checks.ts says
+ *   why), CACHED_WORKFLOW_MIB with a margin over the 0.93 MiB an ACTIVE journey measured
+ *   (`npm run bench -- memory`, 1,000 cached), for workflows caught mid-task with more in hand;
  * - what is in flight (activity calls, payloads, garbage not yet collected): HEADROOM_SHARE of the budget.
  *
  * So the cache holds (budget - base - headroom) / per-workflow, and the heap may use the budget less
@@ -22,8 +23,8 @@ export { DEFAULT_WORKER_MEMORY_MB, MIN_WORKER_MEMORY_MB, WorkerMemoryMbSchema } 
 
 /** Resident memory of a worker at rest with an empty cache (bench/memory.ts measures it). */
 export const WORKER_BASE_MIB = 240;
-/** What one cached workflow adds to the worker's resident memory (bench/memory.ts: an ACTIVE journey). */
-export const CACHED_WORKFLOW_MIB = 2.5;
+/** What one cached workflow adds to the worker's resident memory (bench/memory.ts: 0.93 MiB an ACTIVE journey, and a margin). */
+export const CACHED_WORKFLOW_MIB = 1.25;
 /** The share of the budget left for what is in flight and for garbage between collections. */
 export const HEADROOM_SHARE = 0.3;
 /**
