@@ -1,6 +1,6 @@
 /**
- * What starts a deposit's workflow, `deposit/<depositId>`, as a zod schema that the workflow parses at
- * its start (workflows/start-input.ts) and the contract publishes. Whoever learns of the deposit first
+ * What starts a deposit's workflow, `deposit/<depositId>`, as a zod schema that the contract publishes
+ * and the workflow checks at its start (with the check generated from it: workflows/start-input.ts). Whoever learns of the deposit first
  * (the event path, reconciliation, an operator) starts it with signal-with-start, passing what it
  * already knows; the workflow reads the rest from the service.
  */
