@@ -13,7 +13,8 @@
  *   waits on the server in priority order (signups and payouts first, bulk retries and
  *   reconciliation last) rather than in the workers, where it would lose its order and run out
  *   its activities' timeouts. Activities on another queue than their workflow's are never executed
- *   eagerly, so none bypasses it.
+ *   eagerly, so none bypasses it. For the same reason the worker takes no more service activities
+ *   at once than about a second of its client's calls (serviceActivitiesAtOnce).
  *
  * The queue's rate counts activity dispatches, not calls, and a dispatch is not the moment a call
  * reaches the service, so it bounds the calls only roughly. The bound that holds is each process's
@@ -46,12 +47,27 @@ export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
 export const WORKFLOW_BUNDLE_PATHS = { workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH };
 
 /**
- * The calls one service activity attempt makes, at most, but for list reads: an `ensure…` looks the
- * record up, then creates it (activities/creates.ts). The queue's dispatch rate is the calls per
- * second divided by this, so a backlog of creates is dispatched at about what the partner's limit
- * lets the clients send, and waits on the server rather than in the workers.
+ * The calls one service activity attempt makes, mostly: an `ensure…` looks the record up, then
+ * creates it (activities/creates.ts); the customer's also reads it back, a third. The queue's
+ * dispatch rate is the calls per second divided by this, so a backlog of creates is dispatched at
+ * about what the partner's limit lets the clients send, and waits on the server rather than in the
+ * workers; what the third calls leave waiting in the workers, serviceActivitiesAtOnce keeps small.
  */
 export const CALLS_PER_SERVICE_ACTIVITY = 2;
+
+/**
+ * The service activities one worker runs at once when its client is limited: about a second of its
+ * calls (its share of RAMP_MAX_CALLS_PER_SECOND), and at least this many. More would only wait in the
+ * client's pacer, which lets waiting calls go in no particular order, while the server would have
+ * kept them in priority order: with the SDK's default of 100, a signup's create came after up to 307
+ * of a bulk retry's (test/faults/rate-limit.test.ts, docs/deploying/rate-limits.md).
+ */
+export const MIN_SERVICE_ACTIVITIES_AT_ONCE = 2;
+
+/** How many service activities a worker whose client keeps to `callsPerSecond` runs at once (above). */
+export function serviceActivitiesAtOnce(callsPerSecond: number): number {
+  return Math.max(MIN_SERVICE_ACTIVITIES_AT_ONCE, Math.ceil(callsPerSecond));
+}
 
 /** Both Temporal workers of one rampflow worker, run and stopped together. */
 export interface RampflowWorker {
@@ -135,10 +151,13 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : WORKFLOW_BUNDLE_PATHS),
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
   });
+  // The process's share of the partner's limit, which its client keeps to (ramp/call-pacing.ts).
+  const clientCallsPerSecond = options.ramp.http.pacer.maxCallsPerSecond;
   const serviceWorker = await Worker.create({
     ...shared,
     taskQueue: serviceTaskQueueOf(options.taskQueue),
     ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond / CALLS_PER_SERVICE_ACTIVITY } : {}),
+    ...(clientCallsPerSecond !== undefined ? { maxConcurrentActivityTaskExecutions: serviceActivitiesAtOnce(clientCallsPerSecond) } : {}),
   });
   return pairOf(workflowWorker, serviceWorker);
 }
