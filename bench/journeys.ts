@@ -22,6 +22,14 @@ const DELIVERY_TICK_SECONDS = 1;
  * so the ACTIVE journeys' own deposit listing is set to production's hour and never runs.
  */
 const TIMINGS = { pollIntervalSeconds: 10 };
+/**
+ * The rampflow worker gets the memory Temporal's floor worker takes by default (the SDK sizes its
+ * cache from the heap, about 4 GiB here: some 2,300 workflows), so both hold every journey of a run
+ * in their cache and the ratio compares their work, not their budgets. On the default 512 MiB budget
+ * (94 cached) rampflow's worker replays journeys evicted between their tasks, which is what a budget
+ * buys, and sizing says how to choose it (docs/deploying/sizing.md).
+ */
+const WORKER_ENV = { WORKER_MEMORY_MB: '4096' };
 const TWO_MINUTES_MS = 120_000;
 /** Each run (floor or rampflow) is cut off after this long and reported unfinished. */
 const RUN_LIMIT_MS = 150_000;
@@ -52,7 +60,7 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
         await floorWorker.worker.stop();
       }
     }
-    const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: DELIVERY_TICK_SECONDS });
+    const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: DELIVERY_TICK_SECONDS, workerEnv: WORKER_ENV });
     try {
       const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
       options.progress(`  rampflow: ${count} journeys`);
