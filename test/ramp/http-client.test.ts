@@ -119,7 +119,8 @@ describe('retries of a GET', () => {
 
   it('honours Retry-After on 429 when it is short, and gives up when it is long', async () => {
     const shortWait = await serve((_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' }, text: '' } : success([])));
-    const first = clientFor(shortWait.url, { retry: { maxDelayMs: 2_000 } });
+    // A clock that stands still: the wait is the Retry-After itself, not less the milliseconds the answer took.
+    const first = clientFor(shortWait.url, { retry: { maxDelayMs: 2_000 }, now: () => Date.UTC(2026, 10, 24) });
     await first.client.send({ method: 'GET', path: '/balance' });
     expect(first.waits).toEqual([1_000]);
 
