@@ -1,7 +1,8 @@
 /**
  * Every workflow that can be started from outside checks its own input at the start of its first run,
- * against the same contract the client library validates with (workflows/contract-checks.ts), so a caller in any language (the Temporal CLI, the
- * Web UI's "Start Workflow", another SDK) meets the same contract as the TypeScript client:
+ * against the contract the client library validates with (workflows/contract-checks.ts), so a caller
+ * in any language (the Temporal CLI, the Web UI's "Start Workflow", another SDK) meets the same
+ * contract as the TypeScript client:
  * - the timings stay the overrides given: their defaults are resolved in workflow code (workflows/timings.ts);
  * - bad input fails the workflow at once with a non-retryable ApplicationFailure that names every bad
  *   field, before any search attribute, activity or timer (never a workflow task retried for ever);

@@ -3,11 +3,12 @@
  * generated from: the file is what the generator writes today, and on valid inputs and on every
  * single-point break of them (a field removed, of the wrong type, empty, too long, off its pattern,
  * an unknown key added), the check and zod agree on pass or fail, on the value kept (unknown keys
- * dropped where zod drops them) and, where zod finds one issue, on the field it names.
+ * dropped where zod drops them) and, where zod finds one issue, on the field it names (and, for a
+ * refused pattern, on its words).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { CHECKED_SCHEMAS, CONTRACT_CHECK_TYPES_PATH, CONTRACT_CHECKS_PATH, contractChecksSource, contractCheckTypesSource } from '../../dev/contract-checks';
 import {
   checkAttachmentReference,
@@ -129,6 +130,7 @@ describe('the workflows\' generated contract checks', () => {
       const schema: z.ZodType = CHECKED_SCHEMAS[name];
       let compared = 0;
       let refused = 0;
+      let formatsCompared = 0;
       for (const base of valid) {
         const inputs = [{ path: [] as (string | number)[], input: clone(base) }, ...breaks(clone(base)).map((entry) => ({ path: entry.path, input: entry.input(clone(base)) }))];
         for (const { path, input } of inputs) {
@@ -145,12 +147,19 @@ describe('the workflows\' generated contract checks', () => {
             const zodPath = zod.error.issues[0]!.path.join('.');
             const same = (path: string) => path === (zodPath || '(input)') || (zodPath === '' ? !path.includes('.') : path.startsWith(`${zodPath}.`));
             if (zod.error.issues.length === 1) expect(ours.issues.map((issue) => issue.path).some(same), `${where}: ${JSON.stringify(ours.issues)}`).toBe(true);
+            // A refused pattern, in zod's words (the schema's own, or its format's).
+            const [only] = zod.error.issues;
+            if (zod.error.issues.length === 1 && only!.code === 'invalid_format') {
+              expect(ours.issues, where).toContainEqual({ path: zodPath, message: only!.message });
+              formatsCompared++;
+            }
           }
           compared++;
         }
       }
-      // Enough breaks were refused for the comparison to mean something.
+      // Enough breaks were refused for the comparison to mean something, patterns among them where the schema has any.
       expect(refused).toBeGreaterThan(compared / 3);
+      if (JSON.stringify(z.toJSONSchema(schema, { io: 'input' })).includes('"pattern"')) expect(formatsCompared).toBeGreaterThan(0);
     });
   }
 

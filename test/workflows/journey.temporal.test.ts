@@ -133,7 +133,7 @@ describe('the customer journey', () => {
     // a corrected input it does not allow is refused, and the journey stays parked.
     const refusal = (message: RegExp) => ({ cause: { message: expect.stringMatching(message) } });
     await expect(handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onramp: { currency: 'aud', cryptoAddress: { address: WALLET } } } }] })).rejects.toMatchObject(
-      refusal(/^invalid retry request: correctedInput\.onramp\.currency: must match pattern/),
+      refusal(/^invalid retry request: correctedInput\.onramp\.currency: a fiat currency code such as AUD/),
     );
     await expect(handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onRamp: {} } } as never] })).rejects.toMatchObject(refusal(/correctedInput\.onRamp: not a field of this input/));
     expect((await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION')).attention).toMatchObject({ stage: 'SETTING_UP_RAMPS' });

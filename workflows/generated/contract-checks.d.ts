@@ -4,6 +4,8 @@
 export interface CheckError {
   /** JSON Pointer of the bad value, e.g. `/customer/email`; empty for the input as a whole. */
   instancePath: string;
+  /** Where in the schema: `#/properties/customer/properties/email/pattern`. */
+  schemaPath: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
@@ -21,3 +23,6 @@ export declare const signupRequest: GeneratedCheck;
 export declare const retryRequest: GeneratedCheck;
 export declare const attachmentReference: GeneratedCheck;
 export declare const depositReports: GeneratedCheck;
+
+/** zod's words for each refused pattern, by check and by the schema path Ajv reports. */
+export declare const patternMessages: Record<'journeyInput' | 'depositLifecycleInput' | 'signupRequest' | 'retryRequest' | 'attachmentReference' | 'depositReports', Record<string, string>>;
