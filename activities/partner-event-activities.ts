@@ -2,13 +2,19 @@
  * Partner events leave the workflows here (workflows/partner-event-outbox.ts): recorded in the event
  * store, then delivered to the partner's endpoints.
  *
- * Why an activity per published batch, with a delivery workflow only when one is needed: on the happy
- * path (every endpoint answers 2xx) a batch costs one activity, recorded and delivered in it, which
- * keeps a journey's cost with events near its cost without (`npm run bench -- cost`). An endpoint
- * that fails hands the stream to its delivery workflow (workflows/partner-event-delivery.ts), which
- * retries for days and parks after that. Order per stream holds because a stream's batches are
- * published one at a time by the workflow that owns the stream, and while the stream's delivery
- * workflow is open every batch goes to it instead of being delivered here. A retried delivery carries
+ * A batch is recorded by a local activity (`recordPartnerEvents`: an append to the store in the
+ * worker's own process, with no round trip through the server's task queues), and pushed by an
+ * activity (`pushPartnerEvents`) only when some endpoint is enabled: a slow endpoint never holds the
+ * workflow's task open, and a partner who reads events through the pull API pays no activity for
+ * them. Once a run has found an endpoint, its next batches are recorded and pushed by one activity
+ * (`publishPartnerEvents`), as long as the answers say an endpoint is still enabled. On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a
+ * delivery workflow exists only when one is needed. An endpoint that fails hands the stream to its
+ * delivery workflow (workflows/partner-event-delivery.ts), which retries for days and parks after
+ * that. Workflows recorded before the split replay with `publishPartnerEvents` for every batch.
+ *
+ * Order per stream holds because a stream's batches are published one at a time by the workflow that
+ * owns the stream (the next batch is recorded only once the last one is pushed), and while the
+ * stream's delivery workflow is open every batch goes to it instead of being delivered here. A retried delivery carries
  * the same `webhook-id` (the event's id), so a partner that received an attempt whose answer was lost
  * sees the id again and drops it.
  */
@@ -44,11 +50,22 @@ export interface PublishRequest {
   events: PartnerEvent[];
 }
 
-export interface PublishOutcome {
+export interface RecordOutcome {
   recorded: number;
+  /** Endpoints enabled when the batch was recorded: only then does the workflow push it. */
+  endpoints: number;
+}
+
+export interface PushOutcome {
   /** Endpoints the batch was delivered to here, and those handed to the delivery workflow. */
   delivered: string[];
   handedOff: string[];
+}
+
+export interface PublishOutcome extends PushOutcome {
+  recorded: number;
+  /** Endpoints enabled when the batch was recorded; absent in answers recorded before issue 25. */
+  endpoints?: number;
 }
 
 export interface DeliveryRequest {
@@ -100,37 +117,56 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     Context.current().log.warn('partner endpoint answered 410 Gone: disabled until an operator enables it', { endpoint: endpoint.name });
   }
 
-  return {
-    /** Records a batch of a stream's events, then delivers it, or hands it to the stream's delivery workflow. */
-    async publishPartnerEvents({ stream, events }: PublishRequest): Promise<PublishOutcome> {
-      if (!wiring || events.length === 0) return { recorded: 0, delivered: [], handedOff: [] };
-      await wiring.store.append(stream, events);
-      const endpoints = await enabledEndpoints();
-      if (endpoints.length === 0) return { recorded: events.length, delivered: [], handedOff: [] };
-      const first = events[0]!.sequence;
-      const throughSequence = events[events.length - 1]!.sequence;
-      const { client, info } = Context.current();
-      const workflowId = partnerEventDeliveryWorkflowId(stream);
-      const allBefore: EndpointProgress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, first - 1]));
+  /** Delivers a recorded batch to every enabled endpoint, or hands it to the stream's delivery workflow. */
+  async function push({ stream, events }: PublishRequest): Promise<PushOutcome> {
+    const endpoints = await enabledEndpoints();
+    if (!wiring || events.length === 0 || endpoints.length === 0) return { delivered: [], handedOff: [] };
+    const first = events[0]!.sequence;
+    const throughSequence = events[events.length - 1]!.sequence;
+    const { client, info } = Context.current();
+    const workflowId = partnerEventDeliveryWorkflowId(stream);
+    const allBefore: EndpointProgress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, first - 1]));
 
-      // Earlier events of this stream are still on their way: these queue behind them.
-      if (await isOpen(client, workflowId)) {
-        await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: allBefore, retrySeconds: wiring.retrySeconds });
-        return { recorded: events.length, delivered: [], handedOff: endpoints.map((endpoint) => endpoint.name) };
-      }
-      const progress: EndpointProgress = {};
-      const handedOff: string[] = [];
-      const delivered: string[] = [];
-      await Promise.all(
-        endpoints.map(async (endpoint) => {
-          const { through, stop } = await deliverInOrder(endpoint, events, first - 1);
-          if (stop?.outcome === 'gone') return disable(endpoint);
-          progress[endpoint.name] = through;
-          (stop ? handedOff : delivered).push(endpoint.name);
-        }),
-      );
-      if (handedOff.length > 0) await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: progress, retrySeconds: wiring.retrySeconds });
-      return { recorded: events.length, delivered, handedOff };
+    // Earlier events of this stream are still on their way: these queue behind them.
+    if (await isOpen(client, workflowId)) {
+      await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: allBefore, retrySeconds: wiring.retrySeconds });
+      return { delivered: [], handedOff: endpoints.map((endpoint) => endpoint.name) };
+    }
+    const progress: EndpointProgress = {};
+    const handedOff: string[] = [];
+    const delivered: string[] = [];
+    await Promise.all(
+      endpoints.map(async (endpoint) => {
+        const { through, stop } = await deliverInOrder(endpoint, events, first - 1);
+        if (stop?.outcome === 'gone') return disable(endpoint);
+        progress[endpoint.name] = through;
+        (stop ? handedOff : delivered).push(endpoint.name);
+      }),
+    );
+    if (handedOff.length > 0) await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: progress, retrySeconds: wiring.retrySeconds });
+    return { delivered, handedOff };
+  }
+
+  return {
+    /** Records a batch of a stream's events in the store; says how many endpoints are enabled, so the workflow pushes it only to someone. */
+    async recordPartnerEvents({ stream, events }: PublishRequest): Promise<RecordOutcome> {
+      if (!wiring || events.length === 0) return { recorded: 0, endpoints: 0 };
+      await wiring.store.append(stream, events);
+      return { recorded: events.length, endpoints: (await enabledEndpoints()).length };
+    },
+
+    /** Delivers a batch recordPartnerEvents recorded, or hands it to the stream's delivery workflow. */
+    pushPartnerEvents: push,
+
+    /**
+     * Records and pushes in one activity: a workflow that found an endpoint for its last batch
+     * publishes the next this way, and workflows recorded before the two were split schedule it too.
+     */
+    async publishPartnerEvents(request: PublishRequest): Promise<PublishOutcome> {
+      if (!wiring || request.events.length === 0) return { recorded: 0, endpoints: 0, delivered: [], handedOff: [] };
+      await wiring.store.append(request.stream, request.events);
+      const pushed = await push(request);
+      return { recorded: request.events.length, endpoints: pushed.delivered.length + pushed.handedOff.length, ...pushed };
     },
 
     /**

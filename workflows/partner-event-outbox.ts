@@ -7,14 +7,16 @@
  *
  * Events report facts: callers emit only after the service's own record established them (DESIGN,
  * "Trust"). Emitting is behind the patch `partner-events`, so histories recorded before it replay
- * without the activity.
+ * without the activity. Recording by local activity is behind `partner-events-recorded-locally`:
+ * runs recorded before it replay with the one activity that recorded and pushed.
  */
-import { condition, patched, proxyActivities, uuid4 } from '@temporalio/workflow';
-import type { PartnerEventActivities } from '../activities/partner-event-activities';
+import { condition, patched, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
+import type { PartnerEventActivities, PublishRequest } from '../activities/partner-event-activities';
 import type { PartnerEvent, PartnerEventData, PartnerEventStream, PartnerEventType } from '../partner-events/catalogue';
 import { isoNow } from './clock';
 
 export const PARTNER_EVENTS = 'partner-events';
+export const PARTNER_EVENTS_RECORDED_LOCALLY = 'partner-events-recorded-locally';
 
 /** Events per publish: a deposit storm's events go out in batches of bounded payload size. */
 const PUBLISH_BATCH = 50;
@@ -24,10 +26,23 @@ const PUBLISH_BATCH = 50;
  * capped at five minutes. Delivery to a partner endpoint that is down does not fail it: the activity
  * hands such deliveries to the stream's delivery workflow, which retries for days.
  */
+const UNTIL_THE_STORE_ANSWERS = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' } as const;
+
 const publisher = proxyActivities<PartnerEventActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  summary: 'record and deliver partner events',
+  retry: UNTIL_THE_STORE_ANSWERS,
+  summary: 'publish partner events',
+});
+
+/**
+ * Recording is an append in the worker's own process: as a local activity it costs the server no
+ * task of its own (its result is a marker in the workflow task that asked for it). An attempt that
+ * fails is retried in place; past a minute of retries the SDK waits on a timer between attempts.
+ */
+const recorder = proxyLocalActivities<PartnerEventActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: UNTIL_THE_STORE_ANSWERS,
+  summary: 'record partner events',
 });
 
 /** Who the events are about: a customer (by the partner's externalId) or a payout (by its reference). */
@@ -44,6 +59,12 @@ export class PartnerEventOutbox {
   private readonly sentOnce: Set<PartnerEventType>;
   private readonly pending: PartnerEvent[] = [];
   private publishing = false;
+  /**
+   * Whether the last batch found an endpoint to push to, learned from the store's answer: then the
+   * next batch is recorded and pushed by one activity, as cheap as the push alone. Unknown at the
+   * start of a run, and after a batch nobody was enabled for, so those are recorded locally first.
+   */
+  private pushing = false;
   readonly stream: PartnerEventStream;
 
   constructor(
@@ -85,12 +106,30 @@ export class PartnerEventOutbox {
     this.publishing = true;
     try {
       while (this.pending.length > 0) {
-        const batch = this.pending.slice(0, PUBLISH_BATCH);
-        await publisher.publishPartnerEvents({ stream: this.stream, events: batch });
-        this.pending.splice(0, batch.length);
+        const batch = { stream: this.stream, events: this.pending.slice(0, PUBLISH_BATCH) };
+        if (!patched(PARTNER_EVENTS_RECORDED_LOCALLY)) await publisher.publishPartnerEvents(batch);
+        else await this.recordThenPush(batch);
+        this.pending.splice(0, batch.events.length);
       }
     } finally {
       this.publishing = false;
     }
+  }
+
+  /**
+   * Records the batch before any push, so the pull API and a later delivery workflow have it, and
+   * pushes it only when some endpoint is enabled: a partner who only pulls pays a local activity per
+   * batch, one who is pushed to pays one activity per batch (and one local activity per run).
+   */
+  private async recordThenPush(batch: PublishRequest): Promise<void> {
+    if (this.pushing) {
+      const { endpoints } = await publisher.publishPartnerEvents(batch);
+      this.pushing = (endpoints ?? 0) > 0;
+      return;
+    }
+    const { endpoints } = await recorder.recordPartnerEvents(batch);
+    if (endpoints === 0) return;
+    await publisher.pushPartnerEvents(batch);
+    this.pushing = true;
   }
 }

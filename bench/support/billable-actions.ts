@@ -70,35 +70,69 @@ export function actionsOfHistory(events: HistoryEvent[]): ActionCounts {
   return counts;
 }
 
-/** The activity that records and delivers a batch of partner events (activities/partner-event-activities.ts). */
-const PUBLISH_ACTIVITY = 'publishPartnerEvents';
+/**
+ * The activities that publish a batch of partner events (activities/partner-event-activities.ts):
+ * today's push, and the one that recorded and pushed before recording became a local activity.
+ */
+const PUBLISH_ACTIVITIES = new Set(['pushPartnerEvents', 'publishPartnerEvents']);
+/** The local activity that records a batch. */
+const RECORD_LOCAL_ACTIVITY = 'recordPartnerEvents';
 /** The workflow that retries a stream's deliveries (workflows/partner-event-delivery.ts). */
 export const DELIVERY_WORKFLOW = 'partnerEventDelivery';
-/** The patch partner events are behind (workflows/partner-event-outbox.ts); its first use in a run upserts TemporalChangeVersion. */
-const PARTNER_EVENTS_PATCH = 'partner-events';
+/** The patches partner events are behind (workflows/partner-event-outbox.ts); each one's first use in a run upserts TemporalChangeVersion. */
+const PARTNER_EVENT_PATCHES = ['partner-events', 'partner-events-recorded-locally'];
 
 const textOf = (data: Uint8Array | null | undefined) => (data ? Buffer.from(data).toString('utf8') : '');
 
+/** The patch ids a TemporalChangeVersion value names (a JSON list of them, as the TypeScript SDK writes it). */
+function changeVersionsOf(data: Uint8Array | null | undefined): string[] {
+  try {
+    const parsed: unknown = JSON.parse(textOf(data));
+    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The activity type a local activity's marker names (sdk-core writes it, unencoded, in the marker's `data`). */
+function localActivityTypeOf(marker: temporal.api.history.v1.IMarkerRecordedEventAttributes): string | undefined {
+  try {
+    const parsed = JSON.parse(textOf(marker.details?.data?.payloads?.[0]?.data)) as { activity_type?: unknown };
+    return typeof parsed.activity_type === 'string' ? parsed.activity_type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The part of one run's actions that partner events cause in a workflow that emits them: every
- * attempt of a `publishPartnerEvents` activity, and the search-attribute upsert that the run's first
- * `patched('partner-events')` adds (the first upsert whose TemporalChangeVersion names the patch).
+ * attempt of an activity that pushes a batch, each workflow task whose local activities include a
+ * recording (one local-activity batch), and the search-attribute upsert that each partner-events
+ * patch adds at its first use in the run (the first upsert whose TemporalChangeVersion names it).
  */
 export function partnerEventActionsOfHistory(events: HistoryEvent[]): ActionCounts {
   const counts = noActions();
   const activityTypes = new Map<string, string>();
-  let patchUpserted = false;
+  const recordingTasks = new Set<string>();
+  const upsertedPatches = new Set<string>();
   for (const event of events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) activityTypes.set(String(event.eventId), scheduled.activityType?.name ?? '');
     const started = event.activityTaskStartedEventAttributes;
-    if (started && activityTypes.get(String(started.scheduledEventId)) === PUBLISH_ACTIVITY) counts['activity attempts'] += started.attempt ?? 1;
+    if (started && PUBLISH_ACTIVITIES.has(activityTypes.get(String(started.scheduledEventId)) ?? '')) counts['activity attempts'] += started.attempt ?? 1;
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === LOCAL_ACTIVITY_MARKER && localActivityTypeOf(marker) === RECORD_LOCAL_ACTIVITY) recordingTasks.add(String(marker.workflowTaskCompletedEventId));
     const upsert = event.upsertWorkflowSearchAttributesEventAttributes;
-    if (upsert && !patchUpserted && textOf(upsert.searchAttributes?.indexedFields?.TemporalChangeVersion?.data).includes(PARTNER_EVENTS_PATCH)) {
-      patchUpserted = true;
-      counts['search-attribute upserts'] += 1;
+    if (upsert) {
+      const versions = changeVersionsOf(upsert.searchAttributes?.indexedFields?.TemporalChangeVersion?.data);
+      for (const patch of PARTNER_EVENT_PATCHES) {
+        if (upsertedPatches.has(patch) || !versions.includes(patch)) continue;
+        upsertedPatches.add(patch);
+        counts['search-attribute upserts'] += 1;
+      }
     }
   }
+  counts['local-activity batches'] = recordingTasks.size;
   return counts;
 }
 

@@ -44,24 +44,33 @@ describe('billable actions of a history', () => {
     expect(totalActions(counts)).toBe(9);
   });
 
-  it('counts partner events\' share: every publishPartnerEvents attempt, and the first upsert naming the partner-events patch', () => {
+  it('counts partner events\' share: push and publish attempts, recording batches, and the first upsert naming each partner-events patch', () => {
     const scheduled = (id: number, name: string) => event(id, { activityTaskScheduledEventAttributes: { activityType: { name } } });
     const attempt = (id: number, scheduledEventId: number, n: number) => event(id, { activityTaskStartedEventAttributes: { scheduledEventId, attempt: n } });
     const changeVersion = (id: number, patches: string[]) =>
       event(id, { upsertWorkflowSearchAttributesEventAttributes: { searchAttributes: { indexedFields: { TemporalChangeVersion: { data: Buffer.from(JSON.stringify(patches)) } } } } });
+    const localActivity = (id: number, task: number, type: string) =>
+      event(id, { markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: task, details: { data: { payloads: [{ data: Buffer.from(JSON.stringify({ seq: 1, activity_type: type })) }] } } } });
     const counts = partnerEventActionsOfHistory([
       started(1),
-      changeVersion(2, ['other-patch-0']),
-      changeVersion(3, ['other-patch-0', 'partner-events-0']),
+      changeVersion(2, ['other-patch']),
+      changeVersion(3, ['other-patch', 'partner-events']),
       scheduled(4, 'publishPartnerEvents'),
       attempt(5, 4, 2),
       scheduled(6, 'readCustomer'),
       attempt(7, 6, 1),
-      changeVersion(8, ['other-patch-0', 'partner-events-0', 'later-patch-0']),
-      scheduled(9, 'publishPartnerEvents'),
-      attempt(10, 9, 1),
+      changeVersion(8, ['other-patch', 'partner-events', 'later-patch']),
+      changeVersion(9, ['other-patch', 'partner-events', 'partner-events-recorded-locally']),
+      localActivity(10, 20, 'recordPartnerEvents'),
+      localActivity(11, 20, 'recordPartnerEvents'),
+      localActivity(12, 20, 'resolveRampEvent'),
+      localActivity(13, 30, 'resolveRampEvent'),
+      localActivity(14, 40, 'recordPartnerEvents'),
+      scheduled(15, 'pushPartnerEvents'),
+      attempt(16, 15, 1),
     ]);
-    expect(counts).toMatchObject({ 'activity attempts': 3, 'search-attribute upserts': 1 });
-    expect(totalActions(counts)).toBe(4);
+    // publish 2 + push 1 attempts; recordings in tasks 20 and 40; one upsert for each patch.
+    expect(counts).toMatchObject({ 'activity attempts': 3, 'local-activity batches': 2, 'search-attribute upserts': 2 });
+    expect(totalActions(counts)).toBe(7);
   });
 });

@@ -6,6 +6,7 @@
  * kept per customer, and a retried delivery carries the same webhook-id.
  */
 import type { Connection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRampflowClient } from '../../client';
@@ -47,6 +48,19 @@ async function until<T>(what: string, look: () => T | Nothing | Promise<T | Noth
   }
 }
 
+/** How a run published its events: recordings (local activities), pushes and one-activity publishes (activities). */
+async function publishingOf(handle: { fetchHistory(): Promise<{ events?: temporal.api.history.v1.IHistoryEvent[] | null }> }) {
+  const counted = { recordings: 0, pushes: 0, publishes: 0 };
+  for (const event of (await handle.fetchHistory()).events ?? []) {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity' && Buffer.from(marker.details?.data?.payloads?.[0]?.data ?? []).toString().includes('"activity_type":"recordPartnerEvents"')) counted.recordings += 1;
+    const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (activity === 'pushPartnerEvents') counted.pushes += 1;
+    if (activity === 'publishPartnerEvents') counted.publishes += 1;
+  }
+  return counted;
+}
+
 const typesOf = (events: PartnerEvent[]) => events.map((event) => event.type);
 const sequencesOf = (events: PartnerEvent[]) => events.map((event) => event.sequence);
 const oneTo = (n: number) => Array.from({ length: n }, (_, index) => index + 1);
@@ -81,6 +95,31 @@ describe('partner events', () => {
     expect(await events.store.stream(`customer/${state.externalId}`, 0, 100)).toEqual(received);
     // Every batch went out as it was published: no delivery workflow was needed.
     await expect(h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${state.externalId}`)).describe()).rejects.toThrow(/not found/i);
+    // The first batch was recorded by a local activity and, an endpoint being enabled, pushed; every
+    // later batch was recorded and pushed by one activity.
+    const publishing = await publishingOf(handle);
+    expect(publishing.publishes).toBeGreaterThan(0);
+    expect(publishing).toEqual({ recordings: 1, pushes: 1, publishes: publishing.publishes });
+    await handle.terminate('test over');
+  });
+
+  it('records every event for the pull API with no endpoint configured, and pushes nothing: no activity per batch', async () => {
+    const events = await startPartnerEvents();
+    cleanups.push(() => events.close());
+    const h = await startJourneyHarness({}, { partnerEvents: { ...events.wiring, endpoints: [] } });
+    cleanups.push(() => h.close());
+    const { handle, state } = await startActiveJourney(h);
+
+    const recorded = await until('the journey\'s events to be recorded', async () => {
+      const stream = await events.store.stream(`customer/${state.externalId}`, 0, 100);
+      return stream.length === JOURNEY_EVENTS.length && stream;
+    });
+    expect(typesOf(recorded)).toEqual(JOURNEY_EVENTS);
+    expect(sequencesOf(recorded)).toEqual(oneTo(JOURNEY_EVENTS.length));
+    expect(events.endpoint.accepted).toHaveLength(0);
+    const publishing = await publishingOf(handle);
+    expect(publishing.recordings).toBeGreaterThan(0);
+    expect(publishing).toEqual({ recordings: publishing.recordings, pushes: 0, publishes: 0 });
     await handle.terminate('test over');
   });
 
