@@ -137,7 +137,7 @@ async function journeyCost(options: BenchOptions, withEndpoint: boolean): Promis
       const perJourneyActions = totalActions(actions);
       const perJourneyCalls = sum(calls) / count;
       const eventShare = totalActions(eventActions);
-      const shareText = `partner events' share ${round(eventShare)} (${describeKinds(eventActions)}: publishPartnerEvents attempts, the partner-events patch's upsert, delivery workflows)`;
+      const shareText = `partner events' share ${round(eventShare)} (${describeKinds(eventActions)}: the push and publish activities' attempts, the recording local activities' batches, the partner-events patches' upserts, delivery workflows)`;
       const figures: Figure[] = [
         {
           name: `cost: Temporal actions per journey, signup to one deposit each way${endpoint ? ', partner events delivered' : ''}`,

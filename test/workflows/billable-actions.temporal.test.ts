@@ -11,7 +11,7 @@ import { DEPOSIT_REPORTS_OFFERED } from '../../workflows/deposit-report';
 import { depositWorkflowId } from '../../workflows/ids';
 import { STAGE_SINCE_INDEXED } from '../../workflows/indexing';
 import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
-import { PARTNER_EVENTS } from '../../workflows/partner-event-outbox';
+import { PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY } from '../../workflows/partner-event-outbox';
 import { SERVICE_TASK_QUEUE_PATCH } from '../../workflows/service-activities';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
@@ -55,7 +55,7 @@ describe('a journey and its deposit, moved by polls', () => {
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
     // One patch upsert (a billed action) per patch the journey passes, no more.
-    const journeyPatches = [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
+    const journeyPatches = [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
     expect(patchesOf(allJourneyUpserts)).toEqual({ patches: journeyPatches, upserts: journeyPatches.length });
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
