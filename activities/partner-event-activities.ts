@@ -7,16 +7,18 @@
  * activity (`pushPartnerEvents`) only when some endpoint is enabled: a slow endpoint never holds the
  * workflow's task open, and a partner who reads events through the pull API pays no activity for
  * them. Once a run has found an endpoint, its next batches are recorded and pushed by one activity
- * (`publishPartnerEvents`), as long as the answers say an endpoint is still enabled. On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a
- * delivery workflow exists only when one is needed. An endpoint that fails hands the stream to its
- * delivery workflow (workflows/partner-event-delivery.ts), which retries for days and parks after
- * that. Workflows recorded before the split replay with `publishPartnerEvents` for every batch.
+ * (`publishPartnerEvents`), as long as the answers say an endpoint is still enabled. Workflows
+ * recorded before the split replay with `publishPartnerEvents` for every batch.
+ *
+ * On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a delivery
+ * workflow exists only when one is needed. An endpoint that fails hands the stream to its delivery
+ * workflow (workflows/partner-event-delivery.ts), which retries for days and parks after that.
  *
  * Order per stream holds because a stream's batches are published one at a time by the workflow that
  * owns the stream (the next batch is recorded only once the last one is pushed), and while the
- * stream's delivery workflow is open every batch goes to it instead of being delivered here. A retried delivery carries
- * the same `webhook-id` (the event's id), so a partner that received an attempt whose answer was lost
- * sees the id again and drops it.
+ * stream's delivery workflow is open every batch goes to it instead of being delivered here. A
+ * retried delivery carries the same `webhook-id` (the event's id), so a partner that received an
+ * attempt whose answer was lost sees the id again and drops it.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -64,7 +66,7 @@ export interface PushOutcome {
 
 export interface PublishOutcome extends PushOutcome {
   recorded: number;
-  /** Endpoints enabled when the batch was recorded; absent in answers recorded before issue 25. */
+  /** Endpoints the batch was delivered or handed to (the enabled ones); absent in answers recorded before issue 25. */
   endpoints?: number;
 }
 
