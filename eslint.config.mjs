@@ -5,6 +5,26 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
+// Workflow code is replayed: it must not do I/O or reach the ramp client directly. Activities and
+// ramp types may be imported as types only. Patches are asked through workflows/patches.ts, which
+// folds them (its comment says why), so `patched` is imported there and nowhere else.
+const workflowImportRules = ({ patchesModule }) => [
+  'error',
+  {
+    paths: [
+      ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins.' })),
+      ...(patchesModule
+        ? []
+        : [{ name: '@temporalio/workflow', importNames: ['patched', 'deprecatePatch'], message: 'Ask takesPatch() from workflows/patches.ts, and add the patch there.' }]),
+    ],
+    patterns: [
+      { group: ['**/ramp', '**/ramp/**'], allowTypeImports: true, message: 'Workflows call the ramp service through activities only.' },
+      { group: ['**/activities', '**/activities/**'], allowTypeImports: true, message: 'Import activities as types and call them through proxyActivities.' },
+      { group: ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Not available in the workflow sandbox.' },
+    ],
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.tools/', '.data/', 'bench/results/', 'coverage/', 'bin/', 'dist/', 'workflows/generated/'] },
   js.configs.recommended,
@@ -36,23 +56,12 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code is replayed: it must not do I/O or reach the ramp client directly.
-    // Activities and ramp types may be imported as types only.
     files: ['workflows/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins.' })),
-          patterns: [
-            { group: ['**/ramp', '**/ramp/**'], allowTypeImports: true, message: 'Workflows call the ramp service through activities only.' },
-            { group: ['**/activities', '**/activities/**'], allowTypeImports: true, message: 'Import activities as types and call them through proxyActivities.' },
-            { group: ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Not available in the workflow sandbox.' },
-          ],
-        },
-      ],
+      '@typescript-eslint/no-restricted-imports': workflowImportRules({ patchesModule: false }),
       'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' }],
       'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Date.now() is replay-safe only through the workflow API; prefer workflowInfo() or timers.' }],
     },
   },
+  { files: ['workflows/patches.ts'], rules: { '@typescript-eslint/no-restricted-imports': workflowImportRules({ patchesModule: true }) } },
 );

@@ -7,6 +7,9 @@
  * `RampCustomerId`, learned from its own create or look-up, so one visibility query answers with no
  * call to the service. The service's word is the fallback (its customer record's `externalId`, one
  * read): a journey that has not been indexed yet, one past retention, a customer no journey took.
+ * Deposits ask the index by a local activity (`findIndexedJourney`: a visibility query from the
+ * worker that runs the deposit, no activity task of its own) and the service by an activity on the
+ * service queue, so every call to the service keeps its queue's rate and priority.
  */
 import { Context } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
@@ -40,6 +43,16 @@ export function createCustomerJourneyLookupActivities(ramp: RampClient, failureO
   }
 
   return {
+    /**
+     * The externalId of the one journey rampflow's index holds for this customer, null when it holds
+     * none or several. No call to the service: deposits of this code run it as a local activity and
+     * ask the service (findCustomerExternalId, on the service queue) only when it answers null.
+     */
+    async findIndexedJourney(customerId: string): Promise<string | null> {
+      return (await fromVisibility(customerId)) ?? null;
+    },
+
+    /** The same look-up with the service's word as its fallback, in one activity: deposits recorded before DEPOSIT_JOURNEY_FOUND_LOCALLY. */
     async findCustomerJourney(customerId: string): Promise<CustomerJourney> {
       const indexed = await fromVisibility(customerId);
       if (indexed !== undefined) return { externalId: indexed, source: 'visibility' };

@@ -11,6 +11,7 @@ import { runFloor, startFloorWorker, type FloorRunResult } from './floor/run-flo
 import { runJourneys, type JourneyRunResult } from './journeys/run-journeys';
 import type { BenchOptions } from './options';
 import { percentile, type Figure } from './report';
+import { machineBusyCpuMs } from './support/process-cpu';
 import { startRampflowStack } from './support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
@@ -44,6 +45,8 @@ interface SizeResult {
   workerPeakMiB: number;
   workerEndMiB: number;
   receiverPeakMiB: number;
+  /** The machine's busy CPU time during each run (bench/support/process-cpu.ts), ms. */
+  cpuMs: { floor?: number; rampflow: number };
 }
 
 async function measureSize(count: number, withFloor: boolean, timeoutMs: number, options: BenchOptions): Promise<SizeResult> {
@@ -51,11 +54,14 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
   const temporal = await startBenchTemporal({ cluster: options.cluster });
   try {
     let floor: FloorRunResult | undefined;
+    let floorCpuMs: number | undefined;
     if (withFloor) {
       const floorWorker = await startFloorWorker(temporal, name);
       try {
         options.progress(`  floor: ${count} trivial journeys`);
+        const cpuBefore = machineBusyCpuMs();
         floor = await runFloor(temporal.client, floorWorker, count, timeoutMs);
+        floorCpuMs = machineBusyCpuMs() - cpuBefore;
       } finally {
         await floorWorker.worker.stop();
       }
@@ -64,9 +70,18 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
     try {
       const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
       options.progress(`  rampflow: ${count} journeys`);
+      const cpuBefore = machineBusyCpuMs();
       const journeys = await runJourneys(stack, rampflow, { count, prefix: `${name}-`, timings: TIMINGS, timeoutMs, progress: (line) => options.progress(`    ${line}`) });
+      const rampflowCpuMs = machineBusyCpuMs() - cpuBefore;
       const worker = stack.worker!.memory();
-      return { journeys, ...(floor ? { floor } : {}), workerPeakMiB: worker.peakMiB, workerEndMiB: worker.rssMiB, receiverPeakMiB: stack.receiver.memory().peakMiB };
+      return {
+        journeys,
+        ...(floor ? { floor } : {}),
+        workerPeakMiB: worker.peakMiB,
+        workerEndMiB: worker.rssMiB,
+        receiverPeakMiB: stack.receiver.memory().peakMiB,
+        cpuMs: { rampflow: rampflowCpuMs, ...(floorCpuMs !== undefined ? { floor: floorCpuMs } : {}) },
+      };
     } finally {
       await stack.stop();
     }
@@ -76,6 +91,9 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
 }
 
 const perSecond = (count: number, ms: number) => count / (ms / 1000);
+
+const CPU_METHOD =
+  "the machine's busy CPU time (/proc/stat: every process, so the Temporal server, PostgreSQL on the cluster profile, the worker, the receiver, the sandbox and the driver) from the run's first start to its end, divided by the journeys asked for; the machine runs nothing else meanwhile";
 
 /** What the runs ran on, for the figures' methods. */
 const onWhat = (options: BenchOptions) => (options.cluster ? 'the cluster profile (Temporal server 1.29.1 on PostgreSQL 15, 4 history shards, every role in one process)' : 'the embedded dev server');
@@ -107,6 +125,7 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
       method: `where a journey's time goes (p50 of each, s): start to the driver having sent both deposits (the journey's work, its webhooks' ticks and polls, the driver's half-second count and its query) ${(percentile(journeys.phasesMs.signup, 50) / 1000).toFixed(1)}; deposits sent to the later deposit workflow's start (the sandbox's delivery tick, the receiver's signal-with-start) ${(percentile(journeys.phasesMs.depositEvent, 50) / 1000).toFixed(1)}; that start to its close ${(percentile(journeys.phasesMs.depositRun, 50) / 1000).toFixed(1)}`,
     },
     { name: `journeys, N=${n}: service API calls per journey`, value: journeys.apiCalls / journeys.count, unit: 'calls', method: 'sandbox request log during the run (simulation endpoints left out)' },
+    { name: `journeys, N=${n}: CPU per journey`, value: result.cpuMs.rampflow / journeys.count, unit: 'ms', method: CPU_METHOD },
     {
       name: `journeys, N=${n}: worker peak memory`,
       value: result.workerPeakMiB,
@@ -125,12 +144,19 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
       { name: `floor, N=${n}: time per journey p50`, value: percentile(floor.journeyMs, 50) / 1000, unit: 's', method: floorMethod },
       { name: `floor, N=${n}: time per journey p99`, value: percentile(floor.journeyMs, 99) / 1000, unit: 's', method: floorMethod },
       { name: `floor, N=${n}: worker peak memory`, value: floor.workerPeakMiB, unit: 'MiB', method: 'floor worker child process, VmHWM from /proc' },
+      { name: `floor, N=${n}: CPU per journey`, value: result.cpuMs.floor! / floor.count, unit: 'ms', method: CPU_METHOD },
       {
         name: `rampflow / floor, N=${n}: time ratio`,
         value: ratio,
         unit: 'x',
         method: `rampflow first start to last completion, divided by the floor's${Number.isNaN(ratio) ? ' (not computed: a run did not finish within its limit)' : ''}`,
         ...(ratioLimit !== undefined ? { target: `<= ${ratioLimit}`, met: !Number.isNaN(ratio) && ratio <= ratioLimit } : {}),
+      },
+      {
+        name: `rampflow / floor, N=${n}: CPU ratio`,
+        value: result.cpuMs.rampflow / journeys.count / (result.cpuMs.floor! / floor.count),
+        unit: 'x',
+        method: 'CPU per journey of each run, divided: what the time ratio is where both runs keep the cores busy, and steadier than it from run to run',
       },
     );
   }

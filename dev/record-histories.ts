@@ -4,6 +4,7 @@
  * then files what it recorded, refusing to overwrite anything:
  *   test/fixtures/histories/<release>/*.json          one history per recorded path
  *   test/fixtures/releases/<release>/workflow-bundle.js.gz   the workflow code they were recorded on
+ *   test/fixtures/releases/<release>/patch-folds.json        what each patch fold of that code stands for
  *   test/fixtures/replay-corpus.sha256                one line per new file, appended
  * Run it once per release, from the code that ships, and commit the three together.
  */
@@ -11,7 +12,8 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FIXTURES_DIR, HISTORIES_DIR, keptReleaseBundle, manifestLine, MANIFEST_PATH, RELEASE_BUNDLE_FILE, RELEASE_NAME, RELEASES_DIR } from './replay-corpus';
+import { FOLDS } from '../workflows/patches';
+import { FIXTURES_DIR, foldsAsRecorded, HISTORIES_DIR, keptReleaseBundle, manifestLine, MANIFEST_PATH, RELEASE_BUNDLE_FILE, RELEASE_FOLDS_FILE, RELEASE_NAME, RELEASES_DIR } from './replay-corpus';
 import { requireTemporalCli } from './temporal-cli';
 
 const PROJECT_ROOT = resolve(__dirname, '..');
@@ -64,8 +66,10 @@ async function main(): Promise<void> {
   }
   writeNew(join(releaseDir, RELEASE_BUNDLE_FILE), keptReleaseBundle(readFileSync(join(outDir, 'workflow-bundle.js'))));
   filed.push(`releases/${release}/${RELEASE_BUNDLE_FILE}`);
+  writeNew(join(releaseDir, RELEASE_FOLDS_FILE), `${JSON.stringify(foldsAsRecorded(FOLDS), null, 2)}\n`);
+  filed.push(`releases/${release}/${RELEASE_FOLDS_FILE}`);
   appendFileSync(MANIFEST_PATH, filed.map(manifestLine).join(''));
-  log(`filed ${histories.length} histories and the release's workflow bundle under ${FIXTURES_DIR}; commit them with replay-corpus.sha256`);
+  log(`filed ${histories.length} histories, the release's workflow bundle and its patch folds under ${FIXTURES_DIR}; commit them with replay-corpus.sha256`);
 }
 
 main().catch((error: unknown) => {

@@ -18,6 +18,13 @@ export const RELEASES_DIR = join(FIXTURES_DIR, 'releases');
 /** `<sha256>  <path under test/fixtures>` per file, in the order the files were recorded. */
 export const MANIFEST_PATH = join(FIXTURES_DIR, 'replay-corpus.sha256');
 export const RELEASE_BUNDLE_FILE = 'workflow-bundle.js.gz';
+/** The patch folds a release's code knew (workflows/patches.ts), as { patchId: [ids it takes] }: what its fold markers mean forever. */
+export const RELEASE_FOLDS_FILE = 'patch-folds.json';
+
+/** The folds of the current code, in the form RELEASE_FOLDS_FILE keeps them. */
+export function foldsAsRecorded(folds: readonly { patchId: string; takes: ReadonlySet<string> }[]): Record<string, string[]> {
+  return Object.fromEntries(folds.map((fold) => [fold.patchId, [...fold.takes].sort()]));
+}
 /** v0.1.0, v0.12.3: what a release folder is called. */
 export const RELEASE_NAME = /^v\d+\.\d+\.\d+$/;
 

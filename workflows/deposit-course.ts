@@ -5,7 +5,6 @@
  * (workflows/deposit-steps.ts), its showing (workflows/deposit-showing.ts) and its waits
  * (workflows/deposit-waits.ts) take it; the course holds no logic of its own.
  */
-import { patched } from '@temporalio/workflow';
 import { readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
 import { depositActivities as act } from './deposit-activities';
@@ -18,7 +17,7 @@ import { DepositStepClock } from './deposit-step-clock';
 import type { DepositState } from './messages';
 import { OperatorDesk } from './operator';
 import { depositTimings, type DepositTimings } from './timings';
-import { PAYLOADS_ARE_HINTS } from './trust';
+import { PAYLOADS_ARE_HINTS, takesPatch } from './patches';
 
 export class DepositCourse {
   readonly depositId: string;
@@ -53,7 +52,7 @@ export class DepositCourse {
     const { depositId } = input;
     this.depositId = depositId;
     this.timings = depositTimings(input.timings);
-    this.verifiesPayloads = patched(PAYLOADS_ARE_HINTS);
+    this.verifiesPayloads = takesPatch(PAYLOADS_ARE_HINTS);
     const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit);
     this.ledger = ledger;
     this.state = ledger.state;

@@ -3,12 +3,11 @@
  * through an activity (workflows/deposit-reports.ts, docs/guarantees/signal-storms.md); deposits
  * recorded before the patch DEPOSIT_REPORTS_OFFERED replay with the signal they sent.
  */
-import { getExternalWorkflowHandle, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { JourneyReportActivities } from '../activities/journey-reports';
 import { depositReportKey } from './deposit-reports';
 import { depositProgressSignal, type DepositProgress } from './messages';
-
-export const DEPOSIT_REPORTS_OFFERED = 'deposit-reports-offered';
+import { DEPOSIT_REPORTS_OFFERED, takesPatch } from './patches';
 
 /**
  * Offered until the journey takes it or is gone, however long a storm keeps it waiting: a report is
@@ -34,7 +33,7 @@ export class JourneyReporter {
 
   /** Tells the journey; false when it is not running (ended, or never started). */
   async report(journeyId: string, progress: DepositProgress): Promise<boolean> {
-    if (!patched(DEPOSIT_REPORTS_OFFERED)) {
+    if (!takesPatch(DEPOSIT_REPORTS_OFFERED)) {
       try {
         await getExternalWorkflowHandle(journeyId).signal(depositProgressSignal, progress);
         return true;

@@ -5,19 +5,19 @@
  * a `ParkRequest`. A run that reports the refund of a completed deposit has a step of its own,
  * `reverseCompleted`.
  */
-import { patched, sleep } from '@temporalio/workflow';
+import { sleep } from '@temporalio/workflow';
 import { listSearchOptions, patientReadOptions, readOptions } from './activity-options';
 import { depositActivities as act } from './deposit-activities';
 import type { DepositCourse } from './deposit-course';
+import { journeyOfCustomer } from './deposit-owner';
 import { DepositEnded, dismissed, notServed, reversal } from './deposit-ending';
 import { describeInLists, show } from './deposit-showing';
 import { waitOrPark, waitUnlessRefunded } from './deposit-waits';
 import type { DepositStage } from './messages';
 import { isPaymentSettled, type DepositRecord } from './records';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
+import { COMPLETES_ON_SERVICE_WORD, takesPatch } from './patches';
 
-/** The patch that reads a completing trade or payment from the service when it came from a payload. */
-export const COMPLETES_ON_SERVICE_WORD = 'completes-on-service-word';
 
 /** A step: runs its stage and returns the stage to run next. */
 export type DepositStep = (course: DepositCourse) => Promise<DepositStage>;
@@ -40,10 +40,8 @@ export async function received(course: DepositCourse): Promise<DepositStage> {
   if (link.externalId === undefined && verifiesPayloads) {
     // The owner comes from the service's record of the deposit and rampflow's own index (or the
     // service's record of the customer), never from what a starter or a payload said.
-    const owner = await orPark('finding the deposit\'s journey', () =>
-      act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [ledger.deposit!.customerId]),
-    );
-    if (owner.externalId) link.learnJourney(owner.externalId);
+    const owner = await journeyOfCustomer(ledger.deposit!.customerId);
+    if (owner) link.learnJourney(owner);
   } else if (link.externalId === undefined) {
     const owner = await orPark('finding the deposit\'s customer', () =>
       act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [ledger.deposit!.customerId]),
@@ -99,7 +97,7 @@ export async function tradeSettled(course: DepositCourse): Promise<DepositStage>
   if (state.kind === 'ONRAMP') {
     // A read that must get through: a service failing for a while is waited out, not parked on
     // (only a record the service does not have parks the deposit).
-    if (ledger.tradeFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+    if (ledger.tradeFromPayload && takesPatch(COMPLETES_ON_SERVICE_WORD)) {
       // The service's record replaces the payload's, even where it is behind it.
       const settled = await orPark('reading the settled trade from the service', () => act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [ledger.trade!.id, { confirming: true }]));
       ledger.takeServiceTrade(settled);
@@ -117,7 +115,7 @@ export async function tradeSettled(course: DepositCourse): Promise<DepositStage>
 }
 
 export async function paymentSettled({ ledger }: DepositCourse): Promise<DepositStage> {
-  if (ledger.paymentFromPayload && patched(COMPLETES_ON_SERVICE_WORD)) {
+  if (ledger.paymentFromPayload && takesPatch(COMPLETES_ON_SERVICE_WORD)) {
     // A payment the service does not have (a forged id) fails this read, and the deposit parks.
     const paid = await orPark('reading the payout from the service', () => act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [ledger.payment!.id, { confirming: true }]));
     ledger.takeServicePayment(paid);
@@ -137,10 +135,8 @@ export async function reverseCompleted(course: DepositCourse): Promise<void> {
   if (record === undefined) throw dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
   ledger.takeOwnRecord(record);
   if (record.status !== 'REJECTED') throw new DepositEnded({ stage: 'COMPLETED', reason: `nothing to reverse: the service shows the deposit ${record.status}` });
-  const owner = await orPark('finding the deposit\'s journey', () =>
-    act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [record.customerId]),
-  );
-  if (owner.externalId) link.learnJourney(owner.externalId);
+  const owner = await journeyOfCustomer(record.customerId);
+  if (owner) link.learnJourney(owner);
   link.reportedStage = 'COMPLETED'; // what the journey counted
   ledger.knowConfirmed();
   throw reversal(ledger, link);

@@ -4,15 +4,10 @@
  * changed, all in one command, and none when nothing did (a stage shown again, an attribute its
  * starter already set in the start options, or one a run inherited through continue-as-new).
  */
-import { patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { workflowNow } from './clock';
+import { STAGE_SINCE_INDEXED, takesPatch } from './patches';
 import { RampStage, RampStageSince } from './search-attributes';
-
-/**
- * Journeys, deposits and payouts index when they entered their stage (RampStageSince) with the stage.
- * Runs recorded before it replay without the attribute (their upserts had no such entry).
- */
-export const STAGE_SINCE_INDEXED = 'stage-since-indexed';
 
 /** One of rampflow's keyword attributes (workflows/search-attributes.ts) and its value. */
 export interface IndexEntry {
@@ -35,7 +30,7 @@ export function indexChanged(entries: readonly IndexEntry[]): void {
 export function indexStage(stage: string, others: readonly IndexEntry[] = []): void {
   const current = workflowInfo().typedSearchAttributes;
   const needsSince = current.get(RampStage) !== stage || current.get(RampStageSince) === undefined;
-  if (!needsSince || !patched(STAGE_SINCE_INDEXED)) {
+  if (!needsSince || !takesPatch(STAGE_SINCE_INDEXED)) {
     indexChanged([{ key: RampStage, value: stage }, ...others]);
     return;
   }

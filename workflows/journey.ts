@@ -8,7 +8,7 @@
  * only moves forward; the journey continues as new before its history grows large, carrying a state
  * of fixed size. An ACTIVE journey with nothing happening runs no timer and makes no call.
  */
-import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
+import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { RampActivities } from '../activities';
 import { changeOptions, readOptions } from './activity-options';
 import { serviceActivities } from './service-activities';
@@ -28,12 +28,11 @@ import { isAccountApproved, isAccountRejected } from './status-order';
 import { validatedStartInput } from './start-input';
 import { journeyTimings } from './timings';
 import { pollTolerantly } from './waiting';
+import { OWN_EXITS_LOOKED_UP_ONCE, takesPatch } from './patches';
 
 export type { CarriedJourney } from './journey-carry';
 export type { JourneyOutcome } from './journey-ending';
 
-/** The patch that stopped looking for the journey's own exits before registering them. */
-export const OWN_EXITS_LOOKED_UP_ONCE = 'own-exits-looked-up-once';
 
 export async function customerJourney(initialInput: JourneyInput, carriedFromLastRun?: AnyCarriedJourney): Promise<JourneyOutcome> {
   // Checked on the first run only: a run that continued as new carries input this code already checked.
@@ -126,7 +125,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     // The first look is a poll like the later ones: a service failing for a while is waited out (up to
     // the deadline), not parked for an operator after three attempts. It leaves out the exits the
     // journey registers, which registerOwn looks up before adding (two list calls fewer a journey).
-    const firstLook = patched(OWN_EXITS_LOOKED_UP_ONCE) ? exits.lookForPartners : exits.look;
+    const firstLook = takesPatch(OWN_EXITS_LOOKED_UP_ONCE) ? exits.lookForPartners : exits.look;
     await pollTolerantly('the customer\'s exit accounts', firstLook);
     stopIfEnded(ledger);
     await orPark('registering the customer\'s exit accounts', () => exits.registerOwn());

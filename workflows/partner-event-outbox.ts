@@ -10,13 +10,11 @@
  * without the activity. Recording by local activity is behind `partner-events-recorded-locally`:
  * runs recorded before it replay with the one activity that recorded and pushed.
  */
-import { condition, patched, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
+import { condition, proxyActivities, proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { PartnerEventActivities, PublishRequest } from '../activities/partner-event-activities';
 import type { PartnerEvent, PartnerEventData, PartnerEventStream, PartnerEventType } from '../partner-events/catalogue';
 import { isoNow } from './clock';
-
-export const PARTNER_EVENTS = 'partner-events';
-export const PARTNER_EVENTS_RECORDED_LOCALLY = 'partner-events-recorded-locally';
+import { PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY, takesPatch } from './patches';
 
 /** Events per publish: a deposit storm's events go out in batches of bounded payload size. */
 const PUBLISH_BATCH = 50;
@@ -78,7 +76,7 @@ export class PartnerEventOutbox {
 
   /** Emits an event; publishing starts at once if nothing is being published. */
   emit<T extends PartnerEventType>(type: T, data: PartnerEventData<T>): void {
-    if (!patched(PARTNER_EVENTS)) return;
+    if (!takesPatch(PARTNER_EVENTS)) return;
     this.sequence += 1;
     const event = { id: `evt_${uuid4().replaceAll('-', '')}`, type, timestamp: isoNow(), sequence: this.sequence, ...this.subject, data } as PartnerEvent;
     this.pending.push(event);
@@ -107,7 +105,7 @@ export class PartnerEventOutbox {
     try {
       while (this.pending.length > 0) {
         const batch = { stream: this.stream, events: this.pending.slice(0, PUBLISH_BATCH) };
-        if (!patched(PARTNER_EVENTS_RECORDED_LOCALLY)) await publisher.publishPartnerEvents(batch);
+        if (!takesPatch(PARTNER_EVENTS_RECORDED_LOCALLY)) await publisher.publishPartnerEvents(batch);
         else await this.recordThenPush(batch);
         this.pending.splice(0, batch.events.length);
       }

@@ -27,7 +27,6 @@ import {
   getExternalWorkflowHandle,
   log,
   proxyActivities,
-  patched,
   proxyLocalActivities,
   setCurrentDetails,
   sleep,
@@ -57,9 +56,8 @@ import {
 } from './ramp-event-types';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
 import { countDismissed } from './trust-metrics';
+import { ABSENT_RECORDS_DISMISSED, takesPatch } from './patches';
 
-/** The patch from which an event about a record the service does not have is dismissed, not parked. */
-export const ABSENT_RECORDS_DISMISSED = 'absent-records-dismissed';
 
 // Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
 // cannot fix (bad credentials) fails at once and parks the event.
@@ -145,7 +143,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
       pending = { code: 'RECORD_NOT_FOUND', reason: `the service has no ${resource} ${input.payloadId}` };
       // A delivery about a record the service does not have parks nothing (workflows/trust.ts): after
       // one more look, a grace period later, it is dismissed and counted.
-      if (patched(ABSENT_RECORDS_DISMISSED)) {
+      if (takesPatch(ABSENT_RECORDS_DISMISSED)) {
         if (lookedAgainForRecord) return dismiss(pending.reason);
         lookedAgainForRecord = true;
         show(EVENT_STAGE.WAITING, `${pending.reason}; looking once more in ${timings.notFoundGraceSeconds} s`);

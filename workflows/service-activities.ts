@@ -19,11 +19,10 @@
  * reaches the patch anew moves to the service queue. Every worker still registers every activity
  * on the workflow queue too, for those.
  */
-import { patched, proxyActivities, workflowInfo, type ActivityInterfaceFor } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/common';
+import { SERVICE_TASK_QUEUE_PATCH, takesPatch } from './patches';
 
-/** The patch that moved calls to the service onto the service task queue, with priorities. */
-export const SERVICE_TASK_QUEUE_PATCH = 'service-task-queue';
 
 /** The task queue of the activities that call the service, for workflows on `taskQueue`. */
 export function serviceTaskQueueOf(taskQueue: string): string {
@@ -47,7 +46,7 @@ export function serviceActivities<A extends object>(options: ActivityOptions, pr
   type Activity = ((...args: unknown[]) => Promise<unknown>) & { executeWithOptions(options: ActivityOptions, args: unknown[]): Promise<unknown> };
   const inner = proxyActivities<A>(options) as unknown as Record<string, Activity>;
   const routing = (): ActivityOptions => {
-    if (!patched(SERVICE_TASK_QUEUE_PATCH)) return {};
+    if (!takesPatch(SERVICE_TASK_QUEUE_PATCH)) return {};
     const key = priorityKey?.();
     return { taskQueue: serviceTaskQueueOf(workflowInfo().taskQueue), ...(key !== undefined ? { priority: { priorityKey: key } } : {}) };
   };

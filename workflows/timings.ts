@@ -18,7 +18,7 @@
  *    values that code filled in are told apart), else the defaults below.
  * 3. Each retune in JOURNEY_RETUNES / DEPOSIT_RETUNES: from its own patch on, its new default.
  */
-import { patched } from '@temporalio/workflow';
+import { TIMINGS_RESOLVED_IN_CODE, takesPatch } from './patches';
 
 const DAY = 86_400;
 
@@ -60,8 +60,6 @@ export const DEPOSIT_TIMING_DEFAULTS: Readonly<DepositTimings> = Object.freeze({
   notFoundGraceSeconds: 60,
 });
 
-/** The patch from which a journey resolves its timings here instead of using its input's. */
-export const TIMINGS_RESOLVED_IN_CODE = 'timings-resolved-in-code';
 
 /** A change of defaults: from `patchId` on, running workflows without an override of a field take its new value. */
 export interface Retune<T> {
@@ -134,7 +132,7 @@ function retuned<T>(retunes: readonly Retune<T>[], field: keyof T, value: number
     if (typeof next !== 'number' || next === value) continue;
     // Replaying a history from before this retune: keep what that code used (a later retune cannot
     // be on where this one is off, as releases only add retunes).
-    if (!patched(retune.patchId)) break;
+    if (!takesPatch(retune.patchId)) break;
     value = next;
   }
   return value;
@@ -167,7 +165,7 @@ export function journeyTimings(given: Given<JourneyTimings>, firstRun: boolean):
     const from = overrides[field] ?? JOURNEY_TIMING_DEFAULTS[field];
     // Asked only where the eras disagree, so a journey whose input says the same either way (every
     // journey started by this code with no override) records no marker and pays no upsert for it.
-    if (before !== from && !patched(TIMINGS_RESOLVED_IN_CODE)) return before as number;
+    if (before !== from && !takesPatch(TIMINGS_RESOLVED_IN_CODE)) return before as number;
     return overrides[field] ?? retuned(JOURNEY_RETUNES, field, from);
   };
   return gettersFor<JourneyTimings>(JOURNEY_FIELDS, valueOf, { overrides: Object.freeze(overrides) }) as ResolvedJourneyTimings;

@@ -23,19 +23,17 @@
  * ran), the links a fact must show before it is taken, and the small box of pending hints a wait
  * looks at.
  */
-import { patched } from '@temporalio/workflow';
 import type { PaymentRecord, RampEvent, TradeRecord } from './records';
 
-/** The patch from which a payload is only a hint (before it, direct routing applied payloads as records). */
-export const PAYLOADS_ARE_HINTS = 'payloads-are-hints';
+import { PAYLOADS_ARE_HINTS, takesPatch } from './patches';
 
 /**
  * Whether a delivered record is only a hint. Records built from a webhook's payload are; records
- * rampflow read through the signed API are facts. Called where the record arrives (patched() is not
+ * rampflow read through the signed API are facts. Called where the record arrives (a patch is not
  * memoised on false, so each decision asks).
  */
 export function isHint(event: RampEvent<unknown>): boolean {
-  return event.fromPayload === true && patched(PAYLOADS_ARE_HINTS);
+  return event.fromPayload === true && takesPatch(PAYLOADS_ARE_HINTS);
 }
 
 /** A trade is this deposit's only when the service's record of the trade names the deposit. */

@@ -79,7 +79,11 @@ const PUBLISH_ACTIVITIES = new Set(['pushPartnerEvents', 'publishPartnerEvents']
 const RECORD_LOCAL_ACTIVITY = 'recordPartnerEvents';
 /** The workflow that retries a stream's deliveries (workflows/partner-event-delivery.ts). */
 export const DELIVERY_WORKFLOW = 'partnerEventDelivery';
-/** The patches partner events are behind (workflows/partner-event-outbox.ts); each one's first use in a run upserts TemporalChangeVersion. */
+/**
+ * The patches partner events are behind (workflows/patches.ts); each one's first use in a run upserts
+ * TemporalChangeVersion. A run that took a fold asks neither (the fold's one upsert is paid whether or
+ * not the run emits anything, so none of it is partner events').
+ */
 const PARTNER_EVENT_PATCHES = ['partner-events', 'partner-events-recorded-locally'];
 
 const textOf = (data: Uint8Array | null | undefined) => (data ? Buffer.from(data).toString('utf8') : '');

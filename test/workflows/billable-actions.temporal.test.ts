@@ -2,17 +2,13 @@
  * Fewer billable actions per journey (issue 17): one search-attribute upsert per change of stage,
  * carrying what else the workflow learned since the last one, and no timer started only to be
  * cancelled (a wait has one timer at a time, for its poll or its deadline). The SDK adds one upsert of
- * its own per patch a run passes (`TemporalChangeVersion`), counted apart.
+ * its own per patch a run passes (`TemporalChangeVersion`), counted apart: a run of this code passes
+ * one, the fold that stands for every earlier patch (workflows/patches.ts).
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAYLOADS_ARE_HINTS } from '../../workflows/trust';
-import { DEPOSIT_REPORTS_OFFERED } from '../../workflows/deposit-report';
 import { depositWorkflowId } from '../../workflows/ids';
-import { STAGE_SINCE_INDEXED } from '../../workflows/indexing';
-import { OWN_EXITS_LOOKED_UP_ONCE } from '../../workflows/journey';
-import { PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY } from '../../workflows/partner-event-outbox';
-import { SERVICE_TASK_QUEUE_PATCH } from '../../workflows/service-activities';
+import { FOLDS } from '../../workflows/patches';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
@@ -44,6 +40,10 @@ function patchesOf(upserts: Record<string, unknown>[]): { patches: string[]; ups
   return { patches: [...((patchUpserts.at(-1)?.TemporalChangeVersion as string[] | undefined) ?? [])].sort(), upserts: patchUpserts.length };
 }
 
+/** The patch markers of a history (sdk-core names them `core_patch`). */
+const patchMarkers = (events: HistoryEvent[]): number => events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch').length;
+const NEWEST_FOLD = FOLDS[0]!.patchId;
+
 const anIsoTime = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/) as unknown as string;
 
 const historyOf = async (workflowId: string): Promise<HistoryEvent[]> => (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
@@ -54,9 +54,9 @@ describe('a journey and its deposit, moved by polls', () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
-    // One patch upsert (a billed action) per patch the journey passes, no more.
-    const journeyPatches = [OWN_EXITS_LOOKED_UP_ONCE, PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
-    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: journeyPatches, upserts: journeyPatches.length });
+    // One patch (a marker) and its upsert (a billed action): the fold, for all the journey's patches.
+    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [NEWEST_FOLD], upserts: 1 });
+    expect(patchMarkers(journey)).toBe(1);
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
     // The externalId rides on the first upsert, the service's customer id on the first after it is
@@ -81,9 +81,9 @@ describe('a journey and its deposit, moved by polls', () => {
     // stage, but the start indexed no RampStageSince, so it is set then).
     const depositUpserts = upserts(depositHistory);
     // The deposit follows the trust rule from its start, calls the service on its queue, offers its
-    // reports by update and indexes when it entered its stage: one patch upsert (a billed action) for each.
-    const depositPatches = [DEPOSIT_REPORTS_OFFERED, PAYLOADS_ARE_HINTS, SERVICE_TASK_QUEUE_PATCH, STAGE_SINCE_INDEXED].sort();
-    expect(patchesOf(depositUpserts)).toEqual({ patches: depositPatches, upserts: depositPatches.length });
+    // reports by update and indexes when it entered its stage: four patches, one marker and one upsert.
+    expect(patchesOf(depositUpserts)).toEqual({ patches: [NEWEST_FOLD], upserts: 1 });
+    expect(patchMarkers(depositHistory)).toBe(1);
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
       { RampStage: 'RECEIVED', RampStageSince: anIsoTime, RampExternalId: state.externalId, RampCustomerId: state.customer.id },
       { RampStage: 'CONFIRMED', RampStageSince: anIsoTime },

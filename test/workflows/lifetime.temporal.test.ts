@@ -41,6 +41,32 @@ describe('a deposit for a customer rampflow no longer serves', () => {
   });
 });
 
+describe('a deposit whose customer rampflow\'s index does not hold', () => {
+  it('finds its journey from the service\'s record of the customer', async () => {
+    const { handle, state, virtualAccountId } = await startActiveJourney(h);
+    await handle.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
+    await handle.result();
+    // Gone from visibility too (past retention, say): the index has no journey for this customer.
+    await h.client.workflowService.deleteWorkflowExecution({ namespace: h.client.options.namespace, workflowExecution: { workflowId: handle.workflowId } });
+    await eventually(() => h.client.workflow.count(`RampCustomerId = '${state.customer.id}'`), (counted) => counted.count === 0, 'the journey to leave visibility');
+
+    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '25.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
+    const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
+    const parked = await eventually(() => depositHandle.query(depositStateQuery), (s) => s.stage === 'NEEDS_ATTENTION', 'the deposit parked');
+    // The service named the customer's externalId, so the deposit knows whose it is, and that the journey has ended.
+    expect(parked.attention).toMatchObject({ stage: 'RECEIVED', errorType: 'CustomerNotServed' });
+    expect(parked.attention!.reason).toMatch(`journey customer/${state.externalId} is not running`);
+    // The index was asked by a local activity, the service by an activity (on the service queue).
+    const events = (await depositHandle.fetchHistory()).events ?? [];
+    const localActivities = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').map((event) => JSON.parse(Buffer.from(event.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!).toString('utf8')).activity_type as string);
+    expect(localActivities).toContain('findIndexedJourney');
+    const activities = events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+    expect(activities).toContain('findCustomerExternalId');
+    expect(activities).not.toContain('findCustomerJourney');
+  });
+});
+
 describe('a parked journey', () => {
   it('ends at once on closeCustomer, and a later retry is refused', async () => {
     const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 1, pollIntervalSeconds: 3600 } });

@@ -5,10 +5,11 @@
  * or release bundle can be neither changed nor removed, not even together with its manifest line.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpusFiles, FIXTURES_DIR, HISTORIES_DIR, MANIFEST_PATH, parseManifest, readManifest, RELEASE_BUNDLE_FILE, RELEASE_NAME, releasesIn, RELEASES_DIR, sha256 } from '../../dev/replay-corpus';
+import { corpusFiles, FIXTURES_DIR, foldsAsRecorded, HISTORIES_DIR, MANIFEST_PATH, parseManifest, readManifest, RELEASE_BUNDLE_FILE, RELEASE_FOLDS_FILE, RELEASE_NAME, releasesIn, RELEASES_DIR, sha256 } from '../../dev/replay-corpus';
+import { FOLDS } from '../../workflows/patches';
 import { PROJECT_ROOT } from '../support/run';
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -36,6 +37,18 @@ describe('the replay corpus only grows', () => {
     expect(recorded.every((release) => RELEASE_NAME.test(release))).toBe(true);
     expect(releasesIn(RELEASES_DIR)).toEqual(recorded);
     for (const release of recorded) expect(corpusFiles()).toContain(`releases/${release}/${RELEASE_BUNDLE_FILE}`);
+  });
+
+  // A fold's marker means, in every history recorded with it, the patches its release said it takes
+  // (workflows/patches.ts): a fold edited after its release would replay those histories differently.
+  it('keeps every released patch fold as its release recorded it', () => {
+    const current = foldsAsRecorded(FOLDS);
+    for (const release of releasesIn(RELEASES_DIR)) {
+      const path = join(RELEASES_DIR, release, RELEASE_FOLDS_FILE);
+      if (!existsSync(path)) continue; // releases before folds (v0.6.0 and earlier)
+      const recorded = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string[]>;
+      for (const [patchId, takes] of Object.entries(recorded)) expect(current[patchId], `fold ${patchId} of ${release}`).toEqual(takes);
+    }
   });
 
   it.skipIf(!inGitCheckout)('only ever gains lines: each committed manifest is the start of the current one (skipped outside a git checkout)', () => {
