@@ -19,6 +19,8 @@
  * it: adding an id to it would make those histories take that id's new branch on replay where they
  * took the old one. A new patch is asked on its own (`takesPatch` asks `patched` for any id no fold
  * names) until a later release adds a fold of its own naming it; the newest fold is asked first.
+ * `npm run histories:record` files each release's folds (patch-folds.json), and
+ * test/workflows/replay-corpus.test.ts fails when the code's fold differs from its release's.
  */
 import { patched } from '@temporalio/workflow';
 
