@@ -1,11 +1,11 @@
 /**
  * Every wait's durations (DESIGN, "Rules every workflow follows"): a starter may override them, and
  * only its overrides are carried; the defaults are resolved here, in workflow code, so that changing
- * one (a retune) reaches the workflows already running, behind `patched()` (README, "Changing workflow
- * code", "Timings").
+ * one (a retune) reaches the workflows already running, behind a patch (`takesPatch()`,
+ * docs/deploying/versioning.md, "Timings").
  *
  * Resolving a timing is a decision a workflow makes while it runs, so a timing is read through a
- * getter that calls `patched()` at that moment, and only when the answer would differ: at the start
+ * getter that asks its patch at that moment, and only when the answer would differ: at the start
  * of a wait (its poll interval, backoff cap and deadline), and where a journey asks whether to
  * continue as new (its history limit, also inside the ACTIVE stage's condition: a predicate runs only
  * on workflow activations, never on queries, so its patch marker lands deterministically).
