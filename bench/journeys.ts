@@ -1,7 +1,9 @@
 /**
  * Journeys against the floor: for each N, a fresh dev server runs N trivial floor journeys (Temporal's
- * own cost of the same orchestration, bench/floor/) and then N rampflow journeys (worker and receiver
- * as child processes, sandbox on autopilot with every step immediate, webhooks through the receiver).
+ * own cost of a journey's orchestration as issue 25 drew it, bench/floor/), N full floor journeys (the
+ * orchestration a journey has today, bench/floor/full-floor.ts) and then N rampflow journeys (worker
+ * and receiver as child processes, sandbox on autopilot with every step immediate, webhooks through
+ * the receiver).
  * Then the largest N that finishes within two minutes, found by stepping from the measured throughput.
  * With `--cluster`, each N runs on a fresh cluster-profile server on PostgreSQL instead (no search for
  * the largest N there: the point is the ratio to the floor where 1,000 journeys can finish).
@@ -42,11 +44,13 @@ const BENCHMARK_BUDGET_MS = 8 * 60_000;
 interface SizeResult {
   journeys: JourneyRunResult;
   floor?: FloorRunResult;
+  /** The floor with today's orchestration (bench/floor/full-floor.ts). */
+  fullFloor?: FloorRunResult;
   workerPeakMiB: number;
   workerEndMiB: number;
   receiverPeakMiB: number;
   /** The machine's busy CPU time during each run (bench/support/process-cpu.ts), ms. */
-  cpuMs: { floor?: number; rampflow: number };
+  cpuMs: { floor?: number; fullFloor?: number; rampflow: number };
 }
 
 async function measureSize(count: number, withFloor: boolean, timeoutMs: number, options: BenchOptions): Promise<SizeResult> {
@@ -54,14 +58,20 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
   const temporal = await startBenchTemporal({ cluster: options.cluster });
   try {
     let floor: FloorRunResult | undefined;
+    let fullFloor: FloorRunResult | undefined;
     let floorCpuMs: number | undefined;
+    let fullFloorCpuMs: number | undefined;
     if (withFloor) {
       const floorWorker = await startFloorWorker(temporal, name);
       try {
         options.progress(`  floor: ${count} trivial journeys`);
-        const cpuBefore = machineBusyCpuMs();
+        let cpuBefore = machineBusyCpuMs();
         floor = await runFloor(temporal.client, floorWorker, count, timeoutMs);
         floorCpuMs = machineBusyCpuMs() - cpuBefore;
+        options.progress(`  full floor: ${count} trivial journeys with today's orchestration`);
+        cpuBefore = machineBusyCpuMs();
+        fullFloor = await runFloor(temporal.client, floorWorker, count, timeoutMs, 'fullFloorJourney');
+        fullFloorCpuMs = machineBusyCpuMs() - cpuBefore;
       } finally {
         await floorWorker.worker.stop();
       }
@@ -77,10 +87,11 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
       return {
         journeys,
         ...(floor ? { floor } : {}),
+        ...(fullFloor ? { fullFloor } : {}),
         workerPeakMiB: worker.peakMiB,
         workerEndMiB: worker.rssMiB,
         receiverPeakMiB: stack.receiver.memory().peakMiB,
-        cpuMs: { rampflow: rampflowCpuMs, ...(floorCpuMs !== undefined ? { floor: floorCpuMs } : {}) },
+        cpuMs: { rampflow: rampflowCpuMs, ...(floorCpuMs !== undefined ? { floor: floorCpuMs } : {}), ...(fullFloorCpuMs !== undefined ? { fullFloor: fullFloorCpuMs } : {}) },
       };
     } finally {
       await stack.stop();
@@ -157,6 +168,28 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
         value: result.cpuMs.rampflow / journeys.count / (result.cpuMs.floor! / floor.count),
         unit: 'x',
         method: 'CPU per journey of each run, divided: what the time ratio is where both runs keep the cores busy, and steadier than it from run to run',
+      },
+    );
+  }
+  const { fullFloor } = result;
+  if (fullFloor) {
+    const fullMethod = `N=${journeys.count} full floor journeys (today's orchestration: 3 workflows, 16 no-op activities (4 of them reports by update), 8 no-op local activities, 16 search-attribute upserts each; bench/floor/full-floor.ts) on the same Temporal and worker as the floor${fullFloor.finished ? '' : ` (UNFINISHED: ${fullFloor.journeyMs.length}/${n} within the time limit)`}`;
+    const ratio = journeys.finished && fullFloor.finished ? journeys.makespanMs / fullFloor.makespanMs : Number.NaN;
+    figures.push(
+      { name: `full floor, N=${n}: journeys per second`, value: perSecond(fullFloor.journeyMs.length, fullFloor.makespanMs), unit: '/s', method: fullMethod },
+      { name: `full floor, N=${n}: time per journey p50`, value: percentile(fullFloor.journeyMs, 50) / 1000, unit: 's', method: fullMethod },
+      { name: `full floor, N=${n}: CPU per journey`, value: result.cpuMs.fullFloor! / fullFloor.count, unit: 'ms', method: CPU_METHOD },
+      {
+        name: `rampflow / full floor, N=${n}: time ratio`,
+        value: ratio,
+        unit: 'x',
+        method: `rampflow's own work over Temporal's for the same orchestration: first start to last completion, divided by the full floor's${Number.isNaN(ratio) ? ' (not computed: a run did not finish within its limit)' : ''}`,
+      },
+      {
+        name: `rampflow / full floor, N=${n}: CPU ratio`,
+        value: result.cpuMs.rampflow / journeys.count / (result.cpuMs.fullFloor! / fullFloor.count),
+        unit: 'x',
+        method: 'CPU per journey of each run, divided',
       },
     );
   }

@@ -4,8 +4,17 @@
  * this process, and the reports that arrive meanwhile go in the next one (up to
  * MAX_REPORTS_PER_OFFER). However fast reports come, a journey receives one update at a time from a
  * sender, each a workflow task's worth. The caller offers again what was refused (the deposit's
- * report activity by its retry policy); nothing here waits or retries beyond one offer.
+ * report activity by its retry policy).
+ *
+ * An offer whose answer is lost (the call timed out or the connection failed, so the journey may or may
+ * not have taken it) is asked again at once, as the same update: Temporal answers a repeated update id
+ * with the first one's outcome and never runs it twice, so the journey takes the batch at most once
+ * however many of its answers are lost, beyond the window of report keys it remembers
+ * (workflows/deposit-report-intake.ts). Only when the answer stays unknown for `unknownOutcomeBudgetMs`
+ * does the offer count as refused, and the report's next attempt falls back on that window.
  */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { depositReportsUpdate, HANDING_OVER, MAX_REPORTS_PER_OFFER, type DepositReport } from '../workflows/deposit-reports';
 
@@ -22,10 +31,29 @@ interface Waiting {
   settle: (outcome: ReportOutcome) => void;
 }
 
+export interface OfferTimings {
+  /** How long one offer waits for the journey's answer before it is asked again under its update id. */
+  offerDeadlineMs: number;
+  /** How long an offer whose answer is unknown keeps being asked before it counts as refused. */
+  unknownOutcomeBudgetMs: number;
+}
+
+/**
+ * Within the report activity's minute (workflows/deposit-report.ts): an offer is asked for up to 30 s,
+ * 10 s at a time, so a journey whose worker is briefly away still answers the same update.
+ */
+export const DEFAULT_OFFER_TIMINGS: OfferTimings = { offerDeadlineMs: 10_000, unknownOutcomeBudgetMs: 30_000 };
+
+/** Pause between asking again an offer whose answer was lost: the server or the network had a moment. */
+const ASK_AGAIN_AFTER_MS = 200;
+
 export class JourneyReportSender {
   private readonly queues = new Map<string, Waiting[]>();
 
-  constructor(private readonly client: Client) {}
+  constructor(
+    private readonly client: Client,
+    private readonly timings: OfferTimings = DEFAULT_OFFER_TIMINGS,
+  ) {}
 
   /** Offers one report to the journey; resolves once the journey took it, refused it or is gone. */
   offer(journeyId: string, report: DepositReport): Promise<ReportOutcome> {
@@ -52,15 +80,26 @@ export class JourneyReportSender {
   }
 
   private async send(journeyId: string, reports: DepositReport[]): Promise<ReportOutcome> {
-    try {
-      await this.client.workflow.getHandle(journeyId).executeUpdate(depositReportsUpdate, { args: [reports] });
-      return 'taken';
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return 'journey-gone';
-      // The validator's refusals: HANDING_OVER is for now; anything else (a malformed report) is a bug
-      // in the sender, which offering again cannot fix.
-      if (error instanceof WorkflowUpdateFailedError && !String(error.cause?.message).includes(HANDING_OVER)) throw error;
-      return 'refused';
+    const journey = this.client.workflow.getHandle(journeyId);
+    // One id for every time this batch is asked: a repeat is the same update, never a second one.
+    const updateId = randomUUID();
+    const askUntil = Date.now() + this.timings.unknownOutcomeBudgetMs;
+    for (;;) {
+      try {
+        await this.client.withDeadline(Date.now() + this.timings.offerDeadlineMs, () => journey.executeUpdate(depositReportsUpdate, { args: [reports], updateId }));
+        return 'taken';
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return 'journey-gone';
+        if (error instanceof WorkflowUpdateFailedError) {
+          // The validator's refusals: HANDING_OVER is for now; anything else (a malformed report) is a
+          // bug in the sender, which offering again cannot fix.
+          if (String(error.cause?.message).includes(HANDING_OVER)) return 'refused';
+          throw error;
+        }
+        // Anything else leaves the outcome unknown: the journey may have taken the batch.
+        if (Date.now() >= askUntil) return 'refused';
+        await sleep(ASK_AGAIN_AFTER_MS);
+      }
     }
   }
 }

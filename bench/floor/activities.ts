@@ -1,7 +1,14 @@
-/** The floor's activity: does nothing, so what it costs is Temporal's scheduling of it. */
+import { Context } from '@temporalio/activity';
+import { fullFloorReportUpdate } from './full-floor';
+
+/** The floor's activities: they do nothing of their own, so what they cost is Temporal's scheduling of them. */
 export const floorActivities = {
   async step(): Promise<void> {
     // Intentionally empty.
+  },
+  /** The full floor's report: offered to the journey by update, as rampflow's deposits offer theirs. */
+  async report({ journeyId, depositId, stage }: { journeyId: string; depositId: string; stage: string }): Promise<void> {
+    await Context.current().client.workflow.getHandle(journeyId).executeUpdate(fullFloorReportUpdate, { args: [{ depositId, stage }] });
   },
 };
 

@@ -9,7 +9,6 @@ import { forEachLimited, sleep } from '../support/concurrency';
 import { countWorkflows, workerIsPolling, type BenchTemporal } from '../support/temporal';
 import { listWorkflows } from '../support/visibility';
 import { FLOOR_JOURNEY_WEBHOOKS, floorEventSignal } from './messages';
-import type { floorJourney } from './workflows';
 
 export interface FloorRunResult {
   count: number;
@@ -34,8 +33,11 @@ export async function startFloorWorker(temporal: BenchTemporal, name: string): P
   return { worker, taskQueue };
 }
 
-export async function runFloor(client: Client, floor: { worker: BenchChild; taskQueue: string }, count: number, timeoutMs: number): Promise<FloorRunResult> {
-  const prefix = `floor-${Date.now().toString(36)}-`;
+/** The two floors (bench/README.md): the journey's shape when issue 25 drew its target, and its orchestration today. */
+export type FloorKind = 'floorJourney' | 'fullFloorJourney';
+
+export async function runFloor(client: Client, floor: { worker: BenchChild; taskQueue: string }, count: number, timeoutMs: number, kind: FloorKind = 'floorJourney'): Promise<FloorRunResult> {
+  const prefix = `${kind === 'floorJourney' ? 'floor' : 'full-floor'}-${Date.now().toString(36)}-`;
   const ids = Array.from({ length: count }, (_, i) => `${prefix}${i}`);
   const deadline = Date.now() + timeoutMs;
   // Plain payloads: the floor's worker has no codec (the floor is Temporal's cost with nothing in it).
@@ -43,10 +45,10 @@ export async function runFloor(client: Client, floor: { worker: BenchChild; task
   const starting = forEachLimited(ids, START_CONCURRENCY, async (workflowId) => {
     // The journey's webhooks, as rampflow's receiver would send them: the first one starts it.
     const [first, ...rest] = FLOOR_JOURNEY_WEBHOOKS;
-    const journey = await plain.workflow.signalWithStart<typeof floorJourney, [string]>('floorJourney', { workflowId, taskQueue: floor.taskQueue, args: [], signal: floorEventSignal, signalArgs: [first] });
+    const journey = await plain.workflow.signalWithStart<() => Promise<void>, [string]>(kind, { workflowId, taskQueue: floor.taskQueue, args: [], signal: floorEventSignal, signalArgs: [first] });
     for (const event of rest) await journey.signal(floorEventSignal, event);
   });
-  const doneQuery = `WorkflowType = 'floorJourney' AND ExecutionStatus = 'Completed' AND WorkflowId STARTS_WITH '${prefix}'`;
+  const doneQuery = `WorkflowType = '${kind}' AND ExecutionStatus = 'Completed' AND WorkflowId STARTS_WITH '${prefix}'`;
   let done = 0;
   while (done < count && Date.now() < deadline) {
     floor.worker.assertAlive();

@@ -55,3 +55,5 @@ export async function floorJourney(): Promise<void> {
   }
   await condition(() => completed.size === 2);
 }
+/** The full floor (today's orchestration) runs on the same worker. */
+export { fullFloorDeposit, fullFloorJourney } from './full-floor';
