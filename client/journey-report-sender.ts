@@ -7,11 +7,12 @@
  * report activity by its retry policy).
  *
  * An offer whose answer is lost (the call timed out or the connection failed, so the journey may or may
- * not have taken it) is asked again at once, as the same update: Temporal answers a repeated update id
- * with the first one's outcome and never runs it twice, so the journey takes the batch at most once
- * however many of its answers are lost, beyond the window of report keys it remembers
- * (workflows/deposit-report-intake.ts). Only when the answer stays unknown for `unknownOutcomeBudgetMs`
- * does the offer count as refused, and the report's next attempt falls back on that window.
+ * not have taken it) is asked again at once, as the same update: within one run of the journey,
+ * Temporal answers a repeated update id with the first one's outcome and never runs it twice, so the
+ * journey takes the batch once however many of its answers are lost, beyond the window of report keys
+ * it remembers (workflows/deposit-report-intake.ts). That window is left for the rest: an answer still
+ * unknown after `unknownOutcomeBudgetMs` (the offer counts as refused and the report's next attempt is
+ * a new update), and an ask that reaches the journey's next run after the first was taken.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
