@@ -16,9 +16,22 @@ export function createJourneyReportActivities() {
     return sender;
   };
   return {
-    /** True once the journey took the report; false when no journey runs under that id. A refusal fails the attempt, to be retried. */
+    /**
+     * True once the journey took the report; false when no journey runs under that id. A refusal fails
+     * the attempt, to be retried.
+     *
+     * Each attempt heartbeats the update id its report goes out in, before it is sent (the first
+     * heartbeat reaches Temporal at once, as for creates: activities/creates.ts). An attempt that died
+     * waiting for the answer (a killed worker) thus leaves it to the next, which asks the journey for
+     * that update's outcome before offering the report again: a report the journey took is never
+     * offered again however many others it took meanwhile, which its window of keys could not promise.
+     */
     async reportToJourney({ journeyId, report }: { journeyId: string; report: DepositReport }): Promise<boolean> {
-      const outcome = await senderFor(Context.current().client).offer(journeyId, report);
+      const context = Context.current();
+      const sender = senderFor(context.client);
+      const sentBefore = sentUpdateOf(context.info.heartbeatDetails);
+      if (sentBefore !== undefined && (await sender.takenEarlier(journeyId, sentBefore))) return true;
+      const outcome = await sender.offer(journeyId, report, (updateId) => context.heartbeat({ updateId } satisfies SentOffer));
       if (outcome === 'refused') throw ApplicationFailure.retryable('the journey did not take the report now', 'ReportRefused');
       return outcome === 'taken';
     },
@@ -26,3 +39,14 @@ export function createJourneyReportActivities() {
 }
 
 export type JourneyReportActivities = ReturnType<typeof createJourneyReportActivities>;
+
+/** What a report's attempt heartbeats: the update its report went out in. */
+interface SentOffer {
+  updateId: string;
+}
+
+function sentUpdateOf(details: unknown): string | undefined {
+  if (typeof details !== 'object' || details === null) return undefined;
+  const { updateId } = details as Partial<SentOffer>;
+  return typeof updateId === 'string' ? updateId : undefined;
+}

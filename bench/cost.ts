@@ -44,9 +44,9 @@ const SCALED_DEPOSIT_ENV = {
   DEPOSIT_STEP_DEADLINE_SECONDS: String((3 * DAY) / TIME_SCALE),
   DEPOSIT_POLL_BACKOFF_CAP_SECONDS: String((6 * 60 * 60) / TIME_SCALE),
 };
-/** The issue's targets, from signup to one deposit each way. */
+/** The cost issue's target, from signup to one deposit each way, without partner events' share. */
 const ACTIONS_TARGET = 60;
-/** With partner events pushed to an endpoint (issue 24). */
+/** With partner events, recorded or pushed to an endpoint (issue 24). */
 const ACTIONS_WITH_EVENTS_TARGET = 75;
 /**
  * The journey's timings while webhooks flow: production's, but the first poll after 20 s instead of
@@ -144,8 +144,9 @@ async function journeyCost(options: BenchOptions, withEndpoint: boolean): Promis
           value: perJourneyActions,
           unit: 'actions',
           method: `${method}; by kind: ${describeKinds(actions)}; by workflow type: ${byTypeText}; ${shareText}; Temporal Cloud's rules (bench/README.md)`,
-          target: `<= ${endpoint ? ACTIONS_WITH_EVENTS_TARGET : ACTIONS_TARGET}`,
-          met: perJourneyActions <= (endpoint ? ACTIONS_WITH_EVENTS_TARGET : ACTIONS_TARGET),
+          // Both runs have partner events (recorded only, or pushed too): issue 24's target with them.
+          target: `<= ${ACTIONS_WITH_EVENTS_TARGET}`,
+          met: perJourneyActions <= ACTIONS_WITH_EVENTS_TARGET,
         },
         {
           name: `cost: service calls per journey, signup to one deposit each way${endpoint ? ', partner events delivered' : ''}`,
@@ -156,8 +157,16 @@ async function journeyCost(options: BenchOptions, withEndpoint: boolean): Promis
           met: perJourneyCalls <= CALLS_TARGET,
         },
       ];
+      const withoutEvents: Figure = {
+        name: `cost: Temporal actions per journey without partner events' share${endpoint ? ', partner events delivered' : ''}`,
+        value: perJourneyActions - eventShare,
+        unit: 'actions',
+        method: `the run above, less ${shareText}`,
+        target: `<= ${ACTIONS_TARGET}`,
+        met: perJourneyActions - eventShare <= ACTIONS_TARGET,
+      };
       if (!endpoint) {
-        figures.push({ name: 'cost: Temporal actions per journey, partner events recorded only (no endpoint): their share', value: eventShare, unit: 'actions', method: `the run above; ${shareText}; without partner events at all a journey would cost ${round(perJourneyActions - eventShare)}` });
+        figures.push({ name: 'cost: Temporal actions per journey, partner events recorded only (no endpoint): their share', value: eventShare, unit: 'actions', method: `the run above; ${shareText}` }, withoutEvents);
         return figures;
       }
       const events = endpoint.accepted() / count;
@@ -172,14 +181,7 @@ async function journeyCost(options: BenchOptions, withEndpoint: boolean): Promis
           unit: 'actions',
           method: `partner events' share of the actions (${round(eventShare)} a journey: ${describeKinds(eventActions)}; delivery workflows ${deliveryRuns ? round(totalActions(deliveryRuns) / count) : 0}) over events per journey; counted from the histories`,
         },
-        {
-          name: 'cost: Temporal actions per journey without partner events\' share',
-          value: perJourneyActions - eventShare,
-          unit: 'actions',
-          method: `the run above, less ${shareText}`,
-          target: `<= ${ACTIONS_TARGET}`,
-          met: perJourneyActions - eventShare <= ACTIONS_TARGET,
-        },
+        withoutEvents,
       );
       return figures;
     });

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import { depositReportsUpdate, HANDING_OVER, MAX_REPORTS_PER_OFFER, type DepositReport } from '../workflows/deposit-reports';
 
 /**
@@ -30,6 +30,8 @@ export type ReportOutcome = 'taken' | 'journey-gone' | 'refused';
 interface Waiting {
   report: DepositReport;
   settle: (outcome: ReportOutcome) => void;
+  /** Told the update id of the offer the report goes out in, before it is sent. */
+  sending?: ((updateId: string) => void) | undefined;
 }
 
 export interface OfferTimings {
@@ -56,17 +58,40 @@ export class JourneyReportSender {
     private readonly timings: OfferTimings = DEFAULT_OFFER_TIMINGS,
   ) {}
 
-  /** Offers one report to the journey; resolves once the journey took it, refused it or is gone. */
-  offer(journeyId: string, report: DepositReport): Promise<ReportOutcome> {
+  /**
+   * Offers one report to the journey; resolves once the journey took it, refused it or is gone.
+   * `sending` is told the update id of the offer the report goes out in, before it is sent, so that a
+   * caller that may die with the offer in flight can leave it for its next attempt (`takenEarlier`).
+   */
+  offer(journeyId: string, report: DepositReport, sending?: (updateId: string) => void): Promise<ReportOutcome> {
     return new Promise((settle) => {
+      const waiting = { report, settle, sending };
       const queue = this.queues.get(journeyId);
       if (queue) {
-        queue.push({ report, settle });
+        queue.push(waiting);
         return;
       }
-      this.queues.set(journeyId, [{ report, settle }]);
+      this.queues.set(journeyId, [waiting]);
       void this.drain(journeyId);
     });
+  }
+
+  /**
+   * Whether the journey took an offer sent earlier under `updateId` (by an attempt that died waiting
+   * for the answer): true once its run answers that the update completed. False when the journey's
+   * current run has no record of it (never admitted, refused by the validator, or taken by an earlier
+   * run) or its answer does not come within the offer deadline: the caller then offers the report
+   * again, and the journey's key window is what recognises a repeat.
+   */
+  async takenEarlier(journeyId: string, updateId: string): Promise<boolean> {
+    const update = this.client.workflow.getHandle(journeyId).getUpdateHandle(updateId);
+    try {
+      await this.client.withDeadline(Date.now() + this.timings.offerDeadlineMs, () => update.result());
+      return true;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError || error instanceof WorkflowUpdateFailedError || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return false;
+      throw error;
+    }
   }
 
   /** Sends the journey's waiting reports, one offer at a time, until none wait. */
@@ -74,16 +99,17 @@ export class JourneyReportSender {
     const queue = this.queues.get(journeyId)!;
     while (queue.length > 0) {
       const batch = queue.splice(0, MAX_REPORTS_PER_OFFER);
-      const outcome = await this.send(journeyId, batch.map((waiting) => waiting.report));
+      // One id for every time this batch is asked: a repeat is the same update, never a second one.
+      const updateId = randomUUID();
+      for (const waiting of batch) waiting.sending?.(updateId);
+      const outcome = await this.send(journeyId, batch.map((waiting) => waiting.report), updateId);
       for (const waiting of batch) waiting.settle(outcome);
     }
     this.queues.delete(journeyId);
   }
 
-  private async send(journeyId: string, reports: DepositReport[]): Promise<ReportOutcome> {
+  private async send(journeyId: string, reports: DepositReport[], updateId: string): Promise<ReportOutcome> {
     const journey = this.client.workflow.getHandle(journeyId);
-    // One id for every time this batch is asked: a repeat is the same update, never a second one.
-    const updateId = randomUUID();
     const askUntil = Date.now() + this.timings.unknownOutcomeBudgetMs;
     for (;;) {
       try {

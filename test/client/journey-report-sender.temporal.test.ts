@@ -2,11 +2,18 @@
  * A deposit report whose answer is lost (client/journey-report-sender.ts): the sender asks the same
  * update again, so the journey takes the batch once, by Temporal's own rule for a repeated update id,
  * not only by the window of report keys it remembers (which a storm can outrun). The answer is lost
- * for real: the journey's worker is stopped, so each ask runs out its deadline without an answer.
+ * for real: the journey's worker is stopped, so each ask runs out its deadline without an answer. And
+ * an attempt that died with its offer in flight leaves the update id to the report's next attempt
+ * (activities/journey-reports.ts), which asks for that update's outcome instead of offering again.
  */
+import { DefaultLogger } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createJourneyReportActivities } from '../../activities/journey-reports';
 import { JourneyReportSender } from '../../client/journey-report-sender';
-import { depositReportKey, type DepositReport } from '../../workflows/deposit-reports';
+import { addDecimal } from '../../workflows/decimal';
+import { REPORT_KEYS_REMEMBERED } from '../../workflows/deposit-report-intake';
+import { depositReportKey, depositReportsUpdate, type DepositReport } from '../../workflows/deposit-reports';
 import { journeyStateQuery, type DepositSummary } from '../../workflows/messages';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 
@@ -59,4 +66,49 @@ it('counts an offer refused once its answer stays unknown past the budget, for t
   expect(await sender.offer(handle.workflowId, report(1, 'RECEIVED'))).toBe('taken');
   const board = await h.waitForJourney(handle, (state) => state.deposits.byStage.RECEIVED === 1);
   expect(board.deposits.byStage).toEqual({ RECEIVED: 1 });
+});
+
+it('does not offer again a report the journey took from an attempt that died, however many reports came between', async () => {
+  const { handle } = await startActiveJourney(h);
+  const sender = new JourneyReportSender(h.client);
+  expect(await sender.offer(handle.workflowId, report(1, 'RECEIVED'))).toBe('taken');
+
+  // The report's first attempt sent its offer and died before the answer: the journey took it.
+  const sentByTheDeadAttempt = 'offer-of-an-attempt-that-died';
+  await handle.executeUpdate(depositReportsUpdate, { args: [[report(2, 'COMPLETED', 'RECEIVED')]], updateId: sentByTheDeadAttempt });
+  // Then more deposits open and end than the journey remembers keys or lists ended deposits.
+  let total = deposit.amount;
+  const others = Array.from({ length: REPORT_KEYS_REMEMBERED }, (_, n) => ({ depositId: `later-${n}`, kind: 'ONRAMP' as const, amount: `${n + 1}.00`, currency: 'AUD' }));
+  await Promise.all(
+    others.map(async (other) => {
+      total = addDecimal(total, other.amount);
+      expect(await sender.offer(handle.workflowId, { key: depositReportKey(other.depositId, 'test', 1), progress: { summary: { ...other, stage: 'RECEIVED' } } })).toBe('taken');
+      expect(await sender.offer(handle.workflowId, { key: depositReportKey(other.depositId, 'test', 2), progress: { summary: { ...other, stage: 'COMPLETED' }, previousStage: 'RECEIVED' } })).toBe('taken');
+    }),
+  );
+
+  // The next attempt, with what the dead one heartbeat.
+  const env = new MockActivityEnvironment({ heartbeatDetails: { updateId: sentByTheDeadAttempt }, startToCloseTimeoutMs: 60_000 }, { client: h.client, logger: new DefaultLogger('ERROR') });
+  const sent: unknown[] = [];
+  env.on('heartbeat', (details: unknown) => sent.push(details));
+  const { reportToJourney } = createJourneyReportActivities();
+  expect(await env.run(reportToJourney, { journeyId: handle.workflowId, report: report(2, 'COMPLETED', 'RECEIVED') })).toBe(true);
+
+  const board = (await handle.query(journeyStateQuery)).deposits;
+  expect(board.completedTotals).toEqual({ AUD: total });
+  expect(board.byStage).toEqual({ COMPLETED: others.length + 1 });
+  // Nothing was offered again.
+  expect(sent).toEqual([]);
+});
+
+it('heartbeats the update its report goes out in, before the journey answers', async () => {
+  const { handle } = await startActiveJourney(h);
+  const env = new MockActivityEnvironment({ startToCloseTimeoutMs: 60_000 }, { client: h.client, logger: new DefaultLogger('ERROR') });
+  const sent: unknown[] = [];
+  env.on('heartbeat', (details: unknown) => sent.push(details));
+  const { reportToJourney } = createJourneyReportActivities();
+  expect(await env.run(reportToJourney, { journeyId: handle.workflowId, report: report(1, 'RECEIVED') })).toBe(true);
+  expect(sent).toEqual([{ updateId: expect.any(String) }]);
+  // That id is the update the journey took.
+  expect(await new JourneyReportSender(h.client).takenEarlier(handle.workflowId, (sent[0] as { updateId: string }).updateId)).toBe(true);
 });
