@@ -119,7 +119,6 @@ function ratioTarget(count: number, options: BenchOptions): number | undefined {
 }
 
 function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
-  const targets = result.journeys.count === 1000;
   const ratioLimit = ratioTarget(result.journeys.count, options);
   const { journeys, floor } = result;
   const n = options.cluster ? `${journeys.count} (cluster)` : journeys.count;
@@ -141,8 +140,9 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
       name: `journeys, N=${n}: worker peak memory`,
       value: result.workerPeakMiB,
       unit: 'MiB',
-      method: `rampflow worker child process, VmHWM from /proc (start-up workflow bundling included); ${Math.round(result.workerEndMiB)} MiB resident at the end with ${journeys.count} journeys ACTIVE`,
-      ...(targets ? { target: '< 300', met: result.workerPeakMiB < 300 } : {}),
+      // No target here: this worker is given 4 GiB to cache every journey (WORKER_ENV); the memory
+      // targets are the memory benchmark's (per cached journey, and the peak on the default budget).
+      method: `rampflow worker child process, VmHWM from /proc (start-up workflow bundling included; WORKER_MEMORY_MB=${WORKER_ENV.WORKER_MEMORY_MB}, every journey cached); ${Math.round(result.workerEndMiB)} MiB resident at the end with ${journeys.count} journeys ACTIVE`,
     },
     { name: `journeys, N=${n}: receiver peak memory`, value: result.receiverPeakMiB, unit: 'MiB', method: 'rampflow webhooks serve child process, VmHWM from /proc' },
   ];
