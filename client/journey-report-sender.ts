@@ -30,6 +30,8 @@ export type ReportOutcome = 'taken' | 'journey-gone' | 'refused';
 interface Waiting {
   report: DepositReport;
   settle: (outcome: ReportOutcome) => void;
+  /** The offer failed in a way offering again cannot mend (a bug): the caller's attempt fails with it. */
+  fail: (error: unknown) => void;
   /** Told the update id of the offer the report goes out in, before it is sent. */
   sending?: ((updateId: string) => void) | undefined;
 }
@@ -64,8 +66,8 @@ export class JourneyReportSender {
    * caller that may die with the offer in flight can leave it for its next attempt (`takenEarlier`).
    */
   offer(journeyId: string, report: DepositReport, sending?: (updateId: string) => void): Promise<ReportOutcome> {
-    return new Promise((settle) => {
-      const waiting = { report, settle, sending };
+    return new Promise((settle, fail) => {
+      const waiting = { report, settle, fail, sending };
       const queue = this.queues.get(journeyId);
       if (queue) {
         queue.push(waiting);
@@ -101,9 +103,14 @@ export class JourneyReportSender {
       const batch = queue.splice(0, MAX_REPORTS_PER_OFFER);
       // One id for every time this batch is asked: a repeat is the same update, never a second one.
       const updateId = randomUUID();
-      for (const waiting of batch) waiting.sending?.(updateId);
-      const outcome = await this.send(journeyId, batch.map((waiting) => waiting.report), updateId);
-      for (const waiting of batch) waiting.settle(outcome);
+      try {
+        for (const waiting of batch) waiting.sending?.(updateId);
+        const outcome = await this.send(journeyId, batch.map((waiting) => waiting.report), updateId);
+        for (const waiting of batch) waiting.settle(outcome);
+      } catch (error) {
+        // Only this batch fails; the journey's queue goes on, so one bad offer never holds up the rest.
+        for (const waiting of batch) waiting.fail(error);
+      }
     }
     this.queues.delete(journeyId);
   }

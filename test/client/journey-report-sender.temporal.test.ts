@@ -6,6 +6,7 @@
  * an attempt that died with its offer in flight leaves the update id to the report's next attempt
  * (activities/journey-reports.ts), which asks for that update's outcome instead of offering again.
  */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { DefaultLogger } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -111,4 +112,15 @@ it('heartbeats the update its report goes out in, before the journey answers', a
   expect(sent).toEqual([{ updateId: expect.any(String) }]);
   // That id is the update the journey took.
   expect(await new JourneyReportSender(h.client).takenEarlier(handle.workflowId, (sent[0] as { updateId: string }).updateId)).toBe(true);
+});
+
+it('fails only the offer the journey refuses as malformed; the next offer to that journey is taken', async () => {
+  const { handle } = await startActiveJourney(h);
+  const sender = new JourneyReportSender(h.client);
+  // A report without a key: the journey's validator refuses it for good (a bug in its sender).
+  const malformed: DepositReport = { key: '', progress: { summary: { ...deposit, depositId: 'malformed', stage: 'RECEIVED' } } };
+  const refused = await sender.offer(handle.workflowId, malformed).catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+  expect(String((refused as WorkflowUpdateFailedError).cause?.message)).toMatch(/invalid deposit reports/);
+  expect(await sender.offer(handle.workflowId, report(1, 'RECEIVED'))).toBe('taken');
 });
