@@ -34,14 +34,12 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
-import { FLOOR_JOURNEY_WEBHOOKS, floorEventSignal } from './messages';
+import { depositWebhooks, FLOOR_JOURNEY_WEBHOOKS, floorEventSignal } from './messages';
 
 const { step, report } = proxyActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
 const { step: localStep } = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30 seconds' });
 
 export const fullFloorReportUpdate = defineUpdate<void, [{ depositId: string; stage: string }]>('fullFloorReport');
-
-const depositWebhooks = (kind: 'ONRAMP' | 'OFFRAMP') => ['DEPOSIT_RECEIVED', 'DEPOSIT_APPROVED', 'TRADE_CREATED', 'TRADE_SETTLED', ...(kind === 'OFFRAMP' ? ['PAYMENT_SETTLED'] : [])];
 
 /** A stage shown as rampflow shows it: the stage and since when, in one upsert. */
 function show(stage: string, more: Record<string, string[]> = {}): void {

@@ -6,3 +6,6 @@ export const floorProgressSignal = defineSignal<[{ depositId: string; stage: str
 
 /** The journey's own webhooks, sent by the driver: the first starts the journey (signal-with-start). */
 export const FLOOR_JOURNEY_WEBHOOKS = ['VIRTUAL_ACCOUNT_APPROVED', 'DEPOSIT_ADDRESS_APPROVED'] as const;
+
+/** A deposit's webhooks, in the order the service sends them (an offramp's payment last). */
+export const depositWebhooks = (kind: 'ONRAMP' | 'OFFRAMP'): string[] => ['DEPOSIT_RECEIVED', 'DEPOSIT_APPROVED', 'TRADE_CREATED', 'TRADE_SETTLED', ...(kind === 'OFFRAMP' ? ['PAYMENT_SETTLED'] : [])];

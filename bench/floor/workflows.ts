@@ -10,11 +10,9 @@
  */
 import { condition, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
-import { FLOOR_JOURNEY_WEBHOOKS, floorEventSignal, floorProgressSignal } from './messages';
+import { depositWebhooks, FLOOR_JOURNEY_WEBHOOKS, floorEventSignal, floorProgressSignal } from './messages';
 
 const { step } = proxyActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
-
-const depositWebhooks = (kind: 'ONRAMP' | 'OFFRAMP') => ['DEPOSIT_RECEIVED', 'DEPOSIT_APPROVED', 'TRADE_CREATED', 'TRADE_SETTLED', ...(kind === 'OFFRAMP' ? ['PAYMENT_SETTLED'] : [])];
 
 /** Waits for webhooks by name, in any order of arrival. */
 function webhooks(): (event: string) => Promise<void> {
