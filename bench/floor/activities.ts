@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { fullFloorReportUpdate } from './full-floor';
+import { fullFloorReportUpdate } from './messages';
 
 /** The floor's activities: they do nothing of their own, so what they cost is Temporal's scheduling of them. */
 export const floorActivities = {

@@ -20,7 +20,6 @@
  */
 import {
   condition,
-  defineUpdate,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -34,12 +33,10 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
-import { depositWebhooks, FLOOR_JOURNEY_WEBHOOKS, floorEventSignal } from './messages';
+import { depositWebhooks, FLOOR_JOURNEY_WEBHOOKS, floorEventSignal, fullFloorReportUpdate } from './messages';
 
 const { step, report } = proxyActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
 const { step: localStep } = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30 seconds' });
-
-export const fullFloorReportUpdate = defineUpdate<void, [{ depositId: string; stage: string }]>('fullFloorReport');
 
 /** A stage shown as rampflow shows it: the stage and since when, in one upsert. */
 function show(stage: string, more: Record<string, string[]> = {}): void {

@@ -1,5 +1,5 @@
-/** The floor's signals, shared by its workflows and its driver (run-floor.ts). */
-import { defineSignal } from '@temporalio/workflow';
+/** The floors' signals and the full floor's update, shared by their workflows, activities and driver (run-floor.ts). */
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export const floorEventSignal = defineSignal<[string]>('floorEvent');
 export const floorProgressSignal = defineSignal<[{ depositId: string; stage: string }]>('floorProgress');
@@ -9,3 +9,6 @@ export const FLOOR_JOURNEY_WEBHOOKS = ['VIRTUAL_ACCOUNT_APPROVED', 'DEPOSIT_ADDR
 
 /** A deposit's webhooks, in the order the service sends them (an offramp's payment last). */
 export const depositWebhooks = (kind: 'ONRAMP' | 'OFFRAMP'): string[] => ['DEPOSIT_RECEIVED', 'DEPOSIT_APPROVED', 'TRADE_CREATED', 'TRADE_SETTLED', ...(kind === 'OFFRAMP' ? ['PAYMENT_SETTLED'] : [])];
+
+/** The full floor's deposit report, offered to its journey by update as rampflow's are (full-floor.ts). */
+export const fullFloorReportUpdate = defineUpdate<void, [{ depositId: string; stage: string }]>('fullFloorReport');
