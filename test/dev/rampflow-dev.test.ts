@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../dev/ports';
+import { freePortBelow } from '../../dev/ports';
 import { DEV_PARTNER_API_TOKEN } from '../../dev/stack';
 import { PROJECT_ROOT } from '../support/run';
 
@@ -23,8 +23,21 @@ function isListening(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * A port for `rampflow dev` to listen on, chosen below Linux's ephemeral range (32768 and up). Seven
+ * ports are chosen before the stack binds them one by one; a port from the ephemeral range could be
+ * taken meanwhile as the source port of any outgoing connection on this busy machine, or by a random
+ * port the Temporal dev server picks for itself, and the stack would fail with EADDRINUSE.
+ */
+async function freeListenPorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePortBelow(32_768));
+  return [...ports];
+}
+
 async function startDev(extra: string[]) {
-  const ports = { port: await freePort(), uiPort: await freePort(), sandboxPort: await freePort(), webhookPort: await freePort(), partnerApiPort: await freePort(), codecPort: await freePort(), partnerEventsPort: await freePort() };
+  const [port, uiPort, sandboxPort, webhookPort, partnerApiPort, codecPort, partnerEventsPort] = (await freeListenPorts(7)) as [number, number, number, number, number, number, number];
+  const ports = { port, uiPort, sandboxPort, webhookPort, partnerApiPort, codecPort, partnerEventsPort };
   const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
   const args = [
     join(PROJECT_ROOT, 'bin', 'rampflow.cjs'),
@@ -61,7 +74,7 @@ async function startDev(extra: string[]) {
 describe('rampflow dev (npm start)', () => {
   it('--once: brings the stack up in order and carries the demo customer to both payouts, then exits 0', async () => {
     const dev = await startDev(['--once', '--timeout', '150']);
-    expect(await dev.exited).toBe(0);
+    expect(await dev.exited, dev.output()).toBe(0);
     const lines = dev.output().split('\n');
     // The journey registers the customer's accounts itself: nobody calls /sandbox/...-create.
     const order = ['0/5 codec server', '1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
