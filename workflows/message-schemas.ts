@@ -15,6 +15,7 @@ import { CustomerDetailsSchema, OfframpRequestSchema, OnrampRequestSchema } from
 import { DEPOSIT_STAGES, JOURNEY_STAGES } from './stages';
 import {
   CustomerRecordSchema,
+  DecimalAmountSchema,
   DepositAddressRecordSchema,
   DepositRecordSchema,
   PaymentRecordSchema,
@@ -36,7 +37,7 @@ export const DepositSummarySchema = z.object({
   depositId: z.string(),
   kind: z.enum(['ONRAMP', 'OFFRAMP']),
   stage: z.enum(DEPOSIT_STAGES),
-  amount: z.string(),
+  amount: DecimalAmountSchema,
   currency: z.string(),
   tradeId: z.string().optional(),
   paymentId: z.string().optional(),

@@ -7,6 +7,17 @@
  */
 import { z } from 'zod';
 
+/**
+ * An amount as the service writes it (its DecimalString, ramp/schemas/common.ts, which workflow
+ * modules may not import). A journey adds its deposits' amounts into its totals, and an amount that
+ * is not a decimal would fail every workflow task that applied it: a deposit's start input and a
+ * journey's deposit reports are refused at their check instead.
+ */
+export const DecimalAmountSchema = z
+  .string()
+  .max(64)
+  .regex(/^-?\d+(\.\d+)?$/, 'a decimal amount such as "12.50"');
+
 export const CustomerRecordSchema = z.object({
   id: z.string().min(1),
   status: z.string().describe('CREATED, PENDING, APPROVED (or CONFIRMED), REJECTED, DELETED'),
@@ -36,7 +47,7 @@ export const DepositRecordSchema = z.object({
   id: z.string().min(1),
   customerId: z.string().min(1),
   status: z.string().describe('RECEIVED, CONFIRMED, ACTION_REQUIRED, REJECTED'),
-  amount: z.string().min(1),
+  amount: DecimalAmountSchema,
   currency: z.string().min(1),
   virtualAccountId: z.string().optional().describe('set for an onramp deposit: the virtual account the money arrived at'),
   depositAddressId: z.string().optional().describe('set for an offramp deposit: the deposit address the crypto arrived at'),

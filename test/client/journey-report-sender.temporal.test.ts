@@ -124,3 +124,20 @@ it('fails only the offer the journey refuses as malformed; the next offer to tha
   expect(String((refused as WorkflowUpdateFailedError).cause?.message)).toMatch(/invalid deposit reports/);
   expect(await sender.offer(handle.workflowId, report(1, 'RECEIVED'))).toBe('taken');
 });
+
+it('refuses a report whose amount is not a decimal before taking it, so the totals and the journey carry on', async () => {
+  const { handle } = await startActiveJourney(h);
+  const sender = new JourneyReportSender(h.client);
+  expect(await sender.offer(handle.workflowId, report(1, 'COMPLETED'))).toBe('taken');
+  // Applied, '1e3' would make the journey's sum throw in every workflow task that replays it.
+  for (const amount of ['1e3', '12,50', ' 5', 'NaN', '9'.repeat(65)]) {
+    const forged: DepositReport = { key: depositReportKey('not-a-decimal', 'test', 1), progress: { summary: { ...deposit, depositId: 'not-a-decimal', amount, stage: 'COMPLETED' } } };
+    const refused = await sender.offer(handle.workflowId, forged).catch((error: unknown) => error);
+    expect(refused, amount).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(String((refused as WorkflowUpdateFailedError).cause?.message)).toMatch(/progress\.summary\.amount/);
+  }
+  const board = (await handle.query(journeyStateQuery)).deposits;
+  expect(board.completedTotals).toEqual({ AUD: deposit.amount });
+  expect(board.byStage).toEqual({ COMPLETED: 1 });
+  expect(await sender.offer(handle.workflowId, report(2, 'COMPLETED'))).toBe('taken');
+});

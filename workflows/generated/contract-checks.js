@@ -1021,7 +1021,8 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.depositLifecycleInput = validate21;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"depositId":{"type":"string","minLength":1},"deposit":{"type":"object","properties":{"id":{"type":"string","minLength":1},"customerId":{"type":"string","minLength":1},"status":{"type":"string","description":"RECEIVED, CONFIRMED, ACTION_REQUIRED, REJECTED"},"amount":{"type":"string","minLength":1},"currency":{"type":"string","minLength":1},"virtualAccountId":{"description":"set for an onramp deposit: the virtual account the money arrived at","type":"string"},"depositAddressId":{"description":"set for an offramp deposit: the deposit address the crypto arrived at","type":"string"}},"required":["id","customerId","status","amount","currency"],"additionalProperties":false},"externalId":{"type":"string","pattern":"^[A-Za-z0-9._:@-]{1,128}$"},"reversalOf":{"type":"string","const":"COMPLETED"},"timings":{"type":"object","properties":{"pollIntervalSeconds":{"description":"default 900 (15 minutes)","type":"number","exclusiveMinimum":0},"pollBackoffCapSeconds":{"description":"default 21600 (6 hours)","type":"number","exclusiveMinimum":0},"stepDeadlineSeconds":{"description":"default 259200 (3 days)","type":"number","exclusiveMinimum":0},"notFoundGraceSeconds":{"description":"default 60","type":"number","exclusiveMinimum":0}},"description":"optional overrides: what is left out takes the production default the workflow code resolves","additionalProperties":false}},"required":["depositId"],"additionalProperties":false};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"depositId":{"type":"string","minLength":1},"deposit":{"type":"object","properties":{"id":{"type":"string","minLength":1},"customerId":{"type":"string","minLength":1},"status":{"type":"string","description":"RECEIVED, CONFIRMED, ACTION_REQUIRED, REJECTED"},"amount":{"type":"string","maxLength":64,"pattern":"^-?\\d+(\\.\\d+)?$"},"currency":{"type":"string","minLength":1},"virtualAccountId":{"description":"set for an onramp deposit: the virtual account the money arrived at","type":"string"},"depositAddressId":{"description":"set for an offramp deposit: the deposit address the crypto arrived at","type":"string"}},"required":["id","customerId","status","amount","currency"],"additionalProperties":false},"externalId":{"type":"string","pattern":"^[A-Za-z0-9._:@-]{1,128}$"},"reversalOf":{"type":"string","const":"COMPLETED"},"timings":{"type":"object","properties":{"pollIntervalSeconds":{"description":"default 900 (15 minutes)","type":"number","exclusiveMinimum":0},"pollBackoffCapSeconds":{"description":"default 21600 (6 hours)","type":"number","exclusiveMinimum":0},"stepDeadlineSeconds":{"description":"default 259200 (3 days)","type":"number","exclusiveMinimum":0},"notFoundGraceSeconds":{"description":"default 60","type":"number","exclusiveMinimum":0}},"description":"optional overrides: what is left out takes the production default the workflow code resolves","additionalProperties":false}},"required":["depositId"],"additionalProperties":false};
+const pattern12 = new RegExp("^-?\\d+(\\.\\d+)?$", "");
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1197,8 +1198,8 @@ errors++;
 if(data1.amount !== undefined){
 let data5 = data1.amount;
 if(typeof data5 === "string"){
-if(data5.length < 1){
-const err13 = {instancePath:instancePath+"/deposit/amount",schemaPath:"#/properties/deposit/properties/amount/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data5.length > 64){
+const err13 = {instancePath:instancePath+"/deposit/amount",schemaPath:"#/properties/deposit/properties/amount/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1207,9 +1208,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/deposit/amount",schemaPath:"#/properties/deposit/properties/amount/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern12.test(data5)){
+const err14 = {instancePath:instancePath+"/deposit/amount",schemaPath:"#/properties/deposit/properties/amount/pattern",keyword:"pattern",params:{pattern: "^-?\\d+(\\.\\d+)?$"},message:"must match pattern \""+"^-?\\d+(\\.\\d+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1219,11 +1219,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data1.currency !== undefined){
-let data6 = data1.currency;
-if(typeof data6 === "string"){
-if(data6.length < 1){
-const err15 = {instancePath:instancePath+"/deposit/currency",schemaPath:"#/properties/deposit/properties/currency/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err15 = {instancePath:instancePath+"/deposit/amount",schemaPath:"#/properties/deposit/properties/amount/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1233,8 +1230,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/deposit/currency",schemaPath:"#/properties/deposit/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.currency !== undefined){
+let data6 = data1.currency;
+if(typeof data6 === "string"){
+if(data6.length < 1){
+const err16 = {instancePath:instancePath+"/deposit/currency",schemaPath:"#/properties/deposit/properties/currency/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1244,9 +1244,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data1.virtualAccountId !== undefined){
-if(typeof data1.virtualAccountId !== "string"){
-const err17 = {instancePath:instancePath+"/deposit/virtualAccountId",schemaPath:"#/properties/deposit/properties/virtualAccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/deposit/currency",schemaPath:"#/properties/deposit/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1256,9 +1255,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data1.depositAddressId !== undefined){
-if(typeof data1.depositAddressId !== "string"){
-const err18 = {instancePath:instancePath+"/deposit/depositAddressId",schemaPath:"#/properties/deposit/properties/depositAddressId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.virtualAccountId !== undefined){
+if(typeof data1.virtualAccountId !== "string"){
+const err18 = {instancePath:instancePath+"/deposit/virtualAccountId",schemaPath:"#/properties/deposit/properties/virtualAccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1268,9 +1267,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/deposit",schemaPath:"#/properties/deposit/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.depositAddressId !== undefined){
+if(typeof data1.depositAddressId !== "string"){
+const err19 = {instancePath:instancePath+"/deposit/depositAddressId",schemaPath:"#/properties/deposit/properties/depositAddressId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1280,11 +1279,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.externalId !== undefined){
-let data9 = data.externalId;
-if(typeof data9 === "string"){
-if(!pattern4.test(data9)){
-const err20 = {instancePath:instancePath+"/externalId",schemaPath:"#/properties/externalId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:@-]{1,128}$"},message:"must match pattern \""+"^[A-Za-z0-9._:@-]{1,128}$"+"\""};
+}
+else {
+const err20 = {instancePath:instancePath+"/deposit",schemaPath:"#/properties/deposit/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1294,8 +1291,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/externalId",schemaPath:"#/properties/externalId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.externalId !== undefined){
+let data9 = data.externalId;
+if(typeof data9 === "string"){
+if(!pattern4.test(data9)){
+const err21 = {instancePath:instancePath+"/externalId",schemaPath:"#/properties/externalId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:@-]{1,128}$"},message:"must match pattern \""+"^[A-Za-z0-9._:@-]{1,128}$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1305,10 +1305,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.reversalOf !== undefined){
-let data10 = data.reversalOf;
-if(typeof data10 !== "string"){
-const err22 = {instancePath:instancePath+"/reversalOf",schemaPath:"#/properties/reversalOf/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err22 = {instancePath:instancePath+"/externalId",schemaPath:"#/properties/externalId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1317,13 +1315,26 @@ vErrors.push(err22);
 }
 errors++;
 }
-if("COMPLETED" !== data10){
-const err23 = {instancePath:instancePath+"/reversalOf",schemaPath:"#/properties/reversalOf/const",keyword:"const",params:{allowedValue: "COMPLETED"},message:"must be equal to constant"};
+}
+if(data.reversalOf !== undefined){
+let data10 = data.reversalOf;
+if(typeof data10 !== "string"){
+const err23 = {instancePath:instancePath+"/reversalOf",schemaPath:"#/properties/reversalOf/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if("COMPLETED" !== data10){
+const err24 = {instancePath:instancePath+"/reversalOf",schemaPath:"#/properties/reversalOf/const",keyword:"const",params:{allowedValue: "COMPLETED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -1340,18 +1351,7 @@ if(data11.pollIntervalSeconds !== undefined){
 let data12 = data11.pollIntervalSeconds;
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 <= 0 || isNaN(data12)){
-const err24 = {instancePath:instancePath+"/timings/pollIntervalSeconds",schemaPath:"#/properties/timings/properties/pollIntervalSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/timings/pollIntervalSeconds",schemaPath:"#/properties/timings/properties/pollIntervalSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err25 = {instancePath:instancePath+"/timings/pollIntervalSeconds",schemaPath:"#/properties/timings/properties/pollIntervalSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1361,11 +1361,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data11.pollBackoffCapSeconds !== undefined){
-let data13 = data11.pollBackoffCapSeconds;
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 <= 0 || isNaN(data13)){
-const err26 = {instancePath:instancePath+"/timings/pollBackoffCapSeconds",schemaPath:"#/properties/timings/properties/pollBackoffCapSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err26 = {instancePath:instancePath+"/timings/pollIntervalSeconds",schemaPath:"#/properties/timings/properties/pollIntervalSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1375,8 +1372,11 @@ vErrors.push(err26);
 errors++;
 }
 }
-else {
-const err27 = {instancePath:instancePath+"/timings/pollBackoffCapSeconds",schemaPath:"#/properties/timings/properties/pollBackoffCapSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data11.pollBackoffCapSeconds !== undefined){
+let data13 = data11.pollBackoffCapSeconds;
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 <= 0 || isNaN(data13)){
+const err27 = {instancePath:instancePath+"/timings/pollBackoffCapSeconds",schemaPath:"#/properties/timings/properties/pollBackoffCapSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1386,11 +1386,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data11.stepDeadlineSeconds !== undefined){
-let data14 = data11.stepDeadlineSeconds;
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 <= 0 || isNaN(data14)){
-const err28 = {instancePath:instancePath+"/timings/stepDeadlineSeconds",schemaPath:"#/properties/timings/properties/stepDeadlineSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err28 = {instancePath:instancePath+"/timings/pollBackoffCapSeconds",schemaPath:"#/properties/timings/properties/pollBackoffCapSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1400,8 +1397,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-else {
-const err29 = {instancePath:instancePath+"/timings/stepDeadlineSeconds",schemaPath:"#/properties/timings/properties/stepDeadlineSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data11.stepDeadlineSeconds !== undefined){
+let data14 = data11.stepDeadlineSeconds;
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 <= 0 || isNaN(data14)){
+const err29 = {instancePath:instancePath+"/timings/stepDeadlineSeconds",schemaPath:"#/properties/timings/properties/stepDeadlineSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1411,11 +1411,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data11.notFoundGraceSeconds !== undefined){
-let data15 = data11.notFoundGraceSeconds;
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 <= 0 || isNaN(data15)){
-const err30 = {instancePath:instancePath+"/timings/notFoundGraceSeconds",schemaPath:"#/properties/timings/properties/notFoundGraceSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err30 = {instancePath:instancePath+"/timings/stepDeadlineSeconds",schemaPath:"#/properties/timings/properties/stepDeadlineSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1425,8 +1422,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-else {
-const err31 = {instancePath:instancePath+"/timings/notFoundGraceSeconds",schemaPath:"#/properties/timings/properties/notFoundGraceSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data11.notFoundGraceSeconds !== undefined){
+let data15 = data11.notFoundGraceSeconds;
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 <= 0 || isNaN(data15)){
+const err31 = {instancePath:instancePath+"/timings/notFoundGraceSeconds",schemaPath:"#/properties/timings/properties/notFoundGraceSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1436,9 +1436,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
 else {
-const err32 = {instancePath:instancePath+"/timings",schemaPath:"#/properties/timings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err32 = {instancePath:instancePath+"/timings/notFoundGraceSeconds",schemaPath:"#/properties/timings/properties/notFoundGraceSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1450,12 +1449,24 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err33 = {instancePath:instancePath+"/timings",schemaPath:"#/properties/timings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
 }
 errors++;
 }
@@ -2422,7 +2433,7 @@ validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.attachmentReference = validate24;
 const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"reference":{"type":"string","minLength":1,"maxLength":200,"description":"the attachment store's key of the bytes"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"the activity refuses bytes that do not match it"},"fileName":{"type":"string","minLength":1,"maxLength":255},"contentType":{"type":"string","minLength":1,"maxLength":255},"size":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991,"description":"bytes"}},"required":["reference","sha256","fileName","contentType","size"],"unevaluatedProperties":false};
-const pattern21 = new RegExp("^[0-9a-f]{64}$", "");
+const pattern22 = new RegExp("^[0-9a-f]{64}$", "");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2523,7 +2534,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data1 = data.sha256;
 if(typeof data1 === "string"){
-if(!pattern21.test(data1)){
+if(!pattern22.test(data1)){
 const err8 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -2679,7 +2690,7 @@ return errors === 0;
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 exports.depositReports = validate25;
-const schema36 = {"$schema":"https://json-schema.org/draft/2020-12/schema","minItems":1,"maxItems":100,"type":"array","items":{"type":"object","properties":{"key":{"type":"string","minLength":1,"maxLength":200},"progress":{"type":"object","properties":{"summary":{"type":"object","properties":{"depositId":{"type":"string"},"kind":{"type":"string","enum":["ONRAMP","OFFRAMP"]},"stage":{"type":"string","enum":["RECEIVED","ACTION_REQUIRED","CONFIRMED","TRADE_CREATED","TRADE_SETTLED","PAYMENT_SETTLED","COMPLETED","REJECTED","NEEDS_ATTENTION","CANCELLED","DISMISSED","REVERSED"]},"amount":{"type":"string"},"currency":{"type":"string"},"tradeId":{"type":"string"},"paymentId":{"type":"string"},"attention":{"type":"object","properties":{"reason":{"type":"string"},"stage":{"type":"string","description":"the stage that was parked, which `retry` resumes"},"errorType":{"description":"the failure type when a service error parked it (InvalidParameters, Unauthorised, ...)","type":"string"},"since":{"type":"string","description":"ISO 8601 time of parking"}},"required":["reason","stage","since"],"additionalProperties":false}},"required":["depositId","kind","stage","amount","currency"],"additionalProperties":false},"previousStage":{"description":"the stage the journey last heard of this deposit","type":"string","enum":["RECEIVED","ACTION_REQUIRED","CONFIRMED","TRADE_CREATED","TRADE_SETTLED","PAYMENT_SETTLED","COMPLETED","REJECTED","NEEDS_ATTENTION","CANCELLED","DISMISSED","REVERSED"]}},"required":["summary"],"additionalProperties":false}},"required":["key","progress"],"additionalProperties":false}};
+const schema36 = {"$schema":"https://json-schema.org/draft/2020-12/schema","minItems":1,"maxItems":100,"type":"array","items":{"type":"object","properties":{"key":{"type":"string","minLength":1,"maxLength":200},"progress":{"type":"object","properties":{"summary":{"type":"object","properties":{"depositId":{"type":"string"},"kind":{"type":"string","enum":["ONRAMP","OFFRAMP"]},"stage":{"type":"string","enum":["RECEIVED","ACTION_REQUIRED","CONFIRMED","TRADE_CREATED","TRADE_SETTLED","PAYMENT_SETTLED","COMPLETED","REJECTED","NEEDS_ATTENTION","CANCELLED","DISMISSED","REVERSED"]},"amount":{"type":"string","maxLength":64,"pattern":"^-?\\d+(\\.\\d+)?$"},"currency":{"type":"string"},"tradeId":{"type":"string"},"paymentId":{"type":"string"},"attention":{"type":"object","properties":{"reason":{"type":"string"},"stage":{"type":"string","description":"the stage that was parked, which `retry` resumes"},"errorType":{"description":"the failure type when a service error parked it (InvalidParameters, Unauthorised, ...)","type":"string"},"since":{"type":"string","description":"ISO 8601 time of parking"}},"required":["reason","stage","since"],"additionalProperties":false}},"required":["depositId","kind","stage","amount","currency"],"additionalProperties":false},"previousStage":{"description":"the stage the journey last heard of this deposit","type":"string","enum":["RECEIVED","ACTION_REQUIRED","CONFIRMED","TRADE_CREATED","TRADE_SETTLED","PAYMENT_SETTLED","COMPLETED","REJECTED","NEEDS_ATTENTION","CANCELLED","DISMISSED","REVERSED"]}},"required":["summary"],"additionalProperties":false}},"required":["key","progress"],"additionalProperties":false}};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2911,8 +2922,10 @@ errors++;
 }
 }
 if(data3.amount !== undefined){
-if(typeof data3.amount !== "string"){
-const err18 = {instancePath:instancePath+"/" + i0+"/progress/summary/amount",schemaPath:"#/items/properties/progress/properties/summary/properties/amount/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data7 = data3.amount;
+if(typeof data7 === "string"){
+if(data7.length > 64){
+const err18 = {instancePath:instancePath+"/" + i0+"/progress/summary/amount",schemaPath:"#/items/properties/progress/properties/summary/properties/amount/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2921,10 +2934,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data3.currency !== undefined){
-if(typeof data3.currency !== "string"){
-const err19 = {instancePath:instancePath+"/" + i0+"/progress/summary/currency",schemaPath:"#/items/properties/progress/properties/summary/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern12.test(data7)){
+const err19 = {instancePath:instancePath+"/" + i0+"/progress/summary/amount",schemaPath:"#/items/properties/progress/properties/summary/properties/amount/pattern",keyword:"pattern",params:{pattern: "^-?\\d+(\\.\\d+)?$"},message:"must match pattern \""+"^-?\\d+(\\.\\d+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2934,9 +2945,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data3.tradeId !== undefined){
-if(typeof data3.tradeId !== "string"){
-const err20 = {instancePath:instancePath+"/" + i0+"/progress/summary/tradeId",schemaPath:"#/items/properties/progress/properties/summary/properties/tradeId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err20 = {instancePath:instancePath+"/" + i0+"/progress/summary/amount",schemaPath:"#/items/properties/progress/properties/summary/properties/amount/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2946,9 +2956,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data3.paymentId !== undefined){
-if(typeof data3.paymentId !== "string"){
-const err21 = {instancePath:instancePath+"/" + i0+"/progress/summary/paymentId",schemaPath:"#/items/properties/progress/properties/summary/properties/paymentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3.currency !== undefined){
+if(typeof data3.currency !== "string"){
+const err21 = {instancePath:instancePath+"/" + i0+"/progress/summary/currency",schemaPath:"#/items/properties/progress/properties/summary/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2958,11 +2968,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data3.attention !== undefined){
-let data11 = data3.attention;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.reason === undefined){
-const err22 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+if(data3.tradeId !== undefined){
+if(typeof data3.tradeId !== "string"){
+const err22 = {instancePath:instancePath+"/" + i0+"/progress/summary/tradeId",schemaPath:"#/items/properties/progress/properties/summary/properties/tradeId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2971,8 +2979,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data11.stage === undefined){
-const err23 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/required",keyword:"required",params:{missingProperty: "stage"},message:"must have required property '"+"stage"+"'"};
+}
+if(data3.paymentId !== undefined){
+if(typeof data3.paymentId !== "string"){
+const err23 = {instancePath:instancePath+"/" + i0+"/progress/summary/paymentId",schemaPath:"#/items/properties/progress/properties/summary/properties/paymentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2981,13 +2991,37 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data11.since === undefined){
-const err24 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/required",keyword:"required",params:{missingProperty: "since"},message:"must have required property '"+"since"+"'"};
+}
+if(data3.attention !== undefined){
+let data11 = data3.attention;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.reason === undefined){
+const err24 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+if(data11.stage === undefined){
+const err25 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/required",keyword:"required",params:{missingProperty: "stage"},message:"must have required property '"+"stage"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data11.since === undefined){
+const err26 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/required",keyword:"required",params:{missingProperty: "since"},message:"must have required property '"+"since"+"'"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -2998,31 +3032,7 @@ delete data11[key3];
 }
 if(data11.reason !== undefined){
 if(typeof data11.reason !== "string"){
-const err25 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/reason",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data11.stage !== undefined){
-if(typeof data11.stage !== "string"){
-const err26 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/stage",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/stage/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data11.errorType !== undefined){
-if(typeof data11.errorType !== "string"){
-const err27 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/errorType",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/errorType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err27 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/reason",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3032,9 +3042,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data11.since !== undefined){
-if(typeof data11.since !== "string"){
-const err28 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/since",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data11.stage !== undefined){
+if(typeof data11.stage !== "string"){
+const err28 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/stage",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/stage/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3044,9 +3054,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11.errorType !== undefined){
+if(typeof data11.errorType !== "string"){
+const err29 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/errorType",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/errorType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3056,9 +3066,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
-else {
-const err30 = {instancePath:instancePath+"/" + i0+"/progress/summary",schemaPath:"#/items/properties/progress/properties/summary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11.since !== undefined){
+if(typeof data11.since !== "string"){
+const err30 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention/since",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3068,10 +3078,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data2.previousStage !== undefined){
-let data16 = data2.previousStage;
-if(typeof data16 !== "string"){
-const err31 = {instancePath:instancePath+"/" + i0+"/progress/previousStage",schemaPath:"#/items/properties/progress/properties/previousStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err31 = {instancePath:instancePath+"/" + i0+"/progress/summary/attention",schemaPath:"#/items/properties/progress/properties/summary/properties/attention/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3080,8 +3089,10 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!((((((((((((data16 === "RECEIVED") || (data16 === "ACTION_REQUIRED")) || (data16 === "CONFIRMED")) || (data16 === "TRADE_CREATED")) || (data16 === "TRADE_SETTLED")) || (data16 === "PAYMENT_SETTLED")) || (data16 === "COMPLETED")) || (data16 === "REJECTED")) || (data16 === "NEEDS_ATTENTION")) || (data16 === "CANCELLED")) || (data16 === "DISMISSED")) || (data16 === "REVERSED"))){
-const err32 = {instancePath:instancePath+"/" + i0+"/progress/previousStage",schemaPath:"#/items/properties/progress/properties/previousStage/enum",keyword:"enum",params:{allowedValues: schema36.items.properties.progress.properties.previousStage.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/" + i0+"/progress/summary",schemaPath:"#/items/properties/progress/properties/summary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3091,9 +3102,10 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-else {
-const err33 = {instancePath:instancePath+"/" + i0+"/progress",schemaPath:"#/items/properties/progress/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2.previousStage !== undefined){
+let data16 = data2.previousStage;
+if(typeof data16 !== "string"){
+const err33 = {instancePath:instancePath+"/" + i0+"/progress/previousStage",schemaPath:"#/items/properties/progress/properties/previousStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3102,10 +3114,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((((((((((((data16 === "RECEIVED") || (data16 === "ACTION_REQUIRED")) || (data16 === "CONFIRMED")) || (data16 === "TRADE_CREATED")) || (data16 === "TRADE_SETTLED")) || (data16 === "PAYMENT_SETTLED")) || (data16 === "COMPLETED")) || (data16 === "REJECTED")) || (data16 === "NEEDS_ATTENTION")) || (data16 === "CANCELLED")) || (data16 === "DISMISSED")) || (data16 === "REVERSED"))){
+const err34 = {instancePath:instancePath+"/" + i0+"/progress/previousStage",schemaPath:"#/items/properties/progress/properties/previousStage/enum",keyword:"enum",params:{allowedValues: schema36.items.properties.progress.properties.previousStage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3117,7 +3127,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err35 = {instancePath:instancePath+"/" + i0+"/progress",schemaPath:"#/items/properties/progress/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3126,9 +3136,33 @@ vErrors.push(err35);
 }
 errors++;
 }
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
 validate25.errors = vErrors;
 return errors === 0;
 }
 validate25.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-exports.patternMessages = {"journeyInput":{"#/properties/customer/properties/externalId/pattern":"letters, digits and . _ : @ - only, at most 128","#/properties/customer/properties/email/pattern":"Invalid email address","#/properties/onramp/properties/currency/pattern":"a fiat currency code such as AUD","#/properties/onramp/properties/cryptoAddress/properties/network/pattern":"a network code such as ETH","#/properties/onramp/properties/audSourceAccount/properties/bsbNumber/pattern":"a BSB number is 6 digits","#/properties/onramp/properties/audSourceAccount/properties/accountNumber/pattern":"an account number is 4 to 10 digits","#/properties/offramp/properties/currency/pattern":"a crypto currency code such as USDT","#/properties/offramp/properties/network/pattern":"a network code such as ETH"},"depositLifecycleInput":{"#/properties/externalId/pattern":"letters, digits and . _ : @ - only, at most 128"},"signupRequest":{},"retryRequest":{"#/properties/correctedInput/properties/customer/properties/externalId/pattern":"letters, digits and . _ : @ - only, at most 128","#/properties/correctedInput/properties/customer/properties/email/pattern":"Invalid email address","#/properties/correctedInput/properties/onramp/properties/currency/pattern":"a fiat currency code such as AUD","#/properties/correctedInput/properties/onramp/properties/cryptoAddress/properties/network/pattern":"a network code such as ETH","#/properties/correctedInput/properties/onramp/properties/audSourceAccount/properties/bsbNumber/pattern":"a BSB number is 6 digits","#/properties/correctedInput/properties/onramp/properties/audSourceAccount/properties/accountNumber/pattern":"an account number is 4 to 10 digits","#/properties/correctedInput/properties/offramp/properties/currency/pattern":"a crypto currency code such as USDT","#/properties/correctedInput/properties/offramp/properties/network/pattern":"a network code such as ETH"},"attachmentReference":{"#/properties/sha256/pattern":"the hex SHA-256 of the bytes"},"depositReports":{}};
+exports.patternMessages = {"journeyInput":{"#/properties/customer/properties/externalId/pattern":"letters, digits and . _ : @ - only, at most 128","#/properties/customer/properties/email/pattern":"Invalid email address","#/properties/onramp/properties/currency/pattern":"a fiat currency code such as AUD","#/properties/onramp/properties/cryptoAddress/properties/network/pattern":"a network code such as ETH","#/properties/onramp/properties/audSourceAccount/properties/bsbNumber/pattern":"a BSB number is 6 digits","#/properties/onramp/properties/audSourceAccount/properties/accountNumber/pattern":"an account number is 4 to 10 digits","#/properties/offramp/properties/currency/pattern":"a crypto currency code such as USDT","#/properties/offramp/properties/network/pattern":"a network code such as ETH"},"depositLifecycleInput":{"#/properties/deposit/properties/amount/pattern":"a decimal amount such as \"12.50\"","#/properties/externalId/pattern":"letters, digits and . _ : @ - only, at most 128"},"signupRequest":{},"retryRequest":{"#/properties/correctedInput/properties/customer/properties/externalId/pattern":"letters, digits and . _ : @ - only, at most 128","#/properties/correctedInput/properties/customer/properties/email/pattern":"Invalid email address","#/properties/correctedInput/properties/onramp/properties/currency/pattern":"a fiat currency code such as AUD","#/properties/correctedInput/properties/onramp/properties/cryptoAddress/properties/network/pattern":"a network code such as ETH","#/properties/correctedInput/properties/onramp/properties/audSourceAccount/properties/bsbNumber/pattern":"a BSB number is 6 digits","#/properties/correctedInput/properties/onramp/properties/audSourceAccount/properties/accountNumber/pattern":"an account number is 4 to 10 digits","#/properties/correctedInput/properties/offramp/properties/currency/pattern":"a crypto currency code such as USDT","#/properties/correctedInput/properties/offramp/properties/network/pattern":"a network code such as ETH"},"attachmentReference":{"#/properties/sha256/pattern":"the hex SHA-256 of the bytes"},"depositReports":{"#/items/properties/progress/properties/summary/properties/amount/pattern":"a decimal amount such as \"12.50\""}};
