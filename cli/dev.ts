@@ -41,7 +41,7 @@ export function registerDevCommand(program: Command): void {
     .option('--partner-api-port <port>', 'partner API port', '8789')
     .option('--codec-port <port>', 'codec server port (the Web UI decrypts payloads through it)', '8234')
     .option('--partner-events-port <port>', 'the local partner endpoint that prints the partner events it receives', '8791')
-    .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts', join(PROJECT_ROOT, '.data', 'temporal.db'))
+    .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts; its folder also keeps the stack\'s keys and partner event log', join(PROJECT_ROOT, '.data', 'temporal.db'))
     .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
     .option('--cluster', 'run on a Temporal server on PostgreSQL (as `rampflow cluster`) instead of the dev server')
     .option('--cluster-data-dir <path>', 'with --cluster: its data folder', DEFAULT_CLUSTER_DATA_DIR)

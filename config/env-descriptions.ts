@@ -65,6 +65,6 @@ export const ENV_DESCRIPTIONS: Record<EnvVariable, EnvDescription> = {
   CODEC_SERVER_CORS_ORIGINS: { readBy: '`codec-server`', description: 'the Web UI origins a browser may call it from (comma-separated)' },
   RAMPFLOW_ATTACHMENTS_DIR: { readBy: 'worker, `deposit attach`, client', description: 'the folder of the attachment store; every process that submits or sends documents must see the same one' },
   PARTNER_EVENTS_DATABASE_URL: { readBy: 'worker, `partner-api`', description: '`postgres://user:password@host:5432/database`: keep partner events in PostgreSQL; the database must exist, the tables are created ([where partner events are kept](../integrating/http-api.md#partner-events-where-they-are-kept-and-reading-them-by-cursor))', unset: 'the embedded file log in `PARTNER_EVENTS_DIR`' },
-  PARTNER_EVENTS_DIR: { readBy: 'worker, `partner-api`', description: 'the folder of the embedded event log when no database URL is set; one worker writes it, the partner API reads it (both must see the same folder)' },
+  PARTNER_EVENTS_DIR: { readBy: 'worker, `partner-api`', description: 'the folder of the embedded event log when no database URL is set; one worker writes it, the partner API reads it (both must see the same folder). `rampflow dev`, when it is not set, keeps its log beside its `--db-file`' },
   PARTNER_EVENTS_DATABASE_POOL_SIZE: { readBy: 'worker, `partner-api`', description: 'connections each process keeps to that PostgreSQL (1 to 100)' },
 };

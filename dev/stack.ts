@@ -7,6 +7,7 @@
  * this process, every part with the same payload key.
  */
 import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import pino from 'pino';
@@ -47,8 +48,9 @@ export interface StackOptions {
   codecPort: number;
   /** The port of the local partner endpoint that prints the partner events it receives; the OS chooses when omitted. */
   partnerEventsPort?: number;
+  /** The dev server's history; its folder is the stack's data folder (keys, secrets, the partner event log). */
   dbFile: string;
-  /** Run on the cluster profile instead of the dev server (port, uiPort and dbFile are then unused). */
+  /** Run on the cluster profile instead of the dev server (port and uiPort are then unused, and dbFile only names the data folder). */
   cluster?: ClusterOptions;
   progress: (line: string) => void;
 }
@@ -112,9 +114,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     progress(`3/5 worker on task queue ${TASK_QUEUE}`);
     const partnerEndpoints = await startPartnerEndpoint(options, secrets.partnerEventSecret, secrets.partnerEventSecretFile, stoppers);
-    // The worker records partner events (PARTNER_EVENTS_DIR, .data/partner-events by default) and
-    // delivers them; the partner API below reads the same store.
-    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape)), payloadKeys);
+    // The worker records partner events and delivers them; the partner API below reads the same
+    // store. Its log (PARTNER_EVENTS_DIR, when not set) lives in the stack's data folder beside the
+    // history and the keys: a stack with a --db-file of its own keeps its own journeys' events and
+    // takes its own writer lock, so two stacks on one machine never share a log.
+    const partnerEventsEnv = { ...process.env, PARTNER_EVENTS_DIR: process.env.PARTNER_EVENTS_DIR || join(dirname(options.dbFile), 'partner-events') };
+    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape), partnerEventsEnv), payloadKeys);
     stoppers.push(() => partnerEvents.close());
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());

@@ -3,10 +3,10 @@
  * worker and receiver on free ports.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePortBelow } from '../../dev/ports';
 import { DEV_PARTNER_API_TOKEN } from '../../dev/stack';
@@ -68,7 +68,7 @@ async function startDev(extra: string[]) {
       child.stdout.on('data', check);
       check();
     });
-  return { child, ports, exited, output: () => output, outputContains };
+  return { child, ports, dbFile, exited, output: () => output, outputContains };
 }
 
 describe('rampflow dev (npm start)', () => {
@@ -92,6 +92,9 @@ describe('rampflow dev (npm start)', () => {
     expect(dev.output()).toMatch(/deposit \w+ \(ONRAMP, 100\.00 AUD\): COMPLETED/);
     expect(dev.output()).toMatch(/deposit \w+ \(OFFRAMP, 50\.0+ USDT\): COMPLETED/);
     for (const port of Object.values(dev.ports)) expect(await isListening(port)).toBe(false);
+    // Its partner event log is its own, beside its history: another stack (another test) never shares it.
+    const log = readFileSync(join(dirname(dev.dbFile), 'partner-events', 'events.jsonl'), 'utf8');
+    expect(log.trim().split('\n').length).toBeGreaterThanOrEqual(heard.length);
   }, 180_000);
 
   it('stops everything it started on Ctrl-C, even in the middle of the demo', async () => {
