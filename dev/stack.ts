@@ -73,8 +73,13 @@ export interface Stack {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const { progress } = options;
   const stoppers: (() => Promise<void>)[] = [];
+  // Every part is stopped even when one fails to: a part left running keeps its port, and the
+  // partner event log its writer lock, from the next stack.
   const stop = async () => {
-    for (const stopPart of stoppers.reverse()) await stopPart();
+    const failures: unknown[] = [];
+    for (const stopPart of stoppers.reverse()) await stopPart().catch((error: unknown) => failures.push(error));
+    stoppers.length = 0;
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} part(s) of the stack failed to stop: ${failures.map(String).join('; ')}`);
   };
   try {
     const secrets = localSecrets(options.dbFile);
