@@ -2,6 +2,11 @@
  * How the service's record of a customer's exit account is found: a wallet by address (and network,
  * when known), a bank account by account number. Shared by the look-up the journey polls with and by
  * the look-up-before-create of the journey's own registration.
+ *
+ * Each candidate must name the journey's customer itself (its own `customerId`), not only come from a
+ * list asked for that customer: the filter is our request, the record is the service's word. A
+ * service that ignored or widened the filter would otherwise hand the journey another customer's
+ * account with the same address or number, and the journey's onramp or offramp would be built on it.
  */
 import type { RampClient } from '../ramp';
 
@@ -23,6 +28,7 @@ export interface BankAccountLookup {
 
 export async function findCryptoAddressId(ramp: RampClient, lookup: CryptoAddressLookup): Promise<string | null> {
   for await (const candidate of ramp.cryptoAddresses.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
+    if (candidate.customerId !== lookup.customerId) continue;
     const sameNetwork = !lookup.network || candidate.network === lookup.network;
     if (sameNetwork && sameAddress(candidate.address, lookup.address)) return candidate.id;
   }
@@ -31,7 +37,7 @@ export async function findCryptoAddressId(ramp: RampClient, lookup: CryptoAddres
 
 export async function findBankAccountId(ramp: RampClient, lookup: BankAccountLookup): Promise<string | null> {
   for await (const candidate of ramp.bankAccounts.iterate({ customerId: lookup.customerId, pageSize: 100 })) {
-    if (candidate.accountNo === lookup.accountNo) return candidate.id;
+    if (candidate.customerId === lookup.customerId && candidate.accountNo === lookup.accountNo) return candidate.id;
   }
   return null;
 }

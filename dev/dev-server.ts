@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { RAMP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { INDEXED_VALUE_TYPES, searchAttributeProblems, type SearchAttributeSpec } from '../workers/namespace-check';
 import { requireTemporalCli } from './temporal-cli';
 
 export interface DevServerOptions {
@@ -27,6 +28,8 @@ export interface DevServerOptions {
   onLog?: (line: string) => void;
   /** How long to wait for the frontend to answer. */
   readyTimeoutMs?: number;
+  /** The search attributes to register: rampflow's (RAMP_SEARCH_ATTRIBUTES) unless a test wants a namespace without some. */
+  searchAttributes?: readonly SearchAttributeSpec[];
 }
 
 export interface DevServer {
@@ -40,6 +43,7 @@ export interface DevServer {
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const cli = await requireTemporalCli();
   const namespace = options.namespace ?? 'default';
+  const searchAttributes = options.searchAttributes ?? RAMP_SEARCH_ATTRIBUTES;
   const args = [
     'server',
     'start-dev',
@@ -59,7 +63,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     // reconciliation on the service task queue) needs the new matcher; set, not left to the default.
     '--dynamic-config-value',
     'matching.useNewMatcher=true',
-    ...RAMP_SEARCH_ATTRIBUTES.flatMap(({ name, type }) => ['--search-attribute', `${name}=${type}`]),
+    ...searchAttributes.flatMap(({ name, type }) => ['--search-attribute', `${name}=${type}`]),
   ];
   if (options.headless) args.push('--headless');
   else if (options.uiPort !== undefined) args.push('--ui-port', String(options.uiPort));
@@ -88,6 +92,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const stop = () => stopChild(child, exited);
   try {
     await waitUntilServing(address, namespace, exited, options.readyTimeoutMs ?? 60_000);
+    await registerMissingSearchAttributes(address, namespace, searchAttributes, options.readyTimeoutMs ?? 60_000);
   } catch (error) {
     await stop();
     const detail = output.slice(-10).join('\n');
@@ -124,6 +129,38 @@ async function waitUntilServing(address: string, namespace: string, exited: Prom
       }
       await new Promise((wake) => setTimeout(wake, 250));
     }
+  }
+}
+
+/**
+ * `--search-attribute` registers attributes only when the server creates the namespace: a `--db-filename`
+ * made before an attribute was added (RampStageSince) keeps the namespace without it, and every workflow
+ * task that sets it fails. So the launcher adds what the namespace lacks, and waits until a visibility
+ * query accepts it (the server's roles learn of it from a cache).
+ */
+async function registerMissingSearchAttributes(address: string, namespace: string, attributes: readonly SearchAttributeSpec[], timeoutMs: number): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const listed = await connection.operatorService.listSearchAttributes({ namespace });
+    const { missing } = searchAttributeProblems({ ...(listed.customAttributes ?? {}) } as Record<string, number>, attributes);
+    if (missing.length === 0) return;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map(({ name, type }) => [name, INDEXED_VALUE_TYPES[type]])),
+    });
+    const query = missing.map(({ name }) => `${name} IS NULL`).join(' AND ');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await connection.workflowService.listWorkflowExecutions({ namespace, query, pageSize: 1 });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`the dev server did not accept the search attributes ${missing.map(({ name }) => name).join(', ')} within ${timeoutMs} ms: ${String(error)}`);
+        await new Promise((wake) => setTimeout(wake, 250));
+      }
+    }
+  } finally {
+    await connection.close();
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * `npm run docs:generate`: writes every generated reference page under docs/reference/: the CLI, the
- * environment, the metrics and the partner event catalogue (dev/docs/reference-pages.ts), and the
+ * environment, the metrics, the partner event catalogue and the search attributes (dev/docs/reference-pages.ts), and the
  * client library's API reference (TypeDoc, dev/docs/client-api.ts); and the generated sections of
- * hand-written pages (the folder table of docs/architecture.md).
+ * hand-written pages (the folder table of docs/architecture.md, the search-attribute command of
+ * docs/deploying/temporal-cluster-or-cloud.md).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -32,6 +32,7 @@ import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
 import { serviceTaskQueueOf } from '../workflows/service-activities';
 import { createRampflowWorker } from './worker';
+import { checkNamespaceSearchAttributes, type CommandTarget } from './namespace-check';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // One parse of every section, so a bad environment is reported whole, one line per variable.
@@ -66,6 +67,12 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     tls: temporalTls(config),
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
+  try {
+    await requireRampSearchAttributes(connection, { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }, logger);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
   // The partner's limit is shared: this process keeps to its share of it (ramp/call-pacing.ts).
   const maxCallsPerSecond = config.RAMP_MAX_CALLS_PER_SECOND;
   const processShare = maxCallsPerSecond === undefined ? undefined : maxCallsPerSecond / config.RAMP_WORKER_PROCESSES;
@@ -144,6 +151,16 @@ function warnOfMemoryMismatch(budgetMiB: number, plannedHeapMiB: number, logger:
   if (containerBytes !== undefined && containerBytes < budgetMiB * MIB) {
     logger.warn({ containerMiB: Math.floor(containerBytes / MIB), memoryBudgetMiB: budgetMiB }, 'the container\'s memory limit is below WORKER_MEMORY_MB: the worker may be killed before it reaches its budget; lower WORKER_MEMORY_MB to the container\'s limit');
   }
+}
+
+/**
+ * Stops the start on a namespace whose search attributes the workflows cannot set (workers/namespace-check.ts):
+ * the error is the process's one line on stderr. A namespace the worker may not inspect is only warned of.
+ */
+async function requireRampSearchAttributes(connection: NativeConnection, target: Required<CommandTarget>, logger: Logger): Promise<void> {
+  const check = await checkNamespaceSearchAttributes(connection, target);
+  if (check.ok === false) throw new Error(check.problem);
+  if (check.ok === 'unchecked') logger.warn({ namespace: target.namespace, reason: check.reason }, 'could not list the namespace\'s search attributes: if one of docs/reference/search-attributes.md is missing, every workflow task fails');
 }
 
 /**

@@ -15,8 +15,17 @@ export const RampCustomerId = defineSearchAttributeKey('RampCustomerId', SearchA
  */
 export const RampStageSince = defineSearchAttributeKey('RampStageSince', SearchAttributeType.DATETIME);
 
-/** Name and Temporal type of each attribute, as `temporal server start-dev --search-attribute` takes them. */
-export const RAMP_SEARCH_ATTRIBUTES: readonly { name: string; type: 'Keyword' | 'Datetime' }[] = [
-  ...[RampStage, RampExternalId, RampCustomerId].map((key) => ({ name: key.name, type: 'Keyword' as const })),
-  { name: RampStageSince.name, type: 'Datetime' },
+/** A search attribute type as the Temporal CLI names it (`--type`, `--search-attribute name=type`). */
+export type SearchAttributeTypeName = 'Text' | 'Keyword' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+
+/**
+ * Name and Temporal type of each attribute, as `temporal server start-dev --search-attribute` takes them.
+ * The worker refuses to start on a namespace that lacks one (workers/namespace-check.ts), and
+ * docs/reference/search-attributes.md is generated from this list.
+ */
+export const RAMP_SEARCH_ATTRIBUTES: readonly { name: string; type: SearchAttributeTypeName; holds: string }[] = [
+  { name: RampStage.name, type: 'Keyword', holds: 'the current stage of every workflow: journeys, deposits, payouts, ramp events, partner event deliveries' },
+  { name: RampExternalId.name, type: 'Keyword', holds: 'the partner\'s opaque user id: journeys, their deposits, ramp events that wait or park' },
+  { name: RampCustomerId.name, type: 'Keyword', holds: 'the service\'s customer id, once known: journeys, their deposits, ramp events that wait or park' },
+  { name: RampStageSince.name, type: 'Datetime', holds: 'when the workflow entered its current stage (workflow time, carried through continue-as-new): journeys, deposits, payouts' },
 ];

@@ -12,6 +12,7 @@ import { cliReferenceMarkdown } from './cli-reference';
 import { environmentReferenceMarkdown } from './environment-reference';
 import { FOLDER_TABLE_END, FOLDER_TABLE_START, folderTableMarkdown } from './folder-rules';
 import { generatedNotice } from './markdown';
+import { SEARCH_ATTRIBUTES_COMMAND_END, SEARCH_ATTRIBUTES_COMMAND_START, searchAttributesCommandBlock, searchAttributesReferenceMarkdown } from './search-attributes-reference';
 
 export const PROJECT_ROOT = join(__dirname, '..', '..');
 
@@ -67,6 +68,7 @@ export interface GeneratedSection {
 
 export const GENERATED_SECTIONS: GeneratedSection[] = [
   { path: 'docs/architecture.md', start: FOLDER_TABLE_START, end: FOLDER_TABLE_END, generate: folderTableMarkdown },
+  { path: 'docs/deploying/temporal-cluster-or-cloud.md', start: SEARCH_ATTRIBUTES_COMMAND_START, end: SEARCH_ATTRIBUTES_COMMAND_END, generate: searchAttributesCommandBlock },
 ];
 
 /** `page` with the section between its markers replaced by `body`; throws when the markers are missing. */
@@ -82,4 +84,5 @@ export const REFERENCE_PAGES: ReferencePage[] = [
   { path: 'docs/reference/environment.md', generate: environmentReferenceMarkdown },
   { path: 'docs/reference/metrics.md', generate: metricsPage },
   { path: 'docs/reference/partner-events.md', generate: partnerEventsPage },
+  { path: 'docs/reference/search-attributes.md', generate: searchAttributesReferenceMarkdown },
 ];
