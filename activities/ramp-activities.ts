@@ -30,6 +30,17 @@ export interface OfframpSetup {
   bankAccountId: string;
 }
 
+/**
+ * Whether a listed receiving account may be the customer's own: the list was asked for one customer,
+ * but that filter is our request, the record's own `customerId` is the service's word. A record that
+ * names another customer is never taken (the journey would show that customer's account details to
+ * this one); a record that names no customer at all (the schema allows it for deposit addresses) is
+ * taken as the filter placed it, as before.
+ */
+function namesCustomer(record: { customerId?: string | null }, customerId: string): boolean {
+  return record.customerId == null || record.customerId === customerId;
+}
+
 /** How a record is read: a poll (a missing record may still appear) or a confirmation (it must exist). */
 export interface RecordRead {
   confirming?: boolean;
@@ -90,7 +101,9 @@ export function createRampActivities(
     async ensureOnramp(setup: OnrampSetup): Promise<{ flowId: string; virtualAccountId: string }> {
       return createCall(async () => {
         const accounts = [];
-        for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) accounts.push(account);
+        for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
+          if (namesCustomer(account, setup.customerId)) accounts.push(account);
+        }
         const existing = await findFlow(ramp, 'ONRAMP', accounts, setup.cryptoAddressId);
         if (existing) return { flowId: existing.id, virtualAccountId: existing.from };
         const { id } = await ramp.autorampFlows.createOnramp({ from: { customerId: setup.customerId, currency: setup.currency }, to: setup.cryptoAddressId });
@@ -104,7 +117,7 @@ export function createRampActivities(
       return createCall(async () => {
         const addresses = [];
         for await (const address of ramp.depositAddresses.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
-          if (!address.network || address.network === setup.network) addresses.push(address);
+          if (namesCustomer(address, setup.customerId) && (!address.network || address.network === setup.network)) addresses.push(address);
         }
         const existing = await findFlow(ramp, 'OFFRAMP', addresses, setup.bankAccountId);
         if (existing) return { flowId: existing.id, depositAddressId: existing.from };

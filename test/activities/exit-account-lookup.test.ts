@@ -95,3 +95,36 @@ describe('a bank account listed for the journey\'s customer but naming another c
     expect(await run(createRampActivities(ramp).findBankAccount, { customerId: OTHER_CUSTOMER, accountNo: ACCOUNT_NO })).toBe('ba-other');
   });
 });
+
+describe('a receiving account listed for the journey\'s customer but naming another customer', () => {
+  const otherCustomersVirtualAccount = { id: 'va-other', customerId: OTHER_CUSTOMER, currency: 'AUD', status: 'ACTIVE' };
+  const otherCustomersDepositAddress = { id: 'da-other', customerId: OTHER_CUSTOMER, currency: 'USDT', network: 'ETH', address: ADDRESS, status: 'ACTIVE' };
+  const flow = (id: string, type: string, from: string, to: string) => ({ id, type, status: 'ENABLED', from, to, createTime: TIME, updateTime: TIME });
+
+  it('is not the entry of an onramp ensureOnramp finds: it creates the journey\'s own', async () => {
+    answer('GET', '/virtual-account/list', page([otherCustomersVirtualAccount]));
+    answer('GET', '/autoramp-flow/list', page([flow('flow-other', 'ONRAMP', 'va-other', 'ca-journey')]));
+    answer('POST', '/autoramp-flow/onramp', { status: 'SUCCESS', data: { id: 'flow-journey' } });
+    answer('GET', '/autoramp-flow/detail', { status: 'SUCCESS', data: flow('flow-journey', 'ONRAMP', 'va-journey', 'ca-journey') });
+    const found = await run(createRampActivities(ramp).ensureOnramp, { customerId: JOURNEY_CUSTOMER, currency: 'AUD', cryptoAddressId: 'ca-journey' });
+    expect(found).toEqual({ flowId: 'flow-journey', virtualAccountId: 'va-journey' });
+    expect(calls).not.toContain('/autoramp-flow/list');
+  });
+
+  it('is not the entry of an offramp ensureOfframp finds: it creates the journey\'s own', async () => {
+    answer('GET', '/deposit-address/list', page([otherCustomersDepositAddress]));
+    answer('GET', '/autoramp-flow/list', page([flow('flow-other', 'OFFRAMP', 'da-other', 'ba-journey')]));
+    answer('POST', '/autoramp-flow/offramp', { status: 'SUCCESS', data: { id: 'flow-journey' } });
+    answer('GET', '/autoramp-flow/detail', { status: 'SUCCESS', data: flow('flow-journey', 'OFFRAMP', 'da-journey', 'ba-journey') });
+    const found = await run(createRampActivities(ramp).ensureOfframp, { customerId: JOURNEY_CUSTOMER, currency: 'USDT', network: 'ETH', bankAccountId: 'ba-journey' });
+    expect(found).toEqual({ flowId: 'flow-journey', depositAddressId: 'da-journey' });
+    expect(calls).not.toContain('/autoramp-flow/list');
+  });
+
+  it('is still found for the customer it names', async () => {
+    answer('GET', '/virtual-account/list', page([otherCustomersVirtualAccount]));
+    answer('GET', '/autoramp-flow/list', page([flow('flow-other', 'ONRAMP', 'va-other', 'ca-journey')]));
+    const found = await run(createRampActivities(ramp).ensureOnramp, { customerId: OTHER_CUSTOMER, currency: 'AUD', cryptoAddressId: 'ca-journey' });
+    expect(found).toEqual({ flowId: 'flow-other', virtualAccountId: 'va-other' });
+  });
+});
