@@ -70,7 +70,7 @@ export function registerPayoutCommand(program: Command): void {
 
   payout
     .command('cancel')
-    .description('end a payout parked in NEEDS_ATTENTION (CANCELLED, with the reason)')
+    .description('end a payout parked in NEEDS_ATTENTION (CANCELLED, with the reason); refused while a payment exists at the service that has not failed')
     .argument('<reference>')
     .option('--reason <text>', 'recorded as the outcome')
     .action(async (reference: string, options: { reason?: string }) => {
