@@ -27,7 +27,7 @@ import { PartnerEventOutbox } from './partner-event-outbox';
 import { PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from './patches';
 import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, type PayoutInput, type PayoutStage, type PayoutState } from './payout-messages';
 import { isPaymentFailed, isPaymentSettled, type PaymentRecord } from './records';
-import { orPark, ParkRequest } from './service-failures';
+import { isAbsent, orPark, ParkRequest } from './service-failures';
 import { stageEntered } from './stage-metrics';
 import { waitForService } from './waiting';
 
@@ -90,11 +90,11 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
    */
   async function checkCancel(): Promise<void> {
     if (!takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT)) return;
+    const byReference = () => payoutActivities.findPayoutPayment.executeWithOptions(listSearchOptions(`look the payment ${input.reference} up before cancelling`), [input.reference]);
     let record: PaymentRecord | null;
     try {
-      record = payment
-        ? await rampActivities.getPayment(payment.id)
-        : await payoutActivities.findPayoutPayment.executeWithOptions(listSearchOptions(`look the payment ${input.reference} up before cancelling`), [input.reference]);
+      // A payment the service no longer has by its id is looked for by the reference, like one never seen.
+      record = payment ? await rampActivities.getPayment(payment.id).catch((error: unknown) => (isAbsent(error) ? byReference() : Promise.reject(error))) : await byReference();
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       throw ApplicationFailure.nonRetryable(`cancel refused: the payment could not be read from the service (${error.cause?.message ?? error.message}); try again`, 'PaymentUnread');

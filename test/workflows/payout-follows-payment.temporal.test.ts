@@ -8,11 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../client/payouts';
 import { payoutStateQuery, type PayoutState, type PayoutTimings } from '../../workflows/payout-messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
+import { dataConverterFromEnv } from '../../codec';
+import { WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
 import { startReceiver } from '../webhooks/support/receiver';
 
 let h: JourneyHarness;
@@ -32,10 +35,20 @@ beforeAll(async () => {
   ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string });
 }, 120_000);
 
+/** Every payout a test ran, replayed with this code at the end: the patched branches (activities in a cancel's update, reads while parked) replay as they ran. */
+const ran: WorkflowHandle[] = [];
+
 afterAll(async () => {
-  await h?.close();
-  await events?.close();
-});
+  try {
+    const histories = await Promise.all(ran.map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })));
+    for await (const result of Worker.runReplayHistories({ ...WORKFLOW_BUNDLE_PATHS, dataConverter: dataConverterFromEnv(), replayName: 'payout-follows-payment' }, histories)) {
+      expect(result.error, result.workflowId).toBeUndefined();
+    }
+  } finally {
+    await h?.close();
+    await events?.close();
+  }
+}, 120_000);
 
 async function until(handle: WorkflowHandle, accept: (state: PayoutState) => boolean, timeoutMs = 60_000): Promise<PayoutState> {
   const deadline = Date.now() + timeoutMs;
@@ -56,6 +69,7 @@ async function startPayout(amount: string, timings: PayoutTimings) {
   await h.control.creditBalance({ currency: 'USDT', amount });
   const reference = `po-${randomUUID()}`;
   const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: amount, timings });
+  ran.push(handle);
   return { reference, handle };
 }
 
@@ -140,6 +154,7 @@ describe('the create', () => {
   it('takes a cancel of a payout the service refused to create: no payment exists, so payout.failed names none', async () => {
     const reference = `po-${randomUUID()}`;
     const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDC', deductAmount: '1000000', timings: PARKS_AT_ONCE });
+    ran.push(handle);
     const parked = await until(handle, (state) => state.stage === 'NEEDS_ATTENTION');
     expect(parked.attention).toMatchObject({ stage: 'CREATING_PAYMENT', errorType: 'Refused' });
     await payouts.cancel(reference, 'paid by hand');
