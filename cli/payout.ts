@@ -13,6 +13,7 @@ const withPayouts = <T>(work: (payouts: PayoutClient) => Promise<T>): Promise<T>
 function formatPayout(state: PayoutState): string {
   const lines = [`payout ${state.reference}: ${state.stage}`];
   if (state.paymentId) lines.push(`  payment ${state.paymentId}: ${state.paymentStatus ?? 'unknown'}`);
+  if (state.paymentFailureReason) lines.push(`  the service says: ${state.paymentFailureReason}`);
   if (state.receivedAmount) lines.push(`  the customer receives ${state.receivedAmount} ${state.receivedCurrency ?? ''}`.trimEnd());
   if (state.attention) lines.push(`  attention: ${attentionLine(state.attention)}`);
   if (state.cancelledBecause) lines.push(`  cancelled: ${state.cancelledBecause}`);
