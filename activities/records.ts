@@ -65,8 +65,12 @@ export function tradeRecord(trade: Trade): TradeRecord {
   };
 }
 
+/** A failure reason is the service's free text: kept to this many characters, so every payload stays bounded. */
+const FAILURE_REASON_MAX_CHARS = 200;
+
 export function paymentRecord(payment: Payment): PaymentRecord {
-  return { id: payment.id, status: payment.status, ...strings(payment, ['reference', 'receivedAmount', 'receivedCurrency'] as const) };
+  const { failureReason, ...rest } = strings(payment, ['reference', 'receivedAmount', 'receivedCurrency', 'failureReason'] as const);
+  return { id: payment.id, status: payment.status, ...rest, ...(failureReason ? { failureReason: failureReason.slice(0, FAILURE_REASON_MAX_CHARS) } : {}) };
 }
 
 export function whitelistEntryRecord(entry: AudWhitelistEntry): WhitelistEntryRecord {

@@ -13,6 +13,7 @@ const withPayouts = <T>(work: (payouts: PayoutClient) => Promise<T>): Promise<T>
 function formatPayout(state: PayoutState): string {
   const lines = [`payout ${state.reference}: ${state.stage}`];
   if (state.paymentId) lines.push(`  payment ${state.paymentId}: ${state.paymentStatus ?? 'unknown'}`);
+  if (state.paymentFailureReason) lines.push(`  the service says: ${state.paymentFailureReason}`);
   if (state.receivedAmount) lines.push(`  the customer receives ${state.receivedAmount} ${state.receivedCurrency ?? ''}`.trimEnd());
   if (state.attention) lines.push(`  attention: ${attentionLine(state.attention)}`);
   if (state.cancelledBecause) lines.push(`  cancelled: ${state.cancelledBecause}`);
@@ -70,7 +71,7 @@ export function registerPayoutCommand(program: Command): void {
 
   payout
     .command('cancel')
-    .description('end a payout parked in NEEDS_ATTENTION (CANCELLED, with the reason)')
+    .description('end a payout parked in NEEDS_ATTENTION (CANCELLED, with the reason); refused while a payment exists at the service that has not failed')
     .argument('<reference>')
     .option('--reason <text>', 'recorded as the outcome')
     .action(async (reference: string, options: { reason?: string }) => {

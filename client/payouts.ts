@@ -89,6 +89,10 @@ export class PayoutClient {
     await explained(this.handle(reference), `payout ${reference}`, (handle) => handle.executeUpdate(retryUpdate, { args: [{}] }), 'retry');
   }
 
+  /**
+   * Ends a parked payout. The payout reads its payment first: refused (the update fails with the
+   * reason) while a payment exists at the service that has not failed.
+   */
   async cancel(reference: string, reason?: string): Promise<void> {
     await explained(this.handle(reference), `payout ${reference}`, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] }), 'cancel');
   }

@@ -116,7 +116,7 @@ export const METRICS = define({
     name: 'rampflow_payouts_total',
     type: 'counter',
     labels: ['workflow_type', 'outcome'],
-    help: 'Payouts that ended, by outcome: settled or cancelled',
+    help: 'Payouts that ended, by outcome: settled, failed (the service failed the payment) or cancelled',
     source: 'worker',
     fromWorkflow: true,
   },

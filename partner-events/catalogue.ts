@@ -101,8 +101,12 @@ export const PARTNER_EVENT_DATA = {
     }),
   },
   'payout.failed': {
-    when: 'a payout was cancelled by an operator after the service refused it, or the service reported it failed',
-    data: z.object({ reference: z.string(), reason: z.string() }),
+    when: 'the service reported the payout\'s payment failed, or an operator cancelled a payout of which no payment exists (or only a failed one)',
+    data: z.object({
+      reference: z.string(),
+      reason: z.string().describe('the service\'s reason when it failed the payment, else the operator\'s'),
+      paymentId: z.string().optional().describe('the failed payment, when one exists: no payment under this reference will settle'),
+    }),
   },
 } as const;
 

@@ -6,7 +6,7 @@
  * resumes by itself when the fact it waited for comes true after all (a late event, or a look at the
  * service, made with backoff for a bounded time).
  */
-import { condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { isoNow, workflowNow } from './clock';
 import { checkRetryRequest, describeIssues } from './contract-checks';
 import type { EndRequest, RetryRequest } from './messages';
@@ -32,8 +32,16 @@ export class OperatorDesk {
   attention: Attention | undefined;
   private decision: OperatorDecision | undefined;
 
-  /** Installs the `retry` and `cancel` update handlers, whose validators accept them only while parked. */
-  constructor() {
+  /** Set while a cancel's guard is reading: a second decision waits for its answer. */
+  private cancelGuarded = false;
+
+  /**
+   * Installs the `retry` and `cancel` update handlers, whose validators accept them only while parked.
+   * `cancelGuard`, when given, runs before a cancel is accepted (a payout reads its payment) and
+   * refuses it by throwing an ApplicationFailure: the operator's update fails with its message and the
+   * workflow stays parked.
+   */
+  constructor(private readonly cancelGuard?: () => Promise<void>) {
     setHandler(
       retryUpdate,
       (request) => {
@@ -50,19 +58,32 @@ export class OperatorDesk {
         },
       },
     );
-    setHandler(
-      cancelUpdate,
-      (request) => {
-        this.decision = { kind: 'cancel', reason: request.reason ?? 'cancelled by an operator' };
-        return { cancelled: true as const };
-      },
-      { validator: (_request: EndRequest) => this.assertParked('cancel') },
-    );
+    setHandler(cancelUpdate, (request) => (this.cancelGuard ? this.guardedCancel(request, this.cancelGuard) : this.acceptCancel(request)), {
+      validator: (_request: EndRequest) => this.assertParked('cancel'),
+    });
+  }
+
+  private acceptCancel(request: EndRequest): { cancelled: true } {
+    this.decision = { kind: 'cancel', reason: request.reason ?? 'cancelled by an operator' };
+    return { cancelled: true as const };
+  }
+
+  private async guardedCancel(request: EndRequest, guard: () => Promise<void>): Promise<{ cancelled: true }> {
+    this.cancelGuarded = true;
+    try {
+      await guard();
+    } finally {
+      this.cancelGuarded = false;
+    }
+    // The workflow may have resumed by itself, or been decided, while the guard read.
+    if (!this.attention || this.decision) throw ApplicationFailure.nonRetryable('nothing to cancel: the workflow left NEEDS_ATTENTION while its cancel was checked', 'NotParked');
+    return this.acceptCancel(request);
   }
 
   private assertParked(what: string): void {
     if (!this.attention) throw new Error(`nothing to ${what}: the workflow is not in NEEDS_ATTENTION`);
     if (this.decision) throw new Error(`an operator already chose to ${this.decision.kind}`);
+    if (this.cancelGuarded) throw new Error('an operator\'s cancel is being checked');
   }
 
   /**

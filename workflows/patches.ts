@@ -52,6 +52,14 @@ export const PARTNER_EVENTS_RECORDED_LOCALLY = 'partner-events-recorded-locally'
  */
 export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
 
+/**
+ * A payout follows its payment to the end (workflows/payout.ts): parked at its settlement deadline it
+ * keeps reading the payment and settles (or fails) when the service says so; a payment the service
+ * failed ends it FAILED; a cancel reads the payment first and is refused while one exists that did
+ * not fail.
+ */
+export const PAYOUT_FOLLOWS_ITS_PAYMENT = 'payout-follows-its-payment';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

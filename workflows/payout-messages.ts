@@ -35,15 +35,18 @@ export interface PayoutInput {
   timings?: Partial<PayoutTimings>;
 }
 
-export const PAYOUT_STAGES = ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'SETTLED', 'NEEDS_ATTENTION', 'CANCELLED'] as const;
+/** FAILED: the service failed the payment (its own word); CANCELLED: an operator ended a payout no payment of which exists (or only a failed one). */
+export const PAYOUT_STAGES = ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'SETTLED', 'NEEDS_ATTENTION', 'CANCELLED', 'FAILED'] as const;
 export type PayoutStage = (typeof PAYOUT_STAGES)[number];
 
 export interface PayoutState {
   reference: string;
   stage: PayoutStage;
   paymentId?: string;
-  /** The service's status of the payment (PENDING, CONFIRMED, ...). */
+  /** The service's status of the payment (PENDING, CONFIRMED, FAILED, ...). */
   paymentStatus?: string;
+  /** Why the service failed the payment, in its words, when it said. */
+  paymentFailureReason?: string;
   receivedAmount?: string;
   receivedCurrency?: string;
   attention?: Attention;
@@ -53,5 +56,8 @@ export interface PayoutState {
 
 export const payoutStateQuery = defineQuery<PayoutState>('payoutState');
 
-/** PAYMENT_SETTLED for this payout's payment, re-read from the service. */
+/**
+ * PAYMENT_SETTLED for this payout's payment, re-read from the service. Parked at its settlement
+ * deadline, the payout takes it as a reason to read the payment again itself.
+ */
 export const payoutPaymentEventSignal = defineSignal<[RampEvent<PaymentRecord>]>('payoutPaymentEvent');

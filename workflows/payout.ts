@@ -1,53 +1,66 @@
 /**
  * A payout from the partner's own balance to a customer's registered bank account,
- * `payout/<partner reference>`: CREATING_PAYMENT → AWAITING_SETTLEMENT → SETTLED.
+ * `payout/<partner reference>`: CREATING_PAYMENT → AWAITING_SETTLEMENT → SETTLED (or FAILED).
  *
  * The payment is created once: the create looks the payment up by the partner's reference first, so
- * a retry after a crash or an outcome-unknown answer finds the payment instead of paying twice. A
- * refusal (a short balance, a bank account the service does not know) parks the payout in
- * NEEDS_ATTENTION with the service's own words; an operator tops the balance up and sends `retry`, or
- * ends it with `cancel`. The wait for settlement has the three exits of every wait: the
- * PAYMENT_SETTLED event, a poll, and a deadline that parks.
+ * a retry after a crash or an outcome-unknown answer finds the payment instead of paying twice. The
+ * service's refusal of the create (a short balance, a bank account the service does not know) parks
+ * the payout in NEEDS_ATTENTION with the service's own words; an operator tops the balance up and
+ * sends `retry`, or ends it with `cancel`. The wait for settlement has the three exits of every wait:
+ * the PAYMENT_SETTLED event, a poll, and a deadline that parks.
+ *
+ * Once a payment exists, only the service's word about it ends the payout (PAYOUT_FOLLOWS_ITS_PAYMENT):
+ * a payment the service failed ends it FAILED (`payout.failed` with the payment and the service's
+ * reason); parked at the deadline, it keeps reading the payment (on each event about it, and on late
+ * looks: workflows/operator.ts) and settles or fails when the service says so; and a cancel reads the
+ * payment first and is refused while one exists that did not fail, so `payout.failed` never reports
+ * a payout whose money may still arrive.
  */
-import { setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { PRIORITY, serviceActivities } from './service-activities';
 import type { PayoutActivities, RampActivities } from '../activities';
-import { ACTIVITY_RETRY, changeOptions, readOptions } from './activity-options';
+import { changeOptions, listSearchOptions, readOptions } from './activity-options';
 import { workflowNow } from './clock';
 import { indexStage } from './indexing';
 import { OperatorDesk } from './operator';
 import { PartnerEventOutbox } from './partner-event-outbox';
+import { PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from './patches';
 import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, type PayoutInput, type PayoutStage, type PayoutState } from './payout-messages';
-import { isPaymentSettled, type PaymentRecord } from './records';
-import { orPark, ParkRequest } from './service-failures';
+import { isPaymentFailed, isPaymentSettled, type PaymentRecord } from './records';
+import { isAbsent, orPark, ParkRequest } from './service-failures';
 import { stageEntered } from './stage-metrics';
 import { waitForService } from './waiting';
 
 /**
- * A payout the service refused (422 FAILED: a short balance, most often) parks at once rather than
- * retrying for an hour: it stays refused until someone tops the balance up.
+ * The service's refusal of the create (a FAILED answer to the POST: a short balance, most often) is
+ * `Refused` at once (activities/payout-activities.ts) and parks rather than retrying for an hour: it
+ * stays refused until someone tops the balance up. Every other failure, a read's FAILED included,
+ * retries: after a POST that succeeded, the retry finds the payment by its reference.
  */
-const payoutActivities = serviceActivities<PayoutActivities>(
-  {
-    ...changeOptions('pay out from the partner balance'),
-    retry: { ...ACTIVITY_RETRY, nonRetryableErrorTypes: [...(ACTIVITY_RETRY.nonRetryableErrorTypes ?? []), 'Failed'] },
-  },
-  () => PRIORITY.HIGH,
-);
+const payoutActivities = serviceActivities<PayoutActivities>(changeOptions('pay out from the partner balance'), () => PRIORITY.HIGH);
 const rampActivities = serviceActivities<RampActivities>(readOptions('poll the payment'), () => PRIORITY.HIGH);
 
 export async function payout(input: PayoutInput): Promise<PayoutState> {
   const timings = { ...DEFAULT_PAYOUT_TIMINGS, ...input.timings };
   const order = { reference: input.reference, bankAccountId: input.bankAccountId, deductCurrency: input.deductCurrency, deductAmount: input.deductAmount };
   const state: PayoutState = { reference: input.reference, stage: 'CREATING_PAYMENT' };
-  const desk = new OperatorDesk();
+  const desk = new OperatorDesk(checkCancel);
   /** The partner's product hears how the payout ended (partner-events/catalogue.ts). */
   const events = new PartnerEventOutbox({ payoutReference: input.reference });
   let payment: PaymentRecord | undefined;
+  /** Parked at the settlement deadline (only under PAYOUT_FOLLOWS_ITS_PAYMENT): events make it read the payment. */
+  let parkedAtDeadline = false;
+  let eventWhileParked = false;
 
   setHandler(payoutStateQuery, () => ({ ...state, ...(desk.attention ? { attention: desk.attention } : {}) }));
   // Re-delivered or late events change nothing once the payment has settled.
-  setHandler(payoutPaymentEventSignal, (event) => applyPayment(event.record));
+  setHandler(payoutPaymentEventSignal, (event) => {
+    if (parkedAtDeadline && payment && event.record.id === payment.id) {
+      eventWhileParked = true;
+      return;
+    }
+    applyPayment(event.record);
+  });
 
   function applyPayment(record: PaymentRecord): void {
     if (payment && (record.id !== payment.id || isPaymentSettled(payment.status))) return;
@@ -56,7 +69,12 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
     state.paymentStatus = record.status;
     if (record.receivedAmount) state.receivedAmount = record.receivedAmount;
     if (record.receivedCurrency) state.receivedCurrency = record.receivedCurrency;
+    if (record.failureReason) state.paymentFailureReason = record.failureReason;
   }
+
+  const readPayment = async (paymentId: string): Promise<void> => applyPayment(await rampActivities.getPayment(paymentId));
+  /** Whether the service has had its last word on the payment: settled, or (under the patch) failed. */
+  const paymentEnded = (followsPayment: boolean): boolean => payment !== undefined && (isPaymentSettled(payment.status) || (followsPayment && isPaymentFailed(payment.status)));
 
   function enter(stage: PayoutStage, waitingFor: string): void {
     stageEntered(stage, undefined, order);
@@ -65,30 +83,88 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
   }
 
+  /**
+   * Refuses a cancel while a payment exists at the service that did not fail: it may still settle,
+   * and `payout.failed` for it would have the partner pay twice. Reads the payment (by id, or by the
+   * reference when the payout holds none) rather than trusting what the payout last saw.
+   */
+  async function checkCancel(): Promise<void> {
+    if (!takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT)) return;
+    const byReference = () => payoutActivities.findPayoutPayment.executeWithOptions(listSearchOptions(`look the payment ${input.reference} up before cancelling`), [input.reference]);
+    let record: PaymentRecord | null;
+    try {
+      // A payment the service no longer has by its id is looked for by the reference, like one never seen.
+      record = payment ? await rampActivities.getPayment(payment.id).catch((error: unknown) => (isAbsent(error) ? byReference() : Promise.reject(error))) : await byReference();
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      throw ApplicationFailure.nonRetryable(`cancel refused: the payment could not be read from the service (${error.cause?.message ?? error.message}); try again`, 'PaymentUnread');
+    }
+    if (!record) return;
+    applyPayment(record);
+    if (isPaymentFailed(record.status)) return;
+    const next = isPaymentSettled(record.status) ? 'it settled, and the payout settles by itself' : 'it may still settle; wait for it, or `retry` to follow it';
+    throw ApplicationFailure.nonRetryable(`cancel refused: payment ${record.id} exists at the service (${record.status}): ${next}`, 'PaymentExists');
+  }
+
   async function createPayment(): Promise<void> {
     enter('CREATING_PAYMENT', 'the service to accept the payment (looked up by reference first)');
     applyPayment(await orPark('paying out', () => payoutActivities.ensurePayoutPayment(order)));
   }
 
   async function awaitSettlement(paymentId: string): Promise<void> {
+    const followsPayment = takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT);
     enter('AWAITING_SETTLEMENT', `payment ${paymentId} to settle (PAYMENT_SETTLED)`);
+    const what = `payment ${paymentId} to settle`;
     const outcome = await waitForService({
-      what: `payment ${paymentId} to settle`,
-      settled: () => payment !== undefined && isPaymentSettled(payment.status),
-      poll: async () => applyPayment(await rampActivities.getPayment(paymentId)),
+      what,
+      settled: () => paymentEnded(followsPayment),
+      poll: () => readPayment(paymentId),
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
       // A payout is one order, settled within a day or two: its hourly polls do not back off.
       pollBackoffCapMs: timings.pollIntervalSeconds * 1000,
       deadlineAt: workflowNow() + timings.settlementDeadlineSeconds * 1000,
       now: workflowNow,
     });
-    if (outcome !== 'settled') throw new ParkRequest(`payment ${paymentId} did not settle within ${timings.settlementDeadlineSeconds} s`, 'Deadline');
+    if (outcome === 'settled') return;
+    const reason = `payment ${paymentId} did not settle within ${timings.settlementDeadlineSeconds} s`;
+    if (!followsPayment) throw new ParkRequest(reason, 'Deadline');
+    // Parked, it keeps reading the payment: on each event about it at once, and on late looks.
+    parkedAtDeadline = true;
+    throw new ParkRequest(reason, 'Deadline', {
+      what,
+      settled: () => paymentEnded(true),
+      poll: () => readPayment(paymentId),
+      firstIntervalMs: timings.pollIntervalSeconds * 1000,
+      hints: {
+        pending: () => eventWhileParked,
+        look: async () => {
+          eventWhileParked = false;
+          await readPayment(paymentId);
+        },
+      },
+    });
+  }
+
+  /** Ends the payout unpaid; `reason` goes to the partner (and `details`, not the service's free text, to the Web UI). */
+  async function end(stage: 'FAILED' | 'CANCELLED', reason: string, details = reason): Promise<PayoutState> {
+    enter(stage, details);
+    const failedPayment = payment && isPaymentFailed(payment.status) ? payment : undefined;
+    events.emit('payout.failed', { reference: input.reference, reason, ...(failedPayment ? { paymentId: failedPayment.id } : {}) });
+    await events.drained();
+    return state;
+  }
+
+  /** The service failed the payment: its reason (free text) goes to the partner and the state, not to the Web UI's details. */
+  async function paymentFailed({ id, status, failureReason }: PaymentRecord): Promise<PayoutState> {
+    const said = `the service reported payment ${id} ${status}`;
+    return end('FAILED', failureReason ?? said, said);
   }
 
   for (;;) {
     try {
       if (!payment) await createPayment();
       await awaitSettlement(payment!.id);
+      if (isPaymentFailed(payment!.status)) return await paymentFailed(payment!);
       enter('SETTLED', `payment ${payment!.id} settled`);
       const { id: paymentId, receivedAmount, receivedCurrency } = payment!;
       events.emit('payout.settled', { reference: input.reference, paymentId, ...(receivedAmount ? { receivedAmount } : {}), ...(receivedCurrency ? { receivedCurrency } : {}) });
@@ -97,12 +173,13 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
     } catch (error) {
       if (!(error instanceof ParkRequest)) throw error;
       const decision = await desk.park(state.stage, error, () => enter('NEEDS_ATTENTION', error.reason));
+      parkedAtDeadline = false;
+      eventWhileParked = false;
       if (decision.kind === 'cancel') {
         state.cancelledBecause = decision.reason;
-        enter('CANCELLED', decision.reason);
-        events.emit('payout.failed', { reference: input.reference, reason: decision.reason });
-        await events.drained();
-        return state;
+        // A cancel the guard let through because the payment failed: the service's word is the outcome.
+        if (payment && isPaymentFailed(payment.status)) return await paymentFailed(payment);
+        return await end('CANCELLED', decision.reason);
       }
     }
   }

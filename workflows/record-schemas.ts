@@ -70,6 +70,7 @@ export const PaymentRecordSchema = z.object({
   reference: z.string().optional(),
   receivedAmount: z.string().optional(),
   receivedCurrency: z.string().optional(),
+  failureReason: z.string().max(200).optional(),
 });
 
 /** One service event as a workflow receives it (RampEvent<R> in records.ts). */

@@ -68,6 +68,8 @@ export interface PaymentRecord {
   reference?: string;
   receivedAmount?: string;
   receivedCurrency?: string;
+  /** Why the service failed the payment, in its words, when it says (see `isPaymentFailed`). */
+  failureReason?: string;
 }
 
 /** One service event as a workflow receives it: the key it is applied under and the re-read record. */
@@ -95,3 +97,10 @@ export function depositKindOf(deposit: DepositRecord): 'ONRAMP' | 'OFFRAMP' {
 
 export const isCustomerApproved = (status: string): boolean => status === 'APPROVED' || status === 'CONFIRMED';
 export const isPaymentSettled = (status: string): boolean => ['CONFIRMED', 'SETTLED', 'COMPLETED'].includes(status);
+/**
+ * A payment the service gave up on: the money did not reach the bank account and never will under
+ * this payment. The interface shows only CONFIRMED; these are the failure statuses such services use
+ * (and the sandbox's FAILED), with the reason in an assumed `failureReason` field when the service
+ * gives one. Any other status (PENDING, PROCESSING, ...) is still under way.
+ */
+export const isPaymentFailed = (status: string): boolean => ['FAILED', 'REJECTED', 'REFUNDED', 'RETURNED', 'CANCELLED'].includes(status);

@@ -48,7 +48,7 @@ export interface DepositMoney {
  * anyway. An entry is dropped when its workflow reaches an end stage.
  */
 const memories = new Map<string, StageMemory>();
-const END_STAGES = new Set(['COMPLETED', 'REVERSED', 'REJECTED', 'CANCELLED', 'DISMISSED', 'SETTLED', 'CLOSED', 'DELETED', 'ENDED']);
+const END_STAGES = new Set(['COMPLETED', 'REVERSED', 'REJECTED', 'CANCELLED', 'DISMISSED', 'SETTLED', 'CLOSED', 'DELETED', 'ENDED', 'FAILED']);
 
 /** The money a payout moved: what the partner's balance paid, in the currency deducted. */
 export interface PayoutMoney {
@@ -78,7 +78,7 @@ export function stageEntered(stage: string, deposit?: DepositMoney, payout?: Pay
   memory.since = now;
   metricMeter.createCounter(METRICS.stageTransitions.name, '1', METRICS.stageTransitions.help).add(1, withWorkflowType({ stage }));
   if (deposit) countDepositEnd(stage, deposit);
-  if (info.workflowType === 'payout' && (stage === 'SETTLED' || stage === 'CANCELLED')) {
+  if (info.workflowType === 'payout' && (stage === 'SETTLED' || stage === 'CANCELLED' || stage === 'FAILED')) {
     metricMeter.createCounter(METRICS.payoutsEnded.name, '1', METRICS.payoutsEnded.help).add(1, withWorkflowType({ outcome: stage.toLowerCase() }));
     if (stage === 'SETTLED' && payout) countPayoutAmount(payout);
   }

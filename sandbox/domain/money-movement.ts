@@ -273,6 +273,22 @@ export function createPayout(ctx: DomainContext, partnerId: string, input: NewPa
   return payment;
 }
 
+/**
+ * The bank or the service gives up on a PENDING payment: it becomes FAILED with the reason, nothing
+ * is debited (a payout's amount was only held while pending), and no event fires (the interface
+ * shows none for a failed payment; rampflow learns it by reading the payment).
+ */
+export function failPayment(ctx: DomainContext, partnerId: string, id: string, reason: string): PaymentRecord {
+  const payment = ctx.store.payments.find(partnerId, id);
+  if (payment === undefined) throw failed('payment not found');
+  requireStatus('payment', payment.status, ['PENDING'], 'fail');
+  payment.status = 'FAILED';
+  payment.failureReason = reason;
+  payment.updateTime = ctx.now();
+  ctx.changed({ kind: 'payment', partnerId, id });
+  return payment;
+}
+
 export function settlePayment(ctx: DomainContext, partnerId: string, id: string): PaymentRecord {
   const payment = ctx.store.payments.find(partnerId, id);
   if (payment === undefined) throw failed('payment not found');

@@ -9,6 +9,9 @@ import { DECIMAL_PATTERN } from '../decimal';
 
 export const IdBody = z.object({ id: z.string().min(1) });
 
+/** POST /sandbox/payment/fail: the payment and, optionally, the reason the service gives. */
+export const FailPaymentBody = z.object({ id: z.string().min(1), reason: z.string().min(1).max(200).optional() });
+
 export const FiatCurrencySchema = z.enum(FIAT_CURRENCIES);
 export const CryptoCurrencySchema = z.enum(CRYPTO_CURRENCIES);
 export const NetworkSchema = z.enum(NETWORKS);

@@ -9,10 +9,10 @@
  */
 import type { DomainContext } from '../domain/context';
 import { approveCustomer, deleteCustomer, rejectCustomer } from '../domain/customers';
-import { confirmDeposit, receiveDeposit, refundDeposit, rejectDeposit, requireDepositAction, settlePayment, settleTrade } from '../domain/money-movement';
+import { confirmDeposit, failPayment, receiveDeposit, refundDeposit, rejectDeposit, requireDepositAction, settlePayment, settleTrade } from '../domain/money-movement';
 import { createBankAccount, createCryptoAddress } from '../domain/payout-accounts';
 import { approveDepositAddress, approveVirtualAccount, rejectDepositAddress, rejectVirtualAccount } from '../domain/receiving-accounts';
-import { IdBody, NewBankAccountBody, NewCryptoAddressBody, SimulatedDepositBody } from '../http/request-schemas';
+import { FailPaymentBody, IdBody, NewBankAccountBody, NewCryptoAddressBody, SimulatedDepositBody } from '../http/request-schemas';
 import { jsonBody, type RouteContext, type RouteDefinition } from '../http/route';
 
 export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
@@ -42,6 +42,14 @@ export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
     step('/sandbox/deposit/refund', refundDeposit, (r) => views.deposit(r)),
     step('/sandbox/trade/settle', settleTrade, (r) => views.trade(r)),
     step('/sandbox/payment/settle', settlePayment, (r) => views.payment(r)),
+    {
+      method: 'POST',
+      path: '/sandbox/payment/fail',
+      handler: (request) => {
+        const body = jsonBody(request, FailPaymentBody);
+        return views.payment(failPayment(ctx, request.partnerId, body.id, body.reason ?? 'rejected by the beneficiary bank'));
+      },
+    },
     {
       method: 'POST',
       path: '/sandbox/bank-account/create',

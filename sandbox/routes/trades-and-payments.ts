@@ -13,7 +13,7 @@ import { AmountSchema, CryptoCurrencySchema, FiatCurrencySchema } from '../http/
 import { jsonBody, type RouteDefinition } from '../http/route';
 
 const TRADE_STATUSES = ['PENDING', 'SETTLED'] as const;
-const PAYMENT_STATUSES = ['PENDING', 'CONFIRMED'] as const;
+const PAYMENT_STATUSES = ['PENDING', 'CONFIRMED', 'FAILED'] as const;
 
 /** POST /payment/create (rampflow's assumed shape, ramp/schemas/payment.ts). */
 const CreatePaymentBody = z.object({

@@ -131,7 +131,8 @@ export interface TradeRecord extends Owned {
   paymentId: string | null;
 }
 
-export type PaymentStatus = 'PENDING' | 'CONFIRMED';
+/** FAILED: the bank or the service gave up on a PENDING payment (rampflow reads it as workflows/records.ts `isPaymentFailed` says). */
+export type PaymentStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';
 
 /**
  * A payment to a customer's bank account: an offramp trade's payout (`tradeId`, deducted in the bank
@@ -153,6 +154,8 @@ export interface PaymentRecord extends Owned {
   receivedAmount: Scaled;
   bankCharge: Scaled;
   status: PaymentStatus;
+  /** Why a FAILED payment failed, in the service's words (shown as `failureReason`). */
+  failureReason?: string;
 }
 
 export interface PartnerRecord {

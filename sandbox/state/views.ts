@@ -242,6 +242,7 @@ export class Views {
       bankCharge: formatAmount(record.bankCharge, record.currency),
       reference: record.reference,
       createTime: paymentTime(record.createTime),
+      ...(record.failureReason !== undefined ? { failureReason: record.failureReason } : {}),
     };
   }
 

@@ -11,7 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureOf } from '../support/activity-failure';
 import { createPayoutActivities, type PayoutOrder } from '../../activities';
-import { createRecordOf, type CreateRecord } from '../../activities/creates';
+import { asCreate, createRecordOf, type CreateRecord } from '../../activities/creates';
 import { RampClient } from '../../ramp';
 import type { PaymentRecord } from '../../workflows/records';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
@@ -120,13 +120,20 @@ describe('a create whose outcome is unknown', () => {
 describe('a create the service refuses (FAILED)', () => {
   it('is retried as Failed at first, and is Refused, with the service words, once refused past the bound', async () => {
     await sandbox.control.injectFault({ path: '/payment/create', kind: 'REFUSED', count: 2 });
-    const early = await failureOf(attempt().env.run(activities(sandbox.ramp).ensurePayoutPayment, newOrder()));
+    const create = (order: PayoutOrder) => asCreate(() => sandbox.ramp.payments.create(order), { outcomeUnknownRetryDelayMs: SETTLE_MS, refusedCreateParkAfterMs: REFUSED_AFTER_MS });
+    const early = await failureOf(attempt().env.run(create, newOrder()));
     expect(early).toMatchObject({ type: 'Failed', nonRetryable: false });
 
-    const late = await failureOf(attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(activities(sandbox.ramp).ensurePayoutPayment, newOrder()));
+    const late = await failureOf(attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(create, newOrder()));
     expect(late).toMatchObject({ type: 'Refused', nonRetryable: true });
     expect(late.message).toContain('POST /payment/create (HTTP 422)');
     expect(late.message).toContain('FAILED: the operation was refused (injected fault)');
+  });
+
+  it('is Refused at once for a payout: a short balance stays short until someone tops it up', async () => {
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'REFUSED' });
+    const refused = await failureOf(attempt().env.run(activities(sandbox.ramp).ensurePayoutPayment, newOrder()));
+    expect(refused).toMatchObject({ type: 'Refused', nonRetryable: true });
   });
 
   it('is never Refused for a read that fails: only the create itself is', async () => {

@@ -31,6 +31,8 @@ export class SandboxControl {
   refundDeposit = (id: string) => this.post('/sandbox/deposit/refund', { id });
   settleTrade = (id: string) => this.post('/sandbox/trade/settle', { id });
   settlePayment = (id: string) => this.post('/sandbox/payment/settle', { id });
+  /** The service gives up on a PENDING payment: FAILED, with its reason. */
+  failPayment = (id: string, reason?: string) => this.post('/sandbox/payment/fail', { id, ...(reason ? { reason } : {}) });
 
   simulateFiatDeposit = (body: { virtualAccountId: string; amount: string; currency: string; sender: { bsbNumber?: string; accountNumber: string; accountName?: string } }) =>
     this.post('/sandbox/deposit/simulate', body);

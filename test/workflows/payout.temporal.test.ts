@@ -82,7 +82,7 @@ describe('a payout from the partner balance', () => {
     const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDC', deductAmount: '40', timings: FAST });
     const parked = await until(handle, (state) => state.stage === 'NEEDS_ATTENTION');
     expect(parked.attention?.reason).toContain('FAILED: insufficient USDC balance: 0.000000 available, 40.000000 needed');
-    expect(parked.attention?.errorType).toBe('Failed');
+    expect(parked.attention?.errorType).toBe('Refused');
     expect(await paymentsWith(reference)).toHaveLength(0);
 
     await h.control.creditBalance({ currency: 'USDC', amount: '40' });
