@@ -60,6 +60,8 @@ export interface Hint {
 
 /** Ids a box keeps of the hints its reads refused, so that the same made-up id is not read again. */
 export const REFUSED_HINTS_KEPT = 16;
+/** Longer ids and statuses than any the service uses are made up: a first-come box does not take them, so what it carries stays small. */
+export const HINT_FIELD_MAX_LENGTH = 128;
 
 /** What a box of pending hints hands to the workflow's next run (continue-as-new): a few dozen ids at most. */
 export interface CarriedHints {
@@ -106,7 +108,7 @@ export class PendingHints {
   note(hint: Hint): void {
     this.firstCome ??= this.chooseFirstCome();
     if (this.firstCome) {
-      if (this.refused.includes(hint.id)) return;
+      if (this.refused.includes(hint.id) || hint.id.length > HINT_FIELD_MAX_LENGTH || hint.status.length > HINT_FIELD_MAX_LENGTH) return;
       // A known id keeps its place with the latest claim; a new one waits only if there is room.
       if (this.hints.has(hint.id) || this.hints.size < this.cap) this.hints.set(hint.id, hint.status);
       return;

@@ -11,14 +11,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RampClient } from '../../ramp';
 import type { depositLifecycle } from '../../workflows/deposit';
 import { depositWorkflowId } from '../../workflows/ids';
-import { depositStateQuery, tradeEventSignal } from '../../workflows/messages';
-import type { RampEvent, TradeRecord } from '../../workflows/records';
+import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit-carry';
+import { shownDeposit } from '../../workflows/deposit-board';
+import { depositEventSignal, depositStateQuery, paymentEventSignal, tradeEventSignal } from '../../workflows/messages';
+import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/records';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 /** A TRADE_CREATED delivery as the receiver routes it: the payload's record, a hint. */
 function tradeHint(depositId: string, tradeId: string): RampEvent<TradeRecord> {
   const record = { id: tradeId, status: 'CREATED', depositId, fromAmount: '250.00', fromCurrency: 'AUD', toAmount: '160.00', toCurrency: 'USDT' };
   return { key: `TRADE_CREATED/${tradeId}/${randomUUID()}`, event: 'TRADE_CREATED', record, fromPayload: true };
+}
+
+/** A delivery claiming the deposit was approved (news while it waits for that: each costs a read). */
+function depositHint(record: DepositRecord): RampEvent<DepositRecord> {
+  return { key: `DEPOSIT_APPROVED/${record.id}/${randomUUID()}`, event: 'DEPOSIT_APPROVED', record: { ...record, status: 'CONFIRMED' }, fromPayload: true };
+}
+
+/** A PAYMENT_SETTLED with a made-up id (no news for an onramp deposit: nothing to read, only history). */
+function paymentHint(): RampEvent<PaymentRecord> {
+  const id = `forged-${randomUUID()}`;
+  return { key: `PAYMENT_SETTLED/${id}`, event: 'PAYMENT_SETTLED', record: { id, status: 'SETTLED' }, fromPayload: true };
 }
 
 /** The trade the service made of a deposit (the customer has only the one). */
@@ -28,6 +41,13 @@ async function serviceTradeOf(ramp: RampClient, customerId: string, depositId: s
   }
   throw new Error(`the service made no trade of deposit ${depositId}`);
 }
+
+/**
+ * What a deposit run's history stays under (docs/guarantees/trust-rule.md): its limit, and what can
+ * come in from the first workflow task past it to the run's close (deliveries arriving meanwhile, a
+ * look in flight).
+ */
+const HISTORY_BOUND = DEPOSIT_MAX_HISTORY_EVENTS + 500;
 
 /** Polls every 4 s (no backoff); a step may wait 10 minutes before it parks. */
 const POLL_SECONDS = 4;
@@ -92,6 +112,42 @@ describe('forged hints do not hold a deposit back', () => {
     const state = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
     expect(state.tradeId).toBe(tradeId);
     await handle.terminate('test over');
+    await journey.terminate('test over');
+  });
+
+  it('a storm of 2,000 deliveries to one deposit: every run\'s history stays under its bound, and the deposit completes and reports once', async () => {
+    const h = polling;
+    const { journey, deposit, handle } = await receivedDeposit(h);
+    const { customerId, amount, currency } = await handle.query(depositStateQuery);
+    const record: DepositRecord = { id: deposit.id, customerId, status: 'RECEIVED', amount, currency };
+    // Forged trades (each a read), approvals (each a read of the deposit) and payouts (no read).
+    const deliveries = [
+      () => handle.signal(tradeEventSignal, tradeHint(deposit.id, `forged-${randomUUID()}`)),
+      () => handle.signal(depositEventSignal, depositHint(record)),
+      () => handle.signal(paymentEventSignal, paymentHint()),
+    ];
+    const STORM = 2_000;
+    const AT_ONCE = 25;
+    for (let sent = 0; sent < STORM; sent += AT_ONCE) {
+      await Promise.all(Array.from({ length: AT_ONCE }, (_, n) => deliveries[(sent + n) % deliveries.length]!()));
+    }
+
+    await h.control.confirmDeposit(deposit.id);
+    const { tradeId } = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined, 120_000);
+    await h.control.settleTrade(tradeId!);
+    expect(await handle.result()).toMatchObject({ stage: 'COMPLETED' });
+    const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'COMPLETED');
+    expect(state.deposits.completedTotals).toEqual({ [currency]: amount });
+
+    // Every run of the deposit, newest first, by the run each continued.
+    const lengths: number[] = [];
+    for (let runId: string | undefined = (await handle.describe()).runId; runId; ) {
+      const { events } = await h.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+      lengths.push(events!.length);
+      runId = events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    }
+    expect(lengths.length, 'runs').toBeGreaterThan(1);
+    for (const length of lengths) expect(length).toBeLessThanOrEqual(HISTORY_BOUND);
     await journey.terminate('test over');
   });
 });
