@@ -11,7 +11,7 @@ import { isPaymentSettled } from './records';
 import { isAbsent } from './service-failures';
 import { advancesDeposit, advancesTrade } from './status-order';
 import { countIgnoredHint } from './trust-metrics';
-import { HINTS_READ_OLDEST_FIRST, takesPatch } from './patches';
+import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
 import { paymentNamesTrade, PendingHints, tradeNamesDeposit, type CarriedHints, type Hint } from './trust';
 
 /** What a deposit's hints hand to its next run (workflows/deposit-carry.ts). */
@@ -36,9 +36,9 @@ export class DepositHints {
     private readonly pollDeposit: () => Promise<void>,
     carried?: CarriedDepositHints,
   ) {
-    // Asked once, at the run's first hint (the same hint on replay): first come from HINTS_READ_OLDEST_FIRST on.
+    // Asked once, at the run's first hint (the same hint on replay): first come from HINTS_NEVER_DELAY_FACTS on.
     let firstCome: boolean | undefined;
-    const chooseFirstCome = (): boolean => (firstCome ??= takesPatch(HINTS_READ_OLDEST_FIRST));
+    const chooseFirstCome = (): boolean => (firstCome ??= takesPatch(HINTS_NEVER_DELAY_FACTS));
     this.depositHints = new PendingHints(1, chooseFirstCome, carried?.deposit);
     this.tradeHints = new PendingHints(4, chooseFirstCome, carried?.trade);
     this.paymentHints = new PendingHints(4, chooseFirstCome, carried?.payment);

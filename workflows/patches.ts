@@ -52,17 +52,15 @@ export const PARTNER_EVENTS_RECORDED_LOCALLY = 'partner-events-recorded-locally'
  */
 export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
 /**
- * A hint never postpones a wait's next poll: the poll schedule runs from the last poll, not from the
- * last hint (workflows/waiting.ts).
+ * Hints never delay facts (each asked once a run, at its first hint, so one marker for both):
+ * a hint never postpones a wait's next poll, which runs from the last poll, not from the last hint
+ * (workflows/waiting.ts, workflows/operator.ts); and a deposit's pending hints are first come: read
+ * oldest first, a full box turns new ids away instead of dropping old ones, and an id a read refused
+ * is not taken again (workflows/trust.ts, PendingHints).
  */
-export const HINTS_KEEP_POLL_SCHEDULE = 'hints-keep-poll-schedule';
+export const HINTS_NEVER_DELAY_FACTS = 'hints-never-delay-facts';
 /** A sleeping wait wakes to continue as new when deliveries that claim nothing grew its history. */
 export const WAITS_WAKE_TO_CONTINUE_AS_NEW = 'waits-wake-to-continue-as-new';
-/**
- * Pending hints are read oldest first, a full box turns new ids away instead of dropping old ones,
- * and an id a read answered is not read again (workflows/trust.ts, PendingHints).
- */
-export const HINTS_READ_OLDEST_FIRST = 'hints-read-oldest-first';
 /** A deposit continues as new when its history grows (workflows/deposit-carry.ts). */
 export const DEPOSIT_CONTINUES_AS_NEW = 'deposit-continues-as-new';
 

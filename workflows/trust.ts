@@ -76,7 +76,7 @@ export interface CarriedHints {
  * amount of state.
  *
  * Two policies, chosen by the owner at the first hint:
- * - **first come** (HINTS_READ_OLDEST_FIRST): the owner reads the oldest first, a full box turns new
+ * - **first come** (HINTS_NEVER_DELAY_FACTS): the owner reads the oldest first, a full box turns new
  *   ids away (the polls find what it turned away), and an id a read refused (the service does not
  *   have it, or it is not the workflow's) is not taken again. A burst of forged hints after a genuine
  *   one cannot push the genuine one out, and re-sending one made-up id costs nothing.

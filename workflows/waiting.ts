@@ -13,9 +13,9 @@
  * their schedule from the last poll, so a stream of forged hints, each looked at and found to be
  * nothing, cannot keep a wait from polling until its deadline.
  */
-import { condition, log } from '@temporalio/workflow';
+import { CancellationScope, condition, log } from '@temporalio/workflow';
 import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
-import { HINTS_KEEP_POLL_SCHEDULE, takesPatch, WAITS_WAKE_TO_CONTINUE_AS_NEW } from './patches';
+import { HINTS_NEVER_DELAY_FACTS, takesPatch, WAITS_WAKE_TO_CONTINUE_AS_NEW } from './patches';
 import type { Hints } from './trust';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
@@ -47,7 +47,7 @@ export interface ServiceWait {
 
 export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
   let intervalMs = wait.pollIntervalMs;
-  // When the next poll is due. Once a hint has been looked at (HINTS_KEEP_POLL_SCHEDULE), the wait
+  // When the next poll is due. Once a hint has been looked at (HINTS_NEVER_DELAY_FACTS), the wait
   // sleeps only until then: a hint never postpones a poll, so forged hints cannot starve the polls.
   let pollAt = wait.now() + intervalMs;
   let keepsSchedule = false;
@@ -62,8 +62,8 @@ export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
     if (leftMs <= 0) return 'deadline';
     if (wait.shouldContinueAsNew?.()) return 'continue-as-new';
     if (wait.hints && hinted()) {
-      await pollTolerantly(wait.what, wait.hints.look);
-      keepsSchedule ||= takesPatch(HINTS_KEEP_POLL_SCHEDULE);
+      if (await lookUnlessGrown(wait, wait.hints, grown)) return 'continue-as-new';
+      keepsSchedule ||= takesPatch(HINTS_NEVER_DELAY_FACTS);
       continue;
     }
     // Before the patch, every wake (a hint looked at) restarted the whole interval.
@@ -78,6 +78,26 @@ export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
     await pollTolerantly(wait.what, wait.poll);
     intervalMs = nextPollInterval(intervalMs, wait.pollBackoffCapMs);
     pollAt = wait.now() + intervalMs;
+  }
+}
+
+/**
+ * The look a hint asked for, given up when the history grows past its limit meanwhile: a storm of
+ * deliveries during one slow read would otherwise all land in this run. A look only reads (what it
+ * read is taken when the read returns), so the run can continue as new with its read in flight;
+ * the next poll reads the record again. True when it gave the look up.
+ */
+async function lookUnlessGrown(wait: ServiceWait, hints: Hints, grown: () => boolean): Promise<boolean> {
+  if (!wait.shouldContinueAsNew) {
+    await pollTolerantly(wait.what, hints.look);
+    return false;
+  }
+  const watch = new CancellationScope();
+  const filled = watch.run(() => condition(grown)).then(() => true, () => false);
+  try {
+    return await Promise.race([pollTolerantly(wait.what, hints.look).then(() => false), filled]);
+  } finally {
+    watch.cancel();
   }
 }
 

@@ -15,6 +15,7 @@ import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit-carry';
 import { shownDeposit } from '../../workflows/deposit-board';
 import { depositEventSignal, depositStateQuery, paymentEventSignal, tradeEventSignal } from '../../workflows/messages';
 import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/records';
+import { until } from '../support/until';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 /** A TRADE_CREATED delivery as the receiver routes it: the payload's record, a hint. */
@@ -44,32 +45,36 @@ async function serviceTradeOf(ramp: RampClient, customerId: string, depositId: s
 
 /**
  * What a deposit run's history stays under (docs/guarantees/trust-rule.md): its limit, and what can
- * come in from the first workflow task past it to the run's close (deliveries arriving meanwhile, a
- * look in flight).
+ * come in from the first workflow task past it to the run's close (here a batch of deliveries and
+ * the events of the task that closes it).
  */
-const HISTORY_BOUND = DEPOSIT_MAX_HISTORY_EVENTS + 500;
+const HISTORY_BOUND = DEPOSIT_MAX_HISTORY_EVENTS + 250;
 
 /** Polls every 4 s (no backoff); a step may wait 10 minutes before it parks. */
 const POLL_SECONDS = 4;
 let polling: JourneyHarness;
 /** Polls once an hour: within a test, only a hint moves its deposits. */
 let hintsOnly: JourneyHarness;
+/** Parks a step after 2 s, then looks again 4 s later (doubling). */
+let parking: JourneyHarness;
 
 beforeAll(async () => {
   polling = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: POLL_SECONDS, pollBackoffCapSeconds: POLL_SECONDS, stepDeadlineSeconds: 600 } });
   hintsOnly = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: 3600, pollBackoffCapSeconds: 3600, stepDeadlineSeconds: 86_400 } });
+  parking = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: POLL_SECONDS, pollBackoffCapSeconds: POLL_SECONDS, stepDeadlineSeconds: 2 } });
 });
 afterAll(async () => {
   await polling?.close();
   await hintsOnly?.close();
+  await parking?.close();
 });
 
-/** A journey's AUD deposit, its workflow waiting in RECEIVED for the service's confirmation. */
-async function receivedDeposit(h: JourneyHarness) {
+/** A journey's AUD deposit, its workflow waiting in `stage` (RECEIVED: for the service's confirmation). */
+async function receivedDeposit(h: JourneyHarness, stage: 'RECEIVED' | 'NEEDS_ATTENTION' = 'RECEIVED') {
   const { handle: journey, virtualAccountId } = await startActiveJourney(h);
   const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
   await h.reconcile();
-  await h.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED' && s.customerId !== '');
+  await h.waitForDeposit(deposit.id, (s) => s.stage === stage && s.customerId !== '');
   return { journey, deposit, handle: h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id)) };
 }
 
@@ -90,6 +95,23 @@ describe('forged hints do not hold a deposit back', () => {
     }
     expect(tradeId, 'the deposit found its trade by poll while the forged hints kept coming').toBeDefined();
     expect(tradeId).toBe(await serviceTradeOf(polling.ramp, (await handle.query(depositStateQuery)).customerId, deposit.id));
+    await handle.terminate('test over');
+    await journey.terminate('test over');
+  });
+
+  it('a parked deposit under forged trade hints still looks again on schedule, and finds the service\'s confirmation', async () => {
+    const { journey, deposit, handle } = await receivedDeposit(parking, 'NEEDS_ATTENTION');
+    await parking.control.confirmDeposit(deposit.id);
+
+    // As above, while the deposit is parked at its deadline: before the fix each forged hint restarted
+    // the pause before its next look at the service.
+    let status: string | undefined;
+    for (let sent = 0; sent < 15 * 3 && status !== 'CONFIRMED'; sent++) {
+      await handle.signal(tradeEventSignal, tradeHint(deposit.id, `forged-${randomUUID()}`));
+      await pause((POLL_SECONDS * 1000) / 3);
+      status = (await handle.query(depositStateQuery)).status;
+    }
+    expect(status, 'a late look read the confirmation while the forged hints kept coming').toBe('CONFIRMED');
     await handle.terminate('test over');
     await journey.terminate('test over');
   });
@@ -126,10 +148,14 @@ describe('forged hints do not hold a deposit back', () => {
       () => handle.signal(depositEventSignal, depositHint(record)),
       () => handle.signal(paymentEventSignal, paymentHint()),
     ];
+    // 2,000 deliveries, 25 at a time, each batch as soon as the deposit has taken the last one. (A
+    // flood faster than a workflow's tasks keeps any run from closing: the server refuses to close a
+    // run whose task missed new events; see docs/guarantees/trust-rule.md.)
     const STORM = 2_000;
     const AT_ONCE = 25;
     for (let sent = 0; sent < STORM; sent += AT_ONCE) {
       await Promise.all(Array.from({ length: AT_ONCE }, (_, n) => deliveries[(sent + n) % deliveries.length]!()));
+      await until('the deposit to take the deliveries', async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true), 60_000, 20);
     }
 
     await h.control.confirmDeposit(deposit.id);
