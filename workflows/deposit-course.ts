@@ -8,6 +8,7 @@
 import { readOptions } from './activity-options';
 import { AppliedKeys } from './applied-keys';
 import { depositActivities as act } from './deposit-activities';
+import { takeUpCarried, type CarriedDeposit } from './deposit-carry';
 import { DepositHints } from './deposit-hints';
 import type { DepositLifecycleInput } from './deposit-input';
 import { DepositJourneyLink } from './deposit-journey-link';
@@ -47,21 +48,25 @@ export class DepositCourse {
   /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
   readonly hints: DepositHints;
 
-  /** Made in this order, before the deposit's handlers are set (workflows/deposit-handlers.ts). */
-  constructor(input: DepositLifecycleInput) {
+  /**
+   * Made in this order, before the deposit's handlers are set (workflows/deposit-handlers.ts); a run
+   * that continues another takes up what it carried (workflows/deposit-carry.ts).
+   */
+  constructor(input: DepositLifecycleInput, carried?: CarriedDeposit) {
     const { depositId } = input;
     this.depositId = depositId;
     this.timings = depositTimings(input.timings);
-    this.verifiesPayloads = takesPatch(PAYLOADS_ARE_HINTS);
+    this.verifiesPayloads = carried?.verifiesPayloads ?? takesPatch(PAYLOADS_ARE_HINTS);
     const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit);
     this.ledger = ledger;
     this.state = ledger.state;
     this.link = new DepositJourneyLink();
-    this.clock = new DepositStepClock();
-    this.applied = new AppliedKeys();
+    if (carried) takeUpCarried(carried, ledger, this.link);
+    this.clock = new DepositStepClock(carried?.stepDeadlineAt);
+    this.applied = new AppliedKeys(carried?.appliedEventKeys);
     this.desk = new OperatorDesk();
-    this.reporter = new JourneyReporter(depositId);
+    this.reporter = new JourneyReporter(depositId, carried?.reports);
     this.pollDeposit = async () => ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
-    this.hints = new DepositHints(depositId, ledger, this.pollDeposit);
+    this.hints = new DepositHints(depositId, ledger, this.pollDeposit, carried?.hints);
   }
 }

@@ -11,19 +11,42 @@ import { isPaymentSettled } from './records';
 import { isAbsent } from './service-failures';
 import { advancesDeposit, advancesTrade } from './status-order';
 import { countIgnoredHint } from './trust-metrics';
-import { paymentNamesTrade, PendingHints, tradeNamesDeposit, type Hint } from './trust';
+import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
+import { paymentNamesTrade, PendingHints, tradeNamesDeposit, type CarriedHints, type Hint } from './trust';
+
+/** What a deposit's hints hand to its next run (workflows/deposit-carry.ts). */
+export interface CarriedDepositHints {
+  deposit: CarriedHints;
+  trade: CarriedHints;
+  payment: CarriedHints;
+}
 
 export class DepositHints {
-  private readonly depositHints = new PendingHints(1);
-  private readonly tradeHints = new PendingHints(4);
-  private readonly paymentHints = new PendingHints(4);
+  private readonly depositHints: PendingHints;
+  private readonly tradeHints: PendingHints;
+  private readonly paymentHints: PendingHints;
 
-  /** @param pollDeposit reads the deposit's record and applies it (a poll, and the look a deposit hint asks for) */
+  /**
+   * @param pollDeposit reads the deposit's record and applies it (a poll, and the look a deposit hint asks for)
+   * @param carried what the previous run's hints held, when this run continued it
+   */
   constructor(
     private readonly depositId: string,
     private readonly ledger: DepositLedger,
     private readonly pollDeposit: () => Promise<void>,
-  ) {}
+    carried?: CarriedDepositHints,
+  ) {
+    // Asked once, at the run's first hint (the same hint on replay): first come from HINTS_NEVER_DELAY_FACTS on.
+    let firstCome: boolean | undefined;
+    const chooseFirstCome = (): boolean => (firstCome ??= takesPatch(HINTS_NEVER_DELAY_FACTS));
+    this.depositHints = new PendingHints(1, chooseFirstCome, carried?.deposit);
+    this.tradeHints = new PendingHints(4, chooseFirstCome, carried?.trade);
+    this.paymentHints = new PendingHints(4, chooseFirstCome, carried?.payment);
+  }
+
+  carry(): CarriedDepositHints {
+    return { deposit: this.depositHints.carry(), trade: this.tradeHints.carry(), payment: this.paymentHints.carry() };
+  }
 
   noteDeposit(record: Hint): void {
     if (record.id === this.depositId) this.depositHints.note(record);
@@ -54,30 +77,30 @@ export class DepositHints {
   private readonly paymentHintIsNews = (id: string): boolean =>
     this.ledger.state.kind === 'OFFRAMP' && (this.ledger.payment === undefined || (id === this.ledger.payment.id && !isPaymentSettled(this.ledger.payment.status)));
 
-  private newest(hints: PendingHints, isNews: (id: string) => boolean): string | undefined {
-    return hints.ids().filter(isNews).at(-1);
-  }
-
   readonly claimNews = (): boolean =>
-    this.newest(this.paymentHints, this.paymentHintIsNews) !== undefined || this.newest(this.tradeHints, this.tradeHintIsNews) !== undefined || this.depositHintIsNews();
+    this.paymentHints.next(this.paymentHintIsNews) !== undefined || this.tradeHints.next(this.tradeHintIsNews) !== undefined || this.depositHintIsNews();
 
   /**
-   * Answers the furthest claim with one read: a payment (and, when the deposit holds no trade yet, the
+   * Answers the furthest claim with one read (the oldest such hint under first come, else the newest): a payment (and, when the deposit holds no trade yet, the
    * trade its reference names), else a trade, else the deposit itself. What the service says is taken
    * only when it links the record to this deposit.
    */
   readonly look = async (): Promise<void> => {
     const { ledger } = this;
-    const paymentId = this.newest(this.paymentHints, this.paymentHintIsNews);
+    const paymentId = this.paymentHints.next(this.paymentHintIsNews);
     if (paymentId !== undefined) {
       this.paymentHints.clear(paymentId);
       const record = await readNamed('payment', () => act.getPayment.executeWithOptions(readOptions('read the payment a delivery named'), [paymentId, { confirming: true }]));
-      const ownTrade = ledger.trade ?? (record?.reference ? await this.verifyTrade(record.reference) : undefined);
-      if (record && !(ownTrade && paymentNamesTrade(record, ownTrade.id))) return countIgnoredHint('depositLifecycle', 'payment-of-another-trade');
-      if (record) ledger.applyPayment(record);
+      if (!record) return this.paymentHints.refuse(paymentId);
+      const ownTrade = ledger.trade ?? (record.reference ? await this.verifyTrade(record.reference) : undefined);
+      if (!(ownTrade && paymentNamesTrade(record, ownTrade.id))) {
+        this.paymentHints.refuse(paymentId);
+        return countIgnoredHint('depositLifecycle', 'payment-of-another-trade');
+      }
+      ledger.applyPayment(record);
       return;
     }
-    const tradeId = this.newest(this.tradeHints, this.tradeHintIsNews);
+    const tradeId = this.tradeHints.next(this.tradeHintIsNews);
     if (tradeId !== undefined) {
       this.tradeHints.clear(tradeId);
       await this.verifyTrade(tradeId);
@@ -92,8 +115,12 @@ export class DepositHints {
   /** Reads a trade a delivery named; takes it only when the service's record names this deposit. */
   private async verifyTrade(tradeId: string): Promise<TradeRecord | undefined> {
     const record = await readNamed('trade', () => act.getTrade.executeWithOptions(readOptions('read the trade a delivery named'), [tradeId, { confirming: true }]));
-    if (!record) return undefined;
+    if (!record) {
+      this.tradeHints.refuse(tradeId);
+      return undefined;
+    }
     if (!tradeNamesDeposit(record, this.depositId)) {
+      this.tradeHints.refuse(tradeId);
       countIgnoredHint('depositLifecycle', 'trade-of-another-deposit');
       return undefined;
     }

@@ -20,16 +20,33 @@ const reporter = proxyActivities<JourneyReportActivities>({
   summary: 'report progress to the journey',
 });
 
+/** Where a deposit's reports stand, for its next run (continue-as-new): its keys go on from there. */
+export interface CarriedReports {
+  run: string;
+  offered: number;
+}
+
 export class JourneyReporter {
   /** Reports offered so far: the n-th report's key is the same on every attempt. */
-  private offered = 0;
+  private offered: number;
   /**
    * The run's start: a deposit can run again under its id (a refund after it ended starts a run of
-   * its own), and that run's reports are news, not repeats of the first run's.
+   * its own), and that run's reports are news, not repeats of the first run's. A run that continues
+   * another as new keeps its run and count: its reports go on the same sequence of keys.
    */
-  private readonly run = workflowInfo().runStartTime.getTime().toString(36);
+  private readonly run: string;
 
-  constructor(private readonly depositId: string) {}
+  constructor(
+    private readonly depositId: string,
+    carried?: CarriedReports,
+  ) {
+    this.run = carried?.run ?? workflowInfo().runStartTime.getTime().toString(36);
+    this.offered = carried?.offered ?? 0;
+  }
+
+  carry(): CarriedReports {
+    return { run: this.run, offered: this.offered };
+  }
 
   /** Tells the journey; false when it is not running (ended, or never started). */
   async report(journeyId: string, progress: DepositProgress): Promise<boolean> {

@@ -4,9 +4,16 @@
  * another step or an operator resumes it.
  */
 export class DepositStepClock {
-  private deadlineAt: number | undefined;
   /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
   private lookFirst = false;
+
+  /** @param deadlineAt the step's deadline the previous run carried (continue-as-new does not extend it) */
+  constructor(private deadlineAt?: number) {}
+
+  /** The deadline of the step in progress, for the next run to keep. */
+  get carriedDeadline(): number | undefined {
+    return this.deadlineAt;
+  }
 
   /** The current step's deadline: `startAt()` (asked only then) if the step has none yet. */
   deadline(startAt: () => number): number {

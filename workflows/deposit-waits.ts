@@ -1,9 +1,11 @@
 /**
  * How a deposit (workflows/deposit.ts) waits for the service: every wait has the event path (and the
  * hints deliveries left), a poll and the step's deadline, at which it parks; after confirmation a wait
- * also ends on a refund.
+ * also ends on a refund. A wait ends the run to continue as new when its history has grown
+ * (workflows/deposit-carry.ts).
  */
 import { workflowNow } from './clock';
+import { depositHistoryFull, DepositHistoryFull } from './deposit-carry';
 import type { DepositCourse } from './deposit-course';
 import { reversal } from './deposit-ending';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
@@ -21,7 +23,8 @@ export async function waitOrPark(course: DepositCourse, what: string, settled: (
     pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
   };
   if (clock.takeLookFirst()) await pollTolerantly(what, pollOnce);
-  const outcome = await waitForService({ ...wait, deadlineAt, now: workflowNow });
+  const outcome = await waitForService({ ...wait, deadlineAt, now: workflowNow, shouldContinueAsNew: depositHistoryFull });
+  if (outcome === 'continue-as-new') throw new DepositHistoryFull();
   if (outcome === 'deadline') throw deadlinePassed(wait);
 }
 

@@ -8,7 +8,9 @@
  * customer rampflow does not serve (no journey, or one that has ended) parks at once for an operator.
  *
  * Each wait has the event path, a poll and a deadline; a deadline or a failure a retry cannot fix
- * parks the deposit in NEEDS_ATTENTION, where a late event or look still resumes it.
+ * parks the deposit in NEEDS_ATTENTION, where a late event or look still resumes it. A wait whose
+ * run's history has grown (a storm of deliveries) continues as new at the same step
+ * (workflows/deposit-carry.ts).
  *
  * What it shows and counts is what the service says (workflows/trust.ts). It reads its own record
  * before it shows or reports anything: the deposit's existence, amount, currency and customer, and from
@@ -17,6 +19,7 @@
  * payload: those are hints, which make the deposit read the record they name (the trade, the payment)
  * and take it only when the service's record links it to this deposit.
  */
+import { continueDepositAsNew, DepositHistoryFull, type CarriedDeposit } from './deposit-carry';
 import { DepositCourse } from './deposit-course';
 import { DepositEnded, endDeposit, type DepositOutcome } from './deposit-ending';
 import { registerDepositHandlers } from './deposit-handlers';
@@ -40,21 +43,23 @@ const STEPS: Partial<Record<DepositStage, DepositStep>> = {
   PAYMENT_SETTLED: paymentSettled,
 };
 
-export async function depositLifecycle(request: DepositLifecycleRequest): Promise<DepositOutcome> {
+/** @param carriedFromLastRun what the run this one continues as new carried (workflows/deposit-carry.ts) */
+export async function depositLifecycle(request: DepositLifecycleRequest, carriedFromLastRun?: CarriedDeposit): Promise<DepositOutcome> {
   const input = validatedStartInput('depositLifecycle', request);
   // Its timings, its ledger of the service's records, its journey, its step's deadline, its operator
   // desk and its hints (workflows/deposit-course.ts), made before any handler can run.
-  const course = new DepositCourse(input);
+  const course = new DepositCourse(input, carriedFromLastRun);
 
   // Events, applied at most once and only forward (workflows/deposit-handlers.ts).
   registerDepositHandlers(course);
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
   // Under the trust rule the deposit finds its journey from its own record, whoever started it.
-  if (input.externalId !== undefined && !course.verifiesPayloads) course.link.learnJourney(input.externalId);
+  if (!carriedFromLastRun && input.externalId !== undefined && !course.verifiesPayloads) course.link.learnJourney(input.externalId);
   try {
-    if (input.reversalOf === 'COMPLETED') await reverseCompleted(course);
-    await runSteps(course);
+    if (!carriedFromLastRun && input.reversalOf === 'COMPLETED') await reverseCompleted(course);
+    const continueAt = await runSteps(course, carriedFromLastRun?.stage ?? 'RECEIVED');
+    if (continueAt !== undefined) return await continueDepositAsNew(course, input, continueAt);
     throw new DepositEnded({ stage: 'COMPLETED', reason: course.ledger.completion() });
   } catch (error) {
     if (!(error instanceof DepositEnded)) throw error;
@@ -62,17 +67,22 @@ export async function depositLifecycle(request: DepositLifecycleRequest): Promis
   }
 }
 
-/** Each step in turn until COMPLETED; a step that parks waits for an operator, who resumes or cancels it. */
-async function runSteps(course: DepositCourse): Promise<void> {
-  let stage: DepositStage = 'RECEIVED';
+/**
+ * Each step in turn until COMPLETED; a step that parks waits for an operator, who resumes or cancels
+ * it. Returns the step to continue as new at when a wait found the history full, else undefined.
+ */
+async function runSteps(course: DepositCourse, first: DepositStage): Promise<DepositStage | undefined> {
+  let stage: DepositStage = first;
   while (stage !== 'COMPLETED') {
     try {
       const next = await STEPS[stage]!(course);
       if (next !== stage) course.clock.restart();
       stage = next;
     } catch (error) {
+      if (error instanceof DepositHistoryFull) return stage;
       if (!(error instanceof ParkRequest)) throw error;
       await parkUntilResumed(course, stage, error);
     }
   }
+  return undefined;
 }

@@ -11,6 +11,7 @@ import { isoNow, workflowNow } from './clock';
 import { checkRetryRequest, describeIssues } from './contract-checks';
 import type { EndRequest, RetryRequest } from './messages';
 import { cancelUpdate, retryUpdate, type Attention } from './messages';
+import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
 import type { ParkRequest } from './service-failures';
 import { countParked, countResumed } from './stage-metrics';
 import { lookQuietly, nextPollInterval } from './waiting';
@@ -102,14 +103,21 @@ export class OperatorDesk {
     if (late) {
       const lookUntil = workflowNow() + LATE_LOOK_SPAN_MS;
       let intervalMs = late.firstIntervalMs;
+      // As in a wait (workflows/waiting.ts): once a hint has been looked at, a hint never postpones
+      // the next look, which is due from the last one (HINTS_NEVER_DELAY_FACTS).
+      let lookAt = workflowNow() + intervalMs;
+      let keepsSchedule = false;
       while (!settled() && workflowNow() < lookUntil) {
-        if (await condition(() => settled() || hinted(), Math.min(intervalMs, Math.max(lookUntil - workflowNow(), 1)), { summary: `parked: look again at ${late.what}` })) {
+        const untilLookMs = keepsSchedule ? lookAt - workflowNow() : intervalMs;
+        if (untilLookMs > 0 && (await condition(() => settled() || hinted(), Math.min(untilLookMs, Math.max(lookUntil - workflowNow(), 1)), { summary: `parked: look again at ${late.what}` }))) {
           if (settled()) break;
           await lookQuietly(late.hints!.look);
+          keepsSchedule ||= takesPatch(HINTS_NEVER_DELAY_FACTS);
           continue;
         }
         await lookQuietly(late.poll);
         intervalMs = nextPollInterval(intervalMs, LATE_LOOK_MAX_INTERVAL_MS);
+        lookAt = workflowNow() + intervalMs;
       }
     }
     while (!settled()) {

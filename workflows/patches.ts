@@ -51,6 +51,18 @@ export const PARTNER_EVENTS_RECORDED_LOCALLY = 'partner-events-recorded-locally'
  * activity on the service queue) only when the index has no one answer.
  */
 export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
+/**
+ * Hints never delay facts (each asked once a run, at its first hint, so one marker for both):
+ * a hint never postpones a wait's next poll, which runs from the last poll, not from the last hint
+ * (workflows/waiting.ts, workflows/operator.ts); and a deposit's pending hints are first come: read
+ * oldest first, a full box turns new ids away instead of dropping old ones, and an id a read refused
+ * is not taken again (workflows/trust.ts, PendingHints).
+ */
+export const HINTS_NEVER_DELAY_FACTS = 'hints-never-delay-facts';
+/** A sleeping wait wakes to continue as new when deliveries that claim nothing grew its history. */
+export const WAITS_WAKE_TO_CONTINUE_AS_NEW = 'waits-wake-to-continue-as-new';
+/** A deposit continues as new when its history grows (workflows/deposit-carry.ts). */
+export const DEPOSIT_CONTINUES_AS_NEW = 'deposit-continues-as-new';
 
 /**
  * A payout follows its payment to the end (workflows/payout.ts): parked at its settlement deadline it

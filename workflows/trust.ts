@@ -58,18 +58,61 @@ export interface Hint {
   status: string;
 }
 
+/** Ids a box keeps of the hints its reads refused, so that the same made-up id is not read again. */
+export const REFUSED_HINTS_KEPT = 16;
+/** Longer ids and statuses than any the service uses are made up: a first-come box does not take them, so what it carries stays small. */
+export const HINT_FIELD_MAX_LENGTH = 128;
+
+/** What a box of pending hints hands to the workflow's next run (continue-as-new): a few dozen ids at most. */
+export interface CarriedHints {
+  pending: Hint[];
+  refused: string[];
+}
+
 /**
  * Hints waiting for a look, a few at most: one per record, the latest claim kept. A wait reads the
- * records named here (workflows/waiting.ts, `lookNow`) and clears what it read; a hint about a record
- * the workflow does not hold (yet) waits here until it does, and the oldest is dropped at the cap, so
- * a flood of made-up ids costs a fixed amount of state.
+ * records named here (its `hints.look`, workflows/waiting.ts) and clears what it read; a hint about a record
+ * the workflow does not hold (yet) waits here until it does, so a flood of made-up ids costs a fixed
+ * amount of state.
+ *
+ * Two policies, chosen by the owner at the first hint:
+ * - **first come** (HINTS_NEVER_DELAY_FACTS): the owner reads the oldest first, a full box turns new
+ *   ids away (the polls find what it turned away), and an id a read refused (the service does not
+ *   have it, or it is not the workflow's) is not taken again. A burst of forged hints after a genuine
+ *   one cannot push the genuine one out, and re-sending one made-up id costs nothing.
+ * - **latest wins** (before it, and journeys): a new id is kept and the oldest dropped at the cap.
  */
 export class PendingHints {
   private readonly hints = new Map<string, string>();
+  private readonly refused: string[] = [];
+  private firstCome: boolean | undefined;
 
-  constructor(private readonly cap = 8) {}
+  /** @param chooseFirstCome asked once, at the first hint: whether the box is first come (else latest wins) */
+  constructor(
+    private readonly cap = 8,
+    private readonly chooseFirstCome: () => boolean = () => false,
+    carried?: CarriedHints,
+  ) {
+    if (!carried) return;
+    // A carried box was first come (only those runs continue as new).
+    this.firstCome = true;
+    for (const hint of carried.pending.slice(0, cap)) this.hints.set(hint.id, hint.status);
+    this.refused.push(...carried.refused.slice(-REFUSED_HINTS_KEPT));
+  }
+
+  /** Whether the box reads the oldest first and keeps what came first; undefined before any hint. */
+  get isFirstCome(): boolean {
+    return this.firstCome === true;
+  }
 
   note(hint: Hint): void {
+    this.firstCome ??= this.chooseFirstCome();
+    if (this.firstCome) {
+      if (this.refused.includes(hint.id) || hint.id.length > HINT_FIELD_MAX_LENGTH || hint.status.length > HINT_FIELD_MAX_LENGTH) return;
+      // A known id keeps its place with the latest claim; a new one waits only if there is room.
+      if (this.hints.has(hint.id) || this.hints.size < this.cap) this.hints.set(hint.id, hint.status);
+      return;
+    }
     this.hints.delete(hint.id); // re-inserted last: the oldest is the one dropped at the cap
     this.hints.set(hint.id, hint.status);
     for (const id of [...this.hints.keys()].slice(0, -this.cap)) this.hints.delete(id);
@@ -89,8 +132,26 @@ export class PendingHints {
     return [...this.hints.keys()];
   }
 
+  /** The id to read next among those `isNews` accepts: the oldest (first come) or the newest (latest wins). */
+  next(isNews: (id: string) => boolean): string | undefined {
+    const news = this.ids().filter(isNews);
+    return this.firstCome ? news[0] : news.at(-1);
+  }
+
   clear(id: string): void {
     this.hints.delete(id);
+  }
+
+  /** A read found the record absent or not the workflow's: under first come, hints about it are not taken again. */
+  refuse(id: string): void {
+    this.hints.delete(id);
+    if (!this.firstCome || this.refused.includes(id)) return;
+    this.refused.push(id);
+    if (this.refused.length > REFUSED_HINTS_KEPT) this.refused.shift();
+  }
+
+  carry(): CarriedHints {
+    return { pending: [...this.hints].map(([id, status]) => ({ id, status })), refused: [...this.refused] };
   }
 
   get size(): number {

@@ -8,9 +8,14 @@
  * not (a signup abandoned at KYC, an approval the service sits on) then cost a few dozen polls over
  * their deadline instead of one per interval. One timer at a time serves both the poll and the
  * deadline, and none is started when the wait is already settled.
+ *
+ * A hint (workflows/trust.ts) is looked at at once, but never moves the next poll: the polls keep
+ * their schedule from the last poll, so a stream of forged hints, each looked at and found to be
+ * nothing, cannot keep a wait from polling until its deadline.
  */
-import { condition, log } from '@temporalio/workflow';
+import { CancellationScope, condition, log } from '@temporalio/workflow';
 import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
+import { HINTS_NEVER_DELAY_FACTS, takesPatch, WAITS_WAKE_TO_CONTINUE_AS_NEW } from './patches';
 import type { Hints } from './trust';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
@@ -42,23 +47,57 @@ export interface ServiceWait {
 
 export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
   let intervalMs = wait.pollIntervalMs;
+  // When the next poll is due. Once a hint has been looked at (HINTS_NEVER_DELAY_FACTS), the wait
+  // sleeps only until then: a hint never postpones a poll, so forged hints cannot starve the polls.
+  let pollAt = wait.now() + intervalMs;
+  let keepsSchedule = false;
   const hinted = (): boolean => wait.hints?.pending() ?? false;
+  // Deliveries that claim nothing new still write history: the sleeping wait wakes to continue as
+  // new when it has grown (asked only then, so runs that never grow record no marker).
+  const grown = (): boolean => wait.shouldContinueAsNew?.() === true && takesPatch(WAITS_WAKE_TO_CONTINUE_AS_NEW);
   for (;;) {
     if (wait.settled()) return 'settled';
-    const leftMs = wait.deadlineAt - wait.now();
+    const now = wait.now();
+    const leftMs = wait.deadlineAt - now;
     if (leftMs <= 0) return 'deadline';
     if (wait.shouldContinueAsNew?.()) return 'continue-as-new';
     if (wait.hints && hinted()) {
-      await pollTolerantly(wait.what, wait.hints.look);
+      if (await lookUnlessGrown(wait, wait.hints, grown)) return 'continue-as-new';
+      keepsSchedule ||= takesPatch(HINTS_NEVER_DELAY_FACTS);
       continue;
     }
-    const untilDeadline = leftMs < intervalMs;
-    const woke = await condition(() => wait.settled() || hinted(), untilDeadline ? leftMs : intervalMs, {
-      summary: `${untilDeadline ? 'event or deadline' : 'event or poll'}: ${wait.what}`,
-    });
-    if (woke || untilDeadline) continue;
+    // Before the patch, every wake (a hint looked at) restarted the whole interval.
+    const untilPollMs = keepsSchedule ? pollAt - now : intervalMs;
+    if (untilPollMs > 0) {
+      const untilDeadline = leftMs < untilPollMs;
+      const woke = await condition(() => wait.settled() || hinted() || grown(), untilDeadline ? leftMs : untilPollMs, {
+        summary: `${untilDeadline ? 'event or deadline' : 'event or poll'}: ${wait.what}`,
+      });
+      if (woke || untilDeadline) continue;
+    }
     await pollTolerantly(wait.what, wait.poll);
     intervalMs = nextPollInterval(intervalMs, wait.pollBackoffCapMs);
+    pollAt = wait.now() + intervalMs;
+  }
+}
+
+/**
+ * The look a hint asked for, given up when the history grows past its limit meanwhile: a storm of
+ * deliveries during one slow read would otherwise all land in this run. A look only reads (what it
+ * read is taken when the read returns), so the run can continue as new with its read in flight;
+ * the next poll reads the record again. True when it gave the look up.
+ */
+async function lookUnlessGrown(wait: ServiceWait, hints: Hints, grown: () => boolean): Promise<boolean> {
+  if (!wait.shouldContinueAsNew) {
+    await pollTolerantly(wait.what, hints.look);
+    return false;
+  }
+  const watch = new CancellationScope();
+  const filled = watch.run(() => condition(grown)).then(() => true, () => false);
+  try {
+    return await Promise.race([pollTolerantly(wait.what, hints.look).then(() => false), filled]);
+  } finally {
+    watch.cancel();
   }
 }
 

@@ -1,0 +1,126 @@
+/**
+ * When a deposit (workflows/deposit.ts) continues as new, and what it hands to its next run.
+ *
+ * A deposit's history grows with every delivery, and someone holding the webhook token can send as
+ * many as they like (forged hints each cost a signal and a workflow task, and a look when they claim
+ * news). So a wait of a deposit ends the run once the history has passed DEPOSIT_MAX_HISTORY_EVENTS
+ * (or the server suggests it), and the run continues as new at the same step, after its handlers
+ * have finished, carrying what it holds: every field below is bounded whatever was delivered.
+ * Behind DEPOSIT_CONTINUES_AS_NEW, asked only when a run has grown that far.
+ */
+import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { depositLifecycle } from './deposit';
+import type { DepositCourse } from './deposit-course';
+import type { CarriedDepositHints } from './deposit-hints';
+import type { DepositLifecycleInput } from './deposit-input';
+import type { DepositJourneyLink } from './deposit-journey-link';
+import type { DepositLedger } from './deposit-ledger';
+import type { CarriedReports } from './deposit-report';
+import type { DepositStage, DepositState } from './messages';
+import { DEPOSIT_CONTINUES_AS_NEW, takesPatch } from './patches';
+import type { DepositRecord, PaymentRecord, TradeRecord } from './records';
+
+/**
+ * The history a deposit run grows to before its next wait continues as new. A deposit without a
+ * storm of deliveries stays well under it (a few hundred events over its whole life).
+ */
+export const DEPOSIT_MAX_HISTORY_EVENTS = 1_000;
+
+/** Thrown by a wait (workflows/deposit-waits.ts) when the run should continue as new. */
+export class DepositHistoryFull extends Error {}
+
+/** Whether the run has grown enough to continue as new (the patch is asked only once it has). */
+export function depositHistoryFull(): boolean {
+  const info = workflowInfo();
+  return (info.continueAsNewSuggested || info.historyLength > DEPOSIT_MAX_HISTORY_EVENTS) && takesPatch(DEPOSIT_CONTINUES_AS_NEW);
+}
+
+/** What a deposit hands to its next run, with a version number for the code that takes it up. */
+export interface CarriedDeposit {
+  version: 1;
+  /** The step to run again (the one whose wait ended the run). */
+  stage: DepositStage;
+  verifiesPayloads: boolean;
+  ledger: {
+    deposit?: DepositRecord;
+    trade?: TradeRecord;
+    payment?: PaymentRecord;
+    tradeFromPayload: boolean;
+    paymentFromPayload: boolean;
+    ownRecordRead: boolean;
+    confirmedOnce: boolean;
+    attachmentSubmitted: boolean;
+    state: DepositState;
+  };
+  link: { externalId?: string; journeyId?: string; reportedStage?: DepositStage; served: boolean };
+  /** The deadline of the step in progress (absolute workflow time): a new run does not extend it. */
+  stepDeadlineAt?: number;
+  /** The last applied event keys (workflows/applied-keys.ts, at most its window). */
+  appliedEventKeys: string[];
+  reports: CarriedReports;
+  /** Pending and refused hints (workflows/trust.ts: a few ids each, each of bounded length). */
+  hints: CarriedDepositHints;
+}
+
+function carry(course: DepositCourse, stage: DepositStage): CarriedDeposit {
+  const { ledger, link } = course;
+  return {
+    version: 1,
+    stage,
+    verifiesPayloads: course.verifiesPayloads,
+    ledger: {
+      ...(ledger.deposit ? { deposit: ledger.deposit } : {}),
+      ...(ledger.trade ? { trade: ledger.trade } : {}),
+      ...(ledger.payment ? { payment: ledger.payment } : {}),
+      tradeFromPayload: ledger.tradeFromPayload,
+      paymentFromPayload: ledger.paymentFromPayload,
+      ownRecordRead: ledger.ownRecordRead,
+      confirmedOnce: ledger.confirmedOnce,
+      attachmentSubmitted: ledger.attachmentSubmitted,
+      state: { ...ledger.state },
+    },
+    link: {
+      ...(link.externalId !== undefined ? { externalId: link.externalId } : {}),
+      ...(link.journeyId !== undefined ? { journeyId: link.journeyId } : {}),
+      ...(link.reportedStage !== undefined ? { reportedStage: link.reportedStage } : {}),
+      served: link.served,
+    },
+    ...(course.clock.carriedDeadline !== undefined ? { stepDeadlineAt: course.clock.carriedDeadline } : {}),
+    appliedEventKeys: course.applied.carry(),
+    reports: course.reporter.carry(),
+    hints: course.hints.carry(),
+  };
+}
+
+/** A new run takes up what the previous one held (workflows/deposit-course.ts, before any handler runs). */
+export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, link: DepositJourneyLink): void {
+  const held = carried.ledger;
+  ledger.deposit = held.deposit;
+  ledger.trade = held.trade;
+  ledger.payment = held.payment;
+  ledger.tradeFromPayload = held.tradeFromPayload;
+  ledger.paymentFromPayload = held.paymentFromPayload;
+  ledger.ownRecordRead = held.ownRecordRead;
+  ledger.confirmedOnce = held.confirmedOnce;
+  ledger.attachmentSubmitted = held.attachmentSubmitted;
+  Object.assign(ledger.state, held.state);
+  link.externalId = carried.link.externalId;
+  link.journeyId = carried.link.journeyId;
+  link.reportedStage = carried.link.reportedStage;
+  link.served = carried.link.served;
+}
+
+/**
+ * Lets running handlers (an attachment being submitted) finish, then continues as new at `stage`.
+ * The next run's input is the first run's, less what it no longer needs: the starter's record (the
+ * ledger carries the service's) and a reversal's mark (a reversal never waits, so never gets here).
+ */
+export async function continueDepositAsNew(course: DepositCourse, input: DepositLifecycleInput, stage: DepositStage): Promise<never> {
+  await condition(allHandlersFinished);
+  const next = {
+    depositId: input.depositId,
+    ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
+    ...(input.timings !== undefined ? { timings: input.timings } : {}),
+  };
+  return continueAsNew<typeof depositLifecycle>(next, carry(course, stage));
+}
