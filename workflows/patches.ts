@@ -51,6 +51,12 @@ export const PARTNER_EVENTS_RECORDED_LOCALLY = 'partner-events-recorded-locally'
  * activity on the service queue) only when the index has no one answer.
  */
 export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
+/**
+ * A deposit whose first read shows it REJECTED looks for a trade naming it: one found means the
+ * service had confirmed it, so the REJECTED record is a refund (a reversal), even where the run that
+ * saw the deposit complete was removed at retention.
+ */
+export const REVERSALS_READ_FROM_TRADES = 'reversals-read-from-trades';
 
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
