@@ -54,17 +54,23 @@ export function bothEnds(last: number): number[] {
 export function createReconcileActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
   const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
 
-  /** Workflow ID → RampStage of the workflows of `type` among `ids` (running ones only, unless `all`). */
+  /**
+   * Workflow ID → RampStage of the workflows of `type` among `ids` (running ones only, unless `all`):
+   * of several runs of one ID, the running one, else the newest.
+   */
   async function stagesOf(type: string, ids: string[], all = false): Promise<Map<string, { stage: string; running: boolean }>> {
-    const stages = new Map<string, { stage: string; running: boolean }>();
+    const stages = new Map<string, { stage: string; running: boolean; startedAt: number }>();
     const queryable = [...new Set(ids)].filter((id) => QUERYABLE_ID.test(id));
     if (queryable.length === 0) return stages;
     const query = `WorkflowType = '${type}'${all ? '' : ` AND ExecutionStatus = 'Running'`} AND WorkflowId IN (${queryable.map((id) => `'${id}'`).join(', ')})`;
     for await (const workflow of Context.current().client.workflow.list({ query })) {
       const running = workflow.status.name === 'RUNNING';
-      // A closed run must not hide the running one of the same ID.
-      if (stages.get(workflow.workflowId)?.running) continue;
-      stages.set(workflow.workflowId, { stage: workflow.typedSearchAttributes.get(RampStage) ?? '', running });
+      const startedAt = workflow.startTime.getTime();
+      const known = stages.get(workflow.workflowId);
+      // A closed run must not hide the running one of the same ID, nor an older closed run a newer
+      // one: a deposit's COMPLETED run is followed by the run that reported its refund (REVERSED).
+      if (known && (known.running || (!running && known.startedAt >= startedAt))) continue;
+      stages.set(workflow.workflowId, { stage: workflow.typedSearchAttributes.get(RampStage) ?? '', running, startedAt });
     }
     return stages;
   }
