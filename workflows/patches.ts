@@ -57,6 +57,8 @@ export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
  * saw the deposit complete was removed at retention.
  */
 export const REVERSALS_READ_FROM_TRADES = 'reversals-read-from-trades';
+/** A scheduled reconciliation run also re-reads the rejected deposits changed since the last run. */
+export const REJECTED_DEPOSITS_REREAD = 'rejected-deposits-reread';
 
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
