@@ -59,6 +59,8 @@ export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
 export const REVERSALS_READ_FROM_TRADES = 'reversals-read-from-trades';
 /** A scheduled reconciliation run also re-reads the rejected deposits changed since the last run. */
 export const REJECTED_DEPOSITS_REREAD = 'rejected-deposits-reread';
+/** A deposit keeps the kind a detail record named against a list item's guess from its currency. */
+export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
 
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
