@@ -26,6 +26,11 @@ export class DepositLedger {
   confirmedOnce = false;
   /** Set once an operator's attachment was accepted by the service. */
   attachmentSubmitted = false;
+  /**
+   * The sha256 of the attachment being submitted or submitted (workflows/deposit-handlers.ts): the
+   * deposit takes one file; the same one again gets the first one's answer, a different one is refused.
+   */
+  attachmentSha256: string | undefined;
   readonly state: DepositState;
   /**
    * Set once a record named where the money came in (a virtual account or a deposit address: a detail

@@ -61,6 +61,8 @@ export const REVERSALS_READ_FROM_TRADES = 'reversals-read-from-trades';
 export const REJECTED_DEPOSITS_REREAD = 'rejected-deposits-reread';
 /** A deposit keeps the kind a detail record named against a list item's guess from its currency. */
 export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
+/** A deposit submits one attachment: the same file again gets the first submission's answer. */
+export const ATTACHMENT_SUBMITTED_ONCE = 'attachment-submitted-once';
 
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
