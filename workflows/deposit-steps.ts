@@ -48,8 +48,8 @@ export async function received(course: DepositCourse): Promise<DepositStage> {
     );
     if (owner) link.learnJourney(owner);
   }
-  // Before the journey hears anything of this run: a deposit first read REJECTED may be a refund.
-  if (verifiesPayloads && link.reportedStage === undefined && !ledger.confirmedOnce && ledger.deposit!.status === 'REJECTED' && takesPatch(REVERSALS_READ_FROM_TRADES)) {
+  // Before the journey hears of this run: a deposit read REJECTED before it was seen confirmed may be a refund.
+  if (verifiesPayloads && !ledger.confirmedOnce && ledger.deposit!.status === 'REJECTED' && takesPatch(REVERSALS_READ_FROM_TRADES)) {
     await reverseIfTraded(course);
   }
   await show(course, 'RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
@@ -147,9 +147,9 @@ export async function reverseCompleted(course: DepositCourse): Promise<void> {
 }
 
 /**
- * A deposit this run first read REJECTED: a rejection, or a refund of money the service had confirmed
- * and moved, whose earlier run (which knew it completed) retention removed, or whose events were all
- * lost. The run's history cannot tell them apart; the service's records can: a trade that names the
+ * A deposit read REJECTED before the run saw it confirmed (at its first read, or when a step parked
+ * here runs again): a rejection, or a refund of money the service had confirmed and moved, whose
+ * earlier run (which knew it completed) retention removed, or whose events were all lost. The run's history cannot tell them apart; the service's records can: a trade that names the
  * deposit says the service confirmed it (the trade is verified by its detail read,
  * activities/trade-lookup.ts). Then the run ends REVERSED, and when the trade settled (and an
  * offramp's payment was paid out) the journey is told the deposit had COMPLETED, the stage its board
@@ -164,7 +164,8 @@ async function reverseIfTraded(course: DepositCourse): Promise<void> {
   ledger.applyTrade(found);
   // applyTrade takes only a trade whose record names this deposit; it then knows the deposit was confirmed.
   if (!ledger.confirmedOnce) return;
-  if (await completedAtTheService(course)) link.reportedStage = 'COMPLETED';
+  // What the journey counted: what this run told it (a park while searching), else what the earlier run did.
+  if (link.reportedStage === undefined && (await completedAtTheService(course))) link.reportedStage = 'COMPLETED';
   throw reversal(ledger, link);
 }
 
