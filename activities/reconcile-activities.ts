@@ -17,15 +17,19 @@
  */
 import { Context, log } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
+import type { DepositListItem } from '../ramp/schemas';
 import type { EventName } from '../ramp/events';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
-import type { LagReport, ListWatermark, ReconcileLimits, Repair } from '../workflows/reconcile-types';
+import type { LagReport, ListWatermark, ReconcileLimits, RejectedDepositLagReport, Repair } from '../workflows/reconcile-types';
 import { RampStage } from '../workflows/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
+import { BOUND_SLACK_MS, timeOf } from './list-search';
 import { customerRecord, depositRecord, paymentRecord, tradeRecord } from './records';
 
 const PAGE_SIZE = 100;
+/** A deposit's stages between its confirmation and its end, where a refund is news for it. */
+const AFTER_CONFIRMATION: readonly string[] = ['CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED'];
 /** Ids of a list's head kept as its watermark. */
 const HEAD_IDS = 5;
 
@@ -54,17 +58,23 @@ export function bothEnds(last: number): number[] {
 export function createReconcileActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
   const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
 
-  /** Workflow ID → RampStage of the workflows of `type` among `ids` (running ones only, unless `all`). */
+  /**
+   * Workflow ID → RampStage of the workflows of `type` among `ids` (running ones only, unless `all`):
+   * of several runs of one ID, the running one, else the newest.
+   */
   async function stagesOf(type: string, ids: string[], all = false): Promise<Map<string, { stage: string; running: boolean }>> {
-    const stages = new Map<string, { stage: string; running: boolean }>();
+    const stages = new Map<string, { stage: string; running: boolean; startedAt: number }>();
     const queryable = [...new Set(ids)].filter((id) => QUERYABLE_ID.test(id));
     if (queryable.length === 0) return stages;
     const query = `WorkflowType = '${type}'${all ? '' : ` AND ExecutionStatus = 'Running'`} AND WorkflowId IN (${queryable.map((id) => `'${id}'`).join(', ')})`;
     for await (const workflow of Context.current().client.workflow.list({ query })) {
       const running = workflow.status.name === 'RUNNING';
-      // A closed run must not hide the running one of the same ID.
-      if (stages.get(workflow.workflowId)?.running) continue;
-      stages.set(workflow.workflowId, { stage: workflow.typedSearchAttributes.get(RampStage) ?? '', running });
+      const startedAt = workflow.startTime.getTime();
+      const known = stages.get(workflow.workflowId);
+      // A closed run must not hide the running one of the same ID, nor an older closed run a newer
+      // one: a deposit's COMPLETED run is followed by the run that reported its refund (REVERSED).
+      if (known && (known.running || (!running && known.startedAt >= startedAt))) continue;
+      stages.set(workflow.workflowId, { stage: workflow.typedSearchAttributes.get(RampStage) ?? '', running, startedAt });
     }
     return stages;
   }
@@ -181,27 +191,33 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
      * still waiting for a confirmation (or rejection) the service has made.
      */
     async findDepositLag(limits: ReconcileLimits, since?: ListWatermark): Promise<LagReport> {
-      return serviceCall(() =>
-        scan('deposits', limits, since, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }), async (deposits) => {
-          const workflows = await stagesOf('depositLifecycle', deposits.map((deposit) => depositWorkflowId(deposit.id)), true);
-          const repairs: Repair[] = [];
-          for (const deposit of deposits) {
-            const target = depositWorkflowId(deposit.id);
-            const workflow = workflows.get(target);
-            const decided = deposit.status === 'CONFIRMED' || deposit.status === 'REJECTED';
-            // A workflow dismissed because the service did not have the deposit then counts as none:
-            // the service has it now (deliverToDeposit starts it again).
-            const missing = (workflow === undefined || (!workflow.running && workflow.stage === 'DISMISSED')) && QUERYABLE_ID.test(target);
-            const stage = workflow?.running ? workflow.stage : undefined;
-            // A deposit the service refunded after its workflow completed: the delivery starts the run that reports it.
-            const refundedAfterCompletion = workflow !== undefined && !workflow.running && workflow.stage === 'COMPLETED' && deposit.status === 'REJECTED';
-            const lagging = missing || refundedAfterCompletion || (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
-            if (!lagging) continue;
-            repairs.push({ signal: 'deposit', target, key: `RECONCILE/DEPOSIT/${deposit.id}/${deposit.status}`, event: depositEvent(deposit.status), record: depositRecord(deposit) });
-          }
-          return repairs;
+      return serviceCall(() => scan('deposits', limits, since, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }), depositRepairs));
+    },
+
+    /**
+     * Deposits the service rejected (or refunded) since the last run whose workflow lags. The deposit
+     * list, read from its head, stops at the watermark, and a deposit rejected long after it arrived
+     * sits below it (the list's order is by arrival, as far as the interface shows), so a rejection
+     * whose webhook was lost would never be read again. This reads the list filtered to REJECTED
+     * (rejections are few: usually one page) from both ends, up to `maxPages`, and looks up only the
+     * deposits whose `timestamp` (the time of a deposit's latest event: for a REJECTED one, the
+     * rejection) is not older than `since`, less BOUND_SLACK_MS for the service's parts' clocks. It
+     * answers the newest timestamp it read, the next run's `since`, in the service's own clock.
+     */
+    async findRejectedDepositLag(limits: ReconcileLimits, since?: number): Promise<RejectedDepositLagReport> {
+      let newestChange = since;
+      const report = await serviceCall(() =>
+        scan('rejected deposits', { ...limits, listOrder: 'unknown' }, undefined, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE, status: 'REJECTED' }), async (deposits) => {
+          const changed = deposits.filter((deposit) => {
+            const time = timeOf(deposit.timestamp);
+            if (time !== undefined && (newestChange === undefined || time > newestChange)) newestChange = time;
+            // A deposit without a readable time is looked up: only a time proves it old.
+            return since === undefined || time === undefined || time >= since - BOUND_SLACK_MS;
+          });
+          return depositRepairs(changed);
         }),
       );
+      return { ...report, ...(newestChange !== undefined ? { newestChange } : {}) };
     },
 
     /** Deposit workflows that do not know their trade, its settlement, or (offramp) the payout. */
@@ -242,6 +258,29 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
       );
     },
   };
+
+  /** The repairs a page of deposits (list items) needs: a workflow to start, or a decision it has not heard. */
+  async function depositRepairs(deposits: DepositListItem[]): Promise<Repair[]> {
+    const workflows = await stagesOf('depositLifecycle', deposits.map((deposit) => depositWorkflowId(deposit.id)), true);
+    const repairs: Repair[] = [];
+    for (const deposit of deposits) {
+      const target = depositWorkflowId(deposit.id);
+      const workflow = workflows.get(target);
+      const decided = deposit.status === 'CONFIRMED' || deposit.status === 'REJECTED';
+      // A workflow dismissed because the service did not have the deposit then counts as none:
+      // the service has it now (deliverToDeposit starts it again).
+      const missing = (workflow === undefined || (!workflow.running && workflow.stage === 'DISMISSED')) && QUERYABLE_ID.test(target);
+      const stage = workflow?.running ? workflow.stage : undefined;
+      // A deposit the service refunded after its workflow completed: the delivery starts the run that reports it.
+      const refundedAfterCompletion = workflow !== undefined && !workflow.running && workflow.stage === 'COMPLETED' && deposit.status === 'REJECTED';
+      // A deposit refunded while its workflow waits for the trade or the payout (its polls would find it, hours later).
+      const refundedInFlight = deposit.status === 'REJECTED' && stage !== undefined && AFTER_CONFIRMATION.includes(stage);
+      const lagging = missing || refundedAfterCompletion || refundedInFlight || (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
+      if (!lagging) continue;
+      repairs.push({ signal: 'deposit', target, key: `RECONCILE/DEPOSIT/${deposit.id}/${deposit.status}`, event: depositEvent(deposit.status), record: depositRecord(deposit) });
+    }
+    return repairs;
+  }
 
   async function paymentRepair(tradeId: string, target: string): Promise<Repair | undefined> {
     const trade = tradeRecord(await ramp.trades.detail({ id: tradeId }));

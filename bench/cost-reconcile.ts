@@ -24,8 +24,8 @@ import { startBenchTemporal } from './support/temporal';
 const NEW_DEPOSITS = 100;
 const RUN_EVERY_SECONDS = 5;
 
-const pagesOf = (result: ReconcileResult) => (result.pages ? result.pages.customers + result.pages.deposits + result.pages.trades : Number.NaN);
-const describePages = (result: ReconcileResult) => `customers ${result.pages?.customers}, deposits ${result.pages?.deposits}, trades ${result.pages?.trades} pages`;
+const pagesOf = (result: ReconcileResult) => (result.pages ? result.pages.customers + result.pages.deposits + result.pages.trades + (result.pages.rejectedDeposits ?? 0) : Number.NaN);
+const describePages = (result: ReconcileResult) => `customers ${result.pages?.customers}, deposits ${result.pages?.deposits}, rejected deposits ${result.pages?.rejectedDeposits ?? 0}, trades ${result.pages?.trades} pages`;
 
 async function reconcileRuns(customers: number, options: BenchOptions): Promise<{ first: ReconcileResult; idle: ReconcileResult; withDeposits: ReconcileResult }> {
   const temporal = await startBenchTemporal();

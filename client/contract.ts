@@ -128,7 +128,7 @@ export function buildContract() {
         updates: {
           retry: update(z.object({}), RetryResultSchema, 'resume a deposit parked in NEEDS_ATTENTION'),
           cancel: update(EndRequestSchema, CancelResultSchema, 'end a deposit parked in NEEDS_ATTENTION (CANCELLED)'),
-          submitAttachment: update(AttachmentReferenceSchema, AttachmentResultSchema, 'the document the service asked for, for a deposit in ACTION_REQUIRED: a reference to the bytes in the attachment store, never the bytes'),
+          submitAttachment: update(AttachmentReferenceSchema, AttachmentResultSchema, 'the document the service asked for, for a deposit in ACTION_REQUIRED: a reference to the bytes in the attachment store, never the bytes. One per deposit: a different second file is refused; the same file (sha256) again gets the first one\'s answer'),
         },
         signals: {
           depositEvent: signal('depositEvent', 'a deposit event (event router)'),

@@ -18,7 +18,7 @@ import { DepositStepClock } from './deposit-step-clock';
 import type { DepositState } from './messages';
 import { OperatorDesk } from './operator';
 import { depositTimings, type DepositTimings } from './timings';
-import { PAYLOADS_ARE_HINTS, takesPatch } from './patches';
+import { DEPOSIT_KIND_KEPT, PAYLOADS_ARE_HINTS, takesPatch } from './patches';
 
 export class DepositCourse {
   readonly depositId: string;
@@ -57,7 +57,7 @@ export class DepositCourse {
     this.depositId = depositId;
     this.timings = depositTimings(input.timings);
     this.verifiesPayloads = carried?.verifiesPayloads ?? takesPatch(PAYLOADS_ARE_HINTS);
-    const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit);
+    const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit, () => takesPatch(DEPOSIT_KIND_KEPT));
     this.ledger = ledger;
     this.state = ledger.state;
     this.link = new DepositJourneyLink();

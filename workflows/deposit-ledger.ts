@@ -26,18 +26,33 @@ export class DepositLedger {
   confirmedOnce = false;
   /** Set once an operator's attachment was accepted by the service. */
   attachmentSubmitted = false;
+  /**
+   * The sha256 of the attachment being submitted or submitted (workflows/deposit-handlers.ts): the
+   * deposit takes one file; the same one again gets the first one's answer, a different one is refused.
+   */
+  attachmentSha256: string | undefined;
   readonly state: DepositState;
+  /**
+   * Set once a record named where the money came in (a virtual account or a deposit address: a detail
+   * read). The kind is then known; a list item names neither, and its currency is only a guess
+   * (`depositKindOf`), which must not overturn what is known.
+   */
+  private kindKnown = false;
 
   /**
    * @param verifiesPayloads whether the run follows the trust rule (PAYLOADS_ARE_HINTS)
    * @param starterDeposit the record the starter passed, if any: shown until the service's own is read
+   * @param keepsKnownKind whether the run keeps a known kind against a guess (DEPOSIT_KIND_KEPT); asked
+   *   only when a guess differs from it, so a run records the patch only where it changes something
    */
   constructor(
     private readonly depositId: string,
     private readonly verifiesPayloads: boolean,
     starterDeposit: DepositRecord | undefined,
+    private readonly keepsKnownKind: () => boolean,
   ) {
     this.deposit = starterDeposit;
+    this.kindKnown = starterDeposit !== undefined && namesReceiver(starterDeposit);
     this.state = {
       depositId,
       customerId: starterDeposit?.customerId ?? '',
@@ -60,9 +75,17 @@ export class DepositLedger {
     if (this.verifiesPayloads && record.status === 'CONFIRMED') this.confirmedOnce = true;
     this.state.status = record.status;
     this.state.customerId = record.customerId;
-    this.state.kind = kindOf(record);
+    this.takeKind(record);
     this.state.amount = record.amount;
     this.state.currency = record.currency;
+  }
+
+  /** The kind a record names, or guesses when the kind is not known yet (workflows/records.ts, depositKindOf). */
+  private takeKind(record: DepositRecord): void {
+    const named = namesReceiver(record);
+    if (!named && this.kindKnown && kindOf(record) !== this.state.kind && this.keepsKnownKind()) return;
+    this.state.kind = kindOf(record);
+    this.kindKnown ||= named;
   }
 
   /** The service's own record of the deposit, read by the deposit itself: it replaces whatever the starter passed. */
@@ -120,3 +143,6 @@ export class DepositLedger {
     return this.state.kind === 'OFFRAMP' && this.payment ? `${traded}; paid out as payment ${this.payment.id}` : traded;
   }
 }
+
+/** Whether a record names where the money came in (detail reads do; list items do not). */
+const namesReceiver = (record: DepositRecord): boolean => record.virtualAccountId !== undefined || record.depositAddressId !== undefined;

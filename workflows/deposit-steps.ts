@@ -16,7 +16,7 @@ import { waitOrPark, waitUnlessRefunded } from './deposit-waits';
 import type { DepositStage } from './messages';
 import { isPaymentSettled, type DepositRecord } from './records';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
-import { COMPLETES_ON_SERVICE_WORD, takesPatch } from './patches';
+import { COMPLETES_ON_SERVICE_WORD, REVERSALS_READ_FROM_TRADES, takesPatch } from './patches';
 
 
 /** A step: runs its stage and returns the stage to run next. */
@@ -47,6 +47,10 @@ export async function received(course: DepositCourse): Promise<DepositStage> {
       act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [ledger.deposit!.customerId]),
     );
     if (owner) link.learnJourney(owner);
+  }
+  // Before the journey hears of this run: a deposit read REJECTED before it was seen confirmed may be a refund.
+  if (verifiesPayloads && !ledger.confirmedOnce && ledger.deposit!.status === 'REJECTED' && takesPatch(REVERSALS_READ_FROM_TRADES)) {
+    await reverseIfTraded(course);
   }
   await show(course, 'RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
   link.noteServedIfReported();
@@ -140,6 +144,40 @@ export async function reverseCompleted(course: DepositCourse): Promise<void> {
   link.reportedStage = 'COMPLETED'; // what the journey counted
   ledger.knowConfirmed();
   throw reversal(ledger, link);
+}
+
+/**
+ * A deposit read REJECTED before the run saw it confirmed (at its first read, or when a step parked
+ * here runs again): a rejection, or a refund of money the service had confirmed and moved, whose
+ * earlier run (which knew it completed) retention removed, or whose events were all lost. The run's history cannot tell them apart; the service's records can: a trade that names the
+ * deposit says the service confirmed it (the trade is verified by its detail read,
+ * activities/trade-lookup.ts). Then the run ends REVERSED, and when the trade settled (and an
+ * offramp's payment was paid out) the journey is told the deposit had COMPLETED, the stage its board
+ * counted it at, so its completed totals drop the amount. No trade: a rejection, as before.
+ */
+async function reverseIfTraded(course: DepositCourse): Promise<void> {
+  const { depositId, ledger, link } = course;
+  const found = await orPark('looking for a trade of the rejected deposit', () =>
+    act.findTradeForDeposit.executeWithOptions(listSearchOptions('look for a trade of the rejected deposit'), [{ depositId, customerId: ledger.deposit!.customerId }]),
+  );
+  if (!found) return;
+  ledger.applyTrade(found);
+  // applyTrade takes only a trade whose record names this deposit; it then knows the deposit was confirmed.
+  if (!ledger.confirmedOnce) return;
+  // What the journey counted: what this run told it (a park while searching), else what the earlier run did.
+  if (link.reportedStage === undefined && (await completedAtTheService(course))) link.reportedStage = 'COMPLETED';
+  throw reversal(ledger, link);
+}
+
+/** Whether the service's records show the deposit's money all the way through: its trade settled and, for an offramp, its payout. */
+async function completedAtTheService({ ledger, state }: DepositCourse): Promise<boolean> {
+  const trade = ledger.trade!;
+  if (trade.status !== 'SETTLED') return false;
+  if (state.kind === 'ONRAMP') return true;
+  if (!trade.paymentId) return false;
+  const payment = await orPark('reading the refunded deposit\'s payout', () => act.getPayment.executeWithOptions(patientReadOptions('read the payout of the refunded deposit'), [trade.paymentId!]));
+  ledger.applyPayment(payment);
+  return isPaymentSettled(payment.status);
 }
 
 /**

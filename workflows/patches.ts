@@ -72,6 +72,19 @@ export const DEPOSIT_CONTINUES_AS_NEW = 'deposit-continues-as-new';
  */
 export const PAYOUT_FOLLOWS_ITS_PAYMENT = 'payout-follows-its-payment';
 
+/**
+ * A deposit whose first read shows it REJECTED looks for a trade naming it: one found means the
+ * service had confirmed it, so the REJECTED record is a refund (a reversal), even where the run that
+ * saw the deposit complete was removed at retention.
+ */
+export const REVERSALS_READ_FROM_TRADES = 'reversals-read-from-trades';
+/** A scheduled reconciliation run also re-reads the rejected deposits changed since the last run. */
+export const REJECTED_DEPOSITS_REREAD = 'rejected-deposits-reread';
+/** A deposit keeps the kind a detail record named against a list item's guess from its currency. */
+export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
+/** A deposit submits one attachment: the same file again gets the first submission's answer. */
+export const ATTACHMENT_SUBMITTED_ONCE = 'attachment-submitted-once';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

@@ -36,6 +36,11 @@ export interface ReconcileWatermark {
   customers?: ListWatermark;
   deposits?: ListWatermark;
   trades?: ListWatermark;
+  /**
+   * The newest `timestamp` (ms since the epoch, the service's clock) among the REJECTED deposits the
+   * run read: the next run re-reads the rejected deposits changed since (workflows/reconcile.ts).
+   */
+  rejectedDepositsSince?: number;
 }
 
 /**
@@ -71,10 +76,17 @@ export interface LagReport {
   watermark?: ListWatermark;
 }
 
+/** A pass over the rejected deposits (activities/reconcile-activities.ts, findRejectedDepositLag). */
+export interface RejectedDepositLagReport extends LagReport {
+  /** The newest `timestamp` among the rejected deposits read (ms since the epoch), or the `since` it was given. */
+  newestChange?: number;
+}
+
 export interface ReconcileResult {
-  examined: { customers: number; deposits: number; trades: number };
+  /** `rejectedDeposits`: the rejected deposits re-read since the last run (scheduled runs past their first only). */
+  examined: { customers: number; deposits: number; trades: number; rejectedDeposits?: number };
   /** Pages read of each list (one service call each; older results lack it). */
-  pages?: { customers: number; deposits: number; trades: number };
+  pages?: { customers: number; deposits: number; trades: number; rejectedDeposits?: number };
   /** Targets signalled. */
   repaired: number;
   /** Targets that had finished between the check and the signal. */

@@ -20,6 +20,7 @@ import type { ReconcileActivities } from '../activities/reconcile-activities';
 import { ACTIVITY_RETRY } from './activity-options';
 import { depositIdOf } from './ids';
 import { customerEventSignal } from './messages';
+import { REJECTED_DEPOSITS_REREAD, takesPatch } from './patches';
 import { reportReconcileRun } from './reconcile-metrics';
 import {
   DEFAULT_RECONCILE_LIMITS,
@@ -66,7 +67,7 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
   }
 
   /** Runs one pass over a list with what is left of the repair budget; with none left, the next run does it. */
-  async function pass(list: keyof ReconcileWatermark, find: (limits: ReconcileLimits, since?: ListWatermark) => Promise<LagReport>): Promise<number> {
+  async function pass(list: 'customers' | 'deposits' | 'trades', find: (limits: ReconcileLimits, since?: ListWatermark) => Promise<LagReport>): Promise<number> {
     const previous = since[list];
     if (budget <= 0) {
       result.truncated = true;
@@ -83,10 +84,32 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
   // Customers first: a journey that learns of its KYC decision moves on before its deposits are checked.
   result.examined.customers = await pass('customers', (limits, previous) => act.findCustomerLag(limits, previous));
   result.examined.deposits = await pass('deposits', (limits, previous) => act.findDepositLag(limits, previous));
+  // A run that read the deposit list only down to its watermark reads the rejections it passed over.
+  if (since.deposits !== undefined && takesPatch(REJECTED_DEPOSITS_REREAD)) await rejectedPass();
   result.examined.trades = await pass('trades', (limits, previous) => act.findTradeLag(limits, previous));
 
   reportReconcileRun(result);
   return result;
+
+  /**
+   * The REJECTED deposits changed since the last run's newest one (activities/reconcile-activities.ts,
+   * findRejectedDepositLag): a deposit rejected long after it arrived sits below the deposit list's
+   * watermark. A pass cut short keeps the bound where it was, so the next run reads what this one did not.
+   */
+  async function rejectedPass(): Promise<void> {
+    const previous = since.rejectedDepositsSince;
+    let next = previous;
+    if (budget <= 0) {
+      result.truncated = true;
+    } else {
+      const report = await act.findRejectedDepositLag({ ...resolved, maxRepairs: budget }, previous);
+      await apply(report);
+      if (!report.truncated) next = report.newestChange;
+      result.examined.rejectedDeposits = report.examined;
+      result.pages!.rejectedDeposits = report.pages;
+    }
+    if (next !== undefined) result.watermark.rejectedDepositsSince = next;
+  }
 }
 
 /** The watermark of the schedule's previous run; none for the first run, a run by hand, or a result of older code. */

@@ -8,10 +8,10 @@ import type { Info } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { failureOf } from '../support/activity-failure';
 import { createPayoutActivities, type PayoutOrder } from '../../activities';
-import { asCreate, createRecordOf, type CreateRecord } from '../../activities/creates';
+import { asCreate, createRecordOf } from '../../activities/creates';
 import { RampClient } from '../../ramp';
 import type { PaymentRecord } from '../../workflows/records';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
@@ -58,24 +58,46 @@ describe('a create whose outcome is unknown', () => {
     // The service holds the create, then makes the payment: long after the client gave up.
     await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS });
     const first = attempt();
-    const sentAround = Date.now();
     const failure = await failureOf(first.env.run(activities(impatient).ensurePayoutPayment, order));
     expect(failure.type).toBe('OutcomeUnknown');
     // The retry is due once the request has settled, counted from when it left.
     expect(failure.nextRetryDelay).toBeGreaterThan(SETTLE_MS - 1_000);
     expect(failure.nextRetryDelay).toBeLessThanOrEqual(SETTLE_MS);
-    // One heartbeat, sent before the request: when it must have settled, and by which attempt.
-    expect(first.heartbeats).toHaveLength(1);
-    const record = createRecordOf(first.heartbeats[0]) as CreateRecord;
-    expect(record.sentBy).toBe(1);
-    expect(record.settleUntil).toBeGreaterThanOrEqual(sentAround + SETTLE_MS);
+    // A heartbeat sent before the request: how long an attempt after it must wait, and who sent it;
+    // and one sent with the failure: nothing more to wait, since the retry delay waits it out.
+    expect(first.heartbeats.map(createRecordOf)).toEqual([
+      { settleMs: SETTLE_MS, sentBy: 1 },
+      { settleMs: 0, sentBy: 1 },
+    ]);
 
     // The next attempt starts at once (as after a timeout or a killed worker, which set no retry
-    // delay), inheriting the record: it waits, then finds the payment the held request made.
+    // delay), inheriting the record sent before the request: it waits, then finds the payment the
+    // held request made.
     const second = attempt({ attempt: 2, heartbeatDetails: first.heartbeats[0] });
     const payment = (await second.env.run(activities(impatient).ensurePayoutPayment, order)) as PaymentRecord;
-    expect(Date.now()).toBeGreaterThanOrEqual(record.settleUntil);
     expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
+  });
+
+  it('waits out a request sent by a worker whose clock runs behind the next one\'s: one create', async () => {
+    const order = newOrder();
+    // Every create is held (two of them, should a second be sent).
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS, count: 2 });
+    // The first attempt runs on a worker whose clock is half a minute behind (within what the service's
+    // signature check accepts); it gives up with its request held.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: Date.now() - 30_000 });
+    const first = attempt();
+    try {
+      expect(await failureOf(first.env.run(activities(impatient).ensurePayoutPayment, order))).toMatchObject({ type: 'OutcomeUnknown' });
+    } finally {
+      vi.useRealTimers();
+    }
+    // The next attempt, on a worker with the right time, inherits the record sent before the request:
+    // it waits the request out and finds its payment, sending no create of its own.
+    const second = attempt({ attempt: 2, heartbeatDetails: first.heartbeats[0] });
+    const payment = (await second.env.run(activities(impatient).ensurePayoutPayment, order)) as PaymentRecord;
+    expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
+    expect(await sandbox.control.pendingFaults()).toMatchObject([{ path: '/payment/create', kind: 'DELAY', remaining: 1 }]);
+    await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', count: 0 });
   });
 
   it('leaves the retry to the policy\'s backoff once the request has already settled (a zero delay would end the retries)', async () => {

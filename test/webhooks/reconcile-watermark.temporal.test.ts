@@ -57,10 +57,11 @@ describe('scheduled reconciliation, the service listing newest first', () => {
     expect(first.pages).toEqual({ customers: 3, deposits: 1, trades: 1 });
     expect(first.watermark.customers?.headIds).toHaveLength(5);
 
-    // Nothing new: one page of each list, and of the customers the newest hundred (recent KYC decisions).
+    // Nothing new: one page of each list, and of the customers the newest hundred (recent KYC decisions),
+    // and one of the rejected deposits (none: their list is read for rejections below the watermark).
     const second = await nthRun(2);
-    expect(second.pages).toEqual({ customers: 1, deposits: 1, trades: 1 });
-    expect(second.examined).toEqual({ customers: 100, deposits: 0, trades: 0 });
+    expect(second.pages).toEqual({ customers: 1, deposits: 1, trades: 1, rejectedDeposits: 1 });
+    expect(second.examined).toEqual({ customers: 100, deposits: 0, trades: 0, rejectedDeposits: 0 });
     expect(second.repaired).toBe(0);
 
     // Money arrives that no event announces: a later run finds it at the head and starts its workflow.

@@ -72,7 +72,7 @@ describe('reconciliation', () => {
     await handle.terminate('test over');
   });
 
-  it('starts the workflow of a deposit no event announced, then repairs its lost confirmation, trade, settlement and payout', async () => {
+  it('starts the workflow of a deposit no event announced, then repairs its lost confirmation, trade, settlement, payout and refund, the refund once', async () => {
     // An ACTIVE offramp journey (its own polls are fast; its deposits' polls are an hour apart).
     const journey = await h.startJourney({ offramp: TEST_OFFRAMP });
     const kyc = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
@@ -113,6 +113,15 @@ describe('reconciliation', () => {
     await visibleAt(workflowId, 'COMPLETED');
     await reconcile();
     expect((await handle.describe()).status.name).toBe('COMPLETED');
+
+    // Refunded after completion, its DEPOSIT_REJECTED lost: a pass starts the run that reports the reversal...
+    await h.control.refundDeposit(simulated.id);
+    expect((await reconcile()).repaired).toBeGreaterThanOrEqual(1);
+    expect(await handle.result()).toMatchObject({ stage: 'REVERSED' });
+    await h.waitForJourney(journey, (s) => s.deposits.byStage.REVERSED === 1 && s.deposits.byStage.COMPLETED === undefined);
+    // ...once: later full passes see the reversal (the newest run), not the completed run before it.
+    await visibleAt(workflowId, 'REVERSED');
+    expect(await reconcile()).toMatchObject({ repaired: 0, missed: 0 });
     await journey.terminate('test over');
   });
 

@@ -49,6 +49,14 @@ describe('the deposit lifecycle', () => {
 
     await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] });
     expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/review the attachment/);
+    // One attachment per deposit: a second, different file is refused; the same file again (a client
+    // retrying after a lost answer) gets the first submission's answer, and the service gets it once.
+    const other = await checkIn(attachmentStoreFromEnv(), { ...DOCUMENT, fileName: 'other.pdf', content: Buffer.from('%PDF-1.4 another') });
+    const second = await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [other] }).catch((error: unknown) => error);
+    expect((second as Error).cause).toMatchObject({ message: expect.stringMatching(/already submitted/) });
+    expect(await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] })).toEqual({ submitted: true });
+    const submissions = ((await depositHandle.fetchHistory()).events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'submitDepositAttachment');
+    expect(submissions).toHaveLength(1);
     await h.control.confirmDeposit(deposit.id);
     const traded = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
     await h.control.settleTrade(traded.tradeId!);
