@@ -9,13 +9,13 @@
  * Behind DEPOSIT_CONTINUES_AS_NEW, asked only when a run has grown that far.
  */
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
-import type { depositLifecycle } from './deposit';
-import type { DepositCourse } from './deposit-course';
-import type { CarriedDepositHints } from './deposit-hints';
-import type { DepositLifecycleInput } from './deposit-input';
+import type { AppliedKeys } from './applied-keys';
+import type { CarriedDepositHints, DepositHints } from './deposit-hints';
+import type { DepositLifecycleInput, DepositLifecycleRequest } from './deposit-input';
 import type { DepositJourneyLink } from './deposit-journey-link';
 import type { DepositLedger } from './deposit-ledger';
-import type { CarriedReports } from './deposit-report';
+import type { CarriedReports, JourneyReporter } from './deposit-report';
+import type { DepositStepClock } from './deposit-step-clock';
 import type { DepositStage, DepositState } from './messages';
 import { DEPOSIT_CONTINUES_AS_NEW, takesPatch } from './patches';
 import type { DepositRecord, PaymentRecord, TradeRecord } from './records';
@@ -62,7 +62,24 @@ export interface CarriedDeposit {
   hints: CarriedDepositHints;
 }
 
-function carry(course: DepositCourse, stage: DepositStage): CarriedDeposit {
+/**
+ * The deposit workflow's signature, as continue-as-new starts it (workflows/deposit.ts), written here
+ * rather than imported so that the run and what it carries do not import each other.
+ */
+type DepositLifecycle = (request: DepositLifecycleRequest, carried?: CarriedDeposit) => Promise<unknown>;
+
+/** The parts of a deposit's course (workflows/deposit-course.ts) that a run hands on. */
+export interface CarryingCourse {
+  readonly verifiesPayloads: boolean;
+  readonly ledger: DepositLedger;
+  readonly link: DepositJourneyLink;
+  readonly clock: DepositStepClock;
+  readonly applied: AppliedKeys;
+  readonly reporter: JourneyReporter;
+  readonly hints: DepositHints;
+}
+
+function carry(course: CarryingCourse, stage: DepositStage): CarriedDeposit {
   const { ledger, link } = course;
   return {
     version: 1,
@@ -115,12 +132,12 @@ export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, li
  * The next run's input is the first run's, less what it no longer needs: the starter's record (the
  * ledger carries the service's) and a reversal's mark (a reversal never waits, so never gets here).
  */
-export async function continueDepositAsNew(course: DepositCourse, input: DepositLifecycleInput, stage: DepositStage): Promise<never> {
+export async function continueDepositAsNew(course: CarryingCourse, input: DepositLifecycleInput, stage: DepositStage): Promise<never> {
   await condition(allHandlersFinished);
   const next = {
     depositId: input.depositId,
     ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
     ...(input.timings !== undefined ? { timings: input.timings } : {}),
   };
-  return continueAsNew<typeof depositLifecycle>(next, carry(course, stage));
+  return continueAsNew<DepositLifecycle>(next, carry(course, stage));
 }
