@@ -31,6 +31,8 @@ export interface DeliveryOptions {
   dispatcher?: Dispatcher;
   /** The attempt's time, signed as `webhook-timestamp`; the clock when omitted. */
   now?: () => Date;
+  /** Stops the attempt at once (its activity was cancelled or ran out of time): nothing more is sent. */
+  signal?: AbortSignal;
 }
 
 export interface DeliveryAgentOptions {
@@ -61,14 +63,19 @@ function defaultAgent(): Agent {
   return processAgent;
 }
 
+const STOPPED = 'stopped: the delivering activity was cancelled or ran out of time';
+
 /** Makes one signed delivery attempt; never throws for anything the network or the endpoint does. */
 export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEvent, options: DeliveryOptions): Promise<DeliveryAttempt> {
   // The envelope exactly as the store holds it; these bytes are signed and sent, nothing re-serialises them.
   const body = JSON.stringify(event);
   const at = options.now?.() ?? new Date();
   const headers = createSigner(endpoint.secrets)(event.id, body, at);
+  if (options.signal?.aborted) return { outcome: 'failed', reason: STOPPED };
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), options.timeoutMs);
+  const stop = () => abort.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
   try {
     const answer = await request(endpoint.url, {
       method: 'POST',
@@ -83,9 +90,11 @@ export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEven
     await answer.body.dump({ limit: MAX_ANSWER_BYTES, signal: abort.signal }).catch(() => undefined);
     return classify(answer.statusCode);
   } catch (error) {
+    if (options.signal?.aborted) return { outcome: 'failed', reason: STOPPED };
     return { outcome: 'failed', reason: abort.signal.aborted ? `no answer within ${options.timeoutMs} ms` : networkReason(error) };
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
   }
 }
 

@@ -51,6 +51,13 @@ export const PARTNER_EVENTS_RECORDED_LOCALLY = 'partner-events-recorded-locally'
  * activity on the service queue) only when the index has no one answer.
  */
 export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
+/**
+ * A partner event outbox numbers on after its stream's earlier runs (the store's last sequence, when
+ * its own are held), pushes recorded events in a bounded activity apart from recording them, and at
+ * its end or continue-as-new waits only for recording: pushes not done are handed to the stream's
+ * delivery workflow.
+ */
+export const PARTNER_EVENT_STREAMS_CONTINUE = 'partner-event-streams-continue';
 
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {

@@ -30,7 +30,7 @@ export async function startPartnerEvents(options: { retrySeconds?: number; timeo
   const wiring: PartnerEventWiring = {
     store,
     endpoints: [configured],
-    deliver: (target, event) => deliverEvent(target, event, { timeoutMs: options.timeoutMs ?? 2_000, dispatcher: agent }),
+    deliver: (target, event, signal) => deliverEvent(target, event, { timeoutMs: options.timeoutMs ?? 2_000, dispatcher: agent, ...(signal ? { signal } : {}) }),
     ...(options.retrySeconds !== undefined ? { retrySeconds: options.retrySeconds } : {}),
   };
   return {
