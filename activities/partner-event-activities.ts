@@ -121,8 +121,9 @@ const PAGE = 100;
  * A delivering attempt's time, as shares of its start-to-close timeout: it starts no delivery after
  * the first share (what is left is handed on, or left to the next attempt), and abandons an answer
  * still awaited at the second, before the server times it out: no attempt is still sending when its
- * retry, or the delivery workflow, starts. Cancelled (its workflow hands the stream over, or the
- * server timed it out), it stops at once.
+ * retry, or the delivery workflow, starts. Cancelled (its workflow hands the stream over), it starts
+ * no further delivery; the one under way may finish (an abandoned one the partner may well have
+ * taken would be sent again by whoever goes on).
  */
 const STARTS_WITHIN = 0.5;
 const SENDS_WITHIN = 0.9;
@@ -131,7 +132,7 @@ const SENDS_WITHIN = 0.9;
 const BEAT_MS = 1_000;
 
 interface SendingWindow {
-  /** Aborts the delivery under way: cancelled, or at the attempt's last moment to send. */
+  /** Aborts the delivery under way, at the attempt's last moment to send. */
   signal: AbortSignal;
   mayStart(): boolean;
   close(): void;
@@ -142,9 +143,9 @@ function sendingWindow(progress: () => unknown): SendingWindow {
   const context = Context.current();
   const timeoutMs = context.info.startToCloseTimeoutMs;
   const startBy = Date.now() + timeoutMs * STARTS_WITHIN;
-  const signal = AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(timeoutMs * SENDS_WITHIN)]);
+  const signal = AbortSignal.timeout(timeoutMs * SENDS_WITHIN);
   const beat = setInterval(() => context.heartbeat(progress()), BEAT_MS);
-  return { signal, mayStart: () => !signal.aborted && Date.now() < startBy, close: () => clearInterval(beat) };
+  return { signal, mayStart: () => !context.cancellationSignal.aborted && !signal.aborted && Date.now() < startBy, close: () => clearInterval(beat) };
 }
 
 export function createPartnerEventActivities(wiring: PartnerEventWiring | undefined) {

@@ -31,7 +31,7 @@ export interface DeliveryOptions {
   dispatcher?: Dispatcher;
   /** The attempt's time, signed as `webhook-timestamp`; the clock when omitted. */
   now?: () => Date;
-  /** Stops the attempt at once (its activity was cancelled or ran out of time): nothing more is sent. */
+  /** Stops the attempt at once (its activity reached the last moment it may send): nothing more is sent. */
   signal?: AbortSignal;
 }
 
@@ -63,7 +63,7 @@ function defaultAgent(): Agent {
   return processAgent;
 }
 
-const STOPPED = 'stopped: the delivering activity was cancelled or ran out of time';
+const STOPPED = 'stopped: the delivering activity ran out of time';
 
 /** Makes one signed delivery attempt; never throws for anything the network or the endpoint does. */
 export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEvent, options: DeliveryOptions): Promise<DeliveryAttempt> {

@@ -87,7 +87,7 @@ const recorder = proxyLocalActivities<PartnerEventActivities>({
  */
 const pusher = proxyActivities<PartnerEventActivities>({
   startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: UNTIL_THE_STORE_ANSWERS,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   summary: 'push partner events',
