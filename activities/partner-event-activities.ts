@@ -83,10 +83,17 @@ export interface PushRange {
   throughSequence: number;
 }
 
+export interface HandOffRequest extends PushRange {
+  /** Where a push cancelled under way left each endpoint: the last sequence each has (the others have `afterSequence`). */
+  stoppedAt?: EndpointProgress;
+}
+
 export interface PushOutcome {
   /** Endpoints the batch was delivered to here, and those handed to the delivery workflow. */
   delivered: string[];
   handedOff: string[];
+  /** Cancelled before it was done: the last sequence each endpoint behind has (nothing was handed on). */
+  stoppedAt?: EndpointProgress;
 }
 
 export interface PublishOutcome extends PushOutcome {
@@ -227,7 +234,8 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
   /**
    * Delivers a recorded range to every enabled endpoint within the attempt's time, heartbeating each
    * endpoint's progress (a retry resumes after it); what is not delivered then, or fails, goes to the
-   * stream's delivery workflow. Cancelled, it stops sending at once and hands on the rest the same way.
+   * stream's delivery workflow. Cancelled, it starts no further delivery and answers where each
+   * endpoint stands, for the workflow to hand on.
    */
   async function pushRange({ stream, afterSequence, throughSequence }: PushRange): Promise<PushOutcome> {
     const endpoints = await enabledEndpoints();
@@ -272,10 +280,13 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     } finally {
       window.close();
     }
-    const behind = Object.keys(progress).filter((name) => !gone.has(name) && progress[name]! < throughSequence);
+    const reached = Object.keys(progress).filter((name) => !gone.has(name));
+    // Cancelled: the workflow is handing the stream over (this attempt's own client calls are
+    // cancelled with it). It answers, rather than fails, with where each endpoint stands, and the
+    // workflow hands on from there: nothing it sent is sent again.
+    if (context.cancellationSignal.aborted) return { delivered: [], handedOff: [], stoppedAt: Object.fromEntries(reached.map((name) => [name, progress[name]!])) };
+    const behind = reached.filter((name) => progress[name]! < throughSequence);
     if (behind.length > 0) await handOn(behind);
-    // Cancelled (the workflow hands its stream over, or the attempt timed out): stop here, reported as such.
-    if (context.cancellationSignal.aborted) await context.cancelled;
     return { delivered: Object.keys(progress).filter((name) => !gone.has(name) && !behind.includes(name)), handedOff: behind };
   }
 
@@ -306,13 +317,15 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
      * endpoint: what a workflow does with pushes not done when it ends or continues as new. An endpoint
      * the delivery workflow already follows keeps the progress it has.
      */
-    async handOffPartnerEvents({ stream, afterSequence, throughSequence }: PushRange): Promise<{ handedOff: string[] }> {
+    async handOffPartnerEvents({ stream, afterSequence, throughSequence, stoppedAt }: HandOffRequest): Promise<{ handedOff: string[] }> {
       const endpoints = await enabledEndpoints();
       if (!wiring || throughSequence <= afterSequence || endpoints.length === 0) return { handedOff: [] };
       const { client, info } = Context.current();
-      const names = endpoints.map((endpoint) => endpoint.name);
-      await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: Object.fromEntries(names.map((name) => [name, afterSequence])), retrySeconds: wiring.retrySeconds });
-      return { handedOff: names };
+      const progress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, Math.max(afterSequence, stoppedAt?.[endpoint.name] ?? afterSequence)]));
+      const behind = Object.keys(progress).filter((name) => progress[name]! < throughSequence);
+      if (behind.length === 0) return { handedOff: [] };
+      await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: Object.fromEntries(behind.map((name) => [name, progress[name]!])), retrySeconds: wiring.retrySeconds });
+      return { handedOff: behind };
     },
 
     /** Delivers a batch recordPartnerEvents recorded, or hands it to the stream's delivery workflow. */

@@ -36,6 +36,7 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { PartnerEventActivities, PublishRequest, PushRange } from '../activities/partner-event-activities';
+import type { EndpointProgress } from './partner-event-delivery-messages';
 import type { PartnerEvent, PartnerEventData, PartnerEventStream, PartnerEventType } from '../partner-events/catalogue';
 import { isoNow } from './clock';
 import { PARTNER_EVENT_SEQUENCE_CONFLICT } from './partner-event-delivery-messages';
@@ -124,6 +125,8 @@ export class PartnerEventOutbox {
   private pushedThrough: number;
   private pushing?: CancellationScope;
   private handingOver = false;
+  /** Where a push cancelled by the hand-over left each endpoint. */
+  private stoppedAt?: EndpointProgress;
   /** Why publishing stopped for good (a named failure type), if it did. */
   private parkedBecause?: string;
   /**
@@ -245,7 +248,11 @@ export class PartnerEventOutbox {
     try {
       while (this.pushedThrough < this.recordedThrough && !this.handingOver) {
         const range: PushRange = { stream: this.stream, afterSequence: this.pushedThrough, throughSequence: this.recordedThrough };
-        await scope.run(() => pusher.pushRecordedPartnerEvents(range));
+        const { stoppedAt } = await scope.run(() => pusher.pushRecordedPartnerEvents(range));
+        if (stoppedAt) {
+          this.stoppedAt = stoppedAt;
+          return;
+        }
         this.pushedThrough = Math.max(this.pushedThrough, range.throughSequence);
       }
     } catch (error) {
@@ -256,7 +263,11 @@ export class PartnerEventOutbox {
     }
   }
 
-  /** Stops the push under way (it hands on what it did not send) and hands the rest to the delivery workflow. */
+  /**
+   * Stops the push under way, waits until it has (it answers where each endpoint stands: it starts no
+   * delivery once cancelled, and the one under way ends within the endpoint timeout), and hands the
+   * rest to the delivery workflow from there.
+   */
   private async handOverPushes(): Promise<void> {
     if (this.pushedThrough >= this.recordedThrough) return;
     this.handingOver = true;
@@ -265,7 +276,7 @@ export class PartnerEventOutbox {
     if (this.pushedThrough >= this.recordedThrough) return;
     const range: PushRange = { stream: this.stream, afterSequence: this.pushedThrough, throughSequence: this.recordedThrough };
     try {
-      await handOver.handOffPartnerEvents(range);
+      await handOver.handOffPartnerEvents({ ...range, ...(this.stoppedAt ? { stoppedAt: this.stoppedAt } : {}) });
       this.pushedThrough = range.throughSequence;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
