@@ -21,7 +21,7 @@ export async function partnerEventsFromEnv(
   payloadKeys: readonly PayloadKey[],
 ): Promise<WorkerPartnerEvents> {
   const store = await openPartnerEventStore(config, payloadKeys, { role: 'writer' });
-  const agent = createDeliveryAgent();
+  const agent = createDeliveryAgent({ allowPrivateAddresses: config.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS });
   const timeoutMs = config.PARTNER_EVENT_TIMEOUT_SECONDS * 1000;
   return {
     wiring: {

@@ -11,7 +11,8 @@ import { generateEndpointSecret } from '../../partner-events/local-endpoint';
 import { freePort } from '../../dev/ports';
 import { KYC_LINK, sampleEvent, startServer, webhookHeaders, type TestServer } from './support';
 
-const agent = createDeliveryAgent();
+// Loopback endpoints: what PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS=true allows.
+const agent = createDeliveryAgent({ allowPrivateAddresses: true });
 const servers: TestServer[] = [];
 const OLD_SECRET = generateEndpointSecret();
 const NEW_SECRET = generateEndpointSecret();

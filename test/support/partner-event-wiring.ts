@@ -24,7 +24,8 @@ export async function startPartnerEvents(options: { retrySeconds?: number; timeo
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-partner-events-'));
   const endpoint = await startTestPartnerEndpoint();
   const store = await openFilePartnerEventStore({ dir, payloadKeys: testPayloadKeys(), role: 'writer' });
-  const agent = createDeliveryAgent();
+  // Its endpoint is on loopback: the opt-in PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS gives.
+  const agent = createDeliveryAgent({ allowPrivateAddresses: true });
   const configured: PartnerEndpoint = { name: options.endpointName ?? 'partner', url: endpoint.url, secrets: [endpoint.secret] };
   // The endpoint's URL is read at each attempt: a test that takes the endpoint down and up again keeps its port.
   const wiring: PartnerEventWiring = {
