@@ -288,6 +288,8 @@ export class PartnerEventOutbox {
   private park(reason: string): void {
     this.parkedBecause = reason;
     log.warn('partner events parked: not recorded', { reason, dropped: this.pending.length, fromSequence: this.pending[0]?.sequence });
+    // The dropped events were the last numbered: a later run numbers on from the last recorded one.
+    if (this.pending.length > 0) this.sequence = this.pending[0]!.sequence - 1;
     this.pending.length = 0;
   }
 
