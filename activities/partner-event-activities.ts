@@ -10,6 +10,15 @@
  * (`publishPartnerEvents`), as long as the answers say an endpoint is still enabled. Workflows
  * recorded before the split replay with `publishPartnerEvents` for every batch.
  *
+ * Runs behind the patch `partner-event-streams-continue` record every batch by the local activity
+ * (which, when the stream's numbers are already held by an earlier run's events, answers with the
+ * stream's last sequence for the outbox to number on from) and push what is recorded with
+ * `pushRecordedPartnerEvents`: bounded in time (it starts deliveries for half its start-to-close
+ * timeout and abandons an answer still awaited at 90% of it), heartbeating each endpoint's progress
+ * (a retry resumes after it), handing what it could not deliver in its time to the delivery
+ * workflow, and, cancelled by a workflow that ends or continues as new, starting no further delivery
+ * and answering where each endpoint stands (`handOffPartnerEvents` then hands on the rest).
+ *
  * On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a delivery
  * workflow exists only when one is needed. An endpoint that fails hands the stream to its delivery
  * workflow (workflows/partner-event-delivery.ts), which retries for days and parks after that.
@@ -358,30 +367,30 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
       const window = sendingWindow(() => ({ through: after }) satisfies DeliveryProgress);
       try {
         while (after < request.throughSequence) {
-        const page = (await wiring.store.stream(request.stream, after, PAGE)).filter((event) => event.sequence <= request.throughSequence);
-        // The publisher records before it hands off, so the store has them; a gap is not waited on forever.
-        if (page.length === 0) {
-          context.log.warn('partner events missing from the store; skipped', { stream: request.stream, after, through: request.throughSequence });
-          return { outcome: 'delivered', deliveredThrough: request.throughSequence };
-        }
-        const { through, stop: refused, outOfTime } = await deliverInOrder(endpoint, page, after, (sequence) => {
-          after = sequence;
-          context.heartbeat({ through: sequence } satisfies DeliveryProgress);
-        }, window);
-        after = through;
-        if (outOfTime) {
-          if (context.cancellationSignal.aborted) await context.cancelled;
-          return { outcome: 'delivered', deliveredThrough: after };
-        }
-        if (refused?.outcome === 'gone') {
-          await disable(endpoint);
-          throw ApplicationFailure.nonRetryable(`${endpoint.name} answered 410 Gone`, 'EndpointGone');
-        }
-        if (refused?.outcome === 'failed') {
-          const reason = `${endpoint.name}: ${refused.reason}`;
-          context.heartbeat({ through: after, lastFailure: reason } satisfies DeliveryProgress);
-          throw ApplicationFailure.retryable(reason, 'DeliveryFailed');
-        }
+          const page = (await wiring.store.stream(request.stream, after, PAGE)).filter((event) => event.sequence <= request.throughSequence);
+          // The publisher records before it hands off, so the store has them; a gap is not waited on forever.
+          if (page.length === 0) {
+            context.log.warn('partner events missing from the store; skipped', { stream: request.stream, after, through: request.throughSequence });
+            return { outcome: 'delivered', deliveredThrough: request.throughSequence };
+          }
+          const { through, stop: refused, outOfTime } = await deliverInOrder(endpoint, page, after, (sequence) => {
+            after = sequence;
+            context.heartbeat({ through: sequence } satisfies DeliveryProgress);
+          }, window);
+          after = through;
+          if (outOfTime) {
+            if (context.cancellationSignal.aborted) await context.cancelled;
+            return { outcome: 'delivered', deliveredThrough: after };
+          }
+          if (refused?.outcome === 'gone') {
+            await disable(endpoint);
+            throw ApplicationFailure.nonRetryable(`${endpoint.name} answered 410 Gone`, 'EndpointGone');
+          }
+          if (refused?.outcome === 'failed') {
+            const reason = `${endpoint.name}: ${refused.reason}`;
+            context.heartbeat({ through: after, lastFailure: reason } satisfies DeliveryProgress);
+            throw ApplicationFailure.retryable(reason, 'DeliveryFailed');
+          }
         }
       } finally {
         window.close();
