@@ -10,6 +10,15 @@
  * (`publishPartnerEvents`), as long as the answers say an endpoint is still enabled. Workflows
  * recorded before the split replay with `publishPartnerEvents` for every batch.
  *
+ * Runs behind the patch `partner-event-streams-continue` record every batch by the local activity
+ * (which, when the stream's numbers are already held by an earlier run's events, answers with the
+ * stream's last sequence for the outbox to number on from) and push what is recorded with
+ * `pushRecordedPartnerEvents`: bounded in time (it starts deliveries for half its start-to-close
+ * timeout and abandons an answer still awaited at 90% of it), heartbeating each endpoint's progress
+ * (a retry resumes after it), handing what it could not deliver in its time to the delivery
+ * workflow, and, cancelled by a workflow that ends or continues as new, starting no further delivery
+ * and answering where each endpoint stands (`handOffPartnerEvents` then hands on the rest).
+ *
  * On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a delivery
  * workflow exists only when one is needed. An endpoint that fails hands the stream to its delivery
  * workflow (workflows/partner-event-delivery.ts), which retries for days and parks after that.
@@ -26,9 +35,11 @@ import { METRICS } from '../observability/metric-catalogue';
 import type { PartnerEvent, PartnerEventStream } from '../partner-events/catalogue';
 import type { DeliveryAttempt, PartnerEndpoint } from '../partner-events/endpoint-types';
 import type { PartnerEventStore } from '../partner-events/store';
+import { PartnerEventConflictError } from '../partner-events/store-errors';
 import { subscribes } from '../partner-events/subscriptions';
 import {
   morePartnerEventsSignal,
+  PARTNER_EVENT_SEQUENCE_CONFLICT,
   partnerEventDeliveryWorkflowId,
   type EndpointProgress,
   type MorePartnerEvents,
@@ -41,8 +52,11 @@ import { RampExternalId, RampStage } from '../workflows/search-attributes';
 export interface PartnerEventWiring {
   store: PartnerEventStore;
   endpoints: readonly PartnerEndpoint[];
-  /** One signed attempt (partner-events/deliver.ts, bound to its timeout and connection pool). */
-  deliver: (endpoint: PartnerEndpoint, event: PartnerEvent) => Promise<DeliveryAttempt>;
+  /**
+   * One signed attempt (partner-events/deliver.ts, bound to its timeout and connection pool); `signal`
+   * stops it at once, when its activity is cancelled or reaches its own deadline.
+   */
+  deliver: (endpoint: PartnerEndpoint, event: PartnerEvent, signal?: AbortSignal) => Promise<DeliveryAttempt>;
   /** How long a failing endpoint's deliveries are retried before they park; three days by default. */
   retrySeconds?: number;
 }
@@ -52,16 +66,43 @@ export interface PublishRequest {
   events: PartnerEvent[];
 }
 
+export interface RecordRequest extends PublishRequest {
+  /**
+   * Asked by outboxes that number on after a stream's earlier runs: when the stream's sequences are
+   * already held by other events, answer with its last sequence (`heldThrough`) instead of failing.
+   */
+  numberOnAfterHeld?: boolean;
+}
+
 export interface RecordOutcome {
   recorded: number;
   /** Endpoints enabled when the batch was recorded: only then does the workflow push it. */
   endpoints: number;
+  /**
+   * Nothing was recorded: the stream already holds these sequences under other events (an earlier
+   * run of the stream). Its last sequence: the outbox numbers its events on from here.
+   */
+  heldThrough?: number;
+}
+
+/** A stream's recorded events after `afterSequence` through `throughSequence`, to push or hand off. */
+export interface PushRange {
+  stream: PartnerEventStream;
+  afterSequence: number;
+  throughSequence: number;
+}
+
+export interface HandOffRequest extends PushRange {
+  /** Where a push cancelled under way left each endpoint: the last sequence each has (the others have `afterSequence`). */
+  stoppedAt?: EndpointProgress;
 }
 
 export interface PushOutcome {
   /** Endpoints the batch was delivered to here, and those handed to the delivery workflow. */
   delivered: string[];
   handedOff: string[];
+  /** Cancelled before it was done: the last sequence each endpoint behind has (nothing was handed on). */
+  stoppedAt?: EndpointProgress;
 }
 
 export interface PublishOutcome extends PushOutcome {
@@ -92,6 +133,37 @@ export interface DeliveryProgress {
 /** A stream's events read from the store per page, when a delivery workflow catches an endpoint up. */
 const PAGE = 100;
 
+/**
+ * A delivering attempt's time, as shares of its start-to-close timeout: it starts no delivery after
+ * the first share (what is left is handed on, or left to the next attempt), and abandons an answer
+ * still awaited at the second, before the server times it out: no attempt is still sending when its
+ * retry, or the delivery workflow, starts. Cancelled (its workflow hands the stream over), it starts
+ * no further delivery; the one under way may finish (an abandoned one the partner may well have
+ * taken would be sent again by whoever goes on).
+ */
+const STARTS_WITHIN = 0.5;
+const SENDS_WITHIN = 0.9;
+
+/** How often a delivering attempt heartbeats while it waits on an answer: how soon it hears of a cancellation. */
+const BEAT_MS = 1_000;
+
+interface SendingWindow {
+  /** Aborts the delivery under way, at the attempt's last moment to send. */
+  signal: AbortSignal;
+  mayStart(): boolean;
+  close(): void;
+}
+
+/** The current attempt's window to send in, heartbeating `progress()` while it is open. */
+function sendingWindow(progress: () => unknown): SendingWindow {
+  const context = Context.current();
+  const timeoutMs = context.info.startToCloseTimeoutMs;
+  const startBy = Date.now() + timeoutMs * STARTS_WITHIN;
+  const signal = AbortSignal.timeout(timeoutMs * SENDS_WITHIN);
+  const beat = setInterval(() => context.heartbeat(progress()), BEAT_MS);
+  return { signal, mayStart: () => !context.cancellationSignal.aborted && !signal.aborted && Date.now() < startBy, close: () => clearInterval(beat) };
+}
+
 export function createPartnerEventActivities(wiring: PartnerEventWiring | undefined) {
   async function enabledEndpoints(): Promise<PartnerEndpoint[]> {
     if (!wiring || wiring.endpoints.length === 0) return [];
@@ -100,11 +172,20 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
   }
 
   /** Delivers events in order until one is not delivered; returns the last sequence the endpoint has. */
-  async function deliverInOrder(endpoint: PartnerEndpoint, events: readonly PartnerEvent[], deliveredThrough: number, onDelivered?: (sequence: number) => void): Promise<{ through: number; stop?: DeliveryAttempt }> {
+  async function deliverInOrder(
+    endpoint: PartnerEndpoint,
+    events: readonly PartnerEvent[],
+    deliveredThrough: number,
+    onDelivered?: (sequence: number) => void,
+    window?: SendingWindow,
+  ): Promise<{ through: number; stop?: DeliveryAttempt; outOfTime?: boolean }> {
     let through = deliveredThrough;
     for (const event of events) {
+      if (event.sequence <= through) continue;
+      if (window && !window.mayStart()) return { through, outOfTime: true };
       if (subscribes(endpoint, event.type)) {
-        const attempt = await wiring!.deliver(endpoint, event);
+        const attempt = await wiring!.deliver(endpoint, event, window?.signal);
+        if (window?.signal.aborted) return { through, outOfTime: true };
         countAttempt(endpoint, attempt);
         if (attempt.outcome !== 'delivered') return { through, stop: attempt };
       }
@@ -149,12 +230,111 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     return { delivered, handedOff };
   }
 
+  /** Appends, turning a sequence conflict into a non-retryable failure: retrying the same numbers cannot heal it. */
+  async function append(stream: PartnerEventStream, events: readonly PartnerEvent[]): Promise<void> {
+    try {
+      await wiring!.store.append(stream, events);
+    } catch (error) {
+      if (error instanceof PartnerEventConflictError) throw ApplicationFailure.nonRetryable(error.message, PARTNER_EVENT_SEQUENCE_CONFLICT);
+      throw error;
+    }
+  }
+
+  /**
+   * Delivers a recorded range to every enabled endpoint within the attempt's time, heartbeating each
+   * endpoint's progress (a retry resumes after it); what is not delivered then, or fails, goes to the
+   * stream's delivery workflow. Cancelled, it starts no further delivery and answers where each
+   * endpoint stands, for the workflow to hand on.
+   */
+  async function pushRange({ stream, afterSequence, throughSequence }: PushRange): Promise<PushOutcome> {
+    const endpoints = await enabledEndpoints();
+    if (!wiring || throughSequence <= afterSequence || endpoints.length === 0) return { delivered: [], handedOff: [] };
+    const context = Context.current();
+    const { client, info } = context;
+    const resumed = (info.heartbeatDetails ?? {}) as EndpointProgress;
+    const progress: EndpointProgress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, Math.max(afterSequence, resumed[endpoint.name] ?? 0)]));
+    const handOn = (names: string[]) => handOff(client, info.taskQueue, { stream, throughSequence, endpoints: Object.fromEntries(names.map((name) => [name, progress[name]!])), retrySeconds: wiring.retrySeconds });
+
+    // Earlier events of this stream are still on their way: these queue behind them.
+    if (await isOpen(client, partnerEventDeliveryWorkflowId(stream))) {
+      await handOn(Object.keys(progress));
+      return { delivered: [], handedOff: Object.keys(progress) };
+    }
+    const window = sendingWindow(() => progress);
+    const gone = new Set<string>();
+    try {
+      await Promise.all(
+        endpoints.map(async (endpoint) => {
+          while (progress[endpoint.name]! < throughSequence) {
+            const page = (await wiring.store.stream(stream, progress[endpoint.name]!, PAGE)).filter((event) => event.sequence <= throughSequence);
+            if (page.length === 0) return;
+            const { stop, outOfTime } = await deliverInOrder(
+              endpoint,
+              page,
+              progress[endpoint.name]!,
+              (sequence) => {
+                progress[endpoint.name] = sequence;
+                context.heartbeat(progress);
+              },
+              window,
+            );
+            if (stop?.outcome === 'gone') {
+              gone.add(endpoint.name);
+              return disable(endpoint);
+            }
+            if (stop || outOfTime) return;
+          }
+        }),
+      );
+    } finally {
+      window.close();
+    }
+    const reached = Object.keys(progress).filter((name) => !gone.has(name));
+    // Cancelled: the workflow is handing the stream over (this attempt's own client calls are
+    // cancelled with it). It answers, rather than fails, with where each endpoint stands, and the
+    // workflow hands on from there: nothing it sent is sent again.
+    if (context.cancellationSignal.aborted) return { delivered: [], handedOff: [], stoppedAt: Object.fromEntries(reached.map((name) => [name, progress[name]!])) };
+    const behind = reached.filter((name) => progress[name]! < throughSequence);
+    if (behind.length > 0) await handOn(behind);
+    return { delivered: Object.keys(progress).filter((name) => !gone.has(name) && !behind.includes(name)), handedOff: behind };
+  }
+
   return {
-    /** Records a batch of a stream's events in the store; says how many endpoints are enabled, so the workflow pushes it only to someone. */
-    async recordPartnerEvents({ stream, events }: PublishRequest): Promise<RecordOutcome> {
+    /**
+     * Records a batch of a stream's events in the store; says how many endpoints are enabled, so the
+     * workflow pushes it only to someone. Sequences another event already holds: with
+     * `numberOnAfterHeld`, the stream's last sequence, for the outbox to number on from; without, a
+     * non-retryable PARTNER_EVENT_SEQUENCE_CONFLICT.
+     */
+    async recordPartnerEvents({ stream, events, numberOnAfterHeld }: RecordRequest): Promise<RecordOutcome> {
       if (!wiring || events.length === 0) return { recorded: 0, endpoints: 0 };
-      await wiring.store.append(stream, events);
+      try {
+        await wiring.store.append(stream, events);
+      } catch (error) {
+        if (!(error instanceof PartnerEventConflictError)) throw error;
+        if (!numberOnAfterHeld) throw ApplicationFailure.nonRetryable(error.message, PARTNER_EVENT_SEQUENCE_CONFLICT);
+        return { recorded: 0, endpoints: 0, heldThrough: await wiring.store.lastSequence(stream) };
+      }
       return { recorded: events.length, endpoints: (await enabledEndpoints()).length };
+    },
+
+    /** Delivers recorded events within the attempt's time; what is left goes to the stream's delivery workflow. */
+    pushRecordedPartnerEvents: pushRange,
+
+    /**
+     * Hands a stream's recorded events after `afterSequence` to its delivery workflow for every enabled
+     * endpoint: what a workflow does with pushes not done when it ends or continues as new. An endpoint
+     * the delivery workflow already follows keeps the progress it has.
+     */
+    async handOffPartnerEvents({ stream, afterSequence, throughSequence, stoppedAt }: HandOffRequest): Promise<{ handedOff: string[] }> {
+      const endpoints = await enabledEndpoints();
+      if (!wiring || throughSequence <= afterSequence || endpoints.length === 0) return { handedOff: [] };
+      const { client, info } = Context.current();
+      const progress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, Math.max(afterSequence, stoppedAt?.[endpoint.name] ?? afterSequence)]));
+      const behind = Object.keys(progress).filter((name) => progress[name]! < throughSequence);
+      if (behind.length === 0) return { handedOff: [] };
+      await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: Object.fromEntries(behind.map((name) => [name, progress[name]!])), retrySeconds: wiring.retrySeconds });
+      return { handedOff: behind };
     },
 
     /** Delivers a batch recordPartnerEvents recorded, or hands it to the stream's delivery workflow. */
@@ -166,7 +346,7 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
      */
     async publishPartnerEvents(request: PublishRequest): Promise<PublishOutcome> {
       if (!wiring || request.events.length === 0) return { recorded: 0, endpoints: 0, delivered: [], handedOff: [] };
-      await wiring.store.append(request.stream, request.events);
+      await append(request.stream, request.events);
       const pushed = await push(request);
       return { recorded: request.events.length, endpoints: pushed.delivered.length + pushed.handedOff.length, ...pushed };
     },
@@ -183,24 +363,37 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
       const context = Context.current();
       const resumed = context.info.heartbeatDetails as DeliveryProgress | undefined;
       let after = Math.max(request.afterSequence, resumed?.through ?? 0);
-      while (after < request.throughSequence) {
-        const page = (await wiring.store.stream(request.stream, after, PAGE)).filter((event) => event.sequence <= request.throughSequence);
-        // The publisher records before it hands off, so the store has them; a gap is not waited on forever.
-        if (page.length === 0) {
-          context.log.warn('partner events missing from the store; skipped', { stream: request.stream, after, through: request.throughSequence });
-          return { outcome: 'delivered', deliveredThrough: request.throughSequence };
+      // Out of time, it answers how far it got, and the workflow asks again from there.
+      const window = sendingWindow(() => ({ through: after }) satisfies DeliveryProgress);
+      try {
+        while (after < request.throughSequence) {
+          const page = (await wiring.store.stream(request.stream, after, PAGE)).filter((event) => event.sequence <= request.throughSequence);
+          // The publisher records before it hands off, so the store has them; a gap is not waited on forever.
+          if (page.length === 0) {
+            context.log.warn('partner events missing from the store; skipped', { stream: request.stream, after, through: request.throughSequence });
+            return { outcome: 'delivered', deliveredThrough: request.throughSequence };
+          }
+          const { through, stop: refused, outOfTime } = await deliverInOrder(endpoint, page, after, (sequence) => {
+            after = sequence;
+            context.heartbeat({ through: sequence } satisfies DeliveryProgress);
+          }, window);
+          after = through;
+          if (outOfTime) {
+            if (context.cancellationSignal.aborted) await context.cancelled;
+            return { outcome: 'delivered', deliveredThrough: after };
+          }
+          if (refused?.outcome === 'gone') {
+            await disable(endpoint);
+            throw ApplicationFailure.nonRetryable(`${endpoint.name} answered 410 Gone`, 'EndpointGone');
+          }
+          if (refused?.outcome === 'failed') {
+            const reason = `${endpoint.name}: ${refused.reason}`;
+            context.heartbeat({ through: after, lastFailure: reason } satisfies DeliveryProgress);
+            throw ApplicationFailure.retryable(reason, 'DeliveryFailed');
+          }
         }
-        const { through, stop } = await deliverInOrder(endpoint, page, after, (sequence) => context.heartbeat({ through: sequence } satisfies DeliveryProgress));
-        after = through;
-        if (stop?.outcome === 'gone') {
-          await disable(endpoint);
-          throw ApplicationFailure.nonRetryable(`${endpoint.name} answered 410 Gone`, 'EndpointGone');
-        }
-        if (stop?.outcome === 'failed') {
-          const reason = `${endpoint.name}: ${stop.reason}`;
-          context.heartbeat({ through: after, lastFailure: reason } satisfies DeliveryProgress);
-          throw ApplicationFailure.retryable(reason, 'DeliveryFailed');
-        }
+      } finally {
+        window.close();
       }
       return { outcome: 'delivered', deliveredThrough: after };
     },

@@ -63,7 +63,7 @@ async function waitAccepted(endpoint: BenchPartnerEndpoint, count: number, asser
 /** The floor: the same signed POSTs from this process, S loops at once, each stream in order. */
 async function floor(streams: PartnerEvent[][]): Promise<{ ms: number; endpoint: BenchPartnerEndpoint }> {
   const endpoint = await startBenchPartnerEndpoint(ENDPOINT);
-  const agent = createDeliveryAgent();
+  const agent = createDeliveryAgent({ allowPrivateAddresses: true });
   try {
     const started = performance.now();
     await Promise.all(

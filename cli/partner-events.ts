@@ -44,6 +44,8 @@ async function listen(options: ListenOptions): Promise<void> {
   print(`listening on ${endpoint.url}${options.forwardTo ? `, forwarding to ${options.forwardTo}` : ' (not forwarding: every verified delivery is answered 200)'}`);
   print('point the worker here with (printed once; it holds the signing secret):');
   print(`PARTNER_EVENT_ENDPOINTS='${endpointsVariable([localEndpointConfig(endpoint.url, secret, 'local-listen')])}'`);
+  // This endpoint is on loopback, which a worker refuses unless told otherwise.
+  print('PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS=true');
   const signal = await new Promise<NodeJS.Signals>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);

@@ -228,6 +228,11 @@ export const PartnerEventEndpointVariablesSchema = z.object({
   PARTNER_EVENT_TIMEOUT_SECONDS: z.coerce.number().min(1).max(60).default(15),
   /** How long a failing endpoint's deliveries are retried (backing off to an hour) before they park; at least three days in production. */
   PARTNER_EVENT_RETRY_SECONDS: z.coerce.number().int().min(1).default(3 * 24 * 60 * 60),
+  /**
+   * Whether endpoints may be on private, loopback or link-local addresses (partner-events/endpoint-addresses.ts).
+   * Off in production: an endpoint URL naming an internal host is refused at start and at each connection.
+   */
+  PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 });
 
 /**

@@ -197,8 +197,13 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
   stoppers.push(() => endpoint.close());
   const endpoints = [localEndpointConfig(endpoint.url, secret, 'dev')];
   process.env.PARTNER_EVENT_ENDPOINTS = endpointsVariable(endpoints);
+  // The local endpoint is on loopback: the worker delivers there only with the operator's opt-in.
+  const allowedBefore = process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS;
+  process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS = 'true';
   stoppers.push(async () => {
     delete process.env.PARTNER_EVENT_ENDPOINTS;
+    if (allowedBefore === undefined) delete process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS;
+    else process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS = allowedBefore;
   });
   options.progress(`    partner events go to the local endpoint ${endpoint.url} (signing secret in ${secretFile})`);
   return endpoints;

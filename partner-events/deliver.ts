@@ -13,9 +13,10 @@
  * of the answer are read and discarded). A failure's reason names the HTTP status or the network
  * error's code, never the URL (it may hold a token), a secret or anything from the event.
  */
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, buildConnector, errors, request, type Dispatcher } from 'undici';
 import type { PartnerEvent } from './catalogue';
 import type { DeliveryAttempt, PartnerEndpoint } from './endpoint-types';
+import { guardedLookup, hostIsPrivate, PRIVATE_ADDRESS_CODE, PRIVATE_ADDRESS_PROBLEM, privateAddressError, type ResolveAll } from './endpoint-addresses';
 import { createSigner } from './signing';
 
 export const USER_AGENT = 'rampflow';
@@ -31,11 +32,20 @@ export interface DeliveryOptions {
   dispatcher?: Dispatcher;
   /** The attempt's time, signed as `webhook-timestamp`; the clock when omitted. */
   now?: () => Date;
+  /** Stops the attempt at once (its activity reached the last moment it may send): nothing more is sent. */
+  signal?: AbortSignal;
 }
 
 export interface DeliveryAgentOptions {
   /** Concurrent connections per endpoint origin: a partner's server sees at most this many at once. */
   connectionsPerOrigin?: number;
+  /**
+   * PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: connect to private, loopback and link-local addresses too
+   * (partner-events/endpoint-addresses.ts). Off by default: such connections are refused.
+   */
+  allowPrivateAddresses?: boolean;
+  /** How host names are resolved before they are checked (the system resolver unless given; tests inject one). */
+  resolve?: ResolveAll;
 }
 
 /**
@@ -46,11 +56,25 @@ export interface DeliveryAgentOptions {
  */
 export function createDeliveryAgent(options: DeliveryAgentOptions = {}): Agent {
   return new Agent({
+    ...(options.allowPrivateAddresses ? {} : { connect: publicOnlyConnector(options.resolve) }),
     connections: options.connectionsPerOrigin ?? 4,
     // Idle sockets close before a typical server's own keep-alive timeout, so we rarely write into one it closed.
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 60_000,
   });
+}
+
+/**
+ * Connects only to public addresses: a literal address in the URL is checked as it is, a host name
+ * through the lookup that resolves it (every address it resolves to, at each new connection, and the
+ * connection goes to an address that was checked).
+ */
+function publicOnlyConnector(resolve?: ResolveAll): buildConnector.connector {
+  const connect = buildConnector({ lookup: guardedLookup(resolve) });
+  return (options, callback) => {
+    if (hostIsPrivate(options.hostname)) return callback(privateAddressError(), null);
+    return connect(options, callback);
+  };
 }
 
 let processAgent: Agent | undefined;
@@ -61,14 +85,19 @@ function defaultAgent(): Agent {
   return processAgent;
 }
 
+const STOPPED = 'stopped: the delivering activity ran out of time';
+
 /** Makes one signed delivery attempt; never throws for anything the network or the endpoint does. */
 export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEvent, options: DeliveryOptions): Promise<DeliveryAttempt> {
   // The envelope exactly as the store holds it; these bytes are signed and sent, nothing re-serialises them.
   const body = JSON.stringify(event);
   const at = options.now?.() ?? new Date();
   const headers = createSigner(endpoint.secrets)(event.id, body, at);
+  if (options.signal?.aborted) return { outcome: 'failed', reason: STOPPED };
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), options.timeoutMs);
+  const stop = () => abort.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
   try {
     const answer = await request(endpoint.url, {
       method: 'POST',
@@ -83,9 +112,11 @@ export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEven
     await answer.body.dump({ limit: MAX_ANSWER_BYTES, signal: abort.signal }).catch(() => undefined);
     return classify(answer.statusCode);
   } catch (error) {
+    if (options.signal?.aborted) return { outcome: 'failed', reason: STOPPED };
     return { outcome: 'failed', reason: abort.signal.aborted ? `no answer within ${options.timeoutMs} ms` : networkReason(error) };
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
   }
 }
 
@@ -103,6 +134,7 @@ function networkReason(error: unknown): string {
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === PRIVATE_ADDRESS_CODE) return `refused: ${PRIVATE_ADDRESS_PROBLEM}`;
   return code ? `connection failed (${code})` : 'connection failed';
 }
 

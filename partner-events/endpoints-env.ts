@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PartnerEventEndpointVariablesSchema } from '../config/env';
 import type { PartnerEndpoint } from './endpoint-types';
-import { parsePartnerEndpoints } from './endpoints';
+import { parsePartnerEndpoints, privateEndpointProblem } from './endpoints';
 
 const endpointsText = z.string().transform((text, context): PartnerEndpoint[] => {
   const result = parsePartnerEndpoints(text);
@@ -42,9 +42,19 @@ export const PartnerEventEndpointsEnvSchema = PartnerEventEndpointVariablesSchem
   if (value.PARTNER_EVENT_ENDPOINTS !== undefined && value.PARTNER_EVENT_ENDPOINTS_FILE !== undefined) {
     context.addIssue({ code: 'custom', path: ['PARTNER_EVENT_ENDPOINTS_FILE'], message: 'set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both' });
   }
+  const configured = value.PARTNER_EVENT_ENDPOINTS ?? value.PARTNER_EVENT_ENDPOINTS_FILE;
+  const inward = value.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS || configured === undefined ? undefined : privateEndpointProblem(configured);
+  if (inward) context.addIssue({ code: 'custom', path: [value.PARTNER_EVENT_ENDPOINTS !== undefined ? 'PARTNER_EVENT_ENDPOINTS' : 'PARTNER_EVENT_ENDPOINTS_FILE'], message: inward });
 });
 
-/** The configured partner endpoints, from whichever variable holds them; none when neither is set. */
+/**
+ * The configured partner endpoints, from whichever variable holds them; none when neither is set.
+ * Checked again here for private hosts, since processes that extend the schema's shape drop its
+ * refinements: one naming a private, loopback or link-local host stops the start without the opt-in.
+ */
 export function partnerEndpointsFromEnv(config: z.output<typeof PartnerEventEndpointsEnvSchema>): PartnerEndpoint[] {
-  return config.PARTNER_EVENT_ENDPOINTS ?? config.PARTNER_EVENT_ENDPOINTS_FILE ?? [];
+  const endpoints = config.PARTNER_EVENT_ENDPOINTS ?? config.PARTNER_EVENT_ENDPOINTS_FILE ?? [];
+  const inward = config.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS ? undefined : privateEndpointProblem(endpoints);
+  if (inward) throw new Error(`partner event endpoints: ${inward}`);
+  return endpoints;
 }

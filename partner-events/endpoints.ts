@@ -10,6 +10,7 @@
  * otherwise land in a log.
  */
 import { PARTNER_EVENT_TYPES, type PartnerEventType } from './catalogue';
+import { hostIsPrivate, PRIVATE_ADDRESS_PROBLEM } from './endpoint-addresses';
 import type { PartnerEndpoint } from './endpoint-types';
 
 export const ENDPOINT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -145,6 +146,17 @@ export function parsePartnerEndpoints(text: string): EndpointsResult {
     endpoints.push(endpoint);
   }
   return { ok: true, endpoints };
+}
+
+/**
+ * The first endpoint whose URL names a private, loopback or link-local host (a literal address, or
+ * `localhost`), as a configuration problem; refused unless PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS is set.
+ * A host name is checked at each connection instead (partner-events/deliver.ts).
+ */
+export function privateEndpointProblem(endpoints: readonly PartnerEndpoint[]): string | undefined {
+  const index = endpoints.findIndex((endpoint) => hostIsPrivate(new URL(endpoint.url).hostname));
+  if (index === -1) return undefined;
+  return `endpoint ${index + 1} (${endpoints[index]!.name}): url: ${PRIVATE_ADDRESS_PROBLEM}`;
 }
 
 /** Whether an endpoint receives events of this type. */

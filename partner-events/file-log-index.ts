@@ -78,6 +78,11 @@ export class LogIndex {
     return events[at]?.sequence === sequence ? events[at] : undefined;
   }
 
+  /** The highest sequence `stream` holds, 0 for a stream with no events. */
+  lastSequence(stream: string): number {
+    return this.byStream.get(stream)?.at(-1)?.sequence ?? 0;
+  }
+
   add(entry: IndexedEvent): void {
     if (entry.position <= this.lastPosition) throw new Error(`the partner events log is out of order at position ${entry.position}`);
     this.byPosition.push(entry);

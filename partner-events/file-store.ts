@@ -162,6 +162,13 @@ class FilePartnerEventStore implements PartnerEventStore {
     return events.map(({ event }) => event);
   }
 
+  async lastSequence(stream: PartnerEventStream): Promise<number> {
+    return this.serialized(async () => {
+      await this.catchUp();
+      return this.index.lastSequence(stream);
+    });
+  }
+
   async disabledEndpoints(): Promise<DisabledEndpoint[]> {
     try {
       return JSON.parse(await readFile(join(this.options.dir, DISABLED_ENDPOINTS_FILE), 'utf8')) as DisabledEndpoint[];

@@ -206,6 +206,12 @@ class PostgresPartnerEventStore implements PartnerEventStore {
     return Promise.all(rows.map((row) => this.sealer.open(row.body, row)));
   }
 
+  async lastSequence(stream: PartnerEventStream): Promise<number> {
+    await this.ready();
+    const [row] = await this.query<{ last: string | null }>('SELECT max(sequence) AS last FROM partner_events WHERE stream = $1', [stream]);
+    return Number(row?.last ?? 0);
+  }
+
   async disabledEndpoints(): Promise<DisabledEndpoint[]> {
     await this.ready();
     const rows = await this.query<{ name: string; since: Date; reason: string }>('SELECT name, since, reason FROM partner_event_disabled_endpoints ORDER BY name');

@@ -20,7 +20,11 @@ export class PartnerEventStoreUnavailableError extends Error {
   }
 }
 
-/** Another event already holds this event's sequence in its stream: the appender has a bug. */
+/**
+ * Another event already holds this event's sequence in its stream: a new run of the stream numbered
+ * from 1 where an earlier run's events are kept (the recording activity answers with the stream's
+ * last sequence, and the outbox numbers its events on from there), or two writers of one stream.
+ */
 export class PartnerEventConflictError extends Error {
   constructor(stream: string, sequence: number, id: string) {
     super(`partner event ${id}: sequence ${sequence} of ${stream} is already held by another event`);

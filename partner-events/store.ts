@@ -33,6 +33,12 @@ export interface PartnerEventStore {
   after(cursor: PartnerEventCursor | undefined, limit: number): Promise<PartnerEventPage>;
   /** One stream's events with a sequence above `afterSequence`, in sequence order, at most `limit`. */
   stream(stream: PartnerEventStream, afterSequence: number, limit: number): Promise<PartnerEvent[]>;
+  /**
+   * The highest sequence the stream holds (0 when it holds none): its high-water mark. A new run of a
+   * stream (a journey signed up again after the last one was deleted, a payout reference used again,
+   * a reset) numbers its events on from here, so the stream stays one gap-free sequence.
+   */
+  lastSequence(stream: PartnerEventStream): Promise<number>;
   /** Endpoints that answered 410 Gone: not delivered to until an operator enables them again. */
   disabledEndpoints(): Promise<DisabledEndpoint[]>;
   disableEndpoint(name: string, reason: string): Promise<void>;

@@ -21,13 +21,13 @@ export async function partnerEventsFromEnv(
   payloadKeys: readonly PayloadKey[],
 ): Promise<WorkerPartnerEvents> {
   const store = await openPartnerEventStore(config, payloadKeys, { role: 'writer' });
-  const agent = createDeliveryAgent();
+  const agent = createDeliveryAgent({ allowPrivateAddresses: config.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS });
   const timeoutMs = config.PARTNER_EVENT_TIMEOUT_SECONDS * 1000;
   return {
     wiring: {
       store,
       endpoints: partnerEndpointsFromEnv(config),
-      deliver: (endpoint, event) => deliverEvent(endpoint, event, { timeoutMs, dispatcher: agent }),
+      deliver: (endpoint, event, signal) => deliverEvent(endpoint, event, { timeoutMs, dispatcher: agent, ...(signal ? { signal } : {}) }),
       retrySeconds: config.PARTNER_EVENT_RETRY_SECONDS,
     },
     async close() {

@@ -7,6 +7,13 @@ import type { PartnerEventStream } from '../partner-events/catalogue';
 
 export const partnerEventDeliveryWorkflowId = (stream: PartnerEventStream): string => `partner-events/${stream}`;
 
+/**
+ * The failure type of a partner event sequence conflict that retrying cannot heal: the stream's
+ * sequences are held by other events (activities/partner-event-activities.ts). Non-retryable in the
+ * outbox's retry policy; the outbox parks its stream on it (workflows/partner-event-outbox.ts).
+ */
+export const PARTNER_EVENT_SEQUENCE_CONFLICT = 'PartnerEventSequenceConflict';
+
 /** Production default: deliveries to an endpoint are retried for three days before they park. */
 export const DEFAULT_DELIVERY_RETRY_SECONDS = 3 * 24 * 60 * 60;
 

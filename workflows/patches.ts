@@ -85,6 +85,14 @@ export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
 /** A deposit submits one attachment: the same file again gets the first submission's answer. */
 export const ATTACHMENT_SUBMITTED_ONCE = 'attachment-submitted-once';
 
+/**
+ * A partner event outbox numbers on after its stream's earlier runs (the store's last sequence, when
+ * its own are held), pushes recorded events in a bounded activity apart from recording them, and at
+ * its end or continue-as-new waits only for recording: pushes not done are handed to the stream's
+ * delivery workflow.
+ */
+export const PARTNER_EVENT_STREAMS_CONTINUE = 'partner-event-streams-continue';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

@@ -91,5 +91,7 @@ export async function startBenchPartnerEndpoint(name = 'bench-partner'): Promise
 /** The worker's environment for one endpoint. */
 export const partnerEventEnvFor = (endpoint: BenchPartnerEndpoint, more: Record<string, string> = {}): Record<string, string> => ({
   PARTNER_EVENT_ENDPOINTS: JSON.stringify([endpoint.configured]),
+  // The bench's endpoint is on loopback.
+  PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
   ...more,
 });

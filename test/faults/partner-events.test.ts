@@ -88,6 +88,8 @@ async function setUp(name: string, customers: number, eventsEach: number): Promi
   const env = {
     PARTNER_EVENTS_DIR: dir,
     PARTNER_EVENT_ENDPOINTS: JSON.stringify([{ name: ENDPOINT, url: endpoint.url, secrets: [endpoint.secret] }]),
+    // The endpoint is on loopback.
+    PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
     PARTNER_EVENT_RETRY_SECONDS: String(RETRY_SECONDS),
     PARTNER_EVENT_TIMEOUT_SECONDS: '2',
   };

@@ -63,6 +63,7 @@ describe.skipIf(!PROMETHEUS)(`rampflow's metrics through a real Prometheus${PROM
     worker = startWorkerProcess({
       ...testWorkerEnv({ taskQueue: h.taskQueue, sandboxUrl: h.sandbox.url, metricsPort, logLevel: 'error' }),
       PARTNER_EVENT_ENDPOINTS: endpointsVariable([localEndpointConfig(accepting.url, accepting.secret, 'partner'), localEndpointConfig(failing.url, failing.secret, 'failing-partner')]),
+      PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
       // Seconds, so the failing endpoint's deliveries park during the run.
       PARTNER_EVENT_RETRY_SECONDS: '2',
       // The memory panel's limit line; 8 GiB, far above what the worker uses.

@@ -11,7 +11,8 @@ import { generateEndpointSecret } from '../../partner-events/local-endpoint';
 import { freePort } from '../../dev/ports';
 import { KYC_LINK, sampleEvent, startServer, webhookHeaders, type TestServer } from './support';
 
-const agent = createDeliveryAgent();
+// Loopback endpoints: what PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS=true allows.
+const agent = createDeliveryAgent({ allowPrivateAddresses: true });
 const servers: TestServer[] = [];
 const OLD_SECRET = generateEndpointSecret();
 const NEW_SECRET = generateEndpointSecret();
@@ -49,6 +50,10 @@ function endpoint(url: string, secrets: string[] = [NEW_SECRET]): PartnerEndpoin
 }
 
 const deliver = (url: string, secrets?: string[], timeoutMs = 5_000) => deliverEvent(endpoint(url, secrets), sampleEvent(), { timeoutMs, dispatcher: agent });
+
+async function until(holds: () => boolean): Promise<void> {
+  while (!holds()) await new Promise((wake) => setTimeout(wake, 20));
+}
 
 /** No reason may carry the event's data or a secret. */
 function expectNothingPrivate(attempt: DeliveryAttempt): void {
@@ -144,6 +149,22 @@ describe('what an answer means', () => {
     const attempt = await deliver(slow.url, undefined, 300);
     expect(attempt).toEqual({ outcome: 'failed', reason: 'no answer within 300 ms' });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('stopped by its signal (its activity was cancelled or ran out of time): failed, and nothing is sent once stopped', async () => {
+    let received = 0;
+    const slow = await startServer((_received, response) => {
+      received += 1;
+      setTimeout(() => response.writeHead(200).end(), 3_000).unref();
+    });
+    servers.push(slow);
+    const stop = new AbortController();
+    const attempt = deliverEvent(endpoint(slow.url), sampleEvent(), { timeoutMs: 10_000, dispatcher: agent, signal: stop.signal });
+    await until(() => received === 1);
+    stop.abort();
+    expect(await attempt).toEqual({ outcome: 'failed', reason: expect.stringMatching(/^stopped/) });
+    expect(await deliverEvent(endpoint(slow.url), sampleEvent(), { timeoutMs: 10_000, dispatcher: agent, signal: stop.signal })).toEqual({ outcome: 'failed', reason: expect.stringMatching(/^stopped/) });
+    expect(received).toBe(1);
   });
 
   it('a refused connection: failed, saying so without the URL', async () => {

@@ -57,9 +57,9 @@ describe('partner endpoints configuration', () => {
     expect(subscribes(parsed[1]!, 'journey.approved')).toBe(true);
   });
 
-  it('accepts plain http to loopback only', () => {
+  it('accepts plain http to loopback only (loopback itself only with PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS)', () => {
     for (const url of ['http://localhost:3000/hooks', 'http://127.0.0.1:8790/', 'http://127.9.8.7/x', 'http://[::1]:8790/']) {
-      expect(endpoints(inline([{ ...good, url }]))[0]!.url).toBe(url);
+      expect(endpoints({ ...inline([{ ...good, url }]), PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true' })[0]!.url).toBe(url);
     }
     for (const url of ['http://partner.example/hooks', 'http://10.0.0.5/hooks', 'http://128.0.0.1/', 'http://localhost.partner.example/']) {
       expect(refusal(inline([{ ...good, url }]))).toMatch(/^PARTNER_EVENT_ENDPOINTS: endpoint 1 \(acme-prod\): url must be https \(plain http only to a loopback host/);

@@ -20,7 +20,8 @@ const SOURCE_DIR = join(PROJECT_ROOT, 'test', 'partner-events-go');
 const buildDir = mkdtempSync(join(tmpdir(), 'rampflow-partner-events-go-'));
 const binary = join(buildDir, 'partner-events-go');
 const SECRET = generateEndpointSecret();
-const agent = createDeliveryAgent();
+// Loopback endpoints: what PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS=true allows.
+const agent = createDeliveryAgent({ allowPrivateAddresses: true });
 let backend: ChildProcessWithoutNullStreams;
 let output = '';
 let url: string;

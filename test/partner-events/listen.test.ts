@@ -16,7 +16,8 @@ import { until } from '../support/until';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { KYC_LINK, sampleEvent, startServer, webhookHeaders, type TestServer } from './support';
 
-const agent = createDeliveryAgent();
+// Loopback endpoints: what PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS=true allows.
+const agent = createDeliveryAgent({ allowPrivateAddresses: true });
 afterAll(() => agent.close());
 
 describe('rampflow partner-events listen --forward-to', () => {

@@ -137,6 +137,17 @@ export function describeStoreContract(name: string, freshSite: () => Promise<Sto
       await expect(writer.append(customerStream('someone-else'), [second!])).rejects.toThrow(/does not belong/);
     });
 
+    it('reports each stream\'s last sequence, so a new run of a stream numbers on from it', async () => {
+      await fresh();
+      const writer = await open('writer');
+      expect(await writer.lastSequence(customerStream('ode'))).toBe(0);
+      await writer.append(customerStream('ode'), customerEvents('ode', 3));
+      await writer.append(customerStream('other'), customerEvents('other', 5));
+      expect(await writer.lastSequence(customerStream('ode'))).toBe(3);
+      const reader = await open('reader');
+      expect(await reader.lastSequence(customerStream('other'))).toBe(5);
+    });
+
     it('shows a reader in another instance what a writer appends later, and its cursor survives the reader\'s restart', async () => {
       await fresh();
       const reader = await open('reader');

@@ -29,6 +29,8 @@ export interface TestPartnerEndpoint {
   attempts: string[];
   /** Deliveries whose signature did not verify. */
   rejected: number;
+  /** The most deliveries it was answering at one time: above 1, two senders overlapped. */
+  mostAtOnce: number;
   /** Sets what every later delivery is answered, until set again. */
   answer(behaviour: EndpointBehaviour): void;
   /** Stops listening (deliveries get connection refused) or listens again on the same port. */
@@ -53,6 +55,7 @@ export async function startTestPartnerEndpoint(options: { secret?: string } = {}
   let behaviour: EndpointBehaviour = { status: 204 };
   let server: Server | undefined;
   let port = 0;
+  let atOnce = 0;
 
   const endpoint: TestPartnerEndpoint = {
     url: '',
@@ -60,6 +63,7 @@ export async function startTestPartnerEndpoint(options: { secret?: string } = {}
     accepted: [],
     attempts: [],
     rejected: 0,
+    mostAtOnce: 0,
     answer(next) {
       behaviour = next;
     },
@@ -73,6 +77,9 @@ export async function startTestPartnerEndpoint(options: { secret?: string } = {}
     },
     async up() {
       server = createServer((request, response) => {
+        atOnce += 1;
+        endpoint.mostAtOnce = Math.max(endpoint.mostAtOnce, atOnce);
+        response.on('close', () => (atOnce -= 1));
         void (async () => {
           const body = await bodyOf(request);
           const webhookId = String(request.headers['webhook-id']);

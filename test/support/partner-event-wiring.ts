@@ -24,13 +24,14 @@ export async function startPartnerEvents(options: { retrySeconds?: number; timeo
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-partner-events-'));
   const endpoint = await startTestPartnerEndpoint();
   const store = await openFilePartnerEventStore({ dir, payloadKeys: testPayloadKeys(), role: 'writer' });
-  const agent = createDeliveryAgent();
+  // Its endpoint is on loopback: the opt-in PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS gives.
+  const agent = createDeliveryAgent({ allowPrivateAddresses: true });
   const configured: PartnerEndpoint = { name: options.endpointName ?? 'partner', url: endpoint.url, secrets: [endpoint.secret] };
   // The endpoint's URL is read at each attempt: a test that takes the endpoint down and up again keeps its port.
   const wiring: PartnerEventWiring = {
     store,
     endpoints: [configured],
-    deliver: (target, event) => deliverEvent(target, event, { timeoutMs: options.timeoutMs ?? 2_000, dispatcher: agent }),
+    deliver: (target, event, signal) => deliverEvent(target, event, { timeoutMs: options.timeoutMs ?? 2_000, dispatcher: agent, ...(signal ? { signal } : {}) }),
     ...(options.retrySeconds !== undefined ? { retrySeconds: options.retrySeconds } : {}),
   };
   return {
