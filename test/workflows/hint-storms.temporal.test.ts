@@ -12,9 +12,10 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { RampClient } from '../../ramp';
 import type { depositLifecycle } from '../../workflows/deposit';
 import { depositWorkflowId } from '../../workflows/ids';
+import { RampStage, RampStageSince } from '../../workflows/search-attributes';
 import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit-carry';
 import { shownDeposit } from '../../workflows/deposit-board';
-import { depositEventSignal, depositStateQuery, paymentEventSignal, retryUpdate, tradeEventSignal } from '../../workflows/messages';
+import { cancelUpdate, closeCustomerUpdate, depositEventSignal, depositStateQuery, paymentEventSignal, retryUpdate, tradeEventSignal } from '../../workflows/messages';
 import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/records';
 import { until } from '../support/until';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
@@ -197,6 +198,12 @@ describe('a parked deposit under a storm of deliveries', () => {
     const { journey, deposit, handle } = await receivedDeposit(h, 'NEEDS_ATTENTION');
     const { attention, amount, currency } = await handle.query(depositStateQuery);
     expect(attention?.errorType).toBe('Deadline');
+    const indexed = async () => {
+      const { typedSearchAttributes } = await handle.describe();
+      return { stage: typedSearchAttributes.get(RampStage), since: typedSearchAttributes.get(RampStageSince)?.toISOString() };
+    };
+    const indexedWhenParked = await indexed();
+    expect(indexedWhenParked.stage).toBe('NEEDS_ATTENTION');
 
     // Before the fix a parked deposit never continued as new: the whole storm landed in one run.
     await stormOfDeliveries(handle, deposit.id);
@@ -208,6 +215,7 @@ describe('a parked deposit under a storm of deliveries', () => {
     const parked = await handle.query(depositStateQuery);
     expect(parked.stage).toBe('NEEDS_ATTENTION');
     expect(parked.attention).toEqual(attention);
+    expect(await indexed(), 'what the stage-age scan and lists read').toEqual(indexedWhenParked);
     const board = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'NEEDS_ATTENTION');
     expect(shownDeposit(board.deposits, deposit.id)).toMatchObject({ stage: 'NEEDS_ATTENTION', attention });
 
@@ -220,5 +228,26 @@ describe('a parked deposit under a storm of deliveries', () => {
     const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'COMPLETED');
     expect(state.deposits.completedTotals).toEqual({ [currency]: amount });
     await journey.terminate('test over');
+  });
+
+  it('a park with no fact to look for (money for a customer not served) continues as new parked too, and an operator\'s cancel ends the run the storm left', async () => {
+    const h = parking;
+    const { handle: journey, virtualAccountId } = await startActiveJourney(h);
+    await journey.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
+    await journey.result();
+    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
+    const { attention } = await h.waitForDeposit(deposit.id, (s) => s.stage === 'NEEDS_ATTENTION');
+    expect(attention?.errorType).toBe('CustomerNotServed');
+    const handle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
+
+    await stormOfDeliveries(handle, deposit.id);
+    const lengths = await runHistoryLengths(h, handle.workflowId);
+    expect(lengths.length, 'runs').toBeGreaterThan(1);
+    for (const length of lengths) expect(length).toBeLessThanOrEqual(HISTORY_BOUND);
+    expect(await handle.query(depositStateQuery)).toMatchObject({ stage: 'NEEDS_ATTENTION', attention });
+
+    expect(await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'returned to the sender' }] })).toEqual({ cancelled: true });
+    expect(await handle.result()).toEqual({ stage: 'CANCELLED', reason: 'returned to the sender' });
   });
 });
