@@ -77,6 +77,12 @@ export class OperatorDesk {
   private cancelGuarded = false;
 
   /**
+   * Set once the park has handed its parking on: the run is closing (its partner events still being
+   * recorded), so a decision now would be lost with it; the operator sends it again to the next run.
+   */
+  private handedOn = false;
+
+  /**
    * Installs the `retry` and `cancel` update handlers, whose validators accept them only while parked.
    * `cancelGuard`, when given, runs before a cancel is accepted (a payout reads its payment) and
    * refuses it by throwing an ApplicationFailure: the operator's update fails with its message and the
@@ -130,6 +136,7 @@ export class OperatorDesk {
     if (!this.attention) throw new Error(`nothing to ${what}: the workflow is not in NEEDS_ATTENTION`);
     if (this.decision) throw new Error(`an operator already chose to ${this.decision.kind}`);
     if (this.cancelGuarded) throw new Error('an operator\'s cancel is being checked');
+    if (this.handedOn) throw new Error(`the workflow is continuing as new, still parked: send the ${what} again`);
   }
 
   /**
@@ -161,7 +168,9 @@ export class OperatorDesk {
     const handOn = async (): Promise<void> => {
       await parkedShown;
       await condition(allHandlersFinished);
-      if (!settled()) throw new ParkedHistoryFull({ attention: this.attention!, ...(looks ? { lateLooks: { ...looks } } : {}) });
+      if (settled()) return;
+      this.handedOn = true;
+      throw new ParkedHistoryFull({ attention: this.attention!, ...(looks ? { lateLooks: { ...looks } } : {}) });
     };
     if (late && looks) {
       // As in a wait (workflows/waiting.ts): once a hint has been looked at, a hint never postpones
