@@ -21,6 +21,8 @@ export async function parkUntilResumed(course: DepositCourse, parked: DepositSta
   course.carriedParking = undefined;
   // The park the step rebuilt is the one carried (a different one is a park of its own).
   const takesUp = carried !== undefined && carried.attention.reason === error.reason;
+  // A different one means the carried one ended meanwhile.
+  if (carried && !takesUp) course.desk.resolveCarried(carried);
   const decision = await course.desk.park(parked, error, () => show(course, 'NEEDS_ATTENTION', `an operator: ${error.reason}`), undefined, {
     historyFull: parkedDepositHistoryFull,
     ...(takesUp ? { carried } : {}),
