@@ -86,11 +86,9 @@ export class OperatorDesk {
    * Installs the `retry` and `cancel` update handlers, whose validators accept them only while parked.
    * `cancelGuard`, when given, runs before a cancel is accepted (a payout reads its payment) and
    * refuses it by throwing an ApplicationFailure: the operator's update fails with its message and the
-   * workflow stays parked.
-   */
-  /**
-   * @param carried the attention of a parking the previous run handed on, set before any update can be
-   * validated, so an operator's retry or cancel sent as the new run starts is accepted.
+   * workflow stays parked. `carried`, the attention of a parking the previous run handed on, is set
+   * before any update can be validated, so an operator's retry or cancel sent as the new run starts is
+   * accepted.
    */
   constructor(private readonly cancelGuard?: () => Promise<void>, carried?: Attention) {
     this.attention = carried;
