@@ -6,7 +6,8 @@
  * news). So a wait of a deposit ends the run once the history has passed DEPOSIT_MAX_HISTORY_EVENTS
  * (or the server suggests it), and the run continues as new at the same step, after its handlers
  * have finished, carrying what it holds: every field below is bounded whatever was delivered.
- * Behind DEPOSIT_CONTINUES_AS_NEW, asked only when a run has grown that far.
+ * Behind DEPOSIT_CONTINUES_AS_NEW, asked only when a run has grown that far. A parked deposit does the
+ * same, carrying its parking (PARKED_CONTINUES_AS_NEW, workflows/deposit-resume.ts).
  */
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { AppliedKeys } from './applied-keys';
@@ -17,7 +18,8 @@ import type { DepositLedger } from './deposit-ledger';
 import type { CarriedReports, JourneyReporter } from './deposit-report';
 import type { DepositStepClock } from './deposit-step-clock';
 import type { DepositStage, DepositState } from './messages';
-import { DEPOSIT_CONTINUES_AS_NEW, takesPatch } from './patches';
+import type { CarriedParking } from './operator';
+import { DEPOSIT_CONTINUES_AS_NEW, PARKED_CONTINUES_AS_NEW, takesPatch } from './patches';
 import type { DepositRecord, PaymentRecord, TradeRecord } from './records';
 
 /**
@@ -31,15 +33,26 @@ export class DepositHistoryFull extends Error {}
 
 /** Whether the run has grown enough to continue as new (the patch is asked only once it has). */
 export function depositHistoryFull(): boolean {
+  return historyPastLimit() && takesPatch(DEPOSIT_CONTINUES_AS_NEW);
+}
+
+/** The same for a parked deposit (workflows/deposit-resume.ts), behind a patch of its own. */
+export function parkedDepositHistoryFull(): boolean {
+  return historyPastLimit() && takesPatch(PARKED_CONTINUES_AS_NEW);
+}
+
+function historyPastLimit(): boolean {
   const info = workflowInfo();
-  return (info.continueAsNewSuggested || info.historyLength > DEPOSIT_MAX_HISTORY_EVENTS) && takesPatch(DEPOSIT_CONTINUES_AS_NEW);
+  return info.continueAsNewSuggested || info.historyLength > DEPOSIT_MAX_HISTORY_EVENTS;
 }
 
 /** What a deposit hands to its next run, with a version number for the code that takes it up. */
 export interface CarriedDeposit {
   version: 1;
-  /** The step to run again (the one whose wait ended the run). */
+  /** The step to run again (the one whose wait ended the run, or the one parked). */
   stage: DepositStage;
+  /** Set when the run was parked (PARKED_CONTINUES_AS_NEW): the next run is parked at once with it. */
+  parking?: CarriedParking;
   verifiesPayloads: boolean;
   ledger: {
     deposit?: DepositRecord;
@@ -79,11 +92,12 @@ export interface CarryingCourse {
   readonly hints: DepositHints;
 }
 
-function carry(course: CarryingCourse, stage: DepositStage): CarriedDeposit {
+function carry(course: CarryingCourse, stage: DepositStage, parking?: CarriedParking): CarriedDeposit {
   const { ledger, link } = course;
   return {
     version: 1,
     stage,
+    ...(parking ? { parking } : {}),
     verifiesPayloads: course.verifiesPayloads,
     ledger: {
       ...(ledger.deposit ? { deposit: ledger.deposit } : {}),
@@ -128,16 +142,17 @@ export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, li
 }
 
 /**
- * Lets running handlers (an attachment being submitted) finish, then continues as new at `stage`.
+ * Lets running handlers (an attachment being submitted) finish, then continues as new at `stage`
+ * (parked there when `parking` is given).
  * The next run's input is the first run's, less what it no longer needs: the starter's record (the
  * ledger carries the service's) and a reversal's mark (a reversal never waits, so never gets here).
  */
-export async function continueDepositAsNew(course: CarryingCourse, input: DepositLifecycleInput, stage: DepositStage): Promise<never> {
+export async function continueDepositAsNew(course: CarryingCourse, input: DepositLifecycleInput, stage: DepositStage, parking?: CarriedParking): Promise<never> {
   await condition(allHandlersFinished);
   const next = {
     depositId: input.depositId,
     ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
     ...(input.timings !== undefined ? { timings: input.timings } : {}),
   };
-  return continueAsNew<DepositLifecycle>(next, carry(course, stage));
+  return continueAsNew<DepositLifecycle>(next, carry(course, stage, parking));
 }

@@ -16,7 +16,7 @@ import { DepositLedger } from './deposit-ledger';
 import { JourneyReporter } from './deposit-report';
 import { DepositStepClock } from './deposit-step-clock';
 import type { DepositState } from './messages';
-import { OperatorDesk } from './operator';
+import { OperatorDesk, type CarriedParking } from './operator';
 import { depositTimings, type DepositTimings } from './timings';
 import { DEPOSIT_KIND_KEPT, PAYLOADS_ARE_HINTS, takesPatch } from './patches';
 
@@ -47,6 +47,12 @@ export class DepositCourse {
   readonly pollDeposit: () => Promise<void>;
   /** Deliveries' claims about this deposit, its trade and its payment, waiting for a look. */
   readonly hints: DepositHints;
+  /**
+   * The parking the previous run handed on, until this run's park takes it up (or its step finds
+   * the fact came true meanwhile): while set, the step runs again only to rebuild its park
+   * (workflows/deposit-resume.ts).
+   */
+  carriedParking: CarriedParking | undefined;
 
   /**
    * Made in this order, before the deposit's handlers are set (workflows/deposit-handlers.ts); a run
@@ -64,7 +70,8 @@ export class DepositCourse {
     if (carried) takeUpCarried(carried, ledger, this.link);
     this.clock = new DepositStepClock(carried?.stepDeadlineAt);
     this.applied = new AppliedKeys(carried?.appliedEventKeys);
-    this.desk = new OperatorDesk();
+    this.carriedParking = carried?.parking;
+    this.desk = new OperatorDesk(undefined, carried?.parking?.attention);
     this.reporter = new JourneyReporter(depositId, carried?.reports);
     this.pollDeposit = async () => ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
     this.hints = new DepositHints(depositId, ledger, this.pollDeposit, carried?.hints);

@@ -14,6 +14,8 @@ import { stageEntered } from './stage-metrics';
 
 export async function show(course: DepositCourse, stage: DepositStage, waitingFor: string): Promise<void> {
   const { state, desk, link } = course;
+  // A step run again to rebuild a carried park shows nothing: the deposit stays shown as parked.
+  if (course.carriedParking) return;
   stageEntered(stage, state);
   const attentionChanged = desk.attention !== state.attention;
   // One upsert per change of stage, carrying the customer when the workflow learned it itself (its

@@ -12,7 +12,6 @@ import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 export async function waitOrPark(course: DepositCourse, what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
   const { clock, timings, hints } = course;
-  const deadlineAt = clock.deadline(() => workflowNow() + timings.stepDeadlineSeconds * 1000);
   const wait = {
     what,
     settled,
@@ -22,6 +21,10 @@ export async function waitOrPark(course: DepositCourse, what: string, settled: (
     // Deposits started before the backoff carry no cap: they poll as they always did.
     pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
   };
+  // A step run again to rebuild the park the previous run carried parks at once on a wait not yet
+  // settled (its deadline had passed): only the fact coming true moves it on (workflows/deposit-resume.ts).
+  if (course.carriedParking && !settled()) throw deadlinePassed(wait);
+  const deadlineAt = clock.deadline(() => workflowNow() + timings.stepDeadlineSeconds * 1000);
   if (clock.takeLookFirst()) await pollTolerantly(what, pollOnce);
   const outcome = await waitForService({ ...wait, deadlineAt, now: workflowNow, shouldContinueAsNew: depositHistoryFull });
   if (outcome === 'continue-as-new') throw new DepositHistoryFull();

@@ -8,9 +8,9 @@
  * customer rampflow does not serve (no journey, or one that has ended) parks at once for an operator.
  *
  * Each wait has the event path, a poll and a deadline; a deadline or a failure a retry cannot fix
- * parks the deposit in NEEDS_ATTENTION, where a late event or look still resumes it. A wait whose
- * run's history has grown (a storm of deliveries) continues as new at the same step
- * (workflows/deposit-carry.ts).
+ * parks the deposit in NEEDS_ATTENTION, where a late event or look still resumes it. A wait, or a
+ * park, whose run's history has grown (a storm of deliveries) continues as new at the same step, a
+ * park still parked (workflows/deposit-carry.ts, workflows/deposit-resume.ts).
  *
  * What it shows and counts is what the service says (workflows/trust.ts). It reads its own record
  * before it shows or reports anything: the deposit's existence, amount, currency and customer, and from
@@ -24,9 +24,10 @@ import { DepositCourse } from './deposit-course';
 import { DepositEnded, endDeposit, type DepositOutcome } from './deposit-ending';
 import { registerDepositHandlers } from './deposit-handlers';
 import type { DepositLifecycleRequest } from './deposit-input';
-import { parkUntilResumed } from './deposit-resume';
+import { parkUntilResumed, runCarriedParking } from './deposit-resume';
 import { actionRequired, confirmed, paymentSettled, received, reverseCompleted, tradeCreated, tradeSettled, type DepositStep } from './deposit-steps';
 import type { DepositStage } from './messages';
+import { ParkedHistoryFull, type CarriedParking } from './operator';
 import { ParkRequest } from './service-failures';
 import { validatedStartInput } from './start-input';
 
@@ -59,7 +60,7 @@ export async function depositLifecycle(request: DepositLifecycleRequest, carried
   try {
     if (!carriedFromLastRun && input.reversalOf === 'COMPLETED') await reverseCompleted(course);
     const continueAt = await runSteps(course, carriedFromLastRun?.stage ?? 'RECEIVED');
-    if (continueAt !== undefined) return await continueDepositAsNew(course, input, continueAt);
+    if (continueAt !== undefined) return await continueDepositAsNew(course, input, continueAt.stage, continueAt.parking);
     throw new DepositEnded({ stage: 'COMPLETED', reason: course.ledger.completion() });
   } catch (error) {
     if (!(error instanceof DepositEnded)) throw error;
@@ -69,19 +70,29 @@ export async function depositLifecycle(request: DepositLifecycleRequest, carried
 
 /**
  * Each step in turn until COMPLETED; a step that parks waits for an operator, who resumes or cancels
- * it. Returns the step to continue as new at when a wait found the history full, else undefined.
+ * it. Returns the step to continue as new at (and the parking to carry, when parked) when a wait or a
+ * park found the history full, else undefined.
  */
-async function runSteps(course: DepositCourse, first: DepositStage): Promise<DepositStage | undefined> {
+async function runSteps(course: DepositCourse, first: DepositStage): Promise<{ stage: DepositStage; parking?: CarriedParking } | undefined> {
   let stage: DepositStage = first;
   while (stage !== 'COMPLETED') {
+    let parked: ParkRequest;
     try {
-      const next = await STEPS[stage]!(course);
+      const step = STEPS[stage]!;
+      const next = await (course.carriedParking ? runCarriedParking(course, () => step(course)) : step(course));
       if (next !== stage) course.clock.restart();
       stage = next;
+      continue;
     } catch (error) {
-      if (error instanceof DepositHistoryFull) return stage;
+      if (error instanceof DepositHistoryFull) return { stage };
       if (!(error instanceof ParkRequest)) throw error;
-      await parkUntilResumed(course, stage, error);
+      parked = error;
+    }
+    try {
+      await parkUntilResumed(course, stage, parked);
+    } catch (error) {
+      if (error instanceof ParkedHistoryFull) return { stage, parking: error.parking };
+      throw error;
     }
   }
   return undefined;

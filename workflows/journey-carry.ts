@@ -5,6 +5,7 @@
  */
 import { applyDepositProgress, emptyDepositBoard } from './deposit-board';
 import type { DepositSummary, JourneyDeposits, JourneyState } from './messages';
+import type { CarriedParking } from './operator';
 import type { CarriedOutbox } from './partner-event-outbox';
 import type { DepositAddressRecord, VirtualAccountRecord } from './records';
 
@@ -21,6 +22,8 @@ export interface CarriedJourney {
   partnerEvents?: CarriedOutbox;
   /** Keys of the last deposit reports taken by update (workflows/deposit-report-intake.ts; added within version 2). */
   depositReportKeys?: string[];
+  /** Set when the run was parked (PARKED_CONTINUES_AS_NEW; added within version 2): the next run is parked at once with it. */
+  parking?: CarriedParking;
 }
 
 /**

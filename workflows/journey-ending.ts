@@ -11,6 +11,7 @@ import type { JourneyEvents } from './journey-events';
 import type { JourneyInput } from './journey-input';
 import type { JourneyLedger } from './journey-ledger';
 import type { JourneyStage } from './messages';
+import type { CarriedParking } from './operator';
 import type { ResolvedJourneyTimings } from './timings';
 
 export interface JourneyOutcome {
@@ -38,7 +39,8 @@ type CustomerJourneyWorkflow = (input: JourneyInput, carriedFromLastRun?: AnyCar
 
 /**
  * Continues as new with what the run established (called once its handlers have finished and its
- * events are recorded; the intake was closed when the run began to hand over).
+ * events are recorded; the intake was closed when the run began to hand over), parked when `parking`
+ * is given.
  */
 export function continueJourneyAsNew(
   input: JourneyInput,
@@ -46,6 +48,7 @@ export function continueJourneyAsNew(
   ledger: JourneyLedger,
   events: JourneyEvents,
   reports: DepositReportIntake,
+  parking?: CarriedParking,
 ): Promise<never> {
   const stageDeadlineAt = ledger.carriedDeadline;
   const next: CarriedJourney = {
@@ -56,6 +59,7 @@ export function continueJourneyAsNew(
     ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}),
     partnerEvents: events.outbox.carry(),
     depositReportKeys: reports.carry(),
+    ...(parking ? { parking } : {}),
   };
   // Only the overrides go on: the next run resolves the rest from the code's defaults of its day.
   return continueAsNew<CustomerJourneyWorkflow>({ ...input, timings: timings.overrides }, next);

@@ -2,15 +2,21 @@
  * The customer journey's operator path (workflows/journey.ts, workflows/operator.ts): a stage that
  * parked waits for an operator, who ends the journey or retries it, perhaps in bulk, perhaps with
  * corrected input. What a retry changes for the rest of the run is the journey's course.
+ *
+ * A parked journey whose history grows continues as new parked (PARKED_CONTINUES_AS_NEW): the next
+ * run takes the parking up (`course.carriedParking`). A park with no late fact is taken up at once; a
+ * deadline's park is rebuilt by running its stage again with nothing shown, its passed wait parking at
+ * once (workflows/journey-waits.ts), so the park looks at the same fact as before.
  */
 import type { JourneyEvents } from './journey-events';
 import type { JourneyInput } from './journey-input';
 import { JourneyEnded, stopIfEnded } from './journey-ending';
 import type { JourneyLedger } from './journey-ledger';
 import { JOURNEY_STAGES, type JourneyStage } from './messages';
-import type { OperatorDesk } from './operator';
+import type { CarriedParking, OperatorDesk } from './operator';
+import { PARKED_CONTINUES_AS_NEW, takesPatch } from './patches';
 import { PRIORITY } from './service-activities';
-import type { ParkRequest } from './service-failures';
+import { ParkRequest } from './service-failures';
 
 /** What an operator's retry sets for the rest of the run. */
 export class JourneyCourse {
@@ -19,6 +25,11 @@ export class JourneyCourse {
   callPriority: number = PRIORITY.HIGH;
   /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
   lookBeforeWaiting = false;
+  /**
+   * The parking the previous run handed on, until this run's park takes it up (or its stage finds
+   * the fact came true meanwhile): while set, the stage runs again only to rebuild its park.
+   */
+  carriedParking: CarriedParking | undefined;
 
   constructor(public input: JourneyInput) {}
 }
@@ -30,10 +41,18 @@ export interface ParkedJourney {
   events: JourneyEvents;
   course: JourneyCourse;
   show: (stage: JourneyStage, waitingFor: string) => void;
+  /** True when the history has grown enough to continue as new. */
+  shouldContinueAsNew: () => boolean;
 }
 
 /** Parks the stage until an operator decides; returns the stage to run next. */
-export async function resumeParked(parkedStage: JourneyStage, request: ParkRequest, { desk, ledger, events, course, show }: ParkedJourney): Promise<JourneyStage> {
+export async function resumeParked(parkedStage: JourneyStage, request: ParkRequest, parkedJourney: ParkedJourney): Promise<JourneyStage> {
+  const { desk, ledger, events, course, show, shouldContinueAsNew } = parkedJourney;
+  const carried = course.carriedParking;
+  // The park the stage rebuilt is the one carried; a different one means the carried one ended meanwhile.
+  const takesUp = carried !== undefined && carried.attention.reason === request.reason;
+  if (carried && !takesUp) endCarried(parkedJourney);
+  course.carriedParking = undefined;
   const decision = await desk.park(
     parkedStage,
     request,
@@ -42,6 +61,7 @@ export async function resumeParked(parkedStage: JourneyStage, request: ParkReque
       events.parked(parkedStage, request.reason);
     },
     ledger.endRequested,
+    { historyFull: () => shouldContinueAsNew() && takesPatch(PARKED_CONTINUES_AS_NEW), ...(takesUp ? { carried } : {}) },
   );
   if (decision.kind === 'cancel') throw new JourneyEnded({ stage: 'CLOSED', reason: decision.reason });
   stopIfEnded(ledger);
@@ -63,4 +83,33 @@ export async function resumeParked(parkedStage: JourneyStage, request: ParkReque
   const rampsCorrected = corrected?.onramp !== undefined || corrected?.offramp !== undefined;
   if (rampsCorrected && JOURNEY_STAGES.indexOf(parkedStage) > JOURNEY_STAGES.indexOf('SETTING_UP_RAMPS')) return 'SETTING_UP_RAMPS';
   return parkedStage;
+}
+
+/**
+ * Runs `stage` as the first stage of a run that continues a parked one. A park with no late fact is
+ * taken up without running it; a stage that ends otherwise than parked found its fact came true
+ * between the runs, and the parking ends as resolved.
+ */
+export async function runCarriedParking(stage: () => Promise<JourneyStage>, parkedJourney: ParkedJourney): Promise<JourneyStage> {
+  const { attention, lateLooks } = parkedJourney.course.carriedParking!;
+  if (!lateLooks) throw new ParkRequest(attention.reason, attention.errorType);
+  try {
+    const next = await stage();
+    endCarried(parkedJourney);
+    return next;
+  } catch (error) {
+    if (!(error instanceof ParkRequest)) endCarried(parkedJourney);
+    throw error;
+  }
+}
+
+/** The carried parking ended by itself: counted and told as the park that took it up would have. */
+function endCarried({ desk, events, course, ledger }: ParkedJourney): void {
+  const carried = course.carriedParking;
+  if (!carried) return;
+  course.carriedParking = undefined;
+  desk.resolveCarried(carried);
+  // As a park that ends when the journey is told to end, which tells the partner only of the end.
+  if (!ledger.endRequested()) events.resumed(carried.attention.stage);
+  ledger.forgetDeadline();
 }

@@ -32,6 +32,9 @@ export class JourneyWaits {
       // Journeys started before the backoff carry no cap: they poll as they always did.
       pollBackoffCapMs: (this.timings.pollBackoffCapSeconds ?? this.timings.pollIntervalSeconds) * 1000,
     };
+    // A stage run again to rebuild the park the previous run carried parks at once on a wait not yet
+    // settled (its deadline had passed): only the fact coming true moves it on (workflows/journey-resume.ts).
+    if (this.course.carriedParking && !wait.settled()) throw deadlinePassed(wait);
     if (this.course.lookBeforeWaiting) {
       this.course.lookBeforeWaiting = false;
       await pollTolerantly(what, pollOnce);

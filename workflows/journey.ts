@@ -18,10 +18,10 @@ import { ContinueAsNewRequest, continueJourneyAsNew, JourneyEnded, recordEnd, st
 import { JourneyEvents } from './journey-events';
 import type { JourneyInput } from './journey-input';
 import { JourneyLedger, registerJourneyHandlers } from './journey-ledger';
-import { JourneyCourse, resumeParked } from './journey-resume';
+import { JourneyCourse, resumeParked, runCarriedParking } from './journey-resume';
 import { JourneyWaits } from './journey-waits';
 import type { JourneyStage } from './messages';
-import { OperatorDesk } from './operator';
+import { OperatorDesk, ParkedHistoryFull, type CarriedParking } from './operator';
 import { isCustomerApproved, type DepositAddressRecord, type VirtualAccountRecord } from './records';
 import { orPark, ParkRequest } from './service-failures';
 import { isAccountApproved, isAccountRejected } from './status-order';
@@ -45,14 +45,20 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
   const carried = carriedFromLastRun ? upgradeCarriedJourney(carriedFromLastRun) : undefined;
   const ledger = new JourneyLedger(course.input, carried);
   const { state } = ledger;
-  const desk = new OperatorDesk();
+  // Parked from the start when the last run handed its parking on: an operator's decision is taken at once.
+  course.carriedParking = carried?.parking;
+  const desk = new OperatorDesk(undefined, carried?.parking?.attention);
   /** What the partner's product hears of (workflows/journey-events.ts): facts the journey established. */
   const events = new JourneyEvents(state.externalId, carried?.partnerEvents);
   const reports = registerJourneyHandlers(ledger, desk, events, carried?.depositReportKeys);
   /** What the UI and the search attributes show (workflows/journey-ledger.ts). */
-  const show = (stage: JourneyStage, waitingFor: string): void => ledger.show(stage, waitingFor, desk.attention);
+  // A stage run again to rebuild a carried park shows nothing: the journey stays shown as parked.
+  const show = (stage: JourneyStage, waitingFor: string): void => {
+    if (!course.carriedParking) ledger.show(stage, waitingFor, desk.attention);
+  };
   /** Every wait has an event, a poll and a deadline; it parks at the deadline (workflows/journey-waits.ts). */
   const { waitOrPark, shouldContinueAsNew } = new JourneyWaits(timings, ledger, course);
+  const parkedJourney = { desk, ledger, events, course, show, shouldContinueAsNew };
 
   // ---- the stages --------------------------------------------------------------------------------
 
@@ -212,18 +218,28 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     ACTIVE: active,
   };
 
-  // A run that continued as new resumes the stage it was in (never a parked one: parked runs wait
-  // without timers, so their history stays short).
-  let stage: JourneyStage = state.stage;
+  // A run that continued as new resumes the stage it was in; a parked one, the stage it parked.
+  let stage: JourneyStage = (course.carriedParking?.attention.stage as JourneyStage | undefined) ?? state.stage;
+  let parking: CarriedParking | undefined;
   try {
     for (;;) {
+      let parked: ParkRequest;
       try {
-        const next = await stages[stage]!();
+        const run = stages[stage]!;
+        const next = await (course.carriedParking ? runCarriedParking(run, parkedJourney) : run());
         if (next !== stage) ledger.forgetDeadline();
         stage = next;
+        continue;
       } catch (error) {
         if (!(error instanceof ParkRequest)) throw error;
-        stage = await resumeParked(stage, error, { desk, ledger, events, course, show });
+        parked = error;
+      }
+      try {
+        stage = await resumeParked(stage, parked, parkedJourney);
+      } catch (error) {
+        if (!(error instanceof ParkedHistoryFull)) throw error;
+        parking = error.parking;
+        throw new ContinueAsNewRequest();
       }
     }
   } catch (error) {
@@ -231,7 +247,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
       reports.close();
       await condition(allHandlersFinished);
       await events.outbox.drained();
-      return await continueJourneyAsNew(course.input, timings, ledger, events, reports);
+      return await continueJourneyAsNew(course.input, timings, ledger, events, reports, parking);
     }
     if (!(error instanceof JourneyEnded)) throw error;
     recordEnd(error.outcome, ledger, show, events, reports);

@@ -84,6 +84,11 @@ export const REJECTED_DEPOSITS_REREAD = 'rejected-deposits-reread';
 export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
 /** A deposit submits one attachment: the same file again gets the first submission's answer. */
 export const ATTACHMENT_SUBMITTED_ONCE = 'attachment-submitted-once';
+/**
+ * A parked workflow continues as new when its history grows, carrying its parking (workflows/operator.ts):
+ * asked only once a parked run has grown that far.
+ */
+export const PARKED_CONTINUES_AS_NEW = 'parked-continues-as-new';
 
 /**
  * A partner event outbox numbers on after its stream's earlier runs (the store's last sequence, when

@@ -15,16 +15,20 @@
  * looks: workflows/operator.ts) and settles or fails when the service says so; and a cancel reads the
  * payment first and is refused while one exists that did not fail, so `payout.failed` never reports
  * a payout whose money may still arrive.
+ *
+ * A parked payout whose history grows (a storm of deliveries) continues as new still parked, with the
+ * same attention (workflows/payout-carry.ts).
  */
-import { ActivityFailure, ApplicationFailure, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { PRIORITY, serviceActivities } from './service-activities';
 import type { PayoutActivities, RampActivities } from '../activities';
 import { changeOptions, listSearchOptions, readOptions } from './activity-options';
 import { workflowNow } from './clock';
 import { indexStage } from './indexing';
-import { OperatorDesk } from './operator';
+import { OperatorDesk, ParkedHistoryFull, type OperatorDecision } from './operator';
 import { PartnerEventOutbox } from './partner-event-outbox';
 import { PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from './patches';
+import { parkedPayoutHistoryFull, type CarriedPayout } from './payout-carry';
 import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, type PayoutInput, type PayoutStage, type PayoutState } from './payout-messages';
 import { isPaymentFailed, isPaymentSettled, type PaymentRecord } from './records';
 import { isAbsent, orPark, ParkRequest } from './service-failures';
@@ -40,17 +44,21 @@ import { waitForService } from './waiting';
 const payoutActivities = serviceActivities<PayoutActivities>(changeOptions('pay out from the partner balance'), () => PRIORITY.HIGH);
 const rampActivities = serviceActivities<RampActivities>(readOptions('poll the payment'), () => PRIORITY.HIGH);
 
-export async function payout(input: PayoutInput): Promise<PayoutState> {
+/** @param carriedFromLastRun what the parked run this one continues as new carried (workflows/payout-carry.ts) */
+export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPayout): Promise<PayoutState> {
   const timings = { ...DEFAULT_PAYOUT_TIMINGS, ...input.timings };
   const order = { reference: input.reference, bankAccountId: input.bankAccountId, deductCurrency: input.deductCurrency, deductAmount: input.deductAmount };
-  const state: PayoutState = { reference: input.reference, stage: 'CREATING_PAYMENT' };
-  const desk = new OperatorDesk(checkCancel);
+  const state: PayoutState = carriedFromLastRun?.state ?? { reference: input.reference, stage: 'CREATING_PAYMENT' };
+  // Parked from the start when the last run handed its parking on: an operator's decision is taken at once.
+  const desk = new OperatorDesk(checkCancel, carriedFromLastRun?.parking.attention);
   /** The partner's product hears how the payout ended (partner-events/catalogue.ts). */
   const events = new PartnerEventOutbox({ payoutReference: input.reference });
-  let payment: PaymentRecord | undefined;
+  let payment: PaymentRecord | undefined = carriedFromLastRun?.payment;
   /** Parked at the settlement deadline (only under PAYOUT_FOLLOWS_ITS_PAYMENT): events make it read the payment. */
   let parkedAtDeadline = false;
-  let eventWhileParked = false;
+  let eventWhileParked = carriedFromLastRun?.eventWhileParked ?? false;
+  /** The parking the last run handed on, until this run's park takes it up. */
+  let carriedParking = carriedFromLastRun?.parking;
 
   setHandler(payoutStateQuery, () => ({ ...state, ...(desk.attention ? { attention: desk.attention } : {}) }));
   // Re-delivered or late events change nothing once the payment has settled.
@@ -128,10 +136,14 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
     if (outcome === 'settled') return;
     const reason = `payment ${paymentId} did not settle within ${timings.settlementDeadlineSeconds} s`;
     if (!followsPayment) throw new ParkRequest(reason, 'Deadline');
-    // Parked, it keeps reading the payment: on each event about it at once, and on late looks.
+    throw parkedFollowingPayment(paymentId, reason);
+  }
+
+  /** Parked at its deadline, a payout keeps reading the payment: on each event about it at once, and on late looks. */
+  function parkedFollowingPayment(paymentId: string, reason: string): ParkRequest {
     parkedAtDeadline = true;
-    throw new ParkRequest(reason, 'Deadline', {
-      what,
+    return new ParkRequest(reason, 'Deadline', {
+      what: `payment ${paymentId} to settle`,
       settled: () => paymentEnded(true),
       poll: () => readPayment(paymentId),
       firstIntervalMs: timings.pollIntervalSeconds * 1000,
@@ -143,6 +155,11 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
         },
       },
     });
+  }
+
+  /** The park the last run handed on, as it parked: following its payment when it had late looks. */
+  function carriedPark({ attention, lateLooks }: NonNullable<typeof carriedParking>): ParkRequest {
+    return lateLooks && payment ? parkedFollowingPayment(payment.id, attention.reason) : new ParkRequest(attention.reason, attention.errorType);
   }
 
   /** Ends the payout unpaid; `reason` goes to the partner (and `details`, not the service's free text, to the Web UI). */
@@ -161,26 +178,45 @@ export async function payout(input: PayoutInput): Promise<PayoutState> {
   }
 
   for (;;) {
-    try {
-      if (!payment) await createPayment();
-      await awaitSettlement(payment!.id);
-      if (isPaymentFailed(payment!.status)) return await paymentFailed(payment!);
-      enter('SETTLED', `payment ${payment!.id} settled`);
-      const { id: paymentId, receivedAmount, receivedCurrency } = payment!;
-      events.emit('payout.settled', { reference: input.reference, paymentId, ...(receivedAmount ? { receivedAmount } : {}), ...(receivedCurrency ? { receivedCurrency } : {}) });
-      await events.drained();
-      return state;
-    } catch (error) {
-      if (!(error instanceof ParkRequest)) throw error;
-      const decision = await desk.park(state.stage, error, () => enter('NEEDS_ATTENTION', error.reason));
-      parkedAtDeadline = false;
-      eventWhileParked = false;
-      if (decision.kind === 'cancel') {
-        state.cancelledBecause = decision.reason;
-        // A cancel the guard let through because the payment failed: the service's word is the outcome.
-        if (payment && isPaymentFailed(payment.status)) return await paymentFailed(payment);
-        return await end('CANCELLED', decision.reason);
+    let parked: ParkRequest;
+    if (carriedParking) {
+      parked = carriedPark(carriedParking);
+    } else {
+      try {
+        if (!payment) await createPayment();
+        await awaitSettlement(payment!.id);
+        if (isPaymentFailed(payment!.status)) return await paymentFailed(payment!);
+        enter('SETTLED', `payment ${payment!.id} settled`);
+        const { id: paymentId, receivedAmount, receivedCurrency } = payment!;
+        events.emit('payout.settled', { reference: input.reference, paymentId, ...(receivedAmount ? { receivedAmount } : {}), ...(receivedCurrency ? { receivedCurrency } : {}) });
+        await events.drained();
+        return state;
+      } catch (error) {
+        if (!(error instanceof ParkRequest)) throw error;
+        parked = error;
       }
+    }
+    let decision: OperatorDecision;
+    try {
+      const stage = carriedParking?.attention.stage ?? state.stage;
+      decision = await desk.park(stage, parked, () => enter('NEEDS_ATTENTION', parked.reason), undefined, {
+        historyFull: parkedPayoutHistoryFull,
+        ...(carriedParking ? { carried: carriedParking } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof ParkedHistoryFull)) throw error;
+      // A parked payout has emitted nothing, but its outbox is recorded before the run ends all the same.
+      await events.drained();
+      return await continueAsNew<typeof payout>(input, { version: 1, state: { ...state }, ...(payment ? { payment } : {}), parking: error.parking, eventWhileParked });
+    }
+    carriedParking = undefined;
+    parkedAtDeadline = false;
+    eventWhileParked = false;
+    if (decision.kind === 'cancel') {
+      state.cancelledBecause = decision.reason;
+      // A cancel the guard let through because the payment failed: the service's word is the outcome.
+      if (payment && isPaymentFailed(payment.status)) return await paymentFailed(payment);
+      return await end('CANCELLED', decision.reason);
     }
   }
 }

@@ -8,12 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { RampClient } from '../../ramp';
 import type { depositLifecycle } from '../../workflows/deposit';
 import { depositWorkflowId } from '../../workflows/ids';
+import { RampStage, RampStageSince } from '../../workflows/search-attributes';
 import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit-carry';
 import { shownDeposit } from '../../workflows/deposit-board';
-import { depositEventSignal, depositStateQuery, paymentEventSignal, tradeEventSignal } from '../../workflows/messages';
+import { cancelUpdate, closeCustomerUpdate, depositEventSignal, depositStateQuery, paymentEventSignal, retryUpdate, tradeEventSignal } from '../../workflows/messages';
 import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/records';
 import { until } from '../support/until';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
@@ -78,6 +80,39 @@ async function receivedDeposit(h: JourneyHarness, stage: 'RECEIVED' | 'NEEDS_ATT
   return { journey, deposit, handle: h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id)) };
 }
 
+/** Every run of a workflow, newest first, by the run each continued: the length of its history. */
+async function runHistoryLengths(h: JourneyHarness, workflowId: string): Promise<number[]> {
+  const lengths: number[] = [];
+  for (let runId: string | undefined = (await h.client.workflow.getHandle(workflowId).describe()).runId; runId; ) {
+    const { events } = await h.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    lengths.push(events!.length);
+    runId = events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  }
+  return lengths;
+}
+
+/**
+ * 2,000 deliveries to a deposit, 25 at a time, each batch as soon as the deposit has taken the last
+ * one: forged trades (each a read), approvals (each a read of the deposit) and payouts (no read). (A
+ * flood faster than a workflow's tasks keeps any run from closing: the server refuses to close a run
+ * whose task missed new events; see docs/guarantees/trust-rule.md.)
+ */
+async function stormOfDeliveries(handle: WorkflowHandle<typeof depositLifecycle>, depositId: string): Promise<void> {
+  const { customerId, amount, currency } = await handle.query(depositStateQuery);
+  const record: DepositRecord = { id: depositId, customerId, status: 'RECEIVED', amount, currency };
+  const deliveries = [
+    () => handle.signal(tradeEventSignal, tradeHint(depositId, `forged-${randomUUID()}`)),
+    () => handle.signal(depositEventSignal, depositHint(record)),
+    () => handle.signal(paymentEventSignal, paymentHint()),
+  ];
+  const STORM = 2_000;
+  const AT_ONCE = 25;
+  for (let sent = 0; sent < STORM; sent += AT_ONCE) {
+    await Promise.all(Array.from({ length: AT_ONCE }, (_, n) => deliveries[(sent + n) % deliveries.length]!()));
+    await until('the deposit to take the deliveries', async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true), 60_000, 20);
+  }
+}
+
 describe('forged hints do not hold a deposit back', () => {
   it('a forged trade hint more often than the poll interval does not keep the deposit from finding its trade by poll', async () => {
     const { journey, deposit, handle } = await receivedDeposit(polling);
@@ -140,23 +175,8 @@ describe('forged hints do not hold a deposit back', () => {
   it('a storm of 2,000 deliveries to one deposit: every run\'s history stays under its bound, and the deposit completes and reports once', async () => {
     const h = polling;
     const { journey, deposit, handle } = await receivedDeposit(h);
-    const { customerId, amount, currency } = await handle.query(depositStateQuery);
-    const record: DepositRecord = { id: deposit.id, customerId, status: 'RECEIVED', amount, currency };
-    // Forged trades (each a read), approvals (each a read of the deposit) and payouts (no read).
-    const deliveries = [
-      () => handle.signal(tradeEventSignal, tradeHint(deposit.id, `forged-${randomUUID()}`)),
-      () => handle.signal(depositEventSignal, depositHint(record)),
-      () => handle.signal(paymentEventSignal, paymentHint()),
-    ];
-    // 2,000 deliveries, 25 at a time, each batch as soon as the deposit has taken the last one. (A
-    // flood faster than a workflow's tasks keeps any run from closing: the server refuses to close a
-    // run whose task missed new events; see docs/guarantees/trust-rule.md.)
-    const STORM = 2_000;
-    const AT_ONCE = 25;
-    for (let sent = 0; sent < STORM; sent += AT_ONCE) {
-      await Promise.all(Array.from({ length: AT_ONCE }, (_, n) => deliveries[(sent + n) % deliveries.length]!()));
-      await until('the deposit to take the deliveries', async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true), 60_000, 20);
-    }
+    const { amount, currency } = await handle.query(depositStateQuery);
+    await stormOfDeliveries(handle, deposit.id);
 
     await h.control.confirmDeposit(deposit.id);
     const { tradeId } = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined, 120_000);
@@ -165,15 +185,69 @@ describe('forged hints do not hold a deposit back', () => {
     const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'COMPLETED');
     expect(state.deposits.completedTotals).toEqual({ [currency]: amount });
 
-    // Every run of the deposit, newest first, by the run each continued.
-    const lengths: number[] = [];
-    for (let runId: string | undefined = (await handle.describe()).runId; runId; ) {
-      const { events } = await h.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
-      lengths.push(events!.length);
-      runId = events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-    }
+    const lengths = await runHistoryLengths(h, handle.workflowId);
     expect(lengths.length, 'runs').toBeGreaterThan(1);
     for (const length of lengths) expect(length).toBeLessThanOrEqual(HISTORY_BOUND);
     await journey.terminate('test over');
+  });
+});
+
+describe('a parked deposit under a storm of deliveries', () => {
+  it('continues as new still parked, with the same attention, and an operator\'s retry resumes it to completion', async () => {
+    const h = parking;
+    const { journey, deposit, handle } = await receivedDeposit(h, 'NEEDS_ATTENTION');
+    const { attention, amount, currency } = await handle.query(depositStateQuery);
+    expect(attention?.errorType).toBe('Deadline');
+    const indexed = async () => {
+      const { typedSearchAttributes } = await handle.describe();
+      return { stage: typedSearchAttributes.get(RampStage), since: typedSearchAttributes.get(RampStageSince)?.toISOString() };
+    };
+    const indexedWhenParked = await indexed();
+    expect(indexedWhenParked.stage).toBe('NEEDS_ATTENTION');
+
+    // Before the fix a parked deposit never continued as new: the whole storm landed in one run.
+    await stormOfDeliveries(handle, deposit.id);
+    const lengths = await runHistoryLengths(h, handle.workflowId);
+    expect(lengths.length, 'runs').toBeGreaterThan(1);
+    for (const length of lengths) expect(length).toBeLessThanOrEqual(HISTORY_BOUND);
+
+    // Parked as before: the same reason and the same since, for the deposit and for its journey.
+    const parked = await handle.query(depositStateQuery);
+    expect(parked.stage).toBe('NEEDS_ATTENTION');
+    expect(parked.attention).toEqual(attention);
+    expect(await indexed(), 'what the stage-age scan and lists read').toEqual(indexedWhenParked);
+    const board = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'NEEDS_ATTENTION');
+    expect(shownDeposit(board.deposits, deposit.id)).toMatchObject({ stage: 'NEEDS_ATTENTION', attention });
+
+    // The run the storm left takes an operator's retry; the deposit then goes on to completion.
+    expect(await handle.executeUpdate(retryUpdate, { args: [{}] })).toEqual({ resumed: 'RECEIVED' });
+    await h.control.confirmDeposit(deposit.id);
+    const { tradeId } = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined, 120_000);
+    await h.control.settleTrade(tradeId!);
+    expect(await handle.result()).toMatchObject({ stage: 'COMPLETED' });
+    const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'COMPLETED');
+    expect(state.deposits.completedTotals).toEqual({ [currency]: amount });
+    await journey.terminate('test over');
+  });
+
+  it('a park with no fact to look for (money for a customer not served) continues as new parked too, and an operator\'s cancel ends the run the storm left', async () => {
+    const h = parking;
+    const { handle: journey, virtualAccountId } = await startActiveJourney(h);
+    await journey.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
+    await journey.result();
+    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    await h.reconcile();
+    const { attention } = await h.waitForDeposit(deposit.id, (s) => s.stage === 'NEEDS_ATTENTION');
+    expect(attention?.errorType).toBe('CustomerNotServed');
+    const handle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
+
+    await stormOfDeliveries(handle, deposit.id);
+    const lengths = await runHistoryLengths(h, handle.workflowId);
+    expect(lengths.length, 'runs').toBeGreaterThan(1);
+    for (const length of lengths) expect(length).toBeLessThanOrEqual(HISTORY_BOUND);
+    expect(await handle.query(depositStateQuery)).toMatchObject({ stage: 'NEEDS_ATTENTION', attention });
+
+    expect(await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'returned to the sender' }] })).toEqual({ cancelled: true });
+    expect(await handle.result()).toEqual({ stage: 'CANCELLED', reason: 'returned to the sender' });
   });
 });
