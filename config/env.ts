@@ -71,6 +71,8 @@ export const WebhookEnvSchema = z.object({
   WEBHOOK_TARGET_BURST: z.coerce.number().int().min(1).max(10_000).default(10),
   WEBHOOK_STARTS_PER_SECOND: z.coerce.number().positive().max(10_000).default(10),
   WEBHOOK_STARTS_BURST: z.coerce.number().int().min(1).max(100_000).default(100),
+  WEBHOOK_TOTAL_STARTS_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
+  WEBHOOK_TOTAL_STARTS_BURST: z.coerce.number().int().min(1).max(1_000_000).default(500),
   WEBHOOK_HINT_WINDOW_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
 });
 

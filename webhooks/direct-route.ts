@@ -150,7 +150,8 @@ export interface DirectRouter {
  * `payload` is the delivered payload as parsed against its resource's schema (the receiver parsed it
  * once, in parseDelivery), or undefined when it did not match.
  */
-export async function routeDirectly(router: DirectRouter, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
+/** `source`: the address the delivery came from, whose share of the receiver's budget it spends. */
+export async function routeDirectly(router: DirectRouter, source: string, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
   if (payload === undefined) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
   const placed = await place(router, event, payload);
   if (placed.kind === 'needs-workflow') return placed;
@@ -162,8 +163,8 @@ export async function routeDirectly(router: DirectRouter, event: EventName, key:
   if (!hints.begin(placed.target, claim)) return { kind: 'coalesced' };
   let outcome: DirectRouteOutcome;
   try {
-    router.budget.toTarget(placed.target);
-    if (placed.starts) router.budget.workflowStart();
+    router.budget.toTarget(source, placed.target);
+    if (placed.starts) router.budget.workflowStart(source);
     outcome = await placed.send(key);
   } catch (error) {
     hints.failed(placed.target, claim);

@@ -12,7 +12,7 @@
  * - rampflow_webhook_unknown_events_total: well-formed deliveries of an event name rampflow does not
  *   know, dropped with 200 (no label: the name is the sender's to choose);
  * - rampflow_webhook_over_budget_total{budget}: deliveries answered 429, by the rate they were over
- *   (`source`, `target`, `starts`; webhooks/receiver-budget.ts).
+ *   (`source`, `target`, `starts`, `total-starts`; webhooks/receiver-budget.ts).
  */
 import { Counter, Histogram, Registry } from 'prom-client';
 import { METRICS } from '../observability/metric-catalogue';
@@ -41,7 +41,7 @@ export type Outcome = (typeof OUTCOMES)[number];
  */
 export type HandoffResult = 'started' | 'duplicate' | 'signalled' | 'target-ended' | 'coalesced' | 'dropped' | 'unavailable';
 
-export const BUDGETS = ['source', 'target', 'starts'] as const;
+export const BUDGETS = ['source', 'target', 'starts', 'total-starts'] as const;
 
 export class WebhookMetrics {
   readonly registry = new Registry();

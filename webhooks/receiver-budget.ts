@@ -5,10 +5,16 @@
  *
  * - **per source address** (the TCP peer): `source` deliveries a second, bursts of `source.burst`,
  *   checked before the body is read;
- * - **per target workflow** (a journey or `deposit/<id>` a hint is signalled to): `target`;
+ * - **per target workflow** (a journey or `deposit/<id>` a hint is signalled to), from each source:
+ *   `target`;
  * - **workflow starts** (every ramp-event start and every deposit signal-with-start, which starts the
- *   deposit's workflow when it does not exist): `starts`, across the process;
+ *   deposit's workflow when it does not exist): `starts` from each source, and `totalStarts` across
+ *   all sources;
  * - **one hint in flight per target and claim** (webhooks/hint-coalescing.ts), within `hintWindowMs`.
+ *
+ * The target and start rates are kept per source so that a forger at one address cannot spend the
+ * service's share: the service's deliveries come from its own addresses. Only `totalStarts` is
+ * shared, the bound that holds against a forger at many addresses.
  *
  * Past a rate the receiver answers 429 with Retry-After; the service retries a delivery it could not
  * make (10 minutes later, then an hour, a day, a week), so a genuine delivery is late, not lost, and
@@ -23,6 +29,7 @@ export interface ReceiverBudgetOptions {
   source: Rate;
   target: Rate;
   starts: Rate;
+  totalStarts: Rate;
   hintWindowMs: number;
   maxKeys: number;
 }
@@ -34,6 +41,7 @@ export const DEFAULT_RECEIVER_BUDGET: ReceiverBudgetOptions = {
   // A journey hears of its customer and two accounts, a deposit of itself and its trade: a few each.
   target: { perSecond: 0.1, burst: 10 },
   starts: { perSecond: 10, burst: 100 },
+  totalStarts: { perSecond: 50, burst: 500 },
   hintWindowMs: 10_000,
   maxKeys: 100_000,
 };
@@ -41,7 +49,7 @@ export const DEFAULT_RECEIVER_BUDGET: ReceiverBudgetOptions = {
 /** A delivery over one of the rates: answered 429 with Retry-After. */
 export class OverBudget extends Error {
   constructor(
-    readonly budget: 'source' | 'target' | 'starts',
+    readonly budget: 'source' | 'target' | 'starts' | 'total-starts',
     readonly retryAfterSeconds: number,
   ) {
     super(`over the receiver's ${budget} budget`);
@@ -53,12 +61,14 @@ export class ReceiverBudget {
   private readonly sources: KeyedBuckets;
   private readonly targets: KeyedBuckets;
   private readonly starts: KeyedBuckets;
+  private readonly totalStarts: KeyedBuckets;
   readonly hints: HintCoalescing;
 
   constructor(options: ReceiverBudgetOptions = DEFAULT_RECEIVER_BUDGET, now?: () => number) {
     this.sources = new KeyedBuckets(options.source, options.maxKeys, now);
     this.targets = new KeyedBuckets(options.target, options.maxKeys, now);
-    this.starts = new KeyedBuckets(options.starts, 1, now);
+    this.starts = new KeyedBuckets(options.starts, options.maxKeys, now);
+    this.totalStarts = new KeyedBuckets(options.totalStarts, 1, now);
     this.hints = new HintCoalescing(options.hintWindowMs, options.maxKeys, now);
   }
 
@@ -67,14 +77,15 @@ export class ReceiverBudget {
     grant('source', this.sources.take(address));
   }
 
-  /** One hint to `target`; throws OverBudget past the target rate. */
-  toTarget(target: string): void {
-    grant('target', this.targets.take(target));
+  /** One hint to `target` from `source`; throws OverBudget past the target rate. */
+  toTarget(source: string, target: string): void {
+    grant('target', this.targets.take(`${source} ${target}`));
   }
 
-  /** One workflow start (or signal-with-start); throws OverBudget past the start rate. */
-  workflowStart(): void {
-    grant('starts', this.starts.take('all'));
+  /** One workflow start (or signal-with-start) for a delivery from `source`; throws OverBudget past either start rate. */
+  workflowStart(source: string): void {
+    grant('starts', this.starts.take(source));
+    grant('total-starts', this.totalStarts.take('all'));
   }
 }
 
@@ -88,6 +99,7 @@ export function receiverBudgetFromEnv(env: WebhookEnv): ReceiverBudgetOptions {
     source: { perSecond: env.WEBHOOK_SOURCE_PER_SECOND, burst: env.WEBHOOK_SOURCE_BURST },
     target: { perSecond: env.WEBHOOK_TARGET_PER_MINUTE / 60, burst: env.WEBHOOK_TARGET_BURST },
     starts: { perSecond: env.WEBHOOK_STARTS_PER_SECOND, burst: env.WEBHOOK_STARTS_BURST },
+    totalStarts: { perSecond: env.WEBHOOK_TOTAL_STARTS_PER_SECOND, burst: env.WEBHOOK_TOTAL_STARTS_BURST },
     hintWindowMs: env.WEBHOOK_HINT_WINDOW_SECONDS * 1000,
     maxKeys: DEFAULT_RECEIVER_BUDGET.maxKeys,
   };

@@ -83,7 +83,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
    * workflow. An unknown event name is dropped: a workflow for it could only park it, and parking is
    * what a leaked token must not be able to buy.
    */
-  async function route(delivery: Extract<ParsedDelivery, { ok: true }>): Promise<HandoffResult> {
+  async function route(delivery: Extract<ParsedDelivery, { ok: true }>, source: string): Promise<HandoffResult> {
     const { input } = delivery;
     if (input.resource === undefined) {
       metrics.countUnknownEvent();
@@ -95,7 +95,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       let direct: DirectRouteOutcome;
       try {
         direct = await options.client.connection.withDeadline(Date.now() + handoff.timeoutMs, () =>
-          routeDirectly(router, input.event as EventName, input.key, delivery.matchedPayload),
+          routeDirectly(router, source, input.event as EventName, input.key, delivery.matchedPayload),
         );
       } catch (error) {
         if (error instanceof OverBudget) throw error;
@@ -104,7 +104,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       if (direct.kind !== 'needs-workflow') return direct.kind;
       metrics.countWorkflowRoute(direct.reason);
     }
-    budget.workflowStart();
+    budget.workflowStart(source);
     return handOff(handoff, delivery.workflowId, input);
   }
 
@@ -184,7 +184,7 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       }
       const started = performance.now();
       try {
-        const result = await route(delivery);
+        const result = await route(delivery, request.ip);
         metrics.observeHandoff(result, (performance.now() - started) / 1000);
         // A coalesced hint is a copy of one just sent; a dropped (unknown) event is answered like any other, so the service does not retry it.
         const status = result === 'duplicate' || result === 'coalesced' ? 'duplicate' : result === 'dropped' ? 'ignored' : 'accepted';

@@ -63,21 +63,30 @@ describe('hint coalescing', () => {
 });
 
 describe('the receiver budget', () => {
-  it('throws OverBudget naming the budget and the wait', () => {
-    const budget = new ReceiverBudget({ source: { perSecond: 1, burst: 1 }, target: { perSecond: 1, burst: 1 }, starts: { perSecond: 0.25, burst: 1 }, hintWindowMs: 0, maxKeys: 10 }, clock().now);
-    budget.workflowStart();
-    const refusal = (() => {
-      try {
-        budget.workflowStart();
-        return undefined;
-      } catch (error) {
-        return error;
-      }
-    })();
-    expect(refusal).toBeInstanceOf(OverBudget);
-    expect(refusal).toMatchObject({ budget: 'starts', retryAfterSeconds: 4 });
-    budget.fromSource('127.0.0.2');
-    expect(() => budget.fromSource('127.0.0.2')).toThrow(OverBudget);
-    budget.fromSource('127.0.0.1');
+  /** Whatever `call` throws, or undefined. */
+  const thrown = (call: () => void): unknown => {
+    try {
+      call();
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  };
+
+  it('keeps the start and target rates per source address, under a total for all of them, and names the budget and the wait', () => {
+    const budget = new ReceiverBudget(
+      { source: { perSecond: 1, burst: 1 }, target: { perSecond: 1, burst: 1 }, starts: { perSecond: 0.25, burst: 1 }, totalStarts: { perSecond: 0.5, burst: 2 }, hintWindowMs: 0, maxKeys: 10 },
+      clock().now,
+    );
+    budget.workflowStart('forger');
+    expect(thrown(() => budget.workflowStart('forger'))).toMatchObject({ name: 'OverBudget', budget: 'starts', retryAfterSeconds: 4 });
+    budget.workflowStart('service'); // the forger did not spend the service's starts
+    expect(thrown(() => budget.workflowStart('third'))).toMatchObject({ budget: 'total-starts', retryAfterSeconds: 2 });
+    budget.toTarget('forger', 'customer/a');
+    expect(thrown(() => budget.toTarget('forger', 'customer/a'))).toBeInstanceOf(OverBudget);
+    budget.toTarget('service', 'customer/a');
+    budget.fromSource('forger');
+    expect(thrown(() => budget.fromSource('forger'))).toMatchObject({ budget: 'source' });
+    budget.fromSource('service');
   });
 });
