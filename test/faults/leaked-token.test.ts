@@ -126,6 +126,9 @@ function figure(name: string, value: number | string, target: string): void {
   process.stdout.write(`leaked-token: ${name}: ${value} (target ${target})\n`);
 }
 
+/** Every payload id the forger sent (made up or copied), to tell the workflows it started. */
+const forgedIds = new Set<string>();
+
 /** What the genuine side knows, which the forger copies from: every real id so far. */
 const real = { externalIds: [] as string[], customerIds: new Set<string>(), accountIds: new Set<string>(), depositIds: new Set<string>() };
 
@@ -195,6 +198,7 @@ function forgery(): unknown {
   const base = randomIn([customer, virtualAccount, depositAddress, deposit, trade, payment]) as Record<string, unknown>;
   const everyRealId = new Set([...real.customerIds, ...real.accountIds, ...real.depositIds]);
   const id = someId(everyRealId);
+  forgedIds.add(id);
   if (chance(0.1)) return { event, payload: { id } }; // malformed: not its resource's shape
   return {
     event,
@@ -256,7 +260,6 @@ async function storm(): Promise<StormOutcome> {
 }
 
 const count = async (query: string): Promise<number> => (await stack.client.workflow.count(query)).count;
-const rfc3339 = (ms: number) => new Date(ms).toISOString();
 
 describe('a leaked webhook token', () => {
   it(`buys no more than the receiver's budget: ${JOURNEYS} journeys sign up and pay through ${FORGED_PER_SECOND} forged deliveries a second for ${STORM_SECONDS} s`, async () => {
@@ -272,36 +275,41 @@ describe('a leaked webhook token', () => {
       intervalMs: 2_000,
     });
 
-    const ok = forged.byStatus.get(200) ?? 0;
-    const refused = forged.byStatus.get(429) ?? 0;
-    figure('forged deliveries sent', `${forged.sent} in ${forged.seconds.toFixed(1)} s (${ok} answered 200, ${refused} 429, ${forged.sent - ok - refused} other)`, `${FORGED_PER_SECOND * STORM_SECONDS} in ${STORM_SECONDS} s`);
-    expect(forged.sent).toBe(FORGED_PER_SECOND * STORM_SECONDS);
-    expect(ok + refused).toBe(forged.sent);
+    // 503: Temporal did not accept a start or signal within the receiver's 10 s (the service would retry); 0: no answer.
+    const answers = [...forged.byStatus.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${n} answered ${status}`).join(', ');
+    figure('forged deliveries sent', `${forged.sent} in ${forged.seconds.toFixed(1)} s (${answers})`, `${FORGED_PER_SECOND * STORM_SECONDS} in ${STORM_SECONDS} s, each answered 200, 429 or 503`);
+    expect.soft(forged.sent).toBe(FORGED_PER_SECOND * STORM_SECONDS);
+    expect.soft([...forged.byStatus.keys()].filter((status) => ![200, 429, 503].includes(status))).toEqual([]);
 
     const finished = await count(`WorkflowType = 'customerJourney' AND RampStage = 'ACTIVE'`);
     figure('genuine journeys ACTIVE with both deposits COMPLETED', finished, String(JOURNEYS));
-    expect(finished).toBe(JOURNEYS);
+    expect.soft(finished).toBe(JOURNEYS);
 
     const calls = serviceRequests.filter((line) => !line.path.startsWith('/sandbox/'));
     const busiest = busiestSecond(calls.map((line) => line.receivedAt));
     const refusedByService = calls.filter((line) => line.statusCode === 429).length;
     figure('service calls in the busiest second', `${busiest} (${refusedByService} answered 429)`, `at most ${CALLS_PER_SECOND}, none 429`);
-    expect(busiest).toBeLessThanOrEqual(CALLS_PER_SECOND);
-    expect(refusedByService).toBe(0);
+    expect.soft(busiest).toBeLessThanOrEqual(CALLS_PER_SECOND);
+    expect.soft(refusedByService).toBe(0);
 
-    // The receiver's start bound over the storm (a few seconds after it for the last answers), genuine starts included.
-    const window = { from: forged.startedAt, to: forged.endedAt + 5_000 };
+    // Workflows the forgeries started: each ramp-event or deposit workflow named after a payload id the
+    // forger sent, but for the genuine deposits (a genuine event about an id the forger also sent counts
+    // as forged: an upper bound). Under the forger's address's start rate over the storm and its last answers.
     const { starts } = DEFAULT_RECEIVER_BUDGET;
-    const bound = Math.ceil(starts.burst + (starts.perSecond * (window.to - window.from)) / 1000);
-    const started = await count(`WorkflowType IN ('rampEvent', 'depositLifecycle') AND StartTime BETWEEN '${rfc3339(window.from)}' AND '${rfc3339(window.to)}'`);
-    figure('workflows the receiver started during the storm (forged and genuine)', started, `at most ${bound}`);
-    expect(started).toBeLessThanOrEqual(bound);
+    const bound = Math.ceil(starts.burst + starts.perSecond * forged.seconds);
+    let forgedStarts = 0;
+    for await (const execution of stack.client.workflow.list({ query: `WorkflowType IN ('rampEvent', 'depositLifecycle') AND StartTime >= '${new Date(forged.startedAt).toISOString()}'` })) {
+      const id = execution.workflowId.split('/').at(-1)!;
+      if (forgedIds.has(id) && !real.depositIds.has(id)) forgedStarts += 1;
+    }
+    figure('workflows started by forged deliveries', forgedStarts, `at most ${bound} (${starts.burst} + ${starts.perSecond} a second)`);
+    expect.soft(forgedStarts).toBeLessThanOrEqual(bound);
 
     const parkedEvents = await count(`WorkflowType = 'rampEvent' AND RampStage = 'EVENT_UNROUTED'`);
     const needingAttention = await count(`WorkflowType IN ('customerJourney', 'depositLifecycle') AND RampStage = 'NEEDS_ATTENTION'`);
     figure('parked', `${parkedEvents} events, ${needingAttention} journeys or deposits`, '0');
-    expect(parkedEvents).toBe(0);
-    expect(needingAttention).toBe(0);
+    expect.soft(parkedEvents).toBe(0);
+    expect.soft(needingAttention).toBe(0);
 
     figure('worker resident memory at its peak', `${Math.round(peakWorkerRssBytes / 2 ** 20)} MiB`, `at most ${MEMORY_MB} MiB (WORKER_MEMORY_MB)`);
     expect(peakWorkerRssBytes).toBeGreaterThan(0);
