@@ -23,8 +23,10 @@
  *
  * Within budget (patch `ramp-events-within-budget`): the reads run on the service task queue at the
  * lowest priority, behind signups, payouts and deposits, since a leaked webhook token can start these
- * workflows; and a claim the service still does not confirm when the wait ends is dismissed, not
- * parked, so forged deliveries leave nothing for operators.
+ * workflows; a read that cannot be made within the event's wait (targetWaitSeconds) and a claim the
+ * service still does not confirm when the wait ends are dismissed, not parked, so forged deliveries
+ * leave nothing for operators. What the event would have told its target reaches it by the target's
+ * own reads (its polls) and reconciliation.
  */
 import {
   ActivityFailure,
@@ -35,6 +37,7 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   sleep,
+  TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DepositDelivery, DepositDeliveryActivities } from '../activities/deposit-delivery';
@@ -141,11 +144,21 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     let resolution;
     try {
       resolution = await reads.resolveRampEvent.executeWithOptions(
-        { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary: `re-read ${resource} ${input.payloadId} from the service` },
+        {
+          startToCloseTimeout: '1 minute',
+          retry: ACTIVITY_RETRY,
+          summary: `re-read ${resource} ${input.payloadId} from the service`,
+          // At the lowest priority a read may wait behind a backlog that never clears: it waits no
+          // longer than the event would wait for its target, then the event is dismissed.
+          ...(withinBudget ? { scheduleToCloseTimeout: Math.max(deadline - workflowNow(), 1000) } : {}),
+        },
         [{ resource, payloadId: input.payloadId }],
       );
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
+      if (withinBudget && error.cause instanceof TimeoutFailure) {
+        return dismiss(`${resource} ${input.payloadId} could not be read from the service within ${timings.targetWaitSeconds} s`, 'not-read-in-time');
+      }
       const cause = error.cause instanceof ApplicationFailure ? `${error.cause.type ?? 'failure'}: ${error.cause.message}` : error.message;
       return park({ code: 'SERVICE_ERROR', reason: `reading ${resource} ${input.payloadId} from the service failed (${cause})` });
     }

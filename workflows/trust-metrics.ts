@@ -12,8 +12,12 @@
 import { metricMeter } from '@temporalio/workflow';
 import { METRICS } from '../observability/metric-catalogue';
 
-/** record-not-found: the service has no such record; claim-not-confirmed: the service's record never showed what the delivery claimed. */
-export type DismissReason = 'record-not-found' | 'claim-not-confirmed';
+/**
+ * record-not-found: the service has no such record; claim-not-confirmed: the service's record never
+ * showed what the delivery claimed; not-read-in-time: the record could not be read within the wait
+ * (a ramp-event workflow's read waits at the lowest priority).
+ */
+export type DismissReason = 'record-not-found' | 'claim-not-confirmed' | 'not-read-in-time';
 
 export function countDismissed(workflowType: string, reason: DismissReason): void {
   metricMeter.createCounter(METRICS.deliveriesDismissed.name, '1', METRICS.deliveriesDismissed.help).add(1, { workflow_type: workflowType, reason });

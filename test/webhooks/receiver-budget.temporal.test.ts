@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRIORITY, serviceTaskQueueOf } from '../../workflows/service-activities';
@@ -114,5 +115,28 @@ describe('the receiver budget', () => {
       expect(read!.taskQueue?.name).toBe(serviceTaskQueueOf(h.taskQueue));
       expect(read!.priority?.priorityKey).toBe(PRIORITY.LOW);
     }
+  });
+
+  it('dismisses an event whose read could not be made within its wait: nothing waits without bound at the lowest priority', async () => {
+    const receiver = await receiverWith({ routing: 'workflow', eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1 } });
+    const { journey, payload } = await approvedCustomer();
+    // The service queue dispatches nothing (as under a backlog of higher priorities that never clears).
+    const holdServiceQueue = (requestsPerSecond: number | undefined) =>
+      h.client.workflowService.updateTaskQueueConfig({
+        namespace: 'default',
+        identity: 'receiver-budget-test',
+        taskQueue: serviceTaskQueueOf(h.taskQueue),
+        taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+        updateQueueRateLimit: { reason: 'receiver-budget test', ...(requestsPerSecond === undefined ? {} : { rateLimit: { requestsPerSecond } }) },
+      });
+    await holdServiceQueue(0);
+    try {
+      expect((await post(receiver, { event: 'CUSTOMER_APPROVED', payload })).status).toBe(200);
+      const result = await h.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${String(payload.id)}`).result();
+      expect(result).toMatchObject({ outcome: 'DISMISSED', reason: expect.stringContaining('could not be read') as unknown });
+    } finally {
+      await holdServiceQueue(undefined);
+    }
+    await journey.terminate('test over');
   });
 });
