@@ -70,9 +70,9 @@ export const WebhookEnvSchema = z.object({
   WEBHOOK_TARGET_PER_MINUTE: z.coerce.number().positive().max(6_000).default(6),
   WEBHOOK_TARGET_BURST: z.coerce.number().int().min(1).max(10_000).default(10),
   WEBHOOK_STARTS_PER_SECOND: z.coerce.number().positive().max(10_000).default(10),
-  WEBHOOK_STARTS_BURST: z.coerce.number().int().min(1).max(100_000).default(100),
+  WEBHOOK_STARTS_BURST: z.coerce.number().int().min(1).max(100_000).default(500),
   WEBHOOK_TOTAL_STARTS_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
-  WEBHOOK_TOTAL_STARTS_BURST: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  WEBHOOK_TOTAL_STARTS_BURST: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   WEBHOOK_HINT_WINDOW_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
 });
 

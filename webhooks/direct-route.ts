@@ -90,11 +90,22 @@ export type DirectRouteOutcome =
 export class RoutingMemory {
   private readonly journeys: LRUCache<string, string>;
   private readonly routed: LRUCache<string, true>;
+  private readonly delivered: LRUCache<string, true>;
 
-  /** About 200 bytes an entry: the default 100,000 of each is some 40 MB at most. */
+  /** About 200 bytes an entry: the default 100,000 of each is some 60 MB at most. */
   constructor(maxEntries = 100_000) {
     this.journeys = new LRUCache({ max: maxEntries });
     this.routed = new LRUCache({ max: maxEntries });
+    this.delivered = new LRUCache({ max: maxEntries });
+  }
+
+  /** Whether this process has delivered to this target before (so a signal-with-start to it is a signal, not a start). */
+  hasDeliveredTo(target: string): boolean {
+    return this.delivered.has(target);
+  }
+
+  rememberDeliveredTo(target: string): void {
+    this.delivered.set(target, true);
   }
 
   /** Whether this process has already delivered this payload under this key (`EVENT/payload.id`) to this target (`routedKey`). */
@@ -164,7 +175,9 @@ export async function routeDirectly(router: DirectRouter, source: string, event:
   let outcome: DirectRouteOutcome;
   try {
     router.budget.toTarget(source, placed.target);
-    if (placed.starts) router.budget.workflowStart(source);
+    // A deposit's later events are signals to a workflow its first one started: only a target this
+    // process has not delivered to counts against the start rate.
+    if (placed.starts && !router.memory.hasDeliveredTo(placed.target)) router.budget.workflowStart(source);
     outcome = await placed.send(key);
   } catch (error) {
     hints.failed(placed.target, claim);
@@ -175,6 +188,7 @@ export async function routeDirectly(router: DirectRouter, source: string, event:
   } else {
     hints.answered(placed.target, claim);
     router.memory.rememberRouted(routed);
+    router.memory.rememberDeliveredTo(placed.target);
   }
   return outcome;
 }

@@ -7,9 +7,9 @@
  *   checked before the body is read;
  * - **per target workflow** (a journey or `deposit/<id>` a hint is signalled to), from each source:
  *   `target`;
- * - **workflow starts** (every ramp-event start and every deposit signal-with-start, which starts the
- *   deposit's workflow when it does not exist): `starts` from each source, and `totalStarts` across
- *   all sources;
+ * - **workflow starts** (every ramp-event start, and every deposit signal-with-start to a deposit
+ *   this process has not delivered to before, which starts the deposit's workflow when it does not
+ *   exist): `starts` from each source, and `totalStarts` across all sources;
  * - **one hint in flight per target and claim** (webhooks/hint-coalescing.ts), within `hintWindowMs`.
  *
  * The target and start rates are kept per source so that a forger at one address cannot spend the
@@ -40,8 +40,9 @@ export const DEFAULT_RECEIVER_BUDGET: ReceiverBudgetOptions = {
   source: { perSecond: 50, burst: 500 },
   // A journey hears of its customer and two accounts, a deposit of itself and its trade: a few each.
   target: { perSecond: 0.1, burst: 10 },
-  starts: { perSecond: 10, burst: 100 },
-  totalStarts: { perSecond: 50, burst: 500 },
+  // As large a burst as the source's: a minute's deliveries may open a few hundred deposits at once.
+  starts: { perSecond: 10, burst: 500 },
+  totalStarts: { perSecond: 50, burst: 1_000 },
   hintWindowMs: 10_000,
   maxKeys: 100_000,
 };
