@@ -36,6 +36,8 @@ export function attemptLimits(context: Context, startedAt: number): CallLimits {
   const timeout = context.info.startToCloseTimeoutMs;
   return {
     signal: context.cancellationSignal,
-    ...(timeout > 0 ? { deadlineAt: startedAt + httpBudgetMs(timeout) } : {}),
+    // Whole milliseconds: a start-to-close the server capped to what is left of a schedule-to-close is
+    // fractional, and timers (AbortSignal.timeout) refuse a fractional delay.
+    ...(timeout > 0 ? { deadlineAt: Math.floor(startedAt + httpBudgetMs(timeout)) } : {}),
   };
 }

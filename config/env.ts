@@ -61,6 +61,19 @@ export const WebhookEnvSchema = z.object({
     .max(3_600)
     .refine((seconds) => seconds === 0 || seconds >= 15, 'at least 15 (seconds), or 0 for no scan')
     .default(60),
+  /**
+   * The receiver's budget (webhooks/receiver-budget.ts): token buckets a leaked token cannot exceed.
+   * Past one, a delivery is answered 429 with Retry-After and the service retries it later.
+   */
+  WEBHOOK_SOURCE_PER_SECOND: z.coerce.number().positive().max(10_000).default(50),
+  WEBHOOK_SOURCE_BURST: z.coerce.number().int().min(1).max(100_000).default(500),
+  WEBHOOK_TARGET_PER_MINUTE: z.coerce.number().positive().max(6_000).default(6),
+  WEBHOOK_TARGET_BURST: z.coerce.number().int().min(1).max(10_000).default(10),
+  WEBHOOK_STARTS_PER_SECOND: z.coerce.number().positive().max(10_000).default(10),
+  WEBHOOK_STARTS_BURST: z.coerce.number().int().min(1).max(100_000).default(500),
+  WEBHOOK_TOTAL_STARTS_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
+  WEBHOOK_TOTAL_STARTS_BURST: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  WEBHOOK_HINT_WINDOW_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
 });
 
 /** Read where the reconciliation schedule is created (the webhook receiver) and by `rampflow webhooks reconcile`. */

@@ -244,6 +244,20 @@ export const METRICS = define({
     help: 'Deliveries handed to a ramp-event workflow instead of routed directly, by reason',
     source: 'receiver',
   },
+  webhookUnknownEvents: {
+    name: 'rampflow_webhook_unknown_events_total',
+    type: 'counter',
+    labels: [],
+    help: 'Well-formed deliveries of an event name rampflow does not know, dropped with 200',
+    source: 'receiver',
+  },
+  webhookOverBudget: {
+    name: 'rampflow_webhook_over_budget_total',
+    type: 'counter',
+    labels: ['budget'],
+    help: 'Deliveries answered 429 because they were over a rate of the receiver\'s budget (source, target, starts)',
+    source: 'receiver',
+  },
 });
 
 export type MetricKey = keyof typeof METRICS;

@@ -22,7 +22,10 @@
  * The receiver remembers each delivery it routed (its event key, its target and the payload's
  * fingerprint), so a repeat of the same delivery to this process costs nothing. The target and the
  * payload are part of what it remembers so that a forged delivery that came first, pointed elsewhere
- * or claiming other details, does not use up the genuine one.
+ * or claiming other details, does not use up the genuine one. A copy with one field changed is a new
+ * fingerprint but the same claim: the receiver's budget (webhooks/receiver-budget.ts) coalesces it
+ * while the same claim to the same target is in flight or was just sent, and keeps each target's
+ * hints and the deposits' signal-with-starts to their rates.
  */
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
@@ -35,6 +38,7 @@ import type { DepositTimings } from '../workflows/deposit-input';
 import { serviceConfirms } from '../workflows/event-claims';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import type { EventResource } from '../workflows/ramp-event-types';
+import type { ReceiverBudget } from './receiver-budget';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
 import { isAccountApproved } from '../workflows/status-order';
 import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from '../workflows/messages';
@@ -44,7 +48,6 @@ import { RampCustomerId, RampExternalId } from '../workflows/search-attributes';
 export const WORKFLOW_ROUTE_REASONS = [
   'configured', // WEBHOOK_ROUTING=workflow
   'ending-event', // a payload that would end or park its target (a rejection, a deletion, a failed trade)
-  'unknown-event', // an event name rampflow does not know: the workflow parks it
   'payload-mismatch', // the payload does not have its resource's schema
   'unconfirmed', // the payload's status does not show what the event says
   'not-ours', // a customer without an externalId: the workflow re-reads and parks it
@@ -73,6 +76,8 @@ export type DirectRouteOutcome =
   | { kind: 'signalled' }
   /** This process routed the same key before: nothing to do. */
   | { kind: 'duplicate' }
+  /** The same claim to the same target is in flight or was just sent (webhooks/hint-coalescing.ts). */
+  | { kind: 'coalesced' }
   /** A deposit's workflow has already finished: nothing left to move (the event workflow would end TARGET_CLOSED). */
   | { kind: 'target-ended' }
   | { kind: 'needs-workflow'; reason: WorkflowRouteReason };
@@ -85,11 +90,22 @@ export type DirectRouteOutcome =
 export class RoutingMemory {
   private readonly journeys: LRUCache<string, string>;
   private readonly routed: LRUCache<string, true>;
+  private readonly delivered: LRUCache<string, true>;
 
-  /** About 200 bytes an entry: the default 100,000 of each is some 40 MB at most. */
+  /** About 200 bytes an entry: the default 100,000 of each is some 60 MB at most. */
   constructor(maxEntries = 100_000) {
     this.journeys = new LRUCache({ max: maxEntries });
     this.routed = new LRUCache({ max: maxEntries });
+    this.delivered = new LRUCache({ max: maxEntries });
+  }
+
+  /** Whether this process has delivered to this target before (so a signal-with-start to it is a signal, not a start). */
+  hasDeliveredTo(target: string): boolean {
+    return this.delivered.has(target);
+  }
+
+  rememberDeliveredTo(target: string): void {
+    this.delivered.set(target, true);
   }
 
   /** Whether this process has already delivered this payload under this key (`EVENT/payload.id`) to this target (`routedKey`). */
@@ -136,6 +152,7 @@ export interface DirectRouter {
   client: Client;
   taskQueue: string;
   memory: RoutingMemory;
+  budget: ReceiverBudget;
   /** The timings new deposit workflows start with (the worker's DEPOSIT_* settings). */
   depositTimings?: Partial<DepositTimings> | undefined;
 }
@@ -144,21 +161,48 @@ export interface DirectRouter {
  * `payload` is the delivered payload as parsed against its resource's schema (the receiver parsed it
  * once, in parseDelivery), or undefined when it did not match.
  */
-export async function routeDirectly(router: DirectRouter, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
+/** `source`: the address the delivery came from, whose share of the receiver's budget it spends. */
+export async function routeDirectly(router: DirectRouter, source: string, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
   if (payload === undefined) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
   const placed = await place(router, event, payload);
   if (placed.kind === 'needs-workflow') return placed;
   // The record as parsed against its schema; a repeat delivery's fields may come in another order.
   const routed = routedKey({ key, target: placed.target, payload });
   if (router.memory.wasRouted(routed)) return { kind: 'duplicate' };
-  const outcome = await placed.send(key);
-  if (outcome.kind !== 'needs-workflow') router.memory.rememberRouted(routed);
+  const { hints } = router.budget;
+  const claim = claimOf(key, payload);
+  if (!hints.begin(placed.target, claim)) return { kind: 'coalesced' };
+  let outcome: DirectRouteOutcome;
+  try {
+    router.budget.toTarget(source, placed.target);
+    // A deposit's later events are signals to a workflow its first one started: only a target this
+    // process has not delivered to counts against the start rate.
+    if (placed.starts && !router.memory.hasDeliveredTo(placed.target)) router.budget.workflowStart(source);
+    outcome = await placed.send(key);
+  } catch (error) {
+    hints.failed(placed.target, claim);
+    throw error;
+  }
+  if (outcome.kind === 'needs-workflow') {
+    hints.failed(placed.target, claim);
+  } else {
+    hints.answered(placed.target, claim);
+    router.memory.rememberRouted(routed);
+    router.memory.rememberDeliveredTo(placed.target);
+  }
   return outcome;
+}
+
+/** What a hint claims: the event key (`EVENT/payload.id`) and the status the payload shows. */
+function claimOf(key: string, payload: unknown): string {
+  const status = (payload as { status?: unknown }).status;
+  return `${key} ${typeof status === 'string' ? status : ''}`;
 }
 
 /** Where a delivery goes, and how to send it there; or why the ramp-event workflow must take it. */
 type Placement =
-  | { kind: 'target'; target: string; send: (key: string) => Promise<DirectRouteOutcome> }
+  /** `starts`: the send is a signal-with-start, which counts against the receiver's start rate. */
+  | { kind: 'target'; target: string; starts: boolean; send: (key: string) => Promise<DirectRouteOutcome> }
   | { kind: 'needs-workflow'; reason: WorkflowRouteReason };
 
 async function place(router: DirectRouter, event: EventName, data: unknown): Promise<Placement> {
@@ -172,6 +216,7 @@ async function place(router: DirectRouter, event: EventName, data: unknown): Pro
   const toJourney = (externalId: string, send: (journey: WorkflowHandle, key: string) => Promise<void>): Placement => ({
     kind: 'target',
     target: journeyWorkflowId(externalId),
+    starts: false,
     send: async (key) => {
       try {
         await send(router.client.workflow.getHandle(journeyWorkflowId(externalId)), key);
@@ -185,6 +230,7 @@ async function place(router: DirectRouter, event: EventName, data: unknown): Pro
   const toDeposit = (depositId: string, delivery: (key: string) => DepositDelivery): Placement => ({
     kind: 'target',
     target: depositWorkflowId(depositId),
+    starts: true,
     send: async (key) => ((await deliverToDeposit(router, delivery(key))) === 'ENDED' ? { kind: 'target-ended' } : { kind: 'signalled' }),
   });
 

@@ -3,13 +3,15 @@
  *
  * - A first delivery starts it: answer 200 once Temporal has accepted the start (the event is then
  *   in Temporal's durable history and no longer ours to lose).
- * - A repeat finds it: WorkflowExecutionAlreadyStartedError, answered 200. This holds after the first
- *   workflow has completed too, for as long as Temporal keeps it (the namespace's retention period;
- *   keep it above the service's ~8-day retry span), with one exception: an event whose workflow
- *   ended without reaching its target (parked, RampStage EVENT_UNROUTED, e.g. the service failing
- *   while it routed) is not used up. Its redelivery starts a new run, which routes it again. Past
- *   retention a repeat starts a new run too, whose signal the target ignores: it applies each key
- *   once, and state only moves forward.
+ * - A repeat finds it: WorkflowExecutionAlreadyStartedError, answered 200 as a duplicate, however its
+ *   first run ended (`REJECT_DUPLICATE`), for as long as Temporal keeps that run (the namespace's
+ *   retention period; keep it above the service's ~8-day retry span). A replayed delivery therefore
+ *   never starts a second run: a run that ended parked is replayed by an operator
+ *   (`rampflow events replay`), and what it would have told its target reaches it by the target's own
+ *   reads and reconciliation. (Before, a redelivery of an event whose run ended parked or dismissed
+ *   started a new run: a leaked token replaying made-up deliveries bought a workflow and two reads
+ *   each time.) Past retention a repeat starts a new run, whose signal the target ignores: it applies
+ *   each key once, and state only moves forward.
  * - Anything else (Temporal unreachable, overloaded, timing out) is TemporalUnavailable: the receiver
  *   answers 503 so the service retries later.
  */
@@ -33,44 +35,26 @@ export interface HandoffOptions {
   timeoutMs: number;
 }
 
-export async function handOff(options: HandoffOptions, workflowId: string, input: RampEventInput): Promise<'started' | 'duplicate' | 'routed-again'> {
+export async function handOff(options: HandoffOptions, workflowId: string, input: RampEventInput): Promise<'started' | 'duplicate'> {
   const { client } = options;
-  const start = (reusePolicy: WorkflowIdReusePolicy) =>
-    client.workflow.start<typeof rampEvent>('rampEvent', {
-      workflowId,
-      taskQueue: options.taskQueue,
-      workflowIdReusePolicy: reusePolicy,
-      args: [input],
-      typedSearchAttributes: [{ key: RampStage, value: EVENT_STAGE.RECEIVED }],
-      staticSummary: `${input.event} ${input.payloadId}${input.deliveredAs ? ` (delivered as ${input.deliveredAs})` : ''}`,
-    });
   try {
     return await client.connection.withDeadline(Date.now() + options.timeoutMs, async () => {
       try {
-        await start(WorkflowIdReusePolicy.REJECT_DUPLICATE);
+        await client.workflow.start<typeof rampEvent>('rampEvent', {
+          workflowId,
+          taskQueue: options.taskQueue,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          args: [input],
+          typedSearchAttributes: [{ key: RampStage, value: EVENT_STAGE.RECEIVED }],
+          staticSummary: `${input.event} ${input.payloadId}${input.deliveredAs ? ` (delivered as ${input.deliveredAs})` : ''}`,
+        });
         return 'started' as const;
       } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        if (!(await endedUnrouted(client, workflowId))) return 'duplicate' as const;
-        try {
-          // A run that is still open (another redelivery got here first) keeps this a duplicate.
-          await start(WorkflowIdReusePolicy.ALLOW_DUPLICATE);
-          return 'routed-again' as const;
-        } catch (again) {
-          if (again instanceof WorkflowExecutionAlreadyStartedError) return 'duplicate' as const;
-          throw again;
-        }
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return 'duplicate' as const;
+        throw error;
       }
     });
   } catch (error) {
     throw new TemporalUnavailable(error);
   }
-}
-
-/** Whether the event's last run has ended without reaching its target (so a redelivery should route it again). */
-async function endedUnrouted(client: Client, workflowId: string): Promise<boolean> {
-  const description = await client.workflow.getHandle(workflowId).describe();
-  const stage = description.typedSearchAttributes.get(RampStage);
-  // A dismissed event (the service did not have the record yet) is not used up either.
-  return description.status.name !== 'RUNNING' && (stage === EVENT_STAGE.UNROUTED || stage === EVENT_STAGE.DISMISSED);
 }

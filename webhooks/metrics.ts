@@ -8,7 +8,11 @@
  *   receivers rarely see a customer's own events (several replicas, or customers older than them);
  * - rampflow_webhook_payload_mismatches_total{event}: accepted deliveries whose payload did not match
  *   our schema of the event's resource (the payload is only a hint, so they are handed over anyway; a
- *   rising count says the service's shapes moved away from ours).
+ *   rising count says the service's shapes moved away from ours);
+ * - rampflow_webhook_unknown_events_total: well-formed deliveries of an event name rampflow does not
+ *   know, dropped with 200 (no label: the name is the sender's to choose);
+ * - rampflow_webhook_over_budget_total{budget}: deliveries answered 429, by the rate they were over
+ *   (`source`, `target`, `starts`, `total-starts`; webhooks/receiver-budget.ts).
  */
 import { Counter, Histogram, Registry } from 'prom-client';
 import { METRICS } from '../observability/metric-catalogue';
@@ -16,11 +20,13 @@ import { WORKFLOW_ROUTE_REASONS, type WorkflowRouteReason } from './direct-route
 
 export const OUTCOMES = [
   'accepted', // a new event, signalled to its target or handed to a ramp-event workflow (200)
-  'duplicate', // already handed over before (200)
+  'duplicate', // already handed over before, or a copy of a hint just sent (200)
+  'ignored', // an event name rampflow does not know, dropped (200)
   'invalid', // malformed envelope or payload (400)
   'forbidden', // source IP not allowed (403)
   'not_found', // wrong or missing token, or no such route (404)
   'too_large', // body over the cap (413)
+  'over_budget', // over a rate of the receiver's budget (429 with Retry-After): the service retries
   'unsupported_media_type', // not JSON (415)
   'unavailable', // Temporal could not be reached (503): the service retries
   'error', // anything else (500); never expected
@@ -29,10 +35,13 @@ export const OUTCOMES = [
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**
- * started / duplicate / routed-again: the ramp-event workflow's start; signalled: routed directly (a
- * signal or a deposit's signal-with-start); target-ended: routed directly to a deposit that had finished.
+ * started / duplicate: the ramp-event workflow's start; signalled: routed directly (a signal or a
+ * deposit's signal-with-start); target-ended: routed directly to a deposit that had finished;
+ * coalesced: the same claim to the same target was in flight or just sent; dropped: an unknown event.
  */
-export type HandoffResult = 'started' | 'duplicate' | 'routed-again' | 'signalled' | 'target-ended' | 'unavailable';
+export type HandoffResult = 'started' | 'duplicate' | 'signalled' | 'target-ended' | 'coalesced' | 'dropped' | 'unavailable';
+
+export const BUDGETS = ['source', 'target', 'starts', 'total-starts'] as const;
 
 export class WebhookMetrics {
   readonly registry = new Registry();
@@ -64,10 +73,32 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
 
+  private readonly unknownEvents = new Counter({
+    name: METRICS.webhookUnknownEvents.name,
+    help: METRICS.webhookUnknownEvents.help,
+    registers: [this.registry],
+  });
+
+  private readonly overBudget = new Counter({
+    name: METRICS.webhookOverBudget.name,
+    help: METRICS.webhookOverBudget.help,
+    labelNames: ['budget'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     // Every outcome appears from the start, at zero, so dashboards and alerts need no special case.
     for (const outcome of OUTCOMES) this.requests.inc({ outcome }, 0);
     for (const reason of WORKFLOW_ROUTE_REASONS) this.workflowRoutes.inc({ reason }, 0);
+    for (const budget of BUDGETS) this.overBudget.inc({ budget }, 0);
+  }
+
+  countUnknownEvent(): void {
+    this.unknownEvents.inc();
+  }
+
+  countOverBudget(budget: (typeof BUDGETS)[number]): void {
+    this.overBudget.inc({ budget });
   }
 
   countWorkflowRoute(reason: WorkflowRouteReason): void {

@@ -21,6 +21,7 @@ import {
 } from '../config/env';
 import { createLogger } from '../config/logger';
 import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
+import { receiverBudgetFromEnv } from './receiver-budget';
 import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
 
 export interface ReceiverProcessOptions {
@@ -57,6 +58,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
     routing: webhook.WEBHOOK_ROUTING,
     depositTimings,
     stageAgeScanSeconds: webhook.STAGE_AGE_SCAN_SECONDS,
+    budget: receiverBudgetFromEnv(webhook),
   });
 
   let scheduleTimer: NodeJS.Timeout | undefined;

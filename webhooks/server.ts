@@ -6,8 +6,11 @@
  *
  * Checks, in order: the source IP (403; before the token, so a refused address learns nothing about
  * the token), the path token compared in constant time (404, the same answer as for any unknown path),
+ * the source address's rate (429 with Retry-After, before the body is read; webhooks/receiver-budget.ts),
  * the body cap (413) and JSON content type (415), the envelope `{event, payload: {id}}` (400). None of
- * these reaches Temporal. Then the event is routed (200, or 503 when Temporal cannot be reached):
+ * these reaches Temporal. An event name rampflow does not know is counted
+ * (rampflow_webhook_unknown_events_total) and dropped with 200: nothing starts, nothing parks. Then the
+ * event is routed (200; 429 past the target's rate or the start rate; 503 when Temporal cannot be reached):
  * directly, by a signal to its target carrying the payload as a hint the target reads from the service
  * (webhooks/direct-route.ts, workflows/trust.ts), or, where
  * that path is unsure or `routing` is `workflow`, by the durable handoff to a ramp-event workflow,
@@ -28,6 +31,7 @@ import { routeDirectly, RoutingMemory, type DirectRouteOutcome } from './direct-
 import { handOff, TemporalUnavailable } from './handoff';
 import { StageAgeScan } from '../observability/stage-age-scan';
 import { WebhookMetrics, type HandoffResult, type Outcome } from './metrics';
+import { DEFAULT_RECEIVER_BUDGET, OverBudget, ReceiverBudget, type ReceiverBudgetOptions } from './receiver-budget';
 import type { WebhookRouting } from '../config/webhook-routings';
 import { tokenMatches } from './secret-token';
 import { sourceIpPolicy } from './source-ip';
@@ -59,6 +63,8 @@ export interface WebhookServerOptions {
    * omitted: no scan (STAGE_AGE_SCAN_SECONDS, 60 by default, in the receiver process).
    */
   stageAgeScanSeconds?: number;
+  /** The receiver's rates (WEBHOOK_* rates in config/env.ts); production defaults for what is omitted. */
+  budget?: Partial<ReceiverBudgetOptions>;
 }
 
 const NOT_FOUND_BODY = { error: 'not found' };
@@ -68,28 +74,45 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
   const allowedSources = sourceIpPolicy(options.allowedIps);
   const outcomes = new WeakMap<FastifyRequest, { outcome: Outcome; event?: string; payloadId?: string; routed?: HandoffResult; fields?: string[] }>();
   const handoff = { client: options.client, taskQueue: options.taskQueue, timeoutMs: options.handoffTimeoutMs ?? 10_000 };
-  const router = { client: options.client, taskQueue: options.taskQueue, memory: new RoutingMemory(), depositTimings: options.depositTimings };
+  const budget = new ReceiverBudget({ ...DEFAULT_RECEIVER_BUDGET, ...options.budget });
+  const router = { client: options.client, taskQueue: options.taskQueue, memory: new RoutingMemory(), budget, depositTimings: options.depositTimings };
   const routing = options.routing ?? 'direct';
 
-  /** Routes an accepted delivery: directly where the payload allows, else through its ramp-event workflow. */
-  async function route(delivery: Extract<ParsedDelivery, { ok: true }>): Promise<HandoffResult> {
+  /**
+   * Routes an accepted delivery: directly where the payload allows, else through its ramp-event
+   * workflow. An unknown event name is dropped: a workflow for it could only park it, and parking is
+   * what a leaked token must not be able to buy.
+   */
+  async function route(delivery: Extract<ParsedDelivery, { ok: true }>, source: string): Promise<HandoffResult> {
     const { input } = delivery;
-    if (routing === 'workflow' || input.resource === undefined) {
-      metrics.countWorkflowRoute(routing === 'workflow' ? 'configured' : 'unknown-event');
+    if (input.resource === undefined) {
+      metrics.countUnknownEvent();
+      return 'dropped';
+    }
+    if (routing === 'workflow') {
+      metrics.countWorkflowRoute('configured');
     } else {
       let direct: DirectRouteOutcome;
       try {
         direct = await options.client.connection.withDeadline(Date.now() + handoff.timeoutMs, () =>
-          routeDirectly(router, input.event as EventName, input.key, delivery.matchedPayload),
+          routeDirectly(router, source, input.event as EventName, input.key, delivery.matchedPayload),
         );
       } catch (error) {
+        if (error instanceof OverBudget) throw error;
         throw new TemporalUnavailable(error);
       }
       if (direct.kind !== 'needs-workflow') return direct.kind;
       metrics.countWorkflowRoute(direct.reason);
     }
+    budget.workflowStart(source);
     return handOff(handoff, delivery.workflowId, input);
   }
+
+  const overBudget = (request: FastifyRequest, reply: FastifyReply, error: OverBudget, about: { event?: string; payloadId?: string } = {}) => {
+    metrics.countOverBudget(error.budget);
+    void reply.header('retry-after', String(error.retryAfterSeconds));
+    return finish(request, reply, 429, 'over_budget', { error: 'too many requests' }, about);
+  };
 
   // fastify's own logger would print request URLs, which carry the token; we log ourselves below.
   const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, return503OnClosing: true });
@@ -141,6 +164,12 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       onRequest: async (request, reply) => {
         if (!allowedSources.allows(request.ip)) return finish(request, reply, 403, 'forbidden', { error: 'forbidden' });
         if (!tokenMatches(request.params.token, options.token)) return finish(request, reply, 404, 'not_found', NOT_FOUND_BODY);
+        try {
+          budget.fromSource(request.ip);
+        } catch (error) {
+          if (error instanceof OverBudget) return overBudget(request, reply, error);
+          throw error;
+        }
         return undefined;
       },
     },
@@ -155,12 +184,13 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       }
       const started = performance.now();
       try {
-        const result = await route(delivery);
+        const result = await route(delivery, request.ip);
         metrics.observeHandoff(result, (performance.now() - started) / 1000);
-        // An event routed again is new work (the handoff metric counts it apart), so it is "accepted".
-        const status = result === 'duplicate' ? 'duplicate' : 'accepted';
+        // A coalesced hint is a copy of one just sent; a dropped (unknown) event is answered like any other, so the service does not retry it.
+        const status = result === 'duplicate' || result === 'coalesced' ? 'duplicate' : result === 'dropped' ? 'ignored' : 'accepted';
         return finish(request, reply, 200, status, { status }, { ...about, routed: result });
       } catch (error) {
+        if (error instanceof OverBudget) return overBudget(request, reply, error, about);
         if (!(error instanceof TemporalUnavailable)) throw error;
         metrics.observeHandoff('unavailable', (performance.now() - started) / 1000);
         options.logger.warn({ ...about, reason: error.message }, 'Temporal unavailable; answering 503 so the service retries');

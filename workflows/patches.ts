@@ -98,6 +98,13 @@ export const PARKED_CONTINUES_AS_NEW = 'parked-continues-as-new';
  */
 export const PARTNER_EVENT_STREAMS_CONTINUE = 'partner-event-streams-continue';
 
+/**
+ * A ramp-event workflow reads the service on the service task queue at the lowest priority (not as
+ * local activities, which skip the queue's priorities), and dismisses a claim the service never
+ * confirmed instead of parking it (a leaked token must not buy parked events).
+ */
+export const RAMP_EVENTS_WITHIN_BUDGET = 'ramp-events-within-budget';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;
@@ -134,5 +141,8 @@ function foldOfRun(): Fold | null {
 
 /** Whether this run takes the change `patchId` names: `patched(patchId)`, answered by the run's fold where it names it. */
 export function takesPatch(patchId: string): boolean {
+  // A patch no fold names does not ask the fold: asking it would move where a run first asks the fold,
+  // and a history recorded with the fold's marker in a later workflow task would replay it as absent.
+  if (!FOLDS.some((fold) => fold.takes.has(patchId))) return patched(patchId);
   return foldOfRun()?.takes.has(patchId) === true || patched(patchId);
 }

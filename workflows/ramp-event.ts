@@ -20,6 +20,13 @@
  * A target that does not exist yet is retried with workflow sleeps (doubling pauses) for a bounded
  * time. An event that never reaches a target ends parked: RampStage = EVENT_UNROUTED, the reason in
  * the current details and the result. A target that has already finished ends TARGET_CLOSED.
+ *
+ * Within budget (patch `ramp-events-within-budget`): the reads run on the service task queue at the
+ * lowest priority, behind signups, payouts and deposits, since a leaked webhook token can start these
+ * workflows; a read that cannot be made within the event's wait (targetWaitSeconds) and a claim the
+ * service still does not confirm when the wait ends are dismissed, not parked, so forged deliveries
+ * leave nothing for operators. What the event would have told its target reaches it by the target's
+ * own reads (its polls) and reconciliation.
  */
 import {
   ActivityFailure,
@@ -30,6 +37,7 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   sleep,
+  TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DepositDelivery, DepositDeliveryActivities } from '../activities/deposit-delivery';
@@ -55,8 +63,9 @@ import {
   type RampEventResult,
 } from './ramp-event-types';
 import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
-import { countDismissed } from './trust-metrics';
-import { ABSENT_RECORDS_DISMISSED, takesPatch } from './patches';
+import { countDismissed, type DismissReason } from './trust-metrics';
+import { ABSENT_RECORDS_DISMISSED, RAMP_EVENTS_WITHIN_BUDGET, takesPatch } from './patches';
+import { PRIORITY, serviceActivities } from './service-activities';
 
 
 // Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
@@ -67,6 +76,10 @@ const act = proxyActivities<EventRoutingActivities>({ startToCloseTimeout: '1 mi
 // round trips to the server on the path from webhook to journey (event-to-wake latency). Its retries
 // back off inside the worker, then on server timers once a pause exceeds a minute.
 const local = proxyLocalActivities<EventRoutingActivities & DepositDeliveryActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
+// Within budget the re-read waits its turn on the service task queue at the lowest priority instead:
+// anyone holding the webhook token can start these workflows, and local activities skip the queue's
+// priorities (signups and payouts first) and its partner-wide dispatch rate.
+const queued = serviceActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY }, () => PRIORITY.LOW);
 
 interface Pending {
   code: ParkCode;
@@ -96,10 +109,10 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     else show(EVENT_STAGE.ROUTED, details);
   }
 
-  function dismiss(reason: string): RampEventResult {
+  function dismiss(reason: string, why: DismissReason = 'record-not-found'): RampEventResult {
     show(EVENT_STAGE.DISMISSED, reason);
-    countDismissed('rampEvent', 'record-not-found');
-    log.info('ramp event dismissed: the service has no such record', { ...base });
+    countDismissed('rampEvent', why);
+    log.info(why === 'record-not-found' ? 'ramp event dismissed: the service has no such record' : 'ramp event dismissed: the service never confirmed its claim', { ...base });
     return { ...base, outcome: 'DISMISSED', reason, ...extras() };
   }
 
@@ -123,17 +136,29 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   let pauseSeconds = timings.firstRetrySeconds;
   let indexed = false;
   let lookedAgainForRecord = false;
+  const withinBudget = takesPatch(RAMP_EVENTS_WITHIN_BUDGET);
+  const reads = withinBudget ? queued : local;
 
   for (;;) {
     let pending: Pending;
     let resolution;
     try {
-      resolution = await local.resolveRampEvent.executeWithOptions(
-        { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary: `re-read ${resource} ${input.payloadId} from the service` },
+      resolution = await reads.resolveRampEvent.executeWithOptions(
+        {
+          startToCloseTimeout: '1 minute',
+          retry: ACTIVITY_RETRY,
+          summary: `re-read ${resource} ${input.payloadId} from the service`,
+          // At the lowest priority a read may wait behind a backlog that never clears: it waits no
+          // longer than the event would wait for its target, then the event is dismissed.
+          ...(withinBudget ? { scheduleToCloseTimeout: Math.max(deadline - workflowNow(), 1000) } : {}),
+        },
         [{ resource, payloadId: input.payloadId }],
       );
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
+      if (withinBudget && error.cause instanceof TimeoutFailure) {
+        return dismiss(`${resource} ${input.payloadId} could not be read from the service within ${timings.targetWaitSeconds} s`, 'not-read-in-time');
+      }
       const cause = error.cause instanceof ApplicationFailure ? `${error.cause.type ?? 'failure'}: ${error.cause.message}` : error.message;
       return park({ code: 'SERVICE_ERROR', reason: `reading ${resource} ${input.payloadId} from the service failed (${cause})` });
     }
@@ -188,7 +213,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     }
 
     const left = deadline - workflowNow();
-    if (left <= 0) return park(pending);
+    if (left <= 0) return withinBudget && pending.code === 'DISPUTED' ? dismiss(pending.reason, 'claim-not-confirmed') : park(pending);
     show(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
     await sleep(Math.min(pauseSeconds * 1000, left), { summary: pending.reason });
     pauseSeconds = Math.min(pauseSeconds * 2, timings.maxRetrySeconds);

@@ -1,8 +1,9 @@
 /**
  * `rampflow events list|replay` as an operator runs them (child processes), against a real worker:
- * an event that came too early parks, is listed with its reason, and once the service has caught up a
- * replay routes it to its journey.
+ * an event that came before its journey parks, is listed with its reason, and once the journey runs a
+ * replay routes it there.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handOff, parseDelivery } from '../../webhooks';
 import type { EventReport } from '../../client';
@@ -29,15 +30,16 @@ async function listedEvents(...flags: string[]): Promise<EventReport[]> {
 }
 
 describe('rampflow events', () => {
-  it('lists an event parked because it came early, and replays it into its journey once the service agrees', async () => {
-    // Only events can move this journey: its polls are an hour apart.
-    const handle = await h.startJourney({ timings: { pollIntervalSeconds: 3600 } });
-    const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
-    const customerId = kyc.customer.id!;
+  it('lists an event parked because its journey was not running, and replays it into the journey once it runs', async () => {
+    // The service has an approved customer whose journey has not started (yet).
+    const externalId = `user-${randomUUID()}`;
+    const created = await h.ramp.customers.create({ externalId, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    const customerId = created.id!;
+    await h.control.approveCustomer(customerId);
 
-    // CUSTOMER_APPROVED arrives while the service still has the customer waiting: the claim is not confirmed.
+    // Its CUSTOMER_APPROVED finds no journey within the wait and parks.
     const delivery = parseDelivery(
-      { event: 'CUSTOMER_APPROVED', payload: { id: customerId, externalId: kyc.externalId, status: 'APPROVED' } },
+      { event: 'CUSTOMER_APPROVED', payload: { id: customerId, externalId, status: 'APPROVED' } },
       { targetWaitSeconds: 1, firstRetrySeconds: 0.2, maxRetrySeconds: 0.5 },
     );
     if (!delivery.ok) throw new Error(delivery.reason);
@@ -49,12 +51,13 @@ describe('rampflow events', () => {
       parked = (await listedEvents()).find((event) => event.workflowId === delivery.workflowId);
       if (!parked) await new Promise((wake) => setTimeout(wake, 200));
     }
-    expect(parked).toMatchObject({ event: 'CUSTOMER_APPROVED', payloadId: customerId, stage: 'EVENT_UNROUTED', outcome: 'PARKED', parkCode: 'DISPUTED' });
+    expect(parked).toMatchObject({ event: 'CUSTOMER_APPROVED', payloadId: customerId, stage: 'EVENT_UNROUTED', outcome: 'PARKED', parkCode: 'NO_TARGET' });
     const table = await rampflow('events', 'list');
-    expect(table.stdout).toContain('DISPUTED');
+    expect(table.stdout).toContain('NO_TARGET');
 
-    // The service catches up (its own webhook is lost: no receiver runs here); the operator replays.
-    await h.control.approveCustomer(customerId);
+    // The journey starts (only events move it: its polls are an hour apart); the operator replays.
+    const handle = await h.startJourney({ customer: { externalId }, timings: { pollIntervalSeconds: 3600 } });
+    await h.waitForJourney(handle, (s) => s.customer.id === customerId);
     const replayed = await rampflow('events', 'replay', delivery.workflowId);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toContain(`${delivery.workflowId}: routing again from the start`);

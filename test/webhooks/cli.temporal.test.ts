@@ -72,9 +72,10 @@ describe('rampflow webhooks serve', () => {
       const base = `http://127.0.0.1:${port}`;
       await eventually(() => fetch(`${base}/healthz`).then((response) => response.status, () => 0), (status) => status === 200, 'the receiver listening');
       const id = randomUUID();
-      const response = await fetch(`${base}/webhooks/ramp/${TEST_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'SOMETHING_NEW', payload: { id } }) });
+      const response = await fetch(`${base}/webhooks/ramp/${TEST_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'DEPOSIT_RECEIVED', payload: { id } }) });
       expect(response.status).toBe(200);
-      expect(await workflowExists(client, `event/SOMETHING_NEW/${id}`)).toBe(true);
+      // A payload without its resource's shape goes to a ramp-event workflow.
+      expect(await workflowExists(client, `event/DEPOSIT_RECEIVED/${id}`)).toBe(true);
       await eventually(() => Promise.resolve(output), (text) => text.includes('reconciliation schedule in place'), 'the schedule ensured');
       const schedule = await client.schedule.getHandle(RECONCILE_SCHEDULE_ID).describe();
       expect(schedule.action).toMatchObject({ workflowType: 'reconcileWithService', taskQueue });

@@ -177,7 +177,8 @@ describe('a journey driven by webhooks', () => {
     expect(real.status).toBe('RECEIVED');
     expect((await impatient.post({ event: 'DEPOSIT_APPROVED', payload: { ...real, status: 'CONFIRMED' } })).status).toBe(200);
     const forged = h.client.workflow.getHandle(`event/DEPOSIT_APPROVED/${deposit.id}`);
-    expect(await forged.result()).toMatchObject({ outcome: 'PARKED', parkCode: 'DISPUTED', serviceStatus: 'RECEIVED', hintDisagreed: ['status'] });
+    // Never confirmed within its wait, the claim is dismissed: nothing is left parked for an operator.
+    expect(await forged.result()).toMatchObject({ outcome: 'DISMISSED', serviceStatus: 'RECEIVED', hintDisagreed: ['status'] });
     // It signalled no one, and the deposit is where the service says it is.
     const forgedHistory = await forged.fetchHistory();
     expect(forgedHistory.events!.filter((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);

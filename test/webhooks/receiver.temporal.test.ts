@@ -1,6 +1,6 @@
 /**
  * The receiver's answers, against the real dev server: what reaches Temporal (200), what never does
- * (400/403/404/413/415), duplicates, unknown events parked, 503 when Temporal cannot be reached, and
+ * (400/403/404/413/415), duplicates, unknown events dropped, 503 when Temporal cannot be reached, and
  * the metrics of all of it. Its receivers hand every delivery to a ramp-event workflow
  * (`routing: 'workflow'`), so what reached Temporal can be looked for by the event's workflow ID;
  * direct routing has its own file (direct-route.temporal.test.ts).
@@ -11,7 +11,6 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../webhooks/server';
-import type { RampEventResult } from '../../workflows/ramp-event-types';
 import { deposit } from '../ramp/support/records';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startReceiver, TEST_TOKEN, workflowExists, type TestReceiver } from './support/receiver';
@@ -142,14 +141,15 @@ describe('the webhook receiver', () => {
     }
   });
 
-  it('accepts an unknown event name and parks it for operators', async () => {
+  it('counts an unknown event name and drops it with 200: nothing starts, nothing parks', async () => {
     const id = randomUUID();
+    const count = async () => (await receiver.metrics.registry.getSingleMetricAsString('rampflow_webhook_unknown_events_total')).match(/rampflow_webhook_unknown_events_total (\d+)/)?.[1];
+    const before = Number((await count()) ?? 0);
+    expect(await receiver.post({ event: 'ACCOUNT_FROZEN', payload: { id } })).toEqual({ status: 200, body: JSON.stringify({ status: 'ignored' }) });
+    // A replay of it is dropped the same way.
     expect((await receiver.post({ event: 'ACCOUNT_FROZEN', payload: { id } })).status).toBe(200);
-    const handle = h.client.workflow.getHandle(`event/ACCOUNT_FROZEN/${id}`);
-    const result = (await handle.result()) as RampEventResult;
-    expect(result).toMatchObject({ outcome: 'PARKED', parkCode: 'UNKNOWN_EVENT', event: 'ACCOUNT_FROZEN', payloadId: id });
-    const description = await handle.describe();
-    expect(description.typedSearchAttributes.getAll()).toContainEqual(expect.objectContaining({ value: 'EVENT_UNROUTED' }));
+    await expectNothingStarted(`event/ACCOUNT_FROZEN/${id}`);
+    expect(Number(await count())).toBe(before + 2);
   });
 
   it('answers 503 when Temporal cannot be reached, so the service retries', async () => {
@@ -171,8 +171,10 @@ describe('the webhook receiver', () => {
     const metrics = await (await fetch(`${receiver.url}/metrics`)).text();
     const count = (outcome: string) => Number(new RegExp(`rampflow_webhook_requests_total\\{outcome="${outcome}"\\} (\\d+)`).exec(metrics)?.[1]);
     // The tests above ran against this receiver (the 403 and 503 ones used receivers of their own).
-    expect(count('accepted')).toBeGreaterThanOrEqual(2);
+    expect(count('accepted')).toBeGreaterThanOrEqual(1);
     expect(count('duplicate')).toBe(2);
+    expect(count('ignored')).toBe(2);
+    expect(count('over_budget')).toBe(0);
     expect(count('not_found')).toBe(6);
     expect(count('invalid')).toBe(8);
     expect(count('unsupported_media_type')).toBe(4);

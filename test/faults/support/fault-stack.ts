@@ -9,6 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { dataConverterFromEnv } from '../../../codec';
 import type { SandboxOptions } from '../../../sandbox';
 import type { DepositTimings } from '../../../workflows/deposit-input';
+import type { RampEventTimings } from '../../../workflows/ramp-event-types';
 import { registerWebhooks } from '../../../webhooks/registration';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox';
 import { startRestartableReceiver, type RestartableReceiver } from './receiver';
@@ -34,25 +35,33 @@ export interface FaultStack<T extends FaultTemporal = TemporalOnFile> {
 
 /**
  * `receiverDepositTimings`: the timings of the deposits the receiver starts when it routes an event
- * directly; give the same as the case's worker (the test default when omitted).
+ * directly; give the same as the case's worker (the test default when omitted). `receiverEventTimings`:
+ * over the stack's ramp-event timings.
  */
 export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>): Promise<FaultStack>;
 export async function startFaultStack<T extends FaultTemporal>(
   sandboxOptions: Partial<SandboxOptions>,
   startTemporal: () => Promise<T>,
   receiverDepositTimings?: Partial<DepositTimings>,
+  receiverEventTimings?: Partial<RampEventTimings>,
 ): Promise<FaultStack<T>>;
 export async function startFaultStack(
   sandboxOptions: Partial<SandboxOptions>,
   startTemporal: () => Promise<FaultTemporal> = startTemporalOnFile,
   receiverDepositTimings?: Partial<DepositTimings>,
+  receiverEventTimings?: Partial<RampEventTimings>,
 ): Promise<FaultStack<FaultTemporal>> {
   const temporal = await startTemporal();
   const service = await startTestSandbox(sandboxOptions);
   const connection = Connection.lazy({ address: temporal.address });
   const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
   const taskQueue = `faults-${randomUUID()}`;
-  const receiver = await startRestartableReceiver({ client, taskQueue, ...(receiverDepositTimings ? { depositTimings: receiverDepositTimings } : {}) });
+  const receiver = await startRestartableReceiver({
+    client,
+    taskQueue,
+    ...(receiverDepositTimings ? { depositTimings: receiverDepositTimings } : {}),
+    ...(receiverEventTimings ? { eventTimings: receiverEventTimings } : {}),
+  });
   await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });
   return {
     temporal,

@@ -9,6 +9,7 @@ import pino from 'pino';
 import { freePort } from '../../../dev/ports';
 import { buildWebhookServer } from '../../../webhooks/server';
 import type { DepositTimings } from '../../../workflows/deposit-input';
+import type { RampEventTimings } from '../../../workflows/ramp-event-types';
 import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 import { TEST_TOKEN } from '../../webhooks/support/receiver';
 
@@ -28,7 +29,7 @@ export interface RestartableReceiver {
   stop(): Promise<void>;
 }
 
-export async function startRestartableReceiver(options: { client: Client; taskQueue: string; depositTimings?: Partial<DepositTimings> }): Promise<RestartableReceiver> {
+export async function startRestartableReceiver(options: { client: Client; taskQueue: string; depositTimings?: Partial<DepositTimings>; eventTimings?: Partial<RampEventTimings> }): Promise<RestartableReceiver> {
   const port = await freePort();
   let app: FastifyInstance | undefined;
   const receiver: RestartableReceiver = {
@@ -43,7 +44,7 @@ export async function startRestartableReceiver(options: { client: Client; taskQu
         client: options.client,
         taskQueue: options.taskQueue,
         logger: pino({ level: 'silent' }),
-        eventTimings: EVENT_TIMINGS,
+        eventTimings: { ...EVENT_TIMINGS, ...options.eventTimings },
         // Deposits it starts directly get the timings the case's worker gives those it starts.
         depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
       }).app;

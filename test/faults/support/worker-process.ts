@@ -20,6 +20,8 @@ export interface WorkerProcess {
   /** Whether it has exited (by itself or because it was stopped). */
   exited(): boolean;
   output(): string;
+  /** The launcher's process id (bin/rampflow.cjs; the worker may run as its child). */
+  pid: number | undefined;
 }
 
 export function startWorkerProcess(options: {
@@ -88,5 +90,6 @@ export function startWorkerProcess(options: {
     stop: () => end('SIGTERM'),
     exited: () => gone,
     output: () => output,
+    pid: child.pid,
   };
 }

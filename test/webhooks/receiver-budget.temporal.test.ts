@@ -1,0 +1,151 @@
+/**
+ * The receiver's budget (webhooks/receiver-budget.ts) against the real dev server: what a holder of a
+ * leaked token can make one receiver do is bounded per source address, per target workflow and in
+ * workflow starts (429 with Retry-After beyond each), a copy of a hint just sent is coalesced, and the
+ * ramp-event workflows it starts read the service on the service queue at the lowest priority.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRIORITY, serviceTaskQueueOf } from '../../workflows/service-activities';
+import { deposit } from '../ramp/support/records';
+import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { eventually, signalsReceived, startReceiver, workflowExists, type TestReceiver } from './support/receiver';
+
+let h: JourneyHarness;
+const receivers: TestReceiver[] = [];
+
+beforeAll(async () => {
+  h = await startJourneyHarness();
+});
+afterAll(async () => {
+  for (const receiver of receivers) await receiver.close();
+  await h?.close();
+});
+
+/** A receiver with the given budget (production defaults for the rest); nothing refills within a test. */
+async function receiverWith(options: Partial<Parameters<typeof startReceiver>[0]>): Promise<TestReceiver> {
+  const receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, ...options });
+  receivers.push(receiver);
+  return receiver;
+}
+
+/** Posts and keeps the Retry-After header, which TestReceiver.post drops. */
+async function post(receiver: TestReceiver, body: unknown): Promise<{ status: number; retryAfter: string | undefined }> {
+  const response = await request(receiver.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await response.body.text();
+  const retryAfter = response.headers['retry-after'];
+  return { status: response.statusCode, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+}
+
+const madeUpDeposit = () => {
+  const id = randomUUID();
+  return { workflowId: `event/DEPOSIT_RECEIVED/${id}`, body: { event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id } } };
+};
+
+/** A journey waiting for KYC whose customer the service has approved, and that customer's record. */
+async function approvedCustomer(): Promise<{ journey: WorkflowHandle; externalId: string; payload: Record<string, unknown> }> {
+  const journey = await h.startJourney({ timings: { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400 } });
+  const state = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
+  await h.control.approveCustomer(state.customer.id!);
+  const payload = (await h.ramp.customers.detail({ id: state.customer.id! })) as Record<string, unknown>;
+  return { journey, externalId: state.externalId, payload };
+}
+
+/**
+ * The customerEvent signals in the journey's history, once at least `least` are there: a signal that
+ * arrives during a workflow task is written to the history when that task completes.
+ */
+const customerEvents = async (journey: WorkflowHandle, least: number) =>
+  (await eventually(() => signalsReceived(journey), (signals) => signals.filter((signal) => signal.name === 'customerEvent').length >= least, `${least} customerEvent signals in the history`)).filter(
+    (signal) => signal.name === 'customerEvent',
+  );
+
+const overBudget = async (receiver: TestReceiver, budget: string) =>
+  Number(new RegExp(`rampflow_webhook_over_budget_total\\{budget="${budget}"\\} (\\d+)`).exec(await receiver.metrics.registry.metrics())?.[1]);
+
+describe('the receiver budget', () => {
+  it('answers 429 with Retry-After past a source address\'s rate, before anything starts', async () => {
+    const receiver = await receiverWith({ routing: 'workflow', budget: { source: { perSecond: 0.001, burst: 2 } } });
+    const deliveries = [madeUpDeposit(), madeUpDeposit(), madeUpDeposit()];
+    const answers = [];
+    for (const { body } of deliveries) answers.push(await post(receiver, body));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
+    expect(Number(answers[2]!.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(await workflowExists(h.client, deliveries[2]!.workflowId)).toBe(false);
+    expect(await overBudget(receiver, 'source')).toBe(1);
+  });
+
+  it('answers 429 past the workflow-start rate: the deliveries over it start nothing', async () => {
+    const receiver = await receiverWith({ routing: 'workflow', budget: { starts: { perSecond: 0.001, burst: 3 } } });
+    const deliveries = Array.from({ length: 5 }, madeUpDeposit);
+    const statuses = [];
+    for (const { body } of deliveries) statuses.push((await post(receiver, body)).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    for (const { workflowId } of deliveries.slice(3)) expect(await workflowExists(h.client, workflowId)).toBe(false);
+    expect(await overBudget(receiver, 'starts')).toBe(2);
+  });
+
+  it('answers 429 past a target\'s rate: a journey gets no more hints than its burst', async () => {
+    const receiver = await receiverWith({ budget: { target: { perSecond: 0.001, burst: 3 } } });
+    const { journey, externalId, payload } = await approvedCustomer();
+    // Made-up customers named as this journey's: each a new claim, all to the same target.
+    const statuses = [];
+    for (let copy = 0; copy < 6; copy++) statuses.push((await post(receiver, { event: 'CUSTOMER_APPROVED', payload: { ...payload, id: randomUUID(), externalId } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+    expect(await customerEvents(journey, 3)).toHaveLength(3);
+    await journey.terminate('test over');
+  });
+
+  it('coalesces copies of one claim with a field changed: the journey is signalled once', async () => {
+    const receiver = await receiverWith({});
+    const { journey, payload } = await approvedCustomer();
+    const answers = [];
+    for (let copy = 0; copy < 20; copy++) answers.push(await receiver.post({ event: 'CUSTOMER_APPROVED', payload: { ...payload, email: `copy-${copy}@example.com` } }));
+    expect(answers.map((answer) => answer.status).every((status) => status === 200)).toBe(true);
+    expect(answers.filter((answer) => answer.body.includes('duplicate'))).toHaveLength(19);
+    expect(await customerEvents(journey, 1)).toHaveLength(1);
+    await journey.terminate('test over');
+  });
+
+  it('has the ramp-event workflow read the service on the service queue at the lowest priority, not as a local activity', async () => {
+    const receiver = await receiverWith({ routing: 'workflow' });
+    const { body, workflowId } = madeUpDeposit();
+    expect((await post(receiver, body)).status).toBe(200);
+    const handle = h.client.workflow.getHandle(workflowId);
+    expect(await handle.result()).toMatchObject({ outcome: 'DISMISSED' });
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toEqual([]);
+    const reads = events.map((event) => event.activityTaskScheduledEventAttributes).filter((scheduled) => scheduled?.activityType?.name === 'resolveRampEvent');
+    expect(reads.length).toBe(2); // the read, and one more look after the grace period
+    for (const read of reads) {
+      expect(read!.taskQueue?.name).toBe(serviceTaskQueueOf(h.taskQueue));
+      expect(read!.priority?.priorityKey).toBe(PRIORITY.LOW);
+    }
+  });
+
+  it('dismisses an event whose read could not be made within its wait: nothing waits without bound at the lowest priority', async () => {
+    const receiver = await receiverWith({ routing: 'workflow', eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1 } });
+    const { journey, payload } = await approvedCustomer();
+    // The service queue dispatches nothing (as under a backlog of higher priorities that never clears).
+    const holdServiceQueue = (requestsPerSecond: number | undefined) =>
+      h.client.workflowService.updateTaskQueueConfig({
+        namespace: 'default',
+        identity: 'receiver-budget-test',
+        taskQueue: serviceTaskQueueOf(h.taskQueue),
+        taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+        updateQueueRateLimit: { reason: 'receiver-budget test', ...(requestsPerSecond === undefined ? {} : { rateLimit: { requestsPerSecond } }) },
+      });
+    await holdServiceQueue(0);
+    try {
+      expect((await post(receiver, { event: 'CUSTOMER_APPROVED', payload })).status).toBe(200);
+      const result = await h.client.workflow.getHandle(`event/CUSTOMER_APPROVED/${String(payload.id)}`).result();
+      expect(result).toMatchObject({ outcome: 'DISMISSED', reason: expect.stringContaining('could not be read') as unknown });
+    } finally {
+      await holdServiceQueue(undefined);
+    }
+    await journey.terminate('test over');
+  });
+});
