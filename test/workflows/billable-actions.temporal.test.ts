@@ -3,12 +3,13 @@
  * carrying what else the workflow learned since the last one, and no timer started only to be
  * cancelled (a wait has one timer at a time, for its poll or its deadline). The SDK adds one upsert of
  * its own per patch a run passes (`TemporalChangeVersion`), counted apart: a run of this code passes
- * one, the fold that stands for every earlier patch (workflows/patches.ts).
+ * the fold that stands for every earlier patch (workflows/patches.ts), and each patch added since the
+ * fold that the run asks, until a release folds it too.
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositWorkflowId } from '../../workflows/ids';
-import { FOLDS } from '../../workflows/patches';
+import { FOLDS, PARTNER_EVENT_STREAMS_CONTINUE } from '../../workflows/patches';
 import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
@@ -54,9 +55,11 @@ describe('a journey and its deposit, moved by polls', () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
-    // One patch (a marker) and its upsert (a billed action): the fold, for all the journey's patches.
-    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [NEWEST_FOLD], upserts: 1 });
-    expect(patchMarkers(journey)).toBe(1);
+    // A patch is a marker and an upsert (a billed action): the fold, for all the journey's earlier
+    // patches, and the one added since that every journey asks (its outbox numbers on after a stream's
+    // earlier runs); a patch it asks only on a storm, a park or a conflict costs nothing here.
+    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [NEWEST_FOLD, PARTNER_EVENT_STREAMS_CONTINUE].sort(), upserts: 2 });
+    expect(patchMarkers(journey)).toBe(2);
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
     // The externalId rides on the first upsert, the service's customer id on the first after it is
