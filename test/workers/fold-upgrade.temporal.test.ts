@@ -3,7 +3,7 @@
  * patches"), on the real dev server: a journey starts on the last release before folds, whose code
  * asked each patch on its own, and carries on on the current code. The current code asks its fold while
  * it replays the older part of that run, where the fold has no marker, so the journey keeps asking each
- * patch for the rest of the run; a journey started on the current code asks the fold alone. Both
+ * patch for the rest of the run; a journey started on the current code asks the fold alone for them. Both
  * histories replay on the current code.
  */
 import type { temporal } from '@temporalio/proto';
@@ -69,7 +69,10 @@ describe('a journey that began before patches were folded', () => {
     const movedPatches = patchIdsOf(await moved.fetchHistory());
     expect(movedPatches).toContain(OWN_EXITS_LOOKED_UP_ONCE);
     expect(movedPatches).not.toContain(newestFold);
-    expect(patchIdsOf(await fresh.fetchHistory())).toEqual([newestFold]);
+    // The fresh journey asks the fold alone for every patch the fold names (a patch added since the
+    // fold is asked on its own until a release folds it, workflows/patches.ts).
+    const foldedOrFold = (id: string) => FOLDS.some((fold) => fold.patchId === id || fold.takes.has(id));
+    expect(patchIdsOf(await fresh.fetchHistory()).filter(foldedOrFold)).toEqual([newestFold]);
 
     const histories = await Promise.all([moved, fresh].map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })));
     const failures: string[] = [];
