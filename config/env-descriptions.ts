@@ -48,7 +48,6 @@ export const ENV_DESCRIPTIONS: Record<EnvVariable, EnvDescription> = {
   WEBHOOK_STARTS_BURST: { readBy: '`webhooks serve`', description: 'workflow starts the receiver may make at once for one source address' },
   WEBHOOK_TOTAL_STARTS_PER_SECOND: { readBy: '`webhooks serve`', description: 'workflow starts a second the receiver makes across all source addresses; beyond it and its burst, `429`' },
   WEBHOOK_TOTAL_STARTS_BURST: { readBy: '`webhooks serve`', description: 'workflow starts the receiver may make at once across all source addresses' },
-  WEBHOOK_HINT_WINDOW_SECONDS: { readBy: '`webhooks serve`', description: 'a hint that repeats the claim (event, record, status) of one still in flight to the same target, or sent to it within this many seconds, is coalesced: answered `200` as a duplicate, not signalled' },
   PARTNER_API_PORT: { readBy: '`partner-api`', description: 'port the partner API listens on' },
   PARTNER_API_TOKEN: { readBy: '`partner-api`', description: 'the bearer token partner backends send; at least 32 characters' },
   PARTNER_API_SIGNUP_WAIT_SECONDS: { readBy: '`partner-api`', description: 'how long `POST /journeys` waits for the service\'s KYC link before answering `202` without it (0 to 30)' },

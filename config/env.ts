@@ -73,7 +73,6 @@ export const WebhookEnvSchema = z.object({
   WEBHOOK_STARTS_BURST: z.coerce.number().int().min(1).max(100_000).default(500),
   WEBHOOK_TOTAL_STARTS_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
   WEBHOOK_TOTAL_STARTS_BURST: z.coerce.number().int().min(1).max(1_000_000).default(1000),
-  WEBHOOK_HINT_WINDOW_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
 });
 
 /** Read where the reconciliation schedule is created (the webhook receiver) and by `rampflow webhooks reconcile`. */

@@ -171,7 +171,10 @@ export async function routeDirectly(router: DirectRouter, source: string, event:
   if (router.memory.wasRouted(routed)) return { kind: 'duplicate' };
   const { hints } = router.budget;
   const claim = claimOf(key, payload);
-  if (!hints.begin(placed.target, claim)) return { kind: 'coalesced' };
+  // A copy of a claim being signalled takes that signal's outcome; one that was not held is sent again.
+  for (let joined = hints.join(placed.target, claim); joined; joined = hints.join(placed.target, claim)) {
+    if (await joined) return { kind: 'coalesced' };
+  }
   let outcome: DirectRouteOutcome;
   try {
     router.budget.toTarget(source, placed.target);
@@ -180,13 +183,12 @@ export async function routeDirectly(router: DirectRouter, source: string, event:
     if (placed.starts && !router.memory.hasDeliveredTo(placed.target)) router.budget.workflowStart(source);
     outcome = await placed.send(key);
   } catch (error) {
-    hints.failed(placed.target, claim);
+    hints.settled(placed.target, claim, false);
     throw error;
   }
-  if (outcome.kind === 'needs-workflow') {
-    hints.failed(placed.target, claim);
-  } else {
-    hints.answered(placed.target, claim);
+  const held = outcome.kind !== 'needs-workflow';
+  hints.settled(placed.target, claim, held);
+  if (held) {
     router.memory.rememberRouted(routed);
     router.memory.rememberDeliveredTo(placed.target);
   }

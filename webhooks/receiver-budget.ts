@@ -10,7 +10,7 @@
  * - **workflow starts** (every ramp-event start, and every deposit signal-with-start to a deposit
  *   this process has not delivered to before, which starts the deposit's workflow when it does not
  *   exist): `starts` from each source, and `totalStarts` across all sources;
- * - **one hint in flight per target and claim** (webhooks/hint-coalescing.ts), within `hintWindowMs`.
+ * - **one hint in flight per target and claim** (webhooks/hint-coalescing.ts): copies join it.
  *
  * The target and start rates are kept per source so that a forger at one address cannot spend the
  * service's share: the service's deliveries come from its own addresses. Only `totalStarts` is
@@ -30,7 +30,6 @@ export interface ReceiverBudgetOptions {
   target: Rate;
   starts: Rate;
   totalStarts: Rate;
-  hintWindowMs: number;
   maxKeys: number;
 }
 
@@ -43,7 +42,6 @@ export const DEFAULT_RECEIVER_BUDGET: ReceiverBudgetOptions = {
   // As large a burst as the source's: a minute's deliveries may open a few hundred deposits at once.
   starts: { perSecond: 10, burst: 500 },
   totalStarts: { perSecond: 50, burst: 1_000 },
-  hintWindowMs: 10_000,
   maxKeys: 100_000,
 };
 
@@ -70,7 +68,7 @@ export class ReceiverBudget {
     this.targets = new KeyedBuckets(options.target, options.maxKeys, now);
     this.starts = new KeyedBuckets(options.starts, options.maxKeys, now);
     this.totalStarts = new KeyedBuckets(options.totalStarts, 1, now);
-    this.hints = new HintCoalescing(options.hintWindowMs, options.maxKeys, now);
+    this.hints = new HintCoalescing();
   }
 
   /** One delivery from `address`; throws OverBudget past the source rate. */
@@ -101,7 +99,6 @@ export function receiverBudgetFromEnv(env: WebhookEnv): ReceiverBudgetOptions {
     target: { perSecond: env.WEBHOOK_TARGET_PER_MINUTE / 60, burst: env.WEBHOOK_TARGET_BURST },
     starts: { perSecond: env.WEBHOOK_STARTS_PER_SECOND, burst: env.WEBHOOK_STARTS_BURST },
     totalStarts: { perSecond: env.WEBHOOK_TOTAL_STARTS_PER_SECOND, burst: env.WEBHOOK_TOTAL_STARTS_BURST },
-    hintWindowMs: env.WEBHOOK_HINT_WINDOW_SECONDS * 1000,
     maxKeys: DEFAULT_RECEIVER_BUDGET.maxKeys,
   };
 }

@@ -110,7 +110,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     // The benchmarks drive the receiver from one address and a few hundred journeys far past its
     // production budget (webhooks/receiver-budget.ts), which would answer 429: they measure
     // throughput, so the budget is out of their way.
-    const unbudgeted = { WEBHOOK_SOURCE_PER_SECOND: '10000', WEBHOOK_SOURCE_BURST: '100000', WEBHOOK_TARGET_PER_MINUTE: '6000', WEBHOOK_TARGET_BURST: '10000', WEBHOOK_STARTS_PER_SECOND: '10000', WEBHOOK_STARTS_BURST: '100000', WEBHOOK_TOTAL_STARTS_PER_SECOND: '10000', WEBHOOK_TOTAL_STARTS_BURST: '100000', WEBHOOK_HINT_WINDOW_SECONDS: '0' };
+    const unbudgeted = { WEBHOOK_SOURCE_PER_SECOND: '10000', WEBHOOK_SOURCE_BURST: '100000', WEBHOOK_TARGET_PER_MINUTE: '6000', WEBHOOK_TARGET_BURST: '10000', WEBHOOK_STARTS_PER_SECOND: '10000', WEBHOOK_STARTS_BURST: '100000', WEBHOOK_TOTAL_STARTS_PER_SECOND: '10000', WEBHOOK_TOTAL_STARTS_BURST: '100000' };
     const receiver = startChild({ name: `${options.name}-receiver`, command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] }, env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token, ...unbudgeted, ...options.depositEnv }, ...profile });
     stoppers.push(() => receiver.stop());
     const receiverUrl = `http://127.0.0.1:${port}`;

@@ -1,7 +1,7 @@
 /**
  * The receiver budget's arithmetic on a clock the test moves: token buckets refill at their rate up
- * to their burst and say when to come again, and a claim is coalesced while in flight and within its
- * window, never after a failed send.
+ * to their burst and say when to come again, and a copy of a claim joins the claim's signal in flight,
+ * never one that was already held or failed.
  */
 import { describe, expect, it } from 'vitest';
 import { HintCoalescing } from '../../webhooks/hint-coalescing';
@@ -38,27 +38,32 @@ describe('keyed token buckets', () => {
 });
 
 describe('hint coalescing', () => {
-  it('coalesces a claim while it is in flight and within the window after its answer', () => {
-    const time = clock();
-    const hints = new HintCoalescing(10_000, 100, time.now);
-    expect(hints.begin('customer/a', 'CUSTOMER_APPROVED/1 APPROVED')).toBe(true);
-    expect(hints.begin('customer/a', 'CUSTOMER_APPROVED/1 APPROVED')).toBe(false);
-    expect(hints.begin('customer/a', 'VIRTUAL_ACCOUNT_APPROVED/2 VERIFIED')).toBe(true);
-    expect(hints.begin('customer/b', 'CUSTOMER_APPROVED/1 APPROVED')).toBe(true);
-    time.advance(60_000); // still in flight: still coalesced
-    expect(hints.begin('customer/a', 'CUSTOMER_APPROVED/1 APPROVED')).toBe(false);
-    hints.answered('customer/a', 'CUSTOMER_APPROVED/1 APPROVED');
-    time.advance(9_999);
-    expect(hints.begin('customer/a', 'CUSTOMER_APPROVED/1 APPROVED')).toBe(false);
-    time.advance(1);
-    expect(hints.begin('customer/a', 'CUSTOMER_APPROVED/1 APPROVED')).toBe(true);
+  it('joins a copy of a claim to the signal in flight, and takes its outcome', async () => {
+    const hints = new HintCoalescing();
+    expect(hints.join('customer/a', 'CUSTOMER_APPROVED/1 APPROVED')).toBeUndefined();
+    const copy = hints.join('customer/a', 'CUSTOMER_APPROVED/1 APPROVED');
+    expect(copy).toBeInstanceOf(Promise);
+    // Other claims, and the same claim to another target, are not joined.
+    expect(hints.join('customer/a', 'VIRTUAL_ACCOUNT_APPROVED/2 VERIFIED')).toBeUndefined();
+    expect(hints.join('customer/b', 'CUSTOMER_APPROVED/1 APPROVED')).toBeUndefined();
+    hints.settled('customer/a', 'CUSTOMER_APPROVED/1 APPROVED', true);
+    expect(await copy).toBe(true);
   });
 
-  it('sends the next copy of a claim whose send failed', () => {
-    const hints = new HintCoalescing(10_000, 100, clock().now);
-    expect(hints.begin('deposit/d', 'DEPOSIT_APPROVED/d CONFIRMED')).toBe(true);
-    hints.failed('deposit/d', 'DEPOSIT_APPROVED/d CONFIRMED');
-    expect(hints.begin('deposit/d', 'DEPOSIT_APPROVED/d CONFIRMED')).toBe(true);
+  it('sends a copy that comes once the signal was held: the target may already have read', () => {
+    const hints = new HintCoalescing();
+    expect(hints.join('customer/a', 'VIRTUAL_ACCOUNT_APPROVED/2 VERIFIED')).toBeUndefined();
+    hints.settled('customer/a', 'VIRTUAL_ACCOUNT_APPROVED/2 VERIFIED', true);
+    expect(hints.join('customer/a', 'VIRTUAL_ACCOUNT_APPROVED/2 VERIFIED')).toBeUndefined();
+  });
+
+  it('tells a copy waiting on a signal that did not go out, which then sends its own', async () => {
+    const hints = new HintCoalescing();
+    expect(hints.join('deposit/d', 'DEPOSIT_APPROVED/d CONFIRMED')).toBeUndefined();
+    const copy = hints.join('deposit/d', 'DEPOSIT_APPROVED/d CONFIRMED');
+    hints.settled('deposit/d', 'DEPOSIT_APPROVED/d CONFIRMED', false);
+    expect(await copy).toBe(false);
+    expect(hints.join('deposit/d', 'DEPOSIT_APPROVED/d CONFIRMED')).toBeUndefined();
   });
 });
 
@@ -75,7 +80,7 @@ describe('the receiver budget', () => {
 
   it('keeps the start and target rates per source address, under a total for all of them, and names the budget and the wait', () => {
     const budget = new ReceiverBudget(
-      { source: { perSecond: 1, burst: 1 }, target: { perSecond: 1, burst: 1 }, starts: { perSecond: 0.25, burst: 1 }, totalStarts: { perSecond: 0.5, burst: 2 }, hintWindowMs: 0, maxKeys: 10 },
+      { source: { perSecond: 1, burst: 1 }, target: { perSecond: 1, burst: 1 }, starts: { perSecond: 0.25, burst: 1 }, totalStarts: { perSecond: 0.5, burst: 2 }, maxKeys: 10 },
       clock().now,
     );
     budget.workflowStart('forger');
