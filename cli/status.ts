@@ -77,6 +77,15 @@ function metricsLines(metrics: WorkerMetrics[] | null, now: string): string[] {
   });
 }
 
+const IDS_PER_LINE = 4;
+
+/** A parked group's workflow IDs, a few a line. */
+function idLines(ids: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (let at = 0; at < ids.length; at += IDS_PER_LINE) lines.push(`    ${ids.slice(at, at + IDS_PER_LINE).join('  ')}`);
+  return lines;
+}
+
 /** The one screen, in sections with aligned counts. */
 export function formatStatus(status: StatusSnapshot): string {
   const now = status.readAt;
@@ -98,7 +107,9 @@ export function formatStatus(status: StatusSnapshot): string {
   lines.push('', `parked (NEEDS_ATTENTION): ${parked.total}`);
   if (parked.total > 0) {
     lines.push(parked.sample ? `  reasons from a sample: ${parked.read} of ${parked.total} states read` : `  reasons from all ${parked.total} states`);
-    lines.push(...table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`, reason.example])));
+    const rows = table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`, reason.example]));
+    // Each group's IDs under it: what an operator's next command (`payout status <reference>`, a retry) takes.
+    parked.reasons.forEach((reason, index) => lines.push(rows[index]!, ...idLines(reason.workflowIds)));
     for (const why of parked.unreadBecause) lines.push(`  not read: ${why}`);
   }
   lines.push('', 'last reconciliation');

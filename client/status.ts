@@ -113,6 +113,8 @@ export interface ParkedReason {
   oldestSince: string;
   /** One of their reasons in words, shortened. */
   example: string;
+  /** The IDs of the parked workflows read in this group (at most the sample's size), longest parked first. */
+  workflowIds: string[];
 }
 
 export interface ParkedStatus {
@@ -315,7 +317,7 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
         // Every kind's state has the same `attention`.
         const query = read.definition.stateQuery as QueryDefinition<{ attention?: Attention }>;
         const state = await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflow.getHandle(workflowId).query(query));
-        return { kind: read.definition.kind, attention: state.attention };
+        return { kind: read.definition.kind, workflowId, attention: state.attention };
       } catch (error) {
         unread.add(shorten(message(error), 200));
         return undefined;
@@ -323,6 +325,7 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
     }),
   );
   const groups = new Map<string, ParkedReason>();
+  const parkedSince = new Map<string, string>();
   let answered = 0;
   for (const answer of answers) {
     if (!answer) continue;
@@ -332,12 +335,16 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
     const { errorType, stage, since, reason } = answer.attention;
     const key = `${answer.kind}\0${errorType ?? 'unspecified'}\0${stage}`;
     const group = groups.get(key);
-    if (!group) groups.set(key, { kind: answer.kind, reason: errorType ?? 'unspecified', stage, count: 1, oldestSince: since, example: shorten(reason) });
+    if (!group) groups.set(key, { kind: answer.kind, reason: errorType ?? 'unspecified', stage, count: 1, oldestSince: since, example: shorten(reason), workflowIds: [answer.workflowId] });
     else {
       group.count += 1;
+      group.workflowIds.push(answer.workflowId);
       if (since < group.oldestSince) group.oldestSince = since;
     }
+    parkedSince.set(answer.workflowId, since);
   }
+  // An operator acts on the longest parked first.
+  for (const group of groups.values()) group.workflowIds.sort((a, b) => parkedSince.get(a)!.localeCompare(parkedSince.get(b)!));
   const reasons = [...groups.values()].sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind) || a.reason.localeCompare(b.reason));
   return { total, asked: chosen.length, read: answered, sample: answered < total, reasons, unreadBecause: [...unread] };
 }

@@ -1,0 +1,100 @@
+/**
+ * The parked alerts' runbooks (docs/runbooks/Rampflow{Payout,Deposit,Journey}Parked.md) as an on-call
+ * engineer follows them: with one payout, one deposit and one journey parked on the shared dev server,
+ * each page's first command, run as written, prints the parked workflow's ID and its reason in the
+ * section on parked work.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositWorkflowId, payoutWorkflowId } from '../../workflows/ids';
+import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { PROJECT_ROOT, runRampflow } from '../support/run';
+import { temporalAddress } from '../support/temporal';
+import { until } from '../support/until';
+
+let h: JourneyHarness;
+const parked: Record<'payout' | 'deposit' | 'journey', { workflowId: string; reason: RegExp }> = {
+  payout: { workflowId: '', reason: /Refused +at CREATING_PAYMENT .*insufficient USDT/ },
+  deposit: { workflowId: '', reason: /Deadline +at RECEIVED / },
+  journey: { workflowId: '', reason: /Deadline +at AWAITING_KYC / },
+};
+
+const rampflowEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue });
+
+beforeAll(async () => {
+  // Deposit steps park after two seconds without an answer; the sandbox never confirms this one.
+  h = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: 1, stepDeadlineSeconds: 2 } });
+
+  const journey = await h.startJourney({ timings: { kycDeadlineSeconds: 2 } });
+  parked.journey.workflowId = journey.workflowId;
+
+  const { handle, depositAddressId } = await startActiveJourney(h);
+  const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '5.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
+  await h.reconcile();
+  parked.deposit.workflowId = depositWorkflowId(deposit.id);
+
+  // A payout the partner's balance (empty in the sandbox) cannot cover.
+  const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  const { id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'AUD', bankName: 'Test Bank', accountNo: '11223344', swift: 'TESTAU2S', beneficiaryName: 'Ada Lovelace' })) as { id: string };
+  const reference = `parked-${randomUUID()}`;
+  const created = await runRampflow(['payout', 'create', '--reference', reference, '--bank-account', bankAccountId, '--currency', 'USDT', '--amount', '65', '--json'], { env: rampflowEnv() });
+  expect(created.stderr).toBe('');
+  parked.payout.workflowId = payoutWorkflowId(reference);
+
+  await h.waitForJourney(journey, (state) => state.stage === 'NEEDS_ATTENTION');
+  await h.waitForDeposit(deposit.id, (state) => state.stage === 'NEEDS_ATTENTION');
+  await handle.terminate('its deposit is parked; the journey is not needed any more');
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** The first command of a runbook's "What to look at": the first fenced shell block's first line. */
+function firstCommand(alert: string): string[] {
+  const page = readFileSync(join(PROJECT_ROOT, 'docs', 'runbooks', `${alert}.md`), 'utf8');
+  const lookAt = page.slice(page.indexOf('**What to look at.**'));
+  const block = /```sh\n\s*(.+)\n/.exec(lookAt);
+  expect(block, `${alert}.md has a shell block under "What to look at"`).not.toBeNull();
+  const words = block![1]!.trim().split(/\s+/);
+  expect(words.slice(0, 2), `${alert}.md's first command is a rampflow command`).toEqual(['npx', 'rampflow']);
+  return words.slice(2);
+}
+
+/** The lines of the screen's section on parked work. */
+function parkedSection(stdout: string): string {
+  const from = stdout.indexOf('parked (NEEDS_ATTENTION)');
+  return from < 0 ? '' : stdout.slice(from, stdout.indexOf('\nlast reconciliation', from));
+}
+
+describe('the parked alerts\' runbooks', () => {
+  it.each([
+    ['RampflowPayoutParked', 'payout'],
+    ['RampflowDepositParked', 'deposit'],
+    ['RampflowJourneyParked', 'journey'],
+  ] as const)('%s: the first command prints the parked %s\'s ID under its reason', async (alert, kind) => {
+    const command = firstCommand(alert);
+    const { workflowId, reason } = parked[kind];
+    const section = await until(
+      `${command.join(' ')} to show ${workflowId} as parked`,
+      async () => {
+        const result = await runRampflow(command, { env: rampflowEnv() });
+        expect(result.code, result.stderr).toBe(0);
+        const found = parkedSection(result.stdout);
+        return found.includes(workflowId) ? found : undefined;
+      },
+      60_000,
+      1_000,
+    );
+    const lines = section.split('\n');
+    const reasonAt = lines.findIndex((line) => reason.test(line));
+    expect(reasonAt, section).toBeGreaterThan(0);
+    // The ID is listed under its own reason, before the next reason's row.
+    const next = lines.findIndex((line, index) => index > reasonAt && /^ {2}\S/.test(line));
+    const idAt = lines.findIndex((line) => line.includes(workflowId));
+    expect(idAt, section).toBeGreaterThan(reasonAt);
+    if (next > 0) expect(idAt, section).toBeLessThan(next);
+  });
+});
