@@ -3,11 +3,15 @@
  * signup to payout, printed live. Installs nothing: the Temporal CLI must already be there (`npm run
  * setup:temporal`, which `npm test` also runs). With `--once` it exits 0 when the demo completes
  * (non-zero with the reason when it does not); without it the stack keeps running until Ctrl-C.
+ * The worker's metrics are on 127.0.0.1:$WORKER_METRICS_PORT (9464; 0: off) and the receiver's on
+ * its GET /metrics, with the stage age scan every STAGE_AGE_SCAN_SECONDS, as in production.
  */
 import { join, resolve } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Command } from 'commander';
+import { parseEnv, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
 import { runDemo } from '../dev/demo';
+import { prometheusTelemetry } from '../workers/service-metrics';
 import { startStack } from '../dev/stack';
 import { clusterOptions, DEFAULT_CLUSTER_DATA_DIR } from './cluster';
 import { parsePort } from './options';
@@ -64,16 +68,32 @@ async function runDev(options: DevOptions): Promise<void> {
     partnerEventsPort: parsePort('--partner-events-port', options.partnerEventsPort),
   };
 
+  // Served where production serves them (WORKER_METRICS_PORT, the receiver's GET /metrics), so the
+  // docs' URLs, `rampflow status` and a local Prometheus work against the dev stack too.
+  const observability = parseEnv(WorkerEnvSchema.pick({ WORKER_METRICS_PORT: true }).extend(WebhookEnvSchema.pick({ STAGE_AGE_SCAN_SECONDS: true }).shape));
+  const workerMetricsPort = observability.WORKER_METRICS_PORT || undefined;
+
   // The SDK's own lines stay out of the demo's output unless they are warnings; and this command,
   // not the SDK, decides when the worker stops.
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    shutdownSignals: [],
+    telemetryOptions: workerMetricsPort ? prometheusTelemetry(`127.0.0.1:${workerMetricsPort}`) : {},
+  });
   const stopRequested = new Promise<NodeJS.Signals>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
 
   const cluster = options.cluster ? clusterOptions({ port: options.port, dataDir: options.clusterDataDir }, progress) : undefined;
-  const stack = await startStack({ ...ports, dbFile: options.dbFile, ...(cluster ? { cluster } : {}), progress });
+  const stack = await startStack({
+    ...ports,
+    dbFile: options.dbFile,
+    ...(cluster ? { cluster } : {}),
+    ...(workerMetricsPort ? { workerMetricsPort } : {}),
+    stageAgeScanSeconds: observability.STAGE_AGE_SCAN_SECONDS,
+    progress,
+  });
   const stopDemo = new AbortController();
   try {
     const demo = runDemo(stack, { progress, timeoutMs: timeoutSeconds * 1000, signal: stopDemo.signal }).then(

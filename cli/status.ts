@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { createRampflowClientFromEnv } from '../client';
+import { parseEnv, WorkerEnvSchema } from '../config/env';
 import { DEFAULT_PARKED_SAMPLE, readStatus, type StatusSnapshot } from '../client/status';
 import type { WorkerMetrics } from '../client/worker-metrics';
 
@@ -63,7 +64,7 @@ function table(rows: string[][], indent = '  '): string[] {
 }
 
 function metricsLines(metrics: WorkerMetrics[] | null, now: string): string[] {
-  if (metrics === null) return ['  metrics: not read (pass --metrics-url http://<worker>:9464/metrics)'];
+  if (metrics === null) return ['  metrics: not read (WORKER_METRICS_PORT is 0: pass --metrics-url http://<worker>:9464/metrics)'];
   return metrics.flatMap((worker): string[] => {
     if (!worker.ok) return [`  ${worker.url}: not read: ${worker.error ?? 'unknown error'}`];
     const causes = Object.entries(worker.outage);
@@ -138,11 +139,20 @@ export function formatStatus(status: StatusSnapshot): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Without --metrics-url, the worker's endpoint on this host at WORKER_METRICS_PORT (9464 by default),
+ * where `npm start` and a worker run beside the operator serve it; none when the port is 0.
+ */
+function localWorkerMetricsUrls(env: NodeJS.ProcessEnv = process.env): string[] {
+  const { WORKER_METRICS_PORT } = parseEnv(WorkerEnvSchema.pick({ WORKER_METRICS_PORT: true }), env);
+  return WORKER_METRICS_PORT ? [`http://127.0.0.1:${WORKER_METRICS_PORT}/metrics`] : [];
+}
+
 async function status(flags: StatusFlags): Promise<void> {
   const rampflow = await createRampflowClientFromEnv();
   const options = {
     taskQueue: flags.taskQueue ?? rampflow.taskQueue,
-    metricsUrls: flags.metricsUrl,
+    metricsUrls: flags.metricsUrl.length > 0 ? flags.metricsUrl : localWorkerMetricsUrls(),
     ...(flags.parkedSample !== undefined ? { parkedSample: flags.parkedSample } : {}),
   };
   const print = (snapshot: StatusSnapshot, clear: boolean) => {
@@ -200,7 +210,7 @@ export function registerStatusCommand(program: Command): void {
     .description('one screen for an operator: running journeys, deposits and payouts by stage (as indexed), parked ones and why, the last reconciliation, service health, parked webhooks and partner events (connection from TEMPORAL_* variables)')
     .option('--json', 'print the snapshot as JSON (with --watch, one line per refresh)')
     .option('--watch [seconds]', `redraw every so many seconds (default and least ${MIN_WATCH_SECONDS}) until Ctrl-C`, watchSeconds)
-    .option('--metrics-url <url>', 'a worker\'s Prometheus endpoint, e.g. http://worker:9464/metrics (repeat for each worker)', metricsUrl, [])
+    .option('--metrics-url <url>', 'a worker\'s Prometheus endpoint, e.g. http://worker:9464/metrics (repeat for each worker; default: this host\'s, http://127.0.0.1:$WORKER_METRICS_PORT/metrics)', metricsUrl, [])
     .option('--task-queue <name>', 'the deployment to report on (default TEMPORAL_TASK_QUEUE): every query is scoped to it')
     .option('--parked-sample <n>', `read at most this many parked workflows' states for their reasons (0 to 100, default ${DEFAULT_PARKED_SAMPLE})`, sampleSize)
     .action(status);

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
@@ -26,6 +26,7 @@ import { setCurrentVersion } from '../client/deployment';
 import { versionString } from '../workers/versioning';
 import { partnerEventsFromEnv } from '../workers/partner-event-wiring';
 import { createRampflowWorker, type RampflowWorker } from '../workers/worker';
+import { serviceAttemptMetrics } from '../workers/service-metrics';
 import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
@@ -52,6 +53,14 @@ export interface StackOptions {
   dbFile: string;
   /** Run on the cluster profile instead of the dev server (port and uiPort are then unused, and dbFile only names the data folder). */
   cluster?: ClusterOptions;
+  /**
+   * The worker's Prometheus endpoint (WORKER_METRICS_PORT), when the process's Temporal runtime was
+   * installed to serve it there: the worker then counts its calls to the service on it, and the
+   * stack prints its address. Undefined: no worker metrics.
+   */
+  workerMetricsPort?: number;
+  /** STAGE_AGE_SCAN_SECONDS of the receiver (rampflow_stage_oldest_waiter_seconds); 0 or undefined: no scan. */
+  stageAgeScanSeconds?: number;
   progress: (line: string) => void;
 }
 
@@ -132,11 +141,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const bundle = await resolveWorkflowBundle({ production: false });
     const deploymentVersion = { deploymentName: DEV_DEPLOYMENT_NAME, buildId: bundle.buildId };
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
+    // The worker's own client, so its metrics count the worker's calls, not the demo's.
+    const workerRamp = new RampClient({ baseUrl: sandbox.url, ...DEV_PARTNER, ...(options.workerMetricsPort ? { onAttempt: serviceAttemptMetrics(Runtime.instance().metricMeter) } : {}) });
+    stoppers.push(() => workerRamp.close());
     const worker: RampflowWorker = await createRampflowWorker({
       connection: workerConnection,
       namespace: temporal.namespace,
       taskQueue: TASK_QUEUE,
-      ramp,
+      ramp: workerRamp,
       dataConverter,
       shutdownGraceTime: '5 seconds',
       workflowBundle: { codePath: bundle.codePath },
@@ -151,6 +163,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     await setCurrentVersion(new Client({ connection, namespace: temporal.namespace }), deploymentVersion);
     progress(`    worker is polling as version ${versionString(deploymentVersion)} (current; workflows ${bundle.origin})`);
+    progress(options.workerMetricsPort ? `    worker metrics on http://127.0.0.1:${options.workerMetricsPort}/metrics` : '    worker metrics off (WORKER_METRICS_PORT=0)');
 
     progress(`4/5 webhook receiver on 127.0.0.1:${options.webhookPort}, registered with the sandbox`);
     const token = randomBytes(24).toString('hex');
@@ -160,12 +173,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
       taskQueue: TASK_QUEUE,
       logger: pino({ level: 'warn' }),
+      ...(options.stageAgeScanSeconds ? { stageAgeScanSeconds: options.stageAgeScanSeconds } : {}),
     });
     await app.listen({ port: options.webhookPort, host: '127.0.0.1' });
     stoppers.push(() => app.close());
     const callbackUrl = `http://127.0.0.1:${options.webhookPort}/webhooks/ramp/${token}`;
     const { events } = await registerWebhooks(ramp, { callbackUrl, rampBaseUrl: sandbox.url, token });
     progress(`    receiver is up; the sandbox delivers ${events.length} kinds of event to it`);
+    progress(`    receiver metrics on http://127.0.0.1:${options.webhookPort}/metrics${options.stageAgeScanSeconds ? ` (the longest waiter per stage, scanned every ${options.stageAgeScanSeconds} s)` : ''}`);
 
     const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, payloadKeys });
 

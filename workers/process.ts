@@ -23,10 +23,9 @@ import {
 import { PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
-import { histogramBucketOverrides } from '../observability/metric-catalogue';
 import { sdkLogger } from './logging';
 import { workerMemoryPlan } from './memory-budget';
-import { cgroupMemoryLimitBytes, reportProcessMemory, serviceAttemptMetrics } from './service-metrics';
+import { cgroupMemoryLimitBytes, prometheusTelemetry, reportProcessMemory, serviceAttemptMetrics } from './service-metrics';
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
@@ -51,11 +50,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     logger: sdkLogger(logger),
     // The SDK stops the worker on these signals: polling ends, in-flight tasks get shutdownGraceTime.
     shutdownSignals: ['SIGINT', 'SIGTERM'],
-    // Durations in seconds (the SDK's latency histograms keep their names; values and buckets are
-    // seconds), and rampflow's own histograms with buckets of their own (observability/metric-catalogue.ts).
-    telemetryOptions: config.WORKER_METRICS_PORT
-      ? { metrics: { prometheus: { bindAddress: `0.0.0.0:${config.WORKER_METRICS_PORT}`, useSecondsForDurations: true, histogramBucketOverrides: histogramBucketOverrides() } } }
-      : {},
+    telemetryOptions: config.WORKER_METRICS_PORT ? prometheusTelemetry(`0.0.0.0:${config.WORKER_METRICS_PORT}`) : {},
   });
   const meter = Runtime.instance().metricMeter;
   const memory = workerMemoryPlan(config.WORKER_MEMORY_MB);

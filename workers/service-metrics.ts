@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MetricMeter } from '@temporalio/common';
-import { METRICS } from '../observability/metric-catalogue';
+import type { RuntimeOptions } from '@temporalio/worker';
+import { histogramBucketOverrides, METRICS } from '../observability/metric-catalogue';
 import type { RampAttempt } from '../ramp/http-client';
 
 /** The ramp client's `onAttempt`: counts each attempt by method, endpoint template and outcome, and times it. */
@@ -45,4 +46,14 @@ export function reportProcessMemory(meter: MetricMeter, limitBytes: number, inte
   const timer = setInterval(sample, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * The Temporal runtime's telemetry serving the worker's metrics on `bindAddress` (the worker process
+ * on 0.0.0.0, `rampflow dev` on loopback): durations in seconds (the SDK's latency histograms keep
+ * their names; values and buckets are seconds), and rampflow's own histograms with buckets of their
+ * own (observability/metric-catalogue.ts).
+ */
+export function prometheusTelemetry(bindAddress: string): NonNullable<RuntimeOptions['telemetryOptions']> {
+  return { metrics: { prometheus: { bindAddress, useSecondsForDurations: true, histogramBucketOverrides: histogramBucketOverrides() } } };
 }

@@ -17,8 +17,13 @@ let worker: WorkerProcess | undefined;
 let metricsPort = 0;
 let parkedId = '';
 
+/** `rampflow` with no worker metrics on this host unless `workerMetricsPort` says where they are. */
+function rampflowWith(workerMetricsPort: number, ...args: string[]): Promise<RunResult> {
+  return runRampflow(args, { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue, WORKER_METRICS_PORT: String(workerMetricsPort) } });
+}
+
 function rampflow(...args: string[]): Promise<RunResult> {
-  return runRampflow(args, { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue } });
+  return rampflowWith(0, ...args);
 }
 
 async function snapshot(...args: string[]): Promise<StatusSnapshot> {
@@ -92,7 +97,7 @@ describe('rampflow status', () => {
     expect(text).toMatch(/^ {2}NEEDS_ATTENTION +1 +longest here \d+\w* +customer\//m);
     expect(text).toMatch(/^ {2}journeys +Deadline +at AWAITING_KYC +1 +longest /m);
     expect(text).toMatch(/^ {2}reconcile-\S+ COMPLETED, ended \S+ ago: examined \d+ customers/m);
-    expect(text).toContain('metrics: not read (pass --metrics-url');
+    expect(text).toContain('metrics: not read (WORKER_METRICS_PORT is 0: pass --metrics-url');
   });
 
   it('--metrics-url reads a worker process\'s outage gauge and calls, and names an endpoint it cannot read', async () => {
@@ -109,8 +114,16 @@ describe('rampflow status', () => {
     expect(text).toMatch(/service calls since start \d+: 429 \d+, 5xx \d+, network \d+/);
   });
 
+  it('without --metrics-url reads the worker\'s endpoint on this host at WORKER_METRICS_PORT', async () => {
+    const url = `http://127.0.0.1:${metricsPort}/metrics`;
+    await until('the worker to serve its metrics', async () => ((await fetch(url).catch(() => undefined))?.ok ? true : undefined), 90_000);
+    const result = await rampflowWith(metricsPort, 'status', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as StatusSnapshot).metrics).toEqual([expect.objectContaining({ url, ok: true, outage: { UNAUTHORISED: 0, UNREACHABLE: 0, SERVER_ERROR: 0 } })]);
+  });
+
   it('--watch redraws until stopped, and refuses a refresh under five seconds', async () => {
-    const watched = await runRampflow(['status', '--watch', '5'], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue }, timeoutMs: 7_500 });
+    const watched = await runRampflow(['status', '--watch', '5'], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue, WORKER_METRICS_PORT: '0' }, timeoutMs: 7_500 });
     const frames = watched.stdout.split('\x1b[2J\x1b[H').filter((frame) => frame !== '');
     expect(frames.length).toBeGreaterThanOrEqual(2);
     for (const frame of frames) expect(frame).toContain('journeys: 3 running');

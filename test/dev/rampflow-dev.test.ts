@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePortBelow } from '../../dev/ports';
 import { DEV_PARTNER_API_TOKEN } from '../../dev/stack';
-import { PROJECT_ROOT } from '../support/run';
+import type { StatusSnapshot } from '../../client/status';
+import { PROJECT_ROOT, runRampflow } from '../support/run';
+import { until } from '../support/until';
 
 function isListening(port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -35,7 +37,7 @@ async function freeListenPorts(count: number): Promise<number[]> {
   return [...ports];
 }
 
-async function startDev(extra: string[]) {
+async function startDev(extra: string[], env: NodeJS.ProcessEnv = {}) {
   const [port, uiPort, sandboxPort, webhookPort, partnerApiPort, codecPort, partnerEventsPort] = (await freeListenPorts(7)) as [number, number, number, number, number, number, number];
   const ports = { port, uiPort, sandboxPort, webhookPort, partnerApiPort, codecPort, partnerEventsPort };
   const dbFile = join(mkdtempSync(join(tmpdir(), 'rampflow-dev-')), 'temporal.db');
@@ -52,7 +54,8 @@ async function startDev(extra: string[]) {
     '--db-file', dbFile,
     ...extra,
   ];
-  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // No worker metrics unless a case asks for them: 9464 may be another stack's on this machine.
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, WORKER_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -95,6 +98,38 @@ describe('rampflow dev (npm start)', () => {
     // Its partner event log is its own, beside its history: another stack (another test) never shares it.
     const log = readFileSync(join(dirname(dev.dbFile), 'partner-events', 'events.jsonl'), 'utf8');
     expect(log.trim().split('\n').length).toBeGreaterThanOrEqual(heard.length);
+  }, 180_000);
+
+  it('serves the worker\'s and the receiver\'s metrics where the docs say, prints where, and `rampflow status` reads the worker\'s there', async () => {
+    const [metricsPort] = (await freeListenPorts(1)) as [number];
+    const dev = await startDev([], { WORKER_METRICS_PORT: String(metricsPort), STAGE_AGE_SCAN_SECONDS: '15' });
+    try {
+      await dev.outputContains('demo journey customer/demo-', 90_000);
+      const workerUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+      const receiverUrl = `http://127.0.0.1:${dev.ports.webhookPort}/metrics`;
+      expect(dev.output()).toContain(`worker metrics on ${workerUrl}`);
+      expect(dev.output()).toContain(`receiver metrics on ${receiverUrl}`);
+
+      // The worker's: the SDK's, rampflow's outage gauge, and its own calls to the service.
+      const worker = await until('the worker to count its calls to the service', async () => {
+        const text = await (await fetch(workerUrl)).text();
+        return text.includes('rampflow_service_requests_total{') ? text : undefined;
+      }, 60_000, 500);
+      expect(worker).toContain('temporal_workflow_task_schedule_to_start_latency');
+      expect(worker).toContain('rampflow_service_outage{');
+      // The receiver's: the webhooks' and the stage age scan's, parked payouts included.
+      const receiver = await (await fetch(receiverUrl)).text();
+      expect(receiver).toContain('rampflow_webhook_requests_total');
+      expect(receiver).toMatch(/^rampflow_stage_oldest_waiter_seconds\{workflow_type="payout",stage="NEEDS_ATTENTION"\} /m);
+
+      const status = await runRampflow(['status', '--json'], { env: { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${dev.ports.port}`, TEMPORAL_TASK_QUEUE: 'rampflow', WORKER_METRICS_PORT: String(metricsPort) } });
+      expect(status.code, status.stderr).toBe(0);
+      expect((JSON.parse(status.stdout) as StatusSnapshot).metrics).toEqual([expect.objectContaining({ url: workerUrl, ok: true })]);
+    } finally {
+      dev.child.kill('SIGINT');
+      expect(await dev.exited, dev.output()).toBe(0);
+    }
+    expect(await isListening(metricsPort)).toBe(false);
   }, 180_000);
 
   it('stops everything it started on Ctrl-C, even in the middle of the demo', async () => {
