@@ -30,6 +30,7 @@
  * attempt whose answer was lost sees the id again and drops it.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { METRICS } from '../observability/metric-catalogue';
 import type { PartnerEvent, PartnerEventStream } from '../partner-events/catalogue';
@@ -389,7 +390,12 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
           if (refused?.outcome === 'failed') {
             const reason = `${endpoint.name}: ${refused.reason}`;
             context.heartbeat({ through: after, lastFailure: reason } satisfies DeliveryProgress);
-            throw ApplicationFailure.retryable(reason, 'DeliveryFailed');
+            // One line per attempt, and the failure BENIGN: an endpoint that is down is the partner's
+            // to fix and this workflow's to retry, not a fault of ours, so the SDK logs it at DEBUG
+            // rather than a WARN with a stack trace per attempt. The reason names the HTTP status or
+            // the network error's code (partner-events/deliver.ts), never the URL or the events.
+            context.log.warn('partner event delivery failed; retried with backoff', { endpoint: endpoint.name, reason: refused.reason, deliveredThrough: after });
+            throw ApplicationFailure.create({ message: reason, type: 'DeliveryFailed', category: ApplicationFailureCategory.BENIGN });
           }
         }
       } finally {

@@ -7,10 +7,11 @@
  * its GET /metrics, with the stage age scan every STAGE_AGE_SCAN_SECONDS, as in production.
  */
 import { join, resolve } from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import type { Command } from 'commander';
 import { parseEnv, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
 import { runDemo } from '../dev/demo';
+import { devSdkLogger } from '../workers/logging';
 import { prometheusTelemetry } from '../workers/service-metrics';
 import { startStack } from '../dev/stack';
 import { clusterOptions, DEFAULT_CLUSTER_DATA_DIR } from './cluster';
@@ -73,10 +74,10 @@ async function runDev(options: DevOptions): Promise<void> {
   const observability = parseEnv(WorkerEnvSchema.pick({ WORKER_METRICS_PORT: true }).extend(WebhookEnvSchema.pick({ STAGE_AGE_SCAN_SECONDS: true }).shape));
   const workerMetricsPort = observability.WORKER_METRICS_PORT || undefined;
 
-  // The SDK's own lines stay out of the demo's output unless they are warnings; and this command,
-  // not the SDK, decides when the worker stops.
+  // The SDK's own lines stay out of the demo's output unless they are warnings (one line each); and
+  // this command, not the SDK, decides when the worker stops.
   Runtime.install({
-    logger: new DefaultLogger('WARN'),
+    logger: devSdkLogger(),
     shutdownSignals: [],
     telemetryOptions: workerMetricsPort ? prometheusTelemetry(`127.0.0.1:${workerMetricsPort}`) : {},
   });

@@ -4,15 +4,19 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePortBelow } from '../../dev/ports';
 import { DEV_PARTNER_API_TOKEN } from '../../dev/stack';
+import { endpointsVariable, generateEndpointSecret, localEndpointConfig } from '../../partner-events/local-endpoint';
 import type { StatusSnapshot } from '../../client/status';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { until } from '../support/until';
+
+const failedLines = (output: string): string[] => output.split('\n').filter((line) => line.includes('partner event delivery failed'));
 
 function isListening(port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -130,6 +134,45 @@ describe('rampflow dev (npm start)', () => {
       expect(await dev.exited, dev.output()).toBe(0);
     }
     expect(await isListening(metricsPort)).toBe(false);
+  }, 180_000);
+
+  it('logs a failing partner endpoint one line per attempt, without customer data, and no start-up warning for the service queue', async () => {
+    // The partner's endpoint is down: every delivery is answered 503.
+    let attempts = 0;
+    const endpoint = createServer((request, response) => {
+      attempts += 1;
+      request.resume();
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((listening) => endpoint.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/events`;
+    const dev = await startDev([], {
+      PARTNER_EVENT_ENDPOINTS: endpointsVariable([localEndpointConfig(url, generateEndpointSecret(), 'partner-backend')]),
+      PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
+      // A minute of retries: the backoff scales down with it, so attempts come every second or so.
+      PARTNER_EVENT_RETRY_SECONDS: '60',
+    });
+    try {
+      await until('five failed delivery lines', async () => (failedLines(dev.output()).length >= 5 ? true : undefined), 120_000, 500);
+    } finally {
+      dev.child.kill('SIGINT');
+      expect(await dev.exited, dev.output()).toBe(0);
+      await new Promise((closed) => endpoint.close(closed));
+    }
+    const lines = dev.output().split('\n').filter((line) => line !== '');
+    const failed = failedLines(dev.output());
+    // One line per attempt of the delivery workflow's activity. The endpoint saw at most two more: the
+    // publishing activity's own attempt (it hands a failed stream to the delivery workflow without a
+    // line), and an attempt still in flight when the stack stopped.
+    expect(attempts - failed.length, dev.output()).toBeGreaterThanOrEqual(0);
+    expect(attempts - failed.length, dev.output()).toBeLessThanOrEqual(2);
+    for (const line of failed) expect(line).toMatch(/^\S+ \[WARN\] partner event delivery failed; retried with backoff \{.*endpoint: 'partner-backend'.*reason: 'HTTP 503'.*\}$/);
+    // Every line is the stack's progress or one SDK entry: no stack frames, no object spread over lines.
+    for (const line of lines) expect(line, dev.output()).toMatch(/^(\[rampflow dev\] |\d{4}-\d\d-\d\dT\S+ \[(WARN|ERROR)\] )/);
+    // No customer data in any log line (the demo's progress lines name the account it registered).
+    const logs = lines.filter((line) => !line.startsWith('[rampflow dev] '));
+    for (const secret of ['Ada', 'ada@example.com', '987654321', '12345678', 'whsec_']) expect(logs.filter((line) => line.includes(secret))).toEqual([]);
+    expect(dev.output()).not.toContain('No workflows registered');
   }, 180_000);
 
   it('stops everything it started on Ctrl-C, even in the middle of the demo', async () => {
