@@ -1,14 +1,17 @@
 /**
- * The parked alerts' runbooks (docs/runbooks/Rampflow{Payout,Deposit,Journey}Parked.md) as an on-call
- * engineer follows them: with one payout, one deposit and one journey parked on the shared dev server,
- * each page's first command, run as written, prints the parked workflow's ID and its reason in the
- * section on parked work.
+ * The parked alerts (RampflowPayoutParked, RampflowDepositParked, RampflowJourneyParked) with one
+ * payout, one deposit and one journey parked on the shared dev server: the receiver's scan serves each
+ * type's longest parked (the alerts' input; promtool tests the rules on it), and each runbook's first
+ * command, run as written, prints the parked workflow's ID under its reason.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { StageAgeScan } from '../../observability/stage-age-scan';
 import { depositWorkflowId, payoutWorkflowId } from '../../workflows/ids';
+import { payoutStateQuery } from '../../workflows/payout-messages';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { temporalAddress } from '../support/temporal';
@@ -68,6 +71,28 @@ function parkedSection(stdout: string): string {
   const from = stdout.indexOf('parked (NEEDS_ATTENTION)');
   return from < 0 ? '' : stdout.slice(from, stdout.indexOf('\nlast reconciliation', from));
 }
+
+describe('the parked alerts\' input', () => {
+  it('the receiver\'s scan serves each type\'s longest parked, from when it parked: what RampflowPayoutParked compares with its SLA', async () => {
+    const registry = new Registry();
+    const scan = new StageAgeScan({ client: h.client, taskQueue: h.taskQueue, registry });
+    const since = await until(
+      'the scan to find the parked payout',
+      async () => {
+        await scan.scanOnce();
+        return scan.oldestAt('payout', 'NEEDS_ATTENTION')?.since;
+      },
+      30_000,
+      500,
+    );
+    const { attention } = await h.client.workflow.getHandle(parked.payout.workflowId).query(payoutStateQuery);
+    // RampStageSince is the park's own time (workflow time, indexed in the same upsert as the stage).
+    expect(Math.abs(since - Date.parse(attention!.since))).toBeLessThan(1_000);
+    const line = (await registry.metrics()).split('\n').find((one) => one.startsWith('rampflow_stage_oldest_waiter_seconds{workflow_type="payout",stage="NEEDS_ATTENTION"}'));
+    expect(Number(line?.split(' ').at(-1))).toBeGreaterThan(0);
+    for (const workflowType of ['depositLifecycle', 'customerJourney']) expect(scan.oldestAt(workflowType, 'NEEDS_ATTENTION')?.since, workflowType).toBeDefined();
+  });
+});
 
 describe('the parked alerts\' runbooks', () => {
   it.each([
