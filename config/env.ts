@@ -41,6 +41,11 @@ export const WebhookEnvSchema = z.object({
     .string()
     .default('')
     .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
+  /** Comma-separated proxies (IPs or CIDR ranges) whose X-Forwarded-For names a delivery's source; empty: the TCP peer is the source. */
+  WEBHOOK_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
   /** The public HTTPS URL the service delivers to (used when registering the callback). */
   WEBHOOK_PUBLIC_URL: z.url().optional(),
   /**

@@ -52,6 +52,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
   const { app } = buildWebhookServer({
     token: webhook.WEBHOOK_TOKEN,
     allowedIps: webhook.WEBHOOK_ALLOWED_IPS,
+    trustedProxies: webhook.WEBHOOK_TRUSTED_PROXIES,
     client,
     taskQueue: temporal.TEMPORAL_TASK_QUEUE,
     logger,
@@ -87,6 +88,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
         namespace: temporal.TEMPORAL_NAMESPACE,
         taskQueue: temporal.TEMPORAL_TASK_QUEUE,
         allowedIps: webhook.WEBHOOK_ALLOWED_IPS.length === 0 ? 'any' : webhook.WEBHOOK_ALLOWED_IPS,
+        trustedProxies: webhook.WEBHOOK_TRUSTED_PROXIES.length === 0 ? 'none' : webhook.WEBHOOK_TRUSTED_PROXIES,
         routing: webhook.WEBHOOK_ROUTING,
       },
       'webhook receiver listening',
