@@ -15,7 +15,7 @@ import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
 import { buildCodecServer } from '../codec/codec-server';
 import { parseEnv, PartnerEventsEnvSchema, PayloadKeysSchema } from '../config/env';
-import { partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
+import { checkEndpointVariables, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import type { PartnerEndpoint } from '../partner-events/endpoint-types';
 import { endpointsVariable, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { RampClient } from '../ramp';
@@ -124,7 +124,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // history and the keys: a stack with a --db-file of its own keeps its own journeys' events and
     // takes its own writer lock, so two stacks on one machine never share a log.
     const partnerEventsEnv = { ...process.env, PARTNER_EVENTS_DIR: process.env.PARTNER_EVENTS_DIR || join(dirname(options.dbFile), 'partner-events') };
-    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape), partnerEventsEnv), payloadKeys);
+    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape).superRefine(checkEndpointVariables), partnerEventsEnv), payloadKeys);
     stoppers.push(() => partnerEvents.close());
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());

@@ -20,7 +20,7 @@ import {
   TemporalEnvSchema,
   WorkerEnvSchema,
 } from '../config/env';
-import { PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
+import { checkEndpointVariables, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import { RampClient } from '../ramp';
 import { createLogger } from '../config/logger';
 import { histogramBucketOverrides } from '../observability/metric-catalogue';
@@ -42,7 +42,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       .extend(DeploymentEnvSchema.shape)
       .extend(PayloadEnvSchema.shape)
       .extend(PartnerEventsEnvSchema.shape)
-      .extend(PartnerEventEndpointsEnvSchema.shape),
+      .extend(PartnerEventEndpointsEnvSchema.shape)
+      .superRefine(checkEndpointVariables),
     env,
   );
   const logger = createLogger('rampflow-worker', config.LOG_LEVEL);
