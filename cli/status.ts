@@ -98,7 +98,9 @@ export function formatStatus(status: StatusSnapshot): string {
   lines.push('', `parked (NEEDS_ATTENTION): ${parked.total}`);
   if (parked.total > 0) {
     lines.push(parked.sample ? `  reasons from a sample: ${parked.read} of ${parked.total} states read` : `  reasons from all ${parked.total} states`);
-    lines.push(...table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`, reason.example])));
+    // The reason in words, whole, under its row: a cut one hides what an operator has to act on.
+    const rows = table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`]));
+    parked.reasons.forEach((reason, index) => lines.push(rows[index]!, `      e.g. ${reason.example}`));
     for (const why of parked.unreadBecause) lines.push(`  not read: ${why}`);
   }
   lines.push('', 'last reconciliation');
