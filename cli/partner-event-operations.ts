@@ -14,9 +14,10 @@ import { partnerEventCatalogueMarkdown } from '../partner-events/catalogue-markd
 import { openPartnerEventStore } from '../partner-events/open-store';
 import type { PartnerEventStore } from '../partner-events/store';
 import { printJson, withRampflowClient } from './client-session';
+import { withPayloadKeys } from './local-stack';
 
 async function withStore<T>(role: 'reader' | 'writer', work: (store: PartnerEventStore) => Promise<T>): Promise<T> {
-  const config = parseEnv(PartnerEventsEnvSchema.extend(PayloadEnvSchema.shape));
+  const config = parseEnv(PartnerEventsEnvSchema.extend(PayloadEnvSchema.shape), withPayloadKeys());
   const store = await openPartnerEventStore(config, config.RAMPFLOW_PAYLOAD_KEYS, { role });
   try {
     return await work(store);

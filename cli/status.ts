@@ -8,6 +8,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { createRampflowClientFromEnv } from '../client';
 import { DEFAULT_PARKED_SAMPLE, readStatus, type StatusSnapshot } from '../client/status';
 import type { WorkerMetrics } from '../client/worker-metrics';
+import { withPayloadKeys } from './local-stack';
 
 /** The shortest refresh: a read makes 8 visibility calls (at most 30), of the namespace's 10 a second. */
 export const MIN_WATCH_SECONDS = 5;
@@ -130,7 +131,7 @@ export function formatStatus(status: StatusSnapshot): string {
 }
 
 async function status(flags: StatusFlags): Promise<void> {
-  const rampflow = await createRampflowClientFromEnv();
+  const rampflow = await createRampflowClientFromEnv(withPayloadKeys());
   const options = {
     taskQueue: flags.taskQueue ?? rampflow.taskQueue,
     metricsUrls: flags.metricsUrl,
