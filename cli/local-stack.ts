@@ -7,9 +7,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PARTNER_ENDPOINTS_FILE, PAYLOAD_KEYS_FILE } from '../dev/local-secrets';
 
 /** Where `npm start` keeps its payload key (dev/local-secrets.ts), relative to the working directory. */
-export const LOCAL_PAYLOAD_KEYS_FILE = join('.data', 'payload-keys');
+export const LOCAL_PAYLOAD_KEYS_FILE = join('.data', PAYLOAD_KEYS_FILE);
+/** The partner endpoints the local stack's worker delivers to, as it last started (dev/stack.ts). */
+export const LOCAL_PARTNER_ENDPOINTS_FILE = join('.data', PARTNER_ENDPOINTS_FILE);
 
 /**
  * The environment with RAMPFLOW_PAYLOAD_KEYS from the local stack's key file when this shell has
@@ -21,4 +24,30 @@ export function withPayloadKeys(env: NodeJS.ProcessEnv = process.env): NodeJS.Pr
   throw new Error(
     `RAMPFLOW_PAYLOAD_KEYS is not set and there is no ${LOCAL_PAYLOAD_KEYS_FILE} here (where npm start keeps its key): set RAMPFLOW_PAYLOAD_KEYS to the keys the worker uses (docs/deploying/customer-data-and-keys.md)`,
   );
+}
+
+/** Where `partner-events endpoints` reads the endpoints from, and how it says so. */
+export interface EndpointsSource {
+  env: NodeJS.ProcessEnv;
+  /** One line naming the configuration read, printed above the endpoints. */
+  says: string;
+}
+
+/**
+ * The endpoints this shell configures when it sets either variable; otherwise the local stack's
+ * worker's, when there is one here; otherwise this shell's (none), saying that a worker elsewhere
+ * reads its own environment, which this command cannot see.
+ */
+export function partnerEndpointsSource(env: NodeJS.ProcessEnv = process.env): EndpointsSource {
+  if (env.PARTNER_EVENT_ENDPOINTS || env.PARTNER_EVENT_ENDPOINTS_FILE) {
+    return { env, says: "endpoints as this shell's PARTNER_EVENT_ENDPOINTS / PARTNER_EVENT_ENDPOINTS_FILE configure them (a worker reads its own environment: check it matches)" };
+  }
+  if (existsSync(LOCAL_PARTNER_ENDPOINTS_FILE)) {
+    // Loopback is what the local stack delivers to (its own endpoint), with the opt-in it sets for its worker.
+    return {
+      env: { ...env, PARTNER_EVENT_ENDPOINTS_FILE: LOCAL_PARTNER_ENDPOINTS_FILE, PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true' },
+      says: `endpoints of the local stack's worker (npm start), as it last started: ${LOCAL_PARTNER_ENDPOINTS_FILE}`,
+    };
+  }
+  return { env, says: "this shell sets no PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE and there is no local stack here: a worker started elsewhere reads its own environment, which this command cannot see" };
 }
