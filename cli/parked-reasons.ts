@@ -1,7 +1,7 @@
 /**
  * Why the parked rows of `journey list`, `deposit list` and `payout list` are parked. Visibility
- * indexes the stage, not the reason, so each row listed in NEEDS_ATTENTION has its workflow's state
- * read (a bounded number at a time); other rows cost nothing.
+ * indexes the stage, not the reason, so each running row listed in NEEDS_ATTENTION has its workflow's
+ * state read (a bounded number at a time); other rows cost nothing.
  */
 import type { Attention } from '../client';
 import { forEachBounded } from '../client/bulk';
@@ -11,9 +11,12 @@ const READS_AT_ONCE = 8;
 /** A listed row, with its attention when it is parked, or why that could not be read. */
 export type WithReason<T> = T & { attention?: Attention; attentionNotRead?: string };
 
-export async function withParkedReasons<T extends { stage?: string | undefined }>(rows: readonly T[], attentionOf: (row: T) => Promise<Attention | undefined>): Promise<WithReason<T>[]> {
+/** Parked and still running: an ended workflow keeps the stage it was last indexed at, and its end says why. */
+export const isParked = (row: { stage?: string | undefined; status: string }): boolean => row.stage === 'NEEDS_ATTENTION' && row.status === 'RUNNING';
+
+export async function withParkedReasons<T extends { stage?: string | undefined; status: string }>(rows: readonly T[], attentionOf: (row: T) => Promise<Attention | undefined>): Promise<WithReason<T>[]> {
   const read: WithReason<T>[] = rows.map((row) => ({ ...row }));
-  const parked = read.filter((row) => row.stage === 'NEEDS_ATTENTION');
+  const parked = read.filter(isParked);
   await forEachBounded(parked, READS_AT_ONCE, async (row) => {
     try {
       const attention = await attentionOf(row);

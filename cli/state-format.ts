@@ -3,7 +3,7 @@
  * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
  */
 import { endFieldLines, endJson, type Attention, type DepositListItem, type DepositPage, type DepositState, type EventReport, type JourneyDeposits, type JourneyListing, type JourneyState, type EndFailure, type PayoutListing, type RampflowWorkflowEndedError } from '../client';
-import { parkedBecause, type WithReason } from './parked-reasons';
+import { isParked, parkedBecause, type WithReason } from './parked-reasons';
 
 function labelled(rows: [string, string | undefined][]): string {
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
@@ -97,7 +97,7 @@ function table(header: string[], rows: string[][]): string {
 const failureText = (failure: EndFailure): string => `${failure.type}: ${failure.message}`;
 
 /** Whether a list has a parked row, so it gets the last column, `PARKED BECAUSE`. */
-const anyParked = (rows: { stage?: string | undefined }[]): boolean => rows.some((row) => row.stage === 'NEEDS_ATTENTION');
+const anyParked = (rows: { stage?: string | undefined; status: string }[]): boolean => rows.some(isParked);
 
 export function formatJourneyList(journeys: WithReason<JourneyListing>[]): string {
   if (journeys.length === 0) return 'no journeys match\n';
