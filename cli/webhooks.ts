@@ -10,6 +10,7 @@ import { RampClient } from '../ramp';
 import { redactCallbackUrl, registerWebhooks, runWebhookReceiver } from '../webhooks';
 import { RECONCILE_SCHEDULE_ID } from '../webhooks/reconcile-schedule';
 import type { reconcileWithService } from '../workflows/reconcile';
+import { withPayloadKeys } from './local-stack';
 
 function positiveSeconds(value: string): number {
   const seconds = Number(value);
@@ -38,7 +39,7 @@ async function register(options: { url?: string; allowHttp?: boolean }): Promise
 }
 
 async function reconcileNow(): Promise<void> {
-  const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape));
+  const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), withPayloadKeys());
   const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema);
   const connection = await Connection.connect({
     address: temporal.TEMPORAL_ADDRESS,

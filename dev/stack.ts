@@ -7,6 +7,7 @@
  * this process, every part with the same payload key.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -29,7 +30,7 @@ import { createRampflowWorker, type RampflowWorker } from '../workers/worker';
 import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
-import { localSecrets } from './local-secrets';
+import { localSecrets, PARTNER_ENDPOINTS_FILE } from './local-secrets';
 
 /** The sandbox's documented local key pair (docs/sandbox.md). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
@@ -191,7 +192,7 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
   const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema));
   if (configured.length > 0) {
     options.progress(`    partner events go to the configured endpoints: ${configured.map((endpoint) => endpoint.name).join(', ')}`);
-    return configured;
+    return recordedForOtherShells(options, configured);
   }
   const endpoint = await startLocalEndpoint({ secret, port: options.partnerEventsPort ?? 0, print: (line) => options.progress(`  partner event ${line}`) });
   stoppers.push(() => endpoint.close());
@@ -206,6 +207,16 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
     else process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS = allowedBefore;
   });
   options.progress(`    partner events go to the local endpoint ${endpoint.url} (signing secret in ${secretFile})`);
+  return recordedForOtherShells(options, endpoints);
+}
+
+/**
+ * The worker's endpoints, written beside the stack's keys (owner-readable only: it holds the signing
+ * secrets), so that `rampflow partner-events endpoints` in another shell shows what this worker
+ * delivers to rather than what that shell configures.
+ */
+function recordedForOtherShells(options: StackOptions, endpoints: PartnerEndpoint[]): PartnerEndpoint[] {
+  writeFileSync(join(dirname(options.dbFile), PARTNER_ENDPOINTS_FILE), `${endpointsVariable(endpoints)}\n`, { mode: 0o600 });
   return endpoints;
 }
 

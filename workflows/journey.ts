@@ -137,7 +137,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     await orPark('registering the customer\'s exit accounts', () => exits.registerOwn());
     if (exits.missing().length === 0) return;
     show('SETTING_UP_RAMPS', `the partner to register ${exits.missing().join(' and ')} with the service`);
-    await waitOrPark(`${exits.missing().join(' and ')} to be registered`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds);
+    await waitOrPark(`the partner to register ${exits.missing().join(' and ')} with the service`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds);
   }
 
   async function awaitingAccounts(): Promise<JourneyStage> {
