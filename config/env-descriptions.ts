@@ -33,6 +33,7 @@ export const ENV_DESCRIPTIONS: Record<EnvVariable, EnvDescription> = {
   RAMP_BASE_URL: { readBy: 'worker, `api`, `webhooks register`', description: 'the ramp service\'s base URL (http or https)' },
   RAMP_API_KEY: { readBy: 'worker, `api`, `webhooks register`', description: 'the partner\'s signing key' },
   RAMP_API_SECRET: { readBy: 'worker, `api`, `webhooks register`', description: 'the partner\'s signing secret; never logged' },
+  RAMP_ASSUMPTIONS_FILE: { readBy: 'worker, `webhooks serve`, `webhooks reconcile`, `webhooks register`, `api`, `probe`', description: 'a JSON file overriding what rampflow assumes of the service where a deployment\'s service differs; `rampflow probe` prints the keys to put there. Its keys are listed [below](#ramp_assumptions_file-keys); a bad file stops the process at start naming the key ([Going live](../deploying/going-live.md))', unset: 'the assumptions of `ramp/assumptions.ts`' },
   WEBHOOK_PORT: { readBy: '`webhooks serve`', description: 'port the receiver listens on (all interfaces)' },
   WEBHOOK_TOKEN: { readBy: '`webhooks serve`, `webhooks register`', description: 'secret path segment: the service delivers to `POST /webhooks/ramp/<WEBHOOK_TOKEN>`; at least 16 characters' },
   WEBHOOK_ALLOWED_IPS: { readBy: '`webhooks serve`', description: 'comma-separated addresses or CIDR ranges allowed to deliver, checked against the TCP peer (behind a proxy, enforce the list there)', unset: 'any source' },
