@@ -3,7 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { PartnerCredential } from './auth/authenticate';
 import { DEFAULT_AUTOPILOT_DELAYS, type AutopilotDelays } from './autopilot';
 import type { ClockOptions } from './clock';
-import type { SandboxVariants } from './variants';
+import type { SandboxVariants } from './variant-types';
 
 export interface PartnerKeyPair {
   apiKey: string;

@@ -3,7 +3,8 @@
  * Names the interface gives only by label are camelCase (DESIGN: "What the interface leaves open"):
  * `id`, `externalId`, `customerId`, `currency`, `status`, `type`.
  */
-import { parameterNameIn, type QueryParameterStyle } from '../variants';
+import type { QueryParameterStyle } from '../variant-types';
+import { parameterNameIn } from '../variants';
 import { invalidParameters } from './errors';
 
 /** How the service reads its query (the `query-parameters` and `max-page-size` variants, sandbox/variants.ts). */
