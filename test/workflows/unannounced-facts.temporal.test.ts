@@ -77,7 +77,7 @@ describe('a fact no event announces, with production timings', () => {
     expect(timers.filter((seconds) => seconds < EARLY_FIRST_POLL_MS / 1000)).toEqual([]);
     expect(timers).toContain(POLL_INTERVAL_MS / 1000);
     await handle.terminate('test over');
-  });
+  }, 180_000);
 
   it('a deposit the service holds ACTION_REQUIRED (no event) is seen within seconds, not at the first poll', async () => {
     const { depositId } = await receivedDeposit();
@@ -87,7 +87,7 @@ describe('a fact no event announces, with production timings', () => {
     expect(held.waitingFor).toMatch(/submit the attachment/);
     expect(Date.now() - heldAt).toBeLessThan(POLL_INTERVAL_MS / 5);
     await h.client.workflow.getHandle(depositWorkflowId(depositId)).terminate('test over');
-  });
+  }, 240_000);
 
   it('`deposit attach` reads the deposit before refusing: the service held it after the workflow\'s last read', async () => {
     const { depositId, virtualAccountId } = await receivedDeposit();
@@ -116,5 +116,5 @@ describe('a fact no event announces, with production timings', () => {
     expect(refused.stderr).toContain('the deposit is RECEIVED, not ACTION_REQUIRED: the service asked for no attachment (read from the service just now)');
     await deposit.terminate('test over');
     await h.client.workflow.getHandle(depositWorkflowId(otherId)).terminate('test over');
-  });
+  }, 240_000);
 });
