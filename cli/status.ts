@@ -8,6 +8,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { createRampflowClientFromEnv } from '../client';
 import { DEFAULT_PARKED_SAMPLE, readStatus, type StatusSnapshot } from '../client/status';
 import type { WorkerMetrics } from '../client/worker-metrics';
+import { withPayloadKeys } from './local-stack';
 
 /** The shortest refresh: a read makes 8 visibility calls (at most 30), of the namespace's 10 a second. */
 export const MIN_WATCH_SECONDS = 5;
@@ -98,7 +99,9 @@ export function formatStatus(status: StatusSnapshot): string {
   lines.push('', `parked (NEEDS_ATTENTION): ${parked.total}`);
   if (parked.total > 0) {
     lines.push(parked.sample ? `  reasons from a sample: ${parked.read} of ${parked.total} states read` : `  reasons from all ${parked.total} states`);
-    lines.push(...table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`, reason.example])));
+    // The reason in words, whole, under its row: a cut one hides what an operator has to act on.
+    const rows = table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`]));
+    parked.reasons.forEach((reason, index) => lines.push(rows[index]!, `      e.g. ${reason.example}`));
     for (const why of parked.unreadBecause) lines.push(`  not read: ${why}`);
   }
   lines.push('', 'last reconciliation');
@@ -128,7 +131,7 @@ export function formatStatus(status: StatusSnapshot): string {
 }
 
 async function status(flags: StatusFlags): Promise<void> {
-  const rampflow = await createRampflowClientFromEnv();
+  const rampflow = await createRampflowClientFromEnv(withPayloadKeys());
   const options = {
     taskQueue: flags.taskQueue ?? rampflow.taskQueue,
     metricsUrls: flags.metricsUrl,

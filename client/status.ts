@@ -111,7 +111,7 @@ export interface ParkedReason {
   count: number;
   /** When the longest parked of them parked (the attention's `since`). */
   oldestSince: string;
-  /** One of their reasons in words, shortened. */
+  /** One of their reasons in words, whole. */
   example: string;
 }
 
@@ -332,7 +332,7 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
     const { errorType, stage, since, reason } = answer.attention;
     const key = `${answer.kind}\0${errorType ?? 'unspecified'}\0${stage}`;
     const group = groups.get(key);
-    if (!group) groups.set(key, { kind: answer.kind, reason: errorType ?? 'unspecified', stage, count: 1, oldestSince: since, example: shorten(reason) });
+    if (!group) groups.set(key, { kind: answer.kind, reason: errorType ?? 'unspecified', stage, count: 1, oldestSince: since, example: reason });
     else {
       group.count += 1;
       if (since < group.oldestSince) group.oldestSince = since;

@@ -27,10 +27,20 @@ export const TemporalEnvSchema = z.object({
   TEMPORAL_TLS_CA: optionalFile,
 });
 
+/**
+ * A JSON file overriding what rampflow assumes of the service (ramp/assumptions-file.ts checks it;
+ * `rampflow probe` prints the keys a deployment needs). Read by every process that calls the service
+ * or reconciles its lists.
+ */
+export const RampAssumptionsEnvSchema = z.object({
+  RAMP_ASSUMPTIONS_FILE: optionalFile,
+});
+
 export const RampEnvSchema = z.object({
   RAMP_BASE_URL: z.url({ protocol: /^https?$/ }),
   RAMP_API_KEY: z.string().min(1),
   RAMP_API_SECRET: z.string().min(1),
+  ...RampAssumptionsEnvSchema.shape,
 });
 
 export const WebhookEnvSchema = z.object({

@@ -8,6 +8,7 @@
  * payload key.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -16,7 +17,7 @@ import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
 import { buildCodecServer } from '../codec/codec-server';
 import { parseEnv, PartnerEventsEnvSchema, PayloadKeysSchema, ReconcileEnvSchema } from '../config/env';
-import { partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
+import { checkEndpointVariables, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import type { PartnerEndpoint } from '../partner-events/endpoint-types';
 import { endpointsVariable, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { RampClient } from '../ramp';
@@ -30,7 +31,7 @@ import { createRampflowWorker, type RampflowWorker } from '../workers/worker';
 import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
-import { localSecrets } from './local-secrets';
+import { localSecrets, PARTNER_ENDPOINTS_FILE } from './local-secrets';
 
 /** The sandbox's documented local key pair (docs/sandbox.md). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
@@ -128,7 +129,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // history and the keys: a stack with a --db-file of its own keeps its own journeys' events and
     // takes its own writer lock, so two stacks on one machine never share a log.
     const partnerEventsEnv = { ...process.env, PARTNER_EVENTS_DIR: process.env.PARTNER_EVENTS_DIR || join(dirname(options.dbFile), 'partner-events') };
-    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape), partnerEventsEnv), payloadKeys);
+    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape).superRefine(checkEndpointVariables), partnerEventsEnv), payloadKeys);
     stoppers.push(() => partnerEvents.close());
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());
@@ -201,7 +202,7 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
   const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema));
   if (configured.length > 0) {
     options.progress(`    partner events go to the configured endpoints: ${configured.map((endpoint) => endpoint.name).join(', ')}`);
-    return configured;
+    return recordedForOtherShells(options, configured);
   }
   const endpoint = await startLocalEndpoint({ secret, port: options.partnerEventsPort ?? 0, print: (line) => options.progress(`  partner event ${line}`) });
   stoppers.push(() => endpoint.close());
@@ -216,6 +217,16 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
     else process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS = allowedBefore;
   });
   options.progress(`    partner events go to the local endpoint ${endpoint.url} (signing secret in ${secretFile})`);
+  return recordedForOtherShells(options, endpoints);
+}
+
+/**
+ * The worker's endpoints, written beside the stack's keys (owner-readable only: it holds the signing
+ * secrets), so that `rampflow partner-events endpoints` in another shell shows what this worker
+ * delivers to rather than what that shell configures.
+ */
+function recordedForOtherShells(options: StackOptions, endpoints: PartnerEndpoint[]): PartnerEndpoint[] {
+  writeFileSync(join(dirname(options.dbFile), PARTNER_ENDPOINTS_FILE), `${endpointsVariable(endpoints)}\n`, { mode: 0o600 });
   return endpoints;
 }
 

@@ -138,7 +138,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     if (exits.missing().length === 0) return;
     show('SETTING_UP_RAMPS', `the partner to register ${exits.missing().join(' and ')} with the service`);
     // No event announces the partner's registrations: the wait polls early.
-    await waitOrPark(`${exits.missing().join(' and ')} to be registered`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds, { unannounced: true });
+    await waitOrPark(`the partner to register ${exits.missing().join(' and ')} with the service`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds, { unannounced: true });
   }
 
   async function awaitingAccounts(): Promise<JourneyStage> {

@@ -127,7 +127,8 @@ export function nextPollInterval(intervalMs: number, capMs: number): number {
  * looking (workflows/operator.ts) and resumes by itself when it does.
  */
 export function deadlinePassed(wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs' | 'hints'>): ParkRequest {
-  return new ParkRequest(`no answer from the service within the deadline while waiting for ${wait.what}`, 'Deadline', {
+  // Says what was waited for, not who failed to answer: some waits are on the partner (an exit account it registers).
+  return new ParkRequest(`the deadline passed while waiting for ${wait.what}`, 'Deadline', {
     what: wait.what,
     settled: wait.settled,
     poll: wait.poll,

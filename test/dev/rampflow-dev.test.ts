@@ -3,7 +3,7 @@
  * worker and receiver on free ports.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -97,6 +97,10 @@ describe('rampflow dev (npm start)', () => {
     // Its partner event log is its own, beside its history: another stack (another test) never shares it.
     const log = readFileSync(join(dirname(dev.dbFile), 'partner-events', 'events.jsonl'), 'utf8');
     expect(log.trim().split('\n').length).toBeGreaterThanOrEqual(heard.length);
+    // What its worker delivered to, kept beside its keys for `partner-events endpoints` in another shell.
+    const recorded = join(dirname(dev.dbFile), 'partner-event-endpoints.json');
+    expect(JSON.parse(readFileSync(recorded, 'utf8'))).toEqual([expect.objectContaining({ name: 'dev', url: expect.stringContaining(`http://127.0.0.1:${dev.ports.partnerEventsPort}/`) })]);
+    expect(statSync(recorded).mode & 0o777).toBe(0o600);
   }, 180_000);
 
   it('stops everything it started on Ctrl-C, even in the middle of the demo', async () => {
