@@ -1,9 +1,10 @@
 /**
  * Facts no event announces are looked for early (workflows/waiting.ts, UNANNOUNCED_FACTS_POLLED_EARLY),
  * with production's timings (a 15-minute poll interval): an AUD onramp is ACTIVE within a minute of
- * its virtual account's approval, though the whitelist that follows has no event; a deposit the
- * service holds ACTION_REQUIRED is seen long before the first regular poll; and an attachment sent
- * while the deposit's last read still said RECEIVED reads the deposit before it is refused.
+ * its virtual account's approval, though the whitelist that follows has no event; exit accounts the
+ * partner registers are found within seconds; a deposit the service holds ACTION_REQUIRED is seen long
+ * before the first regular poll; and an attachment sent while the deposit's last read still said
+ * RECEIVED reads the deposit before it is refused.
  *
  * Real time throughout, since the point is how soon: the sandbox runs its own clock, registers the
  * whitelisted sender 10 s after it is asked (its default) and delivers webhooks every second (as
@@ -76,6 +77,18 @@ describe('a fact no event announces, with production timings', () => {
     expect(timers).toContain(EARLY_FIRST_POLL_MS / 1000);
     expect(timers.filter((seconds) => seconds < EARLY_FIRST_POLL_MS / 1000)).toEqual([]);
     expect(timers).toContain(POLL_INTERVAL_MS / 1000);
+    await handle.terminate('test over');
+  }, 180_000);
+
+  it('exit accounts the partner registers after the journey began waiting for them (no event) are found within seconds', async () => {
+    const handle = await h.startJourney({ onramp: TEST_ONRAMP, timings: PRODUCTION_JOURNEY_TIMINGS });
+    const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
+    await h.control.approveCustomer(kyc.customer.id!);
+    await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.waitingFor.includes('register'));
+    await registerTestExits(h.control, kyc.customer.id!);
+    const registeredAt = Date.now();
+    await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS', 60_000);
+    expect(Date.now() - registeredAt).toBeLessThan(60_000);
     await handle.terminate('test over');
   }, 180_000);
 
