@@ -144,7 +144,7 @@ export function registerDepositCommand(program: Command): void {
 
   deposit
     .command('attach')
-    .description('submit the document the service asked for to a deposit in ACTION_REQUIRED (at most 10 MiB; the file goes to the attachment store, only its reference to Temporal)')
+    .description('submit the document the service asked for to a deposit in ACTION_REQUIRED (a deposit last read RECEIVED reads the service first; at most 10 MiB; the file goes to the attachment store, only its reference to Temporal)')
     .argument('<depositId>', "the service's deposit id")
     .argument('<file>', 'the document')
     .option('--content-type <type>', 'MIME type (default from the extension: .pdf, .png, .jpg)')

@@ -3,8 +3,9 @@
  * in reverse: the codec server, Temporal (the dev server with its Web UI reading payloads through
  * the codec server or, with `cluster`, the Temporal server on PostgreSQL of dev/temporal-cluster.ts),
  * the sandbox on autopilot, the worker (and the partner endpoint it delivers partner events to), the
- * webhook receiver registered with the sandbox, and the partner API. Everything but Temporal runs in
- * this process, every part with the same payload key.
+ * webhook receiver registered with the sandbox (and the reconciliation schedule production's receiver
+ * keeps), and the partner API. Everything but Temporal runs in this process, every part with the same
+ * payload key.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -15,14 +16,14 @@ import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
 import { buildCodecServer } from '../codec/codec-server';
-import { parseEnv, PartnerEventsEnvSchema, PayloadKeysSchema } from '../config/env';
+import { parseEnv, PartnerEventsEnvSchema, PayloadKeysSchema, ReconcileEnvSchema } from '../config/env';
 import { checkEndpointVariables, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import type { PartnerEndpoint } from '../partner-events/endpoint-types';
 import { endpointsVariable, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { buildPartnerApi } from '../partner-api/server';
-import { buildWebhookServer, registerWebhooks } from '../webhooks';
+import { buildWebhookServer, DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID, registerWebhooks } from '../webhooks';
 import { setCurrentVersion } from '../client/deployment';
 import { versionString } from '../workers/versioning';
 import { partnerEventsFromEnv } from '../workers/partner-event-wiring';
@@ -110,6 +111,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       autopilot: { kycSubmittedSeconds: 1, customerApprovedSeconds: 2, virtualAccountVerifiedSeconds: 2, depositAddressApprovedSeconds: 2, depositConfirmedSeconds: 2, tradeSettledSeconds: 2, paymentSettledSeconds: 2 },
       deliveryTickSeconds: 1,
       audWhitelistDelaySeconds: 2,
+      // Newest first, as rampflow assumes of the service (ramp/assumptions.ts): the reconciliation
+      // schedule below reads only what is new since its last run.
+      listOrder: 'newest-first',
     });
     const ramp = new RampClient({ baseUrl: sandbox.url, ...DEV_PARTNER });
     stoppers.push(async () => {
@@ -155,10 +159,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     progress(`4/5 webhook receiver on 127.0.0.1:${options.webhookPort}, registered with the sandbox`);
     const token = randomBytes(24).toString('hex');
+    const client = new Client({ connection, namespace: temporal.namespace, dataConverter });
     const { app } = buildWebhookServer({
       token,
       allowedIps: [],
-      client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+      client,
       taskQueue: TASK_QUEUE,
       logger: pino({ level: 'warn' }),
     });
@@ -167,6 +172,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const callbackUrl = `http://127.0.0.1:${options.webhookPort}/webhooks/ramp/${token}`;
     const { events } = await registerWebhooks(ramp, { callbackUrl, rampBaseUrl: sandbox.url, token });
     progress(`    receiver is up; the sandbox delivers ${events.length} kinds of event to it`);
+    // As `rampflow webhooks serve` keeps it in production: what no event announced (a deposit whose
+    // webhooks were lost) is found within the schedule's interval.
+    const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema);
+    const schedule = await ensureReconcileSchedule(client, { taskQueue: TASK_QUEUE, intervalSeconds: DEFAULT_RECONCILE_INTERVAL_SECONDS, limits: { listOrder: RECONCILE_LIST_ORDER } });
+    progress(`    reconciliation schedule ${RECONCILE_SCHEDULE_ID} ${schedule}: every ${DEFAULT_RECONCILE_INTERVAL_SECONDS / 60} min, as in production (\`rampflow webhooks reconcile\` runs one now)`);
 
     const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, payloadKeys });
 

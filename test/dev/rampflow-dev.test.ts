@@ -8,8 +8,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Connection } from '@temporalio/client';
 import { freePortBelow } from '../../dev/ports';
 import { DEV_PARTNER_API_TOKEN } from '../../dev/stack';
+import { DEFAULT_RECONCILE_INTERVAL_SECONDS, RECONCILE_SCHEDULE_ID } from '../../webhooks/reconcile-schedule';
 import { PROJECT_ROOT } from '../support/run';
 
 function isListening(port: number): Promise<boolean> {
@@ -77,7 +79,7 @@ describe('rampflow dev (npm start)', () => {
     expect(await dev.exited, dev.output()).toBe(0);
     const lines = dev.output().split('\n');
     // The journey registers the customer's accounts itself: nobody calls /sandbox/...-create.
-    const order = ['0/5 codec server', '1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
+    const order = ['0/5 codec server', '1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', `reconciliation schedule ${RECONCILE_SCHEDULE_ID} created`, '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
     const at = order.map((text) => lines.findIndex((line) => line.includes(text)));
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -108,6 +110,16 @@ describe('rampflow dev (npm start)', () => {
     expect(ui.status).toBe(200);
     const journeys = await fetch(`http://127.0.0.1:${dev.ports.partnerApiPort}/journeys/nobody-here`, { headers: { authorization: `Bearer ${DEV_PARTNER_API_TOKEN}` } });
     expect(journeys.status).toBe(404);
+    // The reconciliation schedule runs as production's receiver keeps it (its interval, the worker's queue).
+    const connection = await Connection.connect({ address: `127.0.0.1:${dev.ports.port}` });
+    try {
+      const { schedule } = await connection.workflowService.describeSchedule({ namespace: 'default', scheduleId: RECONCILE_SCHEDULE_ID });
+      expect(Number(schedule?.spec?.interval?.[0]?.interval?.seconds)).toBe(DEFAULT_RECONCILE_INTERVAL_SECONDS);
+      expect(schedule?.action?.startWorkflow).toMatchObject({ workflowType: { name: 'reconcileWithService' }, taskQueue: { name: 'rampflow' } });
+      expect(schedule?.state?.paused).toBeFalsy();
+    } finally {
+      await connection.close();
+    }
 
     dev.child.kill('SIGINT');
     expect(await dev.exited, dev.output()).toBe(0);
