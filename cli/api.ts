@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isOlderGenerationPath } from '../ramp/assumptions';
+import { loadAssumptionsFile } from '../ramp/assumptions-file';
 import { RampClient } from '../ramp/client';
 import { readRampEnvironment } from '../ramp/environment';
 import type { RequestBody } from '../ramp/http-client';
@@ -44,6 +45,7 @@ async function runApi(methodArgument: string, target: string, options: ApiComman
     baseUrl: environment.value.RAMP_BASE_URL,
     apiKey: environment.value.RAMP_API_KEY,
     apiSecret: environment.value.RAMP_API_SECRET,
+    assumptions: loadAssumptionsFile(environment.value.RAMP_ASSUMPTIONS_FILE),
     onCanonicalString: options.debug
       ? (canonical) => process.stderr.write(`--- canonical string ---\n${canonical}\n------------------------\n`)
       : undefined,

@@ -1,5 +1,5 @@
 /**
- * What `journey retry|cancel --all` and `deposit retry|cancel --all` share: their flags, a progress
+ * What `journey retry|cancel --all`, `deposit retry|cancel --all` and `payout retry --all` share: their flags, a progress
  * line on stderr while they run (stdout stays the result, or JSON with --json), the summary, and the
  * exit code (1 when any workflow failed; a refusal means the workflow moved on, which is not a failure).
  */
@@ -18,7 +18,7 @@ export interface BulkFlags {
 
 export interface BulkCommand {
   verb: 'retry' | 'cancel';
-  /** `journey` or `deposit`. */
+  /** `journey`, `deposit` or `payout`. */
   noun: string;
   /** Extra words for the summary's description of the set, e.g. `of customer user-42`. */
   scope?: string;
@@ -46,14 +46,14 @@ export function addBulkOptions(command: Command, stages: readonly string[], noun
   return command
     .option('--all', `every ${noun} at --stage (on TEMPORAL_TASK_QUEUE) instead of one`)
     .addOption(new Option('--stage <stage>', 'with --all: the stage to act on (default NEEDS_ATTENTION)').choices(stages))
-    .option('--error-type <type>', "with --all: only those whose attention's error type is this (InvalidParameters, Unauthorised, Deadline, ...)")
+    .option('--error-type <type>', "with --all: only those whose attention's error type is this (Deadline, InvalidParameters, Refused, Rejected, ...)")
     .option('--dry-run', 'with --all: print how many and which would be acted on, change nothing')
     .option('--concurrency <n>', `with --all: workflows updated at once (default ${DEFAULT_BULK_CONCURRENCY})`, concurrency)
     .option('--json', 'with --all: print the report as JSON');
 }
 
 export const BULK_EXAMPLES = (command: string): string =>
-  `\nExamples:\n  rampflow ${command} --all --dry-run\n  rampflow ${command} --all --error-type Unauthorised\n`;
+  `\nExamples:\n  rampflow ${command} --all --dry-run\n  rampflow ${command} --all --error-type Deadline --dry-run\n`;
 
 /** Whether the command acts on one workflow or on --all; refuses a mix of the two. */
 export function isBulk(id: string | undefined, flags: BulkFlags, idName: string): boolean {

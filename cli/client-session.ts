@@ -1,14 +1,15 @@
 /**
  * What the `journey` and `deposit` commands share: a rampflow client configured by the TEMPORAL_*
- * environment for the length of one command, and reading a JSON option given inline or as @file.
+ * environment (the payload keys also from a local stack, cli/local-stack.ts) for the length of one command, and reading a JSON option given inline or as @file.
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { createRampflowClientFromEnv, RampflowWorkflowEndedError, type RampflowClient } from '../client';
+import { withPayloadKeys } from './local-stack';
 import { endedJson, formatEnded } from './state-format';
 
 export async function withRampflowClient<T>(work: (client: RampflowClient) => Promise<T>): Promise<T> {
-  const client = await createRampflowClientFromEnv();
+  const client = await createRampflowClientFromEnv(withPayloadKeys());
   try {
     return await work(client);
   } finally {

@@ -12,10 +12,13 @@ import {
   type DepositBulkFilter,
   type DepositListItem,
   type DepositPage,
+  type DepositPageFilter,
   type DepositStage,
+  type RampflowClient,
 } from '../client';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, withRampflowClient } from './client-session';
+import { withParkedReasons } from './parked-reasons';
 import { formatDepositPage, formatDepositState } from './state-format';
 
 // What the service is likely to ask for; anything else takes --content-type.
@@ -39,16 +42,21 @@ interface ListOptions {
   json?: boolean;
 }
 
-/** One page (with the next page's token), or with --all every page, in the same shape. */
+async function listedPage(rampflow: RampflowClient, options: ListOptions, filter: DepositPageFilter, pageSize: { pageSize?: number }): Promise<DepositPage> {
+  if (!options.all) return rampflow.listDepositsPage(filter, { ...pageSize, ...(options.pageToken ? { nextPageToken: options.pageToken } : {}) });
+  const deposits: DepositListItem[] = [];
+  for await (const deposit of rampflow.iterateDeposits(filter, pageSize)) deposits.push(deposit);
+  return { deposits };
+}
+
+/** One page (with the next page's token), or with --all every page, in the same shape; parked rows with their reason. */
 async function list(options: ListOptions): Promise<void> {
   if (options.all && options.pageToken !== undefined) throw new Error('give either --page-token or --all, not both');
-  const filter = { ...(options.customer ? { externalId: options.customer } : {}), ...(options.stage ? { stage: options.stage } : {}) };
+  const filter: DepositPageFilter = { ...(options.customer ? { externalId: options.customer } : {}), ...(options.stage ? { stage: options.stage } : {}) };
   const pageSize = options.pageSize ? { pageSize: options.pageSize } : {};
-  const page: DepositPage = await withRampflowClient(async (rampflow) => {
-    if (!options.all) return rampflow.listDepositsPage(filter, { ...pageSize, ...(options.pageToken ? { nextPageToken: options.pageToken } : {}) });
-    const deposits: DepositListItem[] = [];
-    for await (const deposit of rampflow.iterateDeposits(filter, pageSize)) deposits.push(deposit);
-    return { deposits };
+  const page = await withRampflowClient(async (rampflow) => {
+    const listed = await listedPage(rampflow, options, filter, pageSize);
+    return { ...listed, deposits: await withParkedReasons(listed.deposits, async (deposit) => (await rampflow.getDeposit(deposit.depositId)).attention) };
   });
   if (options.json) printJson(page);
   else process.stdout.write(formatDepositPage(page));
@@ -124,7 +132,7 @@ export function registerDepositCommand(program: Command): void {
 
   deposit
     .command('list')
-    .description('deposits a page at a time, running ones first, then the most recently ended (Temporal visibility, a moment behind the workflows)')
+    .description('deposits a page at a time, running ones first, then the most recently ended (Temporal visibility, a moment behind the workflows); a parked one with its reason, read from its state')
     .option('--customer <externalId>', "only this customer's deposits, its whole history")
     .addOption(new Option('--stage <stage>', 'only deposits at this stage').choices(DEPOSIT_STAGES))
     .option('--page-size <n>', `deposits per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, positiveInteger)
@@ -136,7 +144,7 @@ export function registerDepositCommand(program: Command): void {
 
   deposit
     .command('attach')
-    .description('submit the document the service asked for to a deposit in ACTION_REQUIRED (at most 10 MiB; the file goes to the attachment store, only its reference to Temporal)')
+    .description('submit the document the service asked for to a deposit in ACTION_REQUIRED (a deposit last read RECEIVED reads the service first; at most 10 MiB; the file goes to the attachment store, only its reference to Temporal)')
     .argument('<depositId>', "the service's deposit id")
     .argument('<file>', 'the document')
     .option('--content-type <type>', 'MIME type (default from the extension: .pdf, .png, .jpg)')

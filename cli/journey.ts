@@ -7,6 +7,7 @@ import { JOURNEY_STAGES, type CorrectedInput, type JourneyBulkFilter, type Journ
 import { RampStage } from '../workflows/search-attributes';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, readJsonOption, withRampflowClient } from './client-session';
+import { withParkedReasons } from './parked-reasons';
 import { formatJourneyList, formatJourneyState } from './state-format';
 
 interface StartOptions {
@@ -55,9 +56,10 @@ async function status(externalId: string, options: { json?: boolean }): Promise<
 }
 
 async function list(options: { stage?: JourneyStage; limit?: number; json?: boolean }): Promise<void> {
-  const journeys = await withRampflowClient((rampflow) =>
-    rampflow.listJourneys({ ...(options.stage ? { stage: options.stage } : {}), ...(options.limit ? { limit: options.limit } : {}) }),
-  );
+  const journeys = await withRampflowClient(async (rampflow) => {
+    const listed = await rampflow.listJourneys({ ...(options.stage ? { stage: options.stage } : {}), ...(options.limit ? { limit: options.limit } : {}) });
+    return withParkedReasons(listed, async (journey) => (await rampflow.getJourney(journey.externalId)).attention);
+  });
   if (options.json) printJson(journeys);
   else process.stdout.write(formatJourneyList(journeys));
 }
@@ -119,7 +121,7 @@ export function registerJourneyCommand(program: Command): void {
 
   journey
     .command('list')
-    .description('journeys, newest first (Temporal visibility, a moment behind the workflows)')
+    .description("journeys, newest first (Temporal visibility, a moment behind the workflows); a parked one with its reason, read from its state")
     .addOption(new Option('--stage <stage>', 'only journeys at this stage').choices(JOURNEY_STAGES))
     .option('--limit <n>', 'at most this many (default 100)', positiveInteger)
     .option('--json', 'print the list as JSON')

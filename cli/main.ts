@@ -19,6 +19,7 @@ import { registerPayoutCommand } from './payout';
 import { registerCodecServerCommand } from './codec-server';
 import { registerVersionsCommand } from './versions';
 import { registerStatusCommand } from './status';
+import { registerProbeCommand } from './probe';
 
 export function buildProgram(): Command {
   const program = new Command('rampflow')
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerCodecServerCommand(program);
   registerVersionsCommand(program);
   registerStatusCommand(program);
+  registerProbeCommand(program);
   return program;
 }
 

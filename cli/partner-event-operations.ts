@@ -14,9 +14,10 @@ import { partnerEventCatalogueMarkdown } from '../partner-events/catalogue-markd
 import { openPartnerEventStore } from '../partner-events/open-store';
 import type { PartnerEventStore } from '../partner-events/store';
 import { printJson, withRampflowClient } from './client-session';
+import { partnerEndpointsSource, withPayloadKeys } from './local-stack';
 
 async function withStore<T>(role: 'reader' | 'writer', work: (store: PartnerEventStore) => Promise<T>): Promise<T> {
-  const config = parseEnv(PartnerEventsEnvSchema.extend(PayloadEnvSchema.shape));
+  const config = parseEnv(PartnerEventsEnvSchema.extend(PayloadEnvSchema.shape), withPayloadKeys());
   const store = await openPartnerEventStore(config, config.RAMPFLOW_PAYLOAD_KEYS, { role });
   try {
     return await work(store);
@@ -43,7 +44,8 @@ async function resend(stream: string, options: { endpoint?: string }): Promise<v
 }
 
 async function endpoints(options: { json?: boolean }): Promise<void> {
-  const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema));
+  const source = partnerEndpointsSource();
+  const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema, source.env));
   const disabled = await withStore('reader', (store) => store.disabledEndpoints());
   // Names, addresses and subscriptions only: the secrets stay where they were configured.
   const rows = configured.map((endpoint) => {
@@ -51,7 +53,8 @@ async function endpoints(options: { json?: boolean }): Promise<void> {
     return { name: endpoint.name, url: endpoint.url, events: endpoint.events ?? 'all', ...(off ? { disabled: { since: off.since, reason: off.reason } } : {}) };
   });
   if (options.json) return printJson(rows);
-  if (rows.length === 0) process.stdout.write('no endpoints configured (PARTNER_EVENT_ENDPOINTS): partners read events through GET /events\n');
+  process.stdout.write(`${source.says}\n`);
+  if (rows.length === 0) process.stdout.write('no endpoints configured: partners read events through GET /events\n');
   for (const row of rows) process.stdout.write(`${row.name}  ${row.url}  ${row.disabled ? `DISABLED since ${row.disabled.since}: ${row.disabled.reason}` : 'enabled'}\n`);
 }
 
@@ -68,7 +71,9 @@ export function registerPartnerEventOperations(partnerEvents: Command): void {
     .argument('<stream>', 'customer/<externalId> or payout/<reference>')
     .option('--endpoint <name>', 'only this endpoint\'s')
     .action(resend);
-  partnerEvents.command('endpoints').description('the configured endpoints, and which a 410 Gone disabled').option('--json', 'print JSON').action(endpoints);
+  partnerEvents
+    .command('endpoints')
+    .description("the endpoints this shell configures (PARTNER_EVENT_ENDPOINTS[_FILE]) or, when it sets neither, the local stack's worker's (.data/); and which a 410 Gone disabled").option('--json', 'print JSON').action(endpoints);
   partnerEvents
     .command('enable')
     .description('deliver to an endpoint a 410 Gone disabled again (with the embedded store, while no worker runs: it takes one writer)')

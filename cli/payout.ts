@@ -1,11 +1,13 @@
 /**
- * `rampflow payout create|status|retry|cancel`: payouts from the partner's balance to a customer's
+ * `rampflow payout create|status|list|retry|cancel`: payouts from the partner's balance to a customer's
  * registered bank account, each a durable `payout/<reference>` workflow (connection from TEMPORAL_*).
  */
 import { Command, Option } from 'commander';
-import { PayoutClient, type PayoutState, type RampflowClient } from '../client';
-import { printJson, printStatus, withRampflowClient } from './client-session';
-import { attentionLine } from './state-format';
+import { PAYOUT_STAGES, PayoutClient, type PayoutBulkFilter, type PayoutStage, type PayoutState, type RampflowClient } from '../client';
+import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
+import { positiveInteger, printJson, printStatus, withRampflowClient } from './client-session';
+import { withParkedReasons } from './parked-reasons';
+import { attentionLine, formatPayoutList } from './state-format';
 
 const payoutsOf = (rampflow: RampflowClient): PayoutClient => new PayoutClient(rampflow.temporal, rampflow.taskQueue);
 const withPayouts = <T>(work: (payouts: PayoutClient) => Promise<T>): Promise<T> => withRampflowClient((rampflow) => work(payoutsOf(rampflow)));
@@ -29,6 +31,9 @@ interface CreateOptions {
   json?: boolean;
 }
 
+/** `create --wait`'s exit code when the payout parked for an operator (1 is a failure, a cancel or an error). */
+export const PARKED_EXIT_CODE = 2;
+
 async function create(options: CreateOptions): Promise<void> {
   const state = await withPayouts(async (payouts) => {
     await payouts.start({ reference: options.reference, bankAccountId: options.bankAccount, deductCurrency: options.currency, deductAmount: options.amount });
@@ -36,6 +41,40 @@ async function create(options: CreateOptions): Promise<void> {
   });
   if (options.json) printJson(state);
   else process.stdout.write(formatPayout(state));
+  if (options.wait && state.stage !== 'SETTLED') {
+    process.exitCode = state.stage === 'NEEDS_ATTENTION' ? PARKED_EXIT_CODE : 1;
+    process.stderr.write(`rampflow: payout ${state.reference} ${waitEnd(state)}\n`);
+  }
+}
+
+/** Why `create --wait` did not end in SETTLED, on one line. */
+function waitEnd(state: PayoutState): string {
+  if (state.stage === 'NEEDS_ATTENTION') return `parked in NEEDS_ATTENTION: ${state.attention?.reason ?? 'no reason recorded'}`;
+  if (state.stage === 'CANCELLED') return `was cancelled: ${state.cancelledBecause ?? 'no reason recorded'}`;
+  return `ended ${state.stage}${state.paymentFailureReason ? `: ${state.paymentFailureReason}` : ''}`;
+}
+
+async function list(options: { stage?: PayoutStage; limit?: number; json?: boolean }): Promise<void> {
+  const payouts = await withPayouts(async (client) => {
+    const listed = await client.listPayouts({ ...(options.stage ? { stage: options.stage } : {}), ...(options.limit ? { limit: options.limit } : {}) });
+    return withParkedReasons(listed, async (payout) => (await client.state(payout.reference)).attention);
+  });
+  if (options.json) printJson(payouts);
+  else process.stdout.write(formatPayoutList(payouts));
+}
+
+type PayoutBulkFlags = BulkFlags & { stage?: PayoutStage };
+
+function bulkFilter(flags: PayoutBulkFlags): PayoutBulkFilter {
+  return { ...(flags.stage ? { stage: flags.stage } : {}), ...(flags.errorType ? { errorType: flags.errorType } : {}) };
+}
+
+async function retry(reference: string | undefined, options: PayoutBulkFlags): Promise<void> {
+  if (isBulk(reference, options, 'reference')) {
+    return withRampflowClient((rampflow) => runBulkCommand({ verb: 'retry', noun: 'payout' }, options, (bulk) => rampflow.retryAllPayouts(bulkFilter(options), bulk)));
+  }
+  await withPayouts((payouts) => payouts.retry(reference!));
+  process.stdout.write(`payout ${reference} resumed\n`);
 }
 
 async function status(reference: string, options: { json?: boolean }): Promise<void> {
@@ -54,20 +93,31 @@ export function registerPayoutCommand(program: Command): void {
     .requiredOption('--bank-account <id>', "the service's id of the customer's registered bank account")
     .addOption(new Option('--currency <coin>', 'the stablecoin the balance is debited in').choices(['USDT', 'USDC']).makeOptionMandatory())
     .requiredOption('--amount <decimal>', 'the amount to debit, in --currency')
-    .option('--wait', 'wait until the payout settles, parks or is cancelled')
+    .option('--wait', `wait until the payout settles (exit 0), parks in NEEDS_ATTENTION (exit ${PARKED_EXIT_CODE}, with the reason) or fails or is cancelled (exit 1)`)
     .option('--json', 'print the state as JSON')
     .action(create);
 
   payout.command('status').description("a payout's stage, payment and parking reason").argument('<reference>').option('--json', 'print the state as JSON').action(status);
 
   payout
-    .command('retry')
-    .description('resume a payout parked in NEEDS_ATTENTION (after topping the balance up): it looks its payment up before creating it')
-    .argument('<reference>')
-    .action(async (reference: string) => {
-      await withPayouts((payouts) => payouts.retry(reference));
-      process.stdout.write(`payout ${reference} resumed\n`);
-    });
+    .command('list')
+    .description('payouts, newest first (Temporal visibility, a moment behind the workflows); a parked one with its reason, read from its state')
+    .addOption(new Option('--stage <stage>', 'only payouts at this stage').choices(PAYOUT_STAGES))
+    .option('--limit <n>', 'at most this many (default 100)', positiveInteger)
+    .option('--json', 'print the list as JSON')
+    .addHelpText('after', '\nExample:\n  rampflow payout list --stage NEEDS_ATTENTION')
+    .action(list);
+
+  addBulkOptions(
+    payout
+      .command('retry')
+      .description('resume a payout parked in NEEDS_ATTENTION (after topping the balance up): it looks its payment up before creating it; --all: every parked payout')
+      .argument('[reference]', "the partner's own reference"),
+    PAYOUT_STAGES,
+    'payout',
+  )
+    .addHelpText('after', BULK_EXAMPLES('payout retry'))
+    .action(retry);
 
   payout
     .command('cancel')

@@ -3,7 +3,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createLogger } from '../config/logger';
-import { createSandbox, uniformAutopilotDelays, type PartnerKeyPair } from '../sandbox';
+import { createSandbox, SANDBOX_VARIANTS, uniformAutopilotDelays, variantOptions, type PartnerKeyPair } from '../sandbox';
 
 function keyPair(value: string, previous: PartnerKeyPair[] | undefined): PartnerKeyPair[] {
   // The key ends at the first colon; the secret is the rest, so a secret may contain colons.
@@ -37,7 +37,22 @@ interface SandboxCommandOptions {
   outOfOrderDeliveries: boolean;
   audWhitelistDelay: number;
   frozenClock: boolean;
+  variant: string[];
 }
+
+function variantPair(value: string, previous: string[]): string[] {
+  const pairs = [...previous, value];
+  try {
+    variantOptions(pairs);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+  return pairs;
+}
+
+const VARIANT_HELP = Object.entries(SANDBOX_VARIANTS)
+  .map(([name, { description, defaultValue }]) => `${name} (${description}; default ${defaultValue})`)
+  .join('; ');
 
 export function registerSandboxCommand(program: Command): void {
   program
@@ -58,6 +73,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--duplicate-deliveries', 'send every delivered event twice', false)
     .option('--out-of-order-deliveries', 'send the events due in one scheduler run newest first', false)
     .option('--aud-whitelist-delay <seconds>', 'delay before an approved AUD sender is whitelisted', number('AUD whitelist delay', true), 10)
+    .option('--variant <name=value>', `answer differently from what rampflow assumes, for \`rampflow probe\`; repeatable: ${VARIANT_HELP}`, variantPair, [] as string[])
     .option('--frozen-clock', 'time moves only through POST /sandbox/clock/advance', false)
     .action(async (options: SandboxCommandOptions) => {
       const logger = createLogger('rampflow-sandbox');
@@ -79,9 +95,12 @@ export function registerSandboxCommand(program: Command): void {
         audWhitelistDelaySeconds: options.audWhitelistDelay,
         clock: { frozen: options.frozenClock },
         logger,
+        // A variant wins over the option it stands for (accepted-skew over --skew).
+        ...variantOptions(options.variant),
       });
       // Keys are listed so the operator can tell which partners exist; secrets never are.
       logger.info({ url: sandbox.url, partners: options.partner.map((partner) => partner.apiKey), autopilot: options.autopilot }, 'sandbox listening');
+      if (options.variant.length > 0) logger.info({ variants: options.variant }, 'sandbox variants: answering differently from what rampflow assumes');
       await new Promise<void>((resolve) => {
         const stop = (): void => resolve();
         process.once('SIGINT', stop);

@@ -1,8 +1,9 @@
 /**
- * Human-readable output of the `journey` and `deposit` commands: a journey's or deposit's state as
+ * Human-readable output of the `journey`, `deposit` and `payout` commands: a journey's or deposit's state as
  * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
  */
-import { endFieldLines, endJson, type Attention, type DepositListItem, type DepositPage, type DepositState, type EventReport, type JourneyDeposits, type JourneyListing, type JourneyState, type EndFailure, type RampflowWorkflowEndedError } from '../client';
+import { endFieldLines, endJson, type Attention, type DepositListItem, type DepositPage, type DepositState, type EventReport, type JourneyDeposits, type JourneyListing, type JourneyState, type EndFailure, type PayoutListing, type RampflowWorkflowEndedError } from '../client';
+import { isParked, parkedBecause, type WithReason } from './parked-reasons';
 
 function labelled(rows: [string, string | undefined][]): string {
   const present = rows.filter((row): row is [string, string] => row[1] !== undefined && row[1] !== '');
@@ -95,12 +96,16 @@ function table(header: string[], rows: string[][]): string {
 
 const failureText = (failure: EndFailure): string => `${failure.type}: ${failure.message}`;
 
-export function formatJourneyList(journeys: JourneyListing[]): string {
+/** Whether a list has a parked row, so it gets the last column, `PARKED BECAUSE`. */
+const anyParked = (rows: { stage?: string | undefined; status: string }[]): boolean => rows.some(isParked);
+
+export function formatJourneyList(journeys: WithReason<JourneyListing>[]): string {
   if (journeys.length === 0) return 'no journeys match\n';
   // How a journey ended, when one in the list failed, was terminated or timed out.
   const ended = journeys.some((journey) => journey.failure);
+  const parked = anyParked(journeys);
   return table(
-    ['EXTERNAL ID', 'STAGE', 'STATUS', 'CUSTOMER ID', 'STARTED', ...(ended ? ['ENDED BECAUSE'] : [])],
+    ['EXTERNAL ID', 'STAGE', 'STATUS', 'CUSTOMER ID', 'STARTED', ...(ended ? ['ENDED BECAUSE'] : []), ...(parked ? ['PARKED BECAUSE'] : [])],
     journeys.map((journey) => [
       journey.externalId,
       journey.stage ?? '-',
@@ -108,19 +113,38 @@ export function formatJourneyList(journeys: JourneyListing[]): string {
       journey.customerId ?? '-',
       journey.startTime.toISOString(),
       ...(ended ? [journey.failure ? failureText(journey.failure) : '-'] : []),
+      ...(parked ? [parkedBecause(journey)] : []),
     ]),
   );
 }
 
+export function formatPayoutList(payouts: WithReason<PayoutListing>[]): string {
+  if (payouts.length === 0) return 'no payouts match\n';
+  const parked = anyParked(payouts);
+  return table(
+    ['REFERENCE', 'STAGE', 'STATUS', 'STARTED', ...(parked ? ['PARKED BECAUSE'] : [])],
+    payouts.map((payout) => [payout.reference, payout.stage ?? '-', payout.status, payout.startTime.toISOString(), ...(parked ? [parkedBecause(payout)] : [])]),
+  );
+}
+
 /** A page of deposits, and the flag that prints the next one. */
-export function formatDepositPage({ deposits, nextPageToken }: DepositPage): string {
+export function formatDepositPage({ deposits, nextPageToken }: Omit<DepositPage, 'deposits'> & { deposits: WithReason<DepositListItem>[] }): string {
   const next = nextPageToken ? `next page: --page-token ${nextPageToken}\n` : '';
   if (deposits.length === 0) return `no deposits match\n${next}`;
   const amount = (deposit: DepositListItem) => (deposit.amount ? `${deposit.kind ?? ''} ${deposit.amount} ${deposit.currency ?? ''}`.trim() : '-');
+  const parked = anyParked(deposits);
   return (
     table(
-      ['DEPOSIT ID', 'STAGE', 'STATUS', 'EXTERNAL ID', 'AMOUNT', 'STARTED'],
-      deposits.map((deposit) => [deposit.depositId, deposit.stage ?? '-', deposit.status, deposit.externalId ?? '-', amount(deposit), deposit.startTime.toISOString()]),
+      ['DEPOSIT ID', 'STAGE', 'STATUS', 'EXTERNAL ID', 'AMOUNT', 'STARTED', ...(parked ? ['PARKED BECAUSE'] : [])],
+      deposits.map((deposit) => [
+        deposit.depositId,
+        deposit.stage ?? '-',
+        deposit.status,
+        deposit.externalId ?? '-',
+        amount(deposit),
+        deposit.startTime.toISOString(),
+        ...(parked ? [parkedBecause(deposit)] : []),
+      ]),
     ) + next
   );
 }

@@ -9,6 +9,7 @@ import { createRampflowClientFromEnv } from '../client';
 import { parseEnv, WorkerEnvSchema } from '../config/env';
 import { DEFAULT_PARKED_SAMPLE, readStatus, type StatusSnapshot } from '../client/status';
 import type { WorkerMetrics } from '../client/worker-metrics';
+import { withPayloadKeys } from './local-stack';
 
 /** The shortest refresh: a read makes 8 visibility calls (at most 30), of the namespace's 10 a second. */
 export const MIN_WATCH_SECONDS = 5;
@@ -108,9 +109,10 @@ export function formatStatus(status: StatusSnapshot): string {
   lines.push('', `parked (NEEDS_ATTENTION): ${parked.total}`);
   if (parked.total > 0) {
     lines.push(parked.sample ? `  reasons from a sample: ${parked.read} of ${parked.total} states read` : `  reasons from all ${parked.total} states`);
-    const rows = table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`, reason.example]));
-    // Each group's IDs under it: what an operator's next command (`payout status <reference>`, a retry) takes.
-    parked.reasons.forEach((reason, index) => lines.push(rows[index]!, ...idLines(reason.workflowIds)));
+    // The reason in words, whole, under its row: a cut one hides what an operator has to act on; then
+    // the group's IDs: what an operator's next command (`payout status <reference>`, a retry) takes.
+    const rows = table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`]));
+    parked.reasons.forEach((reason, index) => lines.push(rows[index]!, `      e.g. ${reason.example}`, ...idLines(reason.workflowIds)));
     for (const why of parked.unreadBecause) lines.push(`  not read: ${why}`);
   }
   lines.push('', 'last reconciliation');
@@ -149,7 +151,7 @@ function localWorkerMetricsUrls(env: NodeJS.ProcessEnv = process.env): string[] 
 }
 
 async function status(flags: StatusFlags): Promise<void> {
-  const rampflow = await createRampflowClientFromEnv();
+  const rampflow = await createRampflowClientFromEnv(withPayloadKeys());
   const options = {
     taskQueue: flags.taskQueue ?? rampflow.taskQueue,
     metricsUrls: flags.metricsUrl.length > 0 ? flags.metricsUrl : localWorkerMetricsUrls(),

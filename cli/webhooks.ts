@@ -5,11 +5,13 @@
 import { Client, Connection } from '@temporalio/client';
 import { InvalidArgumentError, type Command } from 'commander';
 import { rampflowDataConverter } from '../codec';
-import { parseEnv, PayloadEnvSchema, RampEnvSchema, ReconcileEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema } from '../config/env';
+import { parseEnv, PayloadEnvSchema, RampAssumptionsEnvSchema, RampEnvSchema, ReconcileEnvSchema, temporalTls, TemporalEnvSchema, WebhookEnvSchema } from '../config/env';
 import { RampClient } from '../ramp';
+import { loadAssumptionsFile } from '../ramp/assumptions-file';
 import { redactCallbackUrl, registerWebhooks, runWebhookReceiver } from '../webhooks';
 import { RECONCILE_SCHEDULE_ID } from '../webhooks/reconcile-schedule';
 import type { reconcileWithService } from '../workflows/reconcile';
+import { withPayloadKeys } from './local-stack';
 
 function positiveSeconds(value: string): number {
   const seconds = Number(value);
@@ -22,7 +24,7 @@ async function register(options: { url?: string; allowHttp?: boolean }): Promise
   const webhookEnv = parseEnv(WebhookEnvSchema.partial());
   const url = options.url ?? webhookEnv.WEBHOOK_PUBLIC_URL;
   if (!url) throw new Error('give the public URL with --url (or set WEBHOOK_PUBLIC_URL)');
-  const ramp = new RampClient({ baseUrl: rampEnv.RAMP_BASE_URL, apiKey: rampEnv.RAMP_API_KEY, apiSecret: rampEnv.RAMP_API_SECRET });
+  const ramp = new RampClient({ baseUrl: rampEnv.RAMP_BASE_URL, apiKey: rampEnv.RAMP_API_KEY, apiSecret: rampEnv.RAMP_API_SECRET, assumptions: loadAssumptionsFile(rampEnv.RAMP_ASSUMPTIONS_FILE) });
   try {
     const { events } = await registerWebhooks(ramp, {
       callbackUrl: url,
@@ -38,8 +40,9 @@ async function register(options: { url?: string; allowHttp?: boolean }): Promise
 }
 
 async function reconcileNow(): Promise<void> {
-  const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape));
+  const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), withPayloadKeys());
   const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema);
+  const listOrder = loadAssumptionsFile(parseEnv(RampAssumptionsEnvSchema).RAMP_ASSUMPTIONS_FILE).listOrder ?? RECONCILE_LIST_ORDER;
   const connection = await Connection.connect({
     address: temporal.TEMPORAL_ADDRESS,
     tls: temporalTls(temporal),
@@ -51,7 +54,7 @@ async function reconcileNow(): Promise<void> {
       workflowId: `${RECONCILE_SCHEDULE_ID}-manual-${new Date().toISOString()}`,
       taskQueue: temporal.TEMPORAL_TASK_QUEUE,
       // A run by hand has no watermark: it reads every list in full (up to its page limit).
-      args: [{ listOrder: RECONCILE_LIST_ORDER }],
+      args: [{ listOrder }],
     });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {

@@ -6,11 +6,13 @@
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { DepositStage, JourneyStage } from '../workflows/messages';
+import type { PayoutStage } from '../workflows/payout-messages';
 import { runBulk, type BulkOptions, type BulkReport } from './bulk';
 import type { DepositOperations } from './deposits';
 import { RampflowInputError } from './errors';
 import type { JourneyOperations } from './journeys';
-import { depositBulkQuery, journeyBulkQuery, toDepositListItem, toJourneyListing } from './visibility';
+import { PayoutClient } from './payouts';
+import { depositBulkQuery, journeyBulkQuery, payoutBulkQuery, toDepositListItem, toJourneyListing, toPayoutListing } from './visibility';
 
 /** Which journeys a bulk action works through. */
 export interface JourneyBulkFilter {
@@ -26,6 +28,13 @@ export interface DepositBulkFilter {
   stage?: DepositStage;
   /** Only this customer's deposits. */
   externalId?: string;
+  errorType?: string;
+}
+
+/** Which payouts a bulk action works through. */
+export interface PayoutBulkFilter {
+  /** Default NEEDS_ATTENTION. */
+  stage?: PayoutStage;
   errorType?: string;
 }
 
@@ -87,6 +96,27 @@ export class BulkActions {
   /** Cancels every deposit at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */
   async cancelAllDeposits(filter: DepositBulkFilter = {}, options: BulkOptions & { reason?: string } = {}): Promise<BulkReport> {
     return this.onEvery(this.depositSet(filter), options, (depositId) => this.deposits.cancelDeposit(depositId, options.reason));
+  }
+
+  /**
+   * Retries every payout at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, as
+   * `PayoutClient.retry` would (each looks its payment up before creating one, so none is paid twice).
+   */
+  async retryAllPayouts(filter: PayoutBulkFilter = {}, options: BulkOptions = {}): Promise<BulkReport> {
+    return this.onEvery(this.payoutSet(filter), options, (reference) => this.payouts.retry(reference));
+  }
+
+  private get payouts(): PayoutClient {
+    return new PayoutClient(this.temporal, this.taskQueue);
+  }
+
+  private payoutSet(filter: PayoutBulkFilter): BulkSet {
+    return {
+      query: payoutBulkQuery({ stage: filter.stage ?? 'NEEDS_ATTENTION' }, this.taskQueue),
+      keyOf: (info) => toPayoutListing(info).reference,
+      attentionOf: async (reference) => (await this.payouts.state(reference)).attention,
+      errorType: filter.errorType,
+    };
   }
 
   private journeySet(filter: JourneyBulkFilter): BulkSet {

@@ -9,7 +9,7 @@ export type { EventOperations } from './events';
 export type { JourneyOperations } from './journeys';
 export { SIGNUP_GRACE_MS, type JourneyHandle, type JourneyOutcome, type SignUp, type SignUpOptions } from './journeys';
 export type { DepositHandle, DepositOutcome } from './deposits';
-export type { DepositBulkFilter, JourneyBulkFilter } from './bulk-actions';
+export type { DepositBulkFilter, JourneyBulkFilter, PayoutBulkFilter } from './bulk-actions';
 export type { EventReport } from './events';
 export type { ParkCode, RampEventResult } from '../workflows/ramp-event-types';
 export { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport, type BulkTarget } from './bulk';
@@ -34,6 +34,8 @@ export {
   type JourneyFilter,
   type JourneyListing,
   type PageRequest,
+  type PayoutFilter,
+  type PayoutListing,
 } from './visibility';
 export type { JourneyRequest } from '../workflows/journey-input';
 export {

@@ -7,15 +7,26 @@ import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporal
 import { z } from 'zod';
 import { cancelUpdate, retryUpdate } from '../workflows/messages';
 import type { payout } from '../workflows/payout';
-import { PAYOUT_REFERENCE, payoutStateQuery, payoutWorkflowId, type PayoutInput, type PayoutState } from '../workflows/payout-messages';
+import { PAYOUT_REFERENCE, payoutStateQuery, payoutWorkflowId, type PayoutInput, type PayoutStage, type PayoutState } from '../workflows/payout-messages';
 import { RampStage } from '../workflows/search-attributes';
 import { RampflowInputError, RampflowWorkflowEndedError } from './errors';
 import { explained, stateOrEnd } from './explained';
+import { listed } from './listing';
 import { startedOrExisting } from './start-once';
+import { payoutListQuery, toPayoutListing, type PayoutFilter, type PayoutListing } from './visibility';
 import { workflowEndOf } from './workflow-end';
 
 export type PayoutHandle = WorkflowHandle<typeof payout>;
 export type PayoutRequest = PayoutInput;
+
+/**
+ * How often `result` asks a running payout's state whether it parked: a parked payout's workflow does
+ * not end (it waits for an operator), so its result alone would never come.
+ */
+const PARKED_CHECK_MS = 1_000;
+
+/** Where `result` stops waiting: settled, failed or cancelled (the workflow's ends), or parked for an operator. */
+const WAIT_ENDS: readonly PayoutStage[] = ['SETTLED', 'FAILED', 'CANCELLED', 'NEEDS_ATTENTION'];
 
 const PayoutRequestSchema = z.strictObject({
   reference: z.string().regex(PAYOUT_REFERENCE, 'must be 1 to 64 letters, digits or . _ : -'),
@@ -69,19 +80,46 @@ export class PayoutClient {
   }
 
   /**
-   * Waits until the payout settles, parks or is cancelled, and returns its state.
+   * Waits until the payout settles, fails, is cancelled or parks in NEEDS_ATTENTION, and returns its
+   * state (parked: with its `attention`). The workflow's result answers the first three; its state,
+   * read every second meanwhile, tells a park.
    * @throws RampflowWorkflowEndedError when its workflow failed, was terminated or timed out instead
    */
   async result(reference: string): Promise<PayoutState> {
     const what = `payout ${reference}`;
     return explained(this.handle(reference), what, async (handle) => {
+      let waiting = true;
+      const ended = handle.result().then(
+        (state) => state,
+        (error: unknown) => {
+          if (error instanceof WorkflowFailedError) throw new RampflowWorkflowEndedError(what, workflowEndOf(error), undefined, { cause: error });
+          throw error;
+        },
+      );
+      // Left unawaited once the payout parks; the client's close then ends its long poll.
+      ended.catch(() => undefined);
+      const parked = (async (): Promise<PayoutState | undefined> => {
+        while (waiting) {
+          const state = await handle.query(payoutStateQuery).catch(() => undefined);
+          if (state && WAIT_ENDS.includes(state.stage)) return state;
+          await new Promise((wake) => setTimeout(wake, PARKED_CHECK_MS).unref());
+        }
+        return undefined;
+      })();
       try {
-        return await handle.result();
-      } catch (error) {
-        if (error instanceof WorkflowFailedError) throw new RampflowWorkflowEndedError(what, workflowEndOf(error), undefined, { cause: error });
-        throw error;
+        return await Promise.race([ended, parked.then((state) => state ?? ended)]);
+      } finally {
+        waiting = false;
       }
     });
+  }
+
+  /**
+   * Payouts newest first, optionally only those at one stage (e.g. NEEDS_ATTENTION), as visibility
+   * indexed them (a moment behind the workflows).
+   */
+  async listPayouts(filter: PayoutFilter = {}): Promise<PayoutListing[]> {
+    return listed(this.temporal, payoutListQuery(filter), toPayoutListing);
   }
 
   /** Resumes a parked payout (after the balance was topped up, say): it looks its payment up again before creating it. */

@@ -11,7 +11,7 @@ import { attachmentStoreFromEnv, type AttachmentFile, type AttachmentStore } fro
 import type { JourneyRequest } from '../workflows/journey-input';
 import { AttachmentOperations } from './attachments';
 import type { BulkOptions } from './bulk';
-import { BulkActions, type DepositBulkFilter, type JourneyBulkFilter } from './bulk-actions';
+import { BulkActions, type DepositBulkFilter, type JourneyBulkFilter, type PayoutBulkFilter } from './bulk-actions';
 import { DepositOperations } from './deposits';
 import { EventOperations } from './events';
 import type { CorrectedInput } from './input-validation';
@@ -72,6 +72,7 @@ export class RampflowClient {
   cancelAllJourneys(filter?: JourneyBulkFilter, options?: BulkOptions & { reason?: string }) { return this.bulk.cancelAllJourneys(filter, options); }
   retryAllDeposits(filter?: DepositBulkFilter, options?: BulkOptions) { return this.bulk.retryAllDeposits(filter, options); }
   cancelAllDeposits(filter?: DepositBulkFilter, options?: BulkOptions & { reason?: string }) { return this.bulk.cancelAllDeposits(filter, options); }
+  retryAllPayouts(filter?: PayoutBulkFilter, options?: BulkOptions) { return this.bulk.retryAllPayouts(filter, options); }
 
   // ---- events (client/events.ts) -------------------------------------------------------------------
 

@@ -111,7 +111,7 @@ export interface ParkedReason {
   count: number;
   /** When the longest parked of them parked (the attention's `since`). */
   oldestSince: string;
-  /** One of their reasons in words, shortened. */
+  /** One of their reasons in words, whole. */
   example: string;
   /** The IDs of the parked workflows read in this group (at most the sample's size), longest parked first. */
   workflowIds: string[];
@@ -335,7 +335,7 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
     const { errorType, stage, since, reason } = answer.attention;
     const key = `${answer.kind}\0${errorType ?? 'unspecified'}\0${stage}`;
     const group = groups.get(key);
-    if (!group) groups.set(key, { kind: answer.kind, reason: errorType ?? 'unspecified', stage, count: 1, oldestSince: since, example: shorten(reason), workflowIds: [answer.workflowId] });
+    if (!group) groups.set(key, { kind: answer.kind, reason: errorType ?? 'unspecified', stage, count: 1, oldestSince: since, example: reason, workflowIds: [answer.workflowId] });
     else {
       group.count += 1;
       group.workflowIds.push(answer.workflowId);

@@ -9,8 +9,9 @@ import type { EndFailure } from './workflow-end';
 import { createHash } from 'node:crypto';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
-import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
+import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../workflows/ids';
 import { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from '../workflows/messages';
+import { PAYOUT_STAGES, type PayoutStage } from '../workflows/payout-messages';
 import { EVENT_STAGE } from '../workflows/ramp-event-types';
 import { RampCustomerId, RampExternalId, RampStage } from '../workflows/search-attributes';
 import { RampflowInputError } from './errors';
@@ -49,6 +50,23 @@ export interface DepositListItem {
   kind?: 'ONRAMP' | 'OFFRAMP';
   amount?: string;
   currency?: string;
+}
+
+/** A payout as visibility shows it; `attention` only where a caller read the parked one's state. */
+export interface PayoutListing {
+  reference: string;
+  workflowId: string;
+  runId: string;
+  stage?: PayoutStage;
+  status: WorkflowExecutionStatusName;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+export interface PayoutFilter {
+  stage?: PayoutStage;
+  /** At most this many, newest first (default 100). */
+  limit?: number;
 }
 
 export interface EventListing {
@@ -140,6 +158,13 @@ function depositClauses(filter: { stage?: DepositStage | undefined; externalId?:
   return clauses;
 }
 
+// A parked payout continues as new while it stays parked (workflows/payout-carry.ts).
+function payoutClauses(filter: { stage?: PayoutStage | undefined }): string[] {
+  const clauses = [equals('WorkflowType', 'payout'), CURRENT_RUNS_ONLY];
+  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(PAYOUT_STAGES), filter.stage, 'stage')));
+  return clauses;
+}
+
 /**
  * What a bulk action may touch: running workflows (an ended one keeps its last RampStage forever)
  * of one task queue, the deployment the operator configured (TEMPORAL_TASK_QUEUE), never another
@@ -155,6 +180,10 @@ export function journeyListQuery(filter: JourneyFilter): { query: string; limit:
 
 export function depositListQuery(filter: DepositFilter): { query: string; limit: number } {
   return { query: depositClauses(filter).join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
+}
+
+export function payoutListQuery(filter: PayoutFilter): { query: string; limit: number } {
+  return { query: payoutClauses(filter).join(' AND '), limit: checked(LimitSchema, filter.limit, 'limit') };
 }
 
 /**
@@ -195,6 +224,11 @@ export function depositBulkQuery(filter: { stage: DepositStage; externalId?: str
   return [...depositClauses(filter), ...runningOn(taskQueue)].join(' AND ');
 }
 
+/** The payouts a bulk action works through: running at one stage, on the client's task queue. */
+export function payoutBulkQuery(filter: { stage: PayoutStage }, taskQueue: string): string {
+  return [...payoutClauses(filter), ...runningOn(taskQueue)].join(' AND ');
+}
+
 /** Events operators have to look at: parked for good, or still waiting for their target. */
 const NEEDS_A_LOOK = [EVENT_STAGE.UNROUTED, EVENT_STAGE.WAITING];
 
@@ -233,6 +267,11 @@ export function toJourneyListing(info: WorkflowExecutionInfo): JourneyListing {
     ...(stage ? { stage } : {}),
     ...(customerId ? { customerId } : {}),
   };
+}
+
+export function toPayoutListing(info: WorkflowExecutionInfo): PayoutListing {
+  const stage = oneOf(PAYOUT_STAGES, info.typedSearchAttributes.get(RampStage));
+  return { reference: keyOf(info.workflowId, payoutWorkflowId), ...common(info), ...(stage ? { stage } : {}) };
 }
 
 /** `event/<EVENT>/<payload.id>` (workflows/ids.ts) read back; the payload id may itself hold slashes. */

@@ -27,10 +27,20 @@ export const TemporalEnvSchema = z.object({
   TEMPORAL_TLS_CA: optionalFile,
 });
 
+/**
+ * A JSON file overriding what rampflow assumes of the service (ramp/assumptions-file.ts checks it;
+ * `rampflow probe` prints the keys a deployment needs). Read by every process that calls the service
+ * or reconciles its lists.
+ */
+export const RampAssumptionsEnvSchema = z.object({
+  RAMP_ASSUMPTIONS_FILE: optionalFile,
+});
+
 export const RampEnvSchema = z.object({
   RAMP_BASE_URL: z.url({ protocol: /^https?$/ }),
   RAMP_API_KEY: z.string().min(1),
   RAMP_API_SECRET: z.string().min(1),
+  ...RampAssumptionsEnvSchema.shape,
 });
 
 export const WebhookEnvSchema = z.object({
@@ -38,6 +48,11 @@ export const WebhookEnvSchema = z.object({
   WEBHOOK_TOKEN: z.string().min(16, 'must be at least 16 characters: it is the only secret in the webhook URL'),
   /** Comma-separated IPs allowed to deliver webhooks; empty means any. */
   WEBHOOK_ALLOWED_IPS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
+  /** Comma-separated proxies (IPs or CIDR ranges) whose X-Forwarded-For names a delivery's source; empty: the TCP peer is the source. */
+  WEBHOOK_TRUSTED_PROXIES: z
     .string()
     .default('')
     .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),

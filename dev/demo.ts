@@ -52,8 +52,8 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
     customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
     onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH', currency: 'USDT', registeredBy: 'journey' }, audSourceAccount: AUD_SOURCE },
     offramp: { currency: 'USDT', network: 'ETH', bankAccount: { ...BANK_ACCOUNT, registeredBy: 'journey' } },
-    // Webhooks drive the demo; the polls are only the fallback.
-    timings: { pollIntervalSeconds: 10 },
+    // Production's timings: webhooks drive the demo, and the AUD whitelist, which no event announces,
+    // is polled early (workflows/waiting.ts), so the onramp is ACTIVE seconds after its approval.
   });
   const { uiUrl, namespace } = stack.temporal;
   progress(`demo journey ${journeyWorkflowId(externalId)}${uiUrl ? `: ${workflowUiUrl(uiUrl, namespace, journeyWorkflowId(externalId))}` : ''}`);

@@ -11,6 +11,11 @@ import { dirname, join } from 'node:path';
 import { generatePayloadKey } from '../codec';
 import { generateEndpointSecret } from '../partner-events/local-endpoint';
 
+/** The files of the stack's data folder (the --db-file's) that other shells read (cli/local-stack.ts). */
+export const PAYLOAD_KEYS_FILE = 'payload-keys';
+/** The partner endpoints the stack's worker delivers to, as it last started (dev/stack.ts writes it). */
+export const PARTNER_ENDPOINTS_FILE = 'partner-event-endpoints.json';
+
 export interface LocalSecrets {
   /** RAMPFLOW_PAYLOAD_KEYS's text. */
   payloadKeys: string;
@@ -32,7 +37,7 @@ function readOrCreate(path: string, create: () => string): string {
 
 export function localSecrets(dbFile: string, env: NodeJS.ProcessEnv = process.env): LocalSecrets {
   const folder = dirname(dbFile);
-  const payloadKeysFile = env.RAMPFLOW_PAYLOAD_KEYS ? undefined : join(folder, 'payload-keys');
+  const payloadKeysFile = env.RAMPFLOW_PAYLOAD_KEYS ? undefined : join(folder, PAYLOAD_KEYS_FILE);
   const codecTokenFile = join(folder, 'codec-token');
   const partnerEventSecretFile = join(folder, 'partner-event-secret');
   return {

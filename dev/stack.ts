@@ -3,10 +3,12 @@
  * in reverse: the codec server, Temporal (the dev server with its Web UI reading payloads through
  * the codec server or, with `cluster`, the Temporal server on PostgreSQL of dev/temporal-cluster.ts),
  * the sandbox on autopilot, the worker (and the partner endpoint it delivers partner events to), the
- * webhook receiver registered with the sandbox, and the partner API. Everything but Temporal runs in
- * this process, every part with the same payload key.
+ * webhook receiver registered with the sandbox (and the reconciliation schedule production's receiver
+ * keeps), and the partner API. Everything but Temporal runs in this process, every part with the same
+ * payload key.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
@@ -14,14 +16,14 @@ import pino from 'pino';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
 import { buildCodecServer } from '../codec/codec-server';
-import { parseEnv, PartnerEventsEnvSchema, PayloadKeysSchema } from '../config/env';
-import { partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
+import { parseEnv, PartnerEventsEnvSchema, PayloadKeysSchema, ReconcileEnvSchema } from '../config/env';
+import { checkEndpointVariables, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import type { PartnerEndpoint } from '../partner-events/endpoint-types';
 import { endpointsVariable, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { buildPartnerApi } from '../partner-api/server';
-import { buildWebhookServer, registerWebhooks } from '../webhooks';
+import { buildWebhookServer, DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID, registerWebhooks } from '../webhooks';
 import { setCurrentVersion } from '../client/deployment';
 import { versionString } from '../workers/versioning';
 import { partnerEventsFromEnv } from '../workers/partner-event-wiring';
@@ -30,7 +32,7 @@ import { serviceAttemptMetrics } from '../workers/service-metrics';
 import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import { startDevServer, type DevServer } from './dev-server';
 import { startTemporalCluster, type ClusterOptions } from './temporal-cluster';
-import { localSecrets } from './local-secrets';
+import { localSecrets, PARTNER_ENDPOINTS_FILE } from './local-secrets';
 
 /** The sandbox's documented local key pair (docs/sandbox.md). */
 export const DEV_PARTNER = { apiKey: 'sandbox-key', apiSecret: 'sandbox-secret' };
@@ -118,6 +120,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       autopilot: { kycSubmittedSeconds: 1, customerApprovedSeconds: 2, virtualAccountVerifiedSeconds: 2, depositAddressApprovedSeconds: 2, depositConfirmedSeconds: 2, tradeSettledSeconds: 2, paymentSettledSeconds: 2 },
       deliveryTickSeconds: 1,
       audWhitelistDelaySeconds: 2,
+      // Newest first, as rampflow assumes of the service (ramp/assumptions.ts): the reconciliation
+      // schedule below reads only what is new since its last run.
+      listOrder: 'newest-first',
     });
     const ramp = new RampClient({ baseUrl: sandbox.url, ...DEV_PARTNER });
     stoppers.push(async () => {
@@ -133,7 +138,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // history and the keys: a stack with a --db-file of its own keeps its own journeys' events and
     // takes its own writer lock, so two stacks on one machine never share a log.
     const partnerEventsEnv = { ...process.env, PARTNER_EVENTS_DIR: process.env.PARTNER_EVENTS_DIR || join(dirname(options.dbFile), 'partner-events') };
-    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape), partnerEventsEnv), payloadKeys);
+    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape).superRefine(checkEndpointVariables), partnerEventsEnv), payloadKeys);
     stoppers.push(() => partnerEvents.close());
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());
@@ -167,10 +172,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     progress(`4/5 webhook receiver on 127.0.0.1:${options.webhookPort}, registered with the sandbox`);
     const token = randomBytes(24).toString('hex');
+    const client = new Client({ connection, namespace: temporal.namespace, dataConverter });
     const { app } = buildWebhookServer({
       token,
       allowedIps: [],
-      client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+      client,
       taskQueue: TASK_QUEUE,
       logger: pino({ level: 'warn' }),
       ...(options.stageAgeScanSeconds ? { stageAgeScanSeconds: options.stageAgeScanSeconds } : {}),
@@ -181,6 +187,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const { events } = await registerWebhooks(ramp, { callbackUrl, rampBaseUrl: sandbox.url, token });
     progress(`    receiver is up; the sandbox delivers ${events.length} kinds of event to it`);
     progress(`    receiver metrics on http://127.0.0.1:${options.webhookPort}/metrics${options.stageAgeScanSeconds ? ` (the longest waiter per stage, scanned every ${options.stageAgeScanSeconds} s)` : ''}`);
+    // As `rampflow webhooks serve` keeps it in production: what no event announced (a deposit whose
+    // webhooks were lost) is found within the schedule's interval.
+    const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema);
+    const schedule = await ensureReconcileSchedule(client, { taskQueue: TASK_QUEUE, intervalSeconds: DEFAULT_RECONCILE_INTERVAL_SECONDS, limits: { listOrder: RECONCILE_LIST_ORDER } });
+    progress(`    reconciliation schedule ${RECONCILE_SCHEDULE_ID} ${schedule}: every ${DEFAULT_RECONCILE_INTERVAL_SECONDS / 60} min, as in production (\`rampflow webhooks reconcile\` runs one now)`);
 
     const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, payloadKeys });
 
@@ -206,7 +217,7 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
   const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema));
   if (configured.length > 0) {
     options.progress(`    partner events go to the configured endpoints: ${configured.map((endpoint) => endpoint.name).join(', ')}`);
-    return configured;
+    return recordedForOtherShells(options, configured);
   }
   const endpoint = await startLocalEndpoint({ secret, port: options.partnerEventsPort ?? 0, print: (line) => options.progress(`  partner event ${line}`) });
   stoppers.push(() => endpoint.close());
@@ -221,6 +232,16 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
     else process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS = allowedBefore;
   });
   options.progress(`    partner events go to the local endpoint ${endpoint.url} (signing secret in ${secretFile})`);
+  return recordedForOtherShells(options, endpoints);
+}
+
+/**
+ * The worker's endpoints, written beside the stack's keys (owner-readable only: it holds the signing
+ * secrets), so that `rampflow partner-events endpoints` in another shell shows what this worker
+ * delivers to rather than what that shell configures.
+ */
+function recordedForOtherShells(options: StackOptions, endpoints: PartnerEndpoint[]): PartnerEndpoint[] {
+  writeFileSync(join(dirname(options.dbFile), PARTNER_ENDPOINTS_FILE), `${endpointsVariable(endpoints)}\n`, { mode: 0o600 });
   return endpoints;
 }
 

@@ -201,6 +201,14 @@ export const METRICS = define({
     source: 'worker',
     fromWorkflow: true,
   },
+  partnerEventsStopped: {
+    name: 'rampflow_partner_events_stopped_total',
+    type: 'counter',
+    labels: ['workflow_type', 'reason'],
+    help: 'A workflow\'s partner events stopped short of the partner: sequence-conflict (the store refused the stream\'s numbers for good; unrecorded events dropped), handoff-failed (recorded, but not handed to the stream\'s delivery workflow; in GET /events only)',
+    source: 'worker',
+    fromWorkflow: true,
+  },
   workerResidentMemory: {
     name: 'process_resident_memory_bytes',
     type: 'gauge',

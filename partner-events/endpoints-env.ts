@@ -38,14 +38,24 @@ const endpointsFile = z.string().transform((path, context): PartnerEndpoint[] =>
 export const PartnerEventEndpointsEnvSchema = PartnerEventEndpointVariablesSchema.extend({
   PARTNER_EVENT_ENDPOINTS: endpointsText.optional(),
   PARTNER_EVENT_ENDPOINTS_FILE: endpointsFile.optional(),
-}).superRefine((value, context) => {
+}).superRefine((value, context) => checkEndpointVariables(value, context));
+
+/**
+ * The checks across the variables: not both set, and no private host without the opt-in. A process
+ * that parses these variables inside a larger schema (built from this one's `.shape`, which drops
+ * refinements) adds them back with `.superRefine(checkEndpointVariables)`.
+ */
+export function checkEndpointVariables(
+  value: { PARTNER_EVENT_ENDPOINTS?: PartnerEndpoint[] | undefined; PARTNER_EVENT_ENDPOINTS_FILE?: PartnerEndpoint[] | undefined; PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: boolean },
+  context: z.RefinementCtx,
+): void {
   if (value.PARTNER_EVENT_ENDPOINTS !== undefined && value.PARTNER_EVENT_ENDPOINTS_FILE !== undefined) {
     context.addIssue({ code: 'custom', path: ['PARTNER_EVENT_ENDPOINTS_FILE'], message: 'set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both' });
   }
   const configured = value.PARTNER_EVENT_ENDPOINTS ?? value.PARTNER_EVENT_ENDPOINTS_FILE;
   const inward = value.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS || configured === undefined ? undefined : privateEndpointProblem(configured);
   if (inward) context.addIssue({ code: 'custom', path: [value.PARTNER_EVENT_ENDPOINTS !== undefined ? 'PARTNER_EVENT_ENDPOINTS' : 'PARTNER_EVENT_ENDPOINTS_FILE'], message: inward });
-});
+}
 
 /**
  * The configured partner endpoints, from whichever variable holds them; none when neither is set.

@@ -7,7 +7,8 @@
  * - `events.jsonl`, an append-only log, one event a line (file-log-index.ts), fsync'd before an
  *   append returns. Positions count 1, 2, 3… in the order lines were written, which is the order every
  *   reader sees them in, so cursors never skip.
- * - `writer.lock`: the one writer's pid (file-writer-lock.ts). A second writer is refused.
+ * - `writer.lock`: the one writer's pid and folder, held open while it writes (file-writer-lock.ts). A
+ *   second writer is refused; a lock copied in with the folder is taken over.
  * - `disabled-endpoints.json`, replaced whole (written aside, fsync'd, renamed) on each change.
  *
  * Any number of readers, in any process (the partner API runs apart from the worker that writes):

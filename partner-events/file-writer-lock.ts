@@ -1,17 +1,24 @@
 /**
- * The file store's one-writer rule: a lock file holding the writer's pid and host, created
- * exclusively (O_EXCL). A second writer is refused with a message that says who holds it. A lock
- * left by a process that died (same host, pid gone, or a zombie not yet reaped) is taken over, so a
- * crashed worker does not block the next start.
+ * The file store's one-writer rule: a lock file created exclusively (O_EXCL) in the folder it guards,
+ * naming the writer (pid, host) and the folder, and held open by the writer for as long as it writes.
+ * A second writer of the same folder is refused with a message that names the folder and its holder.
+ *
+ * A lock is taken over when its holder does not write to this folder: it died (same host, pid gone or
+ * a zombie not yet reaped), or it is alive but holds a different lock file open, which is what a
+ * copied folder carries (`cp -r .data`): the copy's lock names the other stack's live worker, which
+ * writes to its own folder, not to this one. Whether a live process holds this very lock file is read
+ * from /proc/<pid>/fd (Linux, a process of the same user); where that cannot be read, a lock naming
+ * another folder is taken over and one naming this folder is respected.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 
 export class PartnerEventWriterLockedError extends Error {
   constructor(lockFile: string, holder: string) {
     super(
-      `partner events are already being written by ${holder} (lock ${lockFile}): the file store takes one writer at a time. ` +
+      `partner events in ${dirname(lockFile)} are already being written by ${holder} (lock ${lockFile}): the file store takes one writer at a time. ` +
         'Stop that process (or delete the lock file if no rampflow process holds it), or set PARTNER_EVENTS_DATABASE_URL to use PostgreSQL, which takes several.',
     );
     this.name = 'PartnerEventWriterLockedError';
@@ -23,6 +30,8 @@ interface LockRecord {
   host: string;
   /** Tells this lock from a later one by the same pid (a pid is reused). */
   token: string;
+  /** The folder the lock guards, as its writer resolved it; absent in locks written before it was recorded. */
+  folder?: string;
 }
 
 function alive(pid: number): boolean {
@@ -52,6 +61,39 @@ function exitedUnreaped(pid: number): boolean {
   return state === 'Z' || state === 'X';
 }
 
+/**
+ * Whether process `pid` holds the file `lockFile` (this very file: device and inode) open; undefined
+ * when its open files cannot be read (not Linux, another user's process).
+ */
+function holdsOpen(pid: number, lockFile: string): boolean | undefined {
+  let lock: { dev: number; ino: number };
+  let fds: string[];
+  try {
+    lock = statSync(lockFile);
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return undefined;
+  }
+  return fds.some((fd) => {
+    try {
+      const open = statSync(`/proc/${pid}/fd/${fd}`);
+      return open.dev === lock.dev && open.ino === lock.ino;
+    } catch {
+      // Closed since the folder was listed, or not a file.
+      return false;
+    }
+  });
+}
+
+/** Whether the lock's holder writes to the folder `lockFile` guards (see the top of this file). */
+function holderWritesHere(record: LockRecord, lockFile: string, folder: string): boolean {
+  if (record.host !== hostname()) return true;
+  if (!alive(record.pid)) return false;
+  const open = holdsOpen(record.pid, lockFile);
+  if (open !== undefined) return open;
+  return record.folder === undefined || record.folder === folder;
+}
+
 function readLock(lockFile: string): { text: string; record: LockRecord | undefined } | undefined {
   let text: string;
   try {
@@ -68,16 +110,24 @@ function readLock(lockFile: string): { text: string; record: LockRecord | undefi
   }
 }
 
+const describeHolder = (record: LockRecord): string => `process ${record.pid} on ${record.host}${record.folder ? `, writing to ${record.folder}` : ''}`;
+
 /** Takes the lock or throws PartnerEventWriterLockedError; the returned function lets it go. */
 export function acquireWriterLock(lockFile: string): () => void {
-  const mine: LockRecord = { pid: process.pid, host: hostname(), token: randomUUID() };
+  const folder = realpathSync(dirname(lockFile));
+  const mine: LockRecord = { pid: process.pid, host: hostname(), token: randomUUID(), folder };
   const text = JSON.stringify(mine);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      writeFileSync(lockFile, text, { flag: 'wx', mode: 0o600 });
+      const fd = openSync(lockFile, 'wx', 0o600);
+      writeSync(fd, text);
+      // Held open while this process writes: that is what tells a later starter the lock is live here.
       return () => {
+        const stillOurs = fstatSync(fd);
+        closeSync(fd);
         // Only our own lock is removed: never one a later writer took over.
-        if (readLock(lockFile)?.text === text) unlinkSync(lockFile);
+        const now = statSync(lockFile, { throwIfNoEntry: false });
+        if (now && now.ino === stillOurs.ino && now.dev === stillOurs.dev && readLock(lockFile)?.text === text) unlinkSync(lockFile);
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -85,9 +135,9 @@ export function acquireWriterLock(lockFile: string): () => void {
     const held = readLock(lockFile);
     if (held === undefined) continue;
     const { record } = held;
-    const stale = record !== undefined && record.host === mine.host && !alive(record.pid);
-    if (!stale) throw new PartnerEventWriterLockedError(lockFile, record ? `process ${record.pid} on ${record.host}` : 'a process that is starting');
-    // Removed only if it is still the dead writer's lock (not one another starter just took over).
+    if (record === undefined) throw new PartnerEventWriterLockedError(lockFile, 'a process that is starting');
+    if (holderWritesHere(record, lockFile, folder)) throw new PartnerEventWriterLockedError(lockFile, describeHolder(record));
+    // Removed only if it is still the lock read above (not one another starter just took over).
     // Two starters racing past this point in the same instant is the one gap; the dev stack starts one worker.
     if (readLock(lockFile)?.text === held.text) unlinkSync(lockFile);
   }

@@ -55,6 +55,17 @@ export interface RampAssumptions {
    * while staying above the one-second resolution of `Date`.
    */
   clockSkewToleranceMs: number;
+  /**
+   * The largest pageSize the service accepts (interface: "Limits", 1..100). Every list call asks for
+   * at most this many; a larger request is cut down to it, so callers walk more, smaller pages.
+   */
+  maxPageSize: number;
+  /**
+   * How the service orders its customer, deposit and trade lists (see LIST ORDER below): reconciliation
+   * reads only what is new at the head when `newest-first`, every list in full when `unknown`. When
+   * unset, RECONCILE_LIST_ORDER decides.
+   */
+  listOrder?: 'newest-first' | 'unknown';
 }
 
 export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
@@ -83,6 +94,7 @@ export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
   attachmentFields: { depositId: 'id', file: 'file' },
   customerDocumentField: 'files',
   clockSkewToleranceMs: 5_000,
+  maxPageSize: 100,
 };
 
 /** The older generation's other paths (the real service's; LegacyModule), answered 200 with the outcome in `status`. */
@@ -107,7 +119,7 @@ export function resolveAssumptions(overrides: RampAssumptionOverrides = {}): Ram
 }
 
 /*
- * The order of the service's list endpoints (customers, deposits, trades), which the interface does
+ * LIST ORDER. The order of the service's list endpoints (customers, deposits, trades), which the interface does
  * not state. rampflow assumes newest first, as list APIs of this kind commonly answer, and lets a
  * deployment say otherwise (`RECONCILE_LIST_ORDER`, config/env.ts): reconciliation reads a list only
  * down to what it saw at the head last time when the order is newest first, and reads all of it

@@ -1,6 +1,6 @@
 /**
- * The ramp client's settings from the environment: RAMP_BASE_URL, RAMP_API_KEY, RAMP_API_SECRET.
- * Problems come back one line per variable and never quote a value (one of them is the secret).
+ * The ramp client's settings from the environment: RAMP_BASE_URL, RAMP_API_KEY, RAMP_API_SECRET,
+ * and the optional RAMP_ASSUMPTIONS_FILE (assumptions-file.ts). Problems come back one line per variable and never quote a value (one of them is the secret).
  */
 import { z } from 'zod';
 
@@ -15,6 +15,7 @@ export const RampEnvironmentSchema = z.object({
   RAMP_BASE_URL: requiredText('RAMP_BASE_URL').pipe(z.url({ protocol: /^https?$/, error: 'RAMP_BASE_URL must be an http:// or https:// URL' })),
   RAMP_API_KEY: requiredText('RAMP_API_KEY'),
   RAMP_API_SECRET: requiredText('RAMP_API_SECRET'),
+  RAMP_ASSUMPTIONS_FILE: z.string().optional(),
 });
 export type RampEnvironment = z.infer<typeof RampEnvironmentSchema>;
 

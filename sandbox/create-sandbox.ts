@@ -84,6 +84,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     faults,
     logger,
     gateway401: resolved.gateway401,
+    queryReading: { style: resolved.variants.queryParameters, maxPageSize: resolved.variants.maxPageSize },
     publicRoutes: [kycPage(ctx)],
     routes: [
       ...customerRoutes(ctx),
@@ -94,7 +95,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...tradeAndPaymentRoutes(ctx),
       ...payoutAccountRoutes(ctx),
       ...configurationRoutes(ctx, resolved.httpCallbackHosts),
-      ...legacyRoutes(ctx, resolved.acceptedSkewSeconds, resolved.wallClock),
+      ...legacyRoutes(ctx, resolved.acceptedSkewSeconds, resolved.wallClock, resolved.variants.legacyCreateVaPath),
       ...simulationRoutes(ctx),
       ...sandboxToolRoutes(ctx, deliveries, faults),
     ],

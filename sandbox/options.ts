@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { PartnerCredential } from './auth/authenticate';
 import { DEFAULT_AUTOPILOT_DELAYS, type AutopilotDelays } from './autopilot';
 import type { ClockOptions } from './clock';
+import type { SandboxVariants } from './variant-types';
 
 export interface PartnerKeyPair {
   apiKey: string;
@@ -24,6 +25,8 @@ export interface SandboxOptions {
   publicUrl?: string;
   /** Accepted X-Timestamp skew either way, in seconds (DESIGN: 60). */
   acceptedSkewSeconds?: number;
+  /** Points where the sandbox answers differently from what rampflow assumes (variants.ts); default: as rampflow assumes. */
+  variants?: SandboxVariants;
   /** Answer authentication failures with HTTP 401 (text body), as a gateway may, instead of 422. */
   gateway401?: boolean;
   /** Failed-signature responses carry the canonical string the server built. Never expose this beyond local use. */
@@ -46,9 +49,9 @@ export interface SandboxOptions {
   /** Delay between an AUD virtual account's approval and its whitelisted sender becoming active. */
   audWhitelistDelaySeconds?: number;
   /**
-   * The order of the customer, deposit, trade and autoramp-flow lists, which the interface does not state: oldest
-   * first (the default, stable pages while records are added) or newest first (what rampflow's
-   * reconciliation assumes, ramp/assumptions.ts).
+   * The order of the customer, deposit, trade and autoramp-flow lists, which the interface does not state:
+   * newest first (the default: what rampflow assumes, ramp/assumptions.ts) or oldest first (stable pages
+   * while records are added; the `list-order` variant).
    */
   listOrder?: ListOrder;
   /** Walk every object through the happy path: true for the default delays, or some delays overridden. */
@@ -73,6 +76,7 @@ export interface ResolvedOptions {
   port: number;
   publicUrl: string | undefined;
   acceptedSkewSeconds: number;
+  variants: Required<SandboxVariants>;
   gateway401: boolean;
   debug: boolean;
   clock: ClockOptions;
@@ -112,6 +116,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     port: options.port ?? 0,
     publicUrl: options.publicUrl,
     acceptedSkewSeconds: positive('acceptedSkewSeconds', options.acceptedSkewSeconds ?? 60),
+    variants: { queryParameters: 'camelCase', maxPageSize: 100, legacyCreateVaPath: '/create-va', ...options.variants },
     gateway401: options.gateway401 ?? false,
     debug: options.debug ?? false,
     clock: options.clock ?? {},
@@ -121,7 +126,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     duplicateDeliveries: options.duplicateDeliveries ?? false,
     outOfOrderDeliveries: options.outOfOrderDeliveries ?? false,
     audWhitelistDelaySeconds: options.audWhitelistDelaySeconds ?? 10,
-    listOrder: options.listOrder ?? 'oldest-first',
+    listOrder: options.listOrder ?? 'newest-first',
     autopilot,
     wallClock: options.wallClock ?? Date.now,
     logger: options.logger ?? pino({ level: 'silent' }),

@@ -12,6 +12,7 @@ import {
   DepositTimingsEnvSchema,
   depositTimingsFromEnv,
   parseEnv,
+  RampAssumptionsEnvSchema,
   PayloadEnvSchema,
   ReconcileEnvSchema,
   temporalTls,
@@ -20,6 +21,7 @@ import {
   WorkerEnvSchema,
 } from '../config/env';
 import { createLogger } from '../config/logger';
+import { loadAssumptionsFile } from '../ramp/assumptions-file';
 import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
 import { receiverBudgetFromEnv } from './receiver-budget';
 import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
@@ -39,6 +41,8 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
   const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), env);
   const webhook = parseEnv(WebhookEnvSchema, env);
   const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema, env);
+  // The assumptions file, when it names the service's list order, wins over RECONCILE_LIST_ORDER.
+  const listOrder = loadAssumptionsFile(parseEnv(RampAssumptionsEnvSchema, env).RAMP_ASSUMPTIONS_FILE).listOrder ?? RECONCILE_LIST_ORDER;
   const depositTimings = depositTimingsFromEnv(parseEnv(DepositTimingsEnvSchema, env));
   const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
   const logger = createLogger('rampflow-webhooks', LOG_LEVEL);
@@ -52,6 +56,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
   const { app } = buildWebhookServer({
     token: webhook.WEBHOOK_TOKEN,
     allowedIps: webhook.WEBHOOK_ALLOWED_IPS,
+    trustedProxies: webhook.WEBHOOK_TRUSTED_PROXIES,
     client,
     taskQueue: temporal.TEMPORAL_TASK_QUEUE,
     logger,
@@ -67,7 +72,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
       const outcome = await ensureReconcileSchedule(client, {
         taskQueue: temporal.TEMPORAL_TASK_QUEUE,
         intervalSeconds: options.reconcileEverySeconds ?? DEFAULT_RECONCILE_INTERVAL_SECONDS,
-        limits: { listOrder: RECONCILE_LIST_ORDER },
+        limits: { listOrder },
       });
       logger.info({ scheduleId: RECONCILE_SCHEDULE_ID, outcome }, 'reconciliation schedule in place');
     } catch (error) {
@@ -87,6 +92,7 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
         namespace: temporal.TEMPORAL_NAMESPACE,
         taskQueue: temporal.TEMPORAL_TASK_QUEUE,
         allowedIps: webhook.WEBHOOK_ALLOWED_IPS.length === 0 ? 'any' : webhook.WEBHOOK_ALLOWED_IPS,
+        trustedProxies: webhook.WEBHOOK_TRUSTED_PROXIES.length === 0 ? 'none' : webhook.WEBHOOK_TRUSTED_PROXIES,
         routing: webhook.WEBHOOK_ROUTING,
       },
       'webhook receiver listening',

@@ -4,7 +4,7 @@
  * - `GET /healthz`: liveness (the process serves HTTP; Temporal's reachability shows in the 503s);
  * - `GET /metrics`: Prometheus metrics.
  *
- * Checks, in order: the source IP (403; before the token, so a refused address learns nothing about
+ * Checks, in order: the source IP (the TCP peer, or behind a trusted proxy the address it saw; 403; before the token, so a refused address learns nothing about
  * the token), the path token compared in constant time (404, the same answer as for any unknown path),
  * the source address's rate (429 with Retry-After, before the body is read; webhooks/receiver-budget.ts),
  * the body cap (413) and JSON content type (415), the envelope `{event, payload: {id}}` (400). None of
@@ -18,7 +18,7 @@
  * (rampflow_webhook_payload_mismatches_total) and logged by path, never by value.
  *
  * Logs are one structured line per request with the route pattern, never the URL (it holds the token)
- * and never the body.
+ * and never the body; with the source address, and on a 429 the rate that refused it.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Client } from '@temporalio/client';
@@ -34,7 +34,7 @@ import { WebhookMetrics, type HandoffResult, type Outcome } from './metrics';
 import { DEFAULT_RECEIVER_BUDGET, OverBudget, ReceiverBudget, type ReceiverBudgetOptions } from './receiver-budget';
 import type { WebhookRouting } from '../config/webhook-routings';
 import { tokenMatches } from './secret-token';
-import { sourceIpPolicy } from './source-ip';
+import { sourceIpPolicy, trustedProxies } from './source-ip';
 
 export const WEBHOOK_ROUTE = '/webhooks/ramp/:token';
 
@@ -45,6 +45,8 @@ export interface WebhookServerOptions {
   token: string;
   /** WEBHOOK_ALLOWED_IPS entries (addresses or CIDR ranges); empty allows any source. */
   allowedIps: string[];
+  /** WEBHOOK_TRUSTED_PROXIES entries: peers whose X-Forwarded-For names the source (webhooks/source-ip.ts); none when omitted. */
+  trustedProxies?: string[];
   client: Client;
   taskQueue: string;
   logger: Logger;
@@ -69,10 +71,21 @@ export interface WebhookServerOptions {
 
 const NOT_FOUND_BODY = { error: 'not found' };
 
+/** What a request's log line says beyond its route and status. */
+interface LoggedOutcome {
+  outcome: Outcome;
+  event?: string;
+  payloadId?: string;
+  routed?: HandoffResult;
+  fields?: string[];
+  /** A 429's: the rate that refused it. */
+  budget?: OverBudget['budget'];
+}
+
 export function buildWebhookServer(options: WebhookServerOptions): { app: FastifyInstance; metrics: WebhookMetrics } {
   const metrics = new WebhookMetrics();
   const allowedSources = sourceIpPolicy(options.allowedIps);
-  const outcomes = new WeakMap<FastifyRequest, { outcome: Outcome; event?: string; payloadId?: string; routed?: HandoffResult; fields?: string[] }>();
+  const outcomes = new WeakMap<FastifyRequest, LoggedOutcome>();
   const handoff = { client: options.client, taskQueue: options.taskQueue, timeoutMs: options.handoffTimeoutMs ?? 10_000 };
   const budget = new ReceiverBudget({ ...DEFAULT_RECEIVER_BUDGET, ...options.budget });
   const router = { client: options.client, taskQueue: options.taskQueue, memory: new RoutingMemory(), budget, depositTimings: options.depositTimings };
@@ -111,15 +124,16 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
   const overBudget = (request: FastifyRequest, reply: FastifyReply, error: OverBudget, about: { event?: string; payloadId?: string } = {}) => {
     metrics.countOverBudget(error.budget);
     void reply.header('retry-after', String(error.retryAfterSeconds));
-    return finish(request, reply, 429, 'over_budget', { error: 'too many requests' }, about);
+    return finish(request, reply, 429, 'over_budget', { error: 'too many requests' }, { ...about, budget: error.budget });
   };
 
   // fastify's own logger would print request URLs, which carry the token; we log ourselves below.
-  const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, return503OnClosing: true });
+  // request.ip is the source every check and budget uses: the TCP peer, or what a trusted proxy saw.
+  const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, return503OnClosing: true, trustProxy: trustedProxies(options.trustedProxies ?? []) });
   // JSON only: fastify also parses text/plain by default.
   app.removeContentTypeParser('text/plain');
 
-  const finish = (request: FastifyRequest, reply: FastifyReply, status: number, outcome: Outcome, body: unknown, extra: { event?: string; payloadId?: string; routed?: HandoffResult; fields?: string[] } = {}) => {
+  const finish = (request: FastifyRequest, reply: FastifyReply, status: number, outcome: Outcome, body: unknown, extra: Omit<LoggedOutcome, 'outcome'> = {}) => {
     outcomes.set(request, { outcome, ...extra });
     return reply.code(status).send(body);
   };
@@ -149,6 +163,9 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       ...(recorded?.event ? { event: recorded.event, payloadId: recorded.payloadId } : {}),
       ...(recorded?.routed ? { routed: recorded.routed } : {}),
       ...(recorded?.fields ? { fields: recorded.fields } : {}),
+      ...(recorded?.budget ? { budget: recorded.budget } : {}),
+      // The TCP peer (the service's address, a proxy's, or a forger's; never a customer's): whose budget a request spent.
+      source: request.ip,
     };
     if (reply.statusCode >= 500) options.logger.warn(line, 'webhook');
     else options.logger.info(line, 'webhook');

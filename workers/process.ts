@@ -20,8 +20,9 @@ import {
   TemporalEnvSchema,
   WorkerEnvSchema,
 } from '../config/env';
-import { PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
+import { checkEndpointVariables, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
 import { RampClient } from '../ramp';
+import { loadAssumptionsFile } from '../ramp/assumptions-file';
 import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
 import { workerMemoryPlan } from './memory-budget';
@@ -41,10 +42,13 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       .extend(DeploymentEnvSchema.shape)
       .extend(PayloadEnvSchema.shape)
       .extend(PartnerEventsEnvSchema.shape)
-      .extend(PartnerEventEndpointsEnvSchema.shape),
+      .extend(PartnerEventEndpointsEnvSchema.shape)
+      .superRefine(checkEndpointVariables),
     env,
   );
   const logger = createLogger('rampflow-worker', config.LOG_LEVEL);
+  // Checked before anything connects, so a bad file stops the worker at start.
+  const assumptions = loadAssumptionsFile(config.RAMP_ASSUMPTIONS_FILE);
 
   Runtime.install({
     logger: sdkLogger(logger),
@@ -75,6 +79,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     baseUrl: config.RAMP_BASE_URL,
     apiKey: config.RAMP_API_KEY,
     apiSecret: config.RAMP_API_SECRET,
+    assumptions,
     onAttempt: serviceAttemptMetrics(meter),
     ...(processShare !== undefined ? { maxCallsPerSecond: processShare } : {}),
   });

@@ -4,16 +4,19 @@
  * applied at most once and only forward (workflows/deposit-ledger.ts); hints wait for a look
  * (workflows/deposit-hints.ts).
  */
-import { condition, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { changeOptions } from './activity-options';
 import { isAttachmentReference } from './attachment-reference';
 import { depositActivities as act } from './deposit-activities';
 import type { DepositCourse } from './deposit-course';
 import { depositEventSignal, depositStateQuery, paymentEventSignal, submitAttachmentUpdate, tradeEventSignal } from './messages';
-import { ATTACHMENT_SUBMITTED_ONCE, takesPatch } from './patches';
+import { ATTACHMENT_READS_DEPOSIT_FIRST, ATTACHMENT_SUBMITTED_ONCE, takesPatch } from './patches';
 import { isHint } from './trust';
 
-export function registerDepositHandlers({ depositId, ledger, state, applied, hints, desk }: DepositCourse): void {
+/** Why an attachment is refused: the service asked for none (as far as the deposit's last read of it says). */
+const notAskedFor = (status: string | undefined): string => `the deposit is ${status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`;
+
+export function registerDepositHandlers({ depositId, ledger, state, applied, hints, desk, pollDeposit }: DepositCourse): void {
   // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
   // first must not use up the key of the genuine one.
   setHandler(depositEventSignal, (event) => {
@@ -30,6 +33,9 @@ export function registerDepositHandlers({ depositId, ledger, state, applied, hin
   setHandler(
     submitAttachmentUpdate,
     async (attachment) => {
+      // Accepted while RECEIVED (the validator's one exception): ACTION_REQUIRED comes with no event,
+      // so the service is read before the attachment is refused.
+      if (ledger.deposit?.status !== 'ACTION_REQUIRED') await readBeforeRefusing();
       if (ledger.attachmentSha256 !== undefined && takesPatch(ATTACHMENT_SUBMITTED_ONCE)) {
         // Bounded by the first submission's own activity: it succeeds, or fails and frees the claim.
         await condition(() => ledger.attachmentSubmitted || ledger.attachmentSha256 === undefined);
@@ -49,7 +55,10 @@ export function registerDepositHandlers({ depositId, ledger, state, applied, hin
     },
     {
       validator: (attachment) => {
-        if (ledger.deposit?.status !== 'ACTION_REQUIRED') throw new Error(`the deposit is ${ledger.deposit?.status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`);
+        // Refused at once, before any history is written, where no read could change the answer: a
+        // deposit past RECEIVED (state only moves forward) or not read yet. RECEIVED is read first.
+        const status = ledger.deposit?.status;
+        if (status !== 'ACTION_REQUIRED' && status !== 'RECEIVED') throw new Error(notAskedFor(status));
         // Only a reference to the stored bytes enters the history (attachments/, the claim check).
         if (!isAttachmentReference(attachment)) throw new Error('expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)');
         if (ledger.attachmentSha256 !== undefined && ledger.attachmentSha256 !== attachment.sha256) {
@@ -58,4 +67,19 @@ export function registerDepositHandlers({ depositId, ledger, state, applied, hin
       },
     },
   );
+
+  /** One read of the deposit (the poll's), then the refusal if it is still not ACTION_REQUIRED. */
+  async function readBeforeRefusing(): Promise<void> {
+    const before = ledger.deposit?.status;
+    // Runs recorded before the patch never got here: their validator refused every status but ACTION_REQUIRED.
+    if (!takesPatch(ATTACHMENT_READS_DEPOSIT_FIRST)) throw ApplicationFailure.nonRetryable(notAskedFor(before), 'AttachmentNotAskedFor');
+    try {
+      await pollDeposit();
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      throw ApplicationFailure.nonRetryable(`the deposit is ${before ?? 'not read yet'} as last read, and reading it again from the service failed (${error.cause?.message ?? error.message}): try again`, 'DepositUnread');
+    }
+    const status = ledger.deposit?.status;
+    if (status !== 'ACTION_REQUIRED') throw ApplicationFailure.nonRetryable(`${notAskedFor(status)} (read from the service just now)`, 'AttachmentNotAskedFor');
+  }
 }

@@ -56,7 +56,8 @@ export async function received(course: DepositCourse): Promise<DepositStage> {
   link.noteServedIfReported();
   if (!link.served) throw notServed(link, course.state.customerId);
   // A trade the service links to this deposit says it was confirmed, whatever the deposit's last read said.
-  await waitOrPark(course, 'the deposit\'s confirmation', () => ledger.deposit!.status !== 'RECEIVED' || (verifiesPayloads && ledger.trade !== undefined), course.pollDeposit);
+  // CONFIRMED and REJECTED come with an event, ACTION_REQUIRED with none: the wait polls early for it.
+  await waitOrPark(course, 'the deposit\'s confirmation', () => ledger.deposit!.status !== 'RECEIVED' || (verifiesPayloads && ledger.trade !== undefined), course.pollDeposit, { unannounced: true });
   return stageForDepositStatus(course);
 }
 

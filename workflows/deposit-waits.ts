@@ -10,12 +10,14 @@ import type { DepositCourse } from './deposit-course';
 import { reversal } from './deposit-ending';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
-export async function waitOrPark(course: DepositCourse, what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
+/** @param how.unannounced no event announces (one of) the awaited outcomes: the wait polls early (workflows/waiting.ts) */
+export async function waitOrPark(course: DepositCourse, what: string, settled: () => boolean, pollOnce: () => Promise<void>, how: { unannounced?: boolean } = {}): Promise<void> {
   const { clock, timings, hints } = course;
   const wait = {
     what,
     settled,
     poll: pollOnce,
+    ...(how.unannounced ? { unannounced: true } : {}),
     hints: { pending: hints.claimNews, look: hints.look },
     pollIntervalMs: timings.pollIntervalSeconds * 1000,
     // Deposits started before the backoff carry no cap: they poll as they always did.

@@ -21,11 +21,17 @@ export class JourneyWaits {
   readonly shouldContinueAsNew = (): boolean =>
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > this.timings.maxHistoryEvents;
 
-  readonly waitOrPark = async (what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number, hinted?: () => boolean): Promise<void> => {
+  /**
+   * @param how.hinted whether deliveries' hints wait for a look
+   * @param how.unannounced no event announces the fact: the wait polls early (workflows/waiting.ts)
+   */
+  readonly waitOrPark = async (what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number, how: { hinted?: () => boolean; unannounced?: boolean } = {}): Promise<void> => {
+    const { hinted } = how;
     const wait = {
       what,
       settled: () => settled() || this.ledger.endRequested(),
       poll: pollOnce,
+      ...(how.unannounced ? { unannounced: true } : {}),
       // A hinted look is the poll: it reads what the hints name (and clears them first).
       ...(hinted ? { hints: { pending: hinted, look: pollOnce } } : {}),
       pollIntervalMs: this.timings.pollIntervalSeconds * 1000,

@@ -88,7 +88,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
         if (!decided()) events.kycRequired(state);
       },
       timings.kycDeadlineSeconds,
-      ledger.customerHinted,
+      { hinted: ledger.customerHinted },
     );
     if (state.customer.status === 'REJECTED') throw new JourneyEnded({ stage: 'REJECTED', reason: 'the service rejected the customer\'s KYC' });
     if (isCustomerApproved(state.customer.status ?? '')) events.approved();
@@ -137,7 +137,8 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     await orPark('registering the customer\'s exit accounts', () => exits.registerOwn());
     if (exits.missing().length === 0) return;
     show('SETTING_UP_RAMPS', `the partner to register ${exits.missing().join(' and ')} with the service`);
-    await waitOrPark(`${exits.missing().join(' and ')} to be registered`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds);
+    // No event announces the partner's registrations: the wait polls early.
+    await waitOrPark(`the partner to register ${exits.missing().join(' and ')} with the service`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds, { unannounced: true });
   }
 
   async function awaitingAccounts(): Promise<JourneyStage> {
@@ -166,7 +167,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
         }
       },
       timings.accountsDeadlineSeconds,
-      () => hinted(virtualAccount()) || hinted(depositAddress()),
+      { hinted: () => hinted(virtualAccount()) || hinted(depositAddress()) },
     );
     for (const [what, record] of [['virtual account', virtualAccount()], ['deposit address', depositAddress()]] as const) {
       if (record && isAccountRejected(record.status)) throw new ParkRequest(`the service rejected the ${what} ${record.id}`, 'Rejected');
@@ -185,10 +186,11 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
       );
       let whitelisted = listed(entries);
       stopIfEnded(ledger);
-      // No event announces the whitelist: the poll is the only way to learn of it.
+      // No event announces the whitelist, which the interface promises "with a short delay" after
+      // approval: the poll is the only way to learn of it, so it polls early.
       await waitOrPark('the AUD whitelist', () => whitelisted, async () => {
         whitelisted = listed(await act.getAudWhitelist.executeWithOptions(readOptions('poll the AUD whitelist'), [va.id]));
-      }, timings.accountsDeadlineSeconds);
+      }, timings.accountsDeadlineSeconds, { unannounced: true });
       state.onramp.whitelisted = true;
     }
     events.accountsReady(state);

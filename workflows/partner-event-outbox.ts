@@ -31,10 +31,13 @@ import {
   CancellationScope,
   condition,
   log,
+  metricMeter,
   proxyActivities,
   proxyLocalActivities,
   uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
+import { METRICS } from '../observability/metric-catalogue';
 import type { PartnerEventActivities, PublishRequest, PushRange } from '../activities/partner-event-activities';
 import type { EndpointProgress } from './partner-event-delivery-messages';
 import type { PartnerEvent, PartnerEventData, PartnerEventStream, PartnerEventType } from '../partner-events/catalogue';
@@ -281,6 +284,7 @@ export class PartnerEventOutbox {
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       log.warn('partner events not handed to their delivery workflow: they stay in the store for the pull API', { after: range.afterSequence, through: range.throughSequence });
+      countStopped('handoff-failed');
     }
   }
 
@@ -288,6 +292,7 @@ export class PartnerEventOutbox {
   private park(reason: string): void {
     this.parkedBecause = reason;
     log.warn('partner events parked: not recorded', { reason, dropped: this.pending.length, fromSequence: this.pending[0]?.sequence });
+    countStopped('sequence-conflict');
     // The dropped events were the last numbered: a later run numbers on from the last recorded one.
     if (this.pending.length > 0) this.sequence = this.pending[0]!.sequence - 1;
     this.pending.length = 0;
@@ -313,4 +318,12 @@ export class PartnerEventOutbox {
 
 function isSequenceConflict(error: unknown): boolean {
   return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === PARTNER_EVENT_SEQUENCE_CONFLICT;
+}
+
+/**
+ * Counted through the workflow metric meter (muted while a history replays, no commands), so the
+ * stop reaches a person (RampflowPartnerEventsStopped) and not only a log line.
+ */
+function countStopped(reason: 'sequence-conflict' | 'handoff-failed'): void {
+  metricMeter.createCounter(METRICS.partnerEventsStopped.name, '1', METRICS.partnerEventsStopped.help).add(1, { workflow_type: workflowInfo().workflowType, reason });
 }

@@ -105,6 +105,20 @@ export const PARTNER_EVENT_STREAMS_CONTINUE = 'partner-event-streams-continue';
  */
 export const RAMP_EVENTS_WITHIN_BUDGET = 'ramp-events-within-budget';
 
+/**
+ * A wait for a fact no event announces (the AUD whitelist, which the interface promises "with a short
+ * delay" after approval; a deposit held ACTION_REQUIRED; exit accounts the partner registers) polls
+ * early: its first poll after EARLY_FIRST_POLL_MS, the pauses doubling up to the poll interval
+ * (workflows/waiting.ts). Asked at such a wait's start, and only where its poll interval is longer.
+ */
+export const UNANNOUNCED_FACTS_POLLED_EARLY = 'unannounced-facts-polled-early';
+
+/**
+ * An attachment sent to a deposit the workflow last read RECEIVED reads the deposit first: the service
+ * announces ACTION_REQUIRED by no event, so the workflow's view may be behind (workflows/deposit-handlers.ts).
+ */
+export const ATTACHMENT_READS_DEPOSIT_FIRST = 'attachment-reads-deposit-first';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

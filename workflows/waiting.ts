@@ -12,14 +12,23 @@
  * A hint (workflows/trust.ts) is looked at at once, but never moves the next poll: the polls keep
  * their schedule from the last poll, so a stream of forged hints, each looked at and found to be
  * nothing, cannot keep a wait from polling until its deadline.
+ *
+ * A fact no event announces (`unannounced`) would otherwise wait for the first poll, a quarter of an
+ * hour in production, although it usually comes true within seconds (the AUD whitelist follows
+ * approval "with a short delay"). Such a wait polls early: first after EARLY_FIRST_POLL_MS, each
+ * pause twice the one before until it reaches the poll interval, then as any other wait. That is
+ * eight extra reads over the first twenty minutes of a 15-minute interval, once per such wait.
  */
 import { CancellationScope, condition, log } from '@temporalio/workflow';
 import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
-import { HINTS_NEVER_DELAY_FACTS, takesPatch, WAITS_WAKE_TO_CONTINUE_AS_NEW } from './patches';
+import { HINTS_NEVER_DELAY_FACTS, takesPatch, UNANNOUNCED_FACTS_POLLED_EARLY, WAITS_WAKE_TO_CONTINUE_AS_NEW } from './patches';
 import type { Hints } from './trust';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
 export type WaitOutcome = 'settled' | 'deadline' | 'continue-as-new';
+
+/** The first pause of a wait for a fact no event announces (see above). */
+export const EARLY_FIRST_POLL_MS = 5_000;
 
 export interface ServiceWait {
   /** What is awaited, for timer summaries in the Web UI. */
@@ -32,6 +41,8 @@ export interface ServiceWait {
   pollIntervalMs: number;
   /** The longest pause between two polls (the pauses double up to it). */
   pollBackoffCapMs: number;
+  /** No event announces the awaited fact (or one announces only some of its outcomes): poll early (see above). */
+  unannounced?: boolean;
   /** Absolute workflow time at which the wait gives up. */
   deadlineAt: number;
   now: () => number;
@@ -46,7 +57,11 @@ export interface ServiceWait {
 }
 
 export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
-  let intervalMs = wait.pollIntervalMs;
+  // A wait settled already polls on no schedule: it asks no patch.
+  if (wait.settled()) return 'settled';
+  // Asked only where it changes the schedule, so a wait polling every few seconds records no marker.
+  const early = wait.unannounced === true && EARLY_FIRST_POLL_MS < wait.pollIntervalMs && takesPatch(UNANNOUNCED_FACTS_POLLED_EARLY);
+  let intervalMs = early ? EARLY_FIRST_POLL_MS : wait.pollIntervalMs;
   // When the next poll is due. Once a hint has been looked at (HINTS_NEVER_DELAY_FACTS), the wait
   // sleeps only until then: a hint never postpones a poll, so forged hints cannot starve the polls.
   let pollAt = wait.now() + intervalMs;
@@ -76,7 +91,7 @@ export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
       if (woke || untilDeadline) continue;
     }
     await pollTolerantly(wait.what, wait.poll);
-    intervalMs = nextPollInterval(intervalMs, wait.pollBackoffCapMs);
+    intervalMs = intervalMs < wait.pollIntervalMs ? Math.min(intervalMs * 2, wait.pollIntervalMs) : nextPollInterval(intervalMs, wait.pollBackoffCapMs);
     pollAt = wait.now() + intervalMs;
   }
 }
@@ -112,7 +127,8 @@ export function nextPollInterval(intervalMs: number, capMs: number): number {
  * looking (workflows/operator.ts) and resumes by itself when it does.
  */
 export function deadlinePassed(wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs' | 'hints'>): ParkRequest {
-  return new ParkRequest(`no answer from the service within the deadline while waiting for ${wait.what}`, 'Deadline', {
+  // Says what was waited for, not who failed to answer: some waits are on the partner (an exit account it registers).
+  return new ParkRequest(`the deadline passed while waiting for ${wait.what}`, 'Deadline', {
     what: wait.what,
     settled: wait.settled,
     poll: wait.poll,

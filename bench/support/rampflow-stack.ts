@@ -33,7 +33,7 @@ export interface RampflowStackOptions {
   autopilot?: boolean;
   /** Start the worker (default true); a receiver-only benchmark may leave it out. */
   worker?: boolean;
-  /** The order of the sandbox's lists (default oldest first, SandboxOptions.listOrder). */
+  /** The order of the sandbox's lists (default newest first, SandboxOptions.listOrder). */
   listOrder?: 'oldest-first' | 'newest-first';
   /** The timings of the deposits the worker and the receiver start (DEPOSIT_* variables). */
   depositEnv?: Record<string, string>;

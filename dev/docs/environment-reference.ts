@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { ENV_DESCRIPTIONS, type EnvVariable } from '../../config/env-descriptions';
 import { ALL_ENV_SCHEMAS } from '../../config/env';
+import { ASSUMPTION_FILE_KEYS } from '../../ramp/assumptions-file';
 import { DEPOSIT_TIMING_DEFAULTS } from '../../workflows/timings';
 import { generatedNotice, markdownCell } from './markdown';
 
@@ -76,6 +77,15 @@ export function environmentReferenceMarkdown(): string {
       // An explicit anchor per variable: the pages that explain a process link its variables here rather than table them again.
       return `| <a id="${variableAnchor(name)}"></a>\`${name}\` | ${markdownCell(defaultCell(name, schema))} | ${markdownCell(described.readBy)} | ${markdownCell(described.description)} |`;
     }),
+    '',
+    '## RAMP_ASSUMPTIONS_FILE keys',
+    '',
+    'The file is one JSON object; every key is optional and a key not listed here is refused. Generated from',
+    '`ramp/assumptions-file.ts`, where the schema that checks the file is.',
+    '',
+    '| key | default | what it overrides |',
+    '| --- | --- | --- |',
+    ...Object.entries(ASSUMPTION_FILE_KEYS).map(([key, { description, defaultValue }]) => `| \`${key}\` | ${markdownCell(defaultValue)} | ${markdownCell(description)} |`),
     '',
     'Compose only (not read by rampflow): `POSTGRES_USER` and `POSTGRES_PASSWORD` (`temporal`/`temporal`);',
     '`TEMPORAL_HISTORY_SHARDS` (4, fixed once the databases exist); `TEMPORAL_PORT`, `TEMPORAL_UI_PORT`,',

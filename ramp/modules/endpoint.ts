@@ -42,7 +42,8 @@ export abstract class EndpointModule {
     const checked = validateRequest(PaginationSchema.and(endpoint.filters), params, { method: 'GET', path: endpoint.path }) as Pagination & F;
     const parameters: QueryParameters = [
       ['pageNum', checked.pageNum],
-      ['pageSize', checked.pageSize],
+      // A service that accepts less than rampflow asks for gets its own largest page (RampAssumptions.maxPageSize).
+      ['pageSize', checked.pageSize === undefined ? undefined : Math.min(checked.pageSize, this.http.assumptions.maxPageSize)],
       ...endpoint.filterOrder.map(([field, name]) => [name, checked[field]] as const),
     ];
     return this.getData(endpoint.path, parameters, pageOf(endpoint.item)) as Promise<Page<I>>;

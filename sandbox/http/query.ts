@@ -3,24 +3,35 @@
  * Names the interface gives only by label are camelCase (DESIGN: "What the interface leaves open"):
  * `id`, `externalId`, `customerId`, `currency`, `status`, `type`.
  */
+import type { QueryParameterStyle } from '../variant-types';
+import { parameterNameIn } from '../variants';
 import { invalidParameters } from './errors';
+
+/** How the service reads its query (the `query-parameters` and `max-page-size` variants, sandbox/variants.ts). */
+export interface QueryReading {
+  style: QueryParameterStyle;
+  maxPageSize: number;
+}
 
 export class Query {
   private readonly params: URLSearchParams;
 
-  constructor(rawQuery: string) {
+  constructor(
+    rawQuery: string,
+    readonly reading: QueryReading = { style: 'camelCase', maxPageSize: MAX_PAGE_SIZE },
+  ) {
     this.params = new URLSearchParams(rawQuery);
   }
 
-  /** The first value of a parameter; an empty value counts as absent. */
-  optional(name: string): string | undefined {
-    const value = this.params.get(name);
+  /** The first value of a parameter, by the interface's label; an empty value counts as absent. */
+  optional(label: string): string | undefined {
+    const value = this.params.get(parameterNameIn(this.reading.style, label));
     return value === null || value === '' ? undefined : value;
   }
 
   required(name: string): string {
     const value = this.optional(name);
-    if (value === undefined) throw invalidParameters(`query parameter ${name} is required`);
+    if (value === undefined) throw invalidParameters(`query parameter ${parameterNameIn(this.reading.style, name)} is required`);
     return value;
   }
 
@@ -57,10 +68,10 @@ function pageParameter(query: Query, name: string, fallback: number, max: number
   return value;
 }
 
-/** Validates pageNum (>= 1) and pageSize (1..100) and cuts the page (interface: "Limits"). */
+/** Validates pageNum (>= 1) and pageSize (1..100, or the `max-page-size` variant's) and cuts the page (interface: "Limits"). */
 export function paginate<T, V>(query: Query, rows: T[], view: (row: T) => V): Page<V> {
   const pageNum = pageParameter(query, 'pageNum', DEFAULT_PAGE_NUM, Number.MAX_SAFE_INTEGER);
-  const pageSize = pageParameter(query, 'pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const pageSize = pageParameter(query, 'pageSize', DEFAULT_PAGE_SIZE, query.reading.maxPageSize);
   const start = (pageNum - 1) * pageSize;
   return { list: rows.slice(start, start + pageSize).map(view), total: rows.length, pageNum, pageSize };
 }

@@ -9,7 +9,7 @@ import { splitRequestTarget } from '../../ramp/signing';
 import type { Authenticator } from '../auth/authenticate';
 import type { FaultInjector, FaultRule } from '../faults';
 import { SandboxError } from './errors';
-import { Query } from './query';
+import { Query, type QueryReading } from './query';
 import type { RouteDefinition } from './route';
 
 export interface ServerDependencies {
@@ -19,6 +19,8 @@ export interface ServerDependencies {
   /** Answer authentication failures with HTTP 401, as a gateway in front of the service may. */
   gateway401: boolean;
   routes: RouteDefinition[];
+  /** How query parameters are spelled and the largest page (the sandbox's variants). */
+  queryReading: QueryReading;
   /** Routes a browser opens without signing (the hosted KYC page). */
   publicRoutes: { path: string; handler: (request: FastifyRequest, reply: FastifyReply) => Promise<void> }[];
 }
@@ -168,7 +170,7 @@ async function handle(dependencies: ServerDependencies, route: RouteDefinition, 
 
   let data: unknown;
   try {
-    data = await route.handler({ partnerId, query: new Query(splitRequestTarget(rawTarget).query), rawBody, contentType });
+    data = await route.handler({ partnerId, query: new Query(splitRequestTarget(rawTarget).query, dependencies.queryReading), rawBody, contentType });
   } catch (error) {
     if (error instanceof SandboxError) return sendFailure(route, dependencies, request, reply, error);
     throw error;

@@ -47,11 +47,12 @@ function ownershipProven(address: string, network: 'ETH' | 'TRX', userId: string
   return [...days].some((day) => verifyWalletOwnership({ network, address, message: walletOwnershipMessage(address, userId, new Date(day * DAY_MS)), signature }));
 }
 
-export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wallClock: () => number): RouteDefinition[] {
+export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wallClock: () => number, createVaPath: string): RouteDefinition[] {
   return [
     {
       method: 'POST',
-      path: '/create-va',
+      // Where the older generation's create-va lives is not shown (the `legacy-create-va-path` variant).
+      path: createVaPath,
       generation: 'old',
       handler: (request) => {
         const body = jsonBody(request, CreateVaBody);

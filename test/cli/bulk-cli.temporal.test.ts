@@ -33,7 +33,7 @@ const rampflow = (...args: string[]) => rampflowOn(h, ...args);
 
 /** Success, with nothing on stderr but progress lines (printed only for runs longer than a second). */
 function expectOk(result: RunResult): void {
-  expect(result.stderr).toMatch(/^((journey|deposit) (retry|cancel)( \(dry run\))?: \d+ of \d+ \(.*\)\n)*$/);
+  expect(result.stderr).toMatch(/^((journey|deposit|payout) (retry|cancel)( \(dry run\))?: \d+ of \d+ \(.*\)\n)*$/);
   expect(result.code).toBe(0);
 }
 
@@ -132,6 +132,11 @@ describe('rampflow deposit retry|cancel --all', () => {
     }
     const parkedSince = await Promise.all(depositHandles.map(async (depositHandle) => (await depositHandle.query(depositStateQuery)).attention!.since));
     await visible(`WorkflowType = 'depositLifecycle' AND RampStage = 'NEEDS_ATTENTION' AND RampExternalId = '${state.externalId}'`, 2, h);
+
+    // The list shows why each is parked (read from its state; visibility indexes only the stage).
+    const listed = await rampflowOn(h, 'deposit', 'list', '--customer', state.externalId, '--stage', 'NEEDS_ATTENTION');
+    expect(listed.stdout).toMatch(/^DEPOSIT ID +STAGE +STATUS +EXTERNAL ID +AMOUNT +STARTED +PARKED BECAUSE\n/);
+    for (const deposit of deposits) expect(listed.stdout).toMatch(new RegExp(`\\n${deposit.id} +NEEDS_ATTENTION +RUNNING .* Deadline: the deadline passed while waiting for \\S.*\\n`));
 
     const dry = await rampflowOn(h, 'deposit', 'retry', '--all', '--customer', state.externalId, '--dry-run');
     expectOk(dry);

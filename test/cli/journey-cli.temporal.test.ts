@@ -110,11 +110,12 @@ describe('rampflow journey', () => {
     expect(listed.every((entry) => entry.stage === 'NEEDS_ATTENTION')).toBe(true);
     const table = await rampflow('journey', 'list', '--stage', 'NEEDS_ATTENTION', '--limit', '50');
     expectOk(table);
-    expect(table.stdout).toMatch(/^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED\n/);
-    expect(table.stdout).toMatch(new RegExp(`\\n${toRetry} +NEEDS_ATTENTION +RUNNING `));
+    expect(table.stdout).toMatch(/^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED +PARKED BECAUSE\n/);
+    // The reason, read from the parked journey's state: visibility indexes only the stage.
+    expect(table.stdout).toMatch(new RegExp(`\\n${toRetry} +NEEDS_ATTENTION +RUNNING +\\S+ +\\S+ +Deadline: the deadline passed while waiting for the KYC decision\\n`));
 
     const status = await rampflow('journey', 'status', toRetry);
-    expect(status.stdout).toMatch(/ {2}attention: +no answer from the service within the deadline while waiting for the KYC decision \(parked at AWAITING_KYC since \S+, Deadline\)/);
+    expect(status.stdout).toMatch(/ {2}attention: +the deadline passed while waiting for the KYC decision \(parked at AWAITING_KYC since \S+, Deadline\)/);
 
     const parked = await h.waitForJourney(journey(toRetry), (s) => s.stage === 'NEEDS_ATTENTION');
     await h.control.approveCustomer(parked.customer.id!);

@@ -9,6 +9,7 @@ import { payoutStateQuery, payoutWorkflowId } from '../../workflows/payout-messa
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { runRampflow, type RunResult } from '../support/run';
 import { temporalAddress } from '../support/temporal';
+import { until } from '../support/until';
 
 let h: JourneyHarness;
 let bankAccountId: string;
@@ -60,6 +61,50 @@ describe('rampflow payout', () => {
     const cancel = await rampflow('payout', 'cancel', reference);
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toMatch(/^rampflow: cancel refused by payout .*not in NEEDS_ATTENTION\n$/);
+  });
+
+  it('create --wait returns when the payout parks, exit 2 with the reason; list shows it parked with the reason, retry --all resumes it', async () => {
+    const reference = `cli-wait-${randomUUID()}`;
+    // More than any test tops the balance up with: it parks at once.
+    const amount = '7777777';
+    const created = await runRampflow(['payout', 'create', '--reference', reference, '--bank-account', bankAccountId, '--currency', 'USDC', '--amount', amount, '--wait'], {
+      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue },
+      timeoutMs: 45_000,
+    });
+    expect(created.code).toBe(2);
+    expect(created.stdout).toContain(`payout ${reference}: NEEDS_ATTENTION`);
+    expect(created.stderr).toMatch(new RegExp(`^rampflow: payout ${reference} parked in NEEDS_ATTENTION: .*insufficient USDC balance: [\\d.]+ available, 7777777\\.000000 needed\n$`));
+
+    const listed = await until(
+      'visibility to index the parked payout',
+      async () => {
+        const result = await rampflow('payout', 'list', '--stage', 'NEEDS_ATTENTION', '--limit', '1000');
+        return result.stdout.includes(reference) ? result : undefined;
+      },
+      30_000,
+      500,
+    );
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^REFERENCE +STAGE +STATUS +STARTED +PARKED BECAUSE\n/);
+    expect(listed.stdout).toMatch(new RegExp(`\\n${reference} +NEEDS_ATTENTION +RUNNING +\\S+ +Refused: .*insufficient USDC balance: [\\d.]+ available, 7777777\\.000000 needed\\n`));
+
+    // status: the whole reason, not one cut at 100 characters.
+    const reason = (await stateOf(reference, () => true)).attention!.reason;
+    expect(reason.length).toBeGreaterThan(100);
+    const status = await rampflow('status');
+    expect(status.stdout).toContain(`      e.g. ${reason}\n`);
+
+    const dry = await rampflow('payout', 'retry', '--all', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^dry run: would retry \d+ of \d+ payouts? at NEEDS_ATTENTION; nothing was changed\n/);
+    expect(dry.stdout).toContain(`  ${reference}\n`);
+    expect((await stateOf(reference, () => true)).stage).toBe('NEEDS_ATTENTION');
+
+    await h.control.creditBalance({ currency: 'USDC', amount });
+    const retried = await rampflow('payout', 'retry', '--all', '--error-type', 'Refused');
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toMatch(/^retried [1-9]\d* of \d+ payouts? at NEEDS_ATTENTION with error type Refused; refused 0 \(moved on meanwhile\), failed 0, skipped 0\n$/);
+    expect((await stateOf(reference, (s) => s.stage === 'AWAITING_SETTLEMENT')).stage).toBe('AWAITING_SETTLEMENT');
   });
 
   it('refuses bad flags naming the field, before reaching Temporal', async () => {

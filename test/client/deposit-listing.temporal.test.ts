@@ -143,7 +143,7 @@ describe('rampflow deposit list', () => {
 
     const second = await rampflowCli('deposit', 'list', '--customer', customerA, '--page-size', '10', '--page-token', page.nextPageToken!);
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/^DEPOSIT ID +STAGE +STATUS +EXTERNAL ID +AMOUNT +STARTED\n/);
+    expect(second.stdout).toMatch(/^DEPOSIT ID +STAGE +STATUS +EXTERNAL ID +AMOUNT +STARTED( +PARKED BECAUSE)?\n/);
     expect(second.stdout).toContain(`\n${newestFirst(depositsOfA)[10]} `);
     expect(second.stdout).toMatch(/\nnext page: --page-token [A-Za-z0-9_-]+\n$/);
 

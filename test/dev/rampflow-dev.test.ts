@@ -3,16 +3,18 @@
  * worker and receiver on free ports.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Connection } from '@temporalio/client';
 import { freePortBelow } from '../../dev/ports';
 import { DEV_PARTNER_API_TOKEN } from '../../dev/stack';
 import { endpointsVariable, generateEndpointSecret, localEndpointConfig } from '../../partner-events/local-endpoint';
 import type { StatusSnapshot } from '../../client/status';
+import { DEFAULT_RECONCILE_INTERVAL_SECONDS, RECONCILE_SCHEDULE_ID } from '../../webhooks/reconcile-schedule';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { until } from '../support/until';
 
@@ -84,7 +86,7 @@ describe('rampflow dev (npm start)', () => {
     expect(await dev.exited, dev.output()).toBe(0);
     const lines = dev.output().split('\n');
     // The journey registers the customer's accounts itself: nobody calls /sandbox/...-create.
-    const order = ['0/5 codec server', '1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
+    const order = ['0/5 codec server', '1/5 Temporal dev server', '2/5 sandbox on autopilot', '3/5 worker', '4/5 webhook receiver', `reconciliation schedule ${RECONCILE_SCHEDULE_ID} created`, '5/5 partner API', 'demo journey customer/demo-', "journey: registered the customer's wallet", 'journey ACTIVE', 'done: '];
     const at = order.map((text) => lines.findIndex((line) => line.includes(text)));
     expect(at.every((index) => index >= 0), dev.output()).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -102,6 +104,10 @@ describe('rampflow dev (npm start)', () => {
     // Its partner event log is its own, beside its history: another stack (another test) never shares it.
     const log = readFileSync(join(dirname(dev.dbFile), 'partner-events', 'events.jsonl'), 'utf8');
     expect(log.trim().split('\n').length).toBeGreaterThanOrEqual(heard.length);
+    // What its worker delivered to, kept beside its keys for `partner-events endpoints` in another shell.
+    const recorded = join(dirname(dev.dbFile), 'partner-event-endpoints.json');
+    expect(JSON.parse(readFileSync(recorded, 'utf8'))).toEqual([expect.objectContaining({ name: 'dev', url: expect.stringContaining(`http://127.0.0.1:${dev.ports.partnerEventsPort}/`) })]);
+    expect(statSync(recorded).mode & 0o777).toBe(0o600);
   }, 180_000);
 
   it('serves the worker\'s and the receiver\'s metrics where the docs say, prints where, and `rampflow status` reads the worker\'s there', async () => {
@@ -182,6 +188,16 @@ describe('rampflow dev (npm start)', () => {
     expect(ui.status).toBe(200);
     const journeys = await fetch(`http://127.0.0.1:${dev.ports.partnerApiPort}/journeys/nobody-here`, { headers: { authorization: `Bearer ${DEV_PARTNER_API_TOKEN}` } });
     expect(journeys.status).toBe(404);
+    // The reconciliation schedule runs as production's receiver keeps it (its interval, the worker's queue).
+    const connection = await Connection.connect({ address: `127.0.0.1:${dev.ports.port}` });
+    try {
+      const { schedule } = await connection.workflowService.describeSchedule({ namespace: 'default', scheduleId: RECONCILE_SCHEDULE_ID });
+      expect(Number(schedule?.spec?.interval?.[0]?.interval?.seconds)).toBe(DEFAULT_RECONCILE_INTERVAL_SECONDS);
+      expect(schedule?.action?.startWorkflow).toMatchObject({ workflowType: { name: 'reconcileWithService' }, taskQueue: { name: 'rampflow' } });
+      expect(schedule?.state?.paused).toBeFalsy();
+    } finally {
+      await connection.close();
+    }
 
     dev.child.kill('SIGINT');
     expect(await dev.exited, dev.output()).toBe(0);

@@ -18,10 +18,11 @@ import { temporalAddress } from '../support/temporal';
 import { until } from '../support/until';
 
 let h: JourneyHarness;
-const parked: Record<'payout' | 'deposit' | 'journey', { workflowId: string; reason: RegExp }> = {
-  payout: { workflowId: '', reason: /Refused +at CREATING_PAYMENT .*insufficient USDT/ },
-  deposit: { workflowId: '', reason: /Deadline +at RECEIVED / },
-  journey: { workflowId: '', reason: /Deadline +at AWAITING_KYC / },
+/** Each parked workflow, its reason's row on the screen and words of the reason in full. */
+const parked: Record<'payout' | 'deposit' | 'journey', { workflowId: string; row: RegExp; words: string }> = {
+  payout: { workflowId: '', row: /^ {2}payouts +Refused +at CREATING_PAYMENT /, words: 'insufficient USDT balance' },
+  deposit: { workflowId: '', row: /^ {2}deposits +Deadline +at RECEIVED /, words: 'deadline' },
+  journey: { workflowId: '', row: /^ {2}journeys +Deadline +at AWAITING_KYC /, words: 'deadline' },
 };
 
 const rampflowEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue });
@@ -101,7 +102,7 @@ describe('the parked alerts\' runbooks', () => {
     ['RampflowJourneyParked', 'journey'],
   ] as const)('%s: the first command prints the parked %s\'s ID under its reason', async (alert, kind) => {
     const command = firstCommand(alert);
-    const { workflowId, reason } = parked[kind];
+    const { workflowId, row, words } = parked[kind];
     const section = await until(
       `${command.join(' ')} to show ${workflowId} as parked`,
       async () => {
@@ -114,12 +115,12 @@ describe('the parked alerts\' runbooks', () => {
       1_000,
     );
     const lines = section.split('\n');
-    const reasonAt = lines.findIndex((line) => reason.test(line));
-    expect(reasonAt, section).toBeGreaterThan(0);
-    // The ID is listed under its own reason, before the next reason's row.
-    const next = lines.findIndex((line, index) => index > reasonAt && /^ {2}\S/.test(line));
-    const idAt = lines.findIndex((line) => line.includes(workflowId));
-    expect(idAt, section).toBeGreaterThan(reasonAt);
-    if (next > 0) expect(idAt, section).toBeLessThan(next);
+    const rowAt = lines.findIndex((line) => row.test(line));
+    expect(rowAt, section).toBeGreaterThan(0);
+    // The reason's block: its row, then what is indented under it, up to the next reason's row.
+    const next = lines.findIndex((line, index) => index > rowAt && /^ {2}\S/.test(line));
+    const block = lines.slice(rowAt, next > 0 ? next : undefined).join('\n');
+    expect(block, section).toContain(words);
+    expect(block, section).toContain(workflowId);
   });
 });

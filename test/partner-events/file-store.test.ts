@@ -3,7 +3,7 @@
  * last line (a crash mid-append), one writer at a time, readers before any writer, a damaged log.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -155,6 +155,38 @@ describe('the file store', () => {
     expect((await reader.stream(customerStream('child'), 0, 10)).map((event) => event.sequence)).toEqual([1, 2, 3, 4]);
     await writer.close();
     await reader.close();
+  });
+
+  it("takes over a copied folder's lock, whose live holder writes to the original folder, and still guards the original", async () => {
+    const original = newFolder();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'append-in-child.ts'), original, 'copied', '2'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    try {
+      let output = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      await new Promise<void>((ready, failed) => {
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('appended') && ready());
+        void exited.then(() => failed(new Error(`the child writer exited: ${output}`)));
+      });
+      // As `cp -r .data` of a running stack does: the copy carries the live writer's lock.
+      const copy = newFolder();
+      cpSync(original, copy, { recursive: true });
+      expect(JSON.parse(readFileSync(join(copy, LOCK_FILE), 'utf8'))).toMatchObject({ pid: child.pid });
+
+      const runKeys = testPayloadKeys();
+      const writer = await openFilePartnerEventStore({ dir: copy, payloadKeys: runKeys, role: 'writer' });
+      expect((await writer.after(undefined, 10)).events).toHaveLength(2);
+      expect(JSON.parse(readFileSync(join(copy, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid, folder: realpathSync(copy) });
+      await writer.close();
+
+      // The original's writer is alive and writes there: its folder stays its own, and the refusal says which folder.
+      await expect(openFilePartnerEventStore({ dir: original, payloadKeys: runKeys, role: 'writer' })).rejects.toThrow(
+        `partner events in ${original} are already being written by process ${child.pid} on ${hostname()}, writing to ${realpathSync(original)}`,
+      );
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
   });
 
   it('answers a reader with nothing before any writer created the folder, and keeps the folder private', async () => {

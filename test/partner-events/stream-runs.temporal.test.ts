@@ -1,7 +1,7 @@
 /**
  * A partner event stream outlives the workflow runs that write it: a journey closed and removed at
  * retention whose customer signs up again under the same externalId, a payout reference used again
- * after its payout was removed. Each new run numbers on after what the store already holds, so the
+ * after its payout was removed, a journey an operator reset to before its events. Each new run numbers on after what the store already holds, so the
  * partner sees one gap-free sequence per stream, and the new run publishes, reaches its stages and
  * ends (before, the store refused its sequence 1 as held and the run could never end).
  */
@@ -106,5 +106,42 @@ describe('a partner event stream across runs', () => {
     expect(await again.result()).toMatchObject({ stage: 'CANCELLED' });
     expect(recorded.map((event) => event.type)).toEqual(['payout.failed', 'payout.failed']);
     expect(sequencesOf(recorded)).toEqual([1, 2]);
+  });
+
+  it('a journey reset to its first workflow task: the new run publishes again after what the old one recorded, and the stream stays one gap-free sequence', async () => {
+    const first = await startActiveJourney(h);
+    const { externalId } = first.state;
+    const stream = `customer/${externalId}` as const;
+    const before = await until('the first run\'s events to be recorded', async () => {
+      const held = await events.store.stream(stream, 0, 100);
+      return held.length > 0 && held;
+    });
+    const history = (await first.handle.fetchHistory()).events ?? [];
+    const firstTask = history.find((event) => event.workflowTaskCompletedEventAttributes)!;
+    const { runId } = await h.client.workflowService.resetWorkflowExecution({
+      namespace: h.client.options.namespace,
+      workflowExecution: { workflowId: first.handle.workflowId },
+      workflowTaskFinishEventId: firstTask.eventId,
+      reason: 'a test resets the journey to before its events',
+      requestId: randomUUID(),
+    });
+    const reset = h.client.workflow.getHandle(first.handle.workflowId, runId ?? undefined);
+    await h.waitForJourney(reset, (state) => state.stage === 'ACTIVE');
+    await reset.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
+    expect(await reset.result()).toMatchObject({ stage: 'CLOSED' });
+
+    const recorded = await until('the reset run\'s events to be recorded after the first run\'s', async () => {
+      const held = await events.store.stream(stream, 0, 100);
+      return held.some((event) => event.type === 'journey.closed') && held;
+    });
+    expect(recorded.slice(0, before.length)).toEqual(before);
+    // The reset run published again what it did again (here from approval on), numbered after the old run's last.
+    expect(recorded.slice(before.length).map((event) => event.type)).toEqual(expect.arrayContaining(['journey.active', 'journey.closed']));
+    expect(sequencesOf(recorded)).toEqual(oneTo(recorded.length));
+    const delivered = await until('every event to reach the endpoint', () => {
+      const seen = events.endpoint.eventsOf(externalId);
+      return seen.length === recorded.length && seen;
+    });
+    expect(delivered.map((event) => event.id)).toEqual(recorded.map((event) => event.id));
   });
 });

@@ -64,7 +64,7 @@ describe('customers', () => {
     const second = await a.get('/customer/list?pageNum=2&pageSize=2');
     conforms(successEnvelope(pageOf(CustomerSchema)), second.json);
     expect(second.json.data.total).toBe(5);
-    expect(second.json.data.list.map((c: { externalId: string }) => c.externalId)).toEqual(['c2', 'c3']);
+    expect(second.json.data.list.map((c: { externalId: string }) => c.externalId)).toEqual(['c2', 'c1']);
     expect((await a.ok('GET', '/customer/list?pageNum=9&pageSize=100')).list).toEqual([]);
     for (const bad of ['pageNum=0', 'pageNum=-1', 'pageNum=1.5', 'pageSize=0', 'pageSize=101', 'pageSize=ten']) {
       const response = await a.get(`/customer/list?${bad}`);

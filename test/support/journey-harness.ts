@@ -14,6 +14,7 @@ import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey
 import { depositStateQuery, journeyStateQuery, type DepositState, type JourneyState } from '../../workflows/messages';
 import type { customerJourney, reconcileWithService } from '../../workflows';
 import type { ReconcileResult } from '../../workflows/reconcile-types';
+import type { RampAssumptionOverrides } from '../../ramp';
 import type { SandboxOptions } from '../../sandbox';
 import type { DepositTimings } from '../../workflows/deposit-input';
 import { startTestSandbox, type TestSandbox } from './sandbox';
@@ -53,11 +54,13 @@ export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnkn
   workflowBundlePath?: string;
   /** The client's and the worker's data converter (the run's encrypting one unless given). */
   dataConverter?: DataConverter;
+  /** What the worker's client is told of the service, as RAMP_ASSUMPTIONS_FILE would (ramp/assumptions-file.ts). */
+  rampAssumptions?: RampAssumptionOverrides;
 }
 
 export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}, options: HarnessOptions = {}): Promise<JourneyHarness> {
   // The AUD whitelist registers a second after approval instead of the sandbox's 10 s.
-  const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions });
+  const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions }, options.rampAssumptions);
   const { client, close: closeClient } = await connectClient(options.dataConverter);
   const taskQueue = uniqueTaskQueue('journey');
   let running: { worker: RampflowWorker; connection: NativeConnection; done: Promise<void> } | undefined;
@@ -68,7 +71,7 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
     taskQueue,
     async startWorker() {
       const connection = await connectWorker();
-      const { workflowBundlePath, dataConverter, ...workerOptions } = options;
+      const { workflowBundlePath, dataConverter, rampAssumptions: _assumptions, ...workerOptions } = options;
       const worker = await createRampflowWorker({
         connection,
         namespace: 'default',

@@ -13,6 +13,8 @@ export interface RunResult {
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
+  /** The working directory (default the project's root). */
+  cwd?: string;
   input?: string;
   timeoutMs?: number;
 }
@@ -20,7 +22,7 @@ export interface RunOptions {
 /** Runs a command to completion. */
 export function run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: PROJECT_ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd ?? PROJECT_ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

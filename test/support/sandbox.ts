@@ -3,7 +3,7 @@
  * simulation endpoints (the steps the real service takes on its own, and the partner's dashboard).
  */
 import { z } from 'zod';
-import { jsonBody, RampClient } from '../../ramp';
+import { jsonBody, RampClient, type RampAssumptionOverrides } from '../../ramp';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 
 export const TEST_PARTNER = { apiKey: 'test-key', apiSecret: 'test-secret-0123456789' };
@@ -72,9 +72,10 @@ export interface TestSandbox {
   close(): Promise<void>;
 }
 
-export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+/** `assumptions`: what the client (and a harness's worker) is told of the service, as RAMP_ASSUMPTIONS_FILE would. */
+export async function startTestSandbox(options: Partial<SandboxOptions> = {}, assumptions?: RampAssumptionOverrides): Promise<TestSandbox> {
   const sandbox = await createSandbox({ partners: [TEST_PARTNER], ...options });
-  const ramp = new RampClient({ baseUrl: sandbox.url, ...TEST_PARTNER });
+  const ramp = new RampClient({ baseUrl: sandbox.url, ...TEST_PARTNER, ...(assumptions ? { assumptions } : {}) });
   return {
     sandbox,
     ramp,

@@ -41,6 +41,13 @@ async function post(receiver: TestReceiver, body: unknown): Promise<{ status: nu
   return { status: response.statusCode, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
 }
 
+/** Posts with extra headers (a proxy's X-Forwarded-For); the status only. */
+async function postFrom(receiver: TestReceiver, body: unknown, headers: Record<string, string>): Promise<number> {
+  const response = await request(receiver.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  await response.body.text();
+  return response.statusCode;
+}
+
 const madeUpDeposit = () => {
   const id = randomUUID();
   return { workflowId: `event/DEPOSIT_RECEIVED/${id}`, body: { event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id } } };
@@ -77,6 +84,28 @@ describe('the receiver budget', () => {
     expect(Number(answers[2]!.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(await workflowExists(h.client, deliveries[2]!.workflowId)).toBe(false);
     expect(await overBudget(receiver, 'source')).toBe(1);
+  });
+
+  it('behind a trusted proxy, spends the budget of the address the proxy saw: a forger past its rate leaves the service its own', async () => {
+    // Loopback is the proxy here; the service and the forger are the addresses it forwards for.
+    const receiver = await receiverWith({ routing: 'workflow', trustedProxies: ['127.0.0.1'], budget: { source: { perSecond: 0.001, burst: 2 } } });
+    const from = (address: string) => postFrom(receiver, madeUpDeposit().body, { 'x-forwarded-for': address });
+    const forger = [await from('203.0.113.7'), await from('203.0.113.7'), await from('203.0.113.7')];
+    expect(forger).toEqual([200, 200, 429]);
+    // The forger's address named itself last in the header, as a client behind the proxy can: the proxy's own entry (the rightmost) is what counts.
+    expect(await from('198.51.100.9')).toBe(200);
+    expect(await postFrom(receiver, madeUpDeposit().body, { 'x-forwarded-for': '198.51.100.9, 203.0.113.7' })).toBe(429);
+  });
+
+  it('without a trusted proxy, ignores X-Forwarded-For: a peer cannot name its own source to spend another\'s budget or escape its own', async () => {
+    const receiver = await receiverWith({ routing: 'workflow', budget: { source: { perSecond: 0.001, burst: 2 } } });
+    const answers = [];
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) answers.push(await postFrom(receiver, madeUpDeposit().body, { 'x-forwarded-for': address }));
+    expect(answers).toEqual([200, 200, 429]);
+  });
+
+  it('refuses to start with a trusted proxy that is not an address, naming the variable and the entry', async () => {
+    await expect(receiverWith({ trustedProxies: ['10.0.0.0/33'] })).rejects.toThrow(/WEBHOOK_TRUSTED_PROXIES: "10.0.0.0\/33"/);
   });
 
   it('answers 429 past the workflow-start rate: the deliveries over it start nothing', async () => {

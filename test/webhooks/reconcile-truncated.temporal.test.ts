@@ -34,7 +34,7 @@ const taskQueue = uniqueTaskQueue('reconcile-truncated');
 
 beforeAll(async () => {
   // Oldest first (the sandbox's default), and no callback registered: no webhook reaches anyone.
-  sandbox = await startTestSandbox();
+  sandbox = await startTestSandbox({ listOrder: 'oldest-first' });
   client = await connectClient();
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;

@@ -24,7 +24,7 @@ let scheduled: JourneyHarness;
 
 beforeAll(async () => {
   h = await startJourneyHarness({ listOrder: 'newest-first' });
-  oldestFirst = await startJourneyHarness();
+  oldestFirst = await startJourneyHarness({ listOrder: 'oldest-first' });
 });
 afterAll(async () => {
   await schedule?.delete();

@@ -3,6 +3,9 @@
  * environment): killed without warning in the middle of a journey, a new one finishes the journey
  * with nothing created twice; it serves Prometheus metrics and stops gracefully on SIGTERM.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports';
 import { journeyWorkflowId } from '../../workflows/ids';
@@ -90,5 +93,15 @@ describe('rampflow worker', () => {
     expect(worker.output()).toContain('RAMPFLOW_PAYLOAD_KEYS: key k1 is not the base64 of 32 bytes');
     expect(worker.output()).not.toContain('hunter2-secret');
     expect(worker.output()).not.toContain('hunter3');
+  });
+
+  it('refuses to start with both partner endpoint variables set, which its combined schema once let through', async () => {
+    const endpoints = JSON.stringify([{ name: 'acme', url: 'https://partner.example.com/hooks', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }]);
+    const file = join(mkdtempSync(join(tmpdir(), 'rampflow-endpoints-')), 'endpoints.json');
+    writeFileSync(file, endpoints);
+    const worker = startWorkerProcess({ TEMPORAL_ADDRESS: '127.0.0.1:1', RAMP_BASE_URL: 'http://127.0.0.1:1', RAMP_API_KEY: 'key', RAMP_API_SECRET: 'secret', PARTNER_EVENT_ENDPOINTS: endpoints, PARTNER_EVENT_ENDPOINTS_FILE: file });
+    expect(await worker.exited).toBe(1);
+    expect(worker.output()).toContain('PARTNER_EVENT_ENDPOINTS_FILE: set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both');
+    expect(worker.output()).not.toContain('whsec_');
   });
 });

@@ -32,7 +32,8 @@ describe('the deposit lifecycle', () => {
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'RECEIVED');
 
-    // An attachment nobody asked for is refused by the update's validator, before any history is written.
+    // An attachment nobody asked for is refused: the deposit reads itself first (ACTION_REQUIRED comes
+    // with no event), and the service still says RECEIVED.
     const refused = await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] }).catch((error: unknown) => error);
     expect((refused as Error).cause).toMatchObject({ message: expect.stringMatching(/not ACTION_REQUIRED/) });
 

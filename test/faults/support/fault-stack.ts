@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { dataConverterFromEnv } from '../../../codec';
 import type { SandboxOptions } from '../../../sandbox';
 import type { DepositTimings } from '../../../workflows/deposit-input';
@@ -36,7 +37,7 @@ export interface FaultStack<T extends FaultTemporal = TemporalOnFile> {
 /**
  * `receiverDepositTimings`: the timings of the deposits the receiver starts when it routes an event
  * directly; give the same as the case's worker (the test default when omitted). `receiverEventTimings`:
- * over the stack's ramp-event timings.
+ * over the stack's ramp-event timings. `receiverLogger`: where the receiver's request lines go (silent when omitted).
  */
 export async function startFaultStack(sandboxOptions: Partial<SandboxOptions>): Promise<FaultStack>;
 export async function startFaultStack<T extends FaultTemporal>(
@@ -44,12 +45,14 @@ export async function startFaultStack<T extends FaultTemporal>(
   startTemporal: () => Promise<T>,
   receiverDepositTimings?: Partial<DepositTimings>,
   receiverEventTimings?: Partial<RampEventTimings>,
+  receiverLogger?: Logger,
 ): Promise<FaultStack<T>>;
 export async function startFaultStack(
   sandboxOptions: Partial<SandboxOptions>,
   startTemporal: () => Promise<FaultTemporal> = startTemporalOnFile,
   receiverDepositTimings?: Partial<DepositTimings>,
   receiverEventTimings?: Partial<RampEventTimings>,
+  receiverLogger?: Logger,
 ): Promise<FaultStack<FaultTemporal>> {
   const temporal = await startTemporal();
   const service = await startTestSandbox(sandboxOptions);
@@ -61,6 +64,7 @@ export async function startFaultStack(
     taskQueue,
     ...(receiverDepositTimings ? { depositTimings: receiverDepositTimings } : {}),
     ...(receiverEventTimings ? { eventTimings: receiverEventTimings } : {}),
+    ...(receiverLogger ? { logger: receiverLogger } : {}),
   });
   await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });
   return {

@@ -29,7 +29,7 @@ export interface RestartableReceiver {
   stop(): Promise<void>;
 }
 
-export async function startRestartableReceiver(options: { client: Client; taskQueue: string; depositTimings?: Partial<DepositTimings>; eventTimings?: Partial<RampEventTimings> }): Promise<RestartableReceiver> {
+export async function startRestartableReceiver(options: { client: Client; taskQueue: string; depositTimings?: Partial<DepositTimings>; eventTimings?: Partial<RampEventTimings>; logger?: pino.Logger }): Promise<RestartableReceiver> {
   const port = await freePort();
   let app: FastifyInstance | undefined;
   const receiver: RestartableReceiver = {
@@ -43,7 +43,7 @@ export async function startRestartableReceiver(options: { client: Client; taskQu
         allowedIps: [],
         client: options.client,
         taskQueue: options.taskQueue,
-        logger: pino({ level: 'silent' }),
+        logger: options.logger ?? pino({ level: 'silent' }),
         eventTimings: { ...EVENT_TIMINGS, ...options.eventTimings },
         // Deposits it starts directly get the timings the case's worker gives those it starts.
         depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
