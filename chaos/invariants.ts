@@ -33,6 +33,8 @@ export interface RunRecord {
   crashes: Crash[];
 }
 
+export const TOTALS_ROW = "each journey's completed totals equal the service's completed, not-refunded deposits";
+
 /** A stage a workflow may stay in at the end: parked with a reason an operator can act on. */
 const PARKED_STAGES = new Set(['NEEDS_ATTENTION', 'EVENT_UNROUTED']);
 /** A pending activity this far into its attempts is a retry loop, not a wait. */
@@ -44,7 +46,7 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
   const service = await readService(record.ramp, record.customers);
   const rows: InvariantRow[] = [
     { name: 'every workflow ended, parked with a named reason, or an ACTIVE journey waiting', evidence: await workflowsAtRest(record) },
-    { name: "each journey's completed totals equal the service's completed, not-refunded deposits", evidence: await totalsMatch(record, service) },
+    { name: TOTALS_ROW, evidence: await totalsMatch(record, service) },
     { name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit', evidence: streamsDelivered(record, service) },
     { name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`, evidence: rateHeld(record) },
     { name: "workflows started by forged deliveries under the receiver's start budget", evidence: await forgedStartsBounded(record, service) },

@@ -31,11 +31,14 @@ export interface ChaosResult {
 
 const pause = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
 
-export async function playChaos(options: ChaosOptions, print: (line: string) => void): Promise<ChaosResult> {
+/** `whileUp`: runs on the result before the stack closes (the tamper test checks again against the live service). */
+export async function playChaos(options: ChaosOptions, print: (line: string) => void, whileUp?: (result: ChaosResult) => Promise<void>): Promise<ChaosResult> {
   const schedule = drawSchedule(options);
   const stack = await startChaosStack(schedule.seed);
   try {
-    return await play(schedule, stack, print);
+    const result = await play(schedule, stack, print);
+    await whileUp?.(result);
+    return result;
   } finally {
     await stack.close();
   }
