@@ -10,6 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { RampflowClient } from '../client';
 import { requireTemporalCli } from '../dev/temporal-cli';
 import { journeyWorkflowId } from '../workflows/ids';
@@ -96,6 +97,10 @@ export class Customers {
       await this.signUp(plan);
       customer.signups = 1;
     }
+    if (customer.closed && !customer.removed) {
+      customer.removed = await this.removeJourney(plan.externalId);
+      if (!customer.removed) return;
+    }
     if (customer.removed && customer.signups === 1) {
       // Signed up again as a new user would, through the client library.
       await this.signUp({ ...plan, signupVia: 'CLIENT_LIBRARY' });
@@ -135,11 +140,23 @@ export class Customers {
       await this.rampflow.closeCustomer(plan.externalId, 'chaos: the customer left');
       customer.closed = true;
     }
-    if (customer.closed && !customer.removed) {
-      await this.rampflow.journeyHandle(plan.externalId).result();
-      await this.temporal(['workflow', 'delete', '--workflow-id', journeyWorkflowId(plan.externalId)]);
-      customer.removed = true;
-    }
+  }
+
+  /**
+   * Removes the ended journey as retention would; true once it is gone. The delete returns before the
+   * history is gone, and a signup before that would find the closed journey (and be answered with
+   * it) instead of starting a new one.
+   */
+  private async removeJourney(externalId: string): Promise<boolean> {
+    const handle = this.rampflow.journeyHandle(externalId);
+    const gone = await handle.describe().then(
+      () => false,
+      (error: unknown) => error instanceof WorkflowNotFoundError,
+    );
+    if (gone) return true;
+    await handle.result();
+    await this.temporal(['workflow', 'delete', '--workflow-id', journeyWorkflowId(externalId)]);
+    return false;
   }
 
   private async signUp(plan: CustomerPlan): Promise<void> {

@@ -37,6 +37,7 @@ describe('the short chaos run', () => {
       const broken = tampered.filter((row) => row.evidence.length > 0);
       expect(broken.map((row) => row.name), formatTable(tampered)).toEqual([TOTALS_ROW]);
       expect(broken[0]!.evidence.join('\n')).toContain(`${firstCustomer} `);
-    });
+      // The run's own bounds (play, SETTLE_BOUND_SECONDS, the checks) end it first; this only stops a hang.
+    }, 15 * 60_000);
   }
 });
