@@ -31,6 +31,8 @@ export interface RunRecord {
   forger: ForgerReport;
   receiverStarts: number;
   crashes: Crash[];
+  /** The most worker processes that ran at any moment between two times (ms). */
+  workersBetween(from: number, to: number): number;
 }
 
 export const TOTALS_ROW = "each journey's completed totals equal the service's completed, not-refunded deposits";
@@ -177,7 +179,8 @@ function rateHeld(record: RunRecord): string[] {
     while (times[last]! - times[first]! >= 1_000) first += 1;
     if (last - first + 1 > most) [most, busiestFrom] = [last - first + 1, times[first]!];
   }
-  return most > record.callsPerSecond ? [`${most} calls in the second from ${new Date(busiestFrom).toISOString()}`] : [];
+  if (most <= record.callsPerSecond) return [];
+  return [`${most} calls in the second from ${new Date(busiestFrom).toISOString()}, with up to ${record.workersBetween(busiestFrom, busiestFrom + 1_000)} worker processes running`];
 }
 
 async function forgedStartsBounded(record: RunRecord, service: ServiceRecords): Promise<string[]> {

@@ -106,6 +106,7 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
     forger: forgerReport,
     receiverStarts: faults.receiverStarts,
     crashes: [...workers.crashes],
+    workersBetween: (from, to) => workers.mostBetween(from, to),
   };
   const rows = await checkInvariants(record);
   if (!settledWithinBound) rows.unshift({ name: `everything came to rest within ${SETTLE_BOUND_SECONDS} s of the play`, evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer) });

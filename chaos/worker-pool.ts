@@ -29,6 +29,8 @@ interface Running {
 export class WorkerPool {
   readonly crashes: Crash[] = [];
   killed = 0;
+  /** How many workers ran from when: each change of the count, for evidence that names the moment. */
+  readonly countSince: { at: number; workers: number }[] = [];
   private readonly running: Running[] = [];
   private started = 0;
 
@@ -59,9 +61,25 @@ export class WorkerPool {
     await this.scaleTo(0);
   }
 
+  /** The most workers that ran at any moment from `from` to `to` (ms). */
+  mostBetween(from: number, to: number): number {
+    let most = 0;
+    let current = 0;
+    for (const { at, workers } of this.countSince) {
+      if (at <= from) current = workers;
+      else if (at <= to) most = Math.max(most, workers);
+    }
+    return Math.max(most, current);
+  }
+
+  private noteCount(): void {
+    this.countSince.push({ at: Date.now(), workers: this.running.length });
+  }
+
   private async end(worker: Running, signal: NodeJS.Signals): Promise<void> {
     worker.ending = true;
     this.running.splice(this.running.indexOf(worker), 1);
+    this.noteCount();
     worker.child.kill(signal);
     await worker.exited;
   }
@@ -95,12 +113,14 @@ export class WorkerPool {
             this.crashes.push({ worker: id, code, signal, outputTail: output });
             const at = this.running.indexOf(worker);
             if (at >= 0) this.running.splice(at, 1);
+            this.noteCount();
           }
           done();
         }),
       ),
     };
     this.running.push(worker);
+    this.noteCount();
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`worker ${id} did not start polling within ${START_TIMEOUT_MS / 1000} s:\n${output}`)), START_TIMEOUT_MS);
       markPolling = () => {
