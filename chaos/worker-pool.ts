@@ -28,7 +28,6 @@ interface Running {
 
 export class WorkerPool {
   readonly crashes: Crash[] = [];
-  killed = 0;
   /** How many workers ran from when: each change of the count, for evidence that names the moment. */
   readonly countSince: { at: number; workers: number }[] = [];
   private readonly running: Running[] = [];
@@ -52,7 +51,6 @@ export class WorkerPool {
   async killOne(pick: number): Promise<void> {
     const victim = this.running[Math.floor(pick * this.running.length)];
     if (!victim) return;
-    this.killed += 1;
     await this.end(victim, 'SIGKILL');
     await this.startOne();
   }
