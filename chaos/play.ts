@@ -1,0 +1,180 @@
+/**
+ * One chaos run: starts the stack, plays the seed's schedule (the customers every second, each fault
+ * at its time, the forger all along), lets everything settle under a bound, checks the invariants and
+ * closes the stack. What it prints goes to `print`; the caller decides what a failure does.
+ */
+import { createRampflowClient } from '../client';
+import { payloadKeysFromEnv } from '../codec';
+import { mulberry32 } from '../test/faults/support/random';
+import { Customers, type CustomerProgress } from './customers';
+import { Forger } from './forger';
+import { checkInvariants, type InvariantRow, type RunRecord } from './invariants';
+import { drawSchedule, type ChaosOptions, type Fault, type Schedule } from './schedule';
+import { CALLS_PER_SECOND, startChaosStack, type ChaosStack } from './stack';
+
+/** How long the run waits, after the play, for everything to come to rest before it checks anyway. */
+export const SETTLE_BOUND_SECONDS = 300;
+const ROUND_MS = 1_000;
+const PROGRESS_EVERY_MS = 5_000;
+/** A DELAY fault's answer time: longer than a worker's per-call patience is not needed to hurt. */
+const SLOW_ANSWER_MS = 3_000;
+/** Workflows that have not come to rest while any of these runs (the others are judged by the invariants). */
+const UNSETTLED = "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery') AND ExecutionStatus = 'Running' AND RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED')";
+
+export interface ChaosResult {
+  schedule: Schedule;
+  rows: InvariantRow[];
+  /** The evidence the rows were checked on, to check again (the tamper test). */
+  record: RunRecord;
+  settledWithinBound: boolean;
+}
+
+const pause = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
+
+/** `whileUp`: runs on the result before the stack closes (the tamper test checks again against the live service). */
+export async function playChaos(options: ChaosOptions, print: (line: string) => void, whileUp?: (result: ChaosResult) => Promise<void>): Promise<ChaosResult> {
+  const schedule = drawSchedule(options);
+  const stack = await startChaosStack(schedule.seed);
+  try {
+    const result = await play(schedule, stack, print);
+    await whileUp?.(result);
+    return result;
+  } finally {
+    await stack.close();
+  }
+}
+
+async function play(schedule: Schedule, stack: ChaosStack, print: (line: string) => void): Promise<ChaosResult> {
+  const { client, service, workers } = stack;
+  await workers.scaleTo(schedule.initialWorkers);
+  const rampflow = await createRampflowClient({ connection: stack.connection, taskQueue: stack.taskQueue, payloadKeys: payloadKeysFromEnv() });
+  const customers = new Customers(schedule.customerPlans, rampflow, service.control, stack.temporal.address, stack.taskQueue);
+  const forger = new Forger(schedule.seed, stack.receiver.webhookUrl, schedule.forgedPerSecond, () => customers.knownIds());
+  const faults = new FaultPlayer(stack, schedule.seed);
+  const startedAt = Date.now();
+  const elapsedSeconds = () => (Date.now() - startedAt) / 1000;
+  let lastProgress = 0;
+  const progress = (phase: string) => {
+    if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
+    lastProgress = Date.now();
+    const p = customers.progress;
+    const paid = p.reduce((n, customer) => n + (customer.onrampDepositId ? 1 : 0) + (customer.offrampDepositId ? 1 : 0), 0);
+    print(
+      `t+${elapsedSeconds().toFixed(0)}s ${phase}: ${workers.size} workers, ${p.filter((customer) => customer.signups > 0).length}/${p.length} signed up, ` +
+        `${p.filter((customer) => customer.lastState?.stage === 'ACTIVE').length} ACTIVE, ${paid} deposits paid, ${faults.done}/${schedule.faults.length} faults, ` +
+        `${stack.endpoint.accepted.length} partner events, ${stack.serviceRequests.length} service requests`,
+    );
+  };
+
+  forger.start();
+  // Kept as a value until the play ends: a fault the run could not strike fails the run, not the process.
+  const faultsPlayed = faults.play(schedule.faults, startedAt).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  while (elapsedSeconds() < schedule.playSeconds) {
+    customers.playRound(elapsedSeconds());
+    progress('play');
+    await pause(ROUND_MS);
+  }
+  const faultFailed = await faultsPlayed;
+  if (faultFailed) throw faultFailed;
+  const forgerReport = await forger.stop();
+
+  const settleDeadline = Date.now() + SETTLE_BOUND_SECONDS * 1000;
+  let settledWithinBound = false;
+  while (Date.now() < settleDeadline) {
+    customers.playRound(elapsedSeconds());
+    progress('settling');
+    if (customers.progress.every(customerAtRest) && (await client.workflow.count(UNSETTLED).then(({ count }) => count === 0, () => false))) {
+      settledWithinBound = true;
+      break;
+    }
+    await pause(ROUND_MS);
+  }
+  await customers.idle();
+  print(settledWithinBound ? `t+${elapsedSeconds().toFixed(0)}s settled` : `t+${elapsedSeconds().toFixed(0)}s not settled within ${SETTLE_BOUND_SECONDS}s: checking as it is`);
+
+  // The rate window closes here: the checks below read the service themselves.
+  const record: RunRecord = {
+    client,
+    ramp: service.ramp,
+    customers: customers.progress,
+    endpoint: stack.endpoint,
+    serviceRequests: [...stack.serviceRequests],
+    callsPerSecond: CALLS_PER_SECOND,
+    forger: forgerReport,
+    receiverStarts: faults.receiverStarts,
+    crashes: [...workers.crashes],
+    workersBetween: (from, to) => workers.mostBetween(from, to),
+  };
+  const rows = await checkInvariants(record);
+  if (!settledWithinBound) rows.unshift({ name: `everything came to rest within ${SETTLE_BOUND_SECONDS} s of the play`, evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer) });
+  return { schedule, rows, record, settledWithinBound };
+}
+
+/** Whether a customer did everything its plan asks and its journey shows it. */
+function customerAtRest(customer: CustomerProgress): boolean {
+  const { plan, lastState } = customer;
+  if (customer.signups === 0 || (plan.kyc !== 'PENDING' && !customer.kycDecided)) return false;
+  if (plan.kyc !== 'APPROVED') return true;
+  if (plan.closesAndReturns) return customer.signups === 2 && lastState?.stage === 'ACTIVE';
+  if (!customer.onrampDepositId || !customer.offrampDepositId || (plan.refundsOnramp && !customer.refunded)) return false;
+  return lastState !== undefined && lastState.deposits.open.length === 0 && lastState.deposits.openNotShown === 0;
+}
+
+function describeCustomer(customer: CustomerProgress): string {
+  const { plan, lastState } = customer;
+  const deposits = lastState ? [...lastState.deposits.open, ...lastState.deposits.recent].map((deposit) => `${deposit.kind} ${deposit.depositId} ${deposit.stage}`).join(', ') : '';
+  return `${plan.externalId} (${plan.kyc}): journey ${lastState?.stage ?? 'never answered'} (${lastState?.waitingFor ?? ''}) [${deposits}]${customer.lastError ? `; last error: ${customer.lastError}` : ''}`;
+}
+
+/** Plays each fault at its time, one after another (a fault that takes a while delays the next). */
+class FaultPlayer {
+  done = 0;
+  /** The receiver's starts, the first included: each begins with a full budget. */
+  receiverStarts = 1;
+  private readonly pick: () => number;
+
+  constructor(
+    private readonly stack: ChaosStack,
+    seed: number,
+  ) {
+    // Which worker dies is the seed's too, from a stream of its own.
+    this.pick = mulberry32(seed ^ 0xdead);
+  }
+
+  async play(faults: Fault[], startedAt: number): Promise<void> {
+    for (const fault of faults) {
+      await pause(Math.max(0, startedAt + fault.atSeconds * 1000 - Date.now()));
+      await this.strike(fault);
+      this.done += 1;
+    }
+  }
+
+  private async strike(fault: Fault): Promise<void> {
+    const { stack } = this;
+    switch (fault.kind) {
+      case 'KILL_WORKER':
+        return stack.workers.killOne(this.pick());
+      case 'SCALE_WORKERS':
+        return stack.workers.scaleTo(fault.workers);
+      case 'RESTART_TEMPORAL':
+        await stack.temporal.stop();
+        return stack.temporal.start();
+      case 'RESTART_RECEIVER':
+        await stack.receiver.stop();
+        await pause(2_000);
+        await stack.receiver.start();
+        this.receiverStarts += 1;
+        return;
+      case 'SERVICE_FAULTS': {
+        const { control } = stack.service;
+        await control.injectFault({ path: '*', kind: fault.fault, count: 100_000, ...(fault.fault === 'DELAY' ? { delayMs: SLOW_ANSWER_MS } : {}) });
+        await pause(fault.forSeconds * 1000);
+        await control.injectFault({ path: '*', kind: fault.fault, count: 0 });
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The chaos run's schedule: what the customers do and which faults strike when, drawn from the seed
+ * alone (no clock, no environment), so `npm run chaos -- --seed N` plays the same schedule again.
+ */
+import { mulberry32 } from '../test/faults/support/random';
+
+export interface ChaosOptions {
+  seed: number;
+  customers: number;
+  minutes: number;
+}
+
+export type SignupPath = 'CLIENT_LIBRARY' | 'TEMPORAL_CLI';
+export type KycOutcome = 'APPROVED' | 'REJECTED' | 'PENDING';
+
+export interface CustomerPlan {
+  externalId: string;
+  /** Seconds into the run. */
+  signupAtSeconds: number;
+  signupVia: SignupPath;
+  /** What the service decides on the customer's KYC; PENDING: never decided within the run. */
+  kyc: KycOutcome;
+  /** Approved customers only: the onramp deposit is refunded once the service confirmed it. */
+  refundsOnramp: boolean;
+  /**
+   * Approved customers only: once both deposits ended, the customer is closed, its journey removed as
+   * retention would (`temporal workflow delete`), and it signs up again under the same externalId.
+   */
+  closesAndReturns: boolean;
+}
+
+export type ServiceFaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET';
+
+export type Fault =
+  | { atSeconds: number; kind: 'KILL_WORKER' }
+  | { atSeconds: number; kind: 'SCALE_WORKERS'; workers: number }
+  | { atSeconds: number; kind: 'RESTART_TEMPORAL' }
+  | { atSeconds: number; kind: 'RESTART_RECEIVER' }
+  | { atSeconds: number; kind: 'SERVICE_FAULTS'; fault: ServiceFaultKind; forSeconds: number };
+
+export interface Schedule extends ChaosOptions {
+  /** How long the workload and the faults play; settling comes after. */
+  playSeconds: number;
+  initialWorkers: number;
+  customerPlans: CustomerPlan[];
+  /** In time order. */
+  faults: Fault[];
+  /** Forged deliveries with the leaked token, sent all through the play time. */
+  forgedPerSecond: number;
+}
+
+export const MAX_WORKERS = 3;
+/** Faults a minute of play, on average. */
+const FAULTS_PER_MINUTE = 4;
+const FORGED_PER_SECOND = 20;
+
+export function drawSchedule(options: ChaosOptions): Schedule {
+  if (!Number.isInteger(options.seed) || options.seed < 0) throw new Error('--seed must be a whole number, 0 or more');
+  if (!Number.isInteger(options.customers) || options.customers < 1) throw new Error('--customers must be a whole number, 1 or more');
+  if (!(options.minutes > 0)) throw new Error('--minutes must be more than 0');
+  const next = mulberry32(options.seed);
+  const chance = (p: number): boolean => next() < p;
+  const between = (low: number, high: number): number => low + next() * (high - low);
+  const wholeBetween = (low: number, high: number): number => Math.floor(between(low, high + 1));
+  const playSeconds = Math.round(options.minutes * 60);
+  const seconds = (value: number): number => Math.round(value * 10) / 10;
+
+  const customerPlans: CustomerPlan[] = Array.from({ length: options.customers }, (_, index) => {
+    const draw = next();
+    // The first customer is always approved, so every run moves money.
+    const kyc: KycOutcome = index === 0 || draw < 0.7 ? 'APPROVED' : draw < 0.85 ? 'REJECTED' : 'PENDING';
+    return {
+      externalId: `chaos-${options.seed}-${index}`,
+      // Signups in the first 40 % of the play time, so most journeys meet some fault while they run.
+      signupAtSeconds: seconds(between(0, playSeconds * 0.4)),
+      signupVia: chance(0.3) ? 'TEMPORAL_CLI' : 'CLIENT_LIBRARY',
+      kyc,
+      refundsOnramp: kyc === 'APPROVED' && chance(0.3),
+      closesAndReturns: false,
+    };
+  });
+  // One approved customer (not the first, whose money the run always follows) comes back after retention.
+  const returning = customerPlans.filter((plan, index) => index > 0 && plan.kyc === 'APPROVED' && !plan.refundsOnramp);
+  if (returning.length > 0) returning[Math.floor(next() * returning.length)]!.closesAndReturns = true;
+
+  const faults: Fault[] = [];
+  const count = Math.max(3, Math.round(options.minutes * FAULTS_PER_MINUTE));
+  for (let index = 0; index < count; index += 1) {
+    // Between 10 % and 75 % of the play time: the last quarter lets the journeys finish under no fault.
+    const atSeconds = seconds(between(playSeconds * 0.1, playSeconds * 0.75));
+    const kind = next();
+    if (kind < 0.3) faults.push({ atSeconds, kind: 'KILL_WORKER' });
+    else if (kind < 0.5) faults.push({ atSeconds, kind: 'SCALE_WORKERS', workers: wholeBetween(1, MAX_WORKERS) });
+    else if (kind < 0.6) faults.push({ atSeconds, kind: 'RESTART_TEMPORAL' });
+    else if (kind < 0.75) faults.push({ atSeconds, kind: 'RESTART_RECEIVER' });
+    else {
+      const fault = (['HTTP_5XX', 'DELAY', 'RESET'] as const)[wholeBetween(0, 2)]!;
+      faults.push({ atSeconds, kind: 'SERVICE_FAULTS', fault, forSeconds: wholeBetween(5, 15) });
+    }
+  }
+  faults.sort((a, b) => a.atSeconds - b.atSeconds);
+  return { ...options, playSeconds, initialWorkers: wholeBetween(1, MAX_WORKERS), customerPlans, faults, forgedPerSecond: FORGED_PER_SECOND };
+}
+
+/** The schedule as lines to print (ids and plans only: the run's customers are made up). */
+export function describeSchedule(schedule: Schedule): string[] {
+  const customers = schedule.customerPlans.map(
+    (plan) =>
+      `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}, KYC ${plan.kyc}` +
+      `${plan.refundsOnramp ? ', onramp deposit refunded' : ''}${plan.closesAndReturns ? ', closed, removed and signed up again' : ''}`,
+  );
+  const faults = schedule.faults.map((fault) => {
+    const detail = fault.kind === 'SCALE_WORKERS' ? ` to ${fault.workers}` : fault.kind === 'SERVICE_FAULTS' ? ` ${fault.fault} for ${fault.forSeconds}s` : '';
+    return `  t+${fault.atSeconds}s ${fault.kind}${detail}`;
+  });
+  return [
+    `seed ${schedule.seed}: ${schedule.customers} customers, ${schedule.playSeconds}s of play, ${schedule.initialWorkers} workers at first, ${schedule.forgedPerSecond} forged deliveries a second`,
+    ...customers,
+    ...faults,
+  ];
+}

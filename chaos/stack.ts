@@ -1,0 +1,128 @@
+/**
+ * The whole stack a chaos run plays against, every part real: a Temporal dev server on a database
+ * file (restartable with every history intact), a private PostgreSQL for the partner event store
+ * (several worker processes share it; the embedded file store takes one writer), the sandbox as the
+ * service (its autopilot walks every step a second after the last, but KYC, which the run's customers
+ * decide), the webhook receiver on a fixed port, a partner endpoint that verifies every delivery with
+ * the `standardwebhooks` package, and the workers. The service's and the receiver's log lines are
+ * kept: the invariants read them.
+ */
+import { Client, Connection } from '@temporalio/client';
+import pino from 'pino';
+import { dataConverterFromEnv } from '../codec';
+import { uniformAutopilotDelays } from '../sandbox';
+import { registerWebhooks } from '../webhooks/registration';
+import { startRestartableReceiver, type RestartableReceiver } from '../test/faults/support/receiver';
+import { startTemporalOnFile, type TemporalOnFile } from '../test/faults/support/temporal-on-file';
+import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../test/support/partner-endpoint';
+import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
+import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
+import { WorkerPool } from './worker-pool';
+
+/** The partner's limit, given to every worker as RAMP_MAX_CALLS_PER_SECOND. */
+export const CALLS_PER_SECOND = 20;
+/** Polls a backstop (events move the journeys), deadlines beyond any run: a pending KYC waits. */
+export const JOURNEY_TIMINGS = { pollIntervalSeconds: 5, pollBackoffCapSeconds: 15, kycDeadlineSeconds: 86_400, accountsDeadlineSeconds: 86_400 };
+const DEPOSIT_TIMINGS = { pollIntervalSeconds: 5, pollBackoffCapSeconds: 15, stepDeadlineSeconds: 86_400 };
+/** A forged claim the service does not confirm is dismissed after 30 s (production: an hour), so forged workflows end within the run. */
+const EVENT_TIMINGS = { targetWaitSeconds: 30 };
+/** Far beyond any run: customers stay CREATED until the run approves or rejects them. */
+const KYC_NEVER_SECONDS = 1_000_000;
+
+export interface ServiceRequest {
+  path: string;
+  statusCode: number;
+  receivedAt: number;
+}
+
+export interface ReceiverLine {
+  status: number;
+  source?: string;
+  budget?: string;
+  event?: string;
+  payloadId?: string;
+}
+
+export interface ChaosStack {
+  temporal: TemporalOnFile;
+  postgres: TestPostgres;
+  service: TestSandbox;
+  connection: Connection;
+  client: Client;
+  taskQueue: string;
+  receiver: RestartableReceiver;
+  endpoint: TestPartnerEndpoint;
+  workers: WorkerPool;
+  serviceRequests: ServiceRequest[];
+  receiverLines: ReceiverLine[];
+  close(): Promise<void>;
+}
+
+/** One JSON log line in, parsed, to `keep`. */
+const collector = <T>(keep: (line: T & { msg?: string }) => void) => pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
+
+export async function startChaosStack(seed: number): Promise<ChaosStack> {
+  const serviceRequests: ServiceRequest[] = [];
+  const receiverLines: ReceiverLine[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch(() => undefined);
+  };
+  try {
+    const temporal = await startTemporalOnFile();
+    closers.push(() => temporal.close());
+    const postgres = await startTestPostgres();
+    closers.push(() => postgres.stop());
+    const eventsDatabaseUrl = await postgres.createDatabase();
+    const service = await startTestSandbox({
+      autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: KYC_NEVER_SECONDS },
+      deliveryTickSeconds: 1,
+      audWhitelistDelaySeconds: 1,
+      logger: collector<ServiceRequest>((line) => {
+        if (line.msg === 'request') serviceRequests.push({ path: line.path, statusCode: line.statusCode, receivedAt: line.receivedAt });
+      }),
+    });
+    closers.push(() => service.close());
+    const connection = Connection.lazy({ address: temporal.address });
+    closers.push(() => connection.close());
+    const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
+    const taskQueue = `chaos-${seed}`;
+    const receiver = await startRestartableReceiver({
+      client,
+      taskQueue,
+      depositTimings: DEPOSIT_TIMINGS,
+      eventTimings: EVENT_TIMINGS,
+      logger: collector<ReceiverLine>((line) => receiverLines.push(line)),
+    });
+    closers.push(() => receiver.stop());
+    await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });
+    const endpoint = await startTestPartnerEndpoint();
+    closers.push(() => endpoint.close());
+    const workers = new WorkerPool({
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      RAMP_BASE_URL: service.sandbox.url,
+      RAMP_API_KEY: TEST_PARTNER.apiKey,
+      RAMP_API_SECRET: TEST_PARTNER.apiSecret,
+      // As an operator configured it for one worker; the autoscaler adds more without changing it.
+      RAMP_MAX_CALLS_PER_SECOND: String(CALLS_PER_SECOND),
+      RAMP_WORKER_PROCESSES: '1',
+      WORKER_METRICS_PORT: '0',
+      TEMPORAL_WORKER_VERSIONING: 'false',
+      DEPOSIT_POLL_INTERVAL_SECONDS: String(DEPOSIT_TIMINGS.pollIntervalSeconds),
+      DEPOSIT_POLL_BACKOFF_CAP_SECONDS: String(DEPOSIT_TIMINGS.pollBackoffCapSeconds),
+      DEPOSIT_STEP_DEADLINE_SECONDS: String(DEPOSIT_TIMINGS.stepDeadlineSeconds),
+      PARTNER_EVENTS_DATABASE_URL: eventsDatabaseUrl,
+      PARTNER_EVENT_ENDPOINTS: JSON.stringify([{ name: 'partner', url: endpoint.url, secrets: [endpoint.secret] }]),
+      // The endpoint is on loopback.
+      PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
+      // info: the start line tells when a worker polls.
+      LOG_LEVEL: 'info',
+    });
+    closers.push(() => workers.stopAll());
+    return { temporal, postgres, service, connection, client, taskQueue, receiver, endpoint, workers, serviceRequests, receiverLines, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The chaos run's workers: `rampflow worker` child processes as operators run them, as many as the
+ * schedule says (an autoscaler's 1 to 3), each of which the schedule may kill outright. A worker that
+ * exits when the run did not end it is a crash, kept with the end of its output as evidence.
+ * (test/faults/support/worker-process.ts reaches vitest through its imports, so the run, a plain
+ * program, spawns its own.)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../test/support/run';
+
+const KEEP_OUTPUT_CHARS = 4_000;
+const START_TIMEOUT_MS = 120_000;
+
+export interface Crash {
+  worker: number;
+  code: number | null;
+  signal: string | null;
+  outputTail: string;
+}
+
+interface Running {
+  id: number;
+  child: ChildProcess;
+  ending: boolean;
+  exited: Promise<void>;
+}
+
+export class WorkerPool {
+  readonly crashes: Crash[] = [];
+  /** How many workers ran from when: each change of the count, for evidence that names the moment. */
+  readonly countSince: { at: number; workers: number }[] = [];
+  private readonly running: Running[] = [];
+  private started = 0;
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  get size(): number {
+    return this.running.length;
+  }
+
+  /** Starts or stops (gracefully, SIGTERM) workers until `count` run; resolves once the new ones poll. */
+  async scaleTo(count: number): Promise<void> {
+    while (this.running.length > count) await this.end(this.running.at(-1)!, 'SIGTERM');
+    const starting: Promise<void>[] = [];
+    while (this.running.length < count) starting.push(this.startOne());
+    await Promise.all(starting);
+  }
+
+  /** SIGKILL one worker (`pick` in [0, 1) chooses which) and starts a replacement. */
+  async killOne(pick: number): Promise<void> {
+    const victim = this.running[Math.floor(pick * this.running.length)];
+    if (!victim) return;
+    await this.end(victim, 'SIGKILL');
+    await this.startOne();
+  }
+
+  async stopAll(): Promise<void> {
+    await this.scaleTo(0);
+  }
+
+  /** The most workers that ran at any moment from `from` to `to` (ms). */
+  mostBetween(from: number, to: number): number {
+    let most = 0;
+    let current = 0;
+    for (const { at, workers } of this.countSince) {
+      if (at <= from) current = workers;
+      else if (at <= to) most = Math.max(most, workers);
+    }
+    return Math.max(most, current);
+  }
+
+  private noteCount(): void {
+    this.countSince.push({ at: Date.now(), workers: this.running.length });
+  }
+
+  private async end(worker: Running, signal: NodeJS.Signals): Promise<void> {
+    worker.ending = true;
+    this.running.splice(this.running.indexOf(worker), 1);
+    this.noteCount();
+    worker.child.kill(signal);
+    await worker.exited;
+  }
+
+  private startOne(): Promise<void> {
+    const id = ++this.started;
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let polling = false;
+    let markPolling = () => {};
+    const append = (chunk: string) => {
+      output = (output + chunk).slice(-KEEP_OUTPUT_CHARS);
+      if (!polling && output.includes('worker started')) {
+        polling = true;
+        markPolling();
+      }
+    };
+    child.stdout!.setEncoding('utf8').on('data', append);
+    child.stderr!.setEncoding('utf8').on('data', append);
+    const worker: Running = {
+      id,
+      child,
+      ending: false,
+      exited: new Promise<void>((done) =>
+        child.once('close', (code, signal) => {
+          if (!worker.ending) {
+            this.crashes.push({ worker: id, code, signal, outputTail: output });
+            const at = this.running.indexOf(worker);
+            if (at >= 0) this.running.splice(at, 1);
+            this.noteCount();
+          }
+          done();
+        }),
+      ),
+    };
+    this.running.push(worker);
+    this.noteCount();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`worker ${id} did not start polling within ${START_TIMEOUT_MS / 1000} s:\n${output}`)), START_TIMEOUT_MS);
+      markPolling = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (polling) markPolling();
+      void worker.exited.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
