@@ -34,7 +34,7 @@ const pause = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wa
 /** `whileUp`: runs on the result before the stack closes (the tamper test checks again against the live service). */
 export async function playChaos(options: ChaosOptions, print: (line: string) => void, whileUp?: (result: ChaosResult) => Promise<void>): Promise<ChaosResult> {
   const schedule = drawSchedule(options);
-  const stack = await startChaosStack(schedule.seed);
+  const stack = await startChaosStack(schedule.seed, options.autoscaled ?? false);
   try {
     const result = await play(schedule, stack, print);
     await whileUp?.(result);

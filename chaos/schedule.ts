@@ -8,6 +8,13 @@ export interface ChaosOptions {
   seed: number;
   customers: number;
   minutes: number;
+  /**
+   * Each worker keeps the call share of one worker (RAMP_WORKER_PROCESSES=1), as when an operator
+   * configured one and an autoscaler added more: the per-worker share cannot hold the partner's limit
+   * then (seed 4 shows it), until the limit is kept partner-wide. Off: each worker is configured for
+   * the most workers the schedule runs (MAX_WORKERS), as the docs tell an operator to.
+   */
+  autoscaled?: boolean;
 }
 
 export type SignupPath = 'CLIENT_LIBRARY' | 'TEMPORAL_CLI';

@@ -17,6 +17,7 @@ import { startTemporalOnFile, type TemporalOnFile } from '../test/faults/support
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
+import { MAX_WORKERS } from './schedule';
 import { WorkerPool } from './worker-pool';
 
 /** The partner's limit, given to every worker as RAMP_MAX_CALLS_PER_SECOND. */
@@ -61,7 +62,7 @@ export interface ChaosStack {
 /** One JSON log line in, parsed, to `keep`. */
 const collector = <T>(keep: (line: T & { msg?: string }) => void) => pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
 
-export async function startChaosStack(seed: number): Promise<ChaosStack> {
+export async function startChaosStack(seed: number, autoscaled = false): Promise<ChaosStack> {
   const serviceRequests: ServiceRequest[] = [];
   const receiverLines: ReceiverLine[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -104,9 +105,10 @@ export async function startChaosStack(seed: number): Promise<ChaosStack> {
       RAMP_BASE_URL: service.sandbox.url,
       RAMP_API_KEY: TEST_PARTNER.apiKey,
       RAMP_API_SECRET: TEST_PARTNER.apiSecret,
-      // As an operator configured it for one worker; the autoscaler adds more without changing it.
+      // Each worker's static share of the limit: of the most workers the schedule runs, or (autoscaled)
+      // of one, as an operator configured it before an autoscaler added more.
       RAMP_MAX_CALLS_PER_SECOND: String(CALLS_PER_SECOND),
-      RAMP_WORKER_PROCESSES: '1',
+      RAMP_WORKER_PROCESSES: autoscaled ? '1' : String(MAX_WORKERS),
       WORKER_METRICS_PORT: '0',
       TEMPORAL_WORKER_VERSIONING: 'false',
       DEPOSIT_POLL_INTERVAL_SECONDS: String(DEPOSIT_TIMINGS.pollIntervalSeconds),
