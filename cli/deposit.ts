@@ -18,7 +18,7 @@ import {
 } from '../client';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, withRampflowClient } from './client-session';
-import { withParkedReasons } from './parked-reasons';
+import { readDeadline, withParkedReasons } from './parked-reasons';
 import { formatDepositPage, formatDepositState } from './state-format';
 
 // What the service is likely to ask for; anything else takes --content-type.
@@ -56,7 +56,7 @@ async function list(options: ListOptions): Promise<void> {
   const pageSize = options.pageSize ? { pageSize: options.pageSize } : {};
   const page = await withRampflowClient(async (rampflow) => {
     const listed = await listedPage(rampflow, options, filter, pageSize);
-    return { ...listed, deposits: await withParkedReasons(listed.deposits, async (deposit) => (await rampflow.getDeposit(deposit.depositId)).attention) };
+    return { ...listed, deposits: await withParkedReasons(listed.deposits, async (deposit) => (await rampflow.getDeposit(deposit.depositId)).attention, readDeadline(rampflow)) };
   });
   if (options.json) printJson(page);
   else process.stdout.write(formatDepositPage(page));

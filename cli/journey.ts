@@ -7,7 +7,7 @@ import { JOURNEY_STAGES, type CorrectedInput, type JourneyBulkFilter, type Journ
 import { RampStage } from '../workflows/search-attributes';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, readJsonOption, withRampflowClient } from './client-session';
-import { withParkedReasons } from './parked-reasons';
+import { readDeadline, withParkedReasons } from './parked-reasons';
 import { formatJourneyList, formatJourneyState } from './state-format';
 
 interface StartOptions {
@@ -58,7 +58,7 @@ async function status(externalId: string, options: { json?: boolean }): Promise<
 async function list(options: { stage?: JourneyStage; limit?: number; json?: boolean }): Promise<void> {
   const journeys = await withRampflowClient(async (rampflow) => {
     const listed = await rampflow.listJourneys({ ...(options.stage ? { stage: options.stage } : {}), ...(options.limit ? { limit: options.limit } : {}) });
-    return withParkedReasons(listed, async (journey) => (await rampflow.getJourney(journey.externalId)).attention);
+    return withParkedReasons(listed, async (journey) => (await rampflow.getJourney(journey.externalId)).attention, readDeadline(rampflow));
   });
   if (options.json) printJson(journeys);
   else process.stdout.write(formatJourneyList(journeys));

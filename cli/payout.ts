@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { PAYOUT_STAGES, PayoutClient, type PayoutBulkFilter, type PayoutStage, type PayoutState, type RampflowClient } from '../client';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, withRampflowClient } from './client-session';
-import { withParkedReasons } from './parked-reasons';
+import { readDeadline, withParkedReasons } from './parked-reasons';
 import { attentionLine, formatPayoutList } from './state-format';
 
 const payoutsOf = (rampflow: RampflowClient): PayoutClient => new PayoutClient(rampflow.temporal, rampflow.taskQueue);
@@ -55,9 +55,10 @@ function waitEnd(state: PayoutState): string {
 }
 
 async function list(options: { stage?: PayoutStage; limit?: number; json?: boolean }): Promise<void> {
-  const payouts = await withPayouts(async (client) => {
+  const payouts = await withRampflowClient(async (rampflow) => {
+    const client = payoutsOf(rampflow);
     const listed = await client.listPayouts({ ...(options.stage ? { stage: options.stage } : {}), ...(options.limit ? { limit: options.limit } : {}) });
-    return withParkedReasons(listed, async (payout) => (await client.state(payout.reference)).attention);
+    return withParkedReasons(listed, async (payout) => (await client.state(payout.reference)).attention, readDeadline(rampflow));
   });
   if (options.json) printJson(payouts);
   else process.stdout.write(formatPayoutList(payouts));

@@ -150,7 +150,8 @@ describe('a lookup no creation time can bound', () => {
 describe('finding a deposit\'s trade among a long history', () => {
   let s: Awaited<ReturnType<typeof startLookups>>;
   beforeAll(async () => {
-    s = await startLookups();
+    // Oldest first, so the customer's newest trade is the last entry of its list (confirmedDeposit).
+    s = await startLookups({ listOrder: 'oldest-first' });
   });
   afterAll(async () => {
     await s?.close();

@@ -1,7 +1,8 @@
 /**
  * The probe's printed override, given to a worker as RAMP_ASSUMPTIONS_FILE, carries the demo journey
  * (an AUD onramp and a USDT offramp to ACTIVE, then one deposit to COMPLETED) through a sandbox that
- * differs from what rampflow assumes. The override is the one the probe prints for that variant.
+ * differs from what rampflow assumes, for each variant the sandbox has. The override is the one the
+ * probe prints for that variant.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,8 @@ const folder = mkdtempSync(join(tmpdir(), 'rampflow-probe-override-'));
 async function probedFile(variants: string[]): Promise<string> {
   const sandbox = await createSandbox({ partners: [TEST_PARTNER], ...variantOptions(variants) });
   try {
-    const report = await runProbe({ baseUrl: sandbox.url, ...TEST_PARTNER });
+    // --create: two test customers, so the list order shows on an otherwise empty sandbox.
+    const report = await runProbe({ baseUrl: sandbox.url, ...TEST_PARTNER, create: true });
     expect(report.held).toBe(false);
     const file = join(folder, `${variants.join('_').replace(/[^a-z0-9]+/gi, '-')}.json`);
     writeFileSync(file, JSON.stringify(report.overrides));
@@ -30,7 +32,7 @@ async function probedFile(variants: string[]): Promise<string> {
   }
 }
 
-describe.each(['query-parameters=snake_case', 'max-page-size=37'])('a worker given the probe\'s override for --variant %s', (variant) => {
+describe.each(['query-parameters=snake_case', 'max-page-size=37', 'accepted-skew=10', 'list-order=oldest-first', 'legacy-create-va-path=/v2/create-va'])('a worker given the probe\'s override for --variant %s', (variant) => {
   it('completes the demo journey', { timeout: 240_000 }, async () => {
     const h = await startJourneyHarness(variantOptions([variant]), { rampAssumptions: loadAssumptionsFile(await probedFile([variant])) });
     try {

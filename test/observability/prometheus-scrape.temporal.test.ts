@@ -34,6 +34,7 @@ const NO_DATA_IN_A_RUN: { panel: string; metric: string; reason: string }[] = [
   { panel: 'Parked minus resumed, last hour', metric: 'rampflow:parked_net:increase1h', reason: 'recorded from rampflow_parked_total, which has no series (above)' },
   { panel: 'Deposits completed and reversed', metric: 'rampflow_deposits_reversed_total', reason: 'the run\'s deposit completes; a reversal is the service refusing it' },
   { panel: 'Money reversed (over the time range)', metric: 'rampflow_deposit_amount_sum', reason: 'observed with outcome="reversed" only when a deposit is reversed' },
+  { panel: 'Activity failures', metric: 'temporal_activity_execution_failed', reason: 'the run\'s only failing activity is the failing endpoint\'s delivery, which fails as benign (counted in rampflow_partner_event_deliveries_total{outcome="failed"}, one log line an attempt); a failing service call counts here' },
   { panel: 'Payouts', metric: 'rampflow_payouts_total', reason: 'the run has no payout (a bank account and a settled offramp of their own)' },
   { panel: 'Money paid out (settled payouts, over the time range)', metric: 'rampflow_payout_amount_sum', reason: 'the run has no payout (above); test/workflows/payout.temporal.test.ts counts a settled one' },
   { panel: 'Dismissed deliveries and ignored hints', metric: 'rampflow_deliveries_dismissed_total', reason: 'only a forged delivery (a record the service does not have) is dismissed' },

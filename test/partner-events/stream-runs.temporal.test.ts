@@ -141,7 +141,7 @@ describe('a partner event stream across runs', () => {
     const delivered = await until('every event to reach the endpoint', () => {
       const seen = events.endpoint.eventsOf(externalId);
       return seen.length === recorded.length && seen;
-    });
+    }, 120_000);
     expect(delivered.map((event) => event.id)).toEqual(recorded.map((event) => event.id));
   });
 });
