@@ -4,8 +4,8 @@
  * - `GET /healthz`: liveness (the process serves HTTP; Temporal's reachability shows in the 503s);
  * - `GET /metrics`: Prometheus metrics.
  *
- * Checks, in order: the source IP (the TCP peer, or behind a trusted proxy the address it saw; 403; before the token, so a refused address learns nothing about
- * the token), the path token compared in constant time (404, the same answer as for any unknown path),
+ * Checks, in order: the source IP (the TCP peer, or behind a trusted proxy the address it saw; 403;
+ * before the token, so a refused address learns nothing about the token), the path token compared in constant time (404, the same answer as for any unknown path),
  * the source address's rate (429 with Retry-After, before the body is read; webhooks/receiver-budget.ts),
  * the body cap (413) and JSON content type (415), the envelope `{event, payload: {id}}` (400). None of
  * these reaches Temporal. An event name rampflow does not know is counted
