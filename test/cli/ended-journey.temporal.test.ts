@@ -109,8 +109,9 @@ describe('a journey whose start input the workflow refused', () => {
     }
     expect(listed.find((entry) => entry.externalId === externalId)).toMatchObject({ status: 'FAILED', failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES } });
     const table = await rampflowCli('journey', 'list');
-    expect(table.stdout).toMatch(/^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED +ENDED BECAUSE\n/);
-    expect(table.stdout).toMatch(new RegExp(`\\n${externalId} +- +FAILED +- +\\S+ +InvalidStartInput: ${MESSAGE}\\n`));
+    // The shared dev server may hold another test's parked journey: then the list has the parked column too.
+    expect(table.stdout).toMatch(/^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED +ENDED BECAUSE( +PARKED BECAUSE)?\n/);
+    expect(table.stdout).toMatch(new RegExp(`\\n${externalId} +- +FAILED +- +\\S+ +InvalidStartInput: ${MESSAGE}( +-)?\\n`));
   });
 
   it('the library throws it typed, and an operator update is refused with it', async () => {
