@@ -124,7 +124,8 @@ beforeAll(async () => {
   temporal = await startTemporalOnFile();
   // The sandbox's request log, kept: one line per request with when it arrived (no customer data).
   const log = pino({ level: 'info' }, { write: (line: string) => void (JSON.parse(line).msg === 'request' && requests.push(JSON.parse(line) as RequestLine)) });
-  service = await startTestSandbox({ logger: log });
+  // Oldest first: the customer list is read below as the service's creation order.
+  service = await startTestSandbox({ logger: log, listOrder: 'oldest-first' });
   connection = await Connection.connect({ address: temporal.address });
   client = new Client({ connection, dataConverter: dataConverterFromEnv() });
   for (let index = 0; index < WORKERS; index++) {
