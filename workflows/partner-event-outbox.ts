@@ -15,7 +15,9 @@
  *   used again, a reset. A new run numbers from where it left off (from 1 when new), and when the
  *   store already holds those sequences under other events, the recording answers with the stream's
  *   last sequence and the outbox numbers its unrecorded events on after it: the partner sees one
- *   gap-free sequence per stream, whatever the runs.
+ *   gap-free sequence per stream, whatever the runs. Behind `earlier-runs-events-pushed` the new run
+ *   also pushes the earlier run's events from where it itself stood: a run reset or terminated between
+ *   recording and pushing left them undelivered (the partner dedups the rest by webhook-id).
  * - Recording and pushing are apart: every batch is recorded by a local activity, and recorded events
  *   are pushed, in order, by one bounded activity at a time. The workflow's end or continue-as-new
  *   waits only for recording; a push under way is cancelled (it stops sending at once) and whatever
@@ -43,7 +45,7 @@ import type { EndpointProgress } from './partner-event-delivery-messages';
 import type { PartnerEvent, PartnerEventData, PartnerEventStream, PartnerEventType } from '../partner-events/catalogue';
 import { isoNow } from './clock';
 import { PARTNER_EVENT_SEQUENCE_CONFLICT } from './partner-event-delivery-messages';
-import { PARTNER_EVENT_STREAMS_CONTINUE, PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY, takesPatch } from './patches';
+import { EARLIER_RUNS_EVENTS_PUSHED, PARTNER_EVENT_STREAMS_CONTINUE, PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY, takesPatch } from './patches';
 
 /** Events per publish: a deposit storm's events go out in batches of bounded payload size. */
 const PUBLISH_BATCH = 50;
@@ -238,9 +240,12 @@ export class PartnerEventOutbox {
   private numberOnAfter(heldThrough: number): void {
     for (const [index, event] of this.pending.entries()) this.pending[index] = { ...event, sequence: heldThrough + 1 + index };
     this.sequence = heldThrough + this.pending.length;
-    // The earlier run's events are its own to deliver; pushes of this run start after them.
     this.recordedThrough = Math.max(this.recordedThrough, heldThrough);
-    this.pushedThrough = Math.max(this.pushedThrough, heldThrough);
+    // Behind `earlier-runs-events-pushed`, this run's pushes take the earlier run's events too: that
+    // run may have been reset or terminated between recording them and pushing them, and nothing else
+    // would deliver them. Those it did deliver go again under the same webhook-id, which the partner's
+    // verifier treats as a retry. Before it, the earlier run's events were left to that run.
+    if (!takesPatch(EARLIER_RUNS_EVENTS_PUSHED)) this.pushedThrough = Math.max(this.pushedThrough, heldThrough);
   }
 
   /** Pushes what is recorded and not yet pushed, one bounded activity at a time, until handed over. */

@@ -119,6 +119,13 @@ export const UNANNOUNCED_FACTS_POLLED_EARLY = 'unannounced-facts-polled-early';
  */
 export const ATTACHMENT_READS_DEPOSIT_FIRST = 'attachment-reads-deposit-first';
 
+/**
+ * A run that numbers on after an earlier run's events (a reset, a customer signed up again) pushes
+ * from where it itself stood, the earlier run's events included: a run reset or terminated before its
+ * push never delivered them, and no one else would (workflows/partner-event-outbox.ts).
+ */
+export const EARLIER_RUNS_EVENTS_PUSHED = 'earlier-runs-events-pushed';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

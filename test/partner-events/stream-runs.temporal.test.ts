@@ -138,10 +138,13 @@ describe('a partner event stream across runs', () => {
     // The reset run published again what it did again (here from approval on), numbered after the old run's last.
     expect(recorded.slice(before.length).map((event) => event.type)).toEqual(expect.arrayContaining(['journey.active', 'journey.closed']));
     expect(sequencesOf(recorded)).toEqual(oneTo(recorded.length));
+    // Every event reaches the partner, the old run's included: the reset may have ended that run
+    // between recording its last events and pushing them, and the reset run pushes them again (before
+    // `earlier-runs-events-pushed`, about one run in four lost them here).
     const delivered = await until('every event to reach the endpoint', () => {
       const seen = events.endpoint.eventsOf(externalId);
       return seen.length === recorded.length && seen;
-    }, 120_000);
+    }, 60_000);
     expect(delivered.map((event) => event.id)).toEqual(recorded.map((event) => event.id));
   });
 });
