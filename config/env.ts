@@ -138,17 +138,12 @@ export const WorkerEnvSchema = z.object({
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
   /**
    * Calls per second to the ramp service for the whole partner, across every worker (README, "Calls
-   * to the service are rate-limited"): each worker's client lets at most its share
-   * (RAMP_MAX_CALLS_PER_SECOND / RAMP_WORKER_PROCESSES) reach the service in any second, and the
-   * Temporal server dispatches the service task queue's activities at half the rate. Give every
-   * worker the same value. Unset: no limit (429s are still honoured).
+   * to the service are rate-limited"): the workers share it through the Temporal server, each keeping
+   * to its share of it (workers/partner-rate.ts), lower while the service refuses calls, and the
+   * server dispatches the service task queue's activities at half the rate. Give every worker the
+   * same value. Unset: no limit (429s are still honoured).
    */
   RAMP_MAX_CALLS_PER_SECOND: z.coerce.number().positive().max(100_000).optional(),
-  /**
-   * How many worker processes share RAMP_MAX_CALLS_PER_SECOND: each keeps to its share. Running more
-   * workers than this lets the partner exceed the limit; fewer only leaves some of it unused.
-   */
-  RAMP_WORKER_PROCESSES: z.coerce.number().int().min(1).max(1_000).default(1),
   ...DepositTimingsEnvSchema.shape,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -18,9 +18,13 @@
  *   waits for it when the wait fits its deadline; otherwise it is refused unsent with the remaining
  *   wait, which an activity turns into its `nextRetryDelay` (activities/failures.ts).
  *
- * The partner-wide bound across several worker processes is each process's share of it
- * (RAMP_MAX_CALLS_PER_SECOND / RAMP_WORKER_PROCESSES, workers/process.ts); the service task queue's
- * dispatch rate (workers/worker.ts) keeps the backlog on the Temporal server, in priority order.
+ * - The lease (optional): a worker's share of the partner-wide rate, handed to it by
+ *   workers/partner-rate.ts for a limited time. While a lease is set, the places are the lease's
+ *   (never more than M); once it has run out, no attempt starts until it is renewed: a worker
+ *   that cannot learn how many others share the partner's rate keeps silent rather than guess.
+ * - The refusals: the pacer remembers when the latest attempt the service refused with 429 had
+ *   started, so the partner-wide rate comes down only for refusals of calls sent at the current
+ *   rate (workers/partner-rate.ts).
  *
  * Pacers are shared per partner account (base URL and API key) through the process, so two clients
  * of the same account (the worker's, a CLI's) obey the same places and gate.
@@ -37,8 +41,22 @@ export interface Hold {
   reason: 'gate' | 'window';
 }
 
+/** A worker's share of the partner-wide rate (workers/partner-rate.ts), valid until `validUntil`. */
+export interface Lease {
+  /** Places: attempts that may have reached the service in any one second (0: none may start). */
+  places: number;
+  /** Epoch milliseconds (the pacer's clock) after which no attempt starts until a new lease. */
+  validUntil: number;
+}
+
+/** How often a caller held back by a run-out or empty lease asks again. */
+export const LEASE_WAIT_MS = 250;
+
 export class CallPacer {
   #maxCallsPerSecond: number | undefined;
+  #lease: Lease | undefined;
+  #lastRefusedStartedAt: number | undefined;
+  readonly #refusalListeners = new Set<() => void>();
   #gateOpensAt = 0;
   /** Attempts started and not yet ended: each holds a place. */
   #inFlight = 0;
@@ -60,6 +78,36 @@ export class CallPacer {
     this.#maxCallsPerSecond = Math.min(this.#maxCallsPerSecond ?? Infinity, maxCallsPerSecond);
   }
 
+  /** Sets (or, undefined, lifts) the lease: this worker's share of the partner-wide rate. */
+  lease(lease: Lease | undefined): void {
+    this.#lease = lease;
+  }
+
+  /** Notes that an attempt started at `startedAt` was refused with 429, and tells the listeners. */
+  noteRefused(startedAt: number): void {
+    this.#lastRefusedStartedAt = Math.max(this.#lastRefusedStartedAt ?? -Infinity, startedAt);
+    for (const listener of this.#refusalListeners) listener();
+  }
+
+  /** Calls `listener` after each refusal (until the returned function is called). */
+  onRefused(listener: () => void): () => void {
+    this.#refusalListeners.add(listener);
+    return () => this.#refusalListeners.delete(listener);
+  }
+
+  /** When the latest attempt refused with 429 had started (epoch ms), if any was. */
+  get lastRefusedStartedAt(): number | undefined {
+    return this.#lastRefusedStartedAt;
+  }
+
+  /** The places an attempt starting at `now` may use: the limit's, within the lease's while one is set. */
+  placesAt(now: number): number | undefined {
+    const max = this.#maxCallsPerSecond === undefined ? undefined : Math.max(1, Math.floor(this.#maxCallsPerSecond));
+    if (this.#lease === undefined) return max;
+    const leased = now > this.#lease.validUntil ? 0 : this.#lease.places;
+    return Math.min(max ?? Infinity, leased);
+  }
+
   /** Closes the gate for `waitMs` from `now` (never shortens a wait already imposed). */
   closeGate(waitMs: number, now: number): void {
     this.#gateOpensAt = Math.max(this.#gateOpensAt, now + Math.max(0, waitMs));
@@ -79,12 +127,14 @@ export class CallPacer {
   tryStart(now: number, pastGate = false): Hold | undefined {
     const gate = pastGate ? 0 : this.gateWaitMs(now);
     if (gate > 0) return { waitMs: gate, reason: 'gate' };
-    const max = this.#maxCallsPerSecond;
-    if (max !== undefined) {
+    const places = this.placesAt(now);
+    if (places !== undefined) {
       this.#freedAt = this.#freedAt.filter((at) => at > now);
-      if (this.#inFlight + this.#freedAt.length >= Math.max(1, Math.floor(max))) {
+      // No place at all (a lease run out, or a share of none): ask again soon, a new lease may come.
+      if (places === 0) return { waitMs: LEASE_WAIT_MS, reason: 'window' };
+      if (this.#inFlight + this.#freedAt.length >= places) {
         // A call still out frees its place no sooner than the hold from now.
-        return { waitMs: Math.max(1, Math.min(holdMs(max), ...this.#freedAt.map((at) => at - now))), reason: 'window' };
+        return { waitMs: Math.max(1, Math.min(this.#holdMs(), ...this.#freedAt.map((at) => at - now))), reason: 'window' };
       }
     }
     this.#inFlight += 1;
@@ -94,7 +144,11 @@ export class CallPacer {
   /** An attempt `tryStart` let go has its answer (or its error) at `now`: its place frees a hold later. */
   ended(now: number): void {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
-    if (this.#maxCallsPerSecond !== undefined) this.#freedAt.push(now + holdMs(this.#maxCallsPerSecond));
+    if (this.#maxCallsPerSecond !== undefined || this.#lease !== undefined) this.#freedAt.push(now + this.#holdMs());
+  }
+
+  #holdMs(): number {
+    return this.#maxCallsPerSecond === undefined ? 1_000 : holdMs(this.#maxCallsPerSecond);
   }
 }
 

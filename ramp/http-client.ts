@@ -237,6 +237,7 @@ export class RampHttpClient {
       }
       let response: WireResponse;
       const startedAt = performance.now();
+      const sentAt = this.#now();
       try {
         const now = Date.now();
         response = await sendSignedAttempt(this.#transport, {
@@ -269,6 +270,7 @@ export class RampHttpClient {
         // process waits out the Retry-After at the gate, this one included.
         const waitMs = retryAfterMs(response.headers['retry-after'], this.#now()) ?? DEFAULT_RATE_LIMIT_WAIT_MS;
         this.#pacer.closeGate(waitMs, this.#now());
+        this.#pacer.noteRefused(sentAt);
         this.#report(call, startedAt, '429', 'RampRateLimitedError');
         const refused = new RampRateLimitedError(`rate limited; retry in ${waitMs} ms`, { method: call.method, path: call.path, httpStatus: 429, retryAfterMs: waitMs });
         // An activity's retry (after the wait, through the task queue's rate limit) fits better than one here.

@@ -72,16 +72,15 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     await connection.close();
     throw error;
   }
-  // The partner's limit is shared: this process keeps to its share of it (ramp/call-pacing.ts).
+  // The partner's limit is shared: the worker keeps to its share of it, worked out with the others (workers/partner-rate.ts).
   const maxCallsPerSecond = config.RAMP_MAX_CALLS_PER_SECOND;
-  const processShare = maxCallsPerSecond === undefined ? undefined : maxCallsPerSecond / config.RAMP_WORKER_PROCESSES;
   const ramp = new RampClient({
     baseUrl: config.RAMP_BASE_URL,
     apiKey: config.RAMP_API_KEY,
     apiSecret: config.RAMP_API_SECRET,
     assumptions,
     onAttempt: serviceAttemptMetrics(meter),
-    ...(processShare !== undefined ? { maxCallsPerSecond: processShare } : {}),
+    ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
   });
   const partnerEvents = await partnerEventsFromEnv(config, config.RAMPFLOW_PAYLOAD_KEYS);
   try {
@@ -110,7 +109,6 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         serviceTaskQueue: serviceTaskQueueOf(config.TEMPORAL_TASK_QUEUE),
         maxCallsPerSecond: maxCallsPerSecond ?? 'unlimited',
-        ...(processShare !== undefined ? { processMaxCallsPerSecond: processShare, workerProcesses: config.RAMP_WORKER_PROCESSES } : {}),
         rampBaseUrl: config.RAMP_BASE_URL,
         deployment: deploymentVersion ? versionString(deploymentVersion) : 'unversioned',
         bundleBuildId: bundle.buildId,

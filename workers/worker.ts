@@ -17,9 +17,10 @@
  *   at once than about a second of its client's calls (serviceActivitiesAtOnce).
  *
  * The queue's rate counts activity dispatches, not calls, and a dispatch is not the moment a call
- * reaches the service, so it bounds the calls only roughly. The bound that holds is each process's
- * client (ramp/call-pacing.ts): at most its share of RAMP_MAX_CALLS_PER_SECOND reaches the service in
- * any second, every call counted (list pages, retries, local activities, calls refused with 429).
+ * reaches the service, so it bounds the calls only roughly. The bound that holds is each worker's
+ * client (ramp/call-pacing.ts) keeping to its share of the partner-wide rate, which the workers work
+ * out together through the Temporal server (workers/partner-rate.ts): every call counted (list
+ * pages, retries, local activities, calls refused with 429), for any number of workers.
  * In a versioned deployment both queues belong to the worker's version, so a pinned workflow's
  * service calls go to its own version's workers.
  */
@@ -39,6 +40,7 @@ import { METRICS } from '../observability/metric-catalogue';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
 import { serviceTaskQueueOf } from '../workflows/service-activities';
+import { PartnerRate } from './partner-rate';
 import { workerDeploymentOptions } from './versioning';
 
 export const WORKFLOWS_PATH = join(__dirname, '..', 'workflows', 'index.ts');
@@ -112,7 +114,8 @@ export interface RampflowWorkerOptions {
   /**
    * RAMP_MAX_CALLS_PER_SECOND, the partner's limit: the service task queue is dispatched at this
    * divided by CALLS_PER_SERVICE_ACTIVITY, by the server across every worker (give every worker the
-   * same value). No limit when undefined. The calls themselves are bounded by `ramp`'s own limit.
+   * same value), and `ramp`'s pacer keeps to this worker's share of it (workers/partner-rate.ts).
+   * No limit when undefined.
    */
   maxCallsPerSecond?: number;
 }
@@ -151,7 +154,7 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : WORKFLOW_BUNDLE_PATHS),
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
   });
-  // The process's share of the partner's limit, which its client keeps to (ramp/call-pacing.ts).
+  // The client's limit (the partner's, within which its share is leased: workers/partner-rate.ts).
   const clientCallsPerSecond = options.ramp.http.pacer.maxCallsPerSecond;
   const serviceWorker = await Worker.create({
     ...shared,
@@ -159,19 +162,35 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond / CALLS_PER_SERVICE_ACTIVITY } : {}),
     ...(clientCallsPerSecond !== undefined ? { maxConcurrentActivityTaskExecutions: serviceActivitiesAtOnce(clientCallsPerSecond) } : {}),
   });
-  return pairOf(workflowWorker, serviceWorker);
+  const partnerRate =
+    options.maxCallsPerSecond === undefined
+      ? undefined
+      : new PartnerRate({
+          workflowService: options.connection.workflowService,
+          namespace: options.namespace,
+          serviceTaskQueue: serviceTaskQueueOf(options.taskQueue),
+          identity: serviceWorker.options.identity,
+          pacer: options.ramp.http.pacer,
+          maxCallsPerSecond: options.maxCallsPerSecond,
+          callsPerServiceActivity: CALLS_PER_SERVICE_ACTIVITY,
+          onProblem: (message) => Runtime.instance().logger.warn(message),
+        });
+  return pairOf(workflowWorker, serviceWorker, partnerRate);
 }
 
 /** Runs two workers as one: both stop when either ends, and the first failure is what run() throws. */
-function pairOf(workflowWorker: Worker, serviceWorker: Worker): RampflowWorker {
+function pairOf(workflowWorker: Worker, serviceWorker: Worker, partnerRate: PartnerRate | undefined): RampflowWorker {
   const workers = [workflowWorker, serviceWorker] as const;
   const shutdown = () => {
+    partnerRate?.stop();
     for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   };
   return {
     workers,
     shutdown,
     async run() {
+      // The share of the partner's rate is worked out while the service queue is polled (its pollers are who shares it).
+      partnerRate?.start();
       const results = await Promise.allSettled(
         workers.map((worker) =>
           worker.run().finally(() => {
@@ -180,6 +199,7 @@ function pairOf(workflowWorker: Worker, serviceWorker: Worker): RampflowWorker {
           }),
         ),
       );
+      partnerRate?.stop();
       const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
       if (failed) throw failed.reason;
     },
