@@ -40,8 +40,9 @@ const JOURNEYS = Number(process.env.RATE_LIMIT_JOURNEYS ?? 2_000);
 const N = 40;
 /**
  * Worker processes polling the queues (two by default: the limit is the partner's, across workers).
- * Each one's client keeps to its share, N / WORKERS, as RAMP_WORKER_PROCESSES makes a worker process
- * do; the service queue is dispatched at N / 2 activities a second across them (workers/worker.ts).
+ * Each one's client is given N, as every worker process is, and keeps to the share of it the workers
+ * work out through the server (workers/partner-rate.ts); the service queue is dispatched at N / 2
+ * activities a second across them (workers/worker.ts).
  */
 const WORKERS = Number(process.env.RATE_LIMIT_WORKERS ?? 2);
 
@@ -133,8 +134,8 @@ beforeAll(async () => {
     // A pacer of its own per client (a clock of its own, ramp/http-client.ts): as two processes would be.
     const sentAt: number[] = [];
     sent.push(sentAt);
-    // Its share of the partner's limit (RAMP_WORKER_PROCESSES = WORKERS, workers/process.ts); each attempt noted as it leaves.
-    const ramp = new RampClient({ baseUrl: service.sandbox.url, ...TEST_PARTNER, maxCallsPerSecond: N / WORKERS, now: () => Date.now(), onCanonicalString: () => void sentAt.push(Date.now()) });
+    // The partner's limit, as workers/process.ts gives it; each attempt noted as it leaves.
+    const ramp = new RampClient({ baseUrl: service.sandbox.url, ...TEST_PARTNER, maxCallsPerSecond: N, now: () => Date.now(), onCanonicalString: () => void sentAt.push(Date.now()) });
     const worker = await createRampflowWorker({
       connection: workerConnection,
       namespace: 'default',

@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toTemporalFailure } from '../../activities/failures';
-import { CallPacer } from '../../ramp/call-pacing';
+import { CallPacer, LEASE_WAIT_MS } from '../../ramp/call-pacing';
 import { withCallLimits } from '../../ramp/call-limits';
 import { RampRateLimitedError } from '../../ramp/errors';
 import { RampHttpClient } from '../../ramp/http-client';
@@ -43,6 +43,36 @@ describe('the pacer', () => {
     pacer.ended(2_600);
     expect(pacer.tryStart(3_000)).toEqual({ waitMs: 600, reason: 'window' });
     expect(pacer.tryStart(3_600)).toBeUndefined();
+  });
+
+  it('keeps to its lease while it lasts, and starts nothing once it has run out', () => {
+    const pacer = new CallPacer(6);
+    pacer.lease({ places: 2, validUntil: 3_000 });
+    expect([0, 10].map((at) => pacer.tryStart(at))).toEqual([undefined, undefined]);
+    expect(pacer.tryStart(20)).toEqual({ waitMs: 1_000, reason: 'window' });
+    pacer.ended(100);
+    pacer.ended(100);
+    expect(pacer.tryStart(1_100)).toBeUndefined();
+    pacer.ended(1_200);
+    // Past its end, no place, however many are free.
+    expect(pacer.tryStart(3_001)).toEqual({ waitMs: LEASE_WAIT_MS, reason: 'window' });
+    // A lease never gives more than the client's own limit, and a share of none gives nothing.
+    pacer.lease({ places: 10, validUntil: 10_000 });
+    expect(pacer.placesAt(4_000)).toBe(6);
+    pacer.lease({ places: 0, validUntil: 10_000 });
+    expect(pacer.tryStart(4_000)).toEqual({ waitMs: LEASE_WAIT_MS, reason: 'window' });
+  });
+
+  it('remembers when the latest refused call had started, and tells its listeners', () => {
+    const pacer = new CallPacer();
+    let told = 0;
+    const stop = pacer.onRefused(() => (told += 1));
+    pacer.noteRefused(500);
+    pacer.noteRefused(200);
+    expect(pacer.lastRefusedStartedAt).toBe(500);
+    stop();
+    pacer.noteRefused(900);
+    expect([told, pacer.lastRefusedStartedAt]).toEqual([2, 900]);
   });
 
   it('spaces single calls below one a second', () => {
