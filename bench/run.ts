@@ -16,6 +16,7 @@ import type { BenchOptions } from './options';
 import { benchPartnerEvents } from './partner-events';
 import { benchPollingCost } from './polling-cost';
 import { benchReceiver } from './receiver';
+import { benchRate } from './rate';
 import { benchRecovery } from './recovery';
 import { machine, printTable, saveResults, type Figure } from './report';
 import { benchSigning } from './signing';
@@ -32,6 +33,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   recovery: (options) => benchRecovery(options),
   'partner-events': (options) => benchPartnerEvents(options),
   memory: (options) => benchMemory(options),
+  rate: (options) => benchRate(options),
 };
 
 async function main(): Promise<void> {

@@ -186,6 +186,13 @@ export const METRICS = define({
     help: 'Calls to the ramp service fail the same way everywhere (1), by cause',
     source: 'worker',
   },
+  serviceCallRate: {
+    name: 'rampflow_service_call_rate',
+    type: 'gauge',
+    labels: ['scope'],
+    help: 'Calls a second to the ramp service: the partner-wide rate the workers share, lowered while the service answers 429 (scope=partner), and this worker\'s share of it (scope=worker)',
+    source: 'worker',
+  },
   partnerEventDeliveries: {
     name: 'rampflow_partner_event_deliveries_total',
     type: 'counter',

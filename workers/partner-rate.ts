@@ -100,6 +100,8 @@ export interface PartnerRateOptions {
   maxCallsPerSecond: number;
   /** The calls one service activity makes, mostly (workers/worker.ts): the queue's dispatch rate is R divided by it. */
   callsPerServiceActivity: number;
+  /** Told of the partner-wide rate and this worker's share after each refresh (a gauge). */
+  onShare?: (rate: number, share: number) => void;
   /** Told when the server cannot be asked (the lease then runs out): once per run of failures. */
   onProblem?: (message: string) => void;
   now?: () => number;
@@ -181,7 +183,9 @@ export class PartnerRate {
     if (!view.members.includes(this.#options.identity)) this.#joinedAt = undefined;
     else this.#joinedAt ??= askedAt;
     const joined = this.#joinedAt !== undefined && askedAt - this.#joinedAt >= JOIN_DELAY_MS;
-    this.#options.pacer.lease({ places: joined ? shareOf(this.#rate, view.members, this.#options.identity) : 0, validUntil: askedAt + LEASE_MS });
+    const places = joined ? shareOf(this.#rate, view.members, this.#options.identity) : 0;
+    this.#options.pacer.lease({ places, validUntil: askedAt + LEASE_MS });
+    this.#options.onShare?.(this.#rate, places);
   }
 
   #rateOf(view: QueueView): number {

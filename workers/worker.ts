@@ -25,7 +25,7 @@
  * service calls go to its own version's workers.
  */
 import { join } from 'node:path';
-import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
+import type { DataConverter, MetricMeter, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { attachmentStoreFromEnv, type AttachmentStore } from '../attachments';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
@@ -173,6 +173,7 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
           pacer: options.ramp.http.pacer,
           maxCallsPerSecond: options.maxCallsPerSecond,
           callsPerServiceActivity: CALLS_PER_SERVICE_ACTIVITY,
+          onShare: serviceCallRateGauge(),
           onProblem: (message) => Runtime.instance().logger.warn(message),
         });
   return pairOf(workflowWorker, serviceWorker, partnerRate);
@@ -203,6 +204,18 @@ function pairOf(workflowWorker: Worker, serviceWorker: Worker, partnerRate: Part
       const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
       if (failed) throw failed.reason;
     },
+  };
+}
+
+let callRateGauge: ReturnType<MetricMeter['createGauge']> | undefined;
+
+/** Sets the partner-wide rate and this worker's share on the runtime's metrics endpoint (one gauge per process). */
+function serviceCallRateGauge(): (rate: number, share: number) => void {
+  callRateGauge ??= Runtime.instance().metricMeter.createGauge(METRICS.serviceCallRate.name, 'float', '', METRICS.serviceCallRate.help);
+  const gauge = callRateGauge;
+  return (rate, share) => {
+    gauge.set(rate, { scope: 'partner' });
+    gauge.set(share, { scope: 'worker' });
   };
 }
 

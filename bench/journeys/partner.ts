@@ -3,7 +3,7 @@
  * customer created before the journey starts (the journey registers its exit accounts itself), and
  * money sent each way through POST /deposit/mock once it is ACTIVE. No /sandbox/... call.
  */
-import type { RampClient } from '../../ramp';
+import { RampRateLimitedError, type RampClient } from '../../ramp';
 import type { JourneyRequest } from '../../workflows/journey-input';
 
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -26,8 +26,23 @@ export async function prepareCustomer(ramp: RampClient, externalId: string): Pro
   if (!customerId) throw new Error(`the sandbox created customer ${externalId} without an id`);
 }
 
-/** The customer pays 100 AUD into the virtual account and sends 50 USDT to the deposit address. */
+/**
+ * The customer pays 100 AUD into the virtual account and sends 50 USDT to the deposit address. A
+ * service limiting the partner's rate may refuse the simulated payment too (it is the partner's
+ * call): it is sent again after the Retry-After.
+ */
 export async function sendDeposits(ramp: RampClient, accounts: { virtualAccountId: string; depositAddressId: string }): Promise<void> {
-  await ramp.deposits.mock({ virtualAccountId: accounts.virtualAccountId, amount: '100.00', currency: 'AUD', sender: AUD_SOURCE });
-  await ramp.deposits.mock({ depositAddressId: accounts.depositAddressId, amount: '50.00', currency: 'USDT', sender: CRYPTO_SENDER });
+  await untilAccepted(() => ramp.deposits.mock({ virtualAccountId: accounts.virtualAccountId, amount: '100.00', currency: 'AUD', sender: AUD_SOURCE }));
+  await untilAccepted(() => ramp.deposits.mock({ depositAddressId: accounts.depositAddressId, amount: '50.00', currency: 'USDT', sender: CRYPTO_SENDER }));
+}
+
+async function untilAccepted<T>(send: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof RampRateLimitedError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(error.retryAfterMs, 100)));
+    }
+  }
 }

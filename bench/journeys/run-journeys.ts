@@ -97,7 +97,7 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
   let completed = 0;
   let lastProgress = Date.now();
   while (completed < 2 * options.count && Date.now() < deadline) {
-    stack.worker?.assertAlive();
+    for (const worker of stack.workers) worker.assertAlive();
     stack.receiver.assertAlive();
     await sendDepositsToNewlyActive();
     await sleep(500);

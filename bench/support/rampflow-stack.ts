@@ -41,13 +41,20 @@ export interface RampflowStackOptions {
   partnerEventEnv?: Record<string, string>;
   /** More of the worker's environment (WORKER_MEMORY_MB, say); its heap limit follows WORKER_MEMORY_MB as its launchers set it. */
   workerEnv?: Record<string, string>;
+  /** How many worker processes (default 1): more share the service queue, as an autoscaler's replicas would. */
+  workers?: number;
+  /** The sandbox's rate limit for the partner (429 with Retry-After above it, refused calls counting); none by default. */
+  rateLimit?: { callsPerSecond: number; retryAfterSeconds: number };
 }
 
 export interface RampflowStack {
   ramp: RampClient;
   requestLog: SandboxRequestLog;
   taskQueue: string;
+  /** The first worker process. */
   worker: BenchChild | undefined;
+  /** Every worker process, the first included. */
+  workers: BenchChild[];
   receiver: BenchChild;
   /** The receiver's delivery URL, token included. */
   webhookUrl: string;
@@ -72,6 +79,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
       audWhitelistDelaySeconds: 0,
       ...(options.listOrder ? { listOrder: options.listOrder } : {}),
       logger: requestLog.logger,
+      ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     });
     const ramp = new RampClient({ baseUrl: sandbox.url, ...BENCH_PARTNER });
     stoppers.push(async () => {
@@ -92,17 +100,19 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
       LOG_LEVEL: 'info',
     };
 
-    let worker: BenchChild | undefined;
-    if (options.worker !== false) {
+    const workers: BenchChild[] = [];
+    const workerCount = options.worker === false ? 0 : (options.workers ?? 1);
+    for (let index = 0; index < workerCount; index++) {
       // Unversioned: a benchmark's worker is the only one, and nobody would make its version current.
       // Its own partner event store: the embedded one takes one writer, and a benchmark leaves nothing in the repository.
       const eventsDir = mkdtempSync(join(tmpdir(), 'rampflow-bench-events-'));
       const workerEnv = { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', PARTNER_EVENTS_DIR: eventsDir, ...options.partnerEventEnv, ...options.depositEnv, ...options.workerEnv };
       // The heap flag given directly, as the image's entry point does, so the child is the worker itself (bin/rampflow.cjs would relaunch it).
-      const started = startChild({ name: `${options.name}-worker`, command: { rampflow: ['worker'] }, env: workerEnv, nodeArgs: [workerHeapFlag(workerEnv), ...(profile.nodeArgs ?? [])] });
-      worker = started;
+      const started = startChild({ name: `${options.name}-worker${index === 0 ? '' : `-${index + 1}`}`, command: { rampflow: ['worker'] }, env: workerEnv, nodeArgs: [workerHeapFlag(workerEnv), ...(profile.nodeArgs ?? [])] });
+      workers.push(started);
       stoppers.push(() => started.stop());
     }
+    const worker = workers[0];
 
     const token = randomBytes(24).toString('hex');
     const port = await freePort();
@@ -115,7 +125,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     stoppers.push(() => receiver.stop());
     const receiverUrl = `http://127.0.0.1:${port}`;
     await waitUntilReady(receiver, 'the webhook receiver', async () => (await request(`${receiverUrl}/healthz`)).statusCode === 200);
-    if (worker) await waitUntilReady(worker, 'the worker', () => workerIsPolling(temporal.client, taskQueue));
+    for (const started of workers) await waitUntilReady(started, 'the worker', () => workerIsPolling(temporal.client, taskQueue));
 
     const webhookUrl = `${receiverUrl}/webhooks/ramp/${token}`;
     return {
@@ -123,6 +133,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
       requestLog,
       taskQueue,
       worker,
+      workers,
       receiver,
       webhookUrl,
       async registerReceiver() {

@@ -13,11 +13,35 @@ export class SandboxRequestLog {
     this.logger = pino({ level: 'info' }, { write: (line: string) => this.record(line) });
   }
 
+  /** Partner API requests (as apiRequests counts them) the service refused with 429 for the partner's rate. */
+  #refused = 0;
+  /** When each partner API request arrived (epoch ms), refused ones included. */
+  readonly #arrivals: number[] = [];
+
   private record(line: string): void {
     if (!line.includes('"msg":"request"')) return;
-    const { path } = JSON.parse(line) as { path?: string };
+    const { path, statusCode, receivedAt } = JSON.parse(line) as { path?: string; statusCode?: number; receivedAt?: number };
     const key = path ?? '?';
     this.byPath.set(key, (this.byPath.get(key) ?? 0) + 1);
+    if (!isApiPath(key)) return;
+    if (statusCode === 429) this.#refused += 1;
+    if (receivedAt !== undefined) this.#arrivals.push(receivedAt);
+  }
+
+  /** Partner API requests refused with 429. */
+  refused(): number {
+    return this.#refused;
+  }
+
+  /** The most partner API requests that arrived within any one second (sliding), refused ones included. */
+  busiestSecond(): number {
+    const sorted = [...this.#arrivals].sort((a, b) => a - b);
+    let most = 0;
+    for (let first = 0, last = 0; last < sorted.length; last++) {
+      while (sorted[last]! - sorted[first]! >= 1_000) first++;
+      most = Math.max(most, last - first + 1);
+    }
+    return most;
   }
 
   /**
@@ -26,7 +50,12 @@ export class SandboxRequestLog {
    */
   apiRequests(): number {
     let total = 0;
-    for (const [path, count] of this.byPath) if (!path.startsWith('/sandbox/') && path !== '/deposit/mock') total += count;
+    for (const [path, count] of this.byPath) if (isApiPath(path)) total += count;
     return total;
   }
+}
+
+/** A call rampflow makes: not the sandbox's simulation and control endpoints, nor a simulated deposit. */
+function isApiPath(path: string): boolean {
+  return !path.startsWith('/sandbox/') && path !== '/deposit/mock';
 }
