@@ -14,7 +14,10 @@
  *   the share errs low, never high);
  * - the partner-wide rate R: RAMP_MAX_CALLS_PER_SECOND, or lower when rampflow has brought it down,
  *   held on the server as the service queue's rate limit (Temporal's task queue configuration, with
- *   RATE_REASON as its reason), so the server also dispatches the activities at R / callsPerServiceActivity.
+ *   RATE_REASON as its reason, at R activities a second: each makes at least one call, so the server
+ *   never hands out more than the leases can serve; at R / 2, as the workers' own rate is at N, the
+ *   many activities that make a single GET were starved: 35 % of the service's allowance used in
+ *   `npm run bench -- rate`).
  * and gives its client a lease (ramp/call-pacing.ts) of its share of R: R split over the identities in
  * their sorted order, the first R mod W getting one more, so the shares add up to R exactly.
  *
@@ -98,8 +101,6 @@ export interface PartnerRateOptions {
   pacer: CallPacer;
   /** RAMP_MAX_CALLS_PER_SECOND. */
   maxCallsPerSecond: number;
-  /** The calls one service activity makes, mostly (workers/worker.ts): the queue's dispatch rate is R divided by it. */
-  callsPerServiceActivity: number;
   /** Told of the partner-wide rate and this worker's share after each refresh (a gauge). */
   onShare?: (rate: number, share: number) => void;
   /** Told when the server cannot be asked (the lease then runs out): once per run of failures. */
@@ -190,7 +191,7 @@ export class PartnerRate {
 
   #rateOf(view: QueueView): number {
     if (view.configured === undefined || !view.configured.ours) return this.#max;
-    return Math.min(this.#max, Math.max(1, Math.round(view.configured.requestsPerSecond * this.#options.callsPerServiceActivity)));
+    return Math.min(this.#max, Math.max(1, Math.round(view.configured.requestsPerSecond)));
   }
 
   #apply(rate: number, at: number): void {
@@ -218,7 +219,7 @@ export class PartnerRate {
         identity: this.#options.identity,
         taskQueue: this.#options.serviceTaskQueue,
         taskQueueType: ACTIVITY_QUEUE,
-        updateQueueRateLimit: { reason: RATE_REASON, ...(rate >= this.#max ? {} : { rateLimit: { requestsPerSecond: rate / this.#options.callsPerServiceActivity } }) },
+        updateQueueRateLimit: { reason: RATE_REASON, ...(rate >= this.#max ? {} : { rateLimit: { requestsPerSecond: rate } }) },
       });
       this.#apply(rate, now);
     } catch (error) {

@@ -172,7 +172,6 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
           identity: serviceWorker.options.identity,
           pacer: options.ramp.http.pacer,
           maxCallsPerSecond: options.maxCallsPerSecond,
-          callsPerServiceActivity: CALLS_PER_SERVICE_ACTIVITY,
           onShare: serviceCallRateGauge(),
           onProblem: (message) => Runtime.instance().logger.warn(message),
         });
