@@ -17,6 +17,8 @@ export class SandboxRequestLog {
   #refused = 0;
   /** When each partner API request arrived (epoch ms), refused ones included. */
   readonly #arrivals: number[] = [];
+  /** When each partner API request the service did not refuse for the rate arrived. */
+  readonly #accepted: number[] = [];
 
   private record(line: string): void {
     if (!line.includes('"msg":"request"')) return;
@@ -26,6 +28,12 @@ export class SandboxRequestLog {
     if (!isApiPath(key)) return;
     if (statusCode === 429) this.#refused += 1;
     if (receivedAt !== undefined) this.#arrivals.push(receivedAt);
+    if (receivedAt !== undefined && statusCode !== 429) this.#accepted.push(receivedAt);
+  }
+
+  /** The most partner API requests accepted (not refused with 429) within any `windowMs` (sliding). */
+  busiestAccepted(windowMs: number): number {
+    return busiest(this.#accepted, windowMs);
   }
 
   /** Partner API requests refused with 429. */
@@ -35,13 +43,7 @@ export class SandboxRequestLog {
 
   /** The most partner API requests that arrived within any one second (sliding), refused ones included. */
   busiestSecond(): number {
-    const sorted = [...this.#arrivals].sort((a, b) => a - b);
-    let most = 0;
-    for (let first = 0, last = 0; last < sorted.length; last++) {
-      while (sorted[last]! - sorted[first]! >= 1_000) first++;
-      most = Math.max(most, last - first + 1);
-    }
-    return most;
+    return busiest(this.#arrivals, 1_000);
   }
 
   /**
@@ -58,4 +60,15 @@ export class SandboxRequestLog {
 /** A call rampflow makes: not the sandbox's simulation and control endpoints, nor a simulated deposit. */
 function isApiPath(path: string): boolean {
   return !path.startsWith('/sandbox/') && path !== '/deposit/mock';
+}
+
+/** The most of `times` within any `windowMs` (sliding). */
+function busiest(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let first = 0, last = 0; last < sorted.length; last++) {
+    while (sorted[last]! - sorted[first]! >= windowMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
 }
