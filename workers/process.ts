@@ -120,6 +120,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       },
       'worker started',
     );
+    // Read before the shared rate: an operator who still sets it should know it no longer divides anything.
+    if (env.RAMP_WORKER_PROCESSES !== undefined) logger.warn('RAMP_WORKER_PROCESSES is no longer read: the workers share RAMP_MAX_CALLS_PER_SECOND through the Temporal server, whatever their number (docs/deploying/rate-limits.md)');
     const running = worker.run();
     if (deploymentVersion) await warnUnlessCurrent(connection, config.TEMPORAL_NAMESPACE, deploymentVersion, logger);
     await running;

@@ -26,7 +26,7 @@
  */
 import { join } from 'node:path';
 import type { DataConverter, MetricMeter, WorkerDeploymentVersion } from '@temporalio/common';
-import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type TunerHolder, type WorkflowBundleOption } from '@temporalio/worker';
 import { attachmentStoreFromEnv, type AttachmentStore } from '../attachments';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
@@ -40,6 +40,7 @@ import { METRICS } from '../observability/metric-catalogue';
 import type { RampClient } from '../ramp';
 import type { DepositTimings } from '../workflows/deposit-input';
 import { serviceTaskQueueOf } from '../workflows/service-activities';
+import { LeasedActivitySlots } from './leased-activity-slots';
 import { PartnerRate } from './partner-rate';
 import { workerDeploymentOptions } from './versioning';
 
@@ -156,14 +157,17 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
   });
   // The client's limit (the partner's, within which its share is leased: workers/partner-rate.ts).
   const clientCallsPerSecond = options.ramp.http.pacer.maxCallsPerSecond;
+  // Shared by the partner's workers: this worker's activity slots follow its share (workers/leased-activity-slots.ts).
+  const leasedSlots = options.maxCallsPerSecond === undefined ? undefined : new LeasedActivitySlots();
   const serviceWorker = await Worker.create({
     ...shared,
     taskQueue: serviceTaskQueueOf(options.taskQueue),
     ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond / CALLS_PER_SERVICE_ACTIVITY } : {}),
-    ...(clientCallsPerSecond !== undefined ? { maxConcurrentActivityTaskExecutions: serviceActivitiesAtOnce(clientCallsPerSecond) } : {}),
+    ...(leasedSlots ? { tuner: serviceWorkerTuner(leasedSlots) } : clientCallsPerSecond !== undefined ? { maxConcurrentActivityTaskExecutions: serviceActivitiesAtOnce(clientCallsPerSecond) } : {}),
   });
+  const showShare = serviceCallRateGauge();
   const partnerRate =
-    options.maxCallsPerSecond === undefined
+    options.maxCallsPerSecond === undefined || !leasedSlots
       ? undefined
       : new PartnerRate({
           workflowService: options.connection.workflowService,
@@ -172,7 +176,10 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
           identity: serviceWorker.options.identity,
           pacer: options.ramp.http.pacer,
           maxCallsPerSecond: options.maxCallsPerSecond,
-          onShare: serviceCallRateGauge(),
+          onShare: (rate, share) => {
+            leasedSlots.resize(share === 0 ? 1 : serviceActivitiesAtOnce(share));
+            showShare(rate, share);
+          },
           onProblem: (message) => Runtime.instance().logger.warn(message),
         });
   return pairOf(workflowWorker, serviceWorker, partnerRate);
@@ -204,6 +211,15 @@ function pairOf(workflowWorker: Worker, serviceWorker: Worker, partnerRate: Part
       if (failed) throw failed.reason;
     },
   };
+}
+
+/**
+ * The service worker's slots: activities as leased; local activities and workflow tasks (it runs
+ * none of its own) at the SDK's default count.
+ */
+function serviceWorkerTuner(activities: LeasedActivitySlots): TunerHolder {
+  const fixed = { type: 'fixed-size', numSlots: 100 } as const;
+  return { activityTaskSlotSupplier: activities, localActivityTaskSlotSupplier: fixed, workflowTaskSlotSupplier: fixed, nexusTaskSlotSupplier: fixed };
 }
 
 let callRateGauge: ReturnType<MetricMeter['createGauge']> | undefined;
