@@ -14,9 +14,9 @@ import { DepositEnded, dismissed, notServed, reversal } from './deposit-ending';
 import { describeInLists, show } from './deposit-showing';
 import { waitOrPark, waitUnlessRefunded } from './deposit-waits';
 import type { DepositStage } from './messages';
-import { isPaymentSettled, type DepositRecord } from './records';
+import { isPaymentFailed, isPaymentSettled, type DepositRecord, type PaymentRecord } from './records';
 import { isAbsent, orPark, ParkRequest, parkRequestFor } from './service-failures';
-import { COMPLETES_ON_SERVICE_WORD, REVERSALS_READ_FROM_TRADES, takesPatch } from './patches';
+import { COMPLETES_ON_SERVICE_WORD, FAILED_PAYOUTS_PARK, REVERSALS_READ_FROM_TRADES, takesPatch } from './patches';
 
 
 /** A step: runs its stage and returns the stage to run next. */
@@ -111,11 +111,18 @@ export async function tradeSettled(course: DepositCourse): Promise<DepositStage>
     return 'COMPLETED';
   }
   await show(course, 'TRADE_SETTLED', 'the service to pay out to the customer\'s bank account (PAYMENT_SETTLED)');
-  await waitUnlessRefunded(course, 'the payout', () => ledger.payment !== undefined && isPaymentSettled(ledger.payment.status), async () => {
+  // The service announces no failed payment: only a poll finds one.
+  let failedPayment: PaymentRecord | undefined;
+  await waitUnlessRefunded(course, 'the payout', () => failedPayment !== undefined || (ledger.payment !== undefined && isPaymentSettled(ledger.payment.status)), async () => {
     // No list of payments exists: the poll needs the payment's id, from an event or the trade.
     if (!state.paymentId) ledger.applyTrade(await act.getTrade.executeWithOptions(readOptions('look for the trade\'s payment'), [ledger.trade!.id]));
-    if (state.paymentId) ledger.applyPayment(await act.getPayment.executeWithOptions(readOptions('poll the payment'), [state.paymentId]));
+    if (state.paymentId) {
+      const payment = await act.getPayment.executeWithOptions(readOptions('poll the payment'), [state.paymentId]);
+      ledger.applyPayment(payment);
+      if (ledger.payment === payment && isPaymentFailed(payment.status) && takesPatch(FAILED_PAYOUTS_PARK)) failedPayment = payment;
+    }
   });
+  if (failedPayment) throw new ParkRequest(`payment ${failedPayment.id} ended ${failedPayment.status}`, 'PaymentFailed');
   return 'PAYMENT_SETTLED';
 }
 

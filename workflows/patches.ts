@@ -126,6 +126,13 @@ export const ATTACHMENT_READS_DEPOSIT_FIRST = 'attachment-reads-deposit-first';
  */
 export const EARLIER_RUNS_EVENTS_PUSHED = 'earlier-runs-events-pushed';
 
+/**
+ * An offramp deposit whose payout the service failed (its payment read FAILED, REJECTED, ...) parks at
+ * once, naming the payment's status (PaymentFailed), instead of polling a payment that will not settle
+ * until its deadline. Asked only when a poll finds the payment failed, so a deposit paid out costs nothing.
+ */
+export const FAILED_PAYOUTS_PARK = 'failed-payouts-park';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;
