@@ -2,7 +2,7 @@
 export interface BenchOptions {
   /** Small sizes and short windows: minutes become seconds, figures become rough. */
   quick: boolean;
-  /** `--cluster`: on the cluster profile's Temporal server on PostgreSQL instead of the dev server (journeys only). */
+  /** `--cluster`: on the cluster profile's Temporal server on PostgreSQL instead of the dev server (journeys and burst only). */
   cluster: boolean;
   /** Progress lines, so a long run shows where it is. */
   progress: (line: string) => void;

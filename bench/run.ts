@@ -6,6 +6,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { endLine, workflowEndOf } from '../client/workflow-end';
+import { benchBurst } from './burst';
 import { benchClientOverhead } from './client-overhead';
 import { benchCodec } from './codec';
 import { benchCost } from './cost';
@@ -34,6 +35,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   'partner-events': (options) => benchPartnerEvents(options),
   memory: (options) => benchMemory(options),
   rate: (options) => benchRate(options),
+  burst: (options) => benchBurst(options),
 };
 
 async function main(): Promise<void> {
@@ -44,7 +46,7 @@ async function main(): Promise<void> {
   const unknown = chosen.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}`);
   const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS);
-  if (cluster && names.some((name) => name !== 'journeys')) throw new Error('--cluster applies to the journeys benchmark only: npm run bench -- journeys --cluster');
+  if (cluster && names.some((name) => name !== 'journeys' && name !== 'burst')) throw new Error('--cluster applies to the journeys and burst benchmarks only: npm run bench -- journeys --cluster');
   const options: BenchOptions = { quick, cluster, progress: (line) => process.stdout.write(`[bench]   ${line}\n`) };
   const figures: Figure[] = [];
   process.stdout.write(`[bench] ${machine()}${quick ? ' (quick mode: rough figures)' : ''}${cluster ? ' (cluster profile: Temporal server on PostgreSQL)' : ''}\n`);

@@ -12,3 +12,6 @@ export const depositWebhooks = (kind: 'ONRAMP' | 'OFFRAMP'): string[] => ['DEPOS
 
 /** The full floor's deposit report, offered to its journey by update as rampflow's are (full-floor.ts). */
 export const fullFloorReportUpdate = defineUpdate<void, [{ depositId: string; stage: string }]>('fullFloorReport');
+
+/** The deposit floor's one report per deposit to its journey (deposit-floor.ts). */
+export const depositFloorReportSignal = defineSignal<[{ depositId: string }]>('depositFloorReport');

@@ -55,3 +55,5 @@ export async function floorJourney(): Promise<void> {
 }
 /** The full floor (today's orchestration) runs on the same worker. */
 export { fullFloorDeposit, fullFloorJourney } from './full-floor';
+/** The deposit floor (`npm run bench -- burst`) too. */
+export { depositFloorDeposit, depositFloorJourney } from './deposit-floor';

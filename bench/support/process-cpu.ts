@@ -2,17 +2,68 @@
  * A process's CPU time so far (user + system, all its threads), read from Linux's /proc: what a
  * process spent, which a loaded machine changes much less than the wall time it took.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks a second (`getconf CLK_TCK`): 100 on every Linux this runs on. */
 const TICKS_PER_SECOND = 100;
 
-export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+interface ProcessStat {
+  pid: number;
+  parentPid: number;
+  /** The executable's name, cut to 15 characters by the kernel. */
+  name: string;
+  /** Its own user + system time, ms. */
+  ownMs: number;
+  /** User + system time of its children that have exited and been waited for, ms. */
+  reapedChildrenMs: number;
+}
+
+function statOf(pid: number): ProcessStat | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone since it was listed
+  }
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis are fixed.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const [utime, stime] = [Number(fields[11]), Number(fields[12])];
-  return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+  const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
+  return { pid, parentPid: fields[1]!, name, ownMs: ms(fields[11]! + fields[12]!), reapedChildrenMs: ms(fields[13]! + fields[14]!) };
+}
+
+export function processCpuMs(pid: number): number {
+  const stat = statOf(pid);
+  if (!stat) throw new Error(`process ${pid} is not running`);
+  return stat.ownMs;
+}
+
+function allProcesses(): ProcessStat[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => statOf(Number(entry)) ?? []);
+}
+
+/**
+ * The CPU time so far of every process below this one running the executable `name` (cut to 15
+ * characters, as the kernel keeps it), each with all its descendants: the Temporal dev server
+ * (`temporal`), the cluster profile's server (`temporal-server`, started through a shell), or
+ * PostgreSQL (`postgres`: the postmaster and its backends, including those that have exited, whose
+ * time is in their parent's reaped share). Undefined when none runs.
+ */
+export function descendantsCpuMs(name: string): number | undefined {
+  const processes = allProcesses();
+  const childrenOf = new Map<number, ProcessStat[]>();
+  for (const stat of processes) childrenOf.set(stat.parentPid, [...(childrenOf.get(stat.parentPid) ?? []), stat]);
+  const wanted = name.slice(0, 15);
+  const treeMs = (stat: ProcessStat): number => stat.ownMs + stat.reapedChildrenMs + (childrenOf.get(stat.pid) ?? []).reduce((sum, child) => sum + treeMs(child), 0);
+  // The topmost matching processes below this one; a match's own descendants are in its tree.
+  const found = (stat: ProcessStat): number => (stat.name === wanted ? treeMs(stat) : (childrenOf.get(stat.pid) ?? []).reduce((sum, child) => sum + found(child), 0));
+  const matches = (childrenOf.get(process.pid) ?? []).filter((child) => hasMatch(child));
+  function hasMatch(stat: ProcessStat): boolean {
+    return stat.name === wanted || (childrenOf.get(stat.pid) ?? []).some(hasMatch);
+  }
+  return matches.length === 0 ? undefined : matches.reduce((sum, child) => sum + found(child), 0);
 }
 
 /**

@@ -31,6 +31,8 @@ export interface RampflowStackOptions {
   deliveryTickSeconds: number;
   /** Whether the sandbox's autopilot walks records through the happy path (default true). */
   autopilot?: boolean;
+  /** Seconds between the autopilot's steps, as `rampflow sandbox --autopilot-delay` (default 0: immediate). */
+  autopilotDelaySeconds?: number;
   /** Start the worker (default true); a receiver-only benchmark may leave it out. */
   worker?: boolean;
   /** The order of the sandbox's lists (default newest first, SandboxOptions.listOrder). */
@@ -74,7 +76,7 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     const requestLog = new SandboxRequestLog();
     const sandbox = await createSandbox({
       partners: [BENCH_PARTNER],
-      ...(options.autopilot === false ? {} : { autopilot: IMMEDIATE_AUTOPILOT }),
+      ...(options.autopilot === false ? {} : { autopilot: options.autopilotDelaySeconds ? uniformAutopilotDelays(options.autopilotDelaySeconds) : IMMEDIATE_AUTOPILOT }),
       deliveryTickSeconds: options.deliveryTickSeconds,
       audWhitelistDelaySeconds: 0,
       ...(options.listOrder ? { listOrder: options.listOrder } : {}),

@@ -1,0 +1,68 @@
+/**
+ * The deposit floor's side of the burst (bench/floor/deposit-floor.ts): the same workflow ids as
+ * rampflow's run (`customer/<externalId>`, `deposit/<depositId>` of the deposits the service took),
+ * each deposit's four webhooks sent as the receiver sends them (a signal-with-start, then three
+ * signals), 8 deposits at a time, on the floor's own worker process with plain payloads. Done when
+ * every floor deposit has completed and the floor journey has counted them all (it then ends).
+ */
+import { Client, type WorkflowHandle } from '@temporalio/client';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
+import { depositWebhooks, floorEventSignal } from '../floor/messages';
+import { startFloorWorker } from '../floor/run-floor';
+import { forEachLimited, sleep } from '../support/concurrency';
+import { shapesByType } from '../support/history-shape';
+import { countWorkflows, type BenchTemporal } from '../support/temporal';
+import { BURST_CONCURRENCY, lastCloseTime, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+
+const DEPOSIT = 'depositFloorDeposit';
+const JOURNEY = 'depositFloorJourney';
+
+export async function runFloorBurst(temporal: BenchTemporal, externalId: string, depositIds: string[], cluster: boolean, limitMs: number, progress: (line: string) => void): Promise<BurstResult> {
+  const floor = await startFloorWorker(temporal, 'burst');
+  try {
+    const plain = new Client({ connection: temporal.client.connection, namespace: temporal.client.options.namespace });
+    const journeyId = journeyWorkflowId(externalId);
+    const journey = await plain.workflow.start(JOURNEY, { workflowId: journeyId, taskQueue: floor.taskQueue, args: [depositIds.length] });
+    await firstTaskDone(journey);
+
+    const before = await shapesByType(plain, '');
+    const cpuBefore = { ...temporalCpuMs(cluster), worker: floor.worker.cpuMs() };
+    progress(`deposit floor: the same ${depositIds.length} deposits' webhooks, ${BURST_CONCURRENCY} deposits at a time`);
+    const sentAt = Date.now();
+    let sent = 0;
+    const [first, ...rest] = depositWebhooks('ONRAMP');
+    const sending = forEachLimited(depositIds, BURST_CONCURRENCY, async (depositId) => {
+      const deposit = await plain.workflow.signalWithStart(DEPOSIT, { workflowId: depositWorkflowId(depositId), taskQueue: floor.taskQueue, args: [journeyId], signal: floorEventSignal, signalArgs: [first!] });
+      for (const event of rest) await deposit.signal(floorEventSignal, event);
+      sent += 1;
+    });
+    await untilDone(
+      limitMs,
+      async () => {
+        floor.worker.assertAlive();
+        const completed = await countWorkflows(temporal.client, `WorkflowType = '${DEPOSIT}' AND ExecutionStatus = 'Completed'`);
+        const journeyDone = (await journey.describe()).status.name === 'COMPLETED';
+        return { done: sent === depositIds.length && completed >= depositIds.length && journeyDone, line: `${sent}/${depositIds.length} sent, ${completed} floor deposits completed${journeyDone ? ', the journey has counted them all' : ''}` };
+      },
+      (line) => progress(`  ${line}`),
+    );
+    const after = { ...temporalCpuMs(cluster), worker: floor.worker.cpuMs() };
+    await sending;
+    const spanMs = (await lastCloseTime(plain, DEPOSIT)) - sentAt;
+    const shapes = splitShapes(await shapesByType(plain, ''), before, { deposit: DEPOSIT, journey: JOURNEY });
+    const cpuMs = { server: after.server - cpuBefore.server, worker: after.worker - cpuBefore.worker, ...(cluster ? { postgres: (after.postgres ?? 0) - (cpuBefore.postgres ?? 0) } : {}) };
+    return { deposits: depositIds.length, spanMs, ...shapes, cpuMs, callsByPath: new Map() };
+  } finally {
+    await floor.worker.stop();
+  }
+}
+
+/** Waits until the journey's first workflow task has completed, so the reading before the burst holds it. */
+async function firstTaskDone(journey: WorkflowHandle): Promise<void> {
+  for (let tries = 0; tries < 120; tries += 1) {
+    const history = await journey.fetchHistory();
+    if ((history.events ?? []).some((event) => event.workflowTaskCompletedEventAttributes)) return;
+    await sleep(250);
+  }
+  throw new Error('the floor journey did not run its first workflow task within 30 s');
+}
