@@ -13,6 +13,8 @@ export interface BurstResult {
   deposits: number;
   /** The first deposit sent to the last deposit workflow closed (visibility's close time). */
   spanMs: number;
+  /** Each deposit workflow's start to its close. */
+  depositRunMs: number[];
   /** Every deposit workflow's histories. */
   deposit: HistoryShape;
   /** The journey's histories (every run), less what it had at ACTIVE before the burst. */
@@ -43,11 +45,16 @@ export function splitShapes(after: Map<string, HistoryShape>, before: Map<string
   return { deposit: since.get(types.deposit) ?? emptyShape(), journey: since.get(types.journey) ?? emptyShape(), others };
 }
 
-/** The latest close time among workflows of a type (server clock), for the span's end. */
-export async function lastCloseTime(client: Client, workflowType: string): Promise<number> {
-  let last = 0;
-  for await (const execution of client.workflow.list({ query: `WorkflowType = '${workflowType}' AND ExecutionStatus = 'Completed'`, pageSize: 1000 })) last = Math.max(last, execution.closeTime?.getTime() ?? 0);
-  return last;
+/** When the last workflow of a type closed (server clock), and each one's time from start to close. */
+export async function closeTimes(client: Client, workflowType: string): Promise<{ lastClose: number; runMs: number[] }> {
+  let lastClose = 0;
+  const runMs: number[] = [];
+  for await (const execution of client.workflow.list({ query: `WorkflowType = '${workflowType}' AND ExecutionStatus = 'Completed'`, pageSize: 1000 })) {
+    const closed = execution.closeTime?.getTime() ?? 0;
+    lastClose = Math.max(lastClose, closed);
+    runMs.push(closed - execution.startTime.getTime());
+  }
+  return { lastClose, runMs };
 }
 
 /**

@@ -12,7 +12,7 @@ import { startFloorWorker } from '../floor/run-floor';
 import { forEachLimited, sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';
 import { countWorkflows, type BenchTemporal } from '../support/temporal';
-import { BURST_CONCURRENCY, lastCloseTime, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+import { BURST_CONCURRENCY, closeTimes, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
 
 const DEPOSIT = 'depositFloorDeposit';
 const JOURNEY = 'depositFloorJourney';
@@ -48,10 +48,11 @@ export async function runFloorBurst(temporal: BenchTemporal, externalId: string,
     );
     const after = { ...temporalCpuMs(cluster), worker: floor.worker.cpuMs() };
     await sending;
-    const spanMs = (await lastCloseTime(plain, DEPOSIT)) - sentAt;
+    const { lastClose, runMs: depositRunMs } = await closeTimes(plain, DEPOSIT);
+    const spanMs = lastClose - sentAt;
     const shapes = splitShapes(await shapesByType(plain, ''), before, { deposit: DEPOSIT, journey: JOURNEY });
     const cpuMs = { server: after.server - cpuBefore.server, worker: after.worker - cpuBefore.worker, ...(cluster ? { postgres: (after.postgres ?? 0) - (cpuBefore.postgres ?? 0) } : {}) };
-    return { deposits: depositIds.length, spanMs, ...shapes, cpuMs, callsByPath: new Map() };
+    return { deposits: depositIds.length, spanMs, depositRunMs, ...shapes, cpuMs, callsByPath: new Map() };
   } finally {
     await floor.worker.stop();
   }

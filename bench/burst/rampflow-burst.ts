@@ -14,7 +14,7 @@ import { forEachLimited, sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';
 import { startRampflowStack, type RampflowStack } from '../support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, countWorkflows, type BenchTemporal } from '../support/temporal';
-import { BURST_CONCURRENCY, lastCloseTime, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+import { BURST_CONCURRENCY, closeTimes, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
 
 export const BURST_EXTERNAL_ID = 'burst-customer';
 const AUD_SENDER = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
@@ -75,7 +75,8 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
     await sending;
     checkJourneyCounted(state!, count);
 
-    const spanMs = (await lastCloseTime(temporal.client, DEPOSIT)) - sentAt;
+    const { lastClose, runMs: depositRunMs } = await closeTimes(temporal.client, DEPOSIT);
+    const spanMs = lastClose - sentAt;
     progress('burst: reading every history');
     const shapes = splitShapes(await shapesByType(temporal.client, ''), before, { deposit: DEPOSIT, journey: JOURNEY });
     const callsByPath = new Map<string, number>();
@@ -84,7 +85,7 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
       const since = made - (callsBefore.get(path) ?? 0);
       if (since > 0) callsByPath.set(path, since);
     }
-    return { result: { deposits: count, spanMs, ...shapes, cpuMs: cpu, callsByPath }, depositIds };
+    return { result: { deposits: count, spanMs, depositRunMs, ...shapes, cpuMs: cpu, callsByPath }, depositIds };
   } finally {
     await stack.stop();
   }
