@@ -50,7 +50,7 @@ export async function benchBurst(options: BenchOptions): Promise<Figure[]> {
   const floorTemporal = await startBenchTemporal({ cluster: options.cluster });
   let floor: BurstResult;
   try {
-    floor = await runFloorBurst(floorTemporal, BURST_EXTERNAL_ID, rampflow.depositIds, options.cluster, limit, options.progress);
+    floor = await runFloorBurst(floorTemporal, BURST_EXTERNAL_ID, rampflow, options.cluster, limit, options.progress);
   } finally {
     await floorTemporal.stop();
   }
@@ -73,7 +73,7 @@ export function burstFigures(run: BurstResult, floor: BurstResult, cluster: bool
   const split = (deposit: number, journey: number) => `deposit workflows ${round(per(deposit))}, journey ${round(per(journey))}`;
   const othersText = [...run.others].map(([type, shape]) => `${type} ${shape.runs} runs, ${round(per(actionsOf(shape)))} actions`).join('; ');
   const setup = `one journey ACTIVE (AUD onramp), ${n} deposits of 1.00 AUD by POST /deposit/mock 8 at a time; sandbox on autopilot (0.2 s a step, webhooks every 1 s), the receiver and one worker as child processes, on a fresh ${cluster ? 'cluster profile' : 'dev server'}`;
-  const floorSetup = `deposit floor: the same ${n} deposit ids, each deposit's 4 webhooks sent by the driver (signal-with-start, 3 signals), 2 no-op activities (the reads of the deposit and its trade), one report to the journey by signal; its own worker process, plain payloads, a fresh ${cluster ? 'cluster profile' : 'dev server'}`;
+  const floorSetup = `deposit floor: the same ${n} deposit ids, each deposit's 4 webhooks sent by the driver as the sandbox delivered rampflow's (due at the same times after each payment, a delivery tick a second, one after another; signal-with-start, then 3 signals), 2 no-op activities (the reads of the deposit and its trade), one report to the journey by signal; its own worker process, plain payloads, a fresh ${cluster ? 'cluster profile' : 'dev server'}`;
   const serverCpu = (r: BurstResult) => r.cpuMs.server + (r.cpuMs.postgres ?? 0);
   const cpu = (r: BurstResult) => serverCpu(r) + r.cpuMs.worker;
   const calls = [...run.callsByPath.values()].reduce((sum, made) => sum + made, 0);
@@ -106,6 +106,12 @@ export function burstFigures(run: BurstResult, floor: BurstResult, cluster: bool
       unit: 's',
       method: `the driver's clock at the first POST /deposit/mock to the last deposit workflow's close time (visibility); a deposit workflow's start to close p50 ${seconds(percentile(run.depositRunMs, 50))} s, max ${seconds(Math.max(...run.depositRunMs))} s; the deposit floor: ${seconds(floor.spanMs)} s (${round(ratio(run.spanMs, floor.spanMs))}x), its deposits p50 ${seconds(percentile(floor.depositRunMs, 50))} s, max ${seconds(Math.max(...floor.depositRunMs))} s`,
       ...(n === GOALS.spanAtDeposits && !cluster ? { target: `<= ${GOALS.spanSeconds}`, met: spanSeconds <= GOALS.spanSeconds } : {}),
+    },
+    {
+      name: `${tag}: webhook deliveries' time in all, over the span`,
+      value: ratio(run.deliveries?.totalMs ?? 0, run.spanMs),
+      unit: 'x',
+      method: `the sandbox's log: ${round(per(run.deliveries?.attempts ?? 0))} delivery attempts a deposit, ${round((run.deliveries?.totalMs ?? 0) / Math.max(1, run.deliveries?.attempts ?? 0))} ms each on average (the receiver's answer), ${seconds(run.deliveries?.totalMs ?? 0)} s in all; one customer's deliveries go out one after another, so near 1 the delivery lane is what the burst waits for`,
     },
     {
       name: `${tag}: CPU of the Temporal server${cluster ? ' and PostgreSQL' : ''}`,

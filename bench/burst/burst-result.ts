@@ -6,6 +6,9 @@ import { descendantsCpuMs } from '../support/process-cpu';
 
 /** Deposits paid at once, as a payroll run's client would: 8 calls in flight. */
 export const BURST_CONCURRENCY = 8;
+/** The sandbox's pace in the burst, as a new user runs it (`--autopilot-delay 0.2 --delivery-tick 1`). */
+export const AUTOPILOT_STEP_MS = 200;
+export const DELIVERY_TICK_MS = 1_000;
 /** Seconds between progress lines. */
 export const PROGRESS_EVERY_MS = 5_000;
 
@@ -25,6 +28,8 @@ export interface BurstResult {
   cpuMs: { server: number; worker: number; receiver?: number; postgres?: number; driver?: number };
   /** Service calls during the burst by path (simulation endpoints and the deposits themselves left out); none for the floor. */
   callsByPath: Map<string, number>;
+  /** The sandbox's webhook deliveries during the burst and the time they took in all (one customer's go out one after another); none for the floor. */
+  deliveries?: { attempts: number; totalMs: number };
 }
 
 /** The executable of the Temporal server the benchmark started. */

@@ -1,23 +1,27 @@
 /**
  * The deposit floor's side of the burst (bench/floor/deposit-floor.ts): the same workflow ids as
  * rampflow's run (`customer/<externalId>`, `deposit/<depositId>` of the deposits the service took),
- * each deposit's four webhooks sent as the receiver sends them (a signal-with-start, then three
- * signals), 8 deposits at a time, on the floor's own worker process with plain payloads. Done when
- * every floor deposit has completed and the floor journey has counted them all (it then ends).
+ * each deposit's four webhooks sent as the sandbox delivered rampflow's and the receiver passed them on
+ * (bench/burst/delivery-schedule.ts: due at the same times after each payment, one delivery tick a
+ * second, one after another; the first of a deposit a signal-with-start, the rest signals), on the
+ * floor's own worker process with plain payloads. Done when every floor deposit has completed and the
+ * floor journey has counted them all (it then ends).
  */
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
-import { depositWebhooks, floorEventSignal } from '../floor/messages';
+import { floorEventSignal } from '../floor/messages';
 import { startFloorWorker } from '../floor/run-floor';
-import { forEachLimited, sleep } from '../support/concurrency';
+import { sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';
 import { countWorkflows, type BenchTemporal } from '../support/temporal';
-import { BURST_CONCURRENCY, closeTimes, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+import { AUTOPILOT_STEP_MS, closeTimes, DELIVERY_TICK_MS, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+import { sandboxDeliverySchedule } from './delivery-schedule';
 
 const DEPOSIT = 'depositFloorDeposit';
 const JOURNEY = 'depositFloorJourney';
 
-export async function runFloorBurst(temporal: BenchTemporal, externalId: string, depositIds: string[], cluster: boolean, limitMs: number, progress: (line: string) => void): Promise<BurstResult> {
+export async function runFloorBurst(temporal: BenchTemporal, externalId: string, paid: { depositIds: string[]; paidAtMs: number[] }, cluster: boolean, limitMs: number, progress: (line: string) => void): Promise<BurstResult> {
+  const { depositIds } = paid;
   const floor = await startFloorWorker(temporal, 'burst');
   try {
     const plain = new Client({ connection: temporal.client.connection, namespace: temporal.client.options.namespace });
@@ -27,22 +31,29 @@ export async function runFloorBurst(temporal: BenchTemporal, externalId: string,
 
     const before = await shapesByType(plain, '');
     const cpuBefore = { ...temporalCpuMs(cluster), worker: floor.worker.cpuMs() };
-    progress(`deposit floor: the same ${depositIds.length} deposits' webhooks, ${BURST_CONCURRENCY} deposits at a time`);
+    const schedule = sandboxDeliverySchedule(paid.paidAtMs, { stepMs: AUTOPILOT_STEP_MS, tickMs: DELIVERY_TICK_MS });
+    progress(`deposit floor: the same ${depositIds.length} deposits' webhooks, delivered as the sandbox delivered rampflow's`);
     const sentAt = Date.now();
     let sent = 0;
-    const [first, ...rest] = depositWebhooks('ONRAMP');
-    const sending = forEachLimited(depositIds, BURST_CONCURRENCY, async (depositId) => {
-      const deposit = await plain.workflow.signalWithStart(DEPOSIT, { workflowId: depositWorkflowId(depositId), taskQueue: floor.taskQueue, args: [journeyId], signal: floorEventSignal, signalArgs: [first!] });
-      for (const event of rest) await deposit.signal(floorEventSignal, event);
-      sent += 1;
-    });
+    const sending = (async () => {
+      for (const tick of schedule) {
+        await sleep(sentAt + tick.atMs - Date.now());
+        for (const { deposit, event } of tick.deliveries) {
+          const workflowId = depositWorkflowId(depositIds[deposit]!);
+          if (event === 'DEPOSIT_RECEIVED') await plain.workflow.signalWithStart(DEPOSIT, { workflowId, taskQueue: floor.taskQueue, args: [journeyId], signal: floorEventSignal, signalArgs: [event] });
+          else await plain.workflow.getHandle(workflowId).signal(floorEventSignal, event);
+        }
+        sent += tick.deliveries.length;
+      }
+    })();
+    const webhooks = schedule.reduce((sum, tick) => sum + tick.deliveries.length, 0);
     await untilDone(
       limitMs,
       async () => {
         floor.worker.assertAlive();
         const completed = await countWorkflows(temporal.client, `WorkflowType = '${DEPOSIT}' AND ExecutionStatus = 'Completed'`);
         const journeyDone = (await journey.describe()).status.name === 'COMPLETED';
-        return { done: sent === depositIds.length && completed >= depositIds.length && journeyDone, line: `${sent}/${depositIds.length} sent, ${completed} floor deposits completed${journeyDone ? ', the journey has counted them all' : ''}` };
+        return { done: sent === webhooks && completed >= depositIds.length && journeyDone, line: `${sent}/${webhooks} webhooks sent, ${completed} floor deposits completed${journeyDone ? ', the journey has counted them all' : ''}` };
       },
       (line) => progress(`  ${line}`),
     );

@@ -14,7 +14,7 @@ import { forEachLimited, sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';
 import { startRampflowStack, type RampflowStack } from '../support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, countWorkflows, type BenchTemporal } from '../support/temporal';
-import { BURST_CONCURRENCY, closeTimes, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+import { AUTOPILOT_STEP_MS, BURST_CONCURRENCY, closeTimes, DELIVERY_TICK_MS, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
 
 export const BURST_EXTERNAL_ID = 'burst-customer';
 const AUD_SENDER = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
@@ -25,10 +25,12 @@ export interface RampflowBurst {
   result: BurstResult;
   /** The service's ids of the deposits, in the order paid: the floor uses the same workflow ids. */
   depositIds: string[];
+  /** When each was paid (the service's answer), since the first payment was sent: the floor's webhooks fall due the same way. */
+  paidAtMs: number[];
 }
 
 export async function runRampflowBurst(temporal: BenchTemporal, count: number, cluster: boolean, limitMs: number, progress: (line: string) => void): Promise<RampflowBurst> {
-  const stack = await startRampflowStack(temporal, { name: 'burst', deliveryTickSeconds: 1, autopilotDelaySeconds: 0.2 });
+  const stack = await startRampflowStack(temporal, { name: 'burst', deliveryTickSeconds: DELIVERY_TICK_MS / 1000, autopilotDelaySeconds: AUTOPILOT_STEP_MS / 1000 });
   try {
     await stack.registerReceiver();
     const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
@@ -43,15 +45,18 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
 
     const before = await shapesByType(temporal.client, '');
     const callsBefore = new Map(stack.requestLog.byPath);
+    const deliveriesBefore = { ...stack.requestLog.deliveries };
     const cpuBefore = cpuNow(stack, cluster);
     progress(`burst: ${count} deposits of 1.00 AUD, ${BURST_CONCURRENCY} at a time`);
     const sentAt = Date.now();
     const depositIds: string[] = [];
+    const paidAtMs: number[] = [];
     let sent = 0;
     const sending = forEachLimited(Array.from({ length: count }, (_, i) => i), BURST_CONCURRENCY, async (index) => {
       const { id } = await stack.ramp.deposits.mock({ virtualAccountId, amount: '1.00', currency: 'AUD', sender: AUD_SENDER });
       if (!id) throw new Error('the sandbox took a deposit without giving its id');
       depositIds[index] = id;
+      paidAtMs[index] = Date.now() - sentAt;
       sent += 1;
     });
     let state: JourneyState | undefined;
@@ -72,6 +77,7 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
       (line) => progress(`  ${line}`),
     );
     const cpu = cpuSince(cpuBefore, cpuNow(stack, cluster));
+    const deliveries = { attempts: stack.requestLog.deliveries.attempts - deliveriesBefore.attempts, totalMs: stack.requestLog.deliveries.totalMs - deliveriesBefore.totalMs };
     await sending;
     checkJourneyCounted(state!, count);
 
@@ -85,7 +91,7 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
       const since = made - (callsBefore.get(path) ?? 0);
       if (since > 0) callsByPath.set(path, since);
     }
-    return { result: { deposits: count, spanMs, depositRunMs, ...shapes, cpuMs: cpu, callsByPath }, depositIds };
+    return { result: { deposits: count, spanMs, depositRunMs, ...shapes, cpuMs: cpu, callsByPath, deliveries }, depositIds, paidAtMs };
   } finally {
     await stack.stop();
   }

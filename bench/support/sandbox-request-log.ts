@@ -7,6 +7,8 @@ import pino, { type Logger } from 'pino';
 export class SandboxRequestLog {
   /** Requests answered, by path (sandbox-only simulation endpoints included). */
   readonly byPath = new Map<string, number>();
+  /** Webhook delivery attempts (the sandbox's own log line for each) and the time they took in all, ms. */
+  readonly deliveries = { attempts: 0, totalMs: 0 };
   readonly logger: Logger;
 
   constructor() {
@@ -21,6 +23,12 @@ export class SandboxRequestLog {
   readonly #accepted: number[] = [];
 
   private record(line: string): void {
+    if (line.includes('"msg":"event delivery attempt"')) {
+      const { latencyMs } = JSON.parse(line) as { latencyMs?: number };
+      this.deliveries.attempts += 1;
+      this.deliveries.totalMs += latencyMs ?? 0;
+      return;
+    }
     if (!line.includes('"msg":"request"')) return;
     const { path, statusCode, receivedAt } = JSON.parse(line) as { path?: string; statusCode?: number; receivedAt?: number };
     const key = path ?? '?';
