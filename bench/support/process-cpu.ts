@@ -54,16 +54,14 @@ function allProcesses(): ProcessStat[] {
 export function descendantsCpuMs(name: string): number | undefined {
   const processes = allProcesses();
   const childrenOf = new Map<number, ProcessStat[]>();
-  for (const stat of processes) childrenOf.set(stat.parentPid, [...(childrenOf.get(stat.parentPid) ?? []), stat]);
+  for (const stat of processes) (childrenOf.get(stat.parentPid) ?? childrenOf.set(stat.parentPid, []).get(stat.parentPid)!).push(stat);
   const wanted = name.slice(0, 15);
-  const treeMs = (stat: ProcessStat): number => stat.ownMs + stat.reapedChildrenMs + (childrenOf.get(stat.pid) ?? []).reduce((sum, child) => sum + treeMs(child), 0);
-  // The topmost matching processes below this one; a match's own descendants are in its tree.
-  const found = (stat: ProcessStat): number => (stat.name === wanted ? treeMs(stat) : (childrenOf.get(stat.pid) ?? []).reduce((sum, child) => sum + found(child), 0));
-  const matches = (childrenOf.get(process.pid) ?? []).filter((child) => hasMatch(child));
-  function hasMatch(stat: ProcessStat): boolean {
-    return stat.name === wanted || (childrenOf.get(stat.pid) ?? []).some(hasMatch);
-  }
-  return matches.length === 0 ? undefined : matches.reduce((sum, child) => sum + found(child), 0);
+  const childrenOfPid = (pid: number) => childrenOf.get(pid) ?? [];
+  const treeMs = (stat: ProcessStat): number => stat.ownMs + stat.reapedChildrenMs + childrenOfPid(stat.pid).reduce((sum, child) => sum + treeMs(child), 0);
+  // The topmost matching processes below this one, each with its whole tree.
+  const matching = (stat: ProcessStat): ProcessStat[] => (stat.name === wanted ? [stat] : childrenOfPid(stat.pid).flatMap(matching));
+  const found = childrenOfPid(process.pid).flatMap(matching);
+  return found.length === 0 ? undefined : found.reduce((sum, stat) => sum + treeMs(stat), 0);
 }
 
 /**
