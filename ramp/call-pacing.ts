@@ -37,8 +37,8 @@ export const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
 export interface Hold {
   /** Milliseconds before asking again. */
   waitMs: number;
-  /** `gate`: a 429's Retry-After; `window`: this process's own calls per second. */
-  reason: 'gate' | 'window';
+  /** `gate`: a 429's Retry-After; `window`: this process's own calls per second; `lease`: no share of the partner's rate. */
+  reason: 'gate' | 'window' | 'lease';
 }
 
 /** A worker's share of the partner-wide rate (workers/partner-rate.ts), valid until `validUntil`. */
@@ -51,6 +51,17 @@ export interface Lease {
 
 /** How often a caller held back by a run-out or empty lease asks again. */
 export const LEASE_WAIT_MS = 250;
+
+/**
+ * How long a call waits for a share before it is refused unsent (and its activity retried by
+ * Temporal): longer than a starting worker's wait to join (workers/partner-rate.ts, JOIN_DELAY_MS),
+ * so a start is waited out. Past it the worker has lost its share: the Temporal server was restarted
+ * and forgot its pollers, or cannot be reached. Waiting on would hold the activity's slot, and a worker
+ * whose slots are all held does not poll, so it is never counted again and never gets a share
+ * (found by the chaos run, seed 48 on --cluster); refused, the slot frees, the worker polls, and the
+ * call goes back to the server's queue in priority order.
+ */
+export const LEASE_WAIT_LIMIT_MS = 6_000;
 
 export class CallPacer {
   #maxCallsPerSecond: number | undefined;
@@ -131,7 +142,7 @@ export class CallPacer {
     if (places !== undefined) {
       this.#freedAt = this.#freedAt.filter((at) => at > now);
       // No place at all (a lease run out, or a share of none): ask again soon, a new lease may come.
-      if (places === 0) return { waitMs: LEASE_WAIT_MS, reason: 'window' };
+      if (places === 0) return { waitMs: LEASE_WAIT_MS, reason: 'lease' };
       if (this.#inFlight + this.#freedAt.length >= places) {
         // A call still out frees its place no sooner than the hold from now.
         return { waitMs: Math.max(1, Math.min(this.#holdMs(), ...this.#freedAt.map((at) => at - now))), reason: 'window' };

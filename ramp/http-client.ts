@@ -27,7 +27,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { resolveAssumptions, type RampAssumptionOverrides, type RampAssumptions } from './assumptions';
 import { attemptSignal, currentCallLimits, limitReached, pause } from './call-limits';
-import { CallPacer, DEFAULT_RATE_LIMIT_WAIT_MS, pacerFor } from './call-pacing';
+import { CallPacer, DEFAULT_RATE_LIMIT_WAIT_MS, LEASE_WAIT_LIMIT_MS, pacerFor, type Hold } from './call-pacing';
 import { ServiceClock } from './clock';
 import { RampConnectionError, RampOutcomeUnknownError, RampRateLimitedError, RampUnauthorisedError, type RampError } from './errors';
 import { describeTransportError, requestNeverLeft } from './network-errors';
@@ -70,6 +70,14 @@ export interface RampClientOptions {
    */
   maxCallsPerSecond?: number;
 }
+
+
+/** What a refusal unsent says, by why the pacer held the attempt. */
+const HELD_BECAUSE: Record<Hold['reason'], string> = {
+  gate: 'the service rate-limited this partner',
+  window: 'this process is at its calls per second',
+  lease: 'this worker has no share of the partner\'s rate (it is not counted among the service queue\'s pollers yet)',
+};
 
 /** One attempt on the wire, as metrics see it. */
 export interface RampAttempt {
@@ -178,6 +186,7 @@ export class RampHttpClient {
   async #admit(call: RampCall, limits: ReturnType<typeof currentCallLimits>): Promise<() => void> {
     // Once the gate's wait has been waited, the attempt goes (a wait told is a wait done).
     let gateWaited = false;
+    let leaseWaitedMs = 0;
     for (;;) {
       const now = this.#now();
       const hold = this.#pacer.tryStart(now, gateWaited);
@@ -190,8 +199,9 @@ export class RampHttpClient {
         };
       }
       const pastDeadline = limits?.deadlineAt !== undefined && Date.now() + hold.waitMs >= limits.deadlineAt;
-      if (pastDeadline || (hold.reason === 'gate' && hold.waitMs > this.#retry.maxDelayMs)) {
-        throw new RampRateLimitedError(`not sent: ${hold.reason === 'gate' ? 'the service rate-limited this partner' : 'this process is at its calls per second'}; retry in ${hold.waitMs} ms`, {
+      const shareLost = hold.reason === 'lease' && leaseWaitedMs + hold.waitMs > LEASE_WAIT_LIMIT_MS;
+      if (pastDeadline || shareLost || (hold.reason === 'gate' && hold.waitMs > this.#retry.maxDelayMs)) {
+        throw new RampRateLimitedError(`not sent: ${HELD_BECAUSE[hold.reason]}; retry in ${hold.waitMs} ms`, {
           method: call.method,
           path: call.path,
           retryAfterMs: hold.waitMs,
@@ -199,6 +209,7 @@ export class RampHttpClient {
       }
       await pause(hold.waitMs, this.#sleep, limits?.signal);
       if (hold.reason === 'gate') gateWaited = true;
+      if (hold.reason === 'lease') leaseWaitedMs += hold.waitMs;
       const stopped = limitReached(limits, Date.now());
       if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
     }

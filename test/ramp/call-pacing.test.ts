@@ -55,12 +55,12 @@ describe('the pacer', () => {
     expect(pacer.tryStart(1_100)).toBeUndefined();
     pacer.ended(1_200);
     // Past its end, no place, however many are free.
-    expect(pacer.tryStart(3_001)).toEqual({ waitMs: LEASE_WAIT_MS, reason: 'window' });
+    expect(pacer.tryStart(3_001)).toEqual({ waitMs: LEASE_WAIT_MS, reason: 'lease' });
     // A lease never gives more than the client's own limit, and a share of none gives nothing.
     pacer.lease({ places: 10, validUntil: 10_000 });
     expect(pacer.placesAt(4_000)).toBe(6);
     pacer.lease({ places: 0, validUntil: 10_000 });
-    expect(pacer.tryStart(4_000)).toEqual({ waitMs: LEASE_WAIT_MS, reason: 'window' });
+    expect(pacer.tryStart(4_000)).toEqual({ waitMs: LEASE_WAIT_MS, reason: 'lease' });
   });
 
   it('remembers when the latest refused call had started, and tells its listeners', () => {

@@ -12,9 +12,11 @@ import {
   RampHttpError,
   RampInvalidParametersError,
   RampOutcomeUnknownError,
+  RampRateLimitedError,
   RampSchemaError,
   RampUnauthorisedError,
 } from '../../ramp/errors';
+import { LEASE_WAIT_LIMIT_MS } from '../../ramp/call-pacing';
 import { attemptOutcome, RampHttpClient, jsonBody, type RampAttempt, type RampClientOptions } from '../../ramp/http-client';
 import { failure, startSignedServer, success, type Reply, type SignedServer } from './support/signed-server';
 import { caught } from './support/caught';
@@ -130,6 +132,32 @@ describe('retries of a GET', () => {
     expect(error).toBeInstanceOf(RampHttpError);
     expect(error.retryable).toBe(true);
     expect(longWait.requests).toHaveLength(1);
+  });
+
+  it('waits out a worker\'s join for a share of the partner\'s rate, and past it refuses the call unsent, so its activity frees its slot', async () => {
+    const server = await serve(() => success([]));
+    const joining = clientFor(server.url, { maxCallsPerSecond: 6 });
+    // No share yet (a worker that has not been counted among the service queue's pollers).
+    joining.client.pacer.lease({ places: 0, validUntil: Number.MAX_SAFE_INTEGER });
+    const error = await caught(joining.client.send({ method: 'GET', path: '/balance' }));
+    expect(error).toBeInstanceOf(RampRateLimitedError);
+    expect(error.message).toContain('no share of the partner\'s rate');
+    expect(server.requests).toHaveLength(0);
+    expect(joining.waits.reduce((sum, wait) => sum + wait, 0)).toBe(LEASE_WAIT_LIMIT_MS);
+
+    // A share that comes within the limit (the worker joined): the call goes.
+    const waits: number[] = [];
+    const joined = clientFor(server.url, {
+      maxCallsPerSecond: 6,
+      sleep: async (ms) => {
+        waits.push(ms);
+        if (waits.length === 4) joined.pacer.lease({ places: 2, validUntil: Number.MAX_SAFE_INTEGER });
+      },
+    }).client;
+    joined.pacer.lease({ places: 0, validUntil: Number.MAX_SAFE_INTEGER });
+    await joined.send({ method: 'GET', path: '/balance' });
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toHaveLength(4);
   });
 
   it('stops after maxAttempts with a retryable RampHttpError', async () => {
