@@ -3,7 +3,8 @@
  * the cluster profile (the Temporal server on a private PostgreSQL, killed and restarted, and
  * PostgreSQL stopped and started, among the faults). 1,000 customers and 30 minutes of play by
  * default; BENCH_CHAOS_CUSTOMERS, BENCH_CHAOS_MINUTES and BENCH_CHAOS_SEED (default 1) size it, and
- * `--quick` plays 20 customers for 3 minutes. It is not part of the default table (`npm run bench`
+ * `--quick` plays 20 customers for 3 minutes. After the play everything has as long as the play, and
+ * at least the 5 minutes `npm run chaos` gives, to come to rest (BENCH_CHAOS_SETTLE_MINUTES). It is not part of the default table (`npm run bench`
  * with no names): it runs only when named.
  *
  * Printed: the customers, the partner events the verifying endpoint accepted, the faults struck per
@@ -15,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { playChaos } from '../chaos/play';
+import { playChaos, SETTLE_BOUND_SECONDS } from '../chaos/play';
 import { describeSchedule } from '../chaos/schedule';
 import { formatTable } from '../chaos/table';
 import type { BenchOptions } from './options';
@@ -41,6 +42,7 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
     minutes: fromEnv('BENCH_CHAOS_MINUTES', size.minutes, 'minutes'),
     cluster: true,
   };
+  const settleMinutes = fromEnv('BENCH_CHAOS_SETTLE_MINUTES', Math.max(SETTLE_BOUND_SECONDS / 60, run.minutes), 'minutes');
   // Every process the run starts inherits these, as under `npm run chaos`.
   process.env.RAMPFLOW_PAYLOAD_KEYS ||= BENCH_PAYLOAD_KEYS_VARIABLE;
   process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-bench-chaos-attachments-'));
@@ -52,14 +54,14 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
   }
 
   const started = Date.now();
-  const result = await playChaos(run, options.progress);
+  const result = await playChaos(run, options.progress, undefined, Math.round(settleMinutes * 60));
   const wallMinutes = (Date.now() - started) / 60_000;
   for (const line of formatTable(result.rows).split('\n')) options.progress(line);
   if (result.rows.some((row) => row.evidence.length > 0)) for (const line of describeSchedule(result.schedule)) options.progress(line);
 
   const { figures } = result;
   const replay = `npm run chaos -- --cluster --seed ${run.seed} --customers ${run.customers} --minutes ${run.minutes}`;
-  const method = `seed ${run.seed}, ${run.customers} customers, ${run.minutes} min of play on the cluster profile (Temporal server 1.29.1 on PostgreSQL, 4 history shards), ${wallMinutes.toFixed(1)} min in all; replay: ${replay}`;
+  const method = `seed ${run.seed}, ${run.customers} customers, ${run.minutes} min of play and up to ${settleMinutes} to settle on the cluster profile (Temporal server 1.29.1 on PostgreSQL, 4 history shards), ${wallMinutes.toFixed(1)} min in all; replay: ${replay}`;
   const held = result.rows.filter((row) => row.evidence.length === 0).length;
   const settle = [...figures.settleAfterLastFaultSeconds];
   const atRest = settle.filter((entry): entry is [string, number] => entry[1] !== undefined);
