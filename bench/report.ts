@@ -22,6 +22,8 @@ export function machine(): string {
 }
 
 export function formatValue(value: number): string {
+  // Counts (customers, faults, invariants) print as counts, not as 2.00.
+  if (Number.isInteger(value)) return value.toLocaleString('en-US');
   if (value >= 100) return Math.round(value).toLocaleString('en-US');
   if (value >= 10) return value.toFixed(1);
   return value.toFixed(2);

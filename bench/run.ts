@@ -3,10 +3,12 @@
  * and writes it as JSON under bench/results/. `npm run bench -- signing client` runs only those;
  * `npm run bench -- --quick` (or BENCH_QUICK=1) runs small sizes for development; `npm run bench --
  * journeys --cluster` runs the journeys on the cluster profile (a Temporal server on PostgreSQL).
+ * `npm run bench -- chaos` (the long chaos run, always on the cluster profile) runs only when named.
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { endLine, workflowEndOf } from '../client/workflow-end';
 import { benchBurst } from './burst';
+import { benchChaos } from './chaos';
 import { benchClientOverhead } from './client-overhead';
 import { benchCodec } from './codec';
 import { benchCost } from './cost';
@@ -36,7 +38,10 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<Figure[]>> =
   memory: (options) => benchMemory(options),
   rate: (options) => benchRate(options),
   burst: (options) => benchBurst(options),
+  chaos: (options) => benchChaos(options),
 };
+/** Left out of the whole table: run only when named (the chaos run's default is 30 minutes of play). */
+const ONLY_WHEN_NAMED = new Set(['chaos']);
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -45,8 +50,9 @@ async function main(): Promise<void> {
   const chosen = args.filter((arg) => arg !== '--quick' && arg !== '--cluster');
   const unknown = chosen.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}`);
-  const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS);
-  if (cluster && names.some((name) => name !== 'journeys' && name !== 'burst')) throw new Error('--cluster applies to the journeys and burst benchmarks only: npm run bench -- journeys --cluster');
+  const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS).filter((name) => !ONLY_WHEN_NAMED.has(name));
+  // The chaos row is on the cluster profile whether or not --cluster is given.
+  if (cluster && names.some((name) => !['journeys', 'burst', 'chaos'].includes(name))) throw new Error('--cluster applies to the journeys and burst benchmarks only: npm run bench -- journeys --cluster');
   const options: BenchOptions = { quick, cluster, progress: (line) => process.stdout.write(`[bench]   ${line}\n`) };
   const figures: Figure[] = [];
   process.stdout.write(`[bench] ${machine()}${quick ? ' (quick mode: rough figures)' : ''}${cluster ? ' (cluster profile: Temporal server on PostgreSQL)' : ''}\n`);

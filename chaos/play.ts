@@ -12,7 +12,7 @@ import { checkInvariants, type InvariantRow, type RunRecord } from './invariants
 import { drawSchedule, type ChaosOptions, type Fault, type Schedule } from './schedule';
 import { CALLS_PER_SECOND, startChaosStack, type ChaosStack } from './stack';
 
-/** How long the run waits, after the play, for everything to come to rest before it checks anyway. */
+/** How long the run waits, after the play, for everything to come to rest before it checks anyway (the bench row may give more). */
 export const SETTLE_BOUND_SECONDS = 300;
 const ROUND_MS = 1_000;
 const PROGRESS_EVERY_MS = 5_000;
@@ -27,16 +27,41 @@ export interface ChaosResult {
   /** The evidence the rows were checked on, to check again (the tamper test). */
   record: RunRecord;
   settledWithinBound: boolean;
+  /** What the run did, for the bench row (bench/chaos.ts). */
+  figures: ChaosFigures;
+}
+
+export interface ChaosFigures {
+  /** Faults struck, by kind (SERVICE_FAULTS by the service's answer: HTTP_5XX, DELAY, RESET). */
+  faultsStruck: Record<string, number>;
+  /** Partner events the endpoint accepted (verified, first delivery or not). */
+  partnerEvents: number;
+  /** Requests the service answered to rampflow (its own tools excluded). */
+  serviceRequests: number;
+  forgedDeliveries: number;
+  /**
+   * Per customer, seconds from the end of the last fault to when the run first saw it at rest for
+   * good (its plan done and its journey showing it; 0 when it was at rest before); undefined: never at rest.
+   */
+  settleAfterLastFaultSeconds: Map<string, number | undefined>;
 }
 
 const pause = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
 
-/** `whileUp`: runs on the result before the stack closes (the tamper test checks again against the live service). */
-export async function playChaos(options: ChaosOptions, print: (line: string) => void, whileUp?: (result: ChaosResult) => Promise<void>): Promise<ChaosResult> {
+/**
+ * `whileUp`: runs on the result before the stack closes (the tamper test checks again against the live service).
+ * `settleBoundSeconds`: the settle bound, for a run larger than `npm run chaos` plays (bench/chaos.ts).
+ */
+export async function playChaos(
+  options: ChaosOptions,
+  print: (line: string) => void,
+  whileUp?: (result: ChaosResult) => Promise<void>,
+  settleBoundSeconds = SETTLE_BOUND_SECONDS,
+): Promise<ChaosResult> {
   const schedule = drawSchedule(options);
-  const stack = await startChaosStack(schedule.seed, options.autoscaled ?? false);
+  const stack = await startChaosStack(schedule.seed, { autoscaled: options.autoscaled ?? false, cluster: options.cluster ?? false });
   try {
-    const result = await play(schedule, stack, print);
+    const result = await play(schedule, stack, print, settleBoundSeconds);
     await whileUp?.(result);
     return result;
   } finally {
@@ -44,7 +69,7 @@ export async function playChaos(options: ChaosOptions, print: (line: string) => 
   }
 }
 
-async function play(schedule: Schedule, stack: ChaosStack, print: (line: string) => void): Promise<ChaosResult> {
+async function play(schedule: Schedule, stack: ChaosStack, print: (line: string) => void, settleBoundSeconds: number): Promise<ChaosResult> {
   const { client, service, workers } = stack;
   await workers.scaleTo(schedule.initialWorkers);
   const rampflow = await createRampflowClient({ connection: stack.connection, taskQueue: stack.taskQueue, payloadKeys: payloadKeysFromEnv() });
@@ -54,6 +79,15 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
   const startedAt = Date.now();
   const elapsedSeconds = () => (Date.now() - startedAt) / 1000;
   let lastProgress = 0;
+  // When each customer was last seen come to rest (undefined while it is not): how long each took to
+  // settle after the last fault, at the resolution of a round.
+  const restSince = new Map<CustomerProgress, number | undefined>();
+  const noteRest = () => {
+    for (const customer of customers.progress) {
+      if (!customerAtRest(customer)) restSince.set(customer, undefined);
+      else if (restSince.get(customer) === undefined) restSince.set(customer, Date.now());
+    }
+  };
   const progress = (phase: string) => {
     if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
     lastProgress = Date.now();
@@ -74,6 +108,7 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
   );
   while (elapsedSeconds() < schedule.playSeconds) {
     customers.playRound(elapsedSeconds());
+    noteRest();
     progress('play');
     await pause(ROUND_MS);
   }
@@ -81,10 +116,11 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
   if (faultFailed) throw faultFailed;
   const forgerReport = await forger.stop();
 
-  const settleDeadline = Date.now() + SETTLE_BOUND_SECONDS * 1000;
+  const settleDeadline = Date.now() + settleBoundSeconds * 1000;
   let settledWithinBound = false;
   while (Date.now() < settleDeadline) {
     customers.playRound(elapsedSeconds());
+    noteRest();
     progress('settling');
     if (customers.progress.every(customerAtRest) && (await client.workflow.count(UNSETTLED).then(({ count }) => count === 0, () => false))) {
       settledWithinBound = true;
@@ -93,7 +129,8 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
     await pause(ROUND_MS);
   }
   await customers.idle();
-  print(settledWithinBound ? `t+${elapsedSeconds().toFixed(0)}s settled` : `t+${elapsedSeconds().toFixed(0)}s not settled within ${SETTLE_BOUND_SECONDS}s: checking as it is`);
+  noteRest();
+  print(settledWithinBound ? `t+${elapsedSeconds().toFixed(0)}s settled` : `t+${elapsedSeconds().toFixed(0)}s not settled within ${settleBoundSeconds}s: checking as it is`);
 
   // The rate window closes here: the checks below read the service themselves.
   const record: RunRecord = {
@@ -109,8 +146,21 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
     workersBetween: (from, to) => workers.mostBetween(from, to),
   };
   const rows = await checkInvariants(record);
-  if (!settledWithinBound) rows.unshift({ name: `everything came to rest within ${SETTLE_BOUND_SECONDS} s of the play`, evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer) });
-  return { schedule, rows, record, settledWithinBound };
+  if (!settledWithinBound) rows.unshift({ name: `everything came to rest within ${settleBoundSeconds} s of the play`, evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer) });
+  const lastFaultEnded = faults.lastEndedAt ?? startedAt;
+  const figures: ChaosFigures = {
+    faultsStruck: { ...faults.struck },
+    partnerEvents: stack.endpoint.accepted.length,
+    serviceRequests: record.serviceRequests.length,
+    forgedDeliveries: forgerReport.sent,
+    settleAfterLastFaultSeconds: new Map(
+      customers.progress.map((customer) => {
+        const since = restSince.get(customer);
+        return [customer.plan.externalId, since === undefined ? undefined : Math.max(0, since - lastFaultEnded) / 1000];
+      }),
+    ),
+  };
+  return { schedule, rows, record, settledWithinBound, figures };
 }
 
 /** Whether a customer did everything its plan asks and its journey shows it. */
@@ -132,6 +182,10 @@ function describeCustomer(customer: CustomerProgress): string {
 /** Plays each fault at its time, one after another (a fault that takes a while delays the next). */
 class FaultPlayer {
   done = 0;
+  /** Faults struck by kind; a service fault by the service's answer. */
+  readonly struck: Record<string, number> = {};
+  /** When the last fault ended (ms): its service answers back to normal, or the part back up. */
+  lastEndedAt: number | undefined;
   /** The receiver's starts, the first included: each begins with a full budget. */
   receiverStarts = 1;
   private readonly pick: () => number;
@@ -149,6 +203,9 @@ class FaultPlayer {
       await pause(Math.max(0, startedAt + fault.atSeconds * 1000 - Date.now()));
       await this.strike(fault);
       this.done += 1;
+      const kind = fault.kind === 'SERVICE_FAULTS' ? fault.fault : fault.kind;
+      this.struck[kind] = (this.struck[kind] ?? 0) + 1;
+      this.lastEndedAt = Date.now();
     }
   }
 
@@ -160,8 +217,10 @@ class FaultPlayer {
       case 'SCALE_WORKERS':
         return stack.workers.scaleTo(fault.workers);
       case 'RESTART_TEMPORAL':
-        await stack.temporal.stop();
-        return stack.temporal.start();
+        return stack.temporal.restartServer();
+      case 'RESTART_POSTGRES':
+        if (!stack.temporal.restartPostgres) throw new Error(`a PostgreSQL restart was drawn, but Temporal runs on a ${stack.temporal.profile}`);
+        return stack.temporal.restartPostgres(fault.forSeconds * 1000);
       case 'RESTART_RECEIVER':
         await stack.receiver.stop();
         await pause(2_000);

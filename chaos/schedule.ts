@@ -15,6 +15,11 @@ export interface ChaosOptions {
    * the most workers the schedule runs (MAX_WORKERS), as the docs tell an operator to.
    */
   autoscaled?: boolean;
+  /**
+   * On the cluster profile (a Temporal server on PostgreSQL): half the Temporal restarts become
+   * PostgreSQL restarts. The draws are otherwise the same, so a seed's dev-server schedule is unchanged.
+   */
+  cluster?: boolean;
 }
 
 export type SignupPath = 'CLIENT_LIBRARY' | 'TEMPORAL_CLI';
@@ -42,6 +47,7 @@ export type Fault =
   | { atSeconds: number; kind: 'KILL_WORKER' }
   | { atSeconds: number; kind: 'SCALE_WORKERS'; workers: number }
   | { atSeconds: number; kind: 'RESTART_TEMPORAL' }
+  | { atSeconds: number; kind: 'RESTART_POSTGRES'; forSeconds: number }
   | { atSeconds: number; kind: 'RESTART_RECEIVER' }
   | { atSeconds: number; kind: 'SERVICE_FAULTS'; fault: ServiceFaultKind; forSeconds: number };
 
@@ -98,6 +104,7 @@ export function drawSchedule(options: ChaosOptions): Schedule {
     const kind = next();
     if (kind < 0.3) faults.push({ atSeconds, kind: 'KILL_WORKER' });
     else if (kind < 0.5) faults.push({ atSeconds, kind: 'SCALE_WORKERS', workers: wholeBetween(1, MAX_WORKERS) });
+    else if (options.cluster && kind < 0.55) faults.push({ atSeconds, kind: 'RESTART_POSTGRES', forSeconds: wholeBetween(2, 5) });
     else if (kind < 0.6) faults.push({ atSeconds, kind: 'RESTART_TEMPORAL' });
     else if (kind < 0.75) faults.push({ atSeconds, kind: 'RESTART_RECEIVER' });
     else {
@@ -117,11 +124,12 @@ export function describeSchedule(schedule: Schedule): string[] {
       `${plan.refundsOnramp ? ', onramp deposit refunded' : ''}${plan.closesAndReturns ? ', closed, removed and signed up again' : ''}`,
   );
   const faults = schedule.faults.map((fault) => {
-    const detail = fault.kind === 'SCALE_WORKERS' ? ` to ${fault.workers}` : fault.kind === 'SERVICE_FAULTS' ? ` ${fault.fault} for ${fault.forSeconds}s` : '';
+    const detail =
+      fault.kind === 'SCALE_WORKERS' ? ` to ${fault.workers}` : fault.kind === 'SERVICE_FAULTS' ? ` ${fault.fault} for ${fault.forSeconds}s` : fault.kind === 'RESTART_POSTGRES' ? ` down for ${fault.forSeconds}s` : '';
     return `  t+${fault.atSeconds}s ${fault.kind}${detail}`;
   });
   return [
-    `seed ${schedule.seed}: ${schedule.customers} customers, ${schedule.playSeconds}s of play, ${schedule.initialWorkers} workers at first, ${schedule.forgedPerSecond} forged deliveries a second`,
+    `seed ${schedule.seed}${schedule.cluster ? ' (cluster)' : ''}: ${schedule.customers} customers, ${schedule.playSeconds}s of play, ${schedule.initialWorkers} workers at first, ${schedule.forgedPerSecond} forged deliveries a second`,
     ...customers,
     ...faults,
   ];

@@ -1,11 +1,11 @@
 /**
- * The whole stack a chaos run plays against, every part real: a Temporal dev server on a database
- * file (restartable with every history intact), a private PostgreSQL for the partner event store
- * (several worker processes share it; the embedded file store takes one writer), the sandbox as the
- * service (its autopilot walks every step a second after the last, but KYC, which the run's customers
- * decide), the webhook receiver on a fixed port, a partner endpoint that verifies every delivery with
- * the `standardwebhooks` package, and the workers. The service's and the receiver's log lines are
- * kept: the invariants read them.
+ * The whole stack a chaos run plays against, every part real: Temporal (a dev server on a database
+ * file, or with `--cluster` the cluster profile on PostgreSQL: chaos/temporal.ts), a private
+ * PostgreSQL for the partner event store (several worker processes share it; the embedded file store
+ * takes one writer), the sandbox as the service (its autopilot walks every step a second after the
+ * last, but KYC, which the run's customers decide), the webhook receiver on a fixed port, a partner
+ * endpoint that verifies every delivery with the `standardwebhooks` package, and the workers. The
+ * service's and the receiver's log lines are kept: the invariants read them.
  */
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
@@ -13,11 +13,11 @@ import { dataConverterFromEnv } from '../codec';
 import { uniformAutopilotDelays } from '../sandbox';
 import { registerWebhooks } from '../webhooks/registration';
 import { startRestartableReceiver, type RestartableReceiver } from '../test/faults/support/receiver';
-import { startTemporalOnFile, type TemporalOnFile } from '../test/faults/support/temporal-on-file';
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
 import { MAX_WORKERS } from './schedule';
+import { startChaosTemporal, type ChaosTemporal } from './temporal';
 import { WorkerPool } from './worker-pool';
 
 /** The partner's limit, given to every worker as RAMP_MAX_CALLS_PER_SECOND. */
@@ -45,7 +45,7 @@ export interface ReceiverLine {
 }
 
 export interface ChaosStack {
-  temporal: TemporalOnFile;
+  temporal: ChaosTemporal;
   postgres: TestPostgres;
   service: TestSandbox;
   connection: Connection;
@@ -62,7 +62,7 @@ export interface ChaosStack {
 /** One JSON log line in, parsed, to `keep`. */
 const collector = <T>(keep: (line: T & { msg?: string }) => void) => pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
 
-export async function startChaosStack(seed: number, autoscaled = false): Promise<ChaosStack> {
+export async function startChaosStack(seed: number, { autoscaled = false, cluster = false }: { autoscaled?: boolean; cluster?: boolean } = {}): Promise<ChaosStack> {
   const serviceRequests: ServiceRequest[] = [];
   const receiverLines: ReceiverLine[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -70,7 +70,7 @@ export async function startChaosStack(seed: number, autoscaled = false): Promise
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
   };
   try {
-    const temporal = await startTemporalOnFile();
+    const temporal = await startChaosTemporal(cluster);
     closers.push(() => temporal.close());
     const postgres = await startTestPostgres();
     closers.push(() => postgres.stop());
