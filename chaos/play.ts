@@ -19,7 +19,8 @@ const PROGRESS_EVERY_MS = 5_000;
 /** A DELAY fault's answer time: longer than a worker's per-call patience is not needed to hurt. */
 const SLOW_ANSWER_MS = 3_000;
 /** Workflows that have not come to rest while any of these runs (the others are judged by the invariants). */
-const UNSETTLED = "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery') AND ExecutionStatus = 'Running' AND RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED')";
+// A running workflow with no stage yet is unsettled too (`NOT IN` alone skips a null, as SQL does).
+const UNSETTLED = "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery') AND ExecutionStatus = 'Running' AND (RampStage IS NULL OR RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED'))";
 
 export interface ChaosResult {
   schedule: Schedule;
