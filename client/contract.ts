@@ -27,7 +27,7 @@ import {
   SignupRequestSchema,
   SignupResultSchema,
 } from '../workflows/message-schemas';
-import { RAMP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES } from '../observability/search-attributes';
 import { INVALID_START_INPUT, START_CONTRACTS } from '../workflows/start-input';
 
 export type JsonSchema = Record<string, unknown>;

@@ -34,7 +34,7 @@ import { partnerEventDeliveryWorkflowId } from '../workflows/partner-event-deliv
 import { payoutStateQuery } from '../workflows/payout-messages';
 import { EVENT_STAGE } from '../workflows/ramp-event-types';
 import type { ReconcileResult } from '../workflows/reconcile-types';
-import { RampStage, RampStageSince } from '../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../observability/search-attributes';
 import { RampflowInputError } from './errors';
 import { readWorkerMetrics, type WorkerMetrics } from './worker-metrics';
 

@@ -27,7 +27,7 @@ import type { Client } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { Gauge, type Registry } from 'prom-client';
 import { METRICS } from './metric-catalogue';
-import { RampStage, RampStageSince } from '../workflows/search-attributes';
+import { RampStage, RampStageSince } from './search-attributes';
 
 /** The stages watched: every stage a running journey, deposit or payout waits at, but a journey's lifelong ACTIVE. */
 export const SCANNED_STAGES = [

@@ -7,7 +7,7 @@
  */
 import type { NativeConnection } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { RAMP_SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../observability/search-attributes';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 

@@ -25,7 +25,7 @@ import {
   type EndpointProgress,
   type PartnerEventDeliveryInput,
 } from './partner-event-delivery-messages';
-import { RampStage } from './search-attributes';
+import { RampStage } from '../observability/search-attributes';
 
 /** Continue as new before the history grows long; the carried state is one number per endpoint. */
 const MAX_HISTORY_EVENTS = 2_000;

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RECEIVER_BUDGET } from '../../webhooks/receiver-budget';
 import type { JourneyState } from '../../workflows/messages';
 import { depositWorkflowId } from '../../workflows/ids';
-import { RampStage } from '../../workflows/search-attributes';
+import { RampStage } from '../../observability/search-attributes';
 import { customer, deposit, depositAddress, payment, trade, virtualAccount } from '../ramp/support/records';
 import { registerTestExits } from '../support/test-journeys';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';

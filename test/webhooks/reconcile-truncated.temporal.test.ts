@@ -14,7 +14,7 @@ import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema } from '../../workflows/journey-input';
 import { journeyStateQuery } from '../../workflows/messages';
 import type { ReconcileLimits, ReconcileResult } from '../../workflows/reconcile-types';
-import { RampStage } from '../../workflows/search-attributes';
+import { RampStage } from '../../observability/search-attributes';
 import { TEST_ONRAMP } from '../support/journey-harness';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 import { connectClient, uniqueTaskQueue } from '../support/temporal';
