@@ -140,8 +140,6 @@ export function buildContract() {
   };
 }
 
-export type RampflowContract = ReturnType<typeof buildContract>;
-
 /** The contract as the repository keeps it: stable key order, two-space indents, a final newline. */
 export function contractText(): string {
   return `${JSON.stringify(buildContract(), null, 2)}\n`;

@@ -36,7 +36,6 @@ export const SCANNED_STAGES = [
   { workflowType: 'payout', stages: ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'NEEDS_ATTENTION'] },
 ] as const;
 
-export const DEFAULT_STAGE_AGE_SCAN_SECONDS = 60;
 /** Calls one stage may take in one scan (see the module's comment). */
 export const DEFAULT_CALLS_PER_STAGE = 3;
 const DEFAULT_PAGE_SIZE = 1000;

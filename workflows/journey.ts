@@ -30,7 +30,6 @@ import { journeyTimings } from './timings';
 import { pollTolerantly } from './waiting';
 import { OWN_EXITS_LOOKED_UP_ONCE, takesPatch } from './patches';
 
-export type { CarriedJourney } from './journey-carry';
 export type { JourneyOutcome } from './journey-ending';
 
 
