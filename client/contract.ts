@@ -34,7 +34,7 @@ export type JsonSchema = Record<string, unknown>;
 
 /** What a caller sends is described as input (defaults optional); what it reads as output. */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  return z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as JsonSchema;
+  return z.toJSONSchema(schema, { io, target: 'draft-2020-12' });
 }
 
 const DEFAULTS = TemporalEnvSchema.parse({});

@@ -39,7 +39,7 @@ const PayoutRequestSchema = z.strictObject({
 export function parsePayoutRequest(request: unknown): PayoutInput {
   const parsed = PayoutRequestSchema.safeParse(request);
   if (!parsed.success) throw new RampflowInputError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`));
-  return parsed.data as PayoutInput;
+  return parsed.data;
 }
 
 export class PayoutClient {

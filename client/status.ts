@@ -362,7 +362,7 @@ async function readReconciliation(client: Client, visibility: Visibility, onQueu
       ...(info.closeTime ? { closeTime: info.closeTime.toISOString() } : {}),
     };
     if (info.status.name !== 'COMPLETED') return base;
-    const result = (await client.workflow.getHandle<() => Promise<ReconcileResult>>(info.workflowId, info.runId).result().catch(() => undefined)) as ReconcileResult | undefined;
+    const result = await client.workflow.getHandle<() => Promise<ReconcileResult>>(info.workflowId, info.runId).result().catch(() => undefined);
     return result ? { ...base, result: { examined: result.examined, repaired: result.repaired, missed: result.missed, truncated: result.truncated } } : base;
   };
   const latestRun = await run(latest);

@@ -142,7 +142,7 @@ async function registerMissingSearchAttributes(address: string, namespace: strin
   const connection = await Connection.connect({ address });
   try {
     const listed = await connection.operatorService.listSearchAttributes({ namespace });
-    const { missing } = searchAttributeProblems({ ...(listed.customAttributes ?? {}) } as Record<string, number>, attributes);
+    const { missing } = searchAttributeProblems({ ...(listed.customAttributes ?? {}) }, attributes);
     if (missing.length === 0) return;
     await connection.operatorService.addSearchAttributes({
       namespace,

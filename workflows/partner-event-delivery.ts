@@ -24,6 +24,7 @@ import {
   type EndpointDeliveryState,
   type EndpointProgress,
   type PartnerEventDeliveryInput,
+  type ResendRequest,
 } from './partner-event-delivery-messages';
 import { RampStage } from '../observability/search-attributes';
 
@@ -65,7 +66,7 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
       return { resumed };
     },
     {
-      validator: (request) => {
+      validator: (request: ResendRequest) => {
         if (request.endpoint !== undefined && endpoints[request.endpoint]?.parked === undefined) throw new Error(`no deliveries to ${request.endpoint} are parked in ${stream}`);
         if (request.endpoint === undefined && parkedNames().length === 0) throw new Error(`no deliveries are parked in ${stream}`);
       },

@@ -80,7 +80,7 @@ describe('reconciliation on an oldest-first list longer than its page limit', ()
       return undefined;
     });
     // The service approves it; the event goes nowhere.
-    await sandbox.control.approveCustomer(customerId!);
+    await sandbox.control.approveCustomer(customerId);
 
     // Two pages of four: page 1 and the last, where the newest customer is.
     const result = await reconcile({ maxPages: 2, listOrder: 'unknown' });
