@@ -14,7 +14,7 @@
 import { Context } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import { journeyWorkflowId } from '../workflows/ids';
-import { RampExternalId } from '../workflows/search-attributes';
+import { RampExternalId } from '../observability/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, type FailureOptions } from './failures';
 
 /** The service's customer ids are UUIDs; anything else is not put inside a visibility query. */

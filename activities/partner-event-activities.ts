@@ -47,7 +47,7 @@ import {
   type PartnerEventDeliveryInput,
   type PartnerEventDeliveryWorkflow,
 } from '../workflows/partner-event-delivery-messages';
-import { RampExternalId, RampStage } from '../workflows/search-attributes';
+import { RampExternalId, RampStage } from '../observability/search-attributes';
 
 /** What the worker delivers with; without it partner events are off (nothing recorded or sent). */
 export interface PartnerEventWiring {

@@ -22,7 +22,7 @@ import type { EventName } from '../ramp/events';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
 import type { LagReport, ListWatermark, ReconcileLimits, RejectedDepositLagReport, Repair } from '../workflows/reconcile-types';
-import { RampStage } from '../workflows/search-attributes';
+import { RampStage } from '../observability/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { BOUND_SLACK_MS, timeOf } from './list-search';
 import { customerRecord, depositRecord, paymentRecord, tradeRecord } from './records';

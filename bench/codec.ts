@@ -20,7 +20,7 @@ function payloadsOf(node: unknown, found: Payload[] = []): Payload[] {
   if (node === null || typeof node !== 'object' || node instanceof Uint8Array) return found;
   const record = node as Record<string, unknown>;
   if (record.metadata && typeof record.metadata === 'object' && 'encoding' in record.metadata && record.data instanceof Uint8Array) {
-    found.push(record as Payload);
+    found.push(record);
     return found;
   }
   for (const value of Object.values(record)) payloadsOf(value, found);

@@ -43,7 +43,7 @@ async function reconcileRuns(customers: number, options: BenchOptions): Promise<
             stack.worker?.assertAlive();
             const { info } = await schedule.describe();
             const action = info.recentActions[n - 1];
-            if (action) return temporal.client.workflow.getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId).result();
+            if (action) return temporal.client.workflow.getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId).result() as Promise<ReconcileResult>;
             await sleep(500);
           }
         };

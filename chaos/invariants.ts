@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { DEFAULT_RECEIVER_BUDGET } from '../webhooks/receiver-budget';
 import type { RampClient } from '../ramp';
 import { isPaymentSettled } from '../workflows/records';
-import { RampStage } from '../workflows/search-attributes';
+import { RampStage } from '../observability/search-attributes';
 import type { TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import type { CustomerProgress } from './customers';
 import type { ForgerReport } from './forger';

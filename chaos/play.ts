@@ -105,7 +105,7 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
   // Kept as a value until the play ends: a fault the run could not strike fails the run, not the process.
   const faultsPlayed = faults.play(schedule.faults, startedAt).then(
     () => undefined,
-    (error: unknown) => error,
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
   );
   while (elapsedSeconds() < schedule.playSeconds) {
     customers.playRound(elapsedSeconds());

@@ -99,8 +99,8 @@ export class WorkerPool {
         markPolling();
       }
     };
-    child.stdout!.setEncoding('utf8').on('data', append);
-    child.stderr!.setEncoding('utf8').on('data', append);
+    child.stdout.setEncoding('utf8').on('data', append);
+    child.stderr.setEncoding('utf8').on('data', append);
     const worker: Running = {
       id,
       child,

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { JOURNEY_STAGES, type CorrectedInput, type JourneyBulkFilter, type JourneyRequest, type JourneyStage } from '../client';
-import { RampStage } from '../workflows/search-attributes';
+import { RampStage } from '../observability/search-attributes';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, readJsonOption, withRampflowClient } from './client-session';
 import { readDeadline, withParkedReasons } from './parked-reasons';

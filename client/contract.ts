@@ -27,14 +27,14 @@ import {
   SignupRequestSchema,
   SignupResultSchema,
 } from '../workflows/message-schemas';
-import { RAMP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES } from '../observability/search-attributes';
 import { INVALID_START_INPUT, START_CONTRACTS } from '../workflows/start-input';
 
 export type JsonSchema = Record<string, unknown>;
 
 /** What a caller sends is described as input (defaults optional); what it reads as output. */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  return z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as JsonSchema;
+  return z.toJSONSchema(schema, { io, target: 'draft-2020-12' });
 }
 
 const DEFAULTS = TemporalEnvSchema.parse({});
@@ -139,8 +139,6 @@ export function buildContract() {
     },
   };
 }
-
-export type RampflowContract = ReturnType<typeof buildContract>;
 
 /** The contract as the repository keeps it: stable key order, two-space indents, a final newline. */
 export function contractText(): string {

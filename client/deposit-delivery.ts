@@ -11,7 +11,7 @@ import type { DepositLifecycleRequest, DepositTimings } from '../workflows/depos
 import { depositWorkflowId } from '../workflows/ids';
 import { depositEventSignal, paymentEventSignal, tradeEventSignal } from '../workflows/messages';
 import { depositKindOf, type DepositRecord, type PaymentRecord, type RampEvent, type TradeRecord } from '../workflows/records';
-import { RampCustomerId, RampExternalId, RampStage } from '../workflows/search-attributes';
+import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
 
 export type DepositDelivery = { depositId: string; externalId?: string } & (
   | { signal: 'deposit'; event: RampEvent<DepositRecord> }

@@ -5,7 +5,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { RampStage } from '../workflows/search-attributes';
+import { RampStage } from '../observability/search-attributes';
 import { explainTemporalError, RampflowUpdateRefusedError, RampflowWorkflowEndedError } from './errors';
 import { readWorkflowEnd, runOf } from './workflow-end';
 

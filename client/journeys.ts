@@ -17,7 +17,7 @@ import { journeyWorkflowId } from '../workflows/ids';
 import type { customerJourney, JourneyOutcome } from '../workflows/journey';
 import type { JourneyInput, JourneyRequest } from '../workflows/journey-input';
 import { cancelUpdate, closeCustomerUpdate, journeyStateQuery, JOURNEY_STAGES, retryUpdate, signupUpdate, type JourneyStage, type JourneyState } from '../workflows/messages';
-import { RampExternalId, RampStage } from '../workflows/search-attributes';
+import { RampExternalId, RampStage } from '../observability/search-attributes';
 import { explained, stateOrEnd } from './explained';
 import { parseCorrectedInput, parseExternalId, parseJourneyRequest, parseSignupWait, type CorrectedInput } from './input-validation';
 import { listed, withEnd } from './listing';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { cancelUpdate, retryUpdate } from '../workflows/messages';
 import type { payout } from '../workflows/payout';
 import { PAYOUT_REFERENCE, payoutStateQuery, payoutWorkflowId, type PayoutInput, type PayoutStage, type PayoutState } from '../workflows/payout-messages';
-import { RampStage } from '../workflows/search-attributes';
+import { RampStage } from '../observability/search-attributes';
 import { RampflowInputError, RampflowWorkflowEndedError } from './errors';
 import { explained, stateOrEnd } from './explained';
 import { listed } from './listing';
@@ -39,7 +39,7 @@ const PayoutRequestSchema = z.strictObject({
 export function parsePayoutRequest(request: unknown): PayoutInput {
   const parsed = PayoutRequestSchema.safeParse(request);
   if (!parsed.success) throw new RampflowInputError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`));
-  return parsed.data as PayoutInput;
+  return parsed.data;
 }
 
 export class PayoutClient {

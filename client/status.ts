@@ -34,7 +34,7 @@ import { partnerEventDeliveryWorkflowId } from '../workflows/partner-event-deliv
 import { payoutStateQuery } from '../workflows/payout-messages';
 import { EVENT_STAGE } from '../workflows/ramp-event-types';
 import type { ReconcileResult } from '../workflows/reconcile-types';
-import { RampStage, RampStageSince } from '../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../observability/search-attributes';
 import { RampflowInputError } from './errors';
 import { readWorkerMetrics, type WorkerMetrics } from './worker-metrics';
 
@@ -362,7 +362,7 @@ async function readReconciliation(client: Client, visibility: Visibility, onQueu
       ...(info.closeTime ? { closeTime: info.closeTime.toISOString() } : {}),
     };
     if (info.status.name !== 'COMPLETED') return base;
-    const result = (await client.workflow.getHandle<() => Promise<ReconcileResult>>(info.workflowId, info.runId).result().catch(() => undefined)) as ReconcileResult | undefined;
+    const result = await client.workflow.getHandle<() => Promise<ReconcileResult>>(info.workflowId, info.runId).result().catch(() => undefined);
     return result ? { ...base, result: { examined: result.examined, repaired: result.repaired, missed: result.missed, truncated: result.truncated } } : base;
   };
   const latestRun = await run(latest);

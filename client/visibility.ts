@@ -13,7 +13,7 @@ import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../workf
 import { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from '../workflows/messages';
 import { PAYOUT_STAGES, type PayoutStage } from '../workflows/payout-messages';
 import { EVENT_STAGE } from '../workflows/ramp-event-types';
-import { RampCustomerId, RampExternalId, RampStage } from '../workflows/search-attributes';
+import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
 import { RampflowInputError } from './errors';
 import { parseExternalId } from './input-validation';
 

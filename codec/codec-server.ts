@@ -18,7 +18,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { tokenMatches } from '../webhooks/secret-token';
+import { tokenMatches } from '../config/secret-token';
 
 export interface CodecServerOptions {
   codec: PayloadCodec;

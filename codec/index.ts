@@ -3,5 +3,5 @@
  * is imported on its own, so a client library user does not load an HTTP server.
  */
 export { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from './encryption-codec';
-export { dataConverterFromEnv, FAILURE_CONVERTER_PATH, payloadKeysFromEnv, rampflowDataConverter } from './data-converter';
+export { dataConverterFromEnv, payloadKeysFromEnv, rampflowDataConverter } from './data-converter';
 export { generatePayloadKey } from './keys';

@@ -281,10 +281,7 @@ export const PartnerEventsEnvSchema = z.object({
 });
 
 export type TemporalEnv = z.infer<typeof TemporalEnvSchema>;
-export type RampEnv = z.infer<typeof RampEnvSchema>;
 export type WebhookEnv = z.infer<typeof WebhookEnvSchema>;
-export type WorkerEnv = z.infer<typeof WorkerEnvSchema>;
-export type DeploymentEnv = z.infer<typeof DeploymentEnvSchema>;
 export type PartnerEventsEnv = z.infer<typeof PartnerEventsEnvSchema>;
 
 /** Every variable rampflow reads, for documentation and for checking deployment files. */

@@ -22,7 +22,7 @@ if ! temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/de
   temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention 30d
 fi
 
-# The names and types of workflows/search-attributes.ts (test/deploy checks they agree). Each --name
+# The names and types of observability/search-attributes.ts (test/deploy checks they agree). Each --name
 # takes the --type at the same position: the CLI registers one attribute per --type, so a single
 # --type for several names registers only the first. Creating an attribute that exists with the same
 # type succeeds; a different type fails, as it should. A new namespace takes a few seconds to reach

@@ -87,7 +87,7 @@ function checkedJsonSchema(schema: z.ZodType): Record<string, unknown> {
         jsonSchema.unevaluatedProperties = false; // refused
       }
     },
-  }) as Record<string, unknown>;
+  });
 }
 
 /**

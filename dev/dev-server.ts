@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { RAMP_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES } from '../observability/search-attributes';
 import { INDEXED_VALUE_TYPES, searchAttributeProblems, type SearchAttributeSpec } from '../workers/namespace-check';
 import { requireTemporalCli } from './temporal-cli';
 
@@ -142,7 +142,7 @@ async function registerMissingSearchAttributes(address: string, namespace: strin
   const connection = await Connection.connect({ address });
   try {
     const listed = await connection.operatorService.listSearchAttributes({ namespace });
-    const { missing } = searchAttributeProblems({ ...(listed.customAttributes ?? {}) } as Record<string, number>, attributes);
+    const { missing } = searchAttributeProblems({ ...(listed.customAttributes ?? {}) }, attributes);
     if (missing.length === 0) return;
     await connection.operatorService.addSearchAttributes({
       namespace,

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { startTemporaryCluster } from './temporary-cluster';
-import { RampCustomerId, RampExternalId, RampStage, RampStageSince } from '../workflows/search-attributes';
+import { RampCustomerId, RampExternalId, RampStage, RampStageSince } from '../observability/search-attributes';
 
 const N = Number(process.argv[2] ?? 2000);
 async function main() {

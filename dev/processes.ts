@@ -15,8 +15,8 @@ export interface LoggedProcess {
 export function spawnLogged(command: string, args: string[], logFile: string, options: Omit<SpawnOptions, 'stdio'> = {}): LoggedProcess {
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.pipe(log, { end: false });
-  child.stderr!.pipe(log, { end: false });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code))).finally(() => log.end());
   const running = () => child.exitCode === null && child.signalCode === null;
   return {

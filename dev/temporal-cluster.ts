@@ -142,7 +142,8 @@ async function runScript(script: string, env: Record<string, string>, logFile: s
     const { stdout, stderr } = await execFileAsync('sh', [join(DEPLOY, script)], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 300_000 });
     writeFileSync(logFile, stdout + stderr);
   } catch (error) {
-    const output = error instanceof Error && 'stdout' in error ? `${String(error.stdout)}${String((error as { stderr?: unknown }).stderr ?? '')}` : String(error);
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    const output = error instanceof Error && stdout !== undefined ? `${stdout}${stderr ?? ''}` : String(error);
     writeFileSync(logFile, output);
     throw new Error(`deploy/${script} failed:\n${output.trim().split('\n').slice(-15).join('\n')}`);
   }

@@ -275,8 +275,6 @@ export const METRICS = define({
   },
 });
 
-export type MetricKey = keyof typeof METRICS;
-
 /** The runtime's `histogramBucketOverrides` for the worker's histograms. */
 export function histogramBucketOverrides(): Record<string, number[]> {
   const overrides: Record<string, number[]> = {};

@@ -27,7 +27,7 @@ import type { Client } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { Gauge, type Registry } from 'prom-client';
 import { METRICS } from './metric-catalogue';
-import { RampStage, RampStageSince } from '../workflows/search-attributes';
+import { RampStage, RampStageSince } from './search-attributes';
 
 /** The stages watched: every stage a running journey, deposit or payout waits at, but a journey's lifelong ACTIVE. */
 export const SCANNED_STAGES = [
@@ -36,7 +36,6 @@ export const SCANNED_STAGES = [
   { workflowType: 'payout', stages: ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'NEEDS_ATTENTION'] },
 ] as const;
 
-export const DEFAULT_STAGE_AGE_SCAN_SECONDS = 60;
 /** Calls one stage may take in one scan (see the module's comment). */
 export const DEFAULT_CALLS_PER_STAGE = 3;
 const DEFAULT_PAGE_SIZE = 1000;

@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { PartnerEventDeliveries, parseStream } from '../client/partner-event-deliveries';
 import { endJson, RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, RampflowWorkflowEndedError, SIGNUP_GRACE_MS, type RampflowClient } from '../client';
-import { tokenMatches } from '../webhooks/secret-token';
+import { tokenMatches } from '../config/secret-token';
 import { JourneyInputSchema } from '../workflows/journey-input';
 import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
 import { EndRequestSchema, RetryRequestSchema } from '../workflows/message-schemas';

@@ -10,8 +10,6 @@ import type { PartnerEventCursor } from './store';
 const MAX_POSITION = 2n ** 63n - 1n;
 const DECIMAL = /^(0|[1-9][0-9]{0,18})$/;
 
-export const CURSOR_BEFORE_FIRST: PartnerEventCursor = '0';
-
 /** The position a cursor stands for (0 when absent: before the first event). */
 export function positionOf(cursor: PartnerEventCursor | undefined): bigint {
   if (cursor === undefined) return 0n;

@@ -22,8 +22,6 @@ import { createSigner } from './signing';
 export const USER_AGENT = 'rampflow';
 /** What is read of an answer before the connection is dropped instead of drained. */
 export const MAX_ANSWER_BYTES = 4 * 1024;
-/** Standard Webhooks recommends a 15 to 30 s request timeout; the caller chooses within that. */
-export const DEFAULT_DELIVERY_TIMEOUT_MS = 15_000;
 
 export interface DeliveryOptions {
   /** The whole attempt: connection, request and the answer's status. */

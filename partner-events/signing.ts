@@ -36,8 +36,3 @@ export function createSigner(secrets: readonly string[]): DeliverySigner {
     };
   };
 }
-
-/** Signs one delivery: the headers for `body`, exactly the bytes that will be sent. */
-export function signDelivery(secrets: readonly string[], id: string, body: string, at: Date): WebhookHeaders {
-  return createSigner(secrets)(id, body, at);
-}

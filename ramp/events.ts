@@ -6,7 +6,6 @@
  * under both names counts once. The interface does not give the mapping, so it is our assumption,
  * made from the names' meanings.
  */
-import { z } from 'zod';
 
 export const EVENT_NAMES = [
   'CUSTOMER_APPROVED',
@@ -26,8 +25,6 @@ export const EVENT_NAMES = [
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
-export const EventNameSchema = z.enum(EVENT_NAMES);
-
 /** Older-generation names the subscription list accepts, and the new name each one means. */
 export const LEGACY_EVENT_NAMES = {
   'user.approved': 'CUSTOMER_APPROVED',
@@ -40,8 +37,6 @@ export const LEGACY_EVENT_NAMES = {
   'trade.created': 'TRADE_CREATED',
   'trade.settled': 'TRADE_SETTLED',
 } as const satisfies Record<string, EventName>;
-
-export type LegacyEventName = keyof typeof LEGACY_EVENT_NAMES;
 
 /** Every name POST /subscribed-events accepts. */
 export const SUBSCRIBABLE_EVENT_NAMES: readonly string[] = [...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)];

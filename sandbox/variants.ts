@@ -8,8 +8,6 @@
 import type { SandboxOptions } from './options';
 import { QUERY_PARAMETER_STYLES, type QueryParameterStyle } from './variant-types';
 
-export type { SandboxVariants } from './variant-types';
-
 interface VariantDefinition {
   description: string;
   /** rampflow's assumption, which the default sandbox follows. */

@@ -60,7 +60,7 @@ function clip(value: unknown): string | undefined {
 }
 
 function definedOnly(hint: Record<string, string | undefined>): EventHint {
-  return Object.fromEntries(Object.entries(hint).filter(([, value]) => value !== undefined)) as EventHint;
+  return Object.fromEntries(Object.entries(hint).filter(([, value]) => value !== undefined));
 }
 
 function idOf(value: unknown): unknown {

@@ -42,7 +42,7 @@ import type { ReceiverBudget } from './receiver-budget';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
 import { isAccountApproved } from '../workflows/status-order';
 import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from '../workflows/messages';
-import { RampCustomerId, RampExternalId } from '../workflows/search-attributes';
+import { RampCustomerId, RampExternalId } from '../observability/search-attributes';
 
 /** Why a delivery went to the ramp-event workflow instead (a label of rampflow_webhook_workflow_routes_total). */
 export const WORKFLOW_ROUTE_REASONS = [

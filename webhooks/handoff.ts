@@ -18,7 +18,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { rampEvent } from '../workflows/ramp-event';
 import { EVENT_STAGE, type RampEventInput } from '../workflows/ramp-event-types';
-import { RampStage } from '../workflows/search-attributes';
+import { RampStage } from '../observability/search-attributes';
 
 export class TemporalUnavailable extends Error {
   constructor(cause: unknown) {

@@ -33,7 +33,7 @@ import { StageAgeScan } from '../observability/stage-age-scan';
 import { WebhookMetrics, type HandoffResult, type Outcome } from './metrics';
 import { DEFAULT_RECEIVER_BUDGET, OverBudget, ReceiverBudget, type ReceiverBudgetOptions } from './receiver-budget';
 import type { WebhookRouting } from '../config/webhook-routings';
-import { tokenMatches } from './secret-token';
+import { tokenMatches } from '../config/secret-token';
 import { sourceIpPolicy, trustedProxies } from './source-ip';
 
 export const WEBHOOK_ROUTE = '/webhooks/ramp/:token';

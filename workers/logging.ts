@@ -28,7 +28,7 @@ const SERVICE_QUEUE_SUFFIX = serviceTaskQueueOf('');
  * workflows still warns.
  */
 export function isExpectedSdkWarning(entry: Pick<LogEntry, 'message' | 'meta'>): boolean {
-  const taskQueue = entry.meta?.taskQueue;
+  const taskQueue: unknown = entry.meta?.taskQueue;
   return entry.message === NO_WORKFLOWS && typeof taskQueue === 'string' && taskQueue.endsWith(SERVICE_QUEUE_SUFFIX);
 }
 

@@ -19,7 +19,7 @@
  */
 import { MIN_WORKER_MEMORY_MB, WorkerMemoryMbSchema } from '../config/worker-memory';
 
-export { DEFAULT_WORKER_MEMORY_MB, MIN_WORKER_MEMORY_MB, WorkerMemoryMbSchema } from '../config/worker-memory';
+export { DEFAULT_WORKER_MEMORY_MB, MIN_WORKER_MEMORY_MB } from '../config/worker-memory';
 
 /** Resident memory of a worker at rest with an empty cache (bench/memory.ts measures it). */
 export const WORKER_BASE_MIB = 240;

@@ -7,7 +7,7 @@
  */
 import type { NativeConnection } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { RAMP_SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES, type SearchAttributeTypeName } from '../observability/search-attributes';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
@@ -93,7 +93,7 @@ export async function checkNamespaceSearchAttributes(connection: NativeConnectio
   let registered: Record<string, number>;
   try {
     const response = await connection.operatorService.listSearchAttributes({ namespace: target.namespace });
-    registered = { ...(response.customAttributes ?? {}) } as Record<string, number>;
+    registered = { ...(response.customAttributes ?? {}) };
   } catch (error) {
     const code = (error as { code?: number }).code;
     if (code === GRPC_PERMISSION_DENIED || code === GRPC_UNIMPLEMENTED) return { ok: 'unchecked', reason: error instanceof Error ? error.message : String(error) };

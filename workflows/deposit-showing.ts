@@ -9,7 +9,7 @@ import type { DepositCourse } from './deposit-course';
 import { indexStage } from './indexing';
 import type { DepositStage, DepositSummary } from './messages';
 import { depositKindOf as kindOf, type DepositRecord } from './records';
-import { RampCustomerId, RampExternalId } from './search-attributes';
+import { RampCustomerId, RampExternalId } from '../observability/search-attributes';
 import { stageEntered } from './stage-metrics';
 
 export async function show(course: DepositCourse, stage: DepositStage, waitingFor: string): Promise<void> {

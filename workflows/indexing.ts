@@ -7,9 +7,9 @@
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { workflowNow } from './clock';
 import { STAGE_SINCE_INDEXED, takesPatch } from './patches';
-import { RampStage, RampStageSince } from './search-attributes';
+import { RampStage, RampStageSince } from '../observability/search-attributes';
 
-/** One of rampflow's keyword attributes (workflows/search-attributes.ts) and its value. */
+/** One of rampflow's keyword attributes (observability/search-attributes.ts) and its value. */
 export interface IndexEntry {
   key: typeof RampStage;
   value: string;

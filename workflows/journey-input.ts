@@ -130,12 +130,8 @@ export const JourneyInputSchema = z.object({
 export type JourneyRequest = z.input<typeof JourneyInputSchema>;
 /** The input as the workflow receives it (timings still only the overrides: workflows/timings.ts resolves them). */
 export type JourneyInput = z.output<typeof JourneyInputSchema>;
-/** The timings a starter may override. */
-export type JourneyTimingOverrides = z.output<typeof JourneyTimingsSchema>;
 export type { JourneyTimings } from './timings';
 export type OnrampRequest = z.output<typeof OnrampRequestSchema>;
 export type OfframpRequest = z.output<typeof OfframpRequestSchema>;
-export type CryptoAddressExit = z.output<typeof CryptoAddressExitSchema>;
-export type BankAccountExit = z.output<typeof BankAccountExitSchema>;
 export type AudSourceAccount = z.output<typeof AudSourceAccountSchema>;
 export type CustomerDetails = z.output<typeof CustomerDetailsSchema>;

@@ -29,7 +29,7 @@ import {
 } from './messages';
 import type { OperatorDesk } from './operator';
 import type { CustomerRecord, DepositAddressRecord, VirtualAccountRecord } from './records';
-import { RampCustomerId, RampExternalId } from './search-attributes';
+import { RampCustomerId, RampExternalId } from '../observability/search-attributes';
 import { registerSignup } from './signup';
 import { stageEntered } from './stage-metrics';
 import { advancesAccount, advancesCustomer } from './status-order';

@@ -22,7 +22,7 @@ import { JourneyCourse, resumeParked, runCarriedParking } from './journey-resume
 import { JourneyWaits } from './journey-waits';
 import type { JourneyStage } from './messages';
 import { OperatorDesk, ParkedHistoryFull, type CarriedParking } from './operator';
-import { isCustomerApproved, type DepositAddressRecord, type VirtualAccountRecord } from './records';
+import { isCustomerApproved } from './records';
 import { orPark, ParkRequest } from './service-failures';
 import { isAccountApproved, isAccountRejected } from './status-order';
 import { validatedStartInput } from './start-input';
@@ -30,7 +30,6 @@ import { journeyTimings } from './timings';
 import { pollTolerantly } from './waiting';
 import { OWN_EXITS_LOOKED_UP_ONCE, takesPatch } from './patches';
 
-export type { CarriedJourney } from './journey-carry';
 export type { JourneyOutcome } from './journey-ending';
 
 
@@ -107,7 +106,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
         act.ensureOnramp.executeWithOptions(changeOptions(`look up or create the ${currency} onramp`), [{ customerId, currency, cryptoAddressId }]),
       );
       state.onramp.flowId = flow.flowId;
-      state.onramp.virtualAccount = (ledger.accountRecords[flow.virtualAccountId] as VirtualAccountRecord | undefined) ?? { id: flow.virtualAccountId, status: 'PENDING' };
+      state.onramp.virtualAccount = ledger.accountRecords[flow.virtualAccountId] ?? { id: flow.virtualAccountId, status: 'PENDING' };
     }
     if (course.input.offramp && state.offramp?.bankAccountId && !state.offramp.flowId) {
       stopIfEnded(ledger);
@@ -117,7 +116,7 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
         act.ensureOfframp.executeWithOptions(changeOptions(`look up or create the ${currency} offramp`), [{ customerId, currency, network, bankAccountId }]),
       );
       state.offramp.flowId = flow.flowId;
-      state.offramp.depositAddress = (ledger.accountRecords[flow.depositAddressId] as DepositAddressRecord | undefined) ?? { id: flow.depositAddressId, status: 'PENDING' };
+      state.offramp.depositAddress = ledger.accountRecords[flow.depositAddressId] ?? { id: flow.depositAddressId, status: 'PENDING' };
     }
     return 'AWAITING_ACCOUNTS';
   }

@@ -24,8 +24,9 @@ import {
   type EndpointDeliveryState,
   type EndpointProgress,
   type PartnerEventDeliveryInput,
+  type ResendRequest,
 } from './partner-event-delivery-messages';
-import { RampStage } from './search-attributes';
+import { RampStage } from '../observability/search-attributes';
 
 /** Continue as new before the history grows long; the carried state is one number per endpoint. */
 const MAX_HISTORY_EVENTS = 2_000;
@@ -65,7 +66,7 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
       return { resumed };
     },
     {
-      validator: (request) => {
+      validator: (request: ResendRequest) => {
         if (request.endpoint !== undefined && endpoints[request.endpoint]?.parked === undefined) throw new Error(`no deliveries to ${request.endpoint} are parked in ${stream}`);
         if (request.endpoint === undefined && parkedNames().length === 0) throw new Error(`no deliveries are parked in ${stream}`);
       },

@@ -62,7 +62,7 @@ import {
   type RampEventInput,
   type RampEventResult,
 } from './ramp-event-types';
-import { RampCustomerId, RampExternalId, RampStage } from './search-attributes';
+import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
 import { countDismissed, type DismissReason } from './trust-metrics';
 import { ABSENT_RECORDS_DISMISSED, RAMP_EVENTS_WITHIN_BUDGET, takesPatch } from './patches';
 import { PRIORITY, serviceActivities } from './service-activities';

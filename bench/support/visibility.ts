@@ -1,6 +1,6 @@
 /** Reading many workflows' times at once from Temporal visibility, after a run (one listing, no per-workflow calls). */
 import type { Client } from '@temporalio/client';
-import { RampExternalId } from '../../workflows/search-attributes';
+import { RampExternalId } from '../../observability/search-attributes';
 
 export interface ListedWorkflow {
   workflowId: string;

@@ -20,9 +20,9 @@ export interface DocsProblem {
   problem: string;
 }
 
-/** The documentation: README.md, every page under docs/, and the READMEs of bench/ and deploy/. */
+/** The documentation: README.md, CONTRIBUTING.md, every page under docs/, and the READMEs of bench/ and deploy/. */
 export function documentationFiles(root: string): string[] {
-  const files = ['README.md', 'bench/README.md', 'deploy/README.md'].filter((file) => existsSync(join(root, file)));
+  const files = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', 'deploy/README.md'].filter((file) => existsSync(join(root, file)));
   const walk = (folder: string): void => {
     for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
       const path = `${folder}/${entry.name}`;

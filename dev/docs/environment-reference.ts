@@ -48,7 +48,7 @@ function defaultCell(name: EnvVariable, schema: z.ZodType): string {
   const described = ENV_DESCRIPTIONS[name];
   if (!described) throw new Error(`${name} has no description in config/env-descriptions.ts`);
   const value = schemaDefault(schema);
-  if (value !== undefined && value !== '') return `\`${String(value)}\``;
+  if (value !== undefined && value !== '') return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
   const fromCode = WORKFLOW_CODE_DEFAULTS[name];
   if (fromCode !== undefined) return `\`${fromCode}\` (the workflow code's, \`workflows/timings.ts\`)`;
   if (described.unset) return described.unset;

@@ -1,7 +1,7 @@
 /**
  * The reference pages under docs/reference/, each generated from the code it documents, and the
  * generated sections of hand-written pages (between markers). `npm run docs:generate` writes them
- * (dev/docs-generate.ts); test/docs/reference-pages.test.ts fails when a committed page or section
+ * (dev/docs/generate.ts); test/docs/reference-pages.test.ts fails when a committed page or section
  * differs from what its generator makes now.
  */
 import { join } from 'node:path';

@@ -1,13 +1,13 @@
 /**
  * docs/reference/search-attributes.md, and the command block of the pages that register the attributes
- * by hand, from RAMP_SEARCH_ATTRIBUTES (workflows/search-attributes.ts): a release that adds an
+ * by hand, from RAMP_SEARCH_ATTRIBUTES (observability/search-attributes.ts): a release that adds an
  * attribute changes every page that says how to register them.
  */
 import { searchAttributeCreateCommand } from '../../workers/namespace-check';
-import { RAMP_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES } from '../../observability/search-attributes';
 import { generatedNotice, markdownCell } from './markdown';
 
-export const SEARCH_ATTRIBUTES_COMMAND_START = '<!-- search-attributes:start (generated from workflows/search-attributes.ts by `npm run docs:generate`) -->';
+export const SEARCH_ATTRIBUTES_COMMAND_START = '<!-- search-attributes:start (generated from observability/search-attributes.ts by `npm run docs:generate`) -->';
 export const SEARCH_ATTRIBUTES_COMMAND_END = '<!-- search-attributes:end -->';
 
 /** The create command for every attribute, one `--name`/`--type` pair a line, against `$TEMPORAL_ADDRESS` and `$TEMPORAL_NAMESPACE`. */
@@ -20,7 +20,7 @@ export function searchAttributesReferenceMarkdown(): string {
   return [
     '# Search attributes reference',
     '',
-    generatedNotice('`workflows/search-attributes.ts`'),
+    generatedNotice('`observability/search-attributes.ts`'),
     '',
     'Every custom search attribute rampflow\'s workflows set. Each must be registered in the namespace, with',
     'this type, before the first worker starts: a workflow that sets an attribute the namespace lacks (or',

@@ -52,7 +52,7 @@ export class CustomersModule extends EndpointModule {
     const fields = validateRequest(CreateCustomerRequestSchema, request, { method: 'POST', path });
     if (documents.length === 0) validateRequest(z.array(z.unknown()).min(1, 'at least one identity document'), documents, { method: 'POST', path });
     const multipart = encodeMultipart([
-      ...Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: String(value) }])),
+      ...Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: typeof value === 'string' ? value : JSON.stringify(value) }])),
       ...documents.map((file) => ({ name: this.http.assumptions.customerDocumentField, file })),
     ]);
     return this.http.request({ method: 'POST', path, body: { bytes: multipart.bytes, contentType: multipart.contentType, hashed: false } }, CreatedCustomerSchema);
@@ -61,7 +61,7 @@ export class CustomersModule extends EndpointModule {
   /** GET /customer/detail by `id`, `externalId` or `email`; the answer may carry `externalId` and `kycLink`. */
   async detail(lookup: CustomerLookup): Promise<Customer> {
     const checked = validateRequest(CustomerLookupSchema, lookup, { method: 'GET', path: '/customer/detail' });
-    const [[key, value]] = Object.entries(checked) as [[keyof typeof checked & ('id' | 'externalId' | 'email'), string]];
+    const [[key, value]] = Object.entries(checked) as [['id' | 'externalId' | 'email', string]];
     return this.getData('/customer/detail', [[key, value]], CustomerSchema);
   }
 

@@ -39,14 +39,14 @@ export abstract class EndpointModule {
     endpoint: ListEndpoint<F, I>,
     params: Pagination & Partial<F> = {},
   ): Promise<Page<I>> {
-    const checked = validateRequest(PaginationSchema.and(endpoint.filters), params, { method: 'GET', path: endpoint.path }) as Pagination & F;
+    const checked: Pagination & F = validateRequest(PaginationSchema.and(endpoint.filters), params, { method: 'GET', path: endpoint.path });
     const parameters: QueryParameters = [
       ['pageNum', checked.pageNum],
       // A service that accepts less than rampflow asks for gets its own largest page (RampAssumptions.maxPageSize).
       ['pageSize', checked.pageSize === undefined ? undefined : Math.min(checked.pageSize, this.http.assumptions.maxPageSize)],
       ...endpoint.filterOrder.map(([field, name]) => [name, checked[field]] as const),
     ];
-    return this.getData(endpoint.path, parameters, pageOf(endpoint.item)) as Promise<Page<I>>;
+    return this.getData(endpoint.path, parameters, pageOf(endpoint.item));
   }
 
   /** Walks every page from `params.pageNum` (default 1), `params.pageSize` at a time (default 100). */

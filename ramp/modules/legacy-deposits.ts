@@ -8,7 +8,7 @@ export class LegacyDepositsModule extends EndpointModule {
   /** GET /legacy-deposit/list: one page. Its ids are integers, so the new-generation `iterate` (string ids) does not apply. */
   async list(params: Pagination = {}): Promise<Page<LegacyDeposit>> {
     const checked = validateRequest(PaginationSchema, params, { method: 'GET', path: '/legacy-deposit/list' });
-    return this.getData('/legacy-deposit/list', [['pageNum', checked.pageNum], ['pageSize', checked.pageSize]], pageOf(LegacyDepositSchema)) as Promise<Page<LegacyDeposit>>;
+    return this.getData('/legacy-deposit/list', [['pageNum', checked.pageNum], ['pageSize', checked.pageSize]], pageOf(LegacyDepositSchema));
   }
 
   /** GET /legacy-deposit/detail by its integer id. */

@@ -191,7 +191,7 @@ type Order = 'newest-first' | 'oldest-first' | undefined;
 
 /** The order of one page by its records' creation times, when they tell it. */
 function orderByCreationTime(records: Record<string, unknown>[]): Order {
-  const times = records.map((record) => Date.parse(String(record.createTime ?? record.createdAt ?? ''))).filter((time) => !Number.isNaN(time));
+  const times = records.map((record) => record.createTime ?? record.createdAt).map((time) => (typeof time === 'string' ? Date.parse(time) : Number.NaN)).filter((time) => !Number.isNaN(time));
   if (times.length < 2 || times.length !== records.length) return undefined;
   const first = times[0] as number;
   const last = times.at(-1) as number;

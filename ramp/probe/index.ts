@@ -9,7 +9,7 @@ import { acceptedClockSkew, badSignature, clockAndLatency, legacyCreateVaPath, l
 import { UNCHECKED } from './unchecked';
 import { ProbeWire } from './wire';
 
-export { ProbeCannotRun, type ProbeLine, type ProbeStatus } from './checks';
+export { ProbeCannotRun, type ProbeLine } from './checks';
 
 export interface ProbeOptions {
   baseUrl: string;

@@ -33,4 +33,3 @@ export type SubscribedEventsUpdated = z.infer<typeof SubscribedEventsUpdatedSche
 export const CallbackUrlRequestSchema = z.looseObject({
   callbackUrl: z.url({ protocol: /^https$/, error: 'callbackUrl must be an https:// URL' }),
 });
-export type CallbackUrlRequest = z.infer<typeof CallbackUrlRequestSchema>;

@@ -4,11 +4,9 @@ import { Identifier, TimestampString } from './common';
 
 export const AUTORAMP_FLOW_TYPES = ['ONRAMP', 'OFFRAMP'] as const;
 export const AutorampFlowTypeSchema = z.enum(AUTORAMP_FLOW_TYPES);
-export type AutorampFlowType = z.infer<typeof AutorampFlowTypeSchema>;
 
 export const AUTORAMP_FLOW_STATUSES = ['ENABLED', 'DISABLED'] as const;
 export const AutorampFlowStatusSchema = z.enum(AUTORAMP_FLOW_STATUSES);
-export type AutorampFlowStatus = z.infer<typeof AutorampFlowStatusSchema>;
 
 /** List items and detail alike carry no `customerId` and no `creator` since release 2026-03-27. */
 export const AutorampFlowSchema = z.looseObject({

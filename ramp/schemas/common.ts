@@ -48,18 +48,15 @@ export interface Page<T> {
   pageSize: number;
 }
 
-export const FAILURE_STATUSES = ['INVALID_PARAMETERS', 'UNAUTHORISED', 'FAILED'] as const;
-export type FailureStatus = (typeof FAILURE_STATUSES)[number];
-
 /**
  * The 422 failure body `{status, message}`. The status is a plain string here so that a status the
- * interface does not list still parses; errors.ts maps the known ones.
+ * interface does not list still parses; errors.ts maps the known ones (INVALID_PARAMETERS,
+ * UNAUTHORISED, FAILED).
  */
 export const FailureEnvelopeSchema = z.looseObject({
   status: z.string(),
   message: z.string().optional(),
 });
-export type FailureEnvelope = z.infer<typeof FailureEnvelopeSchema>;
 
 /** `{id}`: the data of the create endpoints that answer with the new record's id only. */
 export const CreatedIdSchema = z.looseObject({ id: Identifier });

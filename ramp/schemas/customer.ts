@@ -2,9 +2,6 @@
 import { z } from 'zod';
 import { Identifier, optionalNullable } from './common';
 
-/** Known customer statuses (DESIGN); the schema keeps the field open because the full set is not shown. */
-export const CUSTOMER_STATUSES = ['CREATED', 'PENDING', 'APPROVED', 'CONFIRMED', 'REJECTED', 'DELETED'] as const;
-
 /**
  * Only `id` and `status` are required: `realName` and `email` are "fields seen", and customers
  * created with an external id alone may lack them. `externalId` and `kycLink` are optional by the

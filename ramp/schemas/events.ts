@@ -20,7 +20,6 @@ export const EventEnvelopeSchema = z.looseObject({
   event: z.string().min(1),
   payload: z.looseObject({ id: Identifier }),
 });
-export type EventEnvelope = z.infer<typeof EventEnvelopeSchema>;
 
 export const RESOURCE_SCHEMAS = {
   customer: CustomerSchema,

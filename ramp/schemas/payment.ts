@@ -17,7 +17,6 @@ export const PaymentBankAccountSchema = z.looseObject({
   bankAddress: optionalNullable(z.string()),
   currency: optionalNullable(z.string()),
 });
-export type PaymentBankAccount = z.infer<typeof PaymentBankAccountSchema>;
 
 /** Every field of the interface's table is required; `createTime` is shaped `YYYY-MM-DD HH:mm:ss`. */
 export const PaymentSchema = z.looseObject({

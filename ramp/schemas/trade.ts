@@ -2,8 +2,6 @@
 import { z } from 'zod';
 import { DecimalString, Identifier, TimestampString } from './common';
 
-export const TRADE_STATUSES_SEEN = ['SETTLED'] as const;
-
 /** Every field of the interface's table is required; `status` stays open (only `SETTLED` is shown). */
 export const TradeSchema = z.looseObject({
   id: Identifier,

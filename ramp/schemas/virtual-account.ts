@@ -2,9 +2,6 @@
 import { z } from 'zod';
 import { Identifier, optionalNullable } from './common';
 
-/** Statuses per DESIGN (`PENDING → VERIFIED | REJECTED`); the schema keeps the field open. */
-export const VIRTUAL_ACCOUNT_STATUSES = ['PENDING', 'VERIFIED', 'REJECTED'] as const;
-
 /**
  * Fields are "fields seen". `id`, `customerId`, `currency` and `status` identify the account and its
  * state, so they are required; the banking details appear only once the provider has confirmed the
@@ -29,7 +26,6 @@ export const AudSourceAccountSchema = z.looseObject({
   accountNumber: z.string().min(1),
   accountName: z.string().optional(),
 });
-export type AudSourceAccount = z.infer<typeof AudSourceAccountSchema>;
 
 /**
  * POST /virtual-account/create. Only `whitelist` is documented; `customerId` and `currency` are our

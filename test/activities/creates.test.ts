@@ -74,7 +74,7 @@ describe('a create whose outcome is unknown', () => {
     // delay), inheriting the record sent before the request: it waits, then finds the payment the
     // held request made.
     const second = attempt({ attempt: 2, heartbeatDetails: first.heartbeats[0] });
-    const payment = (await second.env.run(activities(impatient).ensurePayoutPayment, order)) as PaymentRecord;
+    const payment: PaymentRecord = await second.env.run(activities(impatient).ensurePayoutPayment, order);
     expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
   });
 
@@ -94,7 +94,7 @@ describe('a create whose outcome is unknown', () => {
     // The next attempt, on a worker with the right time, inherits the record sent before the request:
     // it waits the request out and finds its payment, sending no create of its own.
     const second = attempt({ attempt: 2, heartbeatDetails: first.heartbeats[0] });
-    const payment = (await second.env.run(activities(impatient).ensurePayoutPayment, order)) as PaymentRecord;
+    const payment: PaymentRecord = await second.env.run(activities(impatient).ensurePayoutPayment, order);
     expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
     expect(await sandbox.control.pendingFaults()).toMatchObject([{ path: '/payment/create', kind: 'DELAY', remaining: 1 }]);
     await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', count: 0 });

@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRampflowClient, RampflowInputError, type DepositListItem, type DepositStage, type RampflowClient } from '../../client';
 import { depositWorkflowId } from '../../workflows/ids';
-import { RampExternalId, RampStage } from '../../workflows/search-attributes';
+import { RampExternalId, RampStage } from '../../observability/search-attributes';
 import { runRampflow, type RunResult } from '../support/run';
 import { connectClient, temporalAddress, testPayloadKeys, uniqueTaskQueue } from '../support/temporal';
 

@@ -16,7 +16,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusSnapshot } from '../../client/status';
 import { StageAgeScan } from '../../observability/stage-age-scan';
-import { RampStage, RampStageSince } from '../../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { runRampflow } from '../support/run';
 import { temporalAddress, uniqueTaskQueue } from '../support/temporal';

@@ -9,7 +9,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataConverterFromEnv, ENCRYPTED_ENCODING } from '../../codec';
-import { RampExternalId } from '../../workflows/search-attributes';
+import { RampExternalId } from '../../observability/search-attributes';
 import { readableText } from '../support/raw-history';
 import { connectClient, connectWorker, temporalAddress, uniqueTaskQueue } from '../support/temporal';
 import { coverageActivities } from './fixtures/coverage-activities';

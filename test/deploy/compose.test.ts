@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { ALL_ENV_SCHEMAS, CodecServerEnvSchema, parseEnv, PartnerApiEnvSchema, PayloadEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
 import { TEMPORAL_SERVER_VERSION } from '../../dev/temporal-server-tools';
-import { RAMP_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES } from '../../observability/search-attributes';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
 import { interpolate } from './compose-interpolation';
 

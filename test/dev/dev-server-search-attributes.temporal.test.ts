@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDevServer, type DevServer } from '../../dev/dev-server';
 import { freePort } from '../../dev/ports';
 import { INDEXED_VALUE_TYPES } from '../../workers/namespace-check';
-import { RAMP_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { RAMP_SEARCH_ATTRIBUTES } from '../../observability/search-attributes';
 
 describe('the dev-server launcher on a database file made before an attribute existed', () => {
   const folder = mkdtempSync(join(tmpdir(), 'rampflow-dev-server-attributes-'));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
-import { RampExternalId, RampStage } from '../../workflows/search-attributes';
+import { RampExternalId, RampStage } from '../../observability/search-attributes';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../support/temporal';
 import type { markStage } from '../support/workflows/stage-marker';
 

@@ -102,7 +102,7 @@ async function settledAfter(handle: WorkflowHandle, what: string, signal: string
 async function tradeOf(depositId: string): Promise<Record<string, unknown> & { id: string; paymentId?: string }> {
   for await (const item of stack.service.ramp.trades.iterate({ pageSize: 100 })) {
     const trade = await stack.service.ramp.trades.detail({ id: item.id });
-    if (trade.deposit.id === depositId) return trade as Record<string, unknown> & { id: string; paymentId?: string };
+    if (trade.deposit.id === depositId) return trade;
   }
   throw new Error(`no trade for deposit ${depositId}`);
 }
@@ -149,8 +149,8 @@ describe('forged deliveries from someone who holds the webhook token', () => {
 
     // A pays in both ways, and both deposits complete on the service's real events.
     const aAccounts = await receivingAccounts(A);
-    const aOnramp = (await control.simulateFiatDeposit({ virtualAccountId: aAccounts.virtualAccountId, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id as string;
-    const aOfframp = (await control.simulateCryptoDeposit({ depositAddressId: aAccounts.depositAddressId, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id as string;
+    const aOnramp = (await control.simulateFiatDeposit({ virtualAccountId: aAccounts.virtualAccountId, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id;
+    const aOfframp = (await control.simulateCryptoDeposit({ depositAddressId: aAccounts.depositAddressId, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id;
     partner.deposits.set(customerIds[A]!, { onramp: aOnramp, offramp: aOfframp });
     for (const id of [aOnramp, aOfframp]) await control.confirmDeposit(id);
     for (const id of [aOnramp, aOfframp]) await control.settleTrade((await tradeOf(id)).id);
@@ -162,7 +162,7 @@ describe('forged deliveries from someone who holds the webhook token', () => {
 
     // B pays in one way; its deposit is confirmed and traded, the trade not settled yet.
     const bAccounts = await receivingAccounts(B);
-    const bOnramp = (await control.simulateFiatDeposit({ virtualAccountId: bAccounts.virtualAccountId, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id as string;
+    const bOnramp = (await control.simulateFiatDeposit({ virtualAccountId: bAccounts.virtualAccountId, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id;
     await control.confirmDeposit(bOnramp);
     await deliver();
     await waitForDeposit(bOnramp, (s) => s.stage === 'TRADE_CREATED', 'B\'s onramp deposit TRADE_CREATED');
@@ -198,7 +198,7 @@ describe('forged deliveries from someone who holds the webhook token', () => {
     const bCustomer = await ramp.customers.detail({ id: customerIds[B]! });
     await forge('CUSTOMER_APPROVED', { ...bCustomer, externalId: A });
     await settledAfter(stack.client.workflow.getHandle(journeyWorkflowId(A)), 'A\'s journey taking the forged approval', 'customerEvent');
-    bOfframp = (await control.simulateCryptoDeposit({ depositAddressId: scene.bAccounts.depositAddressId, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id as string;
+    bOfframp = (await control.simulateCryptoDeposit({ depositAddressId: scene.bAccounts.depositAddressId, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id;
     partner.deposits.set(customerIds[B]!, { onramp: scene.bOnramp, offramp: bOfframp });
     await deliver();
     await waitForJourney(B, (s) => [...s.deposits.open, ...s.deposits.recent].some((d) => d.depositId === bOfframp), 'B\'s journey hearing of B\'s new deposit');

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RECEIVER_BUDGET } from '../../webhooks/receiver-budget';
 import type { JourneyState } from '../../workflows/messages';
 import { depositWorkflowId } from '../../workflows/ids';
-import { RampStage } from '../../workflows/search-attributes';
+import { RampStage } from '../../observability/search-attributes';
 import { customer, deposit, depositAddress, payment, trade, virtualAccount } from '../ramp/support/records';
 import { registerTestExits } from '../support/test-journeys';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
@@ -213,11 +213,11 @@ async function playThePartner(timeoutMs: number): Promise<void> {
         const mine = paid.get(externalId) ?? {};
         paid.set(externalId, mine);
         if (!mine.onramp && account?.id && account.status === 'VERIFIED') {
-          mine.onramp = (await control.simulateFiatDeposit({ virtualAccountId: account.id, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id as string;
+          mine.onramp = (await control.simulateFiatDeposit({ virtualAccountId: account.id, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id;
           real.depositIds.add(mine.onramp);
         }
         if (!mine.offramp && address?.id && address.status === 'APPROVED') {
-          mine.offramp = (await control.simulateCryptoDeposit({ depositAddressId: address.id, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id as string;
+          mine.offramp = (await control.simulateCryptoDeposit({ depositAddressId: address.id, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id;
           real.depositIds.add(mine.offramp);
         }
       }
@@ -351,7 +351,7 @@ describe('a leaked webhook token', () => {
     const partner = playThePartner(600_000);
     const forged = await storm();
     // Printed before a partner that timed out fails the case: they tell why a journey did not finish.
-    const partnerFailed = await partner.then(() => undefined, (error: unknown) => error);
+    const partnerFailed = await partner.then(() => undefined, (error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     checkGenuineDeliveriesPassed();
     if (partnerFailed) throw partnerFailed;
 

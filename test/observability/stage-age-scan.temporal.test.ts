@@ -10,7 +10,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCANNED_STAGES, StageAgeScan } from '../../observability/stage-age-scan';
-import { RampStage, RampStageSince } from '../../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { connectClient, uniqueTaskQueue } from '../support/temporal';
 import { until } from '../support/until';
 

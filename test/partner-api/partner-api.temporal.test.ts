@@ -16,7 +16,7 @@ import { freePort } from '../../dev/ports';
 import { buildOpenApiDocument } from '../../partner-api/openapi';
 import { buildPartnerApi } from '../../partner-api/server';
 import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
-import { RampExternalId, RampStage } from '../../workflows/search-attributes';
+import { RampExternalId, RampStage } from '../../observability/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { testPayloadKeys, uniqueTaskQueue } from '../support/temporal';
 

@@ -23,7 +23,7 @@ export interface StoreSite {
 
 export const payloadKeys = (...ids: string[]): PayloadKey[] => PayloadKeysSchema.parse(ids.map((id) => generatePayloadKey(id)).join(','));
 
-const withoutCursor = ({ cursor: _cursor, ...event }: PartnerEvent & { cursor: string }): PartnerEvent => event as PartnerEvent;
+const withoutCursor = ({ cursor: _cursor, ...event }: PartnerEvent & { cursor: string }): PartnerEvent => event;
 
 /** Every event after `cursor`, a page of `limit` at a time, checking each page's `next`. */
 export async function readAll(store: PartnerEventStore, limit: number, cursor?: string): Promise<{ events: PartnerEventPage['events']; next: string }> {

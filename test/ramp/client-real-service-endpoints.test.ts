@@ -144,7 +144,7 @@ describe('customer detail', () => {
   });
 
   it('takes exactly one look-up key', async () => {
-    await expect(client.customers.detail({ id: 'c-1', email: 'a@b.c' } as never)).rejects.toThrow(RampInvalidParametersError);
+    await expect(client.customers.detail({ id: 'c-1', email: 'a@b.c' })).rejects.toThrow(RampInvalidParametersError);
   });
 });
 

@@ -22,7 +22,7 @@ import { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TE
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal';
 
 // The accounts and timings live apart from the harness so suites with their own servers (test/faults) share them.
-export { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_AUD_SOURCE, TEST_BANK_ACCOUNT_NO, TEST_OFFRAMP, TEST_ONRAMP, TEST_WALLET } from './test-journeys';
+export { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_AUD_SOURCE, TEST_OFFRAMP, TEST_ONRAMP, TEST_WALLET } from './test-journeys';
 
 export interface JourneyHarness extends TestSandbox {
   client: Client;

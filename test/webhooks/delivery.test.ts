@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../config/env';
 import { parseDelivery } from '../../webhooks/delivery';
 import { checkCallbackUrl, redactCallbackUrl, RegistrationRefused } from '../../webhooks/registration';
-import { tokenMatches } from '../../webhooks/secret-token';
+import { tokenMatches } from '../../config/secret-token';
 import { sourceIpPolicy } from '../../webhooks/source-ip';
 import { customer, deposit, payment, trade } from '../ramp/support/records';
 

@@ -14,7 +14,7 @@ import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema } from '../../workflows/journey-input';
 import { journeyStateQuery } from '../../workflows/messages';
 import type { ReconcileLimits, ReconcileResult } from '../../workflows/reconcile-types';
-import { RampStage } from '../../workflows/search-attributes';
+import { RampStage } from '../../observability/search-attributes';
 import { TEST_ONRAMP } from '../support/journey-harness';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 import { connectClient, uniqueTaskQueue } from '../support/temporal';
@@ -80,7 +80,7 @@ describe('reconciliation on an oldest-first list longer than its page limit', ()
       return undefined;
     });
     // The service approves it; the event goes nowhere.
-    await sandbox.control.approveCustomer(customerId!);
+    await sandbox.control.approveCustomer(customerId);
 
     // Two pages of four: page 1 and the last, where the newest customer is.
     const result = await reconcile({ maxPages: 2, listOrder: 'unknown' });

@@ -15,7 +15,7 @@ import { depositWorkflowId } from '../../workflows/ids';
 import { JourneyTimingsSchema } from '../../workflows/journey-input';
 import { depositStateQuery, type DepositStage } from '../../workflows/messages';
 import type { ReconcileResult } from '../../workflows/reconcile-types';
-import { RampStage } from '../../workflows/search-attributes';
+import { RampStage } from '../../observability/search-attributes';
 import { registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 import { deliveriesOf, eventually } from './support/receiver';
 

@@ -59,7 +59,7 @@ const totals = (state: JourneyState) => ({ completed: state.deposits.completedTo
 /** A deposit confirmed, traded, paid out and COMPLETED, the journey's board showing it. */
 async function completedDeposit(amount: string): Promise<{ depositId: string; handle: WorkflowHandle }> {
   const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount, currency: 'USDT', sender: SENDER });
-  const depositId = deposit.id as string;
+  const depositId = deposit.id;
   await h.control.confirmDeposit(depositId);
   await deliver();
   const traded = await h.waitForDeposit(depositId, (s) => s.tradeId !== undefined);

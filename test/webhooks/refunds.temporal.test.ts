@@ -61,7 +61,7 @@ async function tradeOf(depositId: string): Promise<{ id: string; paymentId?: str
 async function pay(amount: string): Promise<string> {
   const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount, currency: 'USDT', sender: SENDER });
   await h.control.confirmDeposit(deposit.id);
-  return deposit.id as string;
+  return deposit.id;
 }
 
 const totals = (state: JourneyState) => ({ completed: state.deposits.completedTotals.USDT, reversed: state.deposits.reversedTotals.USDT });

@@ -31,8 +31,8 @@ interface WorkerProcess {
 function startWorker(entry: string, env: NodeJS.ProcessEnv): WorkerProcess {
   const child = spawn(process.execPath, [entry, 'worker'], { cwd: PROJECT_ROOT, env: { ...process.env, PARTNER_EVENTS_DIR: scratchPartnerEventsDir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   return { child, output: () => output, exited: new Promise((done) => child.on('close', (code) => done(code))) };
 }
 

@@ -12,7 +12,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { RampClient } from '../../ramp';
 import type { depositLifecycle } from '../../workflows/deposit';
 import { depositWorkflowId } from '../../workflows/ids';
-import { RampStage, RampStageSince } from '../../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit-carry';
 import { shownDeposit } from '../../workflows/deposit-board';
 import { cancelUpdate, closeCustomerUpdate, depositEventSignal, depositStateQuery, paymentEventSignal, retryUpdate, tradeEventSignal } from '../../workflows/messages';

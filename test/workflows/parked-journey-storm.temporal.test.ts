@@ -9,7 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerEventSignal, retryUpdate } from '../../workflows/messages';
 import type { CustomerRecord, RampEvent } from '../../workflows/records';
-import { RampStage, RampStageSince } from '../../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { startJourneyHarness, TEST_OFFRAMP, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { until } from '../support/until';

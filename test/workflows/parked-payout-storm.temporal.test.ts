@@ -13,7 +13,7 @@ import { retryUpdate } from '../../workflows/messages';
 import { PAYOUT_MAX_HISTORY_EVENTS } from '../../workflows/payout-carry';
 import { payoutPaymentEventSignal, payoutStateQuery, type PayoutState, type PayoutTimings } from '../../workflows/payout-messages';
 import type { PaymentRecord, RampEvent } from '../../workflows/records';
-import { RampStage, RampStageSince } from '../../workflows/search-attributes';
+import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { until as eventually } from '../support/until';

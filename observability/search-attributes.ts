@@ -2,6 +2,8 @@
  * The custom search attributes rampflow indexes. The dev-server launcher registers them and workflows
  * keep them current, so operators can list journeys by stage, partner user id or service customer id,
  * and the stage-age scan (observability/stage-age-scan.ts) can find the longest waiter at each stage.
+ * They live in observability/, which imports nothing of ours, so the workflows that set them and the
+ * scan that reads them both import them downwards. Plain constants: the workflow bundle loads them.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 

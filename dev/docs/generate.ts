@@ -7,8 +7,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CLIENT_API_DIR, generateClientApi } from './docs/client-api';
-import { GENERATED_SECTIONS, PROJECT_ROOT, REFERENCE_PAGES, withSection } from './docs/reference-pages';
+import { CLIENT_API_DIR, generateClientApi } from './client-api';
+import { GENERATED_SECTIONS, PROJECT_ROOT, REFERENCE_PAGES, withSection } from './reference-pages';
 
 async function main(): Promise<void> {
   for (const page of REFERENCE_PAGES) {
