@@ -60,12 +60,12 @@ export class LeasedActivitySlots implements CustomSlotSupplier<ActivitySlotInfo>
   #freed(abortSignal: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (abortSignal.aborted) {
-        reject(abortSignal.reason);
+        reject(abortSignal.reason as Error);
         return;
       }
       const onAbort = () => {
         this.#waiting.delete(wake);
-        reject(abortSignal.reason);
+        reject(abortSignal.reason as Error);
       };
       const wake = () => {
         abortSignal.removeEventListener('abort', onAbort);

@@ -180,7 +180,9 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
             leasedSlots.resize(share === 0 ? 1 : serviceActivitiesAtOnce(share));
             showShare(rate, share);
           },
-          onProblem: (message) => Runtime.instance().logger.warn(message),
+          onProblem: (message) => {
+            Runtime.instance().logger.warn(message);
+          },
         });
   return pairOf(workflowWorker, serviceWorker, partnerRate);
 }

@@ -60,7 +60,7 @@ describe('an offramp deposit whose payout the service fails', () => {
   it('parks PaymentFailed, naming the payment and its status, long before its step deadline; a retry parks it again', async () => {
     const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '14.000000', currency: 'USDT', sender: SENDER });
     await h.control.confirmDeposit(deposit.id);
-    const depositId = deposit.id as string;
+    const depositId = deposit.id;
     await deliver();
     await h.waitForDeposit(depositId, (s) => s.stage === 'TRADE_CREATED');
     const trade = await tradeOf(depositId);
