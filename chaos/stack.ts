@@ -29,6 +29,8 @@ const DEPOSIT_TIMINGS = { pollIntervalSeconds: 5, pollBackoffCapSeconds: 15, ste
 const EVENT_TIMINGS = { targetWaitSeconds: 30 };
 /** Far beyond any run: customers stay CREATED until the run approves or rejects them. */
 const KYC_NEVER_SECONDS = 1_000_000;
+/** A payment stays PENDING this long: time for a customer whose plan fails it to find it first. */
+const PAYMENT_SETTLES_SECONDS = 6;
 
 export interface ServiceRequest {
   path: string;
@@ -47,6 +49,8 @@ export interface ReceiverLine {
 export interface ChaosStack {
   temporal: TemporalOnFile;
   postgres: TestPostgres;
+  /** The partner event store the workers append to (the partner API reads it). */
+  eventsDatabaseUrl: string;
   service: TestSandbox;
   connection: Connection;
   client: Client;
@@ -76,7 +80,7 @@ export async function startChaosStack(seed: number, autoscaled = false): Promise
     closers.push(() => postgres.stop());
     const eventsDatabaseUrl = await postgres.createDatabase();
     const service = await startTestSandbox({
-      autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: KYC_NEVER_SECONDS },
+      autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: KYC_NEVER_SECONDS, paymentSettledSeconds: PAYMENT_SETTLES_SECONDS },
       deliveryTickSeconds: 1,
       audWhitelistDelaySeconds: 1,
       logger: collector<ServiceRequest>((line) => {
@@ -122,7 +126,7 @@ export async function startChaosStack(seed: number, autoscaled = false): Promise
       LOG_LEVEL: 'info',
     });
     closers.push(() => workers.stopAll());
-    return { temporal, postgres, service, connection, client, taskQueue, receiver, endpoint, workers, serviceRequests, receiverLines, close };
+    return { temporal, postgres, eventsDatabaseUrl, service, connection, client, taskQueue, receiver, endpoint, workers, serviceRequests, receiverLines, close };
   } catch (error) {
     await close();
     throw error;
