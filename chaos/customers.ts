@@ -323,7 +323,10 @@ export function describeCustomer(customer: CustomerProgress): string {
   const deposits = lastState ? [...lastState.deposits.open, ...lastState.deposits.recent].map((deposit) => `${deposit.kind} ${deposit.depositId} ${deposit.stage}`).join(', ') : '';
   const payout = payoutState ? `; payout ${payoutState.reference} ${payoutState.stage}${payoutState.attention ? ` (${payoutState.attention.reason})` : ''}` : '';
   return (
-    `${plan.externalId} (${plan.kyc}): journey ${lastState?.stage ?? 'never answered'} (${lastState?.waitingFor ?? ''}) [${deposits}]${payout}` +
+    `${plan.externalId} (${plan.kyc}): journey ${lastState?.stage ?? 'never answered'} (${withoutLinks(lastState?.waitingFor ?? '')}) [${deposits}]${payout}` +
     `${customer.missedMoves.length > 0 ? `; missed: ${customer.missedMoves.join('; ')}` : ''}${customer.lastError ? `; last error: ${customer.lastError}` : ''}`
   );
 }
+
+/** What a journey waits for may name the customer's KYC link: customer data, kept out of the run's output. */
+const withoutLinks = (text: string): string => text.replace(/https?:\/\/\S+/g, '(link)');

@@ -10,10 +10,10 @@ import type { RampClient } from '../ramp';
 import { streamOf, type PartnerEvent } from '../partner-events/catalogue';
 import { isPaymentFailed, isPaymentSettled } from '../workflows/records';
 import { RampStage } from '../workflows/search-attributes';
-import type { TestPartnerEndpoint } from '../test/support/partner-endpoint';
+import type { ReceivedDelivery, TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import { payoutReferenceOf, type CustomerProgress } from './customers';
 import type { ForgerReport } from './forger';
-import type { StoredPartnerEvent } from './partner-api';
+import type { EventStoreReading, StoredPartnerEvent } from './partner-api';
 import type { ServiceRequest } from './stack';
 import type { Crash } from './worker-pool';
 
@@ -29,8 +29,8 @@ export interface RunRecord {
   customers: CustomerProgress[];
   endpoint: TestPartnerEndpoint;
   serviceRequests: ServiceRequest[];
-  /** Every event in the partner event store, read back through the partner API after the play. */
-  storedEvents: StoredPartnerEvent[];
+  /** The partner event store, read back through the partner API after the play, around a copy of the endpoint's deliveries. */
+  eventStore: EventStoreReading;
   callsPerSecond: number;
   forger: ForgerReport;
   receiverStarts: number;
@@ -40,6 +40,9 @@ export interface RunRecord {
 }
 
 export const TOTALS_ROW = "each journey's completed totals equal the service's completed, not-refunded deposits";
+export const PAYOUTS_ROW = "every payout's last payout.* event matches the service's payment";
+export const STORE_ROW = 'every stream as the event store keeps it reached the endpoint, tail included';
+export const GENUINE_ROW = 'every partner event reports something the service did (no id only the forger sent)';
 
 /** A stage a workflow may stay in at the end: parked with a reason an operator can act on. */
 const PARKED_STAGES = new Set(['NEEDS_ATTENTION', 'EVENT_UNROUTED']);
@@ -55,9 +58,9 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
     { name: TOTALS_ROW, evidence: await totalsMatch(record, service) },
     { name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit', evidence: streamsDelivered(record, service) },
     { name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed', evidence: refundsReported(record, service) },
-    { name: "every payout's last payout.* event matches the service's payment", evidence: await payoutsReported(record) },
-    { name: 'every stream as the event store keeps it reached the endpoint, tail included', evidence: storeDelivered(record) },
-    { name: 'every partner event reports something the service did (no id only the forger sent)', evidence: eventsGenuine(record, service) },
+    { name: PAYOUTS_ROW, evidence: await payoutsReported(record) },
+    { name: STORE_ROW, evidence: storeDelivered(record) },
+    { name: GENUINE_ROW, evidence: eventsGenuine(record, service) },
     { name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`, evidence: rateHeld(record) },
     { name: "workflows started by forged deliveries under the receiver's start budget", evidence: await forgedStartsBounded(record, service) },
     { name: 'no process crashed except those the schedule killed', evidence: record.crashes.map((crash) => `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`) },
@@ -168,7 +171,7 @@ function streamsDelivered(record: RunRecord, service: ServiceRecords): string[] 
   const { endpoint } = record;
   const evidence: string[] = [];
   if (endpoint.rejected > 0) evidence.push(`${endpoint.rejected} deliveries did not verify`);
-  for (const [stream, events] of delivered(endpoint)) {
+  for (const [stream, events] of delivered(endpoint.accepted)) {
     // First delivery of each event id, in arrival order: must be 1, 2, 3, ... (nothing skipped, nothing early).
     const sequences = events.map((event) => event.sequence);
     const firstWrong = sequences.findIndex((sequence, index) => sequence !== index + 1);
@@ -193,10 +196,10 @@ function streamsDelivered(record: RunRecord, service: ServiceRecords): string[] 
 }
 
 /** The endpoint's accepted events per stream: the first delivery of each event id, in arrival order. */
-function delivered(endpoint: TestPartnerEndpoint): Map<string, PartnerEvent[]> {
+function delivered(accepted: readonly ReceivedDelivery[]): Map<string, PartnerEvent[]> {
   const streams = new Map<string, PartnerEvent[]>();
   const seen = new Set<string>();
-  for (const { event } of endpoint.accepted) {
+  for (const { event } of accepted) {
     if (seen.has(event.id)) continue;
     seen.add(event.id);
     const stream = streamOf(event);
@@ -205,12 +208,12 @@ function delivered(endpoint: TestPartnerEndpoint): Map<string, PartnerEvent[]> {
   return streams;
 }
 
-/** Distinct event ids of one type, per the id its data names (`depositId`, `reference`). */
-function eventIdsBy(endpoint: TestPartnerEndpoint, type: PartnerEvent['type'], key: 'depositId' | 'reference'): Map<string, Set<string>> {
+/** Distinct event ids of one type, per the deposit its data names. */
+function eventIdsByDeposit(accepted: readonly ReceivedDelivery[], type: PartnerEvent['type']): Map<string, Set<string>> {
   const byId = new Map<string, Set<string>>();
-  for (const { event } of endpoint.accepted) {
+  for (const { event } of accepted) {
     if (event.type !== type) continue;
-    const id = (event.data as Record<string, unknown>)[key];
+    const id = (event.data as { depositId?: unknown }).depositId;
     if (typeof id === 'string') byId.set(id, (byId.get(id) ?? new Set()).add(event.id));
   }
   return byId;
@@ -218,7 +221,7 @@ function eventIdsBy(endpoint: TestPartnerEndpoint, type: PartnerEvent['type'], k
 
 function refundsReported(record: RunRecord, service: ServiceRecords): string[] {
   const evidence: string[] = [];
-  const reversed = eventIdsBy(record.endpoint, 'deposit.reversed', 'depositId');
+  const reversed = eventIdsByDeposit(record.eventStore.delivered, 'deposit.reversed');
   for (const deposit of service.deposits) {
     const reported = reversed.get(deposit.id)?.size ?? 0;
     if (deposit.refundedAfterCompleting && reported !== 1) evidence.push(`deposit ${deposit.id} (refunded after it completed): ${reported} deposit.reversed event ids`);
@@ -238,7 +241,7 @@ function refundsReported(record: RunRecord, service: ServiceRecords): string[] {
  */
 async function payoutsReported(record: RunRecord): Promise<string[]> {
   const evidence: string[] = [];
-  const streams = delivered(record.endpoint);
+  const streams = delivered(record.eventStore.delivered);
   for (const customer of record.customers) {
     if (!customer.payoutStarted) continue;
     const reference = payoutReferenceOf(customer.plan);
@@ -262,29 +265,29 @@ async function payoutsReported(record: RunRecord): Promise<string[]> {
  */
 function storeDelivered(record: RunRecord): string[] {
   const evidence: string[] = [];
-  if (record.storedEvents.length === 0) return ['the event store holds no event: the row checks nothing'];
-  const stored = new Map<string, StoredPartnerEvent[]>();
-  for (const event of record.storedEvents) {
-    const stream = streamOf(event);
-    stored.set(stream, [...(stored.get(stream) ?? []), event]);
-  }
-  const arrived = delivered(record.endpoint);
+  const { storedBefore, delivered: accepted, storedAfter } = record.eventStore;
+  if (storedBefore.length === 0) return ['the event store holds no event: the row checks nothing'];
+  const byStream = (events: StoredPartnerEvent[]) => {
+    const streams = new Map<string, StoredPartnerEvent[]>();
+    for (const event of events) streams.set(streamOf(event), [...(streams.get(streamOf(event)) ?? []), event]);
+    return streams;
+  };
+  const stored = byStream(storedBefore);
+  const arrived = delivered(accepted);
   for (const [stream, events] of stored) {
     const sequences = events.map((event) => event.sequence).sort((a, b) => a - b);
     const gap = sequences.findIndex((sequence, index) => sequence !== index + 1);
     if (gap >= 0) evidence.push(`stream ${stream}: the store keeps #${sequences.join(', #')} (a gap or repeat at position ${gap + 1})`);
     const got = new Set((arrived.get(stream) ?? []).map((event) => event.id));
     const missing = events.filter((event) => !got.has(event.id));
-    if (missing.length > 0) {
-      const tail = Math.max(...sequences);
-      evidence.push(`stream ${stream}: stored #1..#${tail}, the endpoint never got ${missing.map((event) => `#${event.sequence} ${event.type} ${event.id}`).join(', ')}`);
-    }
+    if (missing.length > 0) evidence.push(`stream ${stream}: stored #1..#${Math.max(...sequences)}, the endpoint never got ${missing.map((event) => `#${event.sequence} ${event.type} ${event.id}`).join(', ')}`);
   }
-  const storedIds = new Set(record.storedEvents.map((event) => event.id));
+  const later = byStream(storedAfter);
+  const storedIds = new Set(storedAfter.map((event) => event.id));
   for (const [stream, events] of arrived) {
     for (const event of events) {
       if (storedIds.has(event.id)) continue;
-      const there = stored.get(stream)?.find((held) => held.sequence === event.sequence);
+      const there = later.get(stream)?.find((held) => held.sequence === event.sequence);
       evidence.push(`stream ${stream}: the endpoint got #${event.sequence} ${event.type} ${event.id} at ${event.timestamp}, which the store does not have (it keeps ${there ? `${there.type} ${there.id} at ${there.timestamp}` : 'nothing'} at #${event.sequence})`);
     }
   }
@@ -307,7 +310,7 @@ function eventsGenuine(record: RunRecord, service: ServiceRecords): string[] {
     for (const id of [lastState?.onramp?.virtualAccount?.id, lastState?.offramp?.depositAddress?.id]) if (id) known.add(id);
   }
   const seen = new Set<string>();
-  for (const { event } of record.endpoint.accepted) {
+  for (const { event } of record.eventStore.delivered) {
     if (seen.has(event.id)) continue;
     seen.add(event.id);
     const data = event.data as Record<string, unknown>;

@@ -13,16 +13,31 @@ import { payloadKeysFromEnv } from '../codec';
 import { buildPartnerApi } from '../partner-api/server';
 import type { PartnerEvent } from '../partner-events/catalogue';
 import { openPartnerEventStore } from '../partner-events/open-store';
+import type { ReceivedDelivery, TestPartnerEndpoint } from '../test/support/partner-endpoint';
 
 export type StoredPartnerEvent = PartnerEvent & { cursor: string };
 /** The most the API serves a page. */
 const PAGE = 100;
+
+/**
+ * The store read on both sides of a copy of what the endpoint accepted, so each comparison holds
+ * whatever the workers still deliver while the run checks: an event is recorded before it is pushed,
+ * so everything in the copy is in the later read, and everything in the earlier read had its chance
+ * to reach the endpoint before the copy.
+ */
+export interface EventStoreReading {
+  storedBefore: StoredPartnerEvent[];
+  delivered: ReceivedDelivery[];
+  storedAfter: StoredPartnerEvent[];
+}
 
 export interface ChaosPartnerApi {
   /** `POST /journeys`; throws unless the journey is started (201 or 202), so the step is tried again. */
   signUp(journey: unknown): Promise<void>;
   /** Every partner event in the store, in its partner-wide order, page by page through `GET /events`. */
   allEvents(): Promise<StoredPartnerEvent[]>;
+  /** The store, then a copy of the endpoint's deliveries, then the store again. */
+  readAround(endpoint: TestPartnerEndpoint): Promise<EventStoreReading>;
   close(): Promise<void>;
 }
 
@@ -32,7 +47,7 @@ export async function startChaosPartnerApi(rampflow: RampflowClient, eventsDatab
   const app = buildPartnerApi({ token, rampflow, events, logger: pino({ level: 'silent' }) });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  return {
+  const api: ChaosPartnerApi = {
     async signUp(journey) {
       const answer = await request(`${url}/journeys`, { method: 'POST', headers, body: JSON.stringify(journey) });
       const text = await answer.body.text();
@@ -50,9 +65,15 @@ export async function startChaosPartnerApi(rampflow: RampflowClient, eventsDatab
         after = page.next;
       }
     },
+    async readAround(endpoint) {
+      const storedBefore = await api.allEvents();
+      const delivered = [...endpoint.accepted];
+      return { storedBefore, delivered, storedAfter: await api.allEvents() };
+    },
     async close() {
       await app.close();
       await events.close();
     },
   };
+  return api;
 }

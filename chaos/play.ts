@@ -112,7 +112,7 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
     customers: customers.progress,
     endpoint: stack.endpoint,
     serviceRequests: [...stack.serviceRequests],
-    storedEvents: await partnerApi.allEvents(),
+    eventStore: await partnerApi.readAround(stack.endpoint),
     callsPerSecond: CALLS_PER_SECOND,
     forger: forgerReport,
     receiverStarts: faults.receiverStarts,
