@@ -179,11 +179,6 @@ export class Customers {
       customer.onrampDepositId = (await this.control.simulateFiatDeposit({ virtualAccountId: account.id, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id;
     }
     if (customer.onrampDepositId && !customer.onrampSteered) await this.steerOnramp(customer, customer.onrampDepositId);
-    if (customer.held && !customer.documentSubmitted) {
-      // Refused until the deposit's workflow has read the hold: tried again next round.
-      await this.rampflow.submitAttachment(customer.onrampDepositId!, DOCUMENT);
-      customer.documentSubmitted = true;
-    }
     if (!customer.offrampDepositId && address?.id && address.status === 'APPROVED') {
       customer.offrampDepositId = (await this.control.simulateCryptoDeposit({ depositAddressId: address.id, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id;
     }
@@ -196,6 +191,12 @@ export class Customers {
     if (plan.closesAndReturns && !customer.closed && bothDepositsEnded(customer, state)) {
       await this.rampflow.closeCustomer(plan.externalId, 'chaos: the customer left');
       customer.closed = true;
+    }
+    if (customer.held && !customer.documentSubmitted) {
+      // Refused until the deposit's workflow has read the hold: tried again next round (last, so the
+      // customer's other steps do not wait for it).
+      await this.rampflow.submitAttachment(customer.onrampDepositId!, DOCUMENT);
+      customer.documentSubmitted = true;
     }
   }
 
