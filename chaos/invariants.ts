@@ -57,10 +57,10 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
     { name: 'every workflow ended, parked with a named reason, or an ACTIVE journey waiting', evidence: await workflowsAtRest(record) },
     { name: TOTALS_ROW, evidence: await totalsMatch(record, service) },
     { name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit', evidence: streamsDelivered(record, service) },
-    { name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed', evidence: refundsReported(record, service) },
+    { name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed', evidence: refundsReported(record.eventStore.delivered, service.deposits) },
     { name: PAYOUTS_ROW, evidence: await payoutsReported(record) },
-    { name: STORE_ROW, evidence: storeDelivered(record) },
-    { name: GENUINE_ROW, evidence: eventsGenuine(record, service) },
+    { name: STORE_ROW, evidence: storeDelivered(record.eventStore) },
+    { name: GENUINE_ROW, evidence: eventsGenuine(record.eventStore.delivered, service.allIds, accountIdsOf(record.customers), record.forger.forgedIds) },
     { name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`, evidence: rateHeld(record) },
     { name: "workflows started by forged deliveries under the receiver's start budget", evidence: await forgedStartsBounded(record, service) },
     { name: 'no process crashed except those the schedule killed', evidence: record.crashes.map((crash) => `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`) },
@@ -68,7 +68,7 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
   return rows.map((row) => ({ ...row, evidence: row.evidence.length > EVIDENCE_LINES ? [...row.evidence.slice(0, EVIDENCE_LINES), `... and ${row.evidence.length - EVIDENCE_LINES} more`] : row.evidence }));
 }
 
-interface ServiceDeposit {
+export interface ServiceDeposit {
   id: string;
   customerId: string;
   status: string;
@@ -219,17 +219,17 @@ function eventIdsByDeposit(accepted: readonly ReceivedDelivery[], type: PartnerE
   return byId;
 }
 
-function refundsReported(record: RunRecord, service: ServiceRecords): string[] {
+export function refundsReported(delivered: readonly ReceivedDelivery[], deposits: readonly ServiceDeposit[]): string[] {
   const evidence: string[] = [];
-  const reversed = eventIdsByDeposit(record.eventStore.delivered, 'deposit.reversed');
-  for (const deposit of service.deposits) {
+  const reversed = eventIdsByDeposit(delivered, 'deposit.reversed');
+  for (const deposit of deposits) {
     const reported = reversed.get(deposit.id)?.size ?? 0;
     if (deposit.refundedAfterCompleting && reported !== 1) evidence.push(`deposit ${deposit.id} (refunded after it completed): ${reported} deposit.reversed event ids`);
     // Refunded before it completed may be reversed too (it was confirmed); one still CONFIRMED never.
     if (deposit.status !== 'REJECTED' && reported > 0) evidence.push(`deposit ${deposit.id} (${deposit.status} at the service, not refunded): ${reported} deposit.reversed event ids`);
   }
   for (const depositId of reversed.keys()) {
-    if (!service.deposits.some((deposit) => deposit.id === depositId)) evidence.push(`deposit.reversed for ${depositId}, which the service does not have`);
+    if (!deposits.some((deposit) => deposit.id === depositId)) evidence.push(`deposit.reversed for ${depositId}, which the service does not have`);
   }
   return evidence;
 }
@@ -263,9 +263,9 @@ async function payoutsReported(record: RunRecord): Promise<string[]> {
  * Each stream as the store keeps it (the source of every delivery): gap-free from #1, and every event
  * of it accepted by the endpoint, the last included; the endpoint got nothing the store does not have.
  */
-function storeDelivered(record: RunRecord): string[] {
+export function storeDelivered(reading: EventStoreReading): string[] {
   const evidence: string[] = [];
-  const { storedBefore, delivered: accepted, storedAfter } = record.eventStore;
+  const { storedBefore, delivered: accepted, storedAfter } = reading;
   if (storedBefore.length === 0) return ['the event store holds no event: the row checks nothing'];
   const byStream = (events: StoredPartnerEvent[]) => {
     const streams = new Map<string, StoredPartnerEvent[]>();
@@ -302,27 +302,28 @@ const SERVICE_ID_FIELDS = ['depositId', 'tradeId', 'paymentId'] as const;
  * ids, the accounts it showed (ids of the customer's virtual account and deposit address), and no id
  * anywhere in it that only the forger sent.
  */
-function eventsGenuine(record: RunRecord, service: ServiceRecords): string[] {
+export function eventsGenuine(delivered: readonly ReceivedDelivery[], serviceIds: ReadonlySet<string>, accountIds: readonly string[], forgedIds: ReadonlySet<string>): string[] {
   const evidence: string[] = [];
-  const known = new Set(service.allIds);
-  for (const customer of record.customers) {
-    const { lastState } = customer;
-    for (const id of [lastState?.onramp?.virtualAccount?.id, lastState?.offramp?.depositAddress?.id]) if (id) known.add(id);
-  }
+  const known = new Set([...serviceIds, ...accountIds]);
   const seen = new Set<string>();
-  for (const { event } of record.eventStore.delivered) {
+  for (const { event } of delivered) {
     if (seen.has(event.id)) continue;
     seen.add(event.id);
     const data = event.data as Record<string, unknown>;
     for (const field of SERVICE_ID_FIELDS) {
       const id = data[field];
-      if (typeof id === 'string' && !service.allIds.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): ${field} ${id}, which the service does not have`);
+      if (typeof id === 'string' && !serviceIds.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): ${field} ${id}, which the service does not have`);
     }
     for (const id of stringsIn(event.data)) {
-      if (record.forger.forgedIds.has(id) && !known.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): names ${id}, an id only the forger sent`);
+      if (forgedIds.has(id) && !known.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): names ${id}, an id only the forger sent`);
     }
   }
   return evidence;
+}
+
+/** The receiving accounts the customers' journeys showed (the service's, read by the journey). */
+function accountIdsOf(customers: readonly CustomerProgress[]): string[] {
+  return customers.flatMap(({ lastState }) => [lastState?.onramp?.virtualAccount?.id, lastState?.offramp?.depositAddress?.id]).filter((id): id is string => id !== undefined);
 }
 
 /** Every string anywhere in a value (an event's data is small: a few fields, one level of nesting). */
