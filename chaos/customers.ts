@@ -1,29 +1,49 @@
 /**
- * The run's customers, each following its plan: it signs up (through the client library or the
- * Temporal CLI, as docs/integrating/README.md shows), the service decides its KYC, the partner
- * registers its exit accounts, and it pays in once each way as soon as its journey shows the accounts
- * usable; one refund, one close-and-return. Everything it tells the service goes through the sandbox's
- * own tools (not the partner API), so the service's request log holds rampflow's calls only; what it
- * knows of its journey it reads from Temporal. Each step is tried again on the next round when it
- * fails (Temporal or a worker may be down): the run records what was done, the reference the
- * invariants hold the service's records to.
+ * The run's customers, each following its plan: it signs up (through the client library, the
+ * Temporal CLI or the partner API, as docs/integrating/ shows), the service decides its KYC, the
+ * partner registers its exit accounts, and it pays in once each way as soon as its journey shows the
+ * accounts usable. The service confirms, rejects or holds the onramp deposit (the customer then sends
+ * its document through the client library), refunds a deposit before its trade or after its payout,
+ * and settles or fails a payout, or refuses it for a short balance (an operator then retries or
+ * cancels it: chaos/operator.ts); one customer closes and returns. Everything the service does goes
+ * through the sandbox's own tools (not the partner ramp API), so the service's request log holds
+ * rampflow's calls only; what the customer knows of its journey and payout it reads from Temporal.
+ * Each step is tried again on the next round when it fails (Temporal or a worker may be down): the
+ * run records what was done, the reference the invariants hold the service's records to.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { RampflowClient } from '../client';
+import { PayoutClient, type RampflowClient } from '../client';
 import { requireTemporalCli } from '../dev/temporal-cli';
 import { journeyWorkflowId } from '../workflows/ids';
 import type { JourneyState } from '../workflows/messages';
 import { OFFRAMP_AMOUNT, ONRAMP_AMOUNT, USD_RAMPS } from '../test/faults/support/partner';
 import type { SandboxControl } from '../test/support/sandbox';
 import { registerTestExits } from '../test/support/test-journeys';
+import type { PayoutState } from '../workflows/payout-messages';
+import { operatorCancelsPayout, operatorRetriesPayout } from './operator';
+import type { ChaosPartnerApi } from './partner-api';
 import type { CustomerPlan } from './schedule';
 import { JOURNEY_TIMINGS } from './stack';
 
 const USD_SENDER = { accountNumber: '12345678', accountName: 'Chaos Customer' };
 const CRYPTO_SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 const run = promisify(execFile);
+/** What a customer sends when the service holds its deposit for action. */
+const DOCUMENT = { fileName: 'source-of-funds.pdf', contentType: 'application/pdf', content: new TextEncoder().encode('%PDF-1.4 chaos source of funds') };
+/** A payout the balance covers: the run credits this much first. */
+const PAYOUT_AMOUNT = '7';
+/** A payout no balance of the run covers, until the operator tops it up. */
+const REFUSED_PAYOUT_AMOUNT = '1000000';
+/** The payout learns of a failed payment from its poll alone (no event): every 5 s here; no deadline within a run. */
+const PAYOUT_TIMINGS = { pollIntervalSeconds: 5, settlementDeadlineSeconds: 86_400 };
+const PAYOUT_ENDED = new Set(['SETTLED', 'FAILED', 'CANCELLED']);
+/** Deposit stages a journey shows for a deposit that ended. */
+const DEPOSIT_ENDED = new Set(['COMPLETED', 'REJECTED', 'REVERSED', 'CANCELLED', 'DISMISSED']);
+
+/** The payout's reference (its workflow id's key and the payment's reference at the service). */
+export const payoutReferenceOf = (plan: CustomerPlan): string => `${plan.externalId}.payout`;
 
 /** What one customer has done so far. */
 export interface CustomerProgress {
@@ -34,7 +54,21 @@ export interface CustomerProgress {
   kycDecided: boolean;
   onrampDepositId?: string;
   offrampDepositId?: string;
+  /** The service's move on the onramp deposit (reject, hold, confirm-and-refund) was tried. */
+  onrampSteered: boolean;
+  /** The service held the onramp deposit ACTION_REQUIRED: the customer owes a document. */
+  held: boolean;
+  documentSubmitted: boolean;
   refunded: boolean;
+  payoutStarted: boolean;
+  /** The service failed the payout's payment (the FAILED plan; false when it settled first). */
+  paymentFailed: boolean;
+  /** The operator's retry or cancel of the parked payout went through. */
+  operatorActed: boolean;
+  /** The payout's last state read. */
+  payoutState?: PayoutState;
+  /** Moves the service could not make because the record had moved on first (a race the plan lost). */
+  missedMoves: string[];
   /** Closed, its journey removed as retention would; signed up again when signups is 2. */
   closed: boolean;
   removed: boolean;
@@ -46,6 +80,7 @@ export interface CustomerProgress {
 
 export class Customers {
   readonly progress: CustomerProgress[];
+  private readonly payouts: PayoutClient;
   private readonly busy = new Map<CustomerProgress, Promise<unknown>>();
 
   constructor(
@@ -54,8 +89,25 @@ export class Customers {
     private readonly control: SandboxControl,
     private readonly temporalAddress: string,
     private readonly taskQueue: string,
+    private readonly partnerApi: ChaosPartnerApi,
   ) {
-    this.progress = plans.map((plan) => ({ plan, signups: 0, exitsRegistered: false, kycDecided: false, refunded: false, closed: false, removed: false }));
+    this.payouts = new PayoutClient(rampflow.temporal, rampflow.taskQueue);
+    this.progress = plans.map((plan) => ({
+      plan,
+      signups: 0,
+      exitsRegistered: false,
+      kycDecided: false,
+      onrampSteered: false,
+      held: false,
+      documentSubmitted: false,
+      refunded: false,
+      payoutStarted: false,
+      paymentFailed: false,
+      operatorActed: false,
+      missedMoves: [],
+      closed: false,
+      removed: false,
+    }));
   }
 
   /** Every id the genuine side knows (the forger copies from these). */
@@ -126,20 +178,84 @@ export class Customers {
     if (!customer.onrampDepositId && account?.id && account.status === 'VERIFIED') {
       customer.onrampDepositId = (await this.control.simulateFiatDeposit({ virtualAccountId: account.id, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id;
     }
+    if (customer.onrampDepositId && !customer.onrampSteered) await this.steerOnramp(customer, customer.onrampDepositId);
     if (!customer.offrampDepositId && address?.id && address.status === 'APPROVED') {
       customer.offrampDepositId = (await this.control.simulateCryptoDeposit({ depositAddressId: address.id, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id;
     }
-    if (plan.refundsOnramp && customer.onrampDepositId && !customer.refunded) {
-      // The service refunds only a CONFIRMED deposit: tried each round until the autopilot confirmed it.
-      await this.control.refundDeposit(customer.onrampDepositId).then(
-        () => (customer.refunded = true),
-        () => undefined,
-      );
+    const offrampCompleted = state.deposits.recent.some((deposit) => deposit.depositId === customer.offrampDepositId && deposit.stage === 'COMPLETED');
+    if (plan.refund === 'OFFRAMP_AFTER_PAYOUT' && !customer.refunded && offrampCompleted) {
+      await this.serviceMoves(customer, 'refund the offramp deposit after its payout', () => this.control.refundDeposit(customer.offrampDepositId!));
+      customer.refunded = true;
     }
-    if (plan.closesAndReturns && !customer.closed && state.deposits.byStage.COMPLETED === 2) {
+    if (plan.payout !== 'NONE' && state.offramp?.bankAccountId) await this.payout(customer, state.offramp.bankAccountId);
+    if (plan.closesAndReturns && !customer.closed && bothDepositsEnded(customer, state)) {
       await this.rampflow.closeCustomer(plan.externalId, 'chaos: the customer left');
       customer.closed = true;
     }
+    if (customer.held && !customer.documentSubmitted) {
+      // Refused until the deposit's workflow has read the hold: tried again next round (last, so the
+      // customer's other steps do not wait for it).
+      await this.rampflow.submitAttachment(customer.onrampDepositId!, DOCUMENT);
+      customer.documentSubmitted = true;
+    }
+  }
+
+  /**
+   * The service's move on the onramp deposit, right after it arrived: the autopilot confirms it a
+   * second later unless the move came first. Confirm-and-refund goes in one breath, so the refund
+   * lands before the trade settles (the autopilot leaves a refunded deposit's trade unsettled).
+   */
+  private async steerOnramp(customer: CustomerProgress, depositId: string): Promise<void> {
+    const { plan } = customer;
+    if (plan.onrampDeposit === 'REJECTED') await this.serviceMoves(customer, 'reject the onramp deposit', () => this.control.rejectDeposit(depositId));
+    if (plan.onrampDeposit === 'HELD_FOR_ACTION') customer.held = await this.serviceMoves(customer, 'hold the onramp deposit for action', () => this.control.requireDepositAction(depositId));
+    if (plan.refund === 'ONRAMP_BEFORE_TRADE') {
+      // Already confirmed by the autopilot is as good: the refund is what matters.
+      await this.control.confirmDeposit(depositId).catch(() => undefined);
+      customer.refunded = await this.serviceMoves(customer, 'refund the onramp deposit before its trade', () => this.control.refundDeposit(depositId));
+    }
+    customer.onrampSteered = true;
+  }
+
+  /** Payout steps: start it, fail its payment, have the operator act on its park, follow it to its end. */
+  private async payout(customer: CustomerProgress, bankAccountId: string): Promise<void> {
+    const { plan } = customer;
+    const reference = payoutReferenceOf(plan);
+    const refused = plan.payout === 'REFUSED_THEN_RETRIED' || plan.payout === 'REFUSED_THEN_CANCELLED';
+    if (!customer.payoutStarted) {
+      if (!refused) await this.control.creditBalance({ currency: 'USDT', amount: PAYOUT_AMOUNT });
+      await this.payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: refused ? REFUSED_PAYOUT_AMOUNT : PAYOUT_AMOUNT, timings: PAYOUT_TIMINGS });
+      customer.payoutStarted = true;
+    }
+    const state = await this.payouts.state(reference);
+    customer.payoutState = state;
+    if (plan.payout === 'FAILED' && state.paymentId && !customer.paymentFailed && !customer.missedMoves.some((move) => move.startsWith('fail'))) {
+      customer.paymentFailed = await this.serviceMoves(customer, 'fail the payout\'s payment', () => this.control.failPayment(state.paymentId!, 'chaos: the beneficiary bank refused it'));
+    }
+    if (refused && state.stage === 'NEEDS_ATTENTION' && !customer.operatorActed) {
+      if (plan.payout === 'REFUSED_THEN_RETRIED') {
+        await this.control.creditBalance({ currency: 'USDT', amount: REFUSED_PAYOUT_AMOUNT });
+        await operatorRetriesPayout(this.operatorEnv(), reference);
+      } else {
+        await operatorCancelsPayout(this.operatorEnv(), reference);
+      }
+      customer.operatorActed = true;
+    }
+  }
+
+  private operatorEnv(): NodeJS.ProcessEnv {
+    return { ...process.env, TEMPORAL_ADDRESS: this.temporalAddress, TEMPORAL_TASK_QUEUE: this.taskQueue };
+  }
+
+  /** A move of the service's that the record may have outrun (the autopilot went first): true when it took. */
+  private async serviceMoves(customer: CustomerProgress, move: string, act: () => Promise<unknown>): Promise<boolean> {
+    return act().then(
+      () => true,
+      (error: unknown) => {
+        customer.missedMoves.push(`${move}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        return false;
+      },
+    );
   }
 
   /**
@@ -165,6 +281,10 @@ export class Customers {
       await this.rampflow.startJourney({ customer, ...USD_RAMPS, timings: JOURNEY_TIMINGS });
       return;
     }
+    if (plan.signupVia === 'PARTNER_API') {
+      await this.partnerApi.signUp({ customer, ...USD_RAMPS, timings: JOURNEY_TIMINGS });
+      return;
+    }
     const input = JSON.stringify({ customer, ...USD_RAMPS, timings: JOURNEY_TIMINGS });
     try {
       await this.temporal(['workflow', 'start', '--task-queue', this.taskQueue, '--type', 'customerJourney', '--workflow-id', journeyWorkflowId(plan.externalId), '--input', input]);
@@ -179,3 +299,35 @@ export class Customers {
     await run(cli.path, [...args, '--address', this.temporalAddress], { timeout: 30_000 });
   }
 }
+
+/** Both deposits were made and the journey shows each ended. */
+function bothDepositsEnded(customer: CustomerProgress, state: JourneyState): boolean {
+  const ended = (depositId: string | undefined) => state.deposits.recent.some((deposit) => deposit.depositId === depositId && DEPOSIT_ENDED.has(deposit.stage));
+  return ended(customer.onrampDepositId) && ended(customer.offrampDepositId);
+}
+
+/** Whether a customer did everything its plan asks and its journey (and payout) shows it. */
+export function customerAtRest(customer: CustomerProgress): boolean {
+  const { plan, lastState } = customer;
+  if (customer.signups === 0 || (plan.kyc !== 'PENDING' && !customer.kycDecided)) return false;
+  if (plan.kyc !== 'APPROVED') return true;
+  if (plan.closesAndReturns) return customer.signups === 2 && lastState?.stage === 'ACTIVE';
+  if (!customer.onrampDepositId || !customer.offrampDepositId || !customer.onrampSteered || (customer.held && !customer.documentSubmitted)) return false;
+  // A refund after the payout waits for the offramp deposit to complete; one missed (it never completed) is the invariants' to judge.
+  if (plan.refund === 'OFFRAMP_AFTER_PAYOUT' && !customer.refunded) return false;
+  if (plan.payout !== 'NONE' && !PAYOUT_ENDED.has(customer.payoutState?.stage ?? '')) return false;
+  return lastState !== undefined && lastState.deposits.open.length === 0 && lastState.deposits.openNotShown === 0;
+}
+
+export function describeCustomer(customer: CustomerProgress): string {
+  const { plan, lastState, payoutState } = customer;
+  const deposits = lastState ? [...lastState.deposits.open, ...lastState.deposits.recent].map((deposit) => `${deposit.kind} ${deposit.depositId} ${deposit.stage}`).join(', ') : '';
+  const payout = payoutState ? `; payout ${payoutState.reference} ${payoutState.stage}${payoutState.attention ? ` (${payoutState.attention.reason})` : ''}` : '';
+  return (
+    `${plan.externalId} (${plan.kyc}): journey ${lastState?.stage ?? 'never answered'} (${withoutLinks(lastState?.waitingFor ?? '')}) [${deposits}]${payout}` +
+    `${customer.missedMoves.length > 0 ? `; missed: ${customer.missedMoves.join('; ')}` : ''}${customer.lastError ? `; last error: ${customer.lastError}` : ''}`
+  );
+}
+
+/** What a journey waits for may name the customer's KYC link: customer data, kept out of the run's output. */
+const withoutLinks = (text: string): string => text.replace(/https?:\/\/\S+/g, '(link)');

@@ -7,11 +7,13 @@
 import type { Client } from '@temporalio/client';
 import { DEFAULT_RECEIVER_BUDGET } from '../webhooks/receiver-budget';
 import type { RampClient } from '../ramp';
-import { isPaymentSettled } from '../workflows/records';
+import { streamOf, type PartnerEvent } from '../partner-events/catalogue';
+import { isPaymentFailed, isPaymentSettled } from '../workflows/records';
 import { RampStage } from '../observability/search-attributes';
-import type { TestPartnerEndpoint } from '../test/support/partner-endpoint';
-import type { CustomerProgress } from './customers';
+import type { ReceivedDelivery, TestPartnerEndpoint } from '../test/support/partner-endpoint';
+import { payoutReferenceOf, type CustomerProgress } from './customers';
 import type { ForgerReport } from './forger';
+import type { EventStoreReading, StoredPartnerEvent } from './partner-api';
 import type { ServiceRequest } from './stack';
 import type { Crash } from './worker-pool';
 
@@ -27,6 +29,8 @@ export interface RunRecord {
   customers: CustomerProgress[];
   endpoint: TestPartnerEndpoint;
   serviceRequests: ServiceRequest[];
+  /** The partner event store, read back through the partner API after the play, around a copy of the endpoint's deliveries. */
+  eventStore: EventStoreReading;
   callsPerSecond: number;
   forger: ForgerReport;
   receiverStarts: number;
@@ -36,6 +40,9 @@ export interface RunRecord {
 }
 
 export const TOTALS_ROW = "each journey's completed totals equal the service's completed, not-refunded deposits";
+export const PAYOUTS_ROW = "every payout's last payout.* event matches the service's payment";
+export const STORE_ROW = 'every stream as the event store keeps it reached the endpoint, tail included';
+export const GENUINE_ROW = 'every partner event reports something the service did (no id only the forger sent)';
 
 /** A stage a workflow may stay in at the end: parked with a reason an operator can act on. */
 const PARKED_STAGES = new Set(['NEEDS_ATTENTION', 'EVENT_UNROUTED']);
@@ -50,6 +57,10 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
     { name: 'every workflow ended, parked with a named reason, or an ACTIVE journey waiting', evidence: await workflowsAtRest(record) },
     { name: TOTALS_ROW, evidence: await totalsMatch(record, service) },
     { name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit', evidence: streamsDelivered(record, service) },
+    { name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed', evidence: refundsReported(record.eventStore.delivered, service.deposits) },
+    { name: PAYOUTS_ROW, evidence: await payoutsReported(record) },
+    { name: STORE_ROW, evidence: storeDelivered(record.eventStore) },
+    { name: GENUINE_ROW, evidence: eventsGenuine(record.eventStore.delivered, service.allIds, accountIdsOf(record.customers), record.forger.forgedIds) },
     { name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`, evidence: rateHeld(record) },
     { name: "workflows started by forged deliveries under the receiver's start budget", evidence: await forgedStartsBounded(record, service) },
     { name: 'no process crashed except those the schedule killed', evidence: record.crashes.map((crash) => `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`) },
@@ -57,7 +68,7 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
   return rows.map((row) => ({ ...row, evidence: row.evidence.length > EVIDENCE_LINES ? [...row.evidence.slice(0, EVIDENCE_LINES), `... and ${row.evidence.length - EVIDENCE_LINES} more`] : row.evidence }));
 }
 
-interface ServiceDeposit {
+export interface ServiceDeposit {
   id: string;
   customerId: string;
   status: string;
@@ -65,32 +76,47 @@ interface ServiceDeposit {
   amount: string;
   /** Its trade settled and, for a payout, the payment too: the money arrived where the customer asked. */
   completed: boolean;
+  /** It completed, then the service refunded it (REJECTED now, its trade and payment settled). */
+  refundedAfterCompleting: boolean;
 }
 
 interface ServiceRecords {
   deposits: ServiceDeposit[];
+  /** The ids of the run's customers, their deposits, and every trade and payment of the partner. */
   allIds: Set<string>;
 }
 
 /** The service's deposits of the run's customers, each with whether its trade (and payment) settled. */
 async function readService(ramp: RampClient, customers: CustomerProgress[]): Promise<ServiceRecords> {
-  const trades = new Map<string, { status: string; paymentId?: string }>();
+  const trades = new Map<string, { id: string; status: string; paymentId?: string }>();
   for await (const item of ramp.trades.iterate({ pageSize: 100 })) {
     const trade = await ramp.trades.detail({ id: item.id });
-    trades.set(trade.deposit.id, { status: trade.status, ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}) });
+    trades.set(trade.deposit.id, { id: trade.id, status: trade.status, ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}) });
   }
   const deposits: ServiceDeposit[] = [];
   const allIds = new Set<string>();
+  for (const trade of trades.values()) if (trade.paymentId) allIds.add(trade.paymentId);
+  for await (const payment of ramp.payments.iterate({ pageSize: 100 })) allIds.add(payment.id);
   for (const customer of customers) {
     if (!customer.customerId) continue;
     allIds.add(customer.customerId);
     for await (const deposit of ramp.deposits.iterate({ customerId: customer.customerId, pageSize: 100 })) {
       allIds.add(deposit.id);
       const trade = trades.get(deposit.id);
-      let completed = deposit.status === 'CONFIRMED' && trade?.status === 'SETTLED';
+      if (trade) allIds.add(trade.id);
+      let settled = trade?.status === 'SETTLED';
       // The list leaves the type out: the detail says whether crypto came in (a payout follows).
-      if (completed && (await ramp.deposits.detail({ id: deposit.id })).type !== 'FIAT') completed = trade?.paymentId !== undefined && isPaymentSettled((await ramp.payments.detail({ id: trade.paymentId })).status);
-      deposits.push({ id: deposit.id, customerId: customer.customerId, status: deposit.status, currency: String(deposit.currency), amount: String(deposit.amount), completed });
+      if (settled && (await ramp.deposits.detail({ id: deposit.id })).type !== 'FIAT') settled = trade?.paymentId !== undefined && isPaymentSettled((await ramp.payments.detail({ id: trade.paymentId })).status);
+      deposits.push({
+        id: deposit.id,
+        customerId: customer.customerId,
+        status: deposit.status,
+        currency: String(deposit.currency),
+        amount: String(deposit.amount),
+        completed: deposit.status === 'CONFIRMED' && settled,
+        // Only a confirmed deposit gets a trade: REJECTED with a settled trade is a refund after completion.
+        refundedAfterCompleting: deposit.status === 'REJECTED' && settled,
+      });
     }
   }
   return { deposits, allIds };
@@ -145,12 +171,11 @@ function streamsDelivered(record: RunRecord, service: ServiceRecords): string[] 
   const { endpoint } = record;
   const evidence: string[] = [];
   if (endpoint.rejected > 0) evidence.push(`${endpoint.rejected} deliveries did not verify`);
-  const streams = new Set(endpoint.accepted.map((delivery) => delivery.event.externalId).filter((externalId): externalId is string => externalId !== undefined));
-  for (const externalId of streams) {
+  for (const [stream, events] of delivered(endpoint.accepted)) {
     // First delivery of each event id, in arrival order: must be 1, 2, 3, ... (nothing skipped, nothing early).
-    const sequences = endpoint.eventsOf(externalId).map((event) => event.sequence);
+    const sequences = events.map((event) => event.sequence);
     const firstWrong = sequences.findIndex((sequence, index) => sequence !== index + 1);
-    if (firstWrong >= 0) evidence.push(`stream ${externalId}: delivered #${sequences.slice(0, firstWrong + 1).join(', #')} (expected #${firstWrong + 1} at position ${firstWrong + 1})`);
+    if (firstWrong >= 0) evidence.push(`stream ${stream}: delivered #${sequences.slice(0, firstWrong + 1).join(', #')} (expected #${firstWrong + 1} at position ${firstWrong + 1})`);
   }
   const completedEvents = new Map<string, Set<string>>();
   for (const { event } of endpoint.accepted) {
@@ -160,15 +185,153 @@ function streamsDelivered(record: RunRecord, service: ServiceRecords): string[] 
   }
   for (const deposit of service.deposits) {
     const reported = completedEvents.get(deposit.id)?.size ?? 0;
-    const expected = deposit.completed ? 1 : 0;
-    // A deposit refunded after it completed was reported completed once, then reversed.
-    const refundedAfter = !deposit.completed && reported === 1 && endpoint.accepted.some(({ event }) => event.type === 'deposit.reversed' && (event.data as { depositId: string }).depositId === deposit.id);
-    if (reported !== expected && !refundedAfter) evidence.push(`deposit ${deposit.id} (${deposit.status}, ${deposit.completed ? 'completed' : 'not completed'} at the service): ${reported} deposit.completed event ids`);
+    // A deposit refunded after it completed was reported completed once (then reversed: the next row).
+    const expected = deposit.completed || deposit.refundedAfterCompleting ? 1 : 0;
+    if (reported !== expected) evidence.push(`deposit ${deposit.id} (${deposit.status}, ${deposit.completed ? 'completed' : 'not completed'} at the service): ${reported} deposit.completed event ids`);
   }
   for (const depositId of completedEvents.keys()) {
     if (!service.allIds.has(depositId)) evidence.push(`deposit.completed for ${depositId}, which the service does not have`);
   }
   return evidence;
+}
+
+/** The endpoint's accepted events per stream: the first delivery of each event id, in arrival order. */
+function delivered(accepted: readonly ReceivedDelivery[]): Map<string, PartnerEvent[]> {
+  const streams = new Map<string, PartnerEvent[]>();
+  const seen = new Set<string>();
+  for (const { event } of accepted) {
+    if (seen.has(event.id)) continue;
+    seen.add(event.id);
+    const stream = streamOf(event);
+    streams.set(stream, [...(streams.get(stream) ?? []), event]);
+  }
+  return streams;
+}
+
+/** Distinct event ids of one type, per the deposit its data names. */
+function eventIdsByDeposit(accepted: readonly ReceivedDelivery[], type: PartnerEvent['type']): Map<string, Set<string>> {
+  const byId = new Map<string, Set<string>>();
+  for (const { event } of accepted) {
+    if (event.type !== type) continue;
+    const id = (event.data as { depositId?: unknown }).depositId;
+    if (typeof id === 'string') byId.set(id, (byId.get(id) ?? new Set()).add(event.id));
+  }
+  return byId;
+}
+
+export function refundsReported(delivered: readonly ReceivedDelivery[], deposits: readonly ServiceDeposit[]): string[] {
+  const evidence: string[] = [];
+  const reversed = eventIdsByDeposit(delivered, 'deposit.reversed');
+  for (const deposit of deposits) {
+    const reported = reversed.get(deposit.id)?.size ?? 0;
+    if (deposit.refundedAfterCompleting && reported !== 1) evidence.push(`deposit ${deposit.id} (refunded after it completed): ${reported} deposit.reversed event ids`);
+    // Refunded before it completed may be reversed too (it was confirmed); one still CONFIRMED never.
+    if (deposit.status !== 'REJECTED' && reported > 0) evidence.push(`deposit ${deposit.id} (${deposit.status} at the service, not refunded): ${reported} deposit.reversed event ids`);
+  }
+  for (const depositId of reversed.keys()) {
+    if (!deposits.some((deposit) => deposit.id === depositId)) evidence.push(`deposit.reversed for ${depositId}, which the service does not have`);
+  }
+  return evidence;
+}
+
+/**
+ * Per payout the run started: the last payout.* event the endpoint accepted (by sequence) against
+ * the service's payment under its reference. Settled: payout.settled; failed: payout.failed; none
+ * (refused, then cancelled): payout.failed; none left parked, or still pending: no payout.* event.
+ */
+async function payoutsReported(record: RunRecord): Promise<string[]> {
+  const evidence: string[] = [];
+  const streams = delivered(record.eventStore.delivered);
+  for (const customer of record.customers) {
+    if (!customer.payoutStarted) continue;
+    const reference = payoutReferenceOf(customer.plan);
+    const payments: { id: string; status: string }[] = [];
+    for await (const payment of record.ramp.payments.iterate({ reference, pageSize: 100 })) if (payment.reference === reference) payments.push(payment);
+    const events = (streams.get(`payout/${reference}`) ?? []).filter((event) => event.type.startsWith('payout.'));
+    const last = events.reduce<PartnerEvent | undefined>((latest, event) => (latest && latest.sequence > event.sequence ? latest : event), undefined);
+    const settled = payments.filter((payment) => isPaymentSettled(payment.status));
+    const open = payments.filter((payment) => !isPaymentSettled(payment.status) && !isPaymentFailed(payment.status));
+    const expected = settled.length > 0 ? 'payout.settled' : open.length > 0 ? undefined : payments.length > 0 || customer.payoutState?.stage === 'CANCELLED' ? 'payout.failed' : undefined;
+    const atService = payments.map((payment) => `${payment.id} ${payment.status}`).join(', ') || 'no payment';
+    if (settled.length > 1) evidence.push(`payout ${reference}: ${settled.length} settled payments (${atService})`);
+    if (last?.type !== expected) evidence.push(`payout ${reference}: last event ${last?.type ?? 'none'} (${events.length} payout events), the service has ${atService}; expected ${expected ?? 'none'}`);
+  }
+  return evidence;
+}
+
+/**
+ * Each stream as the store keeps it (the source of every delivery): gap-free from #1, and every event
+ * of it accepted by the endpoint, the last included; the endpoint got nothing the store does not have.
+ */
+export function storeDelivered(reading: EventStoreReading): string[] {
+  const evidence: string[] = [];
+  const { storedBefore, delivered: accepted, storedAfter } = reading;
+  if (storedBefore.length === 0) return ['the event store holds no event: the row checks nothing'];
+  const byStream = (events: StoredPartnerEvent[]) => {
+    const streams = new Map<string, StoredPartnerEvent[]>();
+    for (const event of events) streams.set(streamOf(event), [...(streams.get(streamOf(event)) ?? []), event]);
+    return streams;
+  };
+  const stored = byStream(storedBefore);
+  const arrived = delivered(accepted);
+  for (const [stream, events] of stored) {
+    const sequences = events.map((event) => event.sequence).sort((a, b) => a - b);
+    const gap = sequences.findIndex((sequence, index) => sequence !== index + 1);
+    if (gap >= 0) evidence.push(`stream ${stream}: the store keeps #${sequences.join(', #')} (a gap or repeat at position ${gap + 1})`);
+    const got = new Set((arrived.get(stream) ?? []).map((event) => event.id));
+    const missing = events.filter((event) => !got.has(event.id));
+    if (missing.length > 0) evidence.push(`stream ${stream}: stored #1..#${Math.max(...sequences)}, the endpoint never got ${missing.map((event) => `#${event.sequence} ${event.type} ${event.id}`).join(', ')}`);
+  }
+  const later = byStream(storedAfter);
+  const storedIds = new Set(storedAfter.map((event) => event.id));
+  for (const [stream, events] of arrived) {
+    for (const event of events) {
+      if (storedIds.has(event.id)) continue;
+      const there = later.get(stream)?.find((held) => held.sequence === event.sequence);
+      evidence.push(`stream ${stream}: the endpoint got #${event.sequence} ${event.type} ${event.id} at ${event.timestamp}, which the store does not have (it keeps ${there ? `${there.type} ${there.id} at ${there.timestamp}` : 'nothing'} at #${event.sequence})`);
+    }
+  }
+  return evidence;
+}
+
+/** Fields of an event's data that name a record of the service's. */
+const SERVICE_ID_FIELDS = ['depositId', 'tradeId', 'paymentId'] as const;
+
+/**
+ * Every event the endpoint accepted names only what the service has: its deposit, trade and payment
+ * ids, the accounts it showed (ids of the customer's virtual account and deposit address), and no id
+ * anywhere in it that only the forger sent.
+ */
+export function eventsGenuine(delivered: readonly ReceivedDelivery[], serviceIds: ReadonlySet<string>, accountIds: readonly string[], forgedIds: ReadonlySet<string>): string[] {
+  const evidence: string[] = [];
+  const known = new Set([...serviceIds, ...accountIds]);
+  const seen = new Set<string>();
+  for (const { event } of delivered) {
+    if (seen.has(event.id)) continue;
+    seen.add(event.id);
+    const data = event.data as Record<string, unknown>;
+    for (const field of SERVICE_ID_FIELDS) {
+      const id = data[field];
+      if (typeof id === 'string' && !serviceIds.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): ${field} ${id}, which the service does not have`);
+    }
+    for (const id of stringsIn(event.data)) {
+      if (forgedIds.has(id) && !known.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): names ${id}, an id only the forger sent`);
+    }
+  }
+  return evidence;
+}
+
+/** The receiving accounts the customers' journeys showed (the service's, read by the journey). */
+function accountIdsOf(customers: readonly CustomerProgress[]): string[] {
+  return customers.flatMap(({ lastState }) => [lastState?.onramp?.virtualAccount?.id, lastState?.offramp?.depositAddress?.id]).filter((id): id is string => id !== undefined);
+}
+
+/** Every string anywhere in a value (an event's data is small: a few fields, one level of nesting). */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
 }
 
 function rateHeld(record: RunRecord): string[] {

@@ -3,12 +3,13 @@
  * at its time, the forger all along), lets everything settle under a bound, checks the invariants and
  * closes the stack. What it prints goes to `print`; the caller decides what a failure does.
  */
-import { createRampflowClient } from '../client';
+import { createRampflowClient, type RampflowClient } from '../client';
 import { payloadKeysFromEnv } from '../codec';
 import { mulberry32 } from '../test/faults/support/random';
-import { Customers, type CustomerProgress } from './customers';
+import { Customers, customerAtRest, describeCustomer, type CustomerProgress } from './customers';
 import { Forger } from './forger';
 import { checkInvariants, type InvariantRow, type RunRecord } from './invariants';
+import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
 import { drawSchedule, type ChaosOptions, type Fault, type Schedule } from './schedule';
 import { CALLS_PER_SECOND, startChaosStack, type ChaosStack } from './stack';
 
@@ -20,7 +21,7 @@ const PROGRESS_EVERY_MS = 5_000;
 const SLOW_ANSWER_MS = 3_000;
 /** Workflows that have not come to rest while any of these runs (the others are judged by the invariants). */
 // A running workflow with no stage yet is unsettled too (`NOT IN` alone skips a null, as SQL does).
-const UNSETTLED = "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery') AND ExecutionStatus = 'Running' AND (RampStage IS NULL OR RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED'))";
+const UNSETTLED = "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery', 'payout') AND ExecutionStatus = 'Running' AND (RampStage IS NULL OR RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED'))";
 
 export interface ChaosResult {
   schedule: Schedule;
@@ -60,7 +61,7 @@ export async function playChaos(
   settleBoundSeconds = SETTLE_BOUND_SECONDS,
 ): Promise<ChaosResult> {
   const schedule = drawSchedule(options);
-  const stack = await startChaosStack(schedule.seed, { autoscaled: options.autoscaled ?? false, cluster: options.cluster ?? false });
+  const stack = await startChaosStack(schedule.seed, { cluster: options.cluster ?? false });
   try {
     const result = await play(schedule, stack, print, settleBoundSeconds);
     await whileUp?.(result);
@@ -71,10 +72,19 @@ export async function playChaos(
 }
 
 async function play(schedule: Schedule, stack: ChaosStack, print: (line: string) => void, settleBoundSeconds: number): Promise<ChaosResult> {
-  const { client, service, workers } = stack;
-  await workers.scaleTo(schedule.initialWorkers);
+  await stack.workers.scaleTo(schedule.initialWorkers);
   const rampflow = await createRampflowClient({ connection: stack.connection, taskQueue: stack.taskQueue, payloadKeys: payloadKeysFromEnv() });
-  const customers = new Customers(schedule.customerPlans, rampflow, service.control, stack.temporal.address, stack.taskQueue);
+  const partnerApi = await startChaosPartnerApi(rampflow, stack.eventsDatabaseUrl);
+  try {
+    return await playWith(schedule, stack, print, rampflow, partnerApi, settleBoundSeconds);
+  } finally {
+    await partnerApi.close();
+  }
+}
+
+async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: string) => void, rampflow: RampflowClient, partnerApi: ChaosPartnerApi, settleBoundSeconds: number): Promise<ChaosResult> {
+  const { client, service, workers } = stack;
+  const customers = new Customers(schedule.customerPlans, rampflow, service.control, stack.temporal.address, stack.taskQueue, partnerApi);
   const forger = new Forger(schedule.seed, stack.receiver.webhookUrl, schedule.forgedPerSecond, () => customers.knownIds());
   const faults = new FaultPlayer(stack, schedule.seed);
   const startedAt = Date.now();
@@ -140,6 +150,7 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
     customers: customers.progress,
     endpoint: stack.endpoint,
     serviceRequests: [...stack.serviceRequests],
+    eventStore: await partnerApi.readAround(stack.endpoint),
     callsPerSecond: CALLS_PER_SECOND,
     forger: forgerReport,
     receiverStarts: faults.receiverStarts,
@@ -162,22 +173,6 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
     ),
   };
   return { schedule, rows, record, settledWithinBound, figures };
-}
-
-/** Whether a customer did everything its plan asks and its journey shows it. */
-function customerAtRest(customer: CustomerProgress): boolean {
-  const { plan, lastState } = customer;
-  if (customer.signups === 0 || (plan.kyc !== 'PENDING' && !customer.kycDecided)) return false;
-  if (plan.kyc !== 'APPROVED') return true;
-  if (plan.closesAndReturns) return customer.signups === 2 && lastState?.stage === 'ACTIVE';
-  if (!customer.onrampDepositId || !customer.offrampDepositId || (plan.refundsOnramp && !customer.refunded)) return false;
-  return lastState !== undefined && lastState.deposits.open.length === 0 && lastState.deposits.openNotShown === 0;
-}
-
-function describeCustomer(customer: CustomerProgress): string {
-  const { plan, lastState } = customer;
-  const deposits = lastState ? [...lastState.deposits.open, ...lastState.deposits.recent].map((deposit) => `${deposit.kind} ${deposit.depositId} ${deposit.stage}`).join(', ') : '';
-  return `${plan.externalId} (${plan.kyc}): journey ${lastState?.stage ?? 'never answered'} (${lastState?.waitingFor ?? ''}) [${deposits}]${customer.lastError ? `; last error: ${customer.lastError}` : ''}`;
 }
 
 /** Plays each fault at its time, one after another (a fault that takes a while delays the next). */

@@ -29,10 +29,9 @@ const program = new Command('chaos')
   .option('--seed <n>', 'the schedule\'s seed; the same seed plays the same schedule', whole, 1)
   .option('--customers <n>', 'customers signing up', whole, 5)
   .option('--minutes <m>', 'minutes of workload and faults (settling comes after)', positive, 2)
-  .option('--autoscaled', 'each worker keeps the call share of one (RAMP_WORKER_PROCESSES=1) while the schedule runs up to 3: the known way to break the partner\'s limit')
   .option('--cluster', 'on the cluster profile (the Temporal server on a private PostgreSQL) instead of a dev server on a database file; PostgreSQL is restarted too')
   .parse();
-const options = program.opts<{ seed: number; customers: number; minutes: number; autoscaled?: boolean; cluster?: boolean }>();
+const options = program.opts<{ seed: number; customers: number; minutes: number; cluster?: boolean }>();
 
 // Encrypted like production, as the test suites run: one fresh payload key per run, inherited by
 // every process the run starts; submitted documents go to a folder of the run's own.
@@ -42,14 +41,14 @@ process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-ch
 // The run kills workers and Temporal on purpose: the SDK's warning per failed call is noise here.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 async function main(): Promise<number> {
-  const run = { seed: options.seed, customers: options.customers, minutes: options.minutes, ...(options.autoscaled ? { autoscaled: true } : {}), ...(options.cluster ? { cluster: true } : {}) };
+  const run = { seed: options.seed, customers: options.customers, minutes: options.minutes, ...(options.cluster ? { cluster: true } : {}) };
   const print = (line: string) => process.stdout.write(`${line}\n`);
   print(describeSchedule(drawSchedule(run))[0]!);
   const result = await playChaos(run, print);
   print(formatTable(result.rows));
   const broken = firstBroken(result.rows);
   if (!broken) return 0;
-  print(`\nFAILED with seed ${result.schedule.seed} (replay: npm run chaos -- --seed ${run.seed} --customers ${run.customers} --minutes ${run.minutes}${run.autoscaled ? ' --autoscaled' : ''}${run.cluster ? ' --cluster' : ''})`);
+  print(`\nFAILED with seed ${result.schedule.seed} (replay: npm run chaos -- --seed ${run.seed} --customers ${run.customers} --minutes ${run.minutes}${run.cluster ? ' --cluster' : ''})`);
   print('schedule:');
   for (const line of describeSchedule(result.schedule)) print(line);
   print(`first broken invariant: ${broken.name}`);

@@ -9,21 +9,30 @@ export interface ChaosOptions {
   customers: number;
   minutes: number;
   /**
-   * Each worker keeps the call share of one worker (RAMP_WORKER_PROCESSES=1), as when an operator
-   * configured one and an autoscaler added more: the per-worker share cannot hold the partner's limit
-   * then (seed 4 shows it), until the limit is kept partner-wide. Off: each worker is configured for
-   * the most workers the schedule runs (MAX_WORKERS), as the docs tell an operator to.
-   */
-  autoscaled?: boolean;
-  /**
    * On the cluster profile (a Temporal server on PostgreSQL): half the Temporal restarts become
    * PostgreSQL restarts. The draws are otherwise the same, so a seed's dev-server schedule is unchanged.
    */
   cluster?: boolean;
 }
 
-export type SignupPath = 'CLIENT_LIBRARY' | 'TEMPORAL_CLI';
+export type SignupPath = 'CLIENT_LIBRARY' | 'TEMPORAL_CLI' | 'PARTNER_API';
 export type KycOutcome = 'APPROVED' | 'REJECTED' | 'PENDING';
+/**
+ * What the service does with the onramp deposit: confirms it; rejects it before confirming; or holds it
+ * ACTION_REQUIRED until the customer's document arrives through the client library, then confirms it.
+ */
+export type OnrampDeposit = 'CONFIRMED' | 'REJECTED' | 'HELD_FOR_ACTION';
+/**
+ * Which deposit the service refunds: the onramp one once confirmed, before its trade settles (it never
+ * completes); or the offramp one after its payout settled (it completed: reported, then reversed).
+ */
+export type Refund = 'NONE' | 'ONRAMP_BEFORE_TRADE' | 'OFFRAMP_AFTER_PAYOUT';
+/**
+ * A payout from the partner's balance to the customer's bank account (workflows/payout.ts): settled;
+ * failed by the service once pending; or refused for a short balance and parked, then an operator
+ * (the `rampflow` CLI) tops the balance up and retries it, or cancels it.
+ */
+export type PayoutPlan = 'NONE' | 'SETTLED' | 'FAILED' | 'REFUSED_THEN_RETRIED' | 'REFUSED_THEN_CANCELLED';
 
 export interface CustomerPlan {
   externalId: string;
@@ -32,8 +41,12 @@ export interface CustomerPlan {
   signupVia: SignupPath;
   /** What the service decides on the customer's KYC; PENDING: never decided within the run. */
   kyc: KycOutcome;
-  /** Approved customers only: the onramp deposit is refunded once the service confirmed it. */
-  refundsOnramp: boolean;
+  /** Approved customers only (the rest never pay in): CONFIRMED otherwise. */
+  onrampDeposit: OnrampDeposit;
+  /** Approved customers only; ONRAMP_BEFORE_TRADE only for a CONFIRMED onramp deposit. */
+  refund: Refund;
+  /** Approved customers only (the payout needs the bank account their journey found). */
+  payout: PayoutPlan;
   /**
    * Approved customers only: once both deposits ended, the customer is closed, its journey removed as
    * retention would (`temporal workflow delete`), and it signs up again under the same externalId.
@@ -78,23 +91,45 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   const playSeconds = Math.round(options.minutes * 60);
   const seconds = (value: number): number => Math.round(value * 10) / 10;
 
+  // What each customer does with its money comes from a stream of its own, so the faults a seed draws
+  // stay what they were before the workload widened.
+  const nextMove = mulberry32(options.seed ^ 0x0ca5);
+  const pickMove = <T>(weighted: readonly (readonly [T, number])[]): T => {
+    let draw = nextMove() * weighted.reduce((total, [, weight]) => total + weight, 0);
+    for (const [value, weight] of weighted) if ((draw -= weight) < 0) return value;
+    return weighted.at(-1)![0];
+  };
   const customerPlans: CustomerPlan[] = Array.from({ length: options.customers }, (_, index) => {
     const draw = next();
     // The first customer is always approved, so every run moves money.
     const kyc: KycOutcome = index === 0 || draw < 0.7 ? 'APPROVED' : draw < 0.85 ? 'REJECTED' : 'PENDING';
+    const signupAtSeconds = seconds(between(0, playSeconds * 0.4));
+    const viaCli = chance(0.3);
+    const refunds = kyc === 'APPROVED' && chance(0.3);
+    const viaPartnerApi = nextMove() < 0.35;
+    const approved = kyc === 'APPROVED';
+    const onrampDeposit = approved ? pickMove<OnrampDeposit>([['CONFIRMED', 0.6], ['REJECTED', 0.2], ['HELD_FOR_ACTION', 0.2]]) : 'CONFIRMED';
+    const refundAfterPayout = nextMove() < 0.5;
+    const refund: Refund = !refunds ? 'NONE' : refundAfterPayout || onrampDeposit !== 'CONFIRMED' ? 'OFFRAMP_AFTER_PAYOUT' : 'ONRAMP_BEFORE_TRADE';
+    const payout = approved
+      ? pickMove<PayoutPlan>([['NONE', 0.2], ['SETTLED', 0.3], ['FAILED', 0.2], ['REFUSED_THEN_RETRIED', 0.15], ['REFUSED_THEN_CANCELLED', 0.15]])
+      : 'NONE';
     return {
       externalId: `chaos-${options.seed}-${index}`,
       // Signups in the first 40 % of the play time, so most journeys meet some fault while they run.
-      signupAtSeconds: seconds(between(0, playSeconds * 0.4)),
-      signupVia: chance(0.3) ? 'TEMPORAL_CLI' : 'CLIENT_LIBRARY',
+      signupAtSeconds,
+      signupVia: viaPartnerApi ? 'PARTNER_API' : viaCli ? 'TEMPORAL_CLI' : 'CLIENT_LIBRARY',
       kyc,
-      refundsOnramp: kyc === 'APPROVED' && chance(0.3),
+      onrampDeposit,
+      refund,
+      payout,
       closesAndReturns: false,
     };
   });
   // One approved customer (not the first, whose money the run always follows) comes back after retention.
-  const returning = customerPlans.filter((plan, index) => index > 0 && plan.kyc === 'APPROVED' && !plan.refundsOnramp);
-  if (returning.length > 0) returning[Math.floor(next() * returning.length)]!.closesAndReturns = true;
+  const returning = customerPlans.filter((plan, index) => index > 0 && plan.kyc === 'APPROVED' && plan.refund === 'NONE');
+  // Its payout would outlive its journey: it makes none.
+  if (returning.length > 0) Object.assign(returning[Math.floor(next() * returning.length)]!, { closesAndReturns: true, payout: 'NONE' });
 
   const faults: Fault[] = [];
   const count = Math.max(3, Math.round(options.minutes * FAULTS_PER_MINUTE));
@@ -121,7 +156,8 @@ export function describeSchedule(schedule: Schedule): string[] {
   const customers = schedule.customerPlans.map(
     (plan) =>
       `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}, KYC ${plan.kyc}` +
-      `${plan.refundsOnramp ? ', onramp deposit refunded' : ''}${plan.closesAndReturns ? ', closed, removed and signed up again' : ''}`,
+      (plan.kyc === 'APPROVED' ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}` : '') +
+      `${plan.closesAndReturns ? ', closed, removed and signed up again' : ''}`,
   );
   const faults = schedule.faults.map((fault) => {
     const detail =

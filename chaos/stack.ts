@@ -16,7 +16,6 @@ import { startRestartableReceiver, type RestartableReceiver } from '../test/faul
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
-import { MAX_WORKERS } from './schedule';
 import { startChaosTemporal, type ChaosTemporal } from './temporal';
 import { WorkerPool } from './worker-pool';
 
@@ -29,6 +28,8 @@ const DEPOSIT_TIMINGS = { pollIntervalSeconds: 5, pollBackoffCapSeconds: 15, ste
 const EVENT_TIMINGS = { targetWaitSeconds: 30 };
 /** Far beyond any run: customers stay CREATED until the run approves or rejects them. */
 const KYC_NEVER_SECONDS = 1_000_000;
+/** A payment stays PENDING this long: time for a customer whose plan fails it to find it first. */
+const PAYMENT_SETTLES_SECONDS = 6;
 
 export interface ServiceRequest {
   path: string;
@@ -47,6 +48,8 @@ export interface ReceiverLine {
 export interface ChaosStack {
   temporal: ChaosTemporal;
   postgres: TestPostgres;
+  /** The partner event store the workers append to (the partner API reads it). */
+  eventsDatabaseUrl: string;
   service: TestSandbox;
   connection: Connection;
   client: Client;
@@ -62,7 +65,7 @@ export interface ChaosStack {
 /** One JSON log line in, parsed, to `keep`. */
 const collector = <T>(keep: (line: T & { msg?: string }) => void) => pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
 
-export async function startChaosStack(seed: number, { autoscaled = false, cluster = false }: { autoscaled?: boolean; cluster?: boolean } = {}): Promise<ChaosStack> {
+export async function startChaosStack(seed: number, { cluster = false }: { cluster?: boolean } = {}): Promise<ChaosStack> {
   const serviceRequests: ServiceRequest[] = [];
   const receiverLines: ReceiverLine[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -76,7 +79,7 @@ export async function startChaosStack(seed: number, { autoscaled = false, cluste
     closers.push(() => postgres.stop());
     const eventsDatabaseUrl = await postgres.createDatabase();
     const service = await startTestSandbox({
-      autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: KYC_NEVER_SECONDS },
+      autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: KYC_NEVER_SECONDS, paymentSettledSeconds: PAYMENT_SETTLES_SECONDS },
       deliveryTickSeconds: 1,
       audWhitelistDelaySeconds: 1,
       logger: collector<ServiceRequest>((line) => {
@@ -105,10 +108,9 @@ export async function startChaosStack(seed: number, { autoscaled = false, cluste
       RAMP_BASE_URL: service.sandbox.url,
       RAMP_API_KEY: TEST_PARTNER.apiKey,
       RAMP_API_SECRET: TEST_PARTNER.apiSecret,
-      // Each worker's static share of the limit: of the most workers the schedule runs, or (autoscaled)
-      // of one, as an operator configured it before an autoscaler added more.
+      // The partner's limit, the same on every worker: they share it through the Temporal server
+      // however many the schedule runs (workers/partner-rate.ts).
       RAMP_MAX_CALLS_PER_SECOND: String(CALLS_PER_SECOND),
-      RAMP_WORKER_PROCESSES: autoscaled ? '1' : String(MAX_WORKERS),
       WORKER_METRICS_PORT: '0',
       TEMPORAL_WORKER_VERSIONING: 'false',
       DEPOSIT_POLL_INTERVAL_SECONDS: String(DEPOSIT_TIMINGS.pollIntervalSeconds),
@@ -122,7 +124,7 @@ export async function startChaosStack(seed: number, { autoscaled = false, cluste
       LOG_LEVEL: 'info',
     });
     closers.push(() => workers.stopAll());
-    return { temporal, postgres, service, connection, client, taskQueue, receiver, endpoint, workers, serviceRequests, receiverLines, close };
+    return { temporal, postgres, eventsDatabaseUrl, service, connection, client, taskQueue, receiver, endpoint, workers, serviceRequests, receiverLines, close };
   } catch (error) {
     await close();
     throw error;

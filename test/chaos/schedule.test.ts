@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { describeSchedule, drawSchedule, MAX_WORKERS } from '../../chaos/schedule';
 
+const SEED_1_FAULTS = [
+  { atSeconds: 11.5, kind: 'SCALE_WORKERS', workers: 2 },
+  { atSeconds: 18, kind: 'SCALE_WORKERS', workers: 1 },
+  { atSeconds: 21, kind: 'RESTART_RECEIVER' },
+  { atSeconds: 32.1, kind: 'SERVICE_FAULTS', fault: 'HTTP_5XX', forSeconds: 7 },
+  { atSeconds: 40.9, kind: 'SERVICE_FAULTS', fault: 'HTTP_5XX', forSeconds: 12 },
+  { atSeconds: 55.7, kind: 'KILL_WORKER' },
+];
+
 describe('the chaos schedule', () => {
   it('is the same for the same seed, and differs for another', () => {
     const options = { seed: 7, customers: 12, minutes: 3 };
@@ -25,8 +34,29 @@ describe('the chaos schedule', () => {
       expect(schedule.initialWorkers).toBeLessThanOrEqual(MAX_WORKERS);
       expect(schedule.customerPlans[0]!.kyc).toBe('APPROVED');
       expect(schedule.customerPlans.filter((plan) => plan.closesAndReturns).length).toBeLessThanOrEqual(1);
-      for (const plan of schedule.customerPlans) if (plan.refundsOnramp || plan.closesAndReturns) expect(plan.kyc).toBe('APPROVED');
+      for (const plan of schedule.customerPlans) {
+        if (plan.refund !== 'NONE' || plan.closesAndReturns || plan.payout !== 'NONE' || plan.onrampDeposit !== 'CONFIRMED') expect(plan.kyc).toBe('APPROVED');
+        // A refund before the trade needs a deposit the service confirmed.
+        if (plan.refund === 'ONRAMP_BEFORE_TRADE') expect(plan.onrampDeposit).toBe('CONFIRMED');
+        if (plan.closesAndReturns) expect([plan.refund, plan.payout]).toEqual(['NONE', 'NONE']);
+      }
     }
+  });
+
+  it('plays every path of the workload across a handful of seeds', () => {
+    const plans = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).customerPlans).flat();
+    const seen = (pick: (plan: (typeof plans)[number]) => string) => new Set(plans.map(pick));
+    expect(seen((plan) => plan.signupVia)).toEqual(new Set(['CLIENT_LIBRARY', 'TEMPORAL_CLI', 'PARTNER_API']));
+    expect(seen((plan) => plan.kyc)).toEqual(new Set(['APPROVED', 'REJECTED', 'PENDING']));
+    const approved = plans.filter((plan) => plan.kyc === 'APPROVED');
+    expect(new Set(approved.map((plan) => plan.onrampDeposit))).toEqual(new Set(['CONFIRMED', 'REJECTED', 'HELD_FOR_ACTION']));
+    expect(new Set(approved.map((plan) => plan.refund))).toEqual(new Set(['NONE', 'ONRAMP_BEFORE_TRADE', 'OFFRAMP_AFTER_PAYOUT']));
+    expect(new Set(approved.map((plan) => plan.payout))).toEqual(new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']));
+  });
+
+  it('keeps the faults a seed drew before the workload widened', () => {
+    // Seed 1's faults as v0 drew them: the customers' new choices come from a stream of their own.
+    expect(drawSchedule({ seed: 1, customers: 4, minutes: 1.5 }).faults).toEqual(SEED_1_FAULTS);
   });
 
   it('refuses options it cannot draw from', () => {

@@ -1,0 +1,30 @@
+/**
+ * The operator of the chaos run: acts on what parks with the `rampflow` CLI, as the runbooks tell an
+ * operator to (docs/integrating/payouts.md), in a child process of its own configured by TEMPORAL_*.
+ * A command that fails throws with its stderr, so the customer's step is tried again next round.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../test/support/run';
+
+const run = promisify(execFile);
+const RAMPFLOW = join(PROJECT_ROOT, 'bin', 'rampflow.cjs');
+/** A CLI start plus one update, with room for a worker the schedule just killed. */
+const COMMAND_TIMEOUT_MS = 60_000;
+
+async function rampflow(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
+  try {
+    await run(process.execPath, [RAMPFLOW, ...args], { env, timeout: COMMAND_TIMEOUT_MS });
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? '').trim().split('\n').at(-1);
+    throw new Error(`rampflow ${args.slice(0, 2).join(' ')} failed: ${stderr || String(error)}`, { cause: error });
+  }
+}
+
+/** `rampflow payout retry <reference>`: after the balance was topped up. */
+export const operatorRetriesPayout = (env: NodeJS.ProcessEnv, reference: string): Promise<void> => rampflow(env, ['payout', 'retry', reference]);
+
+/** `rampflow payout cancel <reference>`: refused (and tried again) while a payment exists that has not failed. */
+export const operatorCancelsPayout = (env: NodeJS.ProcessEnv, reference: string): Promise<void> =>
+  rampflow(env, ['payout', 'cancel', reference, '--reason', 'chaos: the operator paid it by hand']);
