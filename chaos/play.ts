@@ -10,7 +10,7 @@ import { Customers, customerAtRest, describeCustomer, type CustomerProgress } fr
 import { Forger } from './forger';
 import { checkInvariants, type InvariantRow, type RunRecord } from './invariants';
 import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
-import { drawSchedule, type ChaosOptions, type Fault, type Schedule } from './schedule';
+import { drawSchedule, EDGE_FAULT_KINDS, type ChaosOptions, type Fault, type Schedule } from './schedule';
 import { CALLS_PER_SECOND, startChaosStack, type ChaosStack } from './stack';
 
 /** How long the run waits, after the play, for everything to come to rest before it checks anyway (the bench row may give more). */
@@ -61,7 +61,7 @@ export async function playChaos(
   settleBoundSeconds = SETTLE_BOUND_SECONDS,
 ): Promise<ChaosResult> {
   const schedule = drawSchedule(options);
-  const stack = await startChaosStack(schedule.seed, { cluster: options.cluster ?? false });
+  const stack = await startChaosStack(schedule.seed, { cluster: options.cluster ?? false, webhooks: schedule.webhooks });
   try {
     const result = await play(schedule, stack, print, settleBoundSeconds);
     await whileUp?.(result);
@@ -194,7 +194,12 @@ class FaultPlayer {
     this.pick = mulberry32(seed ^ 0xdead);
   }
 
+  /** Two lanes, each one fault at a time: the edges (the service's rate, the partner's endpoint) beside the rest, so they do not delay it. */
   async play(faults: Fault[], startedAt: number): Promise<void> {
+    await Promise.all([this.playLane(faults.filter((fault) => !EDGE_FAULT_KINDS.has(fault.kind)), startedAt), this.playLane(faults.filter((fault) => EDGE_FAULT_KINDS.has(fault.kind)), startedAt)]);
+  }
+
+  private async playLane(faults: Fault[], startedAt: number): Promise<void> {
     for (const fault of faults) {
       await pause(Math.max(0, startedAt + fault.atSeconds * 1000 - Date.now()));
       await this.strike(fault);
@@ -230,6 +235,23 @@ class FaultPlayer {
         await control.injectFault({ path: '*', kind: fault.fault, count: 0 });
         return;
       }
+      case 'SERVICE_LIMIT': {
+        const { control } = stack.service;
+        await control.limitRate({ callsPerSecond: fault.callsPerSecond, retryAfterSeconds: fault.retryAfterSeconds });
+        await pause(fault.forSeconds * 1000);
+        await control.limitRate({ callsPerSecond: 0 });
+        return;
+      }
+      case 'ENDPOINT_DOWN':
+        await stack.endpoint.down();
+        await pause(fault.forSeconds * 1000);
+        await stack.endpoint.up();
+        return;
+      case 'ENDPOINT_SLOW':
+        stack.endpoint.answer({ status: 204, delayMs: fault.answerMs });
+        await pause(fault.forSeconds * 1000);
+        stack.endpoint.answer({ status: 204 });
+        return;
     }
   }
 }

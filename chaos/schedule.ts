@@ -62,7 +62,25 @@ export type Fault =
   | { atSeconds: number; kind: 'RESTART_TEMPORAL' }
   | { atSeconds: number; kind: 'RESTART_POSTGRES'; forSeconds: number }
   | { atSeconds: number; kind: 'RESTART_RECEIVER' }
-  | { atSeconds: number; kind: 'SERVICE_FAULTS'; fault: ServiceFaultKind; forSeconds: number };
+  | { atSeconds: number; kind: 'SERVICE_FAULTS'; fault: ServiceFaultKind; forSeconds: number }
+  // The edges (drawn from a stream of their own, so the faults above stay what each seed drew before):
+  /** The service allows fewer calls than RAMP_MAX_CALLS_PER_SECOND: 429 with Retry-After above it. */
+  | { atSeconds: number; kind: 'SERVICE_LIMIT'; callsPerSecond: number; retryAfterSeconds: number; forSeconds: number }
+  /** The partner's endpoint refuses connections, then listens again on the same port. */
+  | { atSeconds: number; kind: 'ENDPOINT_DOWN'; forSeconds: number }
+  /** The partner's endpoint answers each delivery late. */
+  | { atSeconds: number; kind: 'ENDPOINT_SLOW'; answerMs: number; forSeconds: number };
+
+/** The edge fault kinds: the service's rate and the partner's endpoint. */
+export const EDGE_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set(['SERVICE_LIMIT', 'ENDPOINT_DOWN', 'ENDPOINT_SLOW']);
+
+/** How the service delivers its webhooks for the whole run (the sandbox's switches). */
+export interface WebhookDelivery {
+  /** Every delivered event sent a second time. */
+  duplicate: boolean;
+  /** The deliveries due in one scheduler run sent newest first. */
+  outOfOrder: boolean;
+}
 
 export interface Schedule extends ChaosOptions {
   /** How long the workload and the faults play; settling comes after. */
@@ -73,6 +91,7 @@ export interface Schedule extends ChaosOptions {
   faults: Fault[];
   /** Forged deliveries with the leaked token, sent all through the play time. */
   forgedPerSecond: number;
+  webhooks: WebhookDelivery;
 }
 
 export const MAX_WORKERS = 3;
@@ -147,11 +166,38 @@ export function drawSchedule(options: ChaosOptions): Schedule {
       faults.push({ atSeconds, kind: 'SERVICE_FAULTS', fault, forSeconds: wholeBetween(5, 15) });
     }
   }
+  const initialWorkers = wholeBetween(1, MAX_WORKERS);
+  const { edgeFaults, webhooks } = drawEdges(options.seed, playSeconds);
+  faults.push(...edgeFaults);
   faults.sort((a, b) => a.atSeconds - b.atSeconds);
-  return { ...options, playSeconds, initialWorkers: wholeBetween(1, MAX_WORKERS), customerPlans, faults, forgedPerSecond: FORGED_PER_SECOND };
+  return { ...options, playSeconds, initialWorkers, customerPlans, faults, forgedPerSecond: FORGED_PER_SECOND, webhooks };
 }
 
 /** The schedule as lines to print (ids and plans only: the run's customers are made up). */
+/** Edge faults a minute of play, on average (at least one a run). */
+const EDGE_FAULTS_PER_MINUTE = 1.5;
+
+/**
+ * The service's rate and the partner's endpoint, and how the service delivers webhooks: from a stream
+ * of their own (the seed's other draws are unchanged by them).
+ */
+function drawEdges(seed: number, playSeconds: number): { edgeFaults: Fault[]; webhooks: WebhookDelivery } {
+  const next = mulberry32(seed ^ 0xed9e);
+  const between = (low: number, high: number): number => low + next() * (high - low);
+  const wholeBetween = (low: number, high: number): number => Math.floor(between(low, high + 1));
+  const webhooks = { duplicate: next() < 0.5, outOfOrder: next() < 0.5 };
+  const count = Math.max(1, Math.round((playSeconds / 60) * EDGE_FAULTS_PER_MINUTE));
+  const edgeFaults: Fault[] = Array.from({ length: count }, () => {
+    const atSeconds = Math.round(between(playSeconds * 0.1, playSeconds * 0.75) * 10) / 10;
+    const forSeconds = wholeBetween(5, 15);
+    const kind = next();
+    if (kind < 0.4) return { atSeconds, kind: 'SERVICE_LIMIT', callsPerSecond: wholeBetween(4, 10), retryAfterSeconds: wholeBetween(1, 2), forSeconds };
+    if (kind < 0.7) return { atSeconds, kind: 'ENDPOINT_DOWN', forSeconds };
+    return { atSeconds, kind: 'ENDPOINT_SLOW', answerMs: 1_500, forSeconds };
+  });
+  return { edgeFaults, webhooks };
+}
+
 export function describeSchedule(schedule: Schedule): string[] {
   const customers = schedule.customerPlans.map(
     (plan) =>
@@ -161,11 +207,21 @@ export function describeSchedule(schedule: Schedule): string[] {
   );
   const faults = schedule.faults.map((fault) => {
     const detail =
-      fault.kind === 'SCALE_WORKERS' ? ` to ${fault.workers}` : fault.kind === 'SERVICE_FAULTS' ? ` ${fault.fault} for ${fault.forSeconds}s` : fault.kind === 'RESTART_POSTGRES' ? ` down for ${fault.forSeconds}s` : '';
+      fault.kind === 'SCALE_WORKERS'
+        ? ` to ${fault.workers}`
+        : fault.kind === 'SERVICE_FAULTS'
+          ? ` ${fault.fault} for ${fault.forSeconds}s`
+          : fault.kind === 'SERVICE_LIMIT'
+            ? ` ${fault.callsPerSecond} calls a second (Retry-After ${fault.retryAfterSeconds}s) for ${fault.forSeconds}s`
+            : fault.kind === 'ENDPOINT_SLOW'
+              ? ` ${fault.answerMs} ms an answer for ${fault.forSeconds}s`
+              : fault.kind === 'RESTART_POSTGRES' || fault.kind === 'ENDPOINT_DOWN'
+                ? ` down for ${fault.forSeconds}s`
+                : '';
     return `  t+${fault.atSeconds}s ${fault.kind}${detail}`;
   });
   return [
-    `seed ${schedule.seed}${schedule.cluster ? ' (cluster)' : ''}: ${schedule.customers} customers, ${schedule.playSeconds}s of play, ${schedule.initialWorkers} workers at first, ${schedule.forgedPerSecond} forged deliveries a second`,
+    `seed ${schedule.seed}${schedule.cluster ? ' (cluster)' : ''}: ${schedule.customers} customers, ${schedule.playSeconds}s of play, ${schedule.initialWorkers} workers at first, ${schedule.forgedPerSecond} forged deliveries a second, webhooks ${schedule.webhooks.duplicate ? 'duplicated' : 'once'}${schedule.webhooks.outOfOrder ? ' and out of order' : ''}`,
     ...customers,
     ...faults,
   ];

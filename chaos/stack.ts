@@ -18,6 +18,7 @@ import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
 import { startChaosTemporal, type ChaosTemporal } from './temporal';
 import { WorkerPool } from './worker-pool';
+import type { WebhookDelivery } from './schedule';
 
 /** The partner's limit, given to every worker as RAMP_MAX_CALLS_PER_SECOND. */
 export const CALLS_PER_SECOND = 20;
@@ -65,7 +66,7 @@ export interface ChaosStack {
 /** One JSON log line in, parsed, to `keep`. */
 const collector = <T>(keep: (line: T & { msg?: string }) => void) => pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
 
-export async function startChaosStack(seed: number, { cluster = false }: { cluster?: boolean } = {}): Promise<ChaosStack> {
+export async function startChaosStack(seed: number, { cluster = false, webhooks }: { cluster?: boolean; webhooks?: WebhookDelivery } = {}): Promise<ChaosStack> {
   const serviceRequests: ServiceRequest[] = [];
   const receiverLines: ReceiverLine[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -82,6 +83,9 @@ export async function startChaosStack(seed: number, { cluster = false }: { clust
       autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: KYC_NEVER_SECONDS, paymentSettledSeconds: PAYMENT_SETTLES_SECONDS },
       deliveryTickSeconds: 1,
       audWhitelistDelaySeconds: 1,
+      // The service's webhooks sent twice, or each tick's newest first, as the seed drew.
+      duplicateDeliveries: webhooks?.duplicate ?? false,
+      outOfOrderDeliveries: webhooks?.outOfOrder ?? false,
       logger: collector<ServiceRequest>((line) => {
         if (line.msg === 'request') serviceRequests.push({ path: line.path, statusCode: line.statusCode, receivedAt: line.receivedAt });
       }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeSchedule, drawSchedule, MAX_WORKERS } from '../../chaos/schedule';
+import { describeSchedule, drawSchedule, EDGE_FAULT_KINDS, MAX_WORKERS } from '../../chaos/schedule';
 
 const SEED_1_FAULTS = [
   { atSeconds: 11.5, kind: 'SCALE_WORKERS', workers: 2 },
@@ -54,9 +54,19 @@ describe('the chaos schedule', () => {
     expect(new Set(approved.map((plan) => plan.payout))).toEqual(new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']));
   });
 
-  it('keeps the faults a seed drew before the workload widened', () => {
-    // Seed 1's faults as v0 drew them: the customers' new choices come from a stream of their own.
-    expect(drawSchedule({ seed: 1, customers: 4, minutes: 1.5 }).faults).toEqual(SEED_1_FAULTS);
+  it('keeps the faults a seed drew before the workload and the edges widened', () => {
+    // Seed 1's faults as v0 drew them: the customers' new choices and the edges come from streams of their own.
+    const { faults } = drawSchedule({ seed: 1, customers: 4, minutes: 1.5 });
+    expect(faults.filter((fault) => !EDGE_FAULT_KINDS.has(fault.kind))).toEqual(SEED_1_FAULTS);
+  });
+
+  it('draws the service\'s lowered rate, the partner endpoint down and slow, and webhooks duplicated and out of order across seeds', () => {
+    const schedules = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 3, minutes: 1.5 }));
+    const edgeKinds = new Set(schedules.flatMap((schedule) => schedule.faults.filter((fault) => EDGE_FAULT_KINDS.has(fault.kind)).map((fault) => fault.kind)));
+    expect(edgeKinds).toEqual(EDGE_FAULT_KINDS);
+    expect(new Set(schedules.map((schedule) => schedule.webhooks.duplicate))).toEqual(new Set([true, false]));
+    expect(new Set(schedules.map((schedule) => schedule.webhooks.outOfOrder))).toEqual(new Set([true, false]));
+    for (const schedule of schedules) expect(schedule.faults.some((fault) => EDGE_FAULT_KINDS.has(fault.kind))).toBe(true);
   });
 
   it('refuses options it cannot draw from', () => {
