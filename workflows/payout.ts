@@ -130,6 +130,9 @@ export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPay
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
       // A payout is one order, settled within a day or two: its hourly polls do not back off.
       pollBackoffCapMs: timings.pollIntervalSeconds * 1000,
+      // PAYMENT_SETTLED announces a settlement, but no event a failure: polled early, a failed payment
+      // ends the payout within seconds rather than at the next hourly poll (workflows/waiting.ts).
+      unannounced: true,
       deadlineAt: workflowNow() + timings.settlementDeadlineSeconds * 1000,
       now: workflowNow,
     });

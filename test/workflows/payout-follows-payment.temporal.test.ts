@@ -139,6 +139,16 @@ describe('a payment the service fails', () => {
   });
 });
 
+describe('a payment the service fails, with production\'s hourly polls', () => {
+  it('is found by the early polls within a minute, not at the next hourly poll: no event announces a failed payment', async () => {
+    const { handle } = await startPayout('9', { pollIntervalSeconds: 3600, settlementDeadlineSeconds: 86_400 });
+    const { paymentId } = await until(handle, (state) => state.stage === 'AWAITING_SETTLEMENT');
+    await h.control.failPayment(paymentId!, 'beneficiary account closed');
+    await until(handle, (state) => state.stage !== 'AWAITING_SETTLEMENT');
+    expect(await handle.result()).toMatchObject({ stage: 'FAILED', paymentId, paymentStatus: 'FAILED', paymentFailureReason: 'beneficiary account closed' });
+  });
+});
+
 describe('the create', () => {
   it('finds the payment by its reference when the read after a successful create answers FAILED, instead of parking', async () => {
     // The POST succeeds; the detail read right after it is refused once (422 FAILED).
