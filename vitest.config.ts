@@ -10,8 +10,10 @@ import { generatePayloadKey } from './codec/keys';
 process.env.RAMPFLOW_PAYLOAD_KEYS ||= generatePayloadKey('test-run');
 process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-attachments-'));
 
-// Three projects: `unit` needs nothing but Node (loopback HTTP servers included) and PostgreSQL's
-// binaries (the partner event store's suite starts a private instance, dev/postgres.ts);
+// `unit` needs nothing but Node (loopback HTTP servers included) and runs in-process: `npm run
+// check`'s quick loop. `processes` is the rest that needs no Temporal server: files that start
+// processes (the CLI, the dev stack, Go, promtool, Chromium, a private PostgreSQL, dev/postgres.ts).
+// Both run in `npm test`.
 // `temporal` (files named *.temporal.test.ts) shares one Temporal dev server started by globalSetup;
 // `faults` (test/faults, `npm run test:faults`) starts its own dev servers, workers and receivers,
 // kills and restarts them. Each file loads the machine, so `npm run test:faults` runs them one at a
@@ -20,6 +22,26 @@ process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-at
 // (test/cluster/support/global-setup.ts) and the fault cases that break that topology (test/cluster),
 // one file at a time as well.
 // All run in forked processes: Temporal's native runtime does not work in worker threads.
+/** Tests without Temporal that start processes: out of `npm run check`'s quick loop, in `npm test`. */
+const PROCESS_TESTS = [
+  'test/sandbox/cli.test.ts',
+  'test/ramp/cli-api.test.ts',
+  'test/ramp/assumptions-file.test.ts',
+  'test/partner-events/listen.test.ts',
+  'test/partner-events/postgres-store.test.ts',
+  'test/partner-events/go-verify.test.ts',
+  'test/deploy/compose.test.ts',
+  'test/observability/promtool.test.ts',
+  'test/observability/dashboard.test.ts',
+  'test/dev/web-ui-codec.test.ts',
+  'test/dev/rampflow-dev.test.ts',
+  'test/dev/temporal-cli.test.ts',
+  'test/cli/journey-cli.test.ts',
+  'test/cli/partner-events-endpoints.test.ts',
+  'test/cli/probe.test.ts',
+  'test/docs/client-api.test.ts',
+];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -28,7 +50,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.temporal.test.ts', 'test/faults/**', 'test/cluster/**'],
+          exclude: ['test/**/*.temporal.test.ts', 'test/faults/**', 'test/cluster/**', ...PROCESS_TESTS],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'processes',
+          include: PROCESS_TESTS,
           testTimeout: 20_000,
         },
       },
