@@ -33,13 +33,20 @@ const lastIndexOf = (deliveries: readonly Delivery[], match: (delivery: Delivery
 };
 const withDelivered = (record: RunRecord, delivered: RunRecord['eventStore']['delivered']): RunRecord => ({ ...record, eventStore: { ...record.eventStore, delivered } });
 
-/** The endpoint never got the last event of the first customer's stream (the tail did not arrive). */
+/**
+ * The endpoint never got the last event of a customer's stream (the tail did not arrive): the first
+ * stream that ends with a journey event, so that only the stream row can notice (a lost
+ * `deposit.reversed` or `deposit.completed` breaks the deposit rows too, rightly).
+ */
 const tailLost: Tamper = (record) => {
-  const stream = record.customers[0]!.plan.externalId;
-  const last = lastIndexOf(record.eventStore.delivered, ({ event }) => event.externalId === stream);
-  if (last < 0) return undefined;
-  const { id } = record.eventStore.delivered[last]!.event;
-  return withDelivered(record, record.eventStore.delivered.filter(({ event }) => event.id !== id));
+  for (const customer of record.customers) {
+    const stream = customer.plan.externalId;
+    const last = lastIndexOf(record.eventStore.delivered, ({ event }) => event.externalId === stream);
+    if (last < 0 || !record.eventStore.delivered[last]!.event.type.startsWith('journey.')) continue;
+    const { id } = record.eventStore.delivered[last]!.event;
+    return withDelivered(record, record.eventStore.delivered.filter(({ event }) => event.id !== id));
+  }
+  return undefined;
 };
 
 /** A delivered deposit.received names a deposit only the forger sent (as if a worker believed a forgery). */
