@@ -102,13 +102,16 @@ describe('a journey whose start input the workflow refused', () => {
 
   it('journey list carries how it ended', async () => {
     let listed: { externalId: string; status: string; failure?: unknown }[] = [];
+    // The shared dev server holds every test's journeys, and the files beside this one start more than
+    // the default 100 while it runs: a limit that reaches back to this file's own journey.
+    const reachBack = ['--limit', '5000'];
     for (const deadline = Date.now() + 20_000; Date.now() < deadline && !listed.some((entry) => entry.externalId === externalId); ) {
-      const result = await rampflowCli('journey', 'list', '--json');
+      const result = await rampflowCli('journey', 'list', '--json', ...reachBack);
       expect(result.code).toBe(0);
       listed = JSON.parse(result.stdout) as typeof listed;
     }
     expect(listed.find((entry) => entry.externalId === externalId)).toMatchObject({ status: 'FAILED', failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES } });
-    const table = await rampflowCli('journey', 'list');
+    const table = await rampflowCli('journey', 'list', ...reachBack);
     // The shared dev server may hold another test's parked journey: then the list has the parked column too.
     expect(table.stdout).toMatch(/^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED +ENDED BECAUSE( +PARKED BECAUSE)?\n/);
     expect(table.stdout).toMatch(new RegExp(`\\n${externalId} +- +FAILED +- +\\S+ +InvalidStartInput: ${MESSAGE}( +-)?\\n`));
