@@ -7,7 +7,6 @@
  */
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerWebhooks } from '../../webhooks/registration';
 import { RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
@@ -15,17 +14,14 @@ import type { RampEventResult } from '../../workflows/ramp-event-types';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { until } from '../support/until';
-import { startReceiver, type TestReceiver } from './support/receiver';
+import { startOfframpByWebhooks, type OfframpByWebhooks } from './support/offramp-by-webhooks';
 
-const BANK_ACCOUNT_NO = '987654321';
-const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } };
-const EVENTS_ONLY = { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400, accountsDeadlineSeconds: 86_400 };
 const EVENTS_ONLY_DEPOSITS = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };
 const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 
 let h: JourneyHarness;
 let events: PartnerEventsUnderTest;
-let receiver: TestReceiver;
+let customer: OfframpByWebhooks;
 let journey: WorkflowHandle;
 let externalId: string;
 let depositAddressId: string;
@@ -33,27 +29,16 @@ let depositAddressId: string;
 beforeAll(async () => {
   events = await startPartnerEvents();
   h = await startJourneyHarness({ clock: { frozen: true } }, { depositTimings: EVENTS_ONLY_DEPOSITS, partnerEvents: events.wiring });
-  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS });
-  await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
-  journey = await h.startJourney({ offramp: OFFRAMP, timings: EVENTS_ONLY });
-  const kyc = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
-  externalId = kyc.externalId;
-  await h.control.registerBankAccount({ customerId: kyc.customer.id!, currency: 'AUD', bankName: 'Test Bank', accountNo: BANK_ACCOUNT_NO, swift: 'TESTAU2S' });
-  await h.control.approveCustomer(kyc.customer.id!);
-  await deliver();
-  const accounts = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
-  depositAddressId = accounts.offramp!.depositAddress!.id;
-  await h.control.approveDepositAddress(depositAddressId);
-  await deliver();
-  await h.waitForJourney(journey, (s) => s.stage === 'ACTIVE');
+  customer = await startOfframpByWebhooks(h, EVENTS_ONLY_DEPOSITS);
+  ({ journey, externalId, depositAddressId } = customer);
 });
 afterAll(async () => {
-  await receiver?.close();
+  await customer?.receiver.close();
   await h?.close();
   await events?.close();
 });
 
-const deliver = () => h.sandbox.clock.advance(60);
+const deliver = () => customer.deliver();
 const totals = (state: JourneyState) => ({ completed: state.deposits.completedTotals.USDT, reversed: state.deposits.reversedTotals.USDT });
 
 /** A deposit confirmed, traded, paid out and COMPLETED, the journey's board showing it. */

@@ -7,62 +7,31 @@
  * The sandbox's clock is frozen; advancing it a minute runs the service's delivery scheduler, and the
  * receiver routes each event on the default (direct) routing.
  */
-import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerWebhooks } from '../../webhooks/registration';
 import { shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
 import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
 import type { RampEventResult } from '../../workflows/ramp-event-types';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
-import { startReceiver, type TestReceiver } from './support/receiver';
+import { startOfframpByWebhooks, type OfframpByWebhooks } from './support/offramp-by-webhooks';
 
-const BANK_ACCOUNT_NO = '987654321';
-const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: BANK_ACCOUNT_NO } };
-const EVENTS_ONLY = { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400, accountsDeadlineSeconds: 86_400 };
 const EVENTS_ONLY_DEPOSITS = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };
-const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 
 let h: JourneyHarness;
-let receiver: TestReceiver;
-let journey: WorkflowHandle;
-let depositAddressId: string;
+let customer: OfframpByWebhooks;
 
 beforeAll(async () => {
   h = await startJourneyHarness({ clock: { frozen: true } }, { depositTimings: EVENTS_ONLY_DEPOSITS });
-  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: EVENTS_ONLY_DEPOSITS });
-  await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
-  journey = await h.startJourney({ offramp: OFFRAMP, timings: EVENTS_ONLY });
-  const kyc = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
-  await h.control.registerBankAccount({ customerId: kyc.customer.id!, currency: 'AUD', bankName: 'Test Bank', accountNo: BANK_ACCOUNT_NO, swift: 'TESTAU2S' });
-  await h.control.approveCustomer(kyc.customer.id!);
-  await deliver();
-  const accounts = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
-  depositAddressId = accounts.offramp!.depositAddress!.id;
-  await h.control.approveDepositAddress(depositAddressId);
-  await deliver();
-  await h.waitForJourney(journey, (s) => s.stage === 'ACTIVE');
+  customer = await startOfframpByWebhooks(h, EVENTS_ONLY_DEPOSITS);
 });
 afterAll(async () => {
-  await receiver?.close();
+  await customer?.receiver.close();
   await h?.close();
 });
 
-const deliver = () => h.sandbox.clock.advance(60);
-
-async function tradeOf(depositId: string): Promise<{ id: string; paymentId?: string }> {
-  for await (const item of h.ramp.trades.iterate({ pageSize: 100 })) {
-    const trade = await h.ramp.trades.detail({ id: item.id });
-    if (trade.deposit.id === depositId) return { id: trade.id, ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}) };
-  }
-  throw new Error(`no trade for deposit ${depositId}`);
-}
-
-async function pay(amount: string): Promise<string> {
-  const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount, currency: 'USDT', sender: SENDER });
-  await h.control.confirmDeposit(deposit.id);
-  return deposit.id;
-}
+const deliver = () => customer.deliver();
+const tradeOf = (depositId: string) => customer.tradeOf(depositId);
+const pay = (amount: string) => customer.pay(amount);
 
 const totals = (state: JourneyState) => ({ completed: state.deposits.completedTotals.USDT, reversed: state.deposits.reversedTotals.USDT });
 
@@ -74,7 +43,7 @@ describe('a deposit the service refunds after confirming it', () => {
     await h.control.refundDeposit(depositId);
     await deliver();
     expect(await h.client.workflow.getHandle(depositWorkflowId(depositId)).result()).toMatchObject({ stage: 'REVERSED', reason: expect.stringContaining('after its trade was created') });
-    const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED');
+    const state = await h.waitForJourney(customer.journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED');
     expect(totals(state).reversed).toBe('11.000000');
     expect(state.deposits.byStage.REVERSED).toBe(1);
     expect((await h.client.workflow.getHandle(`event/DEPOSIT_REJECTED/${depositId}`).result()) as RampEventResult).toMatchObject({ outcome: 'ROUTED' });
@@ -88,7 +57,7 @@ describe('a deposit the service refunds after confirming it', () => {
     await h.control.refundDeposit(depositId);
     await deliver();
     expect(await h.client.workflow.getHandle(depositWorkflowId(depositId)).result()).toMatchObject({ stage: 'REVERSED', reason: expect.stringContaining('after its trade settled') });
-    const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED');
+    const state = await h.waitForJourney(customer.journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED');
     expect(totals(state).reversed).toBe('23.000000');
   });
 
@@ -97,7 +66,7 @@ describe('a deposit the service refunds after confirming it', () => {
     await h.control.settleTrade((await tradeOf(depositId)).id);
     await h.control.settlePayment((await tradeOf(depositId)).paymentId!);
     await deliver();
-    const completed = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'COMPLETED');
+    const completed = await h.waitForJourney(customer.journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'COMPLETED');
     expect(totals(completed).completed).toBe('13.000000');
 
     await h.control.refundDeposit(depositId);
@@ -105,12 +74,12 @@ describe('a deposit the service refunds after confirming it', () => {
     // The refund reached the deposit, whose first run had ended: a run of its own reports the reversal.
     expect((await h.client.workflow.getHandle(`event/DEPOSIT_REJECTED/${depositId}`).result()) as RampEventResult).toMatchObject({ outcome: 'ROUTED', target: depositWorkflowId(depositId) });
     expect(await h.client.workflow.getHandle(depositWorkflowId(depositId)).result()).toMatchObject({ stage: 'REVERSED' });
-    const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED');
+    const state = await h.waitForJourney(customer.journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED');
     expect(totals(state)).toEqual({ completed: '0.000000', reversed: '36.000000' });
     expect(state.deposits.byStage).toMatchObject({ REVERSED: 3 });
     expect(state.deposits.byStage.COMPLETED ?? 0).toBe(0);
     // Delivered again (a retry of the service), the refund changes nothing twice.
-    await receiver.post({ event: 'DEPOSIT_REJECTED', payload: await h.ramp.deposits.detail({ id: depositId }) });
-    expect(totals(await journey.query(journeyStateQuery))).toEqual({ completed: '0.000000', reversed: '36.000000' });
+    await customer.receiver.post({ event: 'DEPOSIT_REJECTED', payload: await h.ramp.deposits.detail({ id: depositId }) });
+    expect(totals(await customer.journey.query(journeyStateQuery))).toEqual({ completed: '0.000000', reversed: '36.000000' });
   });
 });
