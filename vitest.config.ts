@@ -40,6 +40,7 @@ const PROCESS_TESTS = [
   'test/cli/partner-events-endpoints.test.ts',
   'test/cli/probe.test.ts',
   'test/docs/client-api.test.ts',
+  'test/chaos/process-memory.test.ts',
 ];
 
 export default defineConfig({

@@ -155,6 +155,7 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
     forger: forgerReport,
     receiverStarts: faults.receiverStarts,
     crashes: [...workers.crashes],
+    memory: { budgetMiB: workers.memoryBudgetMiB, peaks: workers.memoryPeaks },
     workersBetween: (from, to) => workers.mostBetween(from, to),
   };
   const rows = await checkInvariants(record);
