@@ -9,6 +9,7 @@
  * which holds the COMPLETED report at its door until the refund has been delivered.
  */
 import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
@@ -26,12 +27,15 @@ const EVENTS_ONLY_DEPOSITS = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 8
 let h: JourneyHarness;
 let customer: OfframpByWebhooks;
 let gateWorker: { stop: () => Promise<void> } | undefined;
+let gate: WorkflowHandle | undefined;
 
 beforeAll(async () => {
   h = await startJourneyHarness({ clock: { frozen: true } }, { depositTimings: EVENTS_ONLY_DEPOSITS });
   customer = await startOfframpByWebhooks(h, EVENTS_ONLY_DEPOSITS);
 });
 afterAll(async () => {
+  // The gate ends with the test's last step; a test that failed before it leaves it to be ended here.
+  await gate?.terminate('the test ended').catch(() => undefined);
   await gateWorker?.stop();
   await customer?.receiver.close();
   await h?.close();
@@ -52,12 +56,13 @@ async function gateInPlaceOfJourney() {
       await connection.close();
     },
   };
-  return h.client.workflow.start<typeof reportGate>('reportGate', { taskQueue, workflowId: journeyId });
+  gate = await h.client.workflow.start<typeof reportGate>('reportGate', { taskQueue, workflowId: journeyId });
+  return gate;
 }
 
 describe('a deposit refunded while it ends COMPLETED', () => {
   it('ends REVERSED and tells the journey, after the COMPLETED report the journey took', async () => {
-    const gate = await gateInPlaceOfJourney();
+    const journey = await gateInPlaceOfJourney();
     const depositId = await customer.pay('15.000000');
     const trade = await customer.tradeOf(depositId);
     await h.control.settleTrade(trade.id);
@@ -72,17 +77,18 @@ describe('a deposit refunded while it ends COMPLETED', () => {
     // The service's REJECTED record reached the running deposit (no reversal run of the receiver's).
     expect((await h.client.workflow.getHandle(`event/DEPOSIT_REJECTED/${depositId}`).result()) as RampEventResult).toMatchObject({ outcome: 'ROUTED', target: depositWorkflowId(depositId) });
 
-    await gate.signal(openGateSignal);
+    await journey.signal(openGateSignal);
     // The run that was ending COMPLETED ends REVERSED itself.
     const deposit = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(depositId), runId);
     expect(await deposit.result()).toMatchObject({ stage: 'REVERSED', reason: expect.stringContaining('after its trade settled') });
     const reports = await until('the journey took the reversal', async () => {
-      const taken = (await gate.query(takenReportsQuery)).filter((report) => report.progress.summary.depositId === depositId);
+      const taken = (await journey.query(takenReportsQuery)).filter((report) => report.progress.summary.depositId === depositId);
       return taken.at(-1)?.progress.summary.stage === 'REVERSED' ? taken : undefined;
     }, 30_000);
     const stages = reports.map((report) => report.progress.summary.stage);
     expect(stages.slice(-2)).toEqual(['COMPLETED', 'REVERSED']);
     expect(reports.at(-1)!.progress.previousStage).toBe('COMPLETED');
-    await gate.signal(finishGateSignal);
+    await journey.signal(finishGateSignal);
+    await journey.result();
   });
 });
