@@ -52,6 +52,13 @@ export class SandboxControl {
   deliveryFaults = (body: { lostShare?: number; delaySeconds?: number }) =>
     this.ramp.http.request({ method: 'POST', path: '/sandbox/delivery-faults', body: jsonBody(body) }, z.unknown());
 
+  /** Every webhook delivery of the partner with its attempts (outcome and error of each). */
+  deliveries = () =>
+    this.ramp.http.request(
+      { method: 'GET', path: '/sandbox/deliveries' },
+      z.array(z.object({ status: z.string(), attempts: z.array(z.object({ outcome: z.string(), error: z.string().nullable() }).loose()) }).loose()),
+    );
+
   /** The injected faults still to be served, each with how many answers it has left. */
   pendingFaults = () => this.ramp.http.request({ method: 'GET', path: '/sandbox/faults' }, PendingFaults);
 
