@@ -167,13 +167,13 @@ export function drawSchedule(options: ChaosOptions): Schedule {
       closesAndReturns: false,
     };
   });
-  // Which refused payouts the operator resumes in bulk: from a stream of its own, so the other draws stay.
-  const nextBulk = mulberry32(options.seed ^ 0xb01c);
-  for (const plan of customerPlans) if (plan.payout === 'REFUSED_THEN_RETRIED') plan.retriedInBulk = nextBulk() < BULK_RETRY_SHARE;
   // One approved customer (not the first, whose money the run always follows) comes back after retention.
   const returning = customerPlans.filter((plan, index) => index > 0 && plan.kyc === 'APPROVED' && plan.refund === 'NONE');
   // Its payout would outlive its journey: it makes none.
   if (returning.length > 0) Object.assign(returning[Math.floor(next() * returning.length)]!, { closesAndReturns: true, payout: 'NONE' });
+  // Which refused payouts the operator resumes in bulk: from a stream of its own, so the other draws stay.
+  const nextBulk = mulberry32(options.seed ^ 0xb01c);
+  for (const plan of customerPlans) if (plan.payout === 'REFUSED_THEN_RETRIED') plan.retriedInBulk = nextBulk() < BULK_RETRY_SHARE;
 
   const faults: Fault[] = [];
   const count = Math.max(3, Math.round(options.minutes * FAULTS_PER_MINUTE));

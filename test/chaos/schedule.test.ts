@@ -52,6 +52,20 @@ describe('the chaos schedule', () => {
     expect(new Set(approved.map((plan) => plan.onrampDeposit))).toEqual(new Set(['CONFIRMED', 'REJECTED', 'HELD_FOR_ACTION']));
     expect(new Set(approved.map((plan) => plan.refund))).toEqual(new Set(['NONE', 'ONRAMP_BEFORE_TRADE', 'OFFRAMP_AFTER_PAYOUT']));
     expect(new Set(approved.map((plan) => plan.payout))).toEqual(new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']));
+    // The operator resumes some refused payouts with the bulk command, others one by one; nothing else in bulk.
+    expect(new Set(plans.filter((plan) => plan.payout === 'REFUSED_THEN_RETRIED').map((plan) => plan.retriedInBulk))).toEqual(new Set([true, false]));
+    expect(plans.filter((plan) => plan.retriedInBulk).every((plan) => plan.payout === 'REFUSED_THEN_RETRIED')).toBe(true);
+  });
+
+  it('lets the partner endpoint answer 410 at most once a run, early enough to be enabled again within the play', () => {
+    const gone = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).faults.filter((fault) => fault.kind === 'ENDPOINT_GONE'));
+    expect(gone.some((faults) => faults.length === 1)).toBe(true);
+    expect(gone.some((faults) => faults.length === 0)).toBe(true);
+    for (const fault of gone.flat()) {
+      expect(fault.kind === 'ENDPOINT_GONE' && fault.atSeconds + fault.forSeconds).toBeLessThan(0.75 * 90);
+      expect(EDGE_FAULT_KINDS.has(fault.kind)).toBe(true);
+    }
+    expect(describeSchedule(drawSchedule({ seed: 2, customers: 4, minutes: 1.5 }))).toContain('  t+28.9s ENDPOINT_GONE 410 for 10s, then enabled again');
   });
 
   it('keeps the faults a seed drew before the workload and the edges widened', () => {
