@@ -9,7 +9,7 @@ import { LOST_ATTEMPT_ERROR } from '../sandbox/events/deliveries';
 import { mulberry32 } from '../test/faults/support/random';
 import { Customers, customerAtRest, describeCustomer, type CustomerProgress } from './customers';
 import { Forger } from './forger';
-import { checkInvariants, type GoneWindow, type InvariantRow, type RunRecord } from './invariants';
+import { checkInvariants, missedWhileGone, type GoneWindow, type InvariantRow, type RunRecord } from './invariants';
 import { operatorEnablesEndpoint } from './operator';
 import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
 import { drawSchedule, EDGE_FAULT_KINDS, WEBHOOK_FAULT_KINDS, type ChaosOptions, type Fault, type Schedule } from './schedule';
@@ -170,6 +170,11 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
   const webhookAttemptsLost = deliveries.flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
   const webhooksLostForGood = deliveries.filter((delivery) => delivery.status === 'FAILED').length;
   print(`the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} lost for good`);
+  for (const window of faults.endpointGone) {
+    const missed = missedWhileGone(record.eventStore.storedBefore, record.endpoint.accepted, [window]);
+    const before = missed.filter((event) => Date.parse(event.timestamp) < window.from).length;
+    print(`the partner endpoint answered 410 for ${((window.enabledAt ?? Date.now()) - window.from) / 1000} s until enabled: it missed ${missed.length} events (${before} recorded before the 410 began), read through GET /events`);
+  }
   if (!settledWithinBound) rows.unshift({ name: `everything came to rest within ${settleBoundSeconds} s of the play`, evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer) });
   const lastFaultEnded = faults.lastEndedAt ?? startedAt;
   const figures: ChaosFigures = {
