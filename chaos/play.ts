@@ -58,6 +58,20 @@ export interface ChaosFigures {
 const pause = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
 
 /**
+ * How long a fault that needs traffic to strike (webhooks lost or held back, the endpoint gone) is
+ * held beyond its drawn length while none came: on a loaded machine a window can pass with no event
+ * in it, and then proves nothing.
+ */
+const HOLD_FOR_TRAFFIC_MS = 60_000;
+
+/** Pauses `forSeconds`, then on until `struck` says the fault met its traffic, at most HOLD_FOR_TRAFFIC_MS more. */
+async function holdFor(forSeconds: number, struck: () => boolean | Promise<boolean>): Promise<void> {
+  await pause(forSeconds * 1000);
+  const giveUpAt = Date.now() + HOLD_FOR_TRAFFIC_MS;
+  while (!(await struck()) && Date.now() < giveUpAt) await pause(ROUND_MS);
+}
+
+/**
  * `whileUp`: runs on the result before the stack closes (the tamper test checks again against the live service).
  * `settleBoundSeconds`: the settle bound, for a run larger than `npm run chaos` plays (bench/chaos.ts).
  */
@@ -279,16 +293,23 @@ class FaultPlayer {
       case 'WEBHOOKS_LOST':
       case 'WEBHOOKS_DELAYED': {
         const { control } = stack.service;
+        const lost = async () => (await control.deliveries()).flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
+        const deliveries = async () => (await control.deliveries()).length;
+        const met = fault.kind === 'WEBHOOKS_LOST' ? lost : deliveries;
+        const before = await met();
         await control.deliveryFaults(fault.kind === 'WEBHOOKS_LOST' ? { lostShare: fault.share } : { delaySeconds: fault.delaySeconds });
-        await pause(fault.forSeconds * 1000);
+        // Until it lost an attempt, or held back an event that happened meanwhile.
+        await holdFor(fault.forSeconds, async () => (await met()) > before);
         await control.deliveryFaults({});
         return;
       }
       case 'ENDPOINT_GONE': {
         const window: GoneWindow = { from: Date.now(), acceptedBefore: stack.endpoint.accepted.length };
         this.endpointGone.push(window);
+        const attemptsBefore = stack.endpoint.attempts.length;
         stack.endpoint.answer({ status: 410 });
-        await pause(fault.forSeconds * 1000);
+        // Until it answered a delivery 410, so rampflow disabled it.
+        await holdFor(fault.forSeconds, () => stack.endpoint.attempts.length > attemptsBefore);
         stack.endpoint.answer({ status: 204 });
         const env = { ...process.env, TEMPORAL_ADDRESS: stack.temporal.address, TEMPORAL_TASK_QUEUE: stack.taskQueue, PARTNER_EVENTS_DATABASE_URL: stack.eventsDatabaseUrl };
         for (let attempt = 1; ; attempt += 1) {
