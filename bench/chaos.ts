@@ -87,6 +87,14 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
       method: `the run's invariant table (printed above the bench table)${result.settledWithinBound ? '' : ', its first row: not everything came to rest within the settle bound'}; ${method}`,
     },
     {
+      name: 'chaos: the most resident memory of a worker',
+      value: Math.round(Math.max(0, ...result.record.memory.peaks.map((peak) => peak.peakMiB))),
+      unit: 'MiB',
+      target: `<= ${result.record.memory.budgetMiB}`,
+      met: result.record.memory.peaks.length > 0 && result.record.memory.peaks.every((peak) => peak.peakMiB <= result.record.memory.budgetMiB),
+      method: `the highest of ${result.record.memory.peaks.length} workers' peaks (the worker proper, read from /proc every second), against WORKER_MEMORY_MB; ${method}`,
+    },
+    {
       name: 'chaos: slowest journey to settle after the last fault',
       value: slowest?.[1] ?? Number.NaN,
       unit: 's',

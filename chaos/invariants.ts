@@ -15,7 +15,7 @@ import { payoutReferenceOf, type CustomerProgress } from './customers';
 import type { ForgerReport } from './forger';
 import type { EventStoreReading, StoredPartnerEvent } from './partner-api';
 import type { ServiceRequest } from './stack';
-import type { Crash } from './worker-pool';
+import type { Crash, MemoryPeak } from './worker-pool';
 
 export interface InvariantRow {
   name: string;
@@ -37,6 +37,8 @@ export interface RunRecord {
   /** When the partner's endpoint answered 410 Gone (rampflow disabled it), and when the operator enabled it again. */
   endpointGone: GoneWindow[];
   crashes: Crash[];
+  /** Each worker's peak resident memory, and the budget each keeps (WORKER_MEMORY_MB). */
+  memory: { budgetMiB: number; peaks: MemoryPeak[] };
   /** The most worker processes that ran at any moment between two times (ms). */
   workersBetween(from: number, to: number): number;
 }
@@ -80,8 +82,15 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
     { name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`, evidence: rateHeld(record) },
     { name: "workflows started by forged deliveries under the receiver's start budget", evidence: await forgedStartsBounded(record, service) },
     { name: 'no process crashed except those the schedule killed', evidence: record.crashes.map((crash) => `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`) },
+    { name: `each worker's resident memory stayed inside WORKER_MEMORY_MB (${record.memory.budgetMiB} MiB)`, evidence: memoryWithinBudget(record.memory) },
   ];
   return rows.map((row) => ({ ...row, evidence: row.evidence.length > EVIDENCE_LINES ? [...row.evidence.slice(0, EVIDENCE_LINES), `... and ${row.evidence.length - EVIDENCE_LINES} more`] : row.evidence }));
+}
+
+/** Every worker read at least once (a run with none read proves nothing), none above its budget. */
+export function memoryWithinBudget({ budgetMiB, peaks }: RunRecord['memory']): string[] {
+  if (peaks.length === 0) return ['no worker\'s resident memory could be read (/proc)'];
+  return peaks.filter(({ peakMiB }) => peakMiB > budgetMiB).map(({ worker, peakMiB }) => `worker ${worker} peaked at ${peakMiB.toFixed(0)} MiB resident`);
 }
 
 export interface ServiceDeposit {

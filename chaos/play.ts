@@ -177,6 +177,7 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
     receiverStarts: faults.receiverStarts,
     endpointGone: faults.endpointGone,
     crashes: [...workers.crashes],
+    memory: { budgetMiB: workers.memoryBudgetMiB, peaks: workers.memoryPeaks },
     workersBetween: (from, to) => workers.mostBetween(from, to),
   };
   const rows = await checkInvariants(record);

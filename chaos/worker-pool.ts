@@ -7,10 +7,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { DEFAULT_WORKER_MEMORY_MB } from '../config/worker-memory';
 import { PROJECT_ROOT } from '../test/support/run';
+import { workerResidentMiB } from './process-memory';
 
 const KEEP_OUTPUT_CHARS = 4_000;
 const START_TIMEOUT_MS = 120_000;
+/** How often each running worker's resident memory is read for its peak. */
+const MEMORY_SAMPLE_MS = 1_000;
 
 export interface Crash {
   worker: number;
@@ -26,14 +30,30 @@ interface Running {
   exited: Promise<void>;
 }
 
+export interface MemoryPeak {
+  worker: number;
+  peakMiB: number;
+}
+
 export class WorkerPool {
   readonly crashes: Crash[] = [];
+  /** The budget each worker keeps (WORKER_MEMORY_MB, as the workers are given it). */
+  readonly memoryBudgetMiB: number;
+  /** Each worker's highest resident memory seen, sampled every MEMORY_SAMPLE_MS while it ran. */
+  private readonly peaks = new Map<number, number>();
+  private sampler: NodeJS.Timeout | undefined;
   /** How many workers ran from when: each change of the count, for evidence that names the moment. */
   readonly countSince: { at: number; workers: number }[] = [];
   private readonly running: Running[] = [];
   private started = 0;
 
-  constructor(private readonly env: Record<string, string>) {}
+  constructor(private readonly env: Record<string, string>) {
+    this.memoryBudgetMiB = Number(env.WORKER_MEMORY_MB ?? process.env.WORKER_MEMORY_MB ?? DEFAULT_WORKER_MEMORY_MB);
+  }
+
+  get memoryPeaks(): MemoryPeak[] {
+    return [...this.peaks].map(([worker, peakMiB]) => ({ worker, peakMiB }));
+  }
 
   get size(): number {
     return this.running.length;
@@ -57,6 +77,15 @@ export class WorkerPool {
 
   async stopAll(): Promise<void> {
     await this.scaleTo(0);
+    clearInterval(this.sampler);
+    this.sampler = undefined;
+  }
+
+  private sampleMemory(): void {
+    for (const { id, child } of this.running) {
+      const resident = child.pid === undefined ? undefined : workerResidentMiB(child.pid);
+      if (resident !== undefined) this.peaks.set(id, Math.max(this.peaks.get(id) ?? 0, resident));
+    }
   }
 
   /** The most workers that ran at any moment from `from` to `to` (ms). */
@@ -119,6 +148,7 @@ export class WorkerPool {
     };
     this.running.push(worker);
     this.noteCount();
+    this.sampler ??= setInterval(() => this.sampleMemory(), MEMORY_SAMPLE_MS).unref();
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`worker ${id} did not start polling within ${START_TIMEOUT_MS / 1000} s:\n${output}`)), START_TIMEOUT_MS);
       markPolling = () => {

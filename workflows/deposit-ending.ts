@@ -9,6 +9,7 @@ import type { DepositJourneyLink } from './deposit-journey-link';
 import type { DepositLedger } from './deposit-ledger';
 import { countReversal } from './deposit-metrics';
 import { show } from './deposit-showing';
+import { REFUND_WHILE_COMPLETING_REVERSES, takesPatch } from './patches';
 import { ParkRequest } from './service-failures';
 import { countDismissed } from './trust-metrics';
 
@@ -23,11 +24,19 @@ export class DepositEnded extends Error {
   }
 }
 
-/** Shows the end, lets running handlers (an attachment being submitted) finish, and returns it. */
+/**
+ * Shows the end, lets running handlers (an attachment being submitted) finish, and returns it. A
+ * refund that arrived while a COMPLETED end was being shown (its report to the journey can wait out a
+ * storm) is the deposit's last word: the run ends REVERSED and tells the journey, since the receiver
+ * that delivered the refund to this running workflow started no run of its own for it.
+ */
 export async function endDeposit(course: DepositCourse, outcome: DepositOutcome): Promise<DepositOutcome> {
   course.state.outcome = outcome.reason;
   await show(course, outcome.stage, `nothing: ${outcome.reason}`);
   await condition(allHandlersFinished);
+  if (outcome.stage === 'COMPLETED' && course.ledger.refunded() && takesPatch(REFUND_WHILE_COMPLETING_REVERSES)) {
+    return endDeposit(course, reversal(course.ledger, course.link).outcome);
+  }
   return outcome;
 }
 

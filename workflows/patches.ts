@@ -133,6 +133,14 @@ export const EARLIER_RUNS_EVENTS_PUSHED = 'earlier-runs-events-pushed';
  */
 export const FAILED_PAYOUTS_PARK = 'failed-payouts-park';
 
+/**
+ * A refund (the service's own REJECTED record) that reaches a deposit while it ends COMPLETED (telling
+ * its journey) ends it REVERSED and tells the journey so. Before, the run ended COMPLETED with the
+ * refund taken by its signal handler, so the receiver started no run of its own for it either: the
+ * journey kept counting money the service had given back (chaos seed 4). Asked only on that path.
+ */
+export const REFUND_WHILE_COMPLETING_REVERSES = 'refund-while-completing-reverses';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

@@ -123,8 +123,10 @@ describe('rampflow status', () => {
   });
 
   it('--watch redraws until stopped, and refuses a refresh under five seconds', async () => {
-    const watched = await runRampflow(['status', '--watch', '5'], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue, WORKER_METRICS_PORT: '0' }, timeoutMs: 7_500 });
-    const frames = watched.stdout.split('\x1b[2J\x1b[H').filter((frame) => frame !== '');
+    const framesOf = (stdout: string) => stdout.split('\x1b[2J\x1b[H').filter((frame) => frame !== '');
+    // Stopped once it has redrawn (a second frame, five seconds after the first), however slow its start.
+    const watched = await runRampflow(['status', '--watch', '5'], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue, WORKER_METRICS_PORT: '0' }, stopWhen: (stdout) => framesOf(stdout)[1]?.includes('journeys: ') === true });
+    const frames = framesOf(watched.stdout);
     expect(frames.length).toBeGreaterThanOrEqual(2);
     for (const frame of frames) expect(frame).toContain('journeys: 3 running');
 

@@ -26,6 +26,9 @@ const SERVICE_FAILURE_TYPES = new Set([
   'ListSearchContinues',
   'DeliveryFailed',
   'EndpointGone',
+  // A journey refusing a deposit's report while it hands over to its next run (activities/journey-reports.ts):
+  // offered again, as designed.
+  'ReportRefused',
 ]);
 
 function expected(entry: LogEntry): boolean {

@@ -16,7 +16,10 @@ export interface RunOptions {
   /** The working directory (default the project's root). */
   cwd?: string;
   input?: string;
+  /** A hang's limit: the command is killed after it (default 60 s). */
   timeoutMs?: number;
+  /** For a command that runs until stopped: it is stopped (SIGTERM) once its output so far satisfies this. */
+  stopWhen?: (stdout: string) => boolean;
 }
 
 /** Runs a command to completion. */
@@ -25,7 +28,10 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
     const child = spawn(command, args, { cwd: options.cwd ?? PROJECT_ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (options.stopWhen?.(stdout)) child.kill('SIGTERM');
+    });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', fail);
