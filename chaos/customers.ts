@@ -22,7 +22,7 @@ import { OFFRAMP_AMOUNT, ONRAMP_AMOUNT, USD_RAMPS } from '../test/faults/support
 import type { SandboxControl } from '../test/support/sandbox';
 import { registerTestExits } from '../test/support/test-journeys';
 import type { PayoutState } from '../workflows/payout-messages';
-import { operatorCancelsPayout, operatorRetriesPayout } from './operator';
+import { operatorCancelsPayout, operatorRetriesPayout, operatorRetriesRefusedPayouts } from './operator';
 import type { ChaosPartnerApi } from './partner-api';
 import type { CustomerPlan } from './schedule';
 import { JOURNEY_TIMINGS } from './stack';
@@ -63,8 +63,10 @@ export interface CustomerProgress {
   payoutStarted: boolean;
   /** The service failed the payout's payment (the FAILED plan; false when it settled first). */
   paymentFailed: boolean;
-  /** The operator's retry or cancel of the parked payout went through. */
+  /** The operator's retry or cancel of the parked payout went through (at least once). */
   operatorActed: boolean;
+  /** The park (its `since`) the balance was topped up for: once a park, whatever retries it. */
+  toppedUpFor?: string;
   /** The payout's last state read. */
   payoutState?: PayoutState;
   /** Moves the service could not make because the record had moved on first (a race the plan lost). */
@@ -232,10 +234,17 @@ export class Customers {
     if (plan.payout === 'FAILED' && state.paymentId && !customer.paymentFailed && !customer.missedMoves.some((move) => move.startsWith('fail'))) {
       customer.paymentFailed = await this.serviceMoves(customer, 'fail the payout\'s payment', () => this.control.failPayment(state.paymentId!, 'chaos: the beneficiary bank refused it'));
     }
-    if (refused && state.stage === 'NEEDS_ATTENTION' && !customer.operatorActed) {
+    // Acted on at every round it is seen parked: a bulk retry may have resumed another's payout with
+    // this one's top-up (refused again, parked again), or not yet seen this one in visibility.
+    if (refused && state.stage === 'NEEDS_ATTENTION') {
       if (plan.payout === 'REFUSED_THEN_RETRIED') {
-        await this.control.creditBalance({ currency: 'USDT', amount: REFUSED_PAYOUT_AMOUNT });
-        await operatorRetriesPayout(this.operatorEnv(), reference);
+        const park = state.attention?.since ?? '';
+        if (customer.toppedUpFor !== park) {
+          await this.control.creditBalance({ currency: 'USDT', amount: REFUSED_PAYOUT_AMOUNT });
+          customer.toppedUpFor = park;
+        }
+        if (plan.retriedInBulk) await operatorRetriesRefusedPayouts(this.operatorEnv());
+        else await operatorRetriesPayout(this.operatorEnv(), reference);
       } else {
         await operatorCancelsPayout(this.operatorEnv(), reference);
       }

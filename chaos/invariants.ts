@@ -34,11 +34,23 @@ export interface RunRecord {
   callsPerSecond: number;
   forger: ForgerReport;
   receiverStarts: number;
+  /** When the partner's endpoint answered 410 Gone (rampflow disabled it), and when the operator enabled it again. */
+  endpointGone: GoneWindow[];
   crashes: Crash[];
   /** Each worker's peak resident memory, and the budget each keeps (WORKER_MEMORY_MB). */
   memory: { budgetMiB: number; peaks: MemoryPeak[] };
   /** The most worker processes that ran at any moment between two times (ms). */
   workersBetween(from: number, to: number): number;
+}
+
+/** A time the partner's endpoint answered 410 Gone, then accepted again and was enabled by the operator. */
+export interface GoneWindow {
+  /** When it began answering 410 (ms). */
+  from: number;
+  /** How many deliveries it had accepted by then. */
+  acceptedBefore: number;
+  /** When the operator's `partner-events enable` went through (ms); undefined: never. */
+  enabledAt?: number;
 }
 
 export const TOTALS_ROW = "each journey's completed totals equal the service's completed, not-refunded deposits";
@@ -55,14 +67,18 @@ const EVIDENCE_LINES = 10;
 
 export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]> {
   const service = await readService(record.ramp, record.customers);
+  // What the partner has: what its endpoint accepted, and what it read through GET /events because
+  // a 410 Gone disabled the endpoint meanwhile (as docs/integrating/partner-events.md tells it to).
+  const pulled = missedWhileGone(record.eventStore.storedBefore, record.endpoint.accepted, record.endpointGone);
+  const partnerHas = [...record.eventStore.delivered, ...pulled.map((event) => ({ webhookId: event.id, event }))];
   const rows: InvariantRow[] = [
     { name: 'every workflow ended, parked with a named reason, or an ACTIVE journey waiting', evidence: await workflowsAtRest(record) },
     { name: TOTALS_ROW, evidence: await totalsMatch(record, service) },
-    { name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit', evidence: streamsDelivered(record, service) },
-    { name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed', evidence: refundsReported(record.eventStore.delivered, service.deposits) },
-    { name: PAYOUTS_ROW, evidence: await payoutsReported(record) },
-    { name: STORE_ROW, evidence: storeDelivered(record.eventStore) },
-    { name: GENUINE_ROW, evidence: eventsGenuine(record.eventStore.delivered, service.allIds, accountIdsOf(record.customers), record.forger.forgedIds) },
+    { name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit', evidence: streamsDelivered(record, service, pulled) },
+    { name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed', evidence: refundsReported(partnerHas, service.deposits) },
+    { name: PAYOUTS_ROW, evidence: await payoutsReported(record, partnerHas) },
+    { name: STORE_ROW, evidence: storeDelivered(record.eventStore, new Set(pulled.map((event) => event.id))) },
+    { name: GENUINE_ROW, evidence: eventsGenuine(partnerHas, service.allIds, accountIdsOf(record.customers), record.forger.forgedIds) },
     { name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`, evidence: rateHeld(record) },
     { name: "workflows started by forged deliveries under the receiver's start budget", evidence: await forgedStartsBounded(record, service) },
     { name: 'no process crashed except those the schedule killed', evidence: record.crashes.map((crash) => `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`) },
@@ -176,18 +192,48 @@ async function totalsMatch(record: RunRecord, service: ServiceRecords): Promise<
   return evidence;
 }
 
-function streamsDelivered(record: RunRecord, service: ServiceRecords): string[] {
+/**
+ * The events the partner's endpoint missed because a 410 Gone disabled it, which the partner reads
+ * through GET /events instead (docs/integrating/partner-events.md: nothing is pushed to a disabled
+ * endpoint, later either): of each stream, those after the last it had accepted when it began
+ * answering 410, recorded before the operator enabled it again. Everything else is owed to it.
+ */
+export function missedWhileGone(stored: readonly StoredPartnerEvent[], accepted: readonly ReceivedDelivery[], windows: readonly GoneWindow[]): StoredPartnerEvent[] {
+  if (windows.length === 0) return [];
+  const got = new Set(accepted.map(({ event }) => event.id));
+  const reachedBefore = windows.map((window) => {
+    const through = new Map<string, number>();
+    for (const { event } of accepted.slice(0, window.acceptedBefore)) through.set(streamOf(event), Math.max(through.get(streamOf(event)) ?? 0, event.sequence));
+    return through;
+  });
+  return stored.filter(
+    (event) =>
+      !got.has(event.id) &&
+      windows.some((window, index) => event.sequence > (reachedBefore[index]!.get(streamOf(event)) ?? 0) && (window.enabledAt === undefined || Date.parse(event.timestamp) <= window.enabledAt)),
+  );
+}
+
+function streamsDelivered(record: RunRecord, service: ServiceRecords, pulled: readonly StoredPartnerEvent[]): string[] {
   const { endpoint } = record;
   const evidence: string[] = [];
   if (endpoint.rejected > 0) evidence.push(`${endpoint.rejected} deliveries did not verify`);
+  const read = new Set(pulled.map((event) => `${streamOf(event)}#${event.sequence}`));
   for (const [stream, events] of delivered(endpoint.accepted)) {
-    // First delivery of each event id, in arrival order: must be 1, 2, 3, ... (nothing skipped, nothing early).
+    // First delivery of each event id, in arrival order: must be 1, 2, 3, ... (nothing skipped, nothing
+    // early), passing over only those the partner read through GET /events after a 410.
     const sequences = events.map((event) => event.sequence);
-    const firstWrong = sequences.findIndex((sequence, index) => sequence !== index + 1);
-    if (firstWrong >= 0) evidence.push(`stream ${stream}: delivered #${sequences.slice(0, firstWrong + 1).join(', #')} (expected #${firstWrong + 1} at position ${firstWrong + 1})`);
+    let expected = 1;
+    for (const [index, sequence] of sequences.entries()) {
+      while (expected < sequence && read.has(`${stream}#${expected}`)) expected += 1;
+      if (sequence !== expected) {
+        evidence.push(`stream ${stream}: delivered #${sequences.slice(0, index + 1).join(', #')} (expected #${expected} at position ${index + 1})`);
+        break;
+      }
+      expected += 1;
+    }
   }
   const completedEvents = new Map<string, Set<string>>();
-  for (const { event } of endpoint.accepted) {
+  for (const { event } of [...endpoint.accepted, ...pulled.map((event) => ({ event }))]) {
     if (event.type !== 'deposit.completed') continue;
     const depositId = (event.data as { depositId: string }).depositId;
     completedEvents.set(depositId, (completedEvents.get(depositId) ?? new Set()).add(event.id));
@@ -248,9 +294,9 @@ export function refundsReported(delivered: readonly ReceivedDelivery[], deposits
  * the service's payment under its reference. Settled: payout.settled; failed: payout.failed; none
  * (refused, then cancelled): payout.failed; none left parked, or still pending: no payout.* event.
  */
-async function payoutsReported(record: RunRecord): Promise<string[]> {
+async function payoutsReported(record: RunRecord, partnerHas: readonly ReceivedDelivery[]): Promise<string[]> {
   const evidence: string[] = [];
-  const streams = delivered(record.eventStore.delivered);
+  const streams = delivered(partnerHas);
   for (const customer of record.customers) {
     if (!customer.payoutStarted) continue;
     const reference = payoutReferenceOf(customer.plan);
@@ -270,9 +316,10 @@ async function payoutsReported(record: RunRecord): Promise<string[]> {
 
 /**
  * Each stream as the store keeps it (the source of every delivery): gap-free from #1, and every event
- * of it accepted by the endpoint, the last included; the endpoint got nothing the store does not have.
+ * of it accepted by the endpoint, the last included (but those `readAfterGone`: missedWhileGone); the
+ * endpoint got nothing the store does not have.
  */
-export function storeDelivered(reading: EventStoreReading): string[] {
+export function storeDelivered(reading: EventStoreReading, readAfterGone: ReadonlySet<string> = new Set()): string[] {
   const evidence: string[] = [];
   const { storedBefore, delivered: accepted, storedAfter } = reading;
   if (storedBefore.length === 0) return ['the event store holds no event: the row checks nothing'];
@@ -288,7 +335,7 @@ export function storeDelivered(reading: EventStoreReading): string[] {
     const gap = sequences.findIndex((sequence, index) => sequence !== index + 1);
     if (gap >= 0) evidence.push(`stream ${stream}: the store keeps #${sequences.join(', #')} (a gap or repeat at position ${gap + 1})`);
     const got = new Set((arrived.get(stream) ?? []).map((event) => event.id));
-    const missing = events.filter((event) => !got.has(event.id));
+    const missing = events.filter((event) => !got.has(event.id) && !readAfterGone.has(event.id));
     if (missing.length > 0) evidence.push(`stream ${stream}: stored #1..#${Math.max(...sequences)}, the endpoint never got ${missing.map((event) => `#${event.sequence} ${event.type} ${event.id}`).join(', ')}`);
   }
   const later = byStream(storedAfter);

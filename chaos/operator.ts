@@ -1,6 +1,8 @@
 /**
  * The operator of the chaos run: acts on what parks with the `rampflow` CLI, as the runbooks tell an
- * operator to (docs/integrating/payouts.md), in a child process of its own configured by TEMPORAL_*.
+ * operator to (docs/integrating/payouts.md, docs/operating/bulk-actions.md,
+ * docs/integrating/partner-events.md), in a child process of its own configured by TEMPORAL_* (and
+ * PARTNER_EVENTS_DATABASE_URL for the event store).
  * A command that fails throws with its stderr, so the customer's step is tried again next round.
  */
 import { execFile } from 'node:child_process';
@@ -25,6 +27,16 @@ async function rampflow(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
 /** `rampflow payout retry <reference>`: after the balance was topped up. */
 export const operatorRetriesPayout = (env: NodeJS.ProcessEnv, reference: string): Promise<void> => rampflow(env, ['payout', 'retry', reference]);
 
+/**
+ * `rampflow payout retry --all --error-type Refused` (docs/operating/bulk-actions.md): every payout
+ * parked for a short balance at this moment, after the balance was topped up. A payout that moved on
+ * since it was listed is refused by its validator, which the command does not count as a failure.
+ */
+export const operatorRetriesRefusedPayouts = (env: NodeJS.ProcessEnv): Promise<void> => rampflow(env, ['payout', 'retry', '--all', '--error-type', 'Refused']);
+
 /** `rampflow payout cancel <reference>`: refused (and tried again) while a payment exists that has not failed. */
 export const operatorCancelsPayout = (env: NodeJS.ProcessEnv, reference: string): Promise<void> =>
   rampflow(env, ['payout', 'cancel', reference, '--reason', 'chaos: the operator paid it by hand']);
+
+/** `rampflow partner-events enable <name>`: once the partner's endpoint that answered 410 Gone accepts again. */
+export const operatorEnablesEndpoint = (env: NodeJS.ProcessEnv, name: string): Promise<void> => rampflow(env, ['partner-events', 'enable', name]);

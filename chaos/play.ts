@@ -5,13 +5,15 @@
  */
 import { createRampflowClient, type RampflowClient } from '../client';
 import { payloadKeysFromEnv } from '../codec';
+import { LOST_ATTEMPT_ERROR } from '../sandbox/events/deliveries';
 import { mulberry32 } from '../test/faults/support/random';
 import { Customers, customerAtRest, describeCustomer, type CustomerProgress } from './customers';
 import { Forger } from './forger';
-import { checkInvariants, type InvariantRow, type RunRecord } from './invariants';
+import { checkInvariants, missedWhileGone, type GoneWindow, type InvariantRow, type RunRecord } from './invariants';
+import { operatorEnablesEndpoint } from './operator';
 import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
-import { drawSchedule, EDGE_FAULT_KINDS, type ChaosOptions, type Fault, type Schedule } from './schedule';
-import { CALLS_PER_SECOND, startChaosStack, type ChaosStack } from './stack';
+import { drawSchedule, EDGE_FAULT_KINDS, WEBHOOK_FAULT_KINDS, type ChaosOptions, type Fault, type Schedule } from './schedule';
+import { CALLS_PER_SECOND, ENDPOINT_NAME, startChaosStack, type ChaosStack } from './stack';
 
 /** How long the run waits, after the play, for everything to come to rest before it checks anyway (the bench row may give more). */
 export const SETTLE_BOUND_SECONDS = 300;
@@ -19,6 +21,8 @@ const ROUND_MS = 1_000;
 const PROGRESS_EVERY_MS = 5_000;
 /** A DELAY fault's answer time: longer than a worker's per-call patience is not needed to hurt. */
 const SLOW_ANSWER_MS = 3_000;
+/** `partner-events enable` touches only the event store's PostgreSQL, which no fault stops: a few tries are plenty. */
+const ENABLE_ATTEMPTS = 5;
 /** Workflows that have not come to rest while any of these runs (the others are judged by the invariants). */
 // A running workflow with no stage yet is unsettled too (`NOT IN` alone skips a null, as SQL does).
 const UNSETTLED = "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery', 'payout') AND ExecutionStatus = 'Running' AND (RampStage IS NULL OR RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED'))";
@@ -41,6 +45,9 @@ export interface ChaosFigures {
   /** Requests the service answered to rampflow (its own tools excluded). */
   serviceRequests: number;
   forgedDeliveries: number;
+  /** The service's webhooks: delivery attempts a loss window took, and deliveries whose every attempt failed (lost for good). */
+  webhookAttemptsLost: number;
+  webhooksLostForGood: number;
   /**
    * Per customer, seconds from the end of the last fault to when the run first saw it at rest for
    * good (its plan done and its journey showing it; 0 when it was at rest before); undefined: never at rest.
@@ -49,6 +56,20 @@ export interface ChaosFigures {
 }
 
 const pause = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
+
+/**
+ * How long a fault that needs traffic to strike (webhooks lost or held back, the endpoint gone) is
+ * held beyond its drawn length while none came: on a loaded machine a window can pass with no event
+ * in it, and then proves nothing.
+ */
+const HOLD_FOR_TRAFFIC_MS = 60_000;
+
+/** Pauses `forSeconds`, then on until `struck` says the fault met its traffic, at most HOLD_FOR_TRAFFIC_MS more. */
+async function holdFor(forSeconds: number, struck: () => boolean | Promise<boolean>): Promise<void> {
+  await pause(forSeconds * 1000);
+  const giveUpAt = Date.now() + HOLD_FOR_TRAFFIC_MS;
+  while (!(await struck()) && Date.now() < giveUpAt) await pause(ROUND_MS);
+}
 
 /**
  * `whileUp`: runs on the result before the stack closes (the tamper test checks again against the live service).
@@ -154,11 +175,21 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
     callsPerSecond: CALLS_PER_SECOND,
     forger: forgerReport,
     receiverStarts: faults.receiverStarts,
+    endpointGone: faults.endpointGone,
     crashes: [...workers.crashes],
     memory: { budgetMiB: workers.memoryBudgetMiB, peaks: workers.memoryPeaks },
     workersBetween: (from, to) => workers.mostBetween(from, to),
   };
   const rows = await checkInvariants(record);
+  const deliveries = await service.control.deliveries();
+  const webhookAttemptsLost = deliveries.flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
+  const webhooksLostForGood = deliveries.filter((delivery) => delivery.status === 'FAILED').length;
+  print(`the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} lost for good`);
+  for (const window of faults.endpointGone) {
+    const missed = missedWhileGone(record.eventStore.storedBefore, record.endpoint.accepted, [window]);
+    const before = missed.filter((event) => Date.parse(event.timestamp) < window.from).length;
+    print(`the partner endpoint answered 410 for ${((window.enabledAt ?? Date.now()) - window.from) / 1000} s until enabled: it missed ${missed.length} events (${before} recorded before the 410 began), read through GET /events`);
+  }
   if (!settledWithinBound) rows.unshift({ name: `everything came to rest within ${settleBoundSeconds} s of the play`, evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer) });
   const lastFaultEnded = faults.lastEndedAt ?? startedAt;
   const figures: ChaosFigures = {
@@ -166,6 +197,8 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
     partnerEvents: stack.endpoint.accepted.length,
     serviceRequests: record.serviceRequests.length,
     forgedDeliveries: forgerReport.sent,
+    webhookAttemptsLost,
+    webhooksLostForGood,
     settleAfterLastFaultSeconds: new Map(
       customers.progress.map((customer) => {
         const since = restSince.get(customer);
@@ -185,6 +218,8 @@ class FaultPlayer {
   lastEndedAt: number | undefined;
   /** The receiver's starts, the first included: each begins with a full budget. */
   receiverStarts = 1;
+  /** When the partner's endpoint answered 410 Gone, and when the operator enabled it again. */
+  readonly endpointGone: GoneWindow[] = [];
   private readonly pick: () => number;
 
   constructor(
@@ -195,9 +230,17 @@ class FaultPlayer {
     this.pick = mulberry32(seed ^ 0xdead);
   }
 
-  /** Two lanes, each one fault at a time: the edges (the service's rate, the partner's endpoint) beside the rest, so they do not delay it. */
+  /**
+   * Three lanes, each one fault at a time: the edges (the service's rate, the partner's endpoint) and
+   * the service's webhooks beside the rest, so none delays another.
+   */
   async play(faults: Fault[], startedAt: number): Promise<void> {
-    await Promise.all([this.playLane(faults.filter((fault) => !EDGE_FAULT_KINDS.has(fault.kind)), startedAt), this.playLane(faults.filter((fault) => EDGE_FAULT_KINDS.has(fault.kind)), startedAt)]);
+    const lane = (keep: (kind: Fault['kind']) => boolean) => this.playLane(faults.filter((fault) => keep(fault.kind)), startedAt);
+    await Promise.all([
+      lane((kind) => !EDGE_FAULT_KINDS.has(kind)),
+      lane((kind) => EDGE_FAULT_KINDS.has(kind) && !WEBHOOK_FAULT_KINDS.has(kind)),
+      lane((kind) => WEBHOOK_FAULT_KINDS.has(kind)),
+    ]);
   }
 
   private async playLane(faults: Fault[], startedAt: number): Promise<void> {
@@ -248,6 +291,40 @@ class FaultPlayer {
         await pause(fault.forSeconds * 1000);
         await stack.endpoint.up();
         return;
+      case 'WEBHOOKS_LOST':
+      case 'WEBHOOKS_DELAYED': {
+        const { control } = stack.service;
+        const lost = async () => (await control.deliveries()).flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
+        const deliveries = async () => (await control.deliveries()).length;
+        const met = fault.kind === 'WEBHOOKS_LOST' ? lost : deliveries;
+        const before = await met();
+        await control.deliveryFaults(fault.kind === 'WEBHOOKS_LOST' ? { lostShare: fault.share } : { delaySeconds: fault.delaySeconds });
+        // Until it lost an attempt, or held back an event that happened meanwhile.
+        await holdFor(fault.forSeconds, async () => (await met()) > before);
+        await control.deliveryFaults({});
+        return;
+      }
+      case 'ENDPOINT_GONE': {
+        const window: GoneWindow = { from: Date.now(), acceptedBefore: stack.endpoint.accepted.length };
+        this.endpointGone.push(window);
+        const attemptsBefore = stack.endpoint.attempts.length;
+        stack.endpoint.answer({ status: 410 });
+        // Until it answered a delivery 410, so rampflow disabled it.
+        await holdFor(fault.forSeconds, () => stack.endpoint.attempts.length > attemptsBefore);
+        stack.endpoint.answer({ status: 204 });
+        const env = { ...process.env, TEMPORAL_ADDRESS: stack.temporal.address, TEMPORAL_TASK_QUEUE: stack.taskQueue, PARTNER_EVENTS_DATABASE_URL: stack.eventsDatabaseUrl };
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            await operatorEnablesEndpoint(env, ENDPOINT_NAME);
+            break;
+          } catch (error) {
+            if (attempt >= ENABLE_ATTEMPTS) throw error;
+            await pause(1_000);
+          }
+        }
+        window.enabledAt = Date.now();
+        return;
+      }
       case 'ENDPOINT_SLOW':
         stack.endpoint.answer({ status: 204, delayMs: fault.answerMs });
         await pause(fault.forSeconds * 1000);

@@ -48,6 +48,12 @@ export interface CustomerPlan {
   /** Approved customers only (the payout needs the bank account their journey found). */
   payout: PayoutPlan;
   /**
+   * A payout refused then retried: the operator resumes it with the CLI's bulk command (`rampflow
+   * payout retry --all --error-type Refused`), so it resumes every payout parked as refused at that
+   * tick, another customer's too, rather than `payout retry <reference>`.
+   */
+  retriedInBulk: boolean;
+  /**
    * Approved customers only: once both deposits ended, the customer is closed, its journey removed as
    * retention would (`temporal workflow delete`), and it signs up again under the same externalId.
    */
@@ -69,10 +75,23 @@ export type Fault =
   /** The partner's endpoint refuses connections, then listens again on the same port. */
   | { atSeconds: number; kind: 'ENDPOINT_DOWN'; forSeconds: number }
   /** The partner's endpoint answers each delivery late. */
-  | { atSeconds: number; kind: 'ENDPOINT_SLOW'; answerMs: number; forSeconds: number };
+  | { atSeconds: number; kind: 'ENDPOINT_SLOW'; answerMs: number; forSeconds: number }
+  /**
+   * The partner's endpoint answers 410 Gone (rampflow disables it), then accepts again, and the
+   * operator enables it (`rampflow partner-events enable`): what it missed meanwhile the partner reads
+   * through GET /events (docs/integrating/partner-events.md).
+   */
+  | { atSeconds: number; kind: 'ENDPOINT_GONE'; forSeconds: number }
+  /** A share of the service's webhook delivery attempts lost on the way (each retried on its sped-up policy). */
+  | { atSeconds: number; kind: 'WEBHOOKS_LOST'; share: number; forSeconds: number }
+  /** The service's webhooks for events that happen meanwhile held back, landing ticks late. */
+  | { atSeconds: number; kind: 'WEBHOOKS_DELAYED'; delaySeconds: number; forSeconds: number };
 
-/** The edge fault kinds: the service's rate and the partner's endpoint. */
-export const EDGE_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set(['SERVICE_LIMIT', 'ENDPOINT_DOWN', 'ENDPOINT_SLOW']);
+/** The service's webhook delivery faults: played in a lane of their own (they meet neither the rate nor the endpoint). */
+export const WEBHOOK_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set(['WEBHOOKS_LOST', 'WEBHOOKS_DELAYED']);
+
+/** The edge fault kinds: the service's rate, the partner's endpoint, and the service's webhooks. */
+export const EDGE_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set(['SERVICE_LIMIT', 'ENDPOINT_DOWN', 'ENDPOINT_SLOW', 'ENDPOINT_GONE', ...WEBHOOK_FAULT_KINDS]);
 
 /** How the service delivers its webhooks for the whole run (the sandbox's switches). */
 export interface WebhookDelivery {
@@ -95,6 +114,8 @@ export interface Schedule extends ChaosOptions {
 }
 
 export const MAX_WORKERS = 3;
+/** The share of refused-then-retried payouts the operator resumes with the bulk command. */
+const BULK_RETRY_SHARE = 0.5;
 /** Faults a minute of play, on average. */
 const FAULTS_PER_MINUTE = 4;
 const FORGED_PER_SECOND = 20;
@@ -142,6 +163,7 @@ export function drawSchedule(options: ChaosOptions): Schedule {
       onrampDeposit,
       refund,
       payout,
+      retriedInBulk: false,
       closesAndReturns: false,
     };
   });
@@ -149,6 +171,9 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   const returning = customerPlans.filter((plan, index) => index > 0 && plan.kyc === 'APPROVED' && plan.refund === 'NONE');
   // Its payout would outlive its journey: it makes none.
   if (returning.length > 0) Object.assign(returning[Math.floor(next() * returning.length)]!, { closesAndReturns: true, payout: 'NONE' });
+  // Which refused payouts the operator resumes in bulk: from a stream of its own, so the other draws stay.
+  const nextBulk = mulberry32(options.seed ^ 0xb01c);
+  for (const plan of customerPlans) if (plan.payout === 'REFUSED_THEN_RETRIED') plan.retriedInBulk = nextBulk() < BULK_RETRY_SHARE;
 
   const faults: Fault[] = [];
   const count = Math.max(3, Math.round(options.minutes * FAULTS_PER_MINUTE));
@@ -168,7 +193,7 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   }
   const initialWorkers = wholeBetween(1, MAX_WORKERS);
   const { edgeFaults, webhooks } = drawEdges(options.seed, playSeconds);
-  faults.push(...edgeFaults);
+  faults.push(...edgeFaults, ...drawWebhookFaults(options.seed, playSeconds), ...drawEndpointGone(options.seed, playSeconds));
   faults.sort((a, b) => a.atSeconds - b.atSeconds);
   return { ...options, playSeconds, initialWorkers, customerPlans, faults, forgedPerSecond: FORGED_PER_SECOND, webhooks };
 }
@@ -198,11 +223,43 @@ function drawEdges(seed: number, playSeconds: number): { edgeFaults: Fault[]; we
   return { edgeFaults, webhooks };
 }
 
+/** Windows of webhook loss or delay a minute of play, on average (at least one a run). */
+const WEBHOOK_FAULTS_PER_MINUTE = 1;
+
+/**
+ * Windows in which the service's webhooks are lost (a share of attempts, retried on the policy sped
+ * up: chaos/stack.ts) or held back beyond a tick: from a stream of their own, so the edges drawn
+ * before them stay what each seed drew.
+ */
+function drawWebhookFaults(seed: number, playSeconds: number): Fault[] {
+  const next = mulberry32(seed ^ 0x10a7);
+  const between = (low: number, high: number): number => low + next() * (high - low);
+  const wholeBetween = (low: number, high: number): number => Math.floor(between(low, high + 1));
+  const count = Math.max(1, Math.round((playSeconds / 60) * WEBHOOK_FAULTS_PER_MINUTE));
+  return Array.from({ length: count }, () => {
+    const atSeconds = Math.round(between(playSeconds * 0.1, playSeconds * 0.75) * 10) / 10;
+    const forSeconds = wholeBetween(5, 15);
+    if (next() < 0.5) return { atSeconds, kind: 'WEBHOOKS_LOST', share: Math.round(between(0.3, 1) * 100) / 100, forSeconds };
+    return { atSeconds, kind: 'WEBHOOKS_DELAYED', delaySeconds: wholeBetween(3, 20), forSeconds };
+  });
+}
+
+/** The share of runs whose partner endpoint answers 410 Gone for a while. */
+const ENDPOINT_GONE_CHANCE = 0.4;
+
+/** At most one 410 window a run (each costs the partner a read of GET /events), from a stream of its own. */
+function drawEndpointGone(seed: number, playSeconds: number): Fault[] {
+  const next = mulberry32(seed ^ 0x0410);
+  if (next() >= ENDPOINT_GONE_CHANCE) return [];
+  const atSeconds = Math.round((playSeconds * 0.1 + next() * playSeconds * 0.5) * 10) / 10;
+  return [{ atSeconds, kind: 'ENDPOINT_GONE', forSeconds: 5 + Math.floor(next() * 11) }];
+}
+
 export function describeSchedule(schedule: Schedule): string[] {
   const customers = schedule.customerPlans.map(
     (plan) =>
       `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}, KYC ${plan.kyc}` +
-      (plan.kyc === 'APPROVED' ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}` : '') +
+      (plan.kyc === 'APPROVED' ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}${plan.retriedInBulk ? ' (in bulk)' : ''}` : '') +
       `${plan.closesAndReturns ? ', closed, removed and signed up again' : ''}`,
   );
   const faults = schedule.faults.map((fault) => {
@@ -215,8 +272,14 @@ export function describeSchedule(schedule: Schedule): string[] {
             ? ` ${fault.callsPerSecond} calls a second (Retry-After ${fault.retryAfterSeconds}s) for ${fault.forSeconds}s`
             : fault.kind === 'ENDPOINT_SLOW'
               ? ` ${fault.answerMs} ms an answer for ${fault.forSeconds}s`
+              : fault.kind === 'WEBHOOKS_LOST'
+                ? ` ${Math.round(fault.share * 100)} % of attempts for ${fault.forSeconds}s`
+                : fault.kind === 'WEBHOOKS_DELAYED'
+                  ? ` ${fault.delaySeconds}s late for ${fault.forSeconds}s`
               : fault.kind === 'RESTART_POSTGRES' || fault.kind === 'ENDPOINT_DOWN'
                 ? ` down for ${fault.forSeconds}s`
+                : fault.kind === 'ENDPOINT_GONE'
+                  ? ` 410 for ${fault.forSeconds}s, then enabled again`
                 : '';
     return `  t+${fault.atSeconds}s ${fault.kind}${detail}`;
   });

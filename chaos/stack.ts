@@ -16,6 +16,7 @@ import { startRestartableReceiver, type RestartableReceiver } from '../test/faul
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
+import { mulberry32 } from '../test/faults/support/random';
 import { startChaosTemporal, type ChaosTemporal } from './temporal';
 import { WorkerPool } from './worker-pool';
 import type { WebhookDelivery } from './schedule';
@@ -31,6 +32,14 @@ const EVENT_TIMINGS = { targetWaitSeconds: 30 };
 const KYC_NEVER_SECONDS = 1_000_000;
 /** A payment stays PENDING this long: time for a customer whose plan fails it to find it first. */
 const PAYMENT_SETTLES_SECONDS = 6;
+/**
+ * The service's delivery retry policy sixty times faster (10 s, 1 min, 24 min, 168 min): a delivery
+ * lost once comes again within the run, one lost twice is left to rampflow's polls, as a delivery lost
+ * for good would be.
+ */
+export const DELIVERY_RETRY_SPEEDUP = 60;
+/** The partner endpoint's name in PARTNER_EVENT_ENDPOINTS: what an operator enables again after a 410. */
+export const ENDPOINT_NAME = 'partner';
 
 export interface ServiceRequest {
   path: string;
@@ -86,6 +95,9 @@ export async function startChaosStack(seed: number, { cluster = false, webhooks 
       // The service's webhooks sent twice, or each tick's newest first, as the seed drew.
       duplicateDeliveries: webhooks?.duplicate ?? false,
       outOfOrderDeliveries: webhooks?.outOfOrder ?? false,
+      deliveryRetrySpeedup: DELIVERY_RETRY_SPEEDUP,
+      // Which attempts a loss window takes is the seed's too, from a stream of its own.
+      deliveryLossRandom: mulberry32(seed ^ 0x1055),
       logger: collector<ServiceRequest>((line) => {
         if (line.msg === 'request') serviceRequests.push({ path: line.path, statusCode: line.statusCode, receivedAt: line.receivedAt });
       }),
@@ -121,7 +133,7 @@ export async function startChaosStack(seed: number, { cluster = false, webhooks 
       DEPOSIT_POLL_BACKOFF_CAP_SECONDS: String(DEPOSIT_TIMINGS.pollBackoffCapSeconds),
       DEPOSIT_STEP_DEADLINE_SECONDS: String(DEPOSIT_TIMINGS.stepDeadlineSeconds),
       PARTNER_EVENTS_DATABASE_URL: eventsDatabaseUrl,
-      PARTNER_EVENT_ENDPOINTS: JSON.stringify([{ name: 'partner', url: endpoint.url, secrets: [endpoint.secret] }]),
+      PARTNER_EVENT_ENDPOINTS: JSON.stringify([{ name: ENDPOINT_NAME, url: endpoint.url, secrets: [endpoint.secret] }]),
       // The endpoint is on loopback.
       PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
       // info: the start line tells when a worker polls.

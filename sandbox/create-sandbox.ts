@@ -61,7 +61,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     store,
     clock,
     deliverer,
-    { tickSeconds: resolved.deliveryTickSeconds, duplicate: resolved.duplicateDeliveries, outOfOrder: resolved.outOfOrderDeliveries },
+    {
+      tickSeconds: resolved.deliveryTickSeconds,
+      duplicate: resolved.duplicateDeliveries,
+      outOfOrder: resolved.outOfOrderDeliveries,
+      retrySpeedup: resolved.deliveryRetrySpeedup,
+      random: resolved.deliveryLossRandom,
+    },
     logger,
   );
   // The base URL is known only after listening; kycLinks read it lazily.

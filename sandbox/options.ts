@@ -46,6 +46,13 @@ export interface SandboxOptions {
   duplicateDeliveries?: boolean;
   /** Send the deliveries due in one scheduler run newest first. */
   outOfOrderDeliveries?: boolean;
+  /**
+   * Divide the delivery retry policy's waits (10 min, 1 h, 1 day, 1 week) by this, so a run of minutes
+   * meets the later retries; default 1 (the interface's policy).
+   */
+  deliveryRetrySpeedup?: number;
+  /** Draws in [0, 1) for the delivery-loss switch (POST /sandbox/delivery-faults); default Math.random. A seeded one replays a run's losses. */
+  deliveryLossRandom?: () => number;
   /** Delay between an AUD virtual account's approval and its whitelisted sender becoming active. */
   audWhitelistDelaySeconds?: number;
   /**
@@ -85,6 +92,8 @@ export interface ResolvedOptions {
   httpCallbackHosts: string[];
   duplicateDeliveries: boolean;
   outOfOrderDeliveries: boolean;
+  deliveryRetrySpeedup: number;
+  deliveryLossRandom: () => number;
   audWhitelistDelaySeconds: number;
   listOrder: ListOrder;
   autopilot: AutopilotDelays | undefined;
@@ -95,6 +104,11 @@ export interface ResolvedOptions {
 
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`sandbox option ${name} must be a positive number`);
+  return value;
+}
+
+function atLeastOne(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 1) throw new Error(`sandbox option ${name} must be a number of 1 or more`);
   return value;
 }
 
@@ -125,6 +139,8 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     httpCallbackHosts: options.httpCallbackHosts ?? [],
     duplicateDeliveries: options.duplicateDeliveries ?? false,
     outOfOrderDeliveries: options.outOfOrderDeliveries ?? false,
+    deliveryRetrySpeedup: atLeastOne('deliveryRetrySpeedup', options.deliveryRetrySpeedup ?? 1),
+    deliveryLossRandom: options.deliveryLossRandom ?? Math.random,
     audWhitelistDelaySeconds: options.audWhitelistDelaySeconds ?? 10,
     listOrder: options.listOrder ?? 'newest-first',
     autopilot,

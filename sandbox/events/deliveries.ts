@@ -10,7 +10,12 @@
  * - The callback URL is read at each attempt: no URL registered is a failed attempt, retried like any
  *   other, so registering the URL late still gets the event through on a retry.
  * - Switches, to exercise receivers: `duplicate` sends every delivered event a second time;
- *   `outOfOrder` sends the deliveries due in one scheduler run newest first.
+ *   `outOfOrder` sends the deliveries due in one scheduler run newest first; `retrySpeedup` divides
+ *   the policy's waits (a run of minutes meets retries a week apart). Per partner, switched while
+ *   the sandbox runs (POST /sandbox/delivery-faults): a share of attempts lost on the way (the
+ *   receiver never sees them; each is a failed attempt, retried on the policy, so a delivery whose
+ *   every attempt is lost is lost for good), and deliveries held back (the first attempt of an event
+ *   that happens meanwhile waits that long, so it lands ticks late, behind later ones).
  */
 import type { Logger } from 'pino';
 import { normaliseEventName, type EventName } from '../../ramp/events';
@@ -60,11 +65,29 @@ export interface DeliveryOptions {
   tickSeconds: number;
   duplicate: boolean;
   outOfOrder: boolean;
+  /** The retry policy's waits are divided by this (1: the interface's policy). */
+  retrySpeedup: number;
+  /** Draws in [0, 1) deciding which attempts are lost (below the lost share). */
+  random: () => number;
 }
+
+/** A partner's delivery faults: none by default. */
+export interface DeliveryFaults {
+  /** The share of attempts lost on the way, 0 to 1. */
+  lostShare: number;
+  /** How long the first attempt of an event that happens while it is set waits beyond its tick. */
+  delaySeconds: number;
+}
+
+export const NO_DELIVERY_FAULTS: DeliveryFaults = { lostShare: 0, delaySeconds: 0 };
+
+/** What a lost attempt logs: the receiver never saw it. */
+export const LOST_ATTEMPT_ERROR = 'lost on the way (injected): the receiver never saw it';
 
 export class Deliveries {
   private readonly records = new Map<string, DeliveryRecord>();
   private readonly scheduledTicks = new Set<number>();
+  private readonly faults = new Map<string, DeliveryFaults>();
   private nextSequence = 0;
 
   constructor(
@@ -79,6 +102,7 @@ export class Deliveries {
   emit(partnerId: string, customerId: string, event: EventName, payload: { id: string } & Record<string, unknown>): void {
     const subscribed = this.store.partner(partnerId).subscribedEvents.filter((name) => normaliseEventName(name) === event);
     const now = this.clock.now();
+    const dueAt = now + this.faultsOf(partnerId).delaySeconds * 1000;
     for (const name of subscribed) {
       const record: DeliveryRecord = {
         id: newId(),
@@ -89,13 +113,23 @@ export class Deliveries {
         createTime: now,
         status: 'PENDING',
         scheduledAttempts: 0,
-        nextAttemptTime: now,
+        nextAttemptTime: dueAt,
         attempts: [],
         sequence: this.nextSequence++,
       };
       this.records.set(record.id, record);
-      this.scheduleRun(tickAfter(now, this.tickMs()));
+      this.scheduleRun(tickAfter(dueAt, this.tickMs()));
     }
+  }
+
+  /** Sets a partner's delivery faults (NO_DELIVERY_FAULTS lifts them); deliveries already queued keep their times. */
+  setFaults(partnerId: string, faults: DeliveryFaults): void {
+    if (faults.lostShare === 0 && faults.delaySeconds === 0) this.faults.delete(partnerId);
+    else this.faults.set(partnerId, { ...faults });
+  }
+
+  faultsOf(partnerId: string): DeliveryFaults {
+    return this.faults.get(partnerId) ?? NO_DELIVERY_FAULTS;
   }
 
   list(partnerId: string): DeliveryRecord[] {
@@ -175,8 +209,13 @@ export class Deliveries {
       record.nextAttemptTime = null;
       return;
     }
-    record.nextAttemptTime = tickTime + wait * 1000;
+    record.nextAttemptTime = tickTime + (wait * 1000) / this.options.retrySpeedup;
     this.scheduleRun(tickAtOrAfter(record.nextAttemptTime, this.tickMs()));
+  }
+
+  private lost(partnerId: string): boolean {
+    const { lostShare } = this.faultsOf(partnerId);
+    return lostShare > 0 && this.options.random() < lostShare;
   }
 
   private async attempt(record: DeliveryRecord, trigger: AttemptTrigger, time: number): Promise<DeliveryAttempt> {
@@ -184,7 +223,9 @@ export class Deliveries {
     const result: AttemptResult =
       url === null
         ? { delivered: false, httpStatus: null, error: 'no callback URL registered', durationMs: 0 }
-        : await this.deliverer.post(url, JSON.stringify({ event: record.event, payload: record.payload }));
+        : this.lost(record.partnerId)
+          ? { delivered: false, httpStatus: null, error: LOST_ATTEMPT_ERROR, durationMs: 0 }
+          : await this.deliverer.post(url, JSON.stringify({ event: record.event, payload: record.payload }));
     const attempt: DeliveryAttempt = {
       number: record.attempts.length + 1,
       trigger,

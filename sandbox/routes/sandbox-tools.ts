@@ -28,6 +28,13 @@ const RateLimitBody = z.object({
   retryAfterSeconds: z.number().int().min(0).max(3_600).default(1),
 });
 
+const DeliveryFaultsBody = z.object({
+  /** The share of delivery attempts lost on the way; 0 loses none. */
+  lostShare: z.number().min(0).max(1).default(0),
+  /** How long the first attempt of each later event waits beyond its tick; 0 holds none back. */
+  delaySeconds: z.number().min(0).max(MAX_ADVANCE_SECONDS).default(0),
+});
+
 const FaultBody = z.object({
   /** A path, or `*` for every path but the sandbox's own tools. */
   path: z.union([z.string().startsWith('/'), z.literal('*')]),
@@ -159,6 +166,15 @@ export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, fa
           ...(body.apiKey ? { apiKey: body.apiKey } : {}),
         });
         return pendingFaults(faults, request.partnerId);
+      },
+    },
+    {
+      // The partner's webhook deliveries lost on the way, or held back; both 0 (or absent) lifts them.
+      method: 'POST',
+      path: '/sandbox/delivery-faults',
+      handler: (request) => {
+        deliveries.setFaults(request.partnerId, jsonBody(request, DeliveryFaultsBody));
+        return deliveries.faultsOf(request.partnerId);
       },
     },
     {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventsGenuine, refundsReported, storeDelivered, type ServiceDeposit } from '../../chaos/invariants';
+import { eventsGenuine, missedWhileGone, refundsReported, storeDelivered, type ServiceDeposit } from '../../chaos/invariants';
 import type { StoredPartnerEvent } from '../../chaos/partner-api';
 import type { PartnerEvent } from '../../partner-events/catalogue';
 import type { ReceivedDelivery } from '../../test/support/partner-endpoint';
@@ -23,6 +23,26 @@ describe('the chaos run\'s event checks', () => {
     expect(notStored).toEqual([expect.stringContaining('the endpoint got #3 deposit.received')]);
     const gap = storeDelivered({ storedBefore: stored([stream[0]!, stream[2]!]), delivered: delivered([stream[0]!, stream[2]!]), storedAfter: stored([stream[0]!, stream[2]!]) });
     expect(gap).toEqual([expect.stringContaining('a gap or repeat at position 2')]);
+  });
+
+  it('excuses only what the endpoint missed while a 410 Gone disabled it, which the partner reads through GET /events', () => {
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds)).toISOString();
+    const events = [1, 2, 3, 4, 5].map((sequence) => ({ ...event(sequence, 'journey.approved'), timestamp: at(sequence * 10) }));
+    // #1 accepted before the endpoint answered 410 at 25 s; #2 (in flight) and #3 (recorded at 30 s) never pushed; enabled at 35 s.
+    const window = { from: Date.parse(at(25)), acceptedBefore: 1, enabledAt: Date.parse(at(35)) };
+    const accepted = delivered([events[0]!, events[3]!, events[4]!]);
+    expect(missedWhileGone(stored(events), accepted, [window]).map((each) => each.sequence)).toEqual([2, 3]);
+    // No 410: nothing is excused.
+    expect(missedWhileGone(stored(events), accepted, [])).toEqual([]);
+    // Recorded after the operator enabled it again (#4 at 40 s): owed to the endpoint.
+    const lostAfter = delivered([events[0]!, events[4]!]);
+    expect(missedWhileGone(stored(events), lostAfter, [window]).map((each) => each.sequence)).toEqual([2, 3]);
+    const reading = { storedBefore: stored(events), delivered: lostAfter, storedAfter: stored(events) };
+    const excused = new Set(missedWhileGone(stored(events), lostAfter, [window]).map((each) => each.id));
+    expect(storeDelivered(reading, excused)).toEqual([expect.stringContaining('the endpoint never got #4 journey.approved')]);
+    expect(storeDelivered({ ...reading, delivered: accepted }, excused)).toEqual([]);
+    // An event before the last one the endpoint had accepted when the 410 began was owed before it: never excused.
+    expect(missedWhileGone(stored(events), delivered([events[1]!, events[4]!]), [window]).map((each) => each.sequence)).toEqual([3]);
   });
 
   it('wants one deposit.reversed for a deposit refunded after it completed, and none for one not refunded', () => {

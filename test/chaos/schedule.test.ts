@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeSchedule, drawSchedule, EDGE_FAULT_KINDS, MAX_WORKERS } from '../../chaos/schedule';
+import { describeSchedule, drawSchedule, EDGE_FAULT_KINDS, MAX_WORKERS, WEBHOOK_FAULT_KINDS } from '../../chaos/schedule';
 
 const SEED_1_FAULTS = [
   { atSeconds: 11.5, kind: 'SCALE_WORKERS', workers: 2 },
@@ -52,6 +52,20 @@ describe('the chaos schedule', () => {
     expect(new Set(approved.map((plan) => plan.onrampDeposit))).toEqual(new Set(['CONFIRMED', 'REJECTED', 'HELD_FOR_ACTION']));
     expect(new Set(approved.map((plan) => plan.refund))).toEqual(new Set(['NONE', 'ONRAMP_BEFORE_TRADE', 'OFFRAMP_AFTER_PAYOUT']));
     expect(new Set(approved.map((plan) => plan.payout))).toEqual(new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']));
+    // The operator resumes some refused payouts with the bulk command, others one by one; nothing else in bulk.
+    expect(new Set(plans.filter((plan) => plan.payout === 'REFUSED_THEN_RETRIED').map((plan) => plan.retriedInBulk))).toEqual(new Set([true, false]));
+    expect(plans.filter((plan) => plan.retriedInBulk).every((plan) => plan.payout === 'REFUSED_THEN_RETRIED')).toBe(true);
+  });
+
+  it('lets the partner endpoint answer 410 at most once a run, early enough to be enabled again within the play', () => {
+    const gone = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).faults.filter((fault) => fault.kind === 'ENDPOINT_GONE'));
+    expect(gone.some((faults) => faults.length === 1)).toBe(true);
+    expect(gone.some((faults) => faults.length === 0)).toBe(true);
+    for (const fault of gone.flat()) {
+      expect(fault.kind === 'ENDPOINT_GONE' && fault.atSeconds + fault.forSeconds).toBeLessThan(0.75 * 90);
+      expect(EDGE_FAULT_KINDS.has(fault.kind)).toBe(true);
+    }
+    expect(describeSchedule(drawSchedule({ seed: 2, customers: 4, minutes: 1.5 }))).toContain('  t+28.9s ENDPOINT_GONE 410 for 10s, then enabled again');
   });
 
   it('keeps the faults a seed drew before the workload and the edges widened', () => {
@@ -67,6 +81,32 @@ describe('the chaos schedule', () => {
     expect(new Set(schedules.map((schedule) => schedule.webhooks.duplicate))).toEqual(new Set([true, false]));
     expect(new Set(schedules.map((schedule) => schedule.webhooks.outOfOrder))).toEqual(new Set([true, false]));
     for (const schedule of schedules) expect(schedule.faults.some((fault) => EDGE_FAULT_KINDS.has(fault.kind))).toBe(true);
+  });
+
+  it('keeps the edges a seed drew before the service\'s webhooks were lost and delayed', () => {
+    const { faults } = drawSchedule({ seed: 1, customers: 4, minutes: 1.5 });
+    expect(faults.filter((fault) => EDGE_FAULT_KINDS.has(fault.kind) && !WEBHOOK_FAULT_KINDS.has(fault.kind))).toEqual([
+      { atSeconds: 11.3, kind: 'ENDPOINT_SLOW', answerMs: 1_500, forSeconds: 12 },
+      { atSeconds: 30.8, kind: 'ENDPOINT_DOWN', forSeconds: 11 },
+    ]);
+  });
+
+  it('draws windows of webhook loss and delay inside the play time, in the edges, for every seed', () => {
+    const schedules = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }));
+    const webhookFaults = schedules.map((schedule) => schedule.faults.filter((fault) => WEBHOOK_FAULT_KINDS.has(fault.kind)));
+    for (const faults of webhookFaults) expect(faults.length).toBeGreaterThanOrEqual(1);
+    const all = webhookFaults.flat();
+    expect(new Set(all.map((fault) => fault.kind))).toEqual(WEBHOOK_FAULT_KINDS);
+    for (const fault of all) {
+      expect(EDGE_FAULT_KINDS.has(fault.kind)).toBe(true);
+      expect(fault.atSeconds).toBeGreaterThanOrEqual(9);
+      expect(fault.atSeconds).toBeLessThanOrEqual(67.5);
+      // A share of attempts lost, some of them all; held back beyond the run's one-second tick.
+      if (fault.kind === 'WEBHOOKS_LOST') expect(fault.share).toBeGreaterThanOrEqual(0.3);
+      if (fault.kind === 'WEBHOOKS_LOST') expect(fault.share).toBeLessThanOrEqual(1);
+      if (fault.kind === 'WEBHOOKS_DELAYED') expect(fault.delaySeconds).toBeGreaterThan(1);
+    }
+    expect(describeSchedule(schedules[1]!)).toContain('  t+31.5s WEBHOOKS_LOST 94 % of attempts for 13s');
   });
 
   it('refuses options it cannot draw from', () => {

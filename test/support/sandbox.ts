@@ -48,6 +48,17 @@ export class SandboxControl {
   limitRate = (body: { callsPerSecond: number; retryAfterSeconds?: number }) =>
     this.ramp.http.request({ method: 'POST', path: '/sandbox/rate-limit', body: jsonBody(body) }, z.unknown());
 
+  /** The partner's webhook deliveries: a share of attempts lost on the way, and later events held back; both 0 lifts them. */
+  deliveryFaults = (body: { lostShare?: number; delaySeconds?: number }) =>
+    this.ramp.http.request({ method: 'POST', path: '/sandbox/delivery-faults', body: jsonBody(body) }, z.unknown());
+
+  /** Every webhook delivery of the partner with its attempts (outcome and error of each). */
+  deliveries = () =>
+    this.ramp.http.request(
+      { method: 'GET', path: '/sandbox/deliveries' },
+      z.array(z.object({ status: z.string(), attempts: z.array(z.object({ outcome: z.string(), error: z.string().nullable() }).loose()) }).loose()),
+    );
+
   /** The injected faults still to be served, each with how many answers it has left. */
   pendingFaults = () => this.ramp.http.request({ method: 'GET', path: '/sandbox/faults' }, PendingFaults);
 
