@@ -41,6 +41,7 @@ const PROCESS_TESTS = [
   'test/cli/probe.test.ts',
   'test/docs/client-api.test.ts',
   'test/chaos/process-memory.test.ts',
+  'test/chaos/worker-clock.test.ts',
 ];
 
 export default defineConfig({

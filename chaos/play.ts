@@ -13,6 +13,7 @@ import { checkInvariants, missedWhileGone, type GoneWindow, type InvariantRow, t
 import { operatorEnablesEndpoint } from './operator';
 import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
 import { drawSchedule, EDGE_FAULT_KINDS, WEBHOOK_FAULT_KINDS, type ChaosOptions, type Fault, type Schedule } from './schedule';
+import { fakeTimeLibrary } from './worker-clock';
 import { CALLS_PER_SECOND, ENDPOINT_NAME, startChaosStack, type ChaosStack } from './stack';
 
 /** How long the run waits, after the play, for everything to come to rest before it checks anyway (the bench row may give more). */
@@ -82,7 +83,8 @@ export async function playChaos(
   settleBoundSeconds = SETTLE_BOUND_SECONDS,
 ): Promise<ChaosResult> {
   const schedule = drawSchedule(options);
-  const stack = await startChaosStack(schedule.seed, { cluster: options.cluster ?? false, webhooks: schedule.webhooks });
+  const stack = await startChaosStack(schedule.seed, { cluster: options.cluster ?? false, webhooks: schedule.webhooks, workerClockOffsetsSeconds: schedule.workerClockOffsetsSeconds });
+  if (!fakeTimeLibrary()) print('worker clocks: all exact (libfaketime is not installed: apt-get install libfaketime to play the offsets)');
   try {
     const result = await play(schedule, stack, print, settleBoundSeconds);
     await whileUp?.(result);
@@ -153,7 +155,7 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
   while (Date.now() < settleDeadline) {
     customers.playRound(elapsedSeconds());
     noteRest();
-    progress('settling');
+    progress(`settling (${customers.progress.filter(customerAtRest).length}/${customers.progress.length} customers at rest)`);
     if (customers.progress.every(customerAtRest) && (await client.workflow.count(UNSETTLED).then(({ count }) => count === 0, () => false))) {
       settledWithinBound = true;
       break;

@@ -111,6 +111,11 @@ export interface Schedule extends ChaosOptions {
   /** Forged deliveries with the leaked token, sent all through the play time. */
   forgedPerSecond: number;
   webhooks: WebhookDelivery;
+  /**
+   * How far off each worker's wall clock runs, in seconds, by the order workers start (the n-th start
+   * takes entry n mod length): a fleet whose hosts disagree by a few seconds (chaos/worker-clock.ts).
+   */
+  workerClockOffsetsSeconds: number[];
 }
 
 export const MAX_WORKERS = 3;
@@ -195,7 +200,21 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   const { edgeFaults, webhooks } = drawEdges(options.seed, playSeconds);
   faults.push(...edgeFaults, ...drawWebhookFaults(options.seed, playSeconds), ...drawEndpointGone(options.seed, playSeconds));
   faults.sort((a, b) => a.atSeconds - b.atSeconds);
-  return { ...options, playSeconds, initialWorkers, customerPlans, faults, forgedPerSecond: FORGED_PER_SECOND, webhooks };
+  return { ...options, playSeconds, initialWorkers, customerPlans, faults, forgedPerSecond: FORGED_PER_SECOND, webhooks, workerClockOffsetsSeconds: drawClockOffsets(options.seed) };
+}
+
+/** The most a worker's clock runs off either way: "a few seconds", well inside the service's signature window (60 s). */
+const MAX_CLOCK_OFFSET_SECONDS = 8;
+
+/**
+ * Each worker start's clock offset: a cycle of four, one of them exact (a host that keeps time), from a
+ * stream of its own (the seed's other draws are unchanged by it).
+ */
+function drawClockOffsets(seed: number): number[] {
+  const next = mulberry32(seed ^ 0xc10c);
+  const offsets = Array.from({ length: 3 }, () => Math.round((next() * 2 - 1) * MAX_CLOCK_OFFSET_SECONDS));
+  offsets.splice(Math.floor(next() * 4), 0, 0);
+  return offsets;
 }
 
 /** The schedule as lines to print (ids and plans only: the run's customers are made up). */
@@ -284,7 +303,7 @@ export function describeSchedule(schedule: Schedule): string[] {
     return `  t+${fault.atSeconds}s ${fault.kind}${detail}`;
   });
   return [
-    `seed ${schedule.seed}${schedule.cluster ? ' (cluster)' : ''}: ${schedule.customers} customers, ${schedule.playSeconds}s of play, ${schedule.initialWorkers} workers at first, ${schedule.forgedPerSecond} forged deliveries a second, webhooks ${schedule.webhooks.duplicate ? 'duplicated' : 'once'}${schedule.webhooks.outOfOrder ? ' and out of order' : ''}`,
+    `seed ${schedule.seed}${schedule.cluster ? ' (cluster)' : ''}: ${schedule.customers} customers, ${schedule.playSeconds}s of play, ${schedule.initialWorkers} workers at first, ${schedule.forgedPerSecond} forged deliveries a second, webhooks ${schedule.webhooks.duplicate ? 'duplicated' : 'once'}${schedule.webhooks.outOfOrder ? ' and out of order' : ''}, worker clocks off by ${schedule.workerClockOffsetsSeconds.map((offset) => `${offset > 0 ? '+' : ''}${offset}s`).join(', ')} in turn`,
     ...customers,
     ...faults,
   ];

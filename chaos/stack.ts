@@ -18,6 +18,7 @@ import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
 import { mulberry32 } from '../test/faults/support/random';
 import { startChaosTemporal, type ChaosTemporal } from './temporal';
+import { fakeTimeLibrary } from './worker-clock';
 import { WorkerPool } from './worker-pool';
 import type { WebhookDelivery } from './schedule';
 
@@ -75,7 +76,10 @@ export interface ChaosStack {
 /** One JSON log line in, parsed, to `keep`. */
 const collector = <T>(keep: (line: T & { msg?: string }) => void) => pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
 
-export async function startChaosStack(seed: number, { cluster = false, webhooks }: { cluster?: boolean; webhooks?: WebhookDelivery } = {}): Promise<ChaosStack> {
+export async function startChaosStack(
+  seed: number,
+  { cluster = false, webhooks, workerClockOffsetsSeconds = [] }: { cluster?: boolean; webhooks?: WebhookDelivery; workerClockOffsetsSeconds?: number[] } = {},
+): Promise<ChaosStack> {
   const serviceRequests: ServiceRequest[] = [];
   const receiverLines: ReceiverLine[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -118,7 +122,9 @@ export async function startChaosStack(seed: number, { cluster = false, webhooks 
     await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });
     const endpoint = await startTestPartnerEndpoint();
     closers.push(() => endpoint.close());
-    const workers = new WorkerPool({
+    const fakeTime = fakeTimeLibrary();
+    const workers = new WorkerPool(
+      {
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
       RAMP_BASE_URL: service.sandbox.url,
@@ -138,7 +144,9 @@ export async function startChaosStack(seed: number, { cluster = false, webhooks 
       PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
       // info: the start line tells when a worker polls.
       LOG_LEVEL: 'info',
-    });
+      },
+      fakeTime && workerClockOffsetsSeconds.length > 0 ? { library: fakeTime, offsetsSeconds: workerClockOffsetsSeconds } : undefined,
+    );
     closers.push(() => workers.stopAll());
     return { temporal, postgres, eventsDatabaseUrl, service, connection, client, taskQueue, receiver, endpoint, workers, serviceRequests, receiverLines, close };
   } catch (error) {

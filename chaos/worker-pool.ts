@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_WORKER_MEMORY_MB } from '../config/worker-memory';
 import { PROJECT_ROOT } from '../test/support/run';
 import { workerResidentMiB } from './process-memory';
+import { clockOffEnv } from './worker-clock';
 
 const KEEP_OUTPUT_CHARS = 4_000;
 const START_TIMEOUT_MS = 120_000;
@@ -47,7 +48,14 @@ export class WorkerPool {
   private readonly running: Running[] = [];
   private started = 0;
 
-  constructor(private readonly env: Record<string, string>) {
+  /**
+   * @param clocks when given, the n-th worker started runs with its wall clock `offsetsSeconds[n mod
+   *   length]` off (chaos/worker-clock.ts), as a fleet whose hosts' clocks disagree
+   */
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly clocks?: { library: string; offsetsSeconds: number[] },
+  ) {
     this.memoryBudgetMiB = Number(env.WORKER_MEMORY_MB ?? process.env.WORKER_MEMORY_MB ?? DEFAULT_WORKER_MEMORY_MB);
   }
 
@@ -113,9 +121,10 @@ export class WorkerPool {
 
   private startOne(): Promise<void> {
     const id = ++this.started;
+    const offset = this.clocks ? this.clocks.offsetsSeconds[(id - 1) % this.clocks.offsetsSeconds.length]! : 0;
     const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, ...this.env },
+      env: { ...process.env, ...this.env, ...(this.clocks ? clockOffEnv(this.clocks.library, offset) : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

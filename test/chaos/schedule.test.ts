@@ -109,6 +109,19 @@ describe('the chaos schedule', () => {
     expect(describeSchedule(schedules[1]!)).toContain('  t+31.5s WEBHOOKS_LOST 94 % of attempts for 13s');
   });
 
+  it('sets some workers\' clocks a few seconds off, one in each cycle exact, the faults a seed drew before unchanged', () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const schedule = drawSchedule({ seed, customers: 4, minutes: 1.5 });
+      expect(schedule.workerClockOffsetsSeconds).toHaveLength(4);
+      expect(schedule.workerClockOffsetsSeconds.filter((offset) => offset === 0).length).toBeGreaterThanOrEqual(1);
+      for (const offset of schedule.workerClockOffsetsSeconds) expect(Math.abs(offset)).toBeLessThanOrEqual(8);
+      expect(drawSchedule({ seed, customers: 4, minutes: 1.5 }).workerClockOffsetsSeconds).toEqual(schedule.workerClockOffsetsSeconds);
+    }
+    const offsets = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).workerClockOffsetsSeconds).flat();
+    expect(offsets.some((offset) => offset >= 3)).toBe(true);
+    expect(offsets.some((offset) => offset <= -3)).toBe(true);
+  });
+
   it('refuses options it cannot draw from', () => {
     expect(() => drawSchedule({ seed: -1, customers: 1, minutes: 1 })).toThrow('--seed');
     expect(() => drawSchedule({ seed: 1, customers: 0, minutes: 1 })).toThrow('--customers');
