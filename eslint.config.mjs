@@ -15,18 +15,46 @@ const workflowImportRules = ({ patchesModule }) => [
       ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins.' })),
       ...(patchesModule
         ? []
-        : [{ name: '@temporalio/workflow', importNames: ['patched', 'deprecatePatch'], message: 'Ask takesPatch() from workflows/patches.ts, and add the patch there.' }]),
+        : [
+            {
+              name: '@temporalio/workflow',
+              importNames: ['patched', 'deprecatePatch'],
+              message: 'Ask takesPatch() from workflows/patches.ts, and add the patch there.',
+            },
+          ]),
     ],
     patterns: [
-      { group: ['**/ramp', '**/ramp/**'], allowTypeImports: true, message: 'Workflows call the ramp service through activities only.' },
-      { group: ['**/activities', '**/activities/**'], allowTypeImports: true, message: 'Import activities as types and call them through proxyActivities.' },
-      { group: ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Not available in the workflow sandbox.' },
+      {
+        group: ['**/ramp', '**/ramp/**'],
+        allowTypeImports: true,
+        message: 'Workflows call the ramp service through activities only.',
+      },
+      {
+        group: ['**/activities', '**/activities/**'],
+        allowTypeImports: true,
+        message: 'Import activities as types and call them through proxyActivities.',
+      },
+      {
+        group: ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+        message: 'Not available in the workflow sandbox.',
+      },
     ],
   },
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', '.data/', 'bench/results/', 'coverage/', 'bin/', 'dist/', 'workflows/generated/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.tools/',
+      '.data/',
+      'bench/results/',
+      'coverage/',
+      'bin/',
+      'dist/',
+      'workflows/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -72,7 +100,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['../*', '../**'], message: 'config/ imports nothing of ours: move what it needs down into config/, or pass it in.' }] },
+        {
+          patterns: [
+            {
+              group: ['../*', '../**'],
+              message: 'config/ imports nothing of ours: move what it needs down into config/, or pass it in.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -80,9 +115,23 @@ export default tseslint.config(
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': workflowImportRules({ patchesModule: false }),
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' }],
-      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Date.now() is replay-safe only through the workflow API; prefer workflowInfo() or timers.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Date',
+          property: 'now',
+          message: 'Date.now() is replay-safe only through the workflow API; prefer workflowInfo() or timers.',
+        },
+      ],
     },
   },
-  { files: ['workflows/patches.ts'], rules: { '@typescript-eslint/no-restricted-imports': workflowImportRules({ patchesModule: true }) } },
+  {
+    files: ['workflows/patches.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': workflowImportRules({ patchesModule: true }) },
+  },
 );

@@ -27,7 +27,10 @@ export interface CustomerJourney {
   source: 'visibility' | 'service';
 }
 
-export function createCustomerJourneyLookupActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
+export function createCustomerJourneyLookupActivities(
+  ramp: RampClient,
+  failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS,
+) {
   /** The externalId of the one journey indexed with this customer id, or undefined when there is not exactly one. */
   async function fromVisibility(customerId: string): Promise<string | undefined> {
     if (!QUERYABLE_CUSTOMER_ID.test(customerId)) return undefined;
@@ -56,7 +59,13 @@ export function createCustomerJourneyLookupActivities(ramp: RampClient, failureO
     async findCustomerJourney(customerId: string): Promise<CustomerJourney> {
       const indexed = await fromVisibility(customerId);
       if (indexed !== undefined) return { externalId: indexed, source: 'visibility' };
-      return asActivity(async () => ({ externalId: (await ramp.customers.detail({ id: customerId })).externalId ?? null, source: 'service' as const }), failureOptions);
+      return asActivity(
+        async () => ({
+          externalId: (await ramp.customers.detail({ id: customerId })).externalId ?? null,
+          source: 'service' as const,
+        }),
+        failureOptions,
+      );
     },
   };
 }

@@ -8,12 +8,22 @@ import type { RampClient } from '../ramp';
 import { payoutWorkflowId } from '../workflows/ids';
 import type { EventResolution, EventResource, TargetWorkflowState } from '../workflows/ramp-event-types';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
-import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord } from './records';
+import {
+  customerRecord,
+  depositAddressRecord,
+  depositRecord,
+  paymentRecord,
+  tradeRecord,
+  virtualAccountRecord,
+} from './records';
 
 /** Thrown inside a resolution when a record it needs does not exist. */
 class RecordMissing extends Error {}
 
-export function createEventRoutingActivities(ramp: RampClient, failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS) {
+export function createEventRoutingActivities(
+  ramp: RampClient,
+  failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS,
+) {
   /** Runs a read, turning the service's "not found" into RecordMissing. */
   async function read<T>(call: () => Promise<T>): Promise<T> {
     try {
@@ -42,34 +52,55 @@ export function createEventRoutingActivities(ramp: RampClient, failureOptions: F
       case 'customer': {
         const record = customerRecord(await read(() => ramp.customers.detail({ id: payloadId })));
         if (!record.externalId) return notOurs(record.id);
-        return { kind: 'routed', status: record.status, route: { signal: 'customer', externalId: record.externalId, record } };
+        return {
+          kind: 'routed',
+          status: record.status,
+          route: { signal: 'customer', externalId: record.externalId, record },
+        };
       }
       case 'virtualAccount': {
         const account = await read(() => ramp.virtualAccounts.detail({ id: payloadId }));
         const externalId = await externalIdOf(account.customerId);
         if (!externalId) return notOurs(account.customerId);
         const record = virtualAccountRecord(account);
-        return { kind: 'routed', status: record.status, route: { signal: 'virtualAccount', externalId, customerId: account.customerId, record } };
+        return {
+          kind: 'routed',
+          status: record.status,
+          route: { signal: 'virtualAccount', externalId, customerId: account.customerId, record },
+        };
       }
       case 'depositAddress': {
         const address = await read(() => ramp.depositAddresses.detail({ id: payloadId }));
-        if (!address.customerId) return { kind: 'unroutable', code: 'NOT_OURS', reason: `deposit address ${payloadId} names no customer` };
+        if (!address.customerId)
+          return { kind: 'unroutable', code: 'NOT_OURS', reason: `deposit address ${payloadId} names no customer` };
         const customerId = address.customerId;
         const externalId = await externalIdOf(customerId);
         if (!externalId) return notOurs(customerId);
         const record = depositAddressRecord(address);
-        return { kind: 'routed', status: record.status, route: { signal: 'depositAddress', externalId, customerId, record } };
+        return {
+          kind: 'routed',
+          status: record.status,
+          route: { signal: 'depositAddress', externalId, customerId, record },
+        };
       }
       case 'deposit': {
         // Money that arrived is never dropped: a deposit of a customer without an externalId still gets
         // its workflow, which parks for an operator (workflows/deposit.ts).
         const record = depositRecord(await read(() => ramp.deposits.detail({ id: payloadId })));
         const externalId = await externalIdOf(record.customerId);
-        return { kind: 'routed', status: record.status, route: { signal: 'deposit', ...(externalId ? { externalId } : {}), customerId: record.customerId, record } };
+        return {
+          kind: 'routed',
+          status: record.status,
+          route: { signal: 'deposit', ...(externalId ? { externalId } : {}), customerId: record.customerId, record },
+        };
       }
       case 'trade': {
         const record = tradeRecord(await read(() => ramp.trades.detail({ id: payloadId })));
-        return { kind: 'routed', status: record.status, route: { signal: 'trade', depositId: record.depositId!, record } };
+        return {
+          kind: 'routed',
+          status: record.status,
+          route: { signal: 'trade', depositId: record.depositId!, record },
+        };
       }
       case 'payment': {
         const record = paymentRecord(await read(() => ramp.payments.detail({ id: payloadId })));
@@ -78,16 +109,30 @@ export function createEventRoutingActivities(ramp: RampClient, failureOptions: F
         // allows (bank account, currency and amount within a time window) is not implemented: a payment
         // whose reference names neither is parked for an operator.
         const reference = record.reference;
-        if (!reference) return { kind: 'unroutable', code: 'AMBIGUOUS', reason: `payment ${payloadId} has no reference to tie it to a trade` };
+        if (!reference)
+          return {
+            kind: 'unroutable',
+            code: 'AMBIGUOUS',
+            reason: `payment ${payloadId} has no reference to tie it to a trade`,
+          };
         let trade;
         try {
           trade = tradeRecord(await read(() => ramp.trades.detail({ id: reference })));
         } catch (error) {
           if (!(error instanceof RecordMissing)) throw error;
-          if ((await workflowState(payoutWorkflowId(reference))) !== 'NOT_FOUND') return { kind: 'routed', status: record.status, route: { signal: 'payout', reference, record } };
-          return { kind: 'unroutable', code: 'AMBIGUOUS', reason: `payment ${payloadId}'s reference names no trade and no payout, so it cannot be tied to a deposit` };
+          if ((await workflowState(payoutWorkflowId(reference))) !== 'NOT_FOUND')
+            return { kind: 'routed', status: record.status, route: { signal: 'payout', reference, record } };
+          return {
+            kind: 'unroutable',
+            code: 'AMBIGUOUS',
+            reason: `payment ${payloadId}'s reference names no trade and no payout, so it cannot be tied to a deposit`,
+          };
         }
-        return { kind: 'routed', status: record.status, route: { signal: 'payment', depositId: trade.depositId!, tradeId: trade.id, record } };
+        return {
+          kind: 'routed',
+          status: record.status,
+          route: { signal: 'payment', depositId: trade.depositId!, tradeId: trade.id, record },
+        };
       }
     }
   }

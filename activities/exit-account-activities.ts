@@ -9,9 +9,16 @@ import { findBankAccountId, findCryptoAddressId } from './exit-account-lookup';
 import { asCreate } from './creates';
 import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from './failures';
 
-export function createExitAccountActivities(ramp: RampClient, failureOptions: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }) {
+export function createExitAccountActivities(
+  ramp: RampClient,
+  failureOptions: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS },
+) {
   /** The id the add answered with, or (its answer's shape being our assumption) the one a look-up finds. */
-  async function added(answer: { id?: string | undefined }, lookUp: () => Promise<string | null>, what: string): Promise<string> {
+  async function added(
+    answer: { id?: string | undefined },
+    lookUp: () => Promise<string | null>,
+    what: string,
+  ): Promise<string> {
     const id = answer.id ?? (await lookUp());
     if (!id) throw new Error(`the service accepted the ${what} but does not find it`);
     return id;
@@ -21,7 +28,12 @@ export function createExitAccountActivities(ramp: RampClient, failureOptions: Fa
     /** The service's id of the customer's wallet, added only when the service has none with this address and network. */
     async ensureCryptoAddress(request: AddCryptoAddressRequest): Promise<string> {
       return asCreate(async () => {
-        const lookUp = () => findCryptoAddressId(ramp, { customerId: request.customerId, address: request.address, network: request.network });
+        const lookUp = () =>
+          findCryptoAddressId(ramp, {
+            customerId: request.customerId,
+            address: request.address,
+            network: request.network,
+          });
         return (await lookUp()) ?? added(await ramp.cryptoAddresses.add(request), lookUp, 'crypto address');
       }, failureOptions);
     },

@@ -65,7 +65,9 @@ export interface FailureOptions {
   health?: ServiceHealth;
 }
 
-export const DEFAULT_FAILURE_OPTIONS: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS };
+export const DEFAULT_FAILURE_OPTIONS: FailureOptions = {
+  outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS,
+};
 
 /** What one kind of activity (creates.ts) decides for itself when mapping its failures. */
 export interface CallHooks {
@@ -79,7 +81,11 @@ export interface CallHooks {
   isRefusal?: (error: RampFailedError) => boolean;
 }
 
-export function toTemporalFailure(error: unknown, options: FailureOptions = DEFAULT_FAILURE_OPTIONS, hooks: CallHooks = {}): unknown {
+export function toTemporalFailure(
+  error: unknown,
+  options: FailureOptions = DEFAULT_FAILURE_OPTIONS,
+  hooks: CallHooks = {},
+): unknown {
   if (!(error instanceof RampError)) return error;
   const message = error.message;
   if (error instanceof RampInvalidParametersError) return ApplicationFailure.nonRetryable(message, 'InvalidParameters');
@@ -89,20 +95,43 @@ export function toTemporalFailure(error: unknown, options: FailureOptions = DEFA
   if (error instanceof RampOutcomeUnknownError) {
     const nextRetryDelay = hooks.outcomeUnknownRetryDelayMs?.() ?? options.outcomeUnknownRetryDelayMs;
     // A delay of zero ends the retries (Temporal reads it as "no further attempt"): once the request has settled, the policy's backoff applies.
-    return ApplicationFailure.create({ message, type: 'OutcomeUnknown', ...(nextRetryDelay > 0 ? { nextRetryDelay } : {}) });
+    return ApplicationFailure.create({
+      message,
+      type: 'OutcomeUnknown',
+      ...(nextRetryDelay > 0 ? { nextRetryDelay } : {}),
+    });
   }
-  if (error instanceof RampFailedError) return hooks.isRefusal?.(error) ? ApplicationFailure.nonRetryable(message, 'Refused') : ApplicationFailure.retryable(message, 'Failed');
+  if (error instanceof RampFailedError)
+    return hooks.isRefusal?.(error)
+      ? ApplicationFailure.nonRetryable(message, 'Refused')
+      : ApplicationFailure.retryable(message, 'Failed');
   if (error instanceof RampConnectionError) return ApplicationFailure.retryable(message, 'Connection');
   // Temporal reads a zero delay as "no further attempt": a wait already over takes the policy's backoff.
-  if (error instanceof RampRateLimitedError) return ApplicationFailure.create({ message, type: 'RateLimited', ...(error.retryAfterMs > 0 ? { nextRetryDelay: error.retryAfterMs } : {}) });
-  return error.retryable ? ApplicationFailure.retryable(message, 'HttpError') : ApplicationFailure.nonRetryable(message, 'HttpError');
+  if (error instanceof RampRateLimitedError)
+    return ApplicationFailure.create({
+      message,
+      type: 'RateLimited',
+      ...(error.retryAfterMs > 0 ? { nextRetryDelay: error.retryAfterMs } : {}),
+    });
+  return error.retryable
+    ? ApplicationFailure.retryable(message, 'HttpError')
+    : ApplicationFailure.nonRetryable(message, 'HttpError');
 }
 
 /** Runs a call to the service under its attempt's limits, rethrowing its errors as Temporal failures. */
-export async function asActivity<T>(call: () => Promise<T>, options: FailureOptions = DEFAULT_FAILURE_OPTIONS, hooks: CallHooks = {}): Promise<T> {
+export async function asActivity<T>(
+  call: () => Promise<T>,
+  options: FailureOptions = DEFAULT_FAILURE_OPTIONS,
+  hooks: CallHooks = {},
+): Promise<T> {
   const activity = currentActivity();
   try {
-    const limits = activity ? { ...attemptLimits(activity, hooks.attemptStartedAt ?? Date.now()), ...(hooks.beforePost ? { beforePost: hooks.beforePost } : {}) } : undefined;
+    const limits = activity
+      ? {
+          ...attemptLimits(activity, hooks.attemptStartedAt ?? Date.now()),
+          ...(hooks.beforePost ? { beforePost: hooks.beforePost } : {}),
+        }
+      : undefined;
     const result = await (limits ? withCallLimits(limits, call) : call());
     options.health?.succeeded();
     return result;
@@ -120,5 +149,8 @@ export async function asActivity<T>(call: () => Promise<T>, options: FailureOpti
  * and a message saying "not found". Kept in one place so a deployment can change it.
  */
 export function isNotFound(error: unknown): boolean {
-  return (error instanceof RampFailedError || error instanceof RampInvalidParametersError) && /not found|does not exist/i.test(error.serviceMessage ?? error.message);
+  return (
+    (error instanceof RampFailedError || error instanceof RampInvalidParametersError) &&
+    /not found|does not exist/i.test(error.serviceMessage ?? error.message)
+  );
 }

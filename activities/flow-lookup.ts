@@ -16,7 +16,12 @@ export interface FlowEntry {
 }
 
 /** The enabled flow of `type` whose entry is one of `entries` and whose exit is `exitId`, if any. */
-export async function findFlow(ramp: RampClient, type: 'ONRAMP' | 'OFFRAMP', entries: FlowEntry[], exitId: string): Promise<AutorampFlow | undefined> {
+export async function findFlow(
+  ramp: RampClient,
+  type: 'ONRAMP' | 'OFFRAMP',
+  entries: FlowEntry[],
+  exitId: string,
+): Promise<AutorampFlow | undefined> {
   if (entries.length === 0) return undefined; // the service creates the entry with the flow
   const entryIds = new Set(entries.map((entry) => entry.id));
   return searchListInActivity<AutorampFlow>({

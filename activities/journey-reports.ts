@@ -31,8 +31,11 @@ export function createJourneyReportActivities() {
       const sender = senderFor(context.client);
       const sentBefore = sentUpdateOf(context.info.heartbeatDetails);
       if (sentBefore !== undefined && (await sender.takenEarlier(journeyId, sentBefore))) return true;
-      const outcome = await sender.offer(journeyId, report, (updateId) => context.heartbeat({ updateId } satisfies SentOffer));
-      if (outcome === 'refused') throw ApplicationFailure.retryable('the journey did not take the report now', 'ReportRefused');
+      const outcome = await sender.offer(journeyId, report, (updateId) =>
+        context.heartbeat({ updateId } satisfies SentOffer),
+      );
+      if (outcome === 'refused')
+        throw ApplicationFailure.retryable('the journey did not take the report now', 'ReportRefused');
       return outcome === 'taken';
     },
   };

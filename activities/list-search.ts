@@ -131,7 +131,10 @@ export async function searchList<T>(search: ListSearch<T>): Promise<SearchOutcom
     const newest = order === 'oldest-first' ? end : first;
     if (order !== 'unknown' && (await pastBound(newest))) return { found: undefined, pages, complete: true };
     // Walk the pages in between, away from the newest end (unknown: from the head).
-    cursor = order === 'oldest-first' ? { search: search.search, order, next: last - 1, last: 2, pages } : { search: search.search, order, next: 2, last: last - 1, pages };
+    cursor =
+      order === 'oldest-first'
+        ? { search: search.search, order, next: last - 1, last: 2, pages }
+        : { search: search.search, order, next: 2, last: last - 1, pages };
   }
 
   const step = cursor.order === 'oldest-first' ? -1 : 1;
@@ -157,7 +160,9 @@ function orderOf(headTime: number | undefined, tailTime: number | undefined): Wa
  * Runs a search inside an activity: resumes from the cursor an earlier attempt heartbeated and, when
  * this attempt's pages run out, heartbeats its own and ends the attempt so the next one carries on.
  */
-export async function searchListInActivity<T>(search: Omit<ListSearch<T>, 'cursor' | 'progress'>): Promise<T | undefined> {
+export async function searchListInActivity<T>(
+  search: Omit<ListSearch<T>, 'cursor' | 'progress'>,
+): Promise<T | undefined> {
   const context = Context.current();
   // The cursor is heartbeated once, when this attempt's pages run out, not after every page: a create
   // that follows a look-up in the same attempt (activities/creates.ts) must have the attempt's first

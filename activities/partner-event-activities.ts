@@ -119,7 +119,8 @@ export interface DeliveryRequest {
   throughSequence: number;
 }
 
-export type DeliveryOutcome = { outcome: 'delivered'; deliveredThrough: number } | { outcome: 'dropped'; reason: string };
+export type DeliveryOutcome =
+  { outcome: 'delivered'; deliveredThrough: number } | { outcome: 'dropped'; reason: string };
 
 /**
  * What a delivery attempt heartbeats: the last sequence the endpoint has (a retry resumes after it)
@@ -162,7 +163,11 @@ function sendingWindow(progress: () => unknown): SendingWindow {
   const startBy = Date.now() + timeoutMs * STARTS_WITHIN;
   const signal = AbortSignal.timeout(timeoutMs * SENDS_WITHIN);
   const beat = setInterval(() => context.heartbeat(progress()), BEAT_MS);
-  return { signal, mayStart: () => !context.cancellationSignal.aborted && !signal.aborted && Date.now() < startBy, close: () => clearInterval(beat) };
+  return {
+    signal,
+    mayStart: () => !context.cancellationSignal.aborted && !signal.aborted && Date.now() < startBy,
+    close: () => clearInterval(beat),
+  };
 }
 
 export function createPartnerEventActivities(wiring: PartnerEventWiring | undefined) {
@@ -198,7 +203,9 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
 
   async function disable(endpoint: PartnerEndpoint): Promise<void> {
     await wiring!.store.disableEndpoint(endpoint.name, 'answered 410 Gone');
-    Context.current().log.warn('partner endpoint answered 410 Gone: disabled until an operator enables it', { endpoint: endpoint.name });
+    Context.current().log.warn('partner endpoint answered 410 Gone: disabled until an operator enables it', {
+      endpoint: endpoint.name,
+    });
   }
 
   /** Delivers a recorded batch to every enabled endpoint, or hands it to the stream's delivery workflow. */
@@ -213,7 +220,12 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
 
     // Earlier events of this stream are still on their way: these queue behind them.
     if (await isOpen(client, workflowId)) {
-      await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: allBefore, retrySeconds: wiring.retrySeconds });
+      await handOff(client, info.taskQueue, {
+        stream,
+        throughSequence,
+        endpoints: allBefore,
+        retrySeconds: wiring.retrySeconds,
+      });
       return { delivered: [], handedOff: endpoints.map((endpoint) => endpoint.name) };
     }
     const progress: EndpointProgress = {};
@@ -227,7 +239,13 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
         (stop ? handedOff : delivered).push(endpoint.name);
       }),
     );
-    if (handedOff.length > 0) await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: progress, retrySeconds: wiring.retrySeconds });
+    if (handedOff.length > 0)
+      await handOff(client, info.taskQueue, {
+        stream,
+        throughSequence,
+        endpoints: progress,
+        retrySeconds: wiring.retrySeconds,
+      });
     return { delivered, handedOff };
   }
 
@@ -236,7 +254,8 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     try {
       await wiring!.store.append(stream, events);
     } catch (error) {
-      if (error instanceof PartnerEventConflictError) throw ApplicationFailure.nonRetryable(error.message, PARTNER_EVENT_SEQUENCE_CONFLICT);
+      if (error instanceof PartnerEventConflictError)
+        throw ApplicationFailure.nonRetryable(error.message, PARTNER_EVENT_SEQUENCE_CONFLICT);
       throw error;
     }
   }
@@ -253,8 +272,16 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     const context = Context.current();
     const { client, info } = context;
     const resumed = (info.heartbeatDetails ?? {}) as EndpointProgress;
-    const progress: EndpointProgress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, Math.max(afterSequence, resumed[endpoint.name] ?? 0)]));
-    const handOn = (names: string[]) => handOff(client, info.taskQueue, { stream, throughSequence, endpoints: Object.fromEntries(names.map((name) => [name, progress[name]!])), retrySeconds: wiring.retrySeconds });
+    const progress: EndpointProgress = Object.fromEntries(
+      endpoints.map((endpoint) => [endpoint.name, Math.max(afterSequence, resumed[endpoint.name] ?? 0)]),
+    );
+    const handOn = (names: string[]) =>
+      handOff(client, info.taskQueue, {
+        stream,
+        throughSequence,
+        endpoints: Object.fromEntries(names.map((name) => [name, progress[name]!])),
+        retrySeconds: wiring.retrySeconds,
+      });
 
     // Earlier events of this stream are still on their way: these queue behind them.
     if (await isOpen(client, partnerEventDeliveryWorkflowId(stream))) {
@@ -267,7 +294,9 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
       await Promise.all(
         endpoints.map(async (endpoint) => {
           while (progress[endpoint.name]! < throughSequence) {
-            const page = (await wiring.store.stream(stream, progress[endpoint.name]!, PAGE)).filter((event) => event.sequence <= throughSequence);
+            const page = (await wiring.store.stream(stream, progress[endpoint.name]!, PAGE)).filter(
+              (event) => event.sequence <= throughSequence,
+            );
             if (page.length === 0) return;
             const { stop, outOfTime } = await deliverInOrder(
               endpoint,
@@ -294,10 +323,18 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     // Cancelled: the workflow is handing the stream over (this attempt's own client calls are
     // cancelled with it). It answers, rather than fails, with where each endpoint stands, and the
     // workflow hands on from there: nothing it sent is sent again.
-    if (context.cancellationSignal.aborted) return { delivered: [], handedOff: [], stoppedAt: Object.fromEntries(reached.map((name) => [name, progress[name]!])) };
+    if (context.cancellationSignal.aborted)
+      return {
+        delivered: [],
+        handedOff: [],
+        stoppedAt: Object.fromEntries(reached.map((name) => [name, progress[name]!])),
+      };
     const behind = reached.filter((name) => progress[name]! < throughSequence);
     if (behind.length > 0) await handOn(behind);
-    return { delivered: Object.keys(progress).filter((name) => !gone.has(name) && !behind.includes(name)), handedOff: behind };
+    return {
+      delivered: Object.keys(progress).filter((name) => !gone.has(name) && !behind.includes(name)),
+      handedOff: behind,
+    };
   }
 
   return {
@@ -327,14 +364,29 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
      * endpoint: what a workflow does with pushes not done when it ends or continues as new. An endpoint
      * the delivery workflow already follows keeps the progress it has.
      */
-    async handOffPartnerEvents({ stream, afterSequence, throughSequence, stoppedAt }: HandOffRequest): Promise<{ handedOff: string[] }> {
+    async handOffPartnerEvents({
+      stream,
+      afterSequence,
+      throughSequence,
+      stoppedAt,
+    }: HandOffRequest): Promise<{ handedOff: string[] }> {
       const endpoints = await enabledEndpoints();
       if (!wiring || throughSequence <= afterSequence || endpoints.length === 0) return { handedOff: [] };
       const { client, info } = Context.current();
-      const progress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, Math.max(afterSequence, stoppedAt?.[endpoint.name] ?? afterSequence)]));
+      const progress = Object.fromEntries(
+        endpoints.map((endpoint) => [
+          endpoint.name,
+          Math.max(afterSequence, stoppedAt?.[endpoint.name] ?? afterSequence),
+        ]),
+      );
       const behind = Object.keys(progress).filter((name) => progress[name]! < throughSequence);
       if (behind.length === 0) return { handedOff: [] };
-      await handOff(client, info.taskQueue, { stream, throughSequence, endpoints: Object.fromEntries(behind.map((name) => [name, progress[name]!])), retrySeconds: wiring.retrySeconds });
+      await handOff(client, info.taskQueue, {
+        stream,
+        throughSequence,
+        endpoints: Object.fromEntries(behind.map((name) => [name, progress[name]!])),
+        retrySeconds: wiring.retrySeconds,
+      });
       return { handedOff: behind };
     },
 
@@ -349,7 +401,11 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
       if (!wiring || request.events.length === 0) return { recorded: 0, endpoints: 0, delivered: [], handedOff: [] };
       await append(request.stream, request.events);
       const pushed = await push(request);
-      return { recorded: request.events.length, endpoints: pushed.delivered.length + pushed.handedOff.length, ...pushed };
+      return {
+        recorded: request.events.length,
+        endpoints: pushed.delivered.length + pushed.handedOff.length,
+        ...pushed,
+      };
     },
 
     /**
@@ -360,7 +416,8 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     async deliverPartnerEvents(request: DeliveryRequest): Promise<DeliveryOutcome> {
       const endpoint = wiring?.endpoints.find((configured) => configured.name === request.endpoint);
       if (!wiring || !endpoint) return { outcome: 'dropped', reason: 'the endpoint is no longer configured' };
-      if ((await enabledEndpoints()).every((enabled) => enabled.name !== endpoint.name)) return { outcome: 'dropped', reason: 'the endpoint is disabled' };
+      if ((await enabledEndpoints()).every((enabled) => enabled.name !== endpoint.name))
+        return { outcome: 'dropped', reason: 'the endpoint is disabled' };
       const context = Context.current();
       const resumed = context.info.heartbeatDetails as DeliveryProgress | undefined;
       let after = Math.max(request.afterSequence, resumed?.through ?? 0);
@@ -368,16 +425,32 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
       const window = sendingWindow(() => ({ through: after }) satisfies DeliveryProgress);
       try {
         while (after < request.throughSequence) {
-          const page = (await wiring.store.stream(request.stream, after, PAGE)).filter((event) => event.sequence <= request.throughSequence);
+          const page = (await wiring.store.stream(request.stream, after, PAGE)).filter(
+            (event) => event.sequence <= request.throughSequence,
+          );
           // The publisher records before it hands off, so the store has them; a gap is not waited on forever.
           if (page.length === 0) {
-            context.log.warn('partner events missing from the store; skipped', { stream: request.stream, after, through: request.throughSequence });
+            context.log.warn('partner events missing from the store; skipped', {
+              stream: request.stream,
+              after,
+              through: request.throughSequence,
+            });
             return { outcome: 'delivered', deliveredThrough: request.throughSequence };
           }
-          const { through, stop: refused, outOfTime } = await deliverInOrder(endpoint, page, after, (sequence) => {
-            after = sequence;
-            context.heartbeat({ through: sequence } satisfies DeliveryProgress);
-          }, window);
+          const {
+            through,
+            stop: refused,
+            outOfTime,
+          } = await deliverInOrder(
+            endpoint,
+            page,
+            after,
+            (sequence) => {
+              after = sequence;
+              context.heartbeat({ through: sequence } satisfies DeliveryProgress);
+            },
+            window,
+          );
           after = through;
           if (outOfTime) {
             if (context.cancellationSignal.aborted) await context.cancelled;
@@ -394,8 +467,16 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
             // to fix and this workflow's to retry, not a fault of ours, so the SDK logs it at DEBUG
             // rather than a WARN with a stack trace per attempt. The reason names the HTTP status or
             // the network error's code (partner-events/deliver.ts), never the URL or the events.
-            context.log.warn('partner event delivery failed; retried with backoff', { endpoint: endpoint.name, reason: refused.reason, deliveredThrough: after });
-            throw ApplicationFailure.create({ message: reason, type: 'DeliveryFailed', category: ApplicationFailureCategory.BENIGN });
+            context.log.warn('partner event delivery failed; retried with backoff', {
+              endpoint: endpoint.name,
+              reason: refused.reason,
+              deliveredThrough: after,
+            });
+            throw ApplicationFailure.create({
+              message: reason,
+              type: 'DeliveryFailed',
+              category: ApplicationFailureCategory.BENIGN,
+            });
           }
         }
       } finally {
@@ -429,7 +510,9 @@ async function handOff(client: Client, taskQueue: string, input: PartnerEventDel
     // Listable at once: operators find parked deliveries by stage, a customer's by externalId.
     typedSearchAttributes: [
       { key: RampStage, value: 'DELIVERING' },
-      ...(input.stream.startsWith('customer/') ? [{ key: RampExternalId, value: input.stream.slice('customer/'.length) }] : []),
+      ...(input.stream.startsWith('customer/')
+        ? [{ key: RampExternalId, value: input.stream.slice('customer/'.length) }]
+        : []),
     ],
   });
 }

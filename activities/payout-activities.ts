@@ -19,7 +19,10 @@ import { paymentRecord } from './records';
 
 export type PayoutOrder = Omit<PayoutInput, 'timings'>;
 
-export function createPayoutActivities(ramp: RampClient, failureOptions: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS }) {
+export function createPayoutActivities(
+  ramp: RampClient,
+  failureOptions: FailureOptions = { outcomeUnknownRetryDelayMs: DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS },
+) {
   /**
    * The payment carrying `reference`. The list's reference filter is our assumption, so the search
    * also checks the field and, should the service ignore the filter, walks the partner's payments the

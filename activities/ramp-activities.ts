@@ -9,13 +9,34 @@ import type { RampClient } from '../ramp';
 import { attachmentStoreFromEnv, checkOut, type AttachmentStore } from '../attachments';
 import type { AttachmentReference } from '../workflows/messages';
 import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
-import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord, WhitelistEntryRecord } from '../workflows/records';
+import type {
+  CustomerRecord,
+  DepositAddressRecord,
+  DepositRecord,
+  PaymentRecord,
+  TradeRecord,
+  VirtualAccountRecord,
+  WhitelistEntryRecord,
+} from '../workflows/records';
 import { findFlow } from './flow-lookup';
 import { findTradeOfDeposit } from './trade-lookup';
-import { findBankAccountId, findCryptoAddressId, type BankAccountLookup, type CryptoAddressLookup } from './exit-account-lookup';
+import {
+  findBankAccountId,
+  findCryptoAddressId,
+  type BankAccountLookup,
+  type CryptoAddressLookup,
+} from './exit-account-lookup';
 import { asCreate } from './creates';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
-import { customerRecord, depositAddressRecord, depositRecord, paymentRecord, tradeRecord, virtualAccountRecord, whitelistEntryRecord } from './records';
+import {
+  customerRecord,
+  depositAddressRecord,
+  depositRecord,
+  paymentRecord,
+  tradeRecord,
+  virtualAccountRecord,
+  whitelistEntryRecord,
+} from './records';
 
 export interface OnrampSetup {
   customerId: string;
@@ -54,7 +75,8 @@ async function missingIsFinal<T>(read: RecordRead, call: () => Promise<T>): Prom
   try {
     return await call();
   } catch (error) {
-    if (read.confirming && isNotFound(error)) throw ApplicationFailure.nonRetryable(error instanceof Error ? error.message : String(error), 'NotFound');
+    if (read.confirming && isNotFound(error))
+      throw ApplicationFailure.nonRetryable(error instanceof Error ? error.message : String(error), 'NotFound');
     throw error;
   }
 }
@@ -87,7 +109,9 @@ export function createRampActivities(
         if (existing) return customerRecord(existing);
         const created = await ramp.customers.create(details);
         // The create answer's shape is not shown: read the customer back for its status and kycLink.
-        const customer = created.id ? await ramp.customers.detail({ id: created.id }) : await findCustomer(details.externalId);
+        const customer = created.id
+          ? await ramp.customers.detail({ id: created.id })
+          : await findCustomer(details.externalId);
         if (!customer) throw new Error(`the service accepted customer ${details.externalId} but does not find it`);
         return customerRecord(customer);
       });
@@ -101,12 +125,19 @@ export function createRampActivities(
     async ensureOnramp(setup: OnrampSetup): Promise<{ flowId: string; virtualAccountId: string }> {
       return createCall(async () => {
         const accounts = [];
-        for await (const account of ramp.virtualAccounts.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
+        for await (const account of ramp.virtualAccounts.iterate({
+          customerId: setup.customerId,
+          currency: setup.currency,
+          pageSize: 100,
+        })) {
           if (namesCustomer(account, setup.customerId)) accounts.push(account);
         }
         const existing = await findFlow(ramp, 'ONRAMP', accounts, setup.cryptoAddressId);
         if (existing) return { flowId: existing.id, virtualAccountId: existing.from };
-        const { id } = await ramp.autorampFlows.createOnramp({ from: { customerId: setup.customerId, currency: setup.currency }, to: setup.cryptoAddressId });
+        const { id } = await ramp.autorampFlows.createOnramp({
+          from: { customerId: setup.customerId, currency: setup.currency },
+          to: setup.cryptoAddressId,
+        });
         const flow = await ramp.autorampFlows.detail({ id });
         return { flowId: id, virtualAccountId: flow.from };
       });
@@ -116,8 +147,13 @@ export function createRampActivities(
     async ensureOfframp(setup: OfframpSetup): Promise<{ flowId: string; depositAddressId: string }> {
       return createCall(async () => {
         const addresses = [];
-        for await (const address of ramp.depositAddresses.iterate({ customerId: setup.customerId, currency: setup.currency, pageSize: 100 })) {
-          if (namesCustomer(address, setup.customerId) && (!address.network || address.network === setup.network)) addresses.push(address);
+        for await (const address of ramp.depositAddresses.iterate({
+          customerId: setup.customerId,
+          currency: setup.currency,
+          pageSize: 100,
+        })) {
+          if (namesCustomer(address, setup.customerId) && (!address.network || address.network === setup.network))
+            addresses.push(address);
         }
         const existing = await findFlow(ramp, 'OFFRAMP', addresses, setup.bankAccountId);
         if (existing) return { flowId: existing.id, depositAddressId: existing.from };
@@ -141,19 +177,29 @@ export function createRampActivities(
     },
 
     async getVirtualAccount(lookup: { customerId: string; virtualAccountId: string }): Promise<VirtualAccountRecord> {
-      return serviceCall(async () => virtualAccountRecord(await ramp.virtualAccounts.detail({ id: lookup.virtualAccountId })));
+      return serviceCall(async () =>
+        virtualAccountRecord(await ramp.virtualAccounts.detail({ id: lookup.virtualAccountId })),
+      );
     },
 
     async getDepositAddress(lookup: { customerId: string; depositAddressId: string }): Promise<DepositAddressRecord> {
-      return serviceCall(async () => depositAddressRecord(await ramp.depositAddresses.detail({ id: lookup.depositAddressId })));
+      return serviceCall(async () =>
+        depositAddressRecord(await ramp.depositAddresses.detail({ id: lookup.depositAddressId })),
+      );
     },
 
     /** Adds the source account to the AUD account's whitelist unless it is there; returns the whitelist. */
-    async ensureAudWhitelist(request: { virtualAccountId: string; sourceAccount: AudSourceAccount }): Promise<WhitelistEntryRecord[]> {
+    async ensureAudWhitelist(request: {
+      virtualAccountId: string;
+      sourceAccount: AudSourceAccount;
+    }): Promise<WhitelistEntryRecord[]> {
       return createCall(async () => {
         const { virtualAccountId, sourceAccount } = request;
         const listed = (entries: WhitelistEntryRecord[]) =>
-          entries.some((entry) => entry.bsbNumber === sourceAccount.bsbNumber && entry.accountNumber === sourceAccount.accountNumber);
+          entries.some(
+            (entry) =>
+              entry.bsbNumber === sourceAccount.bsbNumber && entry.accountNumber === sourceAccount.accountNumber,
+          );
         const before = (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord);
         if (listed(before)) return before;
         await ramp.virtualAccounts.createAudWhitelist({ virtualAccountId, sourceAccount });
@@ -162,7 +208,9 @@ export function createRampActivities(
     },
 
     async getAudWhitelist(virtualAccountId: string): Promise<WhitelistEntryRecord[]> {
-      return serviceCall(async () => (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord));
+      return serviceCall(async () =>
+        (await ramp.virtualAccounts.audWhitelist({ virtualAccountId })).map(whitelistEntryRecord),
+      );
     },
 
     /** The partner's externalId of a customer (so its journey), or null when the customer has none. */
@@ -171,7 +219,9 @@ export function createRampActivities(
     },
 
     async getDeposit(depositId: string, read: RecordRead = {}): Promise<DepositRecord> {
-      return serviceCall(() => missingIsFinal(read, async () => depositRecord(await ramp.deposits.detail({ id: depositId }))));
+      return serviceCall(() =>
+        missingIsFinal(read, async () => depositRecord(await ramp.deposits.detail({ id: depositId }))),
+      );
     },
 
     /** The trade the service made of a confirmed deposit, if it has made one yet (a long list takes several attempts: trade-lookup.ts). */
@@ -184,11 +234,15 @@ export function createRampActivities(
 
     /** `confirming`: the read confirms a record an event named, so a record the service does not have is final (NotFound). */
     async getTrade(tradeId: string, read: RecordRead = {}): Promise<TradeRecord> {
-      return serviceCall(() => missingIsFinal(read, async () => tradeRecord(await ramp.trades.detail({ id: tradeId }))));
+      return serviceCall(() =>
+        missingIsFinal(read, async () => tradeRecord(await ramp.trades.detail({ id: tradeId }))),
+      );
     },
 
     async getPayment(paymentId: string, read: RecordRead = {}): Promise<PaymentRecord> {
-      return serviceCall(() => missingIsFinal(read, async () => paymentRecord(await ramp.payments.detail({ id: paymentId }))));
+      return serviceCall(() =>
+        missingIsFinal(read, async () => paymentRecord(await ramp.payments.detail({ id: paymentId }))),
+      );
     },
 
     /** Uploads the document the service asked for on an ACTION_REQUIRED deposit, read from the attachment store by reference. */

@@ -21,7 +21,13 @@ import type { DepositListItem } from '../ramp/schemas';
 import type { EventName } from '../ramp/events';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
-import type { LagReport, ListWatermark, ReconcileLimits, RejectedDepositLagReport, Repair } from '../workflows/reconcile-types';
+import type {
+  LagReport,
+  ListWatermark,
+  ReconcileLimits,
+  RejectedDepositLagReport,
+  Repair,
+} from '../workflows/reconcile-types';
 import { RampStage } from '../observability/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { BOUND_SLACK_MS, timeOf } from './list-search';
@@ -62,7 +68,11 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
    * Workflow ID → RampStage of the workflows of `type` among `ids` (running ones only, unless `all`):
    * of several runs of one ID, the running one, else the newest.
    */
-  async function stagesOf(type: string, ids: string[], all = false): Promise<Map<string, { stage: string; running: boolean }>> {
+  async function stagesOf(
+    type: string,
+    ids: string[],
+    all = false,
+  ): Promise<Map<string, { stage: string; running: boolean }>> {
     const stages = new Map<string, { stage: string; running: boolean; startedAt: number }>();
     const queryable = [...new Set(ids)].filter((id) => QUERYABLE_ID.test(id));
     if (queryable.length === 0) return stages;
@@ -74,7 +84,11 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
       // A closed run must not hide the running one of the same ID, nor an older closed run a newer
       // one: a deposit's COMPLETED run is followed by the run that reported its refund (REVERSED).
       if (known && (known.running || (!running && known.startedAt >= startedAt))) continue;
-      stages.set(workflow.workflowId, { stage: workflow.typedSearchAttributes.get(RampStage) ?? '', running, startedAt });
+      stages.set(workflow.workflowId, {
+        stage: workflow.typedSearchAttributes.get(RampStage) ?? '',
+        running,
+        startedAt,
+      });
     }
     return stages;
   }
@@ -109,14 +123,17 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     let passedWatermark = false;
     /** The pages still to read when reading from both ends (after page 1). */
     let fromBothEnds: number[] = [];
-    for (let pageNum = 1; ; ) {
+    for (let pageNum = 1; ;) {
       const page = await listPage(pageNum);
       if (report.pages === 0) {
         head = { headIds: page.list.slice(0, HEAD_IDS).map((item) => item.id), total: page.total };
         const first = page.list[0];
         if (incremental && first !== undefined && seen.has(first.id) && page.total > since!.total) {
           // Grown, yet the same record on top: the service does not list newest first. Read it all.
-          log.warn('the service\'s list grew but its head did not change: it does not list newest first; reading the whole list from both ends (set RECONCILE_LIST_ORDER=unknown)', { list: what });
+          log.warn(
+            "the service's list grew but its head did not change: it does not list newest first; reading the whole list from both ends (set RECONCILE_LIST_ORDER=unknown)",
+            { list: what },
+          );
           incremental = false;
         }
         if (!incremental) fromBothEnds = bothEnds(Math.ceil(page.total / PAGE_SIZE));
@@ -162,27 +179,51 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     return report;
   }
 
-  const customerEvent = (status: string): EventName => (status === 'DELETED' ? 'CUSTOMER_DELETED' : status === 'REJECTED' ? 'CUSTOMER_REJECTED' : 'CUSTOMER_APPROVED');
-  const depositEvent = (status: string): EventName => (status === 'CONFIRMED' ? 'DEPOSIT_APPROVED' : status === 'REJECTED' ? 'DEPOSIT_REJECTED' : 'DEPOSIT_RECEIVED');
+  const customerEvent = (status: string): EventName =>
+    status === 'DELETED' ? 'CUSTOMER_DELETED' : status === 'REJECTED' ? 'CUSTOMER_REJECTED' : 'CUSTOMER_APPROVED';
+  const depositEvent = (status: string): EventName =>
+    status === 'CONFIRMED' ? 'DEPOSIT_APPROVED' : status === 'REJECTED' ? 'DEPOSIT_REJECTED' : 'DEPOSIT_RECEIVED';
 
   return {
     /** Journeys still waiting for a KYC decision the service has made, and running journeys of deleted customers. */
     async findCustomerLag(limits: ReconcileLimits, since?: ListWatermark): Promise<LagReport> {
       return serviceCall(() =>
-        scan('customers', limits, since, (pageNum) => ramp.customers.list({ pageNum, pageSize: PAGE_SIZE }), async (customers) => {
-          const decided = customers.filter((customer) => customer.externalId && (isCustomerApproved(customer.status) || customer.status === 'REJECTED' || customer.status === 'DELETED'));
-          const stages = await runningStages('customerJourney', decided.map((customer) => journeyWorkflowId(customer.externalId!)));
-          const repairs: Repair[] = [];
-          for (const customer of decided) {
-            const target = journeyWorkflowId(customer.externalId!);
-            const stage = stages.get(target);
-            if (stage === undefined || stage === 'NEEDS_ATTENTION') continue; // not running, or waiting for an operator
-            const lagging = stage === 'AWAITING_KYC' || customer.status === 'DELETED';
-            if (!lagging) continue;
-            repairs.push({ signal: 'customer', target, key: `RECONCILE/CUSTOMER/${customer.id}/${customer.status}`, event: customerEvent(customer.status), record: customerRecord(customer) });
-          }
-          return repairs;
-        }, limits.recentCustomers),
+        scan(
+          'customers',
+          limits,
+          since,
+          (pageNum) => ramp.customers.list({ pageNum, pageSize: PAGE_SIZE }),
+          async (customers) => {
+            const decided = customers.filter(
+              (customer) =>
+                customer.externalId &&
+                (isCustomerApproved(customer.status) ||
+                  customer.status === 'REJECTED' ||
+                  customer.status === 'DELETED'),
+            );
+            const stages = await runningStages(
+              'customerJourney',
+              decided.map((customer) => journeyWorkflowId(customer.externalId!)),
+            );
+            const repairs: Repair[] = [];
+            for (const customer of decided) {
+              const target = journeyWorkflowId(customer.externalId!);
+              const stage = stages.get(target);
+              if (stage === undefined || stage === 'NEEDS_ATTENTION') continue; // not running, or waiting for an operator
+              const lagging = stage === 'AWAITING_KYC' || customer.status === 'DELETED';
+              if (!lagging) continue;
+              repairs.push({
+                signal: 'customer',
+                target,
+                key: `RECONCILE/CUSTOMER/${customer.id}/${customer.status}`,
+                event: customerEvent(customer.status),
+                record: customerRecord(customer),
+              });
+            }
+            return repairs;
+          },
+          limits.recentCustomers,
+        ),
       );
     },
 
@@ -191,7 +232,15 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
      * still waiting for a confirmation (or rejection) the service has made.
      */
     async findDepositLag(limits: ReconcileLimits, since?: ListWatermark): Promise<LagReport> {
-      return serviceCall(() => scan('deposits', limits, since, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }), depositRepairs));
+      return serviceCall(() =>
+        scan(
+          'deposits',
+          limits,
+          since,
+          (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE }),
+          depositRepairs,
+        ),
+      );
     },
 
     /**
@@ -207,15 +256,21 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     async findRejectedDepositLag(limits: ReconcileLimits, since?: number): Promise<RejectedDepositLagReport> {
       let newestChange = since;
       const report = await serviceCall(() =>
-        scan('rejected deposits', { ...limits, listOrder: 'unknown' }, undefined, (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE, status: 'REJECTED' }), async (deposits) => {
-          const changed = deposits.filter((deposit) => {
-            const time = timeOf(deposit.timestamp);
-            if (time !== undefined && (newestChange === undefined || time > newestChange)) newestChange = time;
-            // A deposit without a readable time is looked up: only a time proves it old.
-            return since === undefined || time === undefined || time >= since - BOUND_SLACK_MS;
-          });
-          return depositRepairs(changed);
-        }),
+        scan(
+          'rejected deposits',
+          { ...limits, listOrder: 'unknown' },
+          undefined,
+          (pageNum) => ramp.deposits.list({ pageNum, pageSize: PAGE_SIZE, status: 'REJECTED' }),
+          async (deposits) => {
+            const changed = deposits.filter((deposit) => {
+              const time = timeOf(deposit.timestamp);
+              if (time !== undefined && (newestChange === undefined || time > newestChange)) newestChange = time;
+              // A deposit without a readable time is looked up: only a time proves it old.
+              return since === undefined || time === undefined || time >= since - BOUND_SLACK_MS;
+            });
+            return depositRepairs(changed);
+          },
+        ),
       );
       return { ...report, ...(newestChange !== undefined ? { newestChange } : {}) };
     },
@@ -223,45 +278,64 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
     /** Deposit workflows that do not know their trade, its settlement, or (offramp) the payout. */
     async findTradeLag(limits: ReconcileLimits, since?: ListWatermark): Promise<LagReport> {
       return serviceCall(() =>
-        scan('trades', limits, since, (pageNum) => ramp.trades.list({ pageNum, pageSize: PAGE_SIZE }), async (items) => {
-          // The list's item shape is not shown: use `deposit.id` and `status` when items carry them,
-          // and read the detail otherwise (one at a time, to stay gentle with the service).
-          const trades: { id: string; depositId: string; status: string }[] = [];
-          for (const item of items) {
-            const listed = item as { deposit?: { id?: unknown }; status?: unknown };
-            if (typeof listed.deposit?.id === 'string' && typeof listed.status === 'string') {
-              trades.push({ id: item.id, depositId: listed.deposit.id, status: listed.status });
-            } else {
-              const detail = await ramp.trades.detail({ id: item.id });
-              trades.push({ id: item.id, depositId: detail.deposit.id, status: detail.status });
+        scan(
+          'trades',
+          limits,
+          since,
+          (pageNum) => ramp.trades.list({ pageNum, pageSize: PAGE_SIZE }),
+          async (items) => {
+            // The list's item shape is not shown: use `deposit.id` and `status` when items carry them,
+            // and read the detail otherwise (one at a time, to stay gentle with the service).
+            const trades: { id: string; depositId: string; status: string }[] = [];
+            for (const item of items) {
+              const listed = item as { deposit?: { id?: unknown }; status?: unknown };
+              if (typeof listed.deposit?.id === 'string' && typeof listed.status === 'string') {
+                trades.push({ id: item.id, depositId: listed.deposit.id, status: listed.status });
+              } else {
+                const detail = await ramp.trades.detail({ id: item.id });
+                trades.push({ id: item.id, depositId: detail.deposit.id, status: detail.status });
+              }
             }
-          }
-          const stages = await runningStages('depositLifecycle', trades.map((trade) => depositWorkflowId(trade.depositId)));
-          const repairs: Repair[] = [];
-          for (const trade of trades) {
-            const target = depositWorkflowId(trade.depositId);
-            const stage = stages.get(target);
-            if (stage === undefined) continue;
-            const unknownTrade = stage === 'RECEIVED' || stage === 'ACTION_REQUIRED' || stage === 'CONFIRMED';
-            const unknownSettlement = stage === 'TRADE_CREATED' && trade.status === 'SETTLED';
-            if (unknownTrade || unknownSettlement) {
-              const record = tradeRecord(await ramp.trades.detail({ id: trade.id }));
-              repairs.push({ signal: 'trade', target, key: `RECONCILE/TRADE/${record.id}/${record.status}`, event: record.status === 'SETTLED' ? 'TRADE_SETTLED' : 'TRADE_CREATED', record });
-            } else if (stage === 'TRADE_SETTLED') {
-              // An offramp waiting for its payout: no payment list exists, so follow the trade to its payment.
-              const repair = await paymentRepair(trade.id, target);
-              if (repair) repairs.push(repair);
+            const stages = await runningStages(
+              'depositLifecycle',
+              trades.map((trade) => depositWorkflowId(trade.depositId)),
+            );
+            const repairs: Repair[] = [];
+            for (const trade of trades) {
+              const target = depositWorkflowId(trade.depositId);
+              const stage = stages.get(target);
+              if (stage === undefined) continue;
+              const unknownTrade = stage === 'RECEIVED' || stage === 'ACTION_REQUIRED' || stage === 'CONFIRMED';
+              const unknownSettlement = stage === 'TRADE_CREATED' && trade.status === 'SETTLED';
+              if (unknownTrade || unknownSettlement) {
+                const record = tradeRecord(await ramp.trades.detail({ id: trade.id }));
+                repairs.push({
+                  signal: 'trade',
+                  target,
+                  key: `RECONCILE/TRADE/${record.id}/${record.status}`,
+                  event: record.status === 'SETTLED' ? 'TRADE_SETTLED' : 'TRADE_CREATED',
+                  record,
+                });
+              } else if (stage === 'TRADE_SETTLED') {
+                // An offramp waiting for its payout: no payment list exists, so follow the trade to its payment.
+                const repair = await paymentRepair(trade.id, target);
+                if (repair) repairs.push(repair);
+              }
             }
-          }
-          return repairs;
-        }),
+            return repairs;
+          },
+        ),
       );
     },
   };
 
   /** The repairs a page of deposits (list items) needs: a workflow to start, or a decision it has not heard. */
   async function depositRepairs(deposits: DepositListItem[]): Promise<Repair[]> {
-    const workflows = await stagesOf('depositLifecycle', deposits.map((deposit) => depositWorkflowId(deposit.id)), true);
+    const workflows = await stagesOf(
+      'depositLifecycle',
+      deposits.map((deposit) => depositWorkflowId(deposit.id)),
+      true,
+    );
     const repairs: Repair[] = [];
     for (const deposit of deposits) {
       const target = depositWorkflowId(deposit.id);
@@ -269,15 +343,28 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
       const decided = deposit.status === 'CONFIRMED' || deposit.status === 'REJECTED';
       // A workflow dismissed because the service did not have the deposit then counts as none:
       // the service has it now (deliverToDeposit starts it again).
-      const missing = (workflow === undefined || (!workflow.running && workflow.stage === 'DISMISSED')) && QUERYABLE_ID.test(target);
+      const missing =
+        (workflow === undefined || (!workflow.running && workflow.stage === 'DISMISSED')) && QUERYABLE_ID.test(target);
       const stage = workflow?.running ? workflow.stage : undefined;
       // A deposit the service refunded after its workflow completed: the delivery starts the run that reports it.
-      const refundedAfterCompletion = workflow !== undefined && !workflow.running && workflow.stage === 'COMPLETED' && deposit.status === 'REJECTED';
+      const refundedAfterCompletion =
+        workflow !== undefined && !workflow.running && workflow.stage === 'COMPLETED' && deposit.status === 'REJECTED';
       // A deposit refunded while its workflow waits for the trade or the payout (its polls would find it, hours later).
-      const refundedInFlight = deposit.status === 'REJECTED' && stage !== undefined && AFTER_CONFIRMATION.includes(stage);
-      const lagging = missing || refundedAfterCompletion || refundedInFlight || (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
+      const refundedInFlight =
+        deposit.status === 'REJECTED' && stage !== undefined && AFTER_CONFIRMATION.includes(stage);
+      const lagging =
+        missing ||
+        refundedAfterCompletion ||
+        refundedInFlight ||
+        (deposit.status !== 'RECEIVED' && (stage === 'RECEIVED' || (stage === 'ACTION_REQUIRED' && decided)));
       if (!lagging) continue;
-      repairs.push({ signal: 'deposit', target, key: `RECONCILE/DEPOSIT/${deposit.id}/${deposit.status}`, event: depositEvent(deposit.status), record: depositRecord(deposit) });
+      repairs.push({
+        signal: 'deposit',
+        target,
+        key: `RECONCILE/DEPOSIT/${deposit.id}/${deposit.status}`,
+        event: depositEvent(deposit.status),
+        record: depositRecord(deposit),
+      });
     }
     return repairs;
   }
@@ -293,7 +380,13 @@ export function createReconcileActivities(ramp: RampClient, failureOptions: Fail
       throw error;
     }
     if (!isPaymentSettled(payment.status)) return undefined;
-    return { signal: 'payment', target, key: `RECONCILE/PAYMENT/${payment.id}/${payment.status}`, event: 'PAYMENT_SETTLED', record: payment };
+    return {
+      signal: 'payment',
+      target,
+      key: `RECONCILE/PAYMENT/${payment.id}/${payment.status}`,
+      event: 'PAYMENT_SETTLED',
+      record: payment,
+    };
   }
 }
 

@@ -1,5 +1,14 @@
 /** From the service's records to the slices workflows keep (workflows/records.ts). */
-import type { AudWhitelistEntry, Customer, Deposit, DepositAddress, DepositListItem, Payment, Trade, VirtualAccount } from '../ramp';
+import type {
+  AudWhitelistEntry,
+  Customer,
+  Deposit,
+  DepositAddress,
+  DepositListItem,
+  Payment,
+  Trade,
+  VirtualAccount,
+} from '../ramp';
 import type {
   CustomerRecord,
   DepositAddressRecord,
@@ -25,12 +34,20 @@ export function customerRecord(customer: Customer): CustomerRecord {
 }
 
 export function virtualAccountRecord(account: VirtualAccount): VirtualAccountRecord {
-  return { id: account.id, status: account.status, ...strings(account, ['currency', 'accountNumber', 'bicSwift', 'payId', 'bankName'] as const) };
+  return {
+    id: account.id,
+    status: account.status,
+    ...strings(account, ['currency', 'accountNumber', 'bicSwift', 'payId', 'bankName'] as const),
+  };
 }
 
 /** Deposit-address statuses are not shown; an address without one has not been approved yet. */
 export function depositAddressRecord(address: DepositAddress): DepositAddressRecord {
-  return { id: address.id, status: address.status ?? 'PENDING', ...strings(address, ['address', 'network', 'currency'] as const) };
+  return {
+    id: address.id,
+    status: address.status ?? 'PENDING',
+    ...strings(address, ['address', 'network', 'currency'] as const),
+  };
 }
 
 export function depositRecord(deposit: Deposit | DepositListItem): DepositRecord {
@@ -69,8 +86,18 @@ export function tradeRecord(trade: Trade): TradeRecord {
 const FAILURE_REASON_MAX_CHARS = 200;
 
 export function paymentRecord(payment: Payment): PaymentRecord {
-  const { failureReason, ...rest } = strings(payment, ['reference', 'receivedAmount', 'receivedCurrency', 'failureReason'] as const);
-  return { id: payment.id, status: payment.status, ...rest, ...(failureReason ? { failureReason: failureReason.slice(0, FAILURE_REASON_MAX_CHARS) } : {}) };
+  const { failureReason, ...rest } = strings(payment, [
+    'reference',
+    'receivedAmount',
+    'receivedCurrency',
+    'failureReason',
+  ] as const);
+  return {
+    id: payment.id,
+    status: payment.status,
+    ...rest,
+    ...(failureReason ? { failureReason: failureReason.slice(0, FAILURE_REASON_MAX_CHARS) } : {}),
+  };
 }
 
 export function whitelistEntryRecord(entry: AudWhitelistEntry): WhitelistEntryRecord {

@@ -7,14 +7,22 @@
  * call succeeds again. Activities keep retrying with capped backoff meanwhile (workflows/activity-options.ts).
  */
 import type { Logger, MetricGauge } from '@temporalio/common';
-import { RampConnectionError, RampError, RampHttpError, RampOutcomeUnknownError, RampRateLimitedError, RampUnauthorisedError } from '../ramp';
+import {
+  RampConnectionError,
+  RampError,
+  RampHttpError,
+  RampOutcomeUnknownError,
+  RampRateLimitedError,
+  RampUnauthorisedError,
+} from '../ramp';
 
 export const OUTAGE_CAUSES = ['UNAUTHORISED', 'UNREACHABLE', 'SERVER_ERROR'] as const;
 export type OutageCause = (typeof OUTAGE_CAUSES)[number];
 
 /** What an operator should check for each cause. */
 const ADVICE: Record<OutageCause, string> = {
-  UNAUTHORISED: 'the service refuses our signature: check RAMP_API_KEY and RAMP_API_SECRET (a rotated key?) and the worker\'s clock',
+  UNAUTHORISED:
+    "the service refuses our signature: check RAMP_API_KEY and RAMP_API_SECRET (a rotated key?) and the worker's clock",
   UNREACHABLE: 'the service cannot be reached: check RAMP_BASE_URL, DNS and the network',
   SERVER_ERROR: 'the service answers with server errors: it is down or overloaded',
 };
@@ -45,7 +53,11 @@ export class ServiceHealth {
     const { cause, since, failures } = this.outage;
     this.outage = undefined;
     this.gauge?.set(0, { cause });
-    this.logger.info('the ramp service answers again; waiting workflows resume by themselves', { cause, failedCalls: failures, outageSeconds: Math.round((Date.now() - since.getTime()) / 1000) });
+    this.logger.info('the ramp service answers again; waiting workflows resume by themselves', {
+      cause,
+      failedCalls: failures,
+      outageSeconds: Math.round((Date.now() - since.getTime()) / 1000),
+    });
   }
 
   failed(error: unknown): void {
@@ -64,7 +76,10 @@ export class ServiceHealth {
     if (this.outage) this.gauge?.set(0, { cause: this.outage.cause });
     this.outage = { cause, since: new Date(), failures: this.consecutive };
     this.gauge?.set(1, { cause });
-    this.logger.warn(`every call to the ramp service fails: ${ADVICE[cause]}; calls keep retrying and resume by themselves once it is fixed`, { cause, consecutiveFailures: this.consecutive });
+    this.logger.warn(
+      `every call to the ramp service fails: ${ADVICE[cause]}; calls keep retrying and resume by themselves once it is fixed`,
+      { cause, consecutiveFailures: this.consecutive },
+    );
   }
 }
 

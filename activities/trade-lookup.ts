@@ -10,7 +10,10 @@ import type { RampClient } from '../ramp';
 import type { Trade, TradeListItem } from '../ramp/schemas';
 import { BOUND_SLACK_MS, searchListInActivity, timeOf } from './list-search';
 
-export async function findTradeOfDeposit(ramp: RampClient, lookup: { depositId: string; customerId: string }): Promise<Trade | undefined> {
+export async function findTradeOfDeposit(
+  ramp: RampClient,
+  lookup: { depositId: string; customerId: string },
+): Promise<Trade | undefined> {
   let trade: Trade | undefined;
   const found = await searchListInActivity<TradeListItem>({
     search: `find the trade of deposit ${lookup.depositId}`,

@@ -25,7 +25,13 @@ const sha256 = (content: Uint8Array) => createHash('sha256').update(content).dig
 /** Stores a document and returns what may travel through Temporal in its place. */
 export async function checkIn(store: AttachmentStore, file: AttachmentFile): Promise<AttachmentReference> {
   const reference = await store.put(file.content);
-  return { reference, sha256: sha256(file.content), fileName: file.fileName, contentType: file.contentType, size: file.content.byteLength };
+  return {
+    reference,
+    sha256: sha256(file.content),
+    fileName: file.fileName,
+    contentType: file.contentType,
+    size: file.content.byteLength,
+  };
 }
 
 /** The document's bytes, checked against the hash that travelled with its reference. */

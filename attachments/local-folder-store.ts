@@ -27,7 +27,10 @@ export class LocalFolderAttachmentStore implements AttachmentStore {
     try {
       return await readFile(join(this.folder, reference));
     } catch (error) {
-      throw new Error(`attachment ${reference} is not in ${this.folder}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+      throw new Error(
+        `attachment ${reference} is not in ${this.folder}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        { cause: error },
+      );
     }
   }
 }

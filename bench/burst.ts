@@ -18,19 +18,29 @@ import { ACTION_KINDS } from './support/billable-actions';
 import { startBenchTemporal } from './support/temporal';
 
 /** Issue 41's goals (item 3), met or not by today's orchestration. */
-const GOALS = { spanSeconds: 100, spanAtDeposits: 1_000, actionsPerDeposit: 12, workflowTasksPerDeposit: 6, cpuOverFloor: 1.2 };
+const GOALS = {
+  spanSeconds: 100,
+  spanAtDeposits: 1_000,
+  actionsPerDeposit: 12,
+  workflowTasksPerDeposit: 6,
+  cpuOverFloor: 1.2,
+};
 
 function burstSize(options: BenchOptions): number {
   const asked = process.env.BENCH_BURST_DEPOSITS;
   if (!asked) return options.quick ? 50 : 1_000;
   const count = Number(asked);
-  if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_BURST_DEPOSITS must be a whole number above 0 (got "${asked}")`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`BENCH_BURST_DEPOSITS must be a whole number above 0 (got "${asked}")`);
   return count;
 }
 
 function limitMs(): number {
   const minutes = Number(process.env.BENCH_BURST_LIMIT_MINUTES ?? '20');
-  if (!(minutes > 0)) throw new Error(`BENCH_BURST_LIMIT_MINUTES must be a number of minutes above 0 (got "${process.env.BENCH_BURST_LIMIT_MINUTES}")`);
+  if (!(minutes > 0))
+    throw new Error(
+      `BENCH_BURST_LIMIT_MINUTES must be a number of minutes above 0 (got "${process.env.BENCH_BURST_LIMIT_MINUTES}")`,
+    );
   return minutes * 60_000;
 }
 
@@ -69,9 +79,15 @@ export function burstFigures(run: BurstResult, floor: BurstResult, cluster: bool
   const per = (value: number) => value / n;
   const all = everything(run);
   const floorAll = everything(floor);
-  const kinds = (shape: HistoryShape) => ACTION_KINDS.filter((kind) => shape.actions[kind] !== 0).map((kind) => `${kind} ${round(per(shape.actions[kind]))}`).join(', ');
-  const split = (deposit: number, journey: number) => `deposit workflows ${round(per(deposit))}, journey ${round(per(journey))}`;
-  const othersText = [...run.others].map(([type, shape]) => `${type} ${shape.runs} runs, ${round(per(actionsOf(shape)))} actions`).join('; ');
+  const kinds = (shape: HistoryShape) =>
+    ACTION_KINDS.filter((kind) => shape.actions[kind] !== 0)
+      .map((kind) => `${kind} ${round(per(shape.actions[kind]))}`)
+      .join(', ');
+  const split = (deposit: number, journey: number) =>
+    `deposit workflows ${round(per(deposit))}, journey ${round(per(journey))}`;
+  const othersText = [...run.others]
+    .map(([type, shape]) => `${type} ${shape.runs} runs, ${round(per(actionsOf(shape)))} actions`)
+    .join('; ');
   const setup = `one journey ACTIVE (AUD onramp), ${n} deposits of 1.00 AUD by POST /deposit/mock 8 at a time; sandbox on autopilot (0.2 s a step, webhooks every 1 s), the receiver and one worker as child processes, on a fresh ${cluster ? 'cluster profile' : 'dev server'}`;
   const floorSetup = `deposit floor: the same ${n} deposit ids, each deposit's 4 webhooks sent by the driver as the sandbox delivered rampflow's (due at the same times after each payment, a delivery tick a second, one after another; signal-with-start, then 3 signals), 2 no-op activities (the reads of the deposit and its trade), one report to the journey by signal; its own worker process, plain payloads, a fresh ${cluster ? 'cluster profile' : 'dev server'}`;
   const serverCpu = (r: BurstResult) => r.cpuMs.server + (r.cpuMs.postgres ?? 0);
@@ -89,7 +105,12 @@ export function burstFigures(run: BurstResult, floor: BurstResult, cluster: bool
       target: `<= ${GOALS.actionsPerDeposit}`,
       met: per(actionsOf(all)) <= GOALS.actionsPerDeposit,
     },
-    { name: `${tag}: deposit floor's actions per deposit`, value: per(actionsOf(floorAll)), unit: 'actions', method: `${floorSetup}; ${split(actionsOf(floor.deposit), actionsOf(floor.journey))}; by kind: ${kinds(floorAll)}` },
+    {
+      name: `${tag}: deposit floor's actions per deposit`,
+      value: per(actionsOf(floorAll)),
+      unit: 'actions',
+      method: `${floorSetup}; ${split(actionsOf(floor.deposit), actionsOf(floor.journey))}; by kind: ${kinds(floorAll)}`,
+    },
     {
       name: `${tag}: workflow tasks per deposit`,
       value: per(both(run).workflowTasks),
@@ -98,14 +119,31 @@ export function burstFigures(run: BurstResult, floor: BurstResult, cluster: bool
       target: `<= ${GOALS.workflowTasksPerDeposit}`,
       met: per(both(run).workflowTasks) <= GOALS.workflowTasksPerDeposit,
     },
-    { name: `${tag}: history events per deposit`, value: per(both(run).events), unit: 'events', method: `${split(run.deposit.events, run.journey.events)}; floor: ${split(floor.deposit.events, floor.journey.events)} (${round(per(both(floor).events))} in all)` },
-    { name: `${tag}: service calls per deposit`, value: per(calls), unit: 'calls', method: `sandbox request log during the burst, the deposits themselves and simulation endpoints left out: ${[...run.callsByPath].sort(([, a], [, b]) => b - a).map(([path, made]) => `${path} ${round(per(made))}`).join(', ')}` },
+    {
+      name: `${tag}: history events per deposit`,
+      value: per(both(run).events),
+      unit: 'events',
+      method: `${split(run.deposit.events, run.journey.events)}; floor: ${split(floor.deposit.events, floor.journey.events)} (${round(per(both(floor).events))} in all)`,
+    },
+    {
+      name: `${tag}: service calls per deposit`,
+      value: per(calls),
+      unit: 'calls',
+      method: `sandbox request log during the burst, the deposits themselves and simulation endpoints left out: ${[
+        ...run.callsByPath,
+      ]
+        .sort(([, a], [, b]) => b - a)
+        .map(([path, made]) => `${path} ${round(per(made))}`)
+        .join(', ')}`,
+    },
     {
       name: `${tag}: first deposit paid to the last completed`,
       value: spanSeconds,
       unit: 's',
       method: `the driver's clock at the first POST /deposit/mock to the last deposit workflow's close time (visibility); a deposit workflow's start to close p50 ${seconds(percentile(run.depositRunMs, 50))} s, max ${seconds(Math.max(...run.depositRunMs))} s; the deposit floor: ${seconds(floor.spanMs)} s (${round(ratio(run.spanMs, floor.spanMs))}x), its deposits p50 ${seconds(percentile(floor.depositRunMs, 50))} s, max ${seconds(Math.max(...floor.depositRunMs))} s`,
-      ...(n === GOALS.spanAtDeposits && !cluster ? { target: `<= ${GOALS.spanSeconds}`, met: spanSeconds <= GOALS.spanSeconds } : {}),
+      ...(n === GOALS.spanAtDeposits && !cluster
+        ? { target: `<= ${GOALS.spanSeconds}`, met: spanSeconds <= GOALS.spanSeconds }
+        : {}),
     },
     {
       name: `${tag}: webhook deliveries' time in all, over the span`,

@@ -30,7 +30,10 @@ const QUICK = { customers: 20, minutes: 3 };
 function fromEnv(variable: string, fallback: number, kind: 'seed' | 'count' | 'minutes'): number {
   const asked = Number(process.env[variable] ?? fallback);
   const valid = kind === 'minutes' ? asked > 0 : Number.isInteger(asked) && asked >= (kind === 'seed' ? 0 : 1);
-  if (!valid) throw new Error(`${variable} must be ${kind === 'minutes' ? 'a number above 0' : kind === 'seed' ? 'a whole number, 0 or more' : 'a whole number above 0'}`);
+  if (!valid)
+    throw new Error(
+      `${variable} must be ${kind === 'minutes' ? 'a number above 0' : kind === 'seed' ? 'a whole number, 0 or more' : 'a whole number above 0'}`,
+    );
   return asked;
 }
 
@@ -42,7 +45,11 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
     minutes: fromEnv('BENCH_CHAOS_MINUTES', size.minutes, 'minutes'),
     cluster: true,
   };
-  const settleMinutes = fromEnv('BENCH_CHAOS_SETTLE_MINUTES', Math.max(SETTLE_BOUND_SECONDS / 60, run.minutes), 'minutes');
+  const settleMinutes = fromEnv(
+    'BENCH_CHAOS_SETTLE_MINUTES',
+    Math.max(SETTLE_BOUND_SECONDS / 60, run.minutes),
+    'minutes',
+  );
   // Every process the run starts inherits these, as under `npm run chaos`.
   process.env.RAMPFLOW_PAYLOAD_KEYS ||= BENCH_PAYLOAD_KEYS_VARIABLE;
   process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-bench-chaos-attachments-'));
@@ -57,7 +64,8 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
   const result = await playChaos(run, options.progress, undefined, Math.round(settleMinutes * 60));
   const wallMinutes = (Date.now() - started) / 60_000;
   for (const line of formatTable(result.rows).split('\n')) options.progress(line);
-  if (result.rows.some((row) => row.evidence.length > 0)) for (const line of describeSchedule(result.schedule)) options.progress(line);
+  if (result.rows.some((row) => row.evidence.length > 0))
+    for (const line of describeSchedule(result.schedule)) options.progress(line);
 
   const { figures } = result;
   const replay = `npm run chaos -- --cluster --seed ${run.seed} --customers ${run.customers} --minutes ${run.minutes}`;
@@ -65,7 +73,10 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
   const held = result.rows.filter((row) => row.evidence.length === 0).length;
   const settle = [...figures.settleAfterLastFaultSeconds];
   const atRest = settle.filter((entry): entry is [string, number] => entry[1] !== undefined);
-  const slowest = atRest.reduce<[string, number] | undefined>((worst, entry) => (worst === undefined || entry[1] > worst[1] ? entry : worst), undefined);
+  const slowest = atRest.reduce<[string, number] | undefined>(
+    (worst, entry) => (worst === undefined || entry[1] > worst[1] ? entry : worst),
+    undefined,
+  );
   const neverAtRest = settle.length - atRest.length;
   return [
     { name: 'chaos: customers', value: run.customers, unit: 'customers', method },
@@ -77,7 +88,12 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
     },
     ...Object.entries(figures.faultsStruck)
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([kind, count]): Figure => ({ name: `chaos: faults injected: ${kind}`, value: count, unit: 'faults', method: `struck by the schedule (a service fault by its answer); ${method}` })),
+      .map(([kind, count]): Figure => ({
+        name: `chaos: faults injected: ${kind}`,
+        value: count,
+        unit: 'faults',
+        method: `struck by the schedule (a service fault by its answer); ${method}`,
+      })),
     {
       name: 'chaos: invariants held',
       value: held,
@@ -91,7 +107,9 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
       value: Math.round(Math.max(0, ...result.record.memory.peaks.map((peak) => peak.peakMiB))),
       unit: 'MiB',
       target: `<= ${result.record.memory.budgetMiB}`,
-      met: result.record.memory.peaks.length > 0 && result.record.memory.peaks.every((peak) => peak.peakMiB <= result.record.memory.budgetMiB),
+      met:
+        result.record.memory.peaks.length > 0 &&
+        result.record.memory.peaks.every((peak) => peak.peakMiB <= result.record.memory.budgetMiB),
       method: `the highest of ${result.record.memory.peaks.length} workers' peaks (the worker proper, read from /proc every second), against WORKER_MEMORY_MB; ${method}`,
     },
     {

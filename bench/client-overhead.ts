@@ -8,7 +8,14 @@ import { Agent, request } from 'undici';
 import { RampClient } from '../ramp';
 import { percentile, type Figure } from './report';
 
-const CUSTOMER = { id: '7d5c1c7e-3b8e-4a55-9d1f-8f2f5d7c6b1a', status: 'APPROVED', realName: 'Ada Lovelace', email: 'ada@example.com', externalId: 'user-42', kycLink: 'https://kyc.example.com/x' };
+const CUSTOMER = {
+  id: '7d5c1c7e-3b8e-4a55-9d1f-8f2f5d7c6b1a',
+  status: 'APPROVED',
+  realName: 'Ada Lovelace',
+  email: 'ada@example.com',
+  externalId: 'user-42',
+  kycLink: 'https://kyc.example.com/x',
+};
 const ANSWER = JSON.stringify({ status: 'SUCCESS', data: CUSTOMER });
 
 function startServer(): Promise<{ server: Server; url: string }> {
@@ -17,7 +24,11 @@ function startServer(): Promise<{ server: Server; url: string }> {
     response.end(ANSWER);
   });
   server.keepAliveTimeout = 60_000;
-  return new Promise((ready) => server.listen(0, '127.0.0.1', () => ready({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
+  return new Promise((ready) =>
+    server.listen(0, '127.0.0.1', () =>
+      ready({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` }),
+    ),
+  );
 }
 
 async function timeEach(count: number, call: () => Promise<void>): Promise<number[]> {
@@ -47,8 +58,18 @@ export async function benchClientOverhead(count = 5000): Promise<Figure[]> {
     return [
       { name: 'plain undici request, p50', value: percentile(raw, 50) * 1000, unit: 'µs', method },
       { name: 'RampClient request, p50', value: percentile(signed, 50) * 1000, unit: 'µs', method },
-      { name: 'client overhead per request, p50', value: (percentile(signed, 50) - percentile(raw, 50)) * 1000, unit: 'µs', method: 'RampClient p50 minus plain undici p50 (signing, URL, zod parse of the envelope)' },
-      { name: 'client overhead per request, p99', value: (percentile(signed, 99) - percentile(raw, 99)) * 1000, unit: 'µs', method: 'the same at p99' },
+      {
+        name: 'client overhead per request, p50',
+        value: (percentile(signed, 50) - percentile(raw, 50)) * 1000,
+        unit: 'µs',
+        method: 'RampClient p50 minus plain undici p50 (signing, URL, zod parse of the envelope)',
+      },
+      {
+        name: 'client overhead per request, p99',
+        value: (percentile(signed, 99) - percentile(raw, 99)) * 1000,
+        unit: 'µs',
+        method: 'the same at p99',
+      },
     ];
   } finally {
     await client.close();

@@ -19,7 +19,12 @@ const ONE_JOURNEY = ['journey.json', 'deposit-onramp.json', 'deposit-offramp.jso
 function payloadsOf(node: unknown, found: Payload[] = []): Payload[] {
   if (node === null || typeof node !== 'object' || node instanceof Uint8Array) return found;
   const record = node as Record<string, unknown>;
-  if (record.metadata && typeof record.metadata === 'object' && 'encoding' in record.metadata && record.data instanceof Uint8Array) {
+  if (
+    record.metadata &&
+    typeof record.metadata === 'object' &&
+    'encoding' in record.metadata &&
+    record.data instanceof Uint8Array
+  ) {
     found.push(record);
     return found;
   }
@@ -27,10 +32,13 @@ function payloadsOf(node: unknown, found: Payload[] = []): Payload[] {
   return found;
 }
 
-const bytesOf = (payloads: Payload[]) => payloads.reduce((sum, payload) => sum + temporal.api.common.v1.Payload.encode(payload).finish().length, 0);
+const bytesOf = (payloads: Payload[]) =>
+  payloads.reduce((sum, payload) => sum + temporal.api.common.v1.Payload.encode(payload).finish().length, 0);
 
 export async function benchCodec(seconds = 3): Promise<Figure[]> {
-  const payloads = ONE_JOURNEY.flatMap((file) => payloadsOf(historyFromJSON(JSON.parse(readFileSync(join(HISTORIES, file), 'utf8')))));
+  const payloads = ONE_JOURNEY.flatMap((file) =>
+    payloadsOf(historyFromJSON(JSON.parse(readFileSync(join(HISTORIES, file), 'utf8')))),
+  );
   const codec = new EncryptionCodec(PayloadKeysSchema.parse(generatePayloadKey('bench')));
   const sealed = await codec.encode(payloads);
   const plainBytes = bytesOf(payloads);
@@ -48,7 +56,12 @@ export async function benchCodec(seconds = 3): Promise<Figure[]> {
   const perJourneyMs = Number(process.hrtime.bigint() - started) / 1e6 / journeys;
   const source = `the ${payloads.length} payloads of one recorded journey with a deposit each way (test/fixtures/histories)`;
   return [
-    { name: 'payload bytes per journey, unencrypted', value: plainBytes / 1024, unit: 'KiB', method: `sum of ${source}, as protobuf` },
+    {
+      name: 'payload bytes per journey, unencrypted',
+      value: plainBytes / 1024,
+      unit: 'KiB',
+      method: `sum of ${source}, as protobuf`,
+    },
     {
       name: 'payload bytes per journey, encrypted',
       value: sealedBytes / 1024,

@@ -24,18 +24,36 @@ import { startBenchTemporal } from './support/temporal';
 const NEW_DEPOSITS = 100;
 const RUN_EVERY_SECONDS = 5;
 
-const pagesOf = (result: ReconcileResult) => (result.pages ? result.pages.customers + result.pages.deposits + result.pages.trades + (result.pages.rejectedDeposits ?? 0) : Number.NaN);
-const describePages = (result: ReconcileResult) => `customers ${result.pages?.customers}, deposits ${result.pages?.deposits}, rejected deposits ${result.pages?.rejectedDeposits ?? 0}, trades ${result.pages?.trades} pages`;
+const pagesOf = (result: ReconcileResult) =>
+  result.pages
+    ? result.pages.customers + result.pages.deposits + result.pages.trades + (result.pages.rejectedDeposits ?? 0)
+    : Number.NaN;
+const describePages = (result: ReconcileResult) =>
+  `customers ${result.pages?.customers}, deposits ${result.pages?.deposits}, rejected deposits ${result.pages?.rejectedDeposits ?? 0}, trades ${result.pages?.trades} pages`;
 
-async function reconcileRuns(customers: number, options: BenchOptions): Promise<{ first: ReconcileResult; idle: ReconcileResult; withDeposits: ReconcileResult }> {
+async function reconcileRuns(
+  customers: number,
+  options: BenchOptions,
+): Promise<{ first: ReconcileResult; idle: ReconcileResult; withDeposits: ReconcileResult }> {
   const temporal = await startBenchTemporal();
   try {
-    const stack = await startRampflowStack(temporal, { name: `cost-reconcile-${customers}`, deliveryTickSeconds: 1, autopilot: false, listOrder: 'newest-first' });
+    const stack = await startRampflowStack(temporal, {
+      name: `cost-reconcile-${customers}`,
+      deliveryTickSeconds: 1,
+      autopilot: false,
+      listOrder: 'newest-first',
+    });
     try {
-      const seed = (body: object) => stack.ramp.http.request({ method: 'POST', path: '/sandbox/seed', body: jsonBody(body) }, z.unknown());
+      const seed = (body: object) =>
+        stack.ramp.http.request({ method: 'POST', path: '/sandbox/seed', body: jsonBody(body) }, z.unknown());
       await seed({ customers, externalIdPrefix: 'idle-' });
       const scheduleId = `bench-reconcile-${randomUUID()}`;
-      await ensureReconcileSchedule(temporal.client, { scheduleId, taskQueue: stack.taskQueue, intervalSeconds: RUN_EVERY_SECONDS, limits: { listOrder: 'newest-first' } });
+      await ensureReconcileSchedule(temporal.client, {
+        scheduleId,
+        taskQueue: stack.taskQueue,
+        intervalSeconds: RUN_EVERY_SECONDS,
+        limits: { listOrder: 'newest-first' },
+      });
       const schedule = temporal.client.schedule.getHandle(scheduleId);
       try {
         const nthRun = async (n: number): Promise<ReconcileResult> => {
@@ -43,7 +61,10 @@ async function reconcileRuns(customers: number, options: BenchOptions): Promise<
             stack.worker?.assertAlive();
             const { info } = await schedule.describe();
             const action = info.recentActions[n - 1];
-            if (action) return temporal.client.workflow.getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId).result() as Promise<ReconcileResult>;
+            if (action)
+              return temporal.client.workflow
+                .getHandle(action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId)
+                .result() as Promise<ReconcileResult>;
             await sleep(500);
           }
         };
@@ -51,7 +72,9 @@ async function reconcileRuns(customers: number, options: BenchOptions): Promise<
         const first = await nthRun(1);
         const idle = await nthRun(2);
         await seed({ deposits: NEW_DEPOSITS });
-        options.progress(`reconciliation with ${customers.toLocaleString('en-US')} idle customers: ${NEW_DEPOSITS} new deposits`);
+        options.progress(
+          `reconciliation with ${customers.toLocaleString('en-US')} idle customers: ${NEW_DEPOSITS} new deposits`,
+        );
         let run = 3;
         let withDeposits = await nthRun(run);
         while (withDeposits.examined.deposits === 0 && run < 10) withDeposits = await nthRun(++run);
@@ -73,10 +96,21 @@ export async function benchReconcileCost(options: BenchOptions): Promise<Figure[
   for (const customers of sizes) {
     const { first, idle, withDeposits } = await reconcileRuns(customers, options);
     const size = `${customers.toLocaleString('en-US')} idle customers`;
-    const method = 'pages read by the run (one list call each; no lagging record, so no detail read), from its result; sandbox listing newest first; scheduled runs';
+    const method =
+      'pages read by the run (one list call each; no lagging record, so no detail read), from its result; sandbox listing newest first; scheduled runs';
     figures.push(
-      { name: `reconcile: service calls, first run / order unknown, ${size}`, value: pagesOf(first), unit: 'calls', method: `${method}; no watermark yet: every list read up to 100 pages (${describePages(first)}${first.truncated ? ', cut at maxPages' : ''}); RECONCILE_LIST_ORDER=unknown reads like this on every run` },
-      { name: `reconcile: service calls per run, nothing new, ${size}`, value: pagesOf(idle), unit: 'calls', method: `${method}; ${describePages(idle)}, ${idle.examined.customers} newest customers looked at for KYC decisions` },
+      {
+        name: `reconcile: service calls, first run / order unknown, ${size}`,
+        value: pagesOf(first),
+        unit: 'calls',
+        method: `${method}; no watermark yet: every list read up to 100 pages (${describePages(first)}${first.truncated ? ', cut at maxPages' : ''}); RECONCILE_LIST_ORDER=unknown reads like this on every run`,
+      },
+      {
+        name: `reconcile: service calls per run, nothing new, ${size}`,
+        value: pagesOf(idle),
+        unit: 'calls',
+        method: `${method}; ${describePages(idle)}, ${idle.examined.customers} newest customers looked at for KYC decisions`,
+      },
       {
         name: `reconcile: service calls per run, ${NEW_DEPOSITS} new deposits, ${size}`,
         value: pagesOf(withDeposits),

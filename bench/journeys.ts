@@ -53,7 +53,12 @@ interface SizeResult {
   cpuMs: { floor?: number; fullFloor?: number; rampflow: number };
 }
 
-async function measureSize(count: number, withFloor: boolean, timeoutMs: number, options: BenchOptions): Promise<SizeResult> {
+async function measureSize(
+  count: number,
+  withFloor: boolean,
+  timeoutMs: number,
+  options: BenchOptions,
+): Promise<SizeResult> {
   const name = `journeys-${count}`;
   const temporal = await startBenchTemporal({ cluster: options.cluster });
   try {
@@ -76,12 +81,27 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
         await floorWorker.worker.stop();
       }
     }
-    const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: DELIVERY_TICK_SECONDS, workerEnv: WORKER_ENV });
+    const stack = await startRampflowStack(temporal, {
+      name,
+      deliveryTickSeconds: DELIVERY_TICK_SECONDS,
+      workerEnv: WORKER_ENV,
+    });
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+      const rampflow = await createRampflowClient({
+        connection: temporal.connection,
+        namespace: temporal.server.namespace,
+        taskQueue: stack.taskQueue,
+        payloadKeys: BENCH_PAYLOAD_KEYS,
+      });
       options.progress(`  rampflow: ${count} journeys`);
       const cpuBefore = machineBusyCpuMs();
-      const journeys = await runJourneys(stack, rampflow, { count, prefix: `${name}-`, timings: TIMINGS, timeoutMs, progress: (line) => options.progress(`    ${line}`) });
+      const journeys = await runJourneys(stack, rampflow, {
+        count,
+        prefix: `${name}-`,
+        timings: TIMINGS,
+        timeoutMs,
+        progress: (line) => options.progress(`    ${line}`),
+      });
       const rampflowCpuMs = machineBusyCpuMs() - cpuBefore;
       const worker = stack.worker!.memory();
       return {
@@ -91,7 +111,11 @@ async function measureSize(count: number, withFloor: boolean, timeoutMs: number,
         workerPeakMiB: worker.peakMiB,
         workerEndMiB: worker.rssMiB,
         receiverPeakMiB: stack.receiver.memory().peakMiB,
-        cpuMs: { rampflow: rampflowCpuMs, ...(floorCpuMs !== undefined ? { floor: floorCpuMs } : {}), ...(fullFloorCpuMs !== undefined ? { fullFloor: fullFloorCpuMs } : {}) },
+        cpuMs: {
+          rampflow: rampflowCpuMs,
+          ...(floorCpuMs !== undefined ? { floor: floorCpuMs } : {}),
+          ...(fullFloorCpuMs !== undefined ? { fullFloor: fullFloorCpuMs } : {}),
+        },
       };
     } finally {
       await stack.stop();
@@ -107,7 +131,10 @@ const CPU_METHOD =
   "the machine's busy CPU time (/proc/stat: every process, so the Temporal server, PostgreSQL on the cluster profile, the worker, the receiver, the sandbox and the driver) from the run's first start to its end, divided by the journeys asked for; the machine runs nothing else meanwhile";
 
 /** What the runs ran on, for the figures' methods. */
-const onWhat = (options: BenchOptions) => (options.cluster ? 'the cluster profile (Temporal server 1.29.1 on PostgreSQL 15, 4 history shards, every role in one process)' : 'the embedded dev server');
+const onWhat = (options: BenchOptions) =>
+  options.cluster
+    ? 'the cluster profile (Temporal server 1.29.1 on PostgreSQL 15, 4 history shards, every role in one process)'
+    : 'the embedded dev server';
 
 /**
  * The issue's ratio targets: at most 1.2× the floor at N = 1,000 on the cluster profile, and 1.5× at
@@ -125,17 +152,42 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
   const unfinished = journeys.finished ? '' : ` (UNFINISHED: ${journeys.journeyMs.length}/${n} within the time limit)`;
   const method = `on ${onWhat(options)}: N=${journeys.count} journeys started at once (32 start calls in flight), sandbox autopilot with zero delays, webhook tick ${DELIVERY_TICK_SECONDS} s, poll interval ${TIMINGS.pollIntervalSeconds} s; start to both deposits COMPLETED, from visibility${unfinished}`;
   const figures: Figure[] = [
-    { name: `journeys, N=${n}: journeys per second`, value: perSecond(journeys.journeyMs.length, journeys.makespanMs), unit: '/s', method: `${method}; completed journeys / (first start to last deposit closed)` },
-    { name: `journeys, N=${n}: time per journey p50`, value: percentile(journeys.journeyMs, 50) / 1000, unit: 's', method },
-    { name: `journeys, N=${n}: time per journey p99`, value: percentile(journeys.journeyMs, 99) / 1000, unit: 's', method },
+    {
+      name: `journeys, N=${n}: journeys per second`,
+      value: perSecond(journeys.journeyMs.length, journeys.makespanMs),
+      unit: '/s',
+      method: `${method}; completed journeys / (first start to last deposit closed)`,
+    },
+    {
+      name: `journeys, N=${n}: time per journey p50`,
+      value: percentile(journeys.journeyMs, 50) / 1000,
+      unit: 's',
+      method,
+    },
+    {
+      name: `journeys, N=${n}: time per journey p99`,
+      value: percentile(journeys.journeyMs, 99) / 1000,
+      unit: 's',
+      method,
+    },
     {
       name: `journeys, N=${n}: p50 signup / deposit webhook / deposit run`,
       value: percentile(journeys.phasesMs.signup, 50) / 1000,
       unit: 's',
       method: `where a journey's time goes (p50 of each, s): start to the driver having sent both deposits (the journey's work, its webhooks' ticks and polls, the driver's half-second count and its query) ${(percentile(journeys.phasesMs.signup, 50) / 1000).toFixed(1)}; deposits sent to the later deposit workflow's start (the sandbox's delivery tick, the receiver's signal-with-start) ${(percentile(journeys.phasesMs.depositEvent, 50) / 1000).toFixed(1)}; that start to its close ${(percentile(journeys.phasesMs.depositRun, 50) / 1000).toFixed(1)}`,
     },
-    { name: `journeys, N=${n}: service API calls per journey`, value: journeys.apiCalls / journeys.count, unit: 'calls', method: 'sandbox request log during the run (simulation endpoints left out)' },
-    { name: `journeys, N=${n}: CPU per journey`, value: result.cpuMs.rampflow / journeys.count, unit: 'ms', method: CPU_METHOD },
+    {
+      name: `journeys, N=${n}: service API calls per journey`,
+      value: journeys.apiCalls / journeys.count,
+      unit: 'calls',
+      method: 'sandbox request log during the run (simulation endpoints left out)',
+    },
+    {
+      name: `journeys, N=${n}: CPU per journey`,
+      value: result.cpuMs.rampflow / journeys.count,
+      unit: 'ms',
+      method: CPU_METHOD,
+    },
     {
       name: `journeys, N=${n}: worker peak memory`,
       value: result.workerPeakMiB,
@@ -144,30 +196,63 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
       // targets are the memory benchmark's (per cached journey, and the peak on the default budget).
       method: `rampflow worker child process, VmHWM from /proc (start-up workflow bundling included; WORKER_MEMORY_MB=${WORKER_ENV.WORKER_MEMORY_MB}, every journey cached); ${Math.round(result.workerEndMiB)} MiB resident at the end with ${journeys.count} journeys ACTIVE`,
     },
-    { name: `journeys, N=${n}: receiver peak memory`, value: result.receiverPeakMiB, unit: 'MiB', method: 'rampflow webhooks serve child process, VmHWM from /proc' },
+    {
+      name: `journeys, N=${n}: receiver peak memory`,
+      value: result.receiverPeakMiB,
+      unit: 'MiB',
+      method: 'rampflow webhooks serve child process, VmHWM from /proc',
+    },
   ];
   if (floor) {
     const floorMethod = `N=${journeys.count} floor journeys (3 workflows, 8 no-op activities, 15 signals each) on the same Temporal (${onWhat(options)}), own worker process; start to close, from visibility${floor.finished ? '' : ` (UNFINISHED: ${floor.journeyMs.length}/${n} within the time limit)`}`;
     // Only two finished runs compare; an unfinished one has no span to divide.
     const ratio = journeys.finished && floor.finished ? journeys.makespanMs / floor.makespanMs : Number.NaN;
     figures.push(
-      { name: `floor, N=${n}: journeys per second`, value: perSecond(floor.journeyMs.length, floor.makespanMs), unit: '/s', method: floorMethod },
-      { name: `floor, N=${n}: time per journey p50`, value: percentile(floor.journeyMs, 50) / 1000, unit: 's', method: floorMethod },
-      { name: `floor, N=${n}: time per journey p99`, value: percentile(floor.journeyMs, 99) / 1000, unit: 's', method: floorMethod },
-      { name: `floor, N=${n}: worker peak memory`, value: floor.workerPeakMiB, unit: 'MiB', method: 'floor worker child process, VmHWM from /proc' },
-      { name: `floor, N=${n}: CPU per journey`, value: result.cpuMs.floor! / floor.count, unit: 'ms', method: CPU_METHOD },
+      {
+        name: `floor, N=${n}: journeys per second`,
+        value: perSecond(floor.journeyMs.length, floor.makespanMs),
+        unit: '/s',
+        method: floorMethod,
+      },
+      {
+        name: `floor, N=${n}: time per journey p50`,
+        value: percentile(floor.journeyMs, 50) / 1000,
+        unit: 's',
+        method: floorMethod,
+      },
+      {
+        name: `floor, N=${n}: time per journey p99`,
+        value: percentile(floor.journeyMs, 99) / 1000,
+        unit: 's',
+        method: floorMethod,
+      },
+      {
+        name: `floor, N=${n}: worker peak memory`,
+        value: floor.workerPeakMiB,
+        unit: 'MiB',
+        method: 'floor worker child process, VmHWM from /proc',
+      },
+      {
+        name: `floor, N=${n}: CPU per journey`,
+        value: result.cpuMs.floor! / floor.count,
+        unit: 'ms',
+        method: CPU_METHOD,
+      },
       {
         name: `rampflow / floor, N=${n}: time ratio`,
         value: ratio,
         unit: 'x',
         method: `rampflow first start to last completion, divided by the floor's${Number.isNaN(ratio) ? ' (not computed: a run did not finish within its limit)' : ''}`,
-        ...(ratioLimit !== undefined ? { target: `<= ${ratioLimit}`, met: !Number.isNaN(ratio) && ratio <= ratioLimit } : {}),
+        ...(ratioLimit !== undefined
+          ? { target: `<= ${ratioLimit}`, met: !Number.isNaN(ratio) && ratio <= ratioLimit }
+          : {}),
       },
       {
         name: `rampflow / floor, N=${n}: CPU ratio`,
         value: result.cpuMs.rampflow / journeys.count / (result.cpuMs.floor! / floor.count),
         unit: 'x',
-        method: 'CPU per journey of each run, divided: what the time ratio is where both runs keep the cores busy, and steadier than it from run to run',
+        method:
+          'CPU per journey of each run, divided: what the time ratio is where both runs keep the cores busy, and steadier than it from run to run',
       },
     );
   }
@@ -176,9 +261,24 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
     const fullMethod = `N=${journeys.count} full floor journeys (today's orchestration: 3 workflows, 16 no-op activities (4 of them reports by update), 8 no-op local activities, 16 search-attribute upserts each; bench/floor/full-floor.ts) on the same Temporal and worker as the floor${fullFloor.finished ? '' : ` (UNFINISHED: ${fullFloor.journeyMs.length}/${n} within the time limit)`}`;
     const ratio = journeys.finished && fullFloor.finished ? journeys.makespanMs / fullFloor.makespanMs : Number.NaN;
     figures.push(
-      { name: `full floor, N=${n}: journeys per second`, value: perSecond(fullFloor.journeyMs.length, fullFloor.makespanMs), unit: '/s', method: fullMethod },
-      { name: `full floor, N=${n}: time per journey p50`, value: percentile(fullFloor.journeyMs, 50) / 1000, unit: 's', method: fullMethod },
-      { name: `full floor, N=${n}: CPU per journey`, value: result.cpuMs.fullFloor! / fullFloor.count, unit: 'ms', method: CPU_METHOD },
+      {
+        name: `full floor, N=${n}: journeys per second`,
+        value: perSecond(fullFloor.journeyMs.length, fullFloor.makespanMs),
+        unit: '/s',
+        method: fullMethod,
+      },
+      {
+        name: `full floor, N=${n}: time per journey p50`,
+        value: percentile(fullFloor.journeyMs, 50) / 1000,
+        unit: 's',
+        method: fullMethod,
+      },
+      {
+        name: `full floor, N=${n}: CPU per journey`,
+        value: result.cpuMs.fullFloor! / fullFloor.count,
+        unit: 'ms',
+        method: CPU_METHOD,
+      },
       {
         name: `rampflow / full floor, N=${n}: time ratio`,
         value: ratio,
@@ -201,10 +301,17 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
  * (aiming at 90% of the window, since start-up and the last journeys' latency also count), at most
  * `steps` runs, each cut off at two minutes.
  */
-async function largestWithinTwoMinutes(measured: JourneyRunResult[], steps: number, budgetEnd: number, options: BenchOptions): Promise<{ count: number; tried: string[] }> {
+async function largestWithinTwoMinutes(
+  measured: JourneyRunResult[],
+  steps: number,
+  budgetEnd: number,
+  options: BenchOptions,
+): Promise<{ count: number; tried: string[] }> {
   const inTwoMinutes = (run: JourneyRunResult) => run.finished && run.makespanMs <= TWO_MINUTES_MS;
   let best = Math.max(0, ...measured.filter(inTwoMinutes).map((run) => run.count));
-  const tried = measured.map((run) => `${run.count}: ${run.finished ? `${Math.round(run.makespanMs / 1000)} s` : 'unfinished'}`);
+  const tried = measured.map(
+    (run) => `${run.count}: ${run.finished ? `${Math.round(run.makespanMs / 1000)} s` : 'unfinished'}`,
+  );
   let last = measured[measured.length - 1]!;
   for (let step = 0; step < steps; step++) {
     const throughput = perSecond(last.journeyMs.length, last.makespanMs);
@@ -233,7 +340,8 @@ function journeySizes(options: BenchOptions): number[] {
   const asked = process.env.BENCH_JOURNEY_SIZES;
   if (!asked) return options.quick ? [20, 100] : [100, 1000];
   const sizes = asked.split(',').map((size) => Number(size.trim()));
-  if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`BENCH_JOURNEY_SIZES must be whole numbers above 0, separated by commas (got "${asked}")`);
+  if (sizes.some((size) => !Number.isInteger(size) || size < 1))
+    throw new Error(`BENCH_JOURNEY_SIZES must be whole numbers above 0, separated by commas (got "${asked}")`);
   return sizes;
 }
 

@@ -43,7 +43,14 @@ const CONCURRENT_DEPOSITS = 16;
 const REPORTS_PER_SECOND = 20;
 
 const ONRAMP_STAGES: DepositStage[] = ['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'COMPLETED'];
-const OFFRAMP_STAGES: DepositStage[] = ['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'COMPLETED'];
+const OFFRAMP_STAGES: DepositStage[] = [
+  'RECEIVED',
+  'CONFIRMED',
+  'TRADE_CREATED',
+  'TRADE_SETTLED',
+  'PAYMENT_SETTLED',
+  'COMPLETED',
+];
 
 interface Sizes {
   deposits: number;
@@ -61,7 +68,12 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
     const stack = await startRampflowStack(temporal, { name: 'lifetime', deliveryTickSeconds: 1 });
     try {
       await stack.registerReceiver();
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+      const rampflow = await createRampflowClient({
+        connection: temporal.connection,
+        namespace: temporal.server.namespace,
+        taskQueue: stack.taskQueue,
+        payloadKeys: BENCH_PAYLOAD_KEYS,
+      });
       const externalId = 'lifetime-customer';
       await prepareCustomer(stack.ramp, externalId);
       await rampflow.startJourney(journeyRequest(externalId, { pollIntervalSeconds: 10 }));
@@ -71,10 +83,24 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
       const virtualAccountId = active.onramp!.virtualAccount!.id;
       const depositAddressId = active.offramp!.depositAddress!.id;
 
-      options.progress(`lifetime: ${REAL_DEPOSITS} real deposits through /deposit/mock, each to COMPLETED by its own workflow`);
+      options.progress(
+        `lifetime: ${REAL_DEPOSITS} real deposits through /deposit/mock, each to COMPLETED by its own workflow`,
+      );
       for (let i = 0; i < REAL_DEPOSITS; i += 1) {
-        if (i % 2 === 0) await stack.ramp.deposits.mock({ virtualAccountId, amount: '100.00', currency: 'AUD', sender: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' } });
-        else await stack.ramp.deposits.mock({ depositAddressId, amount: '50.00', currency: 'USDT', sender: { address: '0x000000000000000000000000000000000000dEaD', network: 'ETH' } });
+        if (i % 2 === 0)
+          await stack.ramp.deposits.mock({
+            virtualAccountId,
+            amount: '100.00',
+            currency: 'AUD',
+            sender: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' },
+          });
+        else
+          await stack.ramp.deposits.mock({
+            depositAddressId,
+            amount: '50.00',
+            currency: 'USDT',
+            sender: { address: '0x000000000000000000000000000000000000dEaD', network: 'ETH' },
+          });
       }
       await waitFor(handle, (state) => (state.deposits.byStage.COMPLETED ?? 0) >= REAL_DEPOSITS, 300_000);
       const realSizes = await measure(temporal.client, handle.workflowId, REAL_DEPOSITS);
@@ -90,7 +116,8 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
         await forEachLimited(batch, CONCURRENT_DEPOSITS, async (n) => {
           await reportLikeADeposit(sender, handle.workflowId, n, pace);
           done += 1;
-          if (done % 500 === 0) options.progress(`  ${sent + done} deposits reported (${Math.round((Date.now() - started) / 1000)} s)`);
+          if (done % 500 === 0)
+            options.progress(`  ${sent + done} deposits reported (${Math.round((Date.now() - started) / 1000)} s)`);
         });
         sent = checkpoint;
         await waitFor(handle, (state) => (state.deposits.byStage.COMPLETED ?? 0) >= checkpoint, 300_000);
@@ -107,7 +134,12 @@ export async function benchLifetime(options: BenchOptions): Promise<Figure[]> {
 }
 
 /** The reports a deposit's workflow offers its journey over its life, in order (happy path), each offered again while refused. */
-async function reportLikeADeposit(sender: JourneyReportSender, journeyId: string, n: number, pace: { turn(): Promise<void> }): Promise<void> {
+async function reportLikeADeposit(
+  sender: JourneyReportSender,
+  journeyId: string,
+  n: number,
+  pace: { turn(): Promise<void> },
+): Promise<void> {
   const offramp = n % 2 === 1;
   const stages = offramp ? OFFRAMP_STAGES : ONRAMP_STAGES;
   const base: Omit<DepositSummary, 'stage'> = offramp
@@ -116,10 +148,23 @@ async function reportLikeADeposit(sender: JourneyReportSender, journeyId: string
   let previousStage: DepositStage | undefined;
   for (const stage of stages) {
     if (!isNewsForJourney(previousStage, stage, false)) continue;
-    const summary: DepositSummary = { ...base, stage, ...(stage === 'TRADE_CREATED' || stage === 'TRADE_SETTLED' || stage === 'PAYMENT_SETTLED' || stage === 'COMPLETED' ? { tradeId: `trade-${n}` } : {}) };
+    const summary: DepositSummary = {
+      ...base,
+      stage,
+      ...(stage === 'TRADE_CREATED' || stage === 'TRADE_SETTLED' || stage === 'PAYMENT_SETTLED' || stage === 'COMPLETED'
+        ? { tradeId: `trade-${n}` }
+        : {}),
+    };
     await pace.turn();
-    const report = { key: depositReportKey(base.depositId, 'bench', stages.indexOf(stage)), progress: { summary, ...(previousStage ? { previousStage } : {}) } };
-    for (let outcome = await sender.offer(journeyId, report); outcome !== 'taken'; outcome = await sender.offer(journeyId, report)) {
+    const report = {
+      key: depositReportKey(base.depositId, 'bench', stages.indexOf(stage)),
+      progress: { summary, ...(previousStage ? { previousStage } : {}) },
+    };
+    for (
+      let outcome = await sender.offer(journeyId, report);
+      outcome !== 'taken';
+      outcome = await sender.offer(journeyId, report)
+    ) {
       if (outcome === 'journey-gone') throw new Error('the journey ended during the benchmark');
       await sleep(500);
     }
@@ -127,12 +172,19 @@ async function reportLikeADeposit(sender: JourneyReportSender, journeyId: string
   }
 }
 
-async function waitFor(handle: ReturnType<Client['workflow']['getHandle']>, accept: (state: JourneyState) => boolean, timeoutMs: number): Promise<JourneyState> {
+async function waitFor(
+  handle: ReturnType<Client['workflow']['getHandle']>,
+  accept: (state: JourneyState) => boolean,
+  timeoutMs: number,
+): Promise<JourneyState> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const state = await handle.query(journeyStateQuery).catch(() => undefined);
     if (state && accept(state)) return state;
-    if (Date.now() > deadline) throw new Error(`the journey did not get there within ${timeoutMs / 1000} s; last state: ${JSON.stringify(state)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the journey did not get there within ${timeoutMs / 1000} s; last state: ${JSON.stringify(state)}`,
+      );
     await sleep(250);
   }
 }
@@ -155,11 +207,21 @@ async function measure(client: Client, workflowId: string, deposits: number): Pr
       const at = Number(event.eventTime?.seconds ?? 0);
       if (continued && at >= lastContinuedAt) {
         lastContinuedAt = at;
-        continueAsNewInputBytes = (continued.input?.payloads ?? []).reduce((sum, payload) => sum + (payload.data?.length ?? 0), 0);
+        continueAsNewInputBytes = (continued.input?.payloads ?? []).reduce(
+          (sum, payload) => sum + (payload.data?.length ?? 0),
+          0,
+        );
       }
     }
   }
-  return { deposits, queryAnswerBytes: JSON.stringify(answer).length, continueAsNewInputBytes, largestPayloadBytes, historyEvents, runs: runIds.length };
+  return {
+    deposits,
+    queryAnswerBytes: JSON.stringify(answer).length,
+    continueAsNewInputBytes,
+    largestPayloadBytes,
+    historyEvents,
+    runs: runIds.length,
+  };
 }
 
 /** The data sizes of every payload an event carries, wherever it sits in the event. */
@@ -167,7 +229,8 @@ function payloadSizes(value: unknown, sizes: number[] = []): number[] {
   if (value === null || typeof value !== 'object') return sizes;
   if (value instanceof Uint8Array) return sizes;
   const payloads = (value as { payloads?: unknown }).payloads;
-  if (Array.isArray(payloads)) for (const payload of payloads) sizes.push((payload as { data?: Uint8Array }).data?.length ?? 0);
+  if (Array.isArray(payloads))
+    for (const payload of payloads) sizes.push((payload as { data?: Uint8Array }).data?.length ?? 0);
   for (const child of Object.values(value)) payloadSizes(child, sizes);
   return sizes;
 }
@@ -176,15 +239,40 @@ function figures(real: Sizes, sizes: Sizes[]): Figure[] {
   const method = (at: Sizes) =>
     `one journey, ${REAL_DEPOSITS} real deposits then the rest's progress reports offered as their workflows offer them; at ${at.deposits.toLocaleString('en-US')} deposits, over ${at.runs} run(s)`;
   const rows: Figure[] = [
-    { name: `lifetime, ${real.deposits} real deposits: journey history events per deposit`, value: real.historyEvents / real.deposits, unit: 'events', method: `${REAL_DEPOSITS} deposits by /deposit/mock, webhooks flowing, each deposit's workflow reporting to the journey; journey's own history only` },
+    {
+      name: `lifetime, ${real.deposits} real deposits: journey history events per deposit`,
+      value: real.historyEvents / real.deposits,
+      unit: 'events',
+      method: `${REAL_DEPOSITS} deposits by /deposit/mock, webhooks flowing, each deposit's workflow reporting to the journey; journey's own history only`,
+    },
   ];
   for (const at of sizes) {
     const n = at.deposits.toLocaleString('en-US');
     rows.push(
-      { name: `lifetime, ${n} deposits: journey query answer`, value: at.queryAnswerBytes, unit: 'bytes', method: method(at) },
-      { name: `lifetime, ${n} deposits: last continue-as-new input`, value: at.continueAsNewInputBytes, unit: 'bytes', method: method(at) },
-      { name: `lifetime, ${n} deposits: largest payload in the journey's histories`, value: at.largestPayloadBytes, unit: 'bytes', method: method(at) },
-      { name: `lifetime, ${n} deposits: journey history events per deposit`, value: at.historyEvents / at.deposits, unit: 'events', method: method(at) },
+      {
+        name: `lifetime, ${n} deposits: journey query answer`,
+        value: at.queryAnswerBytes,
+        unit: 'bytes',
+        method: method(at),
+      },
+      {
+        name: `lifetime, ${n} deposits: last continue-as-new input`,
+        value: at.continueAsNewInputBytes,
+        unit: 'bytes',
+        method: method(at),
+      },
+      {
+        name: `lifetime, ${n} deposits: largest payload in the journey's histories`,
+        value: at.largestPayloadBytes,
+        unit: 'bytes',
+        method: method(at),
+      },
+      {
+        name: `lifetime, ${n} deposits: journey history events per deposit`,
+        value: at.historyEvents / at.deposits,
+        unit: 'events',
+        method: method(at),
+      },
     );
   }
   return rows;

@@ -61,11 +61,22 @@ async function settledRss(worker: BenchChild): Promise<number> {
 }
 
 /** N rampflow journeys to ACTIVE on a worker with `workerEnv`; its memory at rest, at the end and at its peak. */
-async function rampflowRun(temporal: BenchTemporal, name: string, count: number, workerEnv: Record<string, string>, options: BenchOptions): Promise<CachedRun> {
+async function rampflowRun(
+  temporal: BenchTemporal,
+  name: string,
+  count: number,
+  workerEnv: Record<string, string>,
+  options: BenchOptions,
+): Promise<CachedRun> {
   const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: 1, workerEnv });
   try {
     const worker = stack.worker!;
-    const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+    const rampflow = await createRampflowClient({
+      connection: temporal.connection,
+      namespace: temporal.server.namespace,
+      taskQueue: stack.taskQueue,
+      payloadKeys: BENCH_PAYLOAD_KEYS,
+    });
     const ids = Array.from({ length: count }, (_, i) => `${name}-${i}`);
     options.progress(`  ${name}: preparing ${count} customers`);
     await forEachLimited(ids, 16, (externalId) => prepareCustomer(stack.ramp, externalId));
@@ -76,7 +87,12 @@ async function rampflowRun(temporal: BenchTemporal, name: string, count: number,
       await rampflow.startJourney(journeyRequest(externalId, { pollIntervalSeconds: 10 }));
     });
     const activeQuery = `WorkflowType = 'customerJourney' AND RampStage = 'ACTIVE' AND RampExternalId STARTS_WITH '${name}-'`;
-    const reached = await waitFor(() => countWorkflows(temporal.client, activeQuery), count, worker, (line) => options.progress(`    ${name}: ${line}`));
+    const reached = await waitFor(
+      () => countWorkflows(temporal.client, activeQuery),
+      count,
+      worker,
+      (line) => options.progress(`    ${name}: ${line}`),
+    );
     await starting;
     const endMiB = await settledRss(worker);
     return { count, reached, restMiB, endMiB, peakMiB: worker.memory().peakMiB };
@@ -98,7 +114,13 @@ async function floorRun(temporal: BenchTemporal, count: number, options: BenchOp
       START_CONCURRENCY,
       async (workflowId) => {
         // Only the first webhook: the journey runs its five activities, then waits for the second for ever.
-        await plain.workflow.signalWithStart<typeof floorJourney, [string]>('floorJourney', { workflowId, taskQueue: floor.taskQueue, args: [], signal: floorEventSignal, signalArgs: [FLOOR_JOURNEY_WEBHOOKS[0]] });
+        await plain.workflow.signalWithStart<typeof floorJourney, [string]>('floorJourney', {
+          workflowId,
+          taskQueue: floor.taskQueue,
+          args: [],
+          signal: floorEventSignal,
+          signalArgs: [FLOOR_JOURNEY_WEBHOOKS[0]],
+        });
       },
     );
     // Waiting: no workflow or activity task left for the queue (its backlog, approximately, from the server).
@@ -115,13 +137,23 @@ async function floorRun(temporal: BenchTemporal, count: number, options: BenchOp
 async function backlog(client: Client, taskQueue: string): Promise<number> {
   let total = 0;
   for (const taskQueueType of [1, 2]) {
-    const answer = await client.workflowService.describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: taskQueue }, taskQueueType, reportStats: true });
+    const answer = await client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType,
+      reportStats: true,
+    });
     total += Number(answer.stats?.approximateBacklogCount ?? 0);
   }
   return total;
 }
 
-async function waitFor(reachedNow: () => Promise<number>, count: number, worker: BenchChild, progress: (line: string) => void): Promise<number> {
+async function waitFor(
+  reachedNow: () => Promise<number>,
+  count: number,
+  worker: BenchChild,
+  progress: (line: string) => void,
+): Promise<number> {
   const started = Date.now();
   let reached = 0;
   let lastProgress = started;
@@ -137,7 +169,9 @@ async function waitFor(reachedNow: () => Promise<number>, count: number, worker:
     } else quietSince = 0;
     if (Date.now() - lastProgress > 15_000) {
       lastProgress = Date.now();
-      progress(`${Math.round((Date.now() - started) / 1000)} s: ${reached}/${count}, worker ${Math.round(worker.memory().rssMiB)} MiB`);
+      progress(
+        `${Math.round((Date.now() - started) / 1000)} s: ${reached}/${count}, worker ${Math.round(worker.memory().rssMiB)} MiB`,
+      );
     }
   }
   return reached;
@@ -149,7 +183,7 @@ export async function benchMemory(options: BenchOptions): Promise<Figure[]> {
   const copy = await measureModuleCopy();
   const figures: Figure[] = [
     {
-      name: 'memory: the bundle\'s modules each cached workflow instantiates',
+      name: "memory: the bundle's modules each cached workflow instantiates",
       value: copy.kibPerWorkflow,
       unit: 'KiB',
       method: `${copy.modules} modules (${copy.zodModules} of them zod's) instantiated per workflow, as the SDK's reusable V8 context does; heap after forced collections over 40 copies (bench/support/module-copy.ts)`,
@@ -160,8 +194,17 @@ export async function benchMemory(options: BenchOptions): Promise<Figure[]> {
     if (process.env.BENCH_MEMORY_SKIP_CACHED !== '1') {
       const floor = await floorRun(temporal, cachedCount, options);
       // A budget far above what N journeys take, so every one stays cached.
-      const rampflow = await rampflowRun(temporal, `memory-cached-${cachedCount}`, cachedCount, { WORKER_MEMORY_MB: '16384', WORKER_MAX_CACHED_WORKFLOWS: String(cachedCount * 2) }, options);
-      const cut = (run: CachedRun) => (run.reached < run.count ? ` (CUT OFF: ${run.reached}/${run.count} at their waiting point within ${RUN_LIMIT_MS / 60_000} minutes, the rest cached on their way)` : '');
+      const rampflow = await rampflowRun(
+        temporal,
+        `memory-cached-${cachedCount}`,
+        cachedCount,
+        { WORKER_MEMORY_MB: '16384', WORKER_MAX_CACHED_WORKFLOWS: String(cachedCount * 2) },
+        options,
+      );
+      const cut = (run: CachedRun) =>
+        run.reached < run.count
+          ? ` (CUT OFF: ${run.reached}/${run.count} at their waiting point within ${RUN_LIMIT_MS / 60_000} minutes, the rest cached on their way)`
+          : '';
       figures.push(
         {
           name: `memory: MiB per ACTIVE journey at ${rampflow.count}`,

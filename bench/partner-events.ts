@@ -22,7 +22,11 @@ import { join } from 'node:path';
 import type { PartnerEvent, PartnerEventStream } from '../partner-events/catalogue';
 import { createDeliveryAgent, deliverEvent } from '../partner-events/deliver';
 import { openFilePartnerEventStore } from '../partner-events/file-store';
-import { morePartnerEventsSignal, partnerEventDeliveryWorkflowId, type MorePartnerEvents } from '../workflows/partner-event-delivery-messages';
+import {
+  morePartnerEventsSignal,
+  partnerEventDeliveryWorkflowId,
+  type MorePartnerEvents,
+} from '../workflows/partner-event-delivery-messages';
 import type { partnerEventDelivery } from '../workflows/partner-event-delivery';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';
@@ -70,7 +74,8 @@ async function floor(streams: PartnerEvent[][]): Promise<{ ms: number; endpoint:
       streams.map(async (events) => {
         for (const event of events) {
           const attempt = await deliverEvent(endpoint.configured, event, { timeoutMs: 15_000, dispatcher: agent });
-          if (attempt.outcome !== 'delivered') throw new Error(`the floor's delivery failed: ${JSON.stringify(attempt)}`);
+          if (attempt.outcome !== 'delivered')
+            throw new Error(`the floor's delivery failed: ${JSON.stringify(attempt)}`);
         }
       }),
     );
@@ -82,12 +87,17 @@ async function floor(streams: PartnerEvent[][]): Promise<{ ms: number; endpoint:
 }
 
 export async function benchPartnerEvents(options: BenchOptions): Promise<Figure[]> {
-  const [streamCount, perStream] = (process.env.BENCH_PARTNER_EVENTS ?? (options.quick ? '10x50' : '20x200')).split('x').map(Number) as [number, number];
-  if (!(streamCount >= 1 && perStream >= 1)) throw new Error('BENCH_PARTNER_EVENTS is SxK: S streams of K events each, e.g. 20x200');
+  const [streamCount, perStream] = (process.env.BENCH_PARTNER_EVENTS ?? (options.quick ? '10x50' : '20x200'))
+    .split('x')
+    .map(Number) as [number, number];
+  if (!(streamCount >= 1 && perStream >= 1))
+    throw new Error('BENCH_PARTNER_EVENTS is SxK: S streams of K events each, e.g. 20x200');
   const total = streamCount * perStream;
   const externalIds = Array.from({ length: streamCount }, (_, index) => `bench-events-${index}`);
 
-  options.progress(`partner events: floor, ${total} events (${streamCount} streams × ${perStream}) by deliverEvent from this process`);
+  options.progress(
+    `partner events: floor, ${total} events (${streamCount} streams × ${perStream}) by deliverEvent from this process`,
+  );
   const floorRun = await floor(externalIds.map((externalId) => eventsOf(externalId, perStream)));
   const floorRate = total / (floorRun.ms / 1000);
 
@@ -100,26 +110,36 @@ export async function benchPartnerEvents(options: BenchOptions): Promise<Figure[
     try {
       for (const externalId of externalIds) {
         const events = eventsOf(externalId, perStream);
-        for (let from = 0; from < events.length; from += APPEND_BATCH) await store.append(streamOf(externalId), events.slice(from, from + APPEND_BATCH));
+        for (let from = 0; from < events.length; from += APPEND_BATCH)
+          await store.append(streamOf(externalId), events.slice(from, from + APPEND_BATCH));
       }
     } finally {
       await store.close();
     }
-    const stack = await startRampflowStack(temporal, { name: 'partner-events', deliveryTickSeconds: 1, partnerEventEnv: partnerEventEnvFor(endpoint, { PARTNER_EVENTS_DIR: dir }) });
+    const stack = await startRampflowStack(temporal, {
+      name: 'partner-events',
+      deliveryTickSeconds: 1,
+      partnerEventEnv: partnerEventEnvFor(endpoint, { PARTNER_EVENTS_DIR: dir }),
+    });
     try {
-      options.progress(`partner events: ${streamCount} delivery workflows, ${perStream} events each, through the worker`);
+      options.progress(
+        `partner events: ${streamCount} delivery workflows, ${perStream} events each, through the worker`,
+      );
       const started = performance.now();
       await Promise.all(
         externalIds.map((externalId) => {
           const stream = streamOf(externalId);
           const endpoints = { [ENDPOINT]: 0 };
-          return temporal.client.workflow.signalWithStart<typeof partnerEventDelivery, [MorePartnerEvents]>('partnerEventDelivery', {
-            workflowId: partnerEventDeliveryWorkflowId(stream),
-            taskQueue: stack.taskQueue,
-            args: [{ stream, throughSequence: perStream, endpoints }],
-            signal: morePartnerEventsSignal,
-            signalArgs: [{ throughSequence: perStream, endpoints }],
-          });
+          return temporal.client.workflow.signalWithStart<typeof partnerEventDelivery, [MorePartnerEvents]>(
+            'partnerEventDelivery',
+            {
+              workflowId: partnerEventDeliveryWorkflowId(stream),
+              taskQueue: stack.taskQueue,
+              args: [{ stream, throughSequence: perStream, endpoints }],
+              signal: morePartnerEventsSignal,
+              signalArgs: [{ throughSequence: perStream, endpoints }],
+            },
+          );
         }),
       );
       const finished = await waitAccepted(endpoint, total, () => stack.worker!.assertAlive());
@@ -137,8 +157,19 @@ export async function benchPartnerEvents(options: BenchOptions): Promise<Figure[
           unit: '/s',
           method: `the same ${total} events by deliverEvent (partner-events/deliver.ts) from the benchmark's process, ${streamCount} loops at once, each stream in order, 4 connections; first to last accepted; ${floorRun.endpoint.accepted()} accepted`,
         },
-        { name: 'partner events: floor / delivery workflows', value: floorRate / rate, unit: 'x', method: 'events a second of the floor over the delivery workflows\' (how many times slower the worker path is)' },
-        { name: 'partner events: Temporal actions per event, delivery workflows', value: totalActions(counts) / total, unit: 'actions', method: `every history of the ${runs} delivery workflow runs (starts, activity attempts, the stage's upserts), over the events they delivered` },
+        {
+          name: 'partner events: floor / delivery workflows',
+          value: floorRate / rate,
+          unit: 'x',
+          method:
+            "events a second of the floor over the delivery workflows' (how many times slower the worker path is)",
+        },
+        {
+          name: 'partner events: Temporal actions per event, delivery workflows',
+          value: totalActions(counts) / total,
+          unit: 'actions',
+          method: `every history of the ${runs} delivery workflow runs (starts, activity attempts, the stage's upserts), over the events they delivered`,
+        },
       ];
     } finally {
       await stack.stop();

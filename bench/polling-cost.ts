@@ -19,15 +19,34 @@ const SCALED_TIMINGS = { pollIntervalSeconds: 900 / TIME_SCALE };
 /** The interface's one-minute delivery scheduler, scaled. */
 const SCALED_DELIVERY_TICK_SECONDS = 60 / TIME_SCALE;
 
-async function callsPerJourneyHour(webhooks: boolean, journeys: number, windowSeconds: number, options: BenchOptions): Promise<{ perJourneyHour: number; finished: boolean }> {
+async function callsPerJourneyHour(
+  webhooks: boolean,
+  journeys: number,
+  windowSeconds: number,
+  options: BenchOptions,
+): Promise<{ perJourneyHour: number; finished: boolean }> {
   const name = `polling-${webhooks ? 'webhooks' : 'lost'}`;
   const temporal = await startBenchTemporal();
   try {
     const stack = await startRampflowStack(temporal, { name, deliveryTickSeconds: SCALED_DELIVERY_TICK_SECONDS });
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
-      options.progress(`polling cost, ${webhooks ? 'webhooks flowing' : 'all webhooks lost'}: ${journeys} journeys for ${windowSeconds} s (${(windowSeconds * TIME_SCALE) / 3600} scaled hours)`);
-      const run = await runJourneys(stack, rampflow, { count: journeys, prefix: `${name}-`, timings: SCALED_TIMINGS, timeoutMs: windowSeconds * 1000, webhooks, progress: (line) => options.progress(`  ${line}`) });
+      const rampflow = await createRampflowClient({
+        connection: temporal.connection,
+        namespace: temporal.server.namespace,
+        taskQueue: stack.taskQueue,
+        payloadKeys: BENCH_PAYLOAD_KEYS,
+      });
+      options.progress(
+        `polling cost, ${webhooks ? 'webhooks flowing' : 'all webhooks lost'}: ${journeys} journeys for ${windowSeconds} s (${(windowSeconds * TIME_SCALE) / 3600} scaled hours)`,
+      );
+      const run = await runJourneys(stack, rampflow, {
+        count: journeys,
+        prefix: `${name}-`,
+        timings: SCALED_TIMINGS,
+        timeoutMs: windowSeconds * 1000,
+        webhooks,
+        progress: (line) => options.progress(`  ${line}`),
+      });
       await sleep(run.startedAt + windowSeconds * 1000 - Date.now());
       const calls = stack.requestLog.apiRequests() - run.apiCallsAtStart;
       const journeyHours = (journeys * windowSeconds * TIME_SCALE) / 3600;

@@ -38,9 +38,21 @@ export async function benchRate(options: BenchOptions): Promise<Figure[]> {
       rateLimit: { callsPerSecond: ALLOWED, retryAfterSeconds: RETRY_AFTER_SECONDS },
     });
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+      const rampflow = await createRampflowClient({
+        connection: temporal.connection,
+        namespace: temporal.server.namespace,
+        taskQueue: stack.taskQueue,
+        payloadKeys: BENCH_PAYLOAD_KEYS,
+      });
       const refusedBefore = stack.requestLog.refused();
-      const run = await runJourneys(stack, rampflow, { count, prefix: `rate-${Date.now()}-`, timings: TIMINGS, timeoutMs: RUN_LIMIT_MS, prepared: false, progress: options.progress });
+      const run = await runJourneys(stack, rampflow, {
+        count,
+        prefix: `rate-${Date.now()}-`,
+        timings: TIMINGS,
+        timeoutMs: RUN_LIMIT_MS,
+        prepared: false,
+        progress: options.progress,
+      });
       if (!run.finished) throw new Error(`the ${count} signups did not finish within ${RUN_LIMIT_MS / 60_000} minutes`);
       const calls = run.apiCalls;
       const refused = stack.requestLog.refused() - refusedBefore;
@@ -48,10 +60,24 @@ export async function benchRate(options: BenchOptions): Promise<Figure[]> {
       const acceptedPerSecond = (calls - refused) / seconds;
       const busiestMinute = stack.requestLog.busiestAccepted(60_000);
       const setup = `${count} signups to both deposits paid out, ${WORKERS} worker processes at RAMP_MAX_CALLS_PER_SECOND=${CONFIGURED}, a service allowing ${ALLOWED}/s (429, Retry-After: ${RETRY_AFTER_SECONDS}, refused calls counting)`;
-      options.progress(`${calls} calls in ${Math.round(seconds)} s, ${refused} refused, busiest second ${stack.requestLog.busiestSecond()}`);
+      options.progress(
+        `${calls} calls in ${Math.round(seconds)} s, ${refused} refused, busiest second ${stack.requestLog.busiestSecond()}`,
+      );
       return [
-        { name: 'rate: calls to the service', value: calls, unit: 'calls', method: `${setup}; the sandbox's request log, its simulation endpoints and simulated payments left out` },
-        { name: 'rate: calls refused (429)', value: (100 * refused) / calls, unit: '%', method: `of those calls, the ones the service refused (${refused})`, target: '< 10', met: refused / calls < 0.1 },
+        {
+          name: 'rate: calls to the service',
+          value: calls,
+          unit: 'calls',
+          method: `${setup}; the sandbox's request log, its simulation endpoints and simulated payments left out`,
+        },
+        {
+          name: 'rate: calls refused (429)',
+          value: (100 * refused) / calls,
+          unit: '%',
+          method: `of those calls, the ones the service refused (${refused})`,
+          target: '< 10',
+          met: refused / calls < 0.1,
+        },
         {
           name: 'rate: accepted calls a second, of what the service allows',
           value: (100 * acceptedPerSecond) / ALLOWED,

@@ -38,22 +38,45 @@ async function acknowledgementFigures(options: BenchOptions): Promise<Figure[]> 
   const temporal = await startBenchTemporal();
   try {
     // No worker: the ack is Temporal accepting the signal; what the journey does with it is event-to-wake's.
-    const stack = await startRampflowStack(temporal, { name: 'receiver-load', deliveryTickSeconds: 60, autopilot: false, worker: false });
+    const stack = await startRampflowStack(temporal, {
+      name: 'receiver-load',
+      deliveryTickSeconds: 60,
+      autopilot: false,
+      worker: false,
+    });
     const floorConnection = await Connection.connect({ address: temporal.server.address });
     const figures: Figure[] = [];
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+      const rampflow = await createRampflowClient({
+        connection: temporal.connection,
+        namespace: temporal.server.namespace,
+        taskQueue: stack.taskQueue,
+        payloadKeys: BENCH_PAYLOAD_KEYS,
+      });
       options.progress(`receiver: starting ${journeyCount} journeys for the deliveries to wake`);
       const externalIds = await startWaitingJourneys(rampflow, journeyCount);
       // Each delivery a distinct approval (its own payload id, so its own key: no deduplication) of a
       // running journey's customer: routed directly, one signal to journey/<externalId>.
-      const approval = (i: number) => ({ id: randomUUID(), status: 'APPROVED', externalId: externalIds[i % externalIds.length]! });
+      const approval = (i: number) => ({
+        id: randomUUID(),
+        status: 'APPROVED',
+        externalId: externalIds[i % externalIds.length]!,
+      });
       const body = (i: number) => JSON.stringify({ event: 'CUSTOMER_APPROVED', payload: approval(i) });
       // The floor: the same signal, with the same encrypted payload, from one process to the same server.
-      const floorClient = new Client({ connection: floorConnection, namespace: temporal.server.namespace, dataConverter: rampflowDataConverter(BENCH_PAYLOAD_KEYS) });
+      const floorClient = new Client({
+        connection: floorConnection,
+        namespace: temporal.server.namespace,
+        dataConverter: rampflowDataConverter(BENCH_PAYLOAD_KEYS),
+      });
       const signal = async (i: number) => {
         const record = approval(i);
-        await floorClient.workflow.getHandle(journeyWorkflowId(record.externalId)).signal(customerEventSignal, { key: `CUSTOMER_APPROVED/${record.id}`, event: 'CUSTOMER_APPROVED', record, fromPayload: true });
+        await floorClient.workflow.getHandle(journeyWorkflowId(record.externalId)).signal(customerEventSignal, {
+          key: `CUSTOMER_APPROVED/${record.id}`,
+          event: 'CUSTOMER_APPROVED',
+          record,
+          fromPayload: true,
+        });
         return true;
       };
       // Warm-up: connections, JIT, the receiver's lazy Temporal connection.
@@ -78,11 +101,43 @@ async function acknowledgementFigures(options: BenchOptions): Promise<Figure[]> 
         const atTarget = rate === TARGET_RATE;
         const p99 = percentile(receiver.latenciesMs, 99);
         figures.push(
-          { name: `receiver at ${rate}/s offered: acknowledged per second`, value: receiver.achievedPerSecond, unit: '/s', method: `${how}; ${receiver.failed} of ${receiver.sent} not 200`, ...(atTarget ? { target: `>= ${TARGET_RATE}`, met: receiver.achievedPerSecond >= TARGET_RATE * 0.98 && receiver.failed === 0 } : {}) },
-          { name: `receiver at ${rate}/s offered: ack latency p50`, value: percentile(receiver.latenciesMs, 50), unit: 'ms', method: how },
-          { name: `receiver at ${rate}/s offered: CPU per delivery`, value: receiverCpuMs / receiver.sent, unit: 'ms', method: `the receiver process's CPU time (user + system, /proc) over the run, divided by the deliveries sent: ${Math.round(receiverCpuMs)} ms in ${seconds} s` },
-          { name: `receiver at ${rate}/s offered: ack latency p99`, value: p99, unit: 'ms', method: how, ...(atTarget ? { target: '< 50', met: p99 < 50 && receiver.failed === 0 } : {}) },
-          { name: `floor at ${rate}/s offered: signals per second, p99`, value: floor.achievedPerSecond, unit: '/s', method: `${floorHow}; p99 ${Math.round(percentile(floor.latenciesMs, 99))} ms, ${floor.failed} failed` },
+          {
+            name: `receiver at ${rate}/s offered: acknowledged per second`,
+            value: receiver.achievedPerSecond,
+            unit: '/s',
+            method: `${how}; ${receiver.failed} of ${receiver.sent} not 200`,
+            ...(atTarget
+              ? {
+                  target: `>= ${TARGET_RATE}`,
+                  met: receiver.achievedPerSecond >= TARGET_RATE * 0.98 && receiver.failed === 0,
+                }
+              : {}),
+          },
+          {
+            name: `receiver at ${rate}/s offered: ack latency p50`,
+            value: percentile(receiver.latenciesMs, 50),
+            unit: 'ms',
+            method: how,
+          },
+          {
+            name: `receiver at ${rate}/s offered: CPU per delivery`,
+            value: receiverCpuMs / receiver.sent,
+            unit: 'ms',
+            method: `the receiver process's CPU time (user + system, /proc) over the run, divided by the deliveries sent: ${Math.round(receiverCpuMs)} ms in ${seconds} s`,
+          },
+          {
+            name: `receiver at ${rate}/s offered: ack latency p99`,
+            value: p99,
+            unit: 'ms',
+            method: how,
+            ...(atTarget ? { target: '< 50', met: p99 < 50 && receiver.failed === 0 } : {}),
+          },
+          {
+            name: `floor at ${rate}/s offered: signals per second, p99`,
+            value: floor.achievedPerSecond,
+            unit: '/s',
+            method: `${floorHow}; p99 ${Math.round(percentile(floor.latenciesMs, 99))} ms, ${floor.failed} failed`,
+          },
         );
       }
       const receiverMax = Math.max(...pairs.map((pair) => pair.receiver.achievedPerSecond));
@@ -96,7 +151,12 @@ async function acknowledgementFigures(options: BenchOptions): Promise<Figure[]> 
         target: `>= ${TARGET_SHARE_OF_FLOOR}`,
         met: share >= TARGET_SHARE_OF_FLOOR,
       });
-      figures.push({ name: 'receiver: peak memory under load', value: stack.receiver.memory().peakMiB, unit: 'MiB', method: 'VmHWM of the receiver process after the runs above' });
+      figures.push({
+        name: 'receiver: peak memory under load',
+        value: stack.receiver.memory().peakMiB,
+        unit: 'MiB',
+        method: 'VmHWM of the receiver process after the runs above',
+      });
     } finally {
       await floorConnection.close();
       await stack.stop();
@@ -133,16 +193,32 @@ async function eventToWakeFigures(options: BenchOptions): Promise<Figure[]> {
   const perSecond = 20;
   const temporal = await startBenchTemporal();
   try {
-    const stack = await startRampflowStack(temporal, { name: 'receiver-wake', deliveryTickSeconds: 60, autopilot: false });
+    const stack = await startRampflowStack(temporal, {
+      name: 'receiver-wake',
+      deliveryTickSeconds: 60,
+      autopilot: false,
+    });
     try {
-      const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+      const rampflow = await createRampflowClient({
+        connection: temporal.connection,
+        namespace: temporal.server.namespace,
+        taskQueue: stack.taskQueue,
+        payloadKeys: BENCH_PAYLOAD_KEYS,
+      });
       options.progress(`event-to-wake: ${count} journeys, CUSTOMER_APPROVED at ${perSecond}/s`);
       const latencies = await measureEventToWake(stack, rampflow, count, perSecond);
       const method = `${count} journeys in AWAITING_KYC; the webhook sent to the receiver → the journey's workflow task after the customerEvent signal completed (history event time); ${perSecond} events/s; ${count - latencies.length} never woke`;
       const p99 = percentile(latencies, 99);
       return [
         { name: 'event-to-wake latency p50', value: percentile(latencies, 50), unit: 'ms', method },
-        { name: 'event-to-wake latency p99', value: p99, unit: 'ms', method, target: '< 250', met: p99 < 250 && latencies.length === count },
+        {
+          name: 'event-to-wake latency p99',
+          value: p99,
+          unit: 'ms',
+          method,
+          target: '< 250',
+          met: p99 < 250 && latencies.length === count,
+        },
       ];
     } finally {
       await stack.stop();

@@ -46,7 +46,12 @@ interface Measured {
 async function scenario(
   temporal: BenchTemporal,
   workflowBundle: { code: string },
-  run: (s: { ramp: RampClient; seed: (body: object) => Promise<unknown>; post: (path: string, body: object) => Promise<{ id: string }>; lookUp: (workflow: 'lookUpOnramp' | 'lookUpTrade', arg: unknown, listPath: string) => Promise<Measured> }) => Promise<Measured>,
+  run: (s: {
+    ramp: RampClient;
+    seed: (body: object) => Promise<unknown>;
+    post: (path: string, body: object) => Promise<{ id: string }>;
+    lookUp: (workflow: 'lookUpOnramp' | 'lookUpTrade', arg: unknown, listPath: string) => Promise<Measured>;
+  }) => Promise<Measured>,
 ): Promise<Measured> {
   const requests = new SandboxRequestLog();
   const sandbox = await createSandbox({ partners: [PARTNER], port: 0, logger: requests.logger });
@@ -63,7 +68,8 @@ async function scenario(
   });
   const running = worker.run();
   try {
-    const post = (path: string, body: object) => ramp.http.request({ method: 'POST', path, body: jsonBody(body) }, z.looseObject({ id: z.string() }));
+    const post = (path: string, body: object) =>
+      ramp.http.request({ method: 'POST', path, body: jsonBody(body) }, z.looseObject({ id: z.string() }));
     return await run({
       ramp,
       seed: (body) => ramp.http.request({ method: 'POST', path: '/sandbox/seed', body: jsonBody(body) }, z.unknown()),
@@ -71,11 +77,16 @@ async function scenario(
       async lookUp(workflow, arg, listPath) {
         requests.byPath.clear();
         const started = Date.now();
-        const handle = await temporal.client.workflow.start<typeof lookUpOnramp | typeof lookUpTrade>(workflow, { taskQueue, workflowId: `${workflow}-${randomUUID()}`, args: [arg as never] });
+        const handle = await temporal.client.workflow.start<typeof lookUpOnramp | typeof lookUpTrade>(workflow, {
+          taskQueue,
+          workflowId: `${workflow}-${randomUUID()}`,
+          args: [arg as never],
+        });
         await handle.result();
         const ms = Date.now() - started;
         let attempts = 0;
-        for (const event of (await handle.fetchHistory()).events ?? []) attempts = Math.max(attempts, event.activityTaskStartedEventAttributes?.attempt ?? 0);
+        for (const event of (await handle.fetchHistory()).events ?? [])
+          attempts = Math.max(attempts, event.activityTaskStartedEventAttributes?.attempt ?? 0);
         return { calls: requests.apiRequests(), listCalls: requests.byPath.get(listPath) ?? 0, attempts, ms };
       },
     });
@@ -89,10 +100,22 @@ async function scenario(
 }
 
 /** An approved customer with a USDT wallet. */
-async function customerWithWallet(s: { ramp: RampClient; post: (path: string, body: object) => Promise<{ id: string }> }) {
-  const { id } = await s.ramp.customers.create({ externalId: `bench-${randomUUID()}`, realName: 'Bench Customer', email: 'bench@example.com' });
+async function customerWithWallet(s: {
+  ramp: RampClient;
+  post: (path: string, body: object) => Promise<{ id: string }>;
+}) {
+  const { id } = await s.ramp.customers.create({
+    externalId: `bench-${randomUUID()}`,
+    realName: 'Bench Customer',
+    email: 'bench@example.com',
+  });
   await s.post('/sandbox/customer/approve', { id: id! });
-  const wallet = await s.post('/sandbox/crypto-address/create', { customerId: id!, currency: 'USDT', network: 'ETH', address: '0x52908400098527886E0F7030069857D2E4169EE7' });
+  const wallet = await s.post('/sandbox/crypto-address/create', {
+    customerId: id!,
+    currency: 'USDT',
+    network: 'ETH',
+    address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  });
   return { customerId: id!, cryptoAddressId: wallet.id };
 }
 
@@ -105,7 +128,10 @@ export async function benchRecovery(options: BenchOptions): Promise<Figure[]> {
   } catch {
     // Already installed by an earlier benchmark in this process.
   }
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'test', 'support', 'workflows', 'lookups.ts'), logger: QUIET_BUNDLER });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: join(__dirname, '..', 'test', 'support', 'workflows', 'lookups.ts'),
+    logger: QUIET_BUNDLER,
+  });
   const temporal = await startBenchTemporal();
   try {
     options.progress(`a lost onramp create among ${size} day-old flows`);
@@ -120,8 +146,17 @@ export async function benchRecovery(options: BenchOptions): Promise<Figure[]> {
       await s.seed({ flows: records, ageSeconds: DAY_SECONDS });
       const { customerId, cryptoAddressId } = await customerWithWallet(s);
       await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'EUR' }, to: cryptoAddressId });
-      const other = await s.post('/sandbox/crypto-address/create', { customerId, currency: 'USDC', network: 'ETH', address: '0x52908400098527886E0F7030069857D2E4169EE8' });
-      return s.lookUp('lookUpOnramp', { customerId, currency: 'EUR', cryptoAddressId: other.id }, '/autoramp-flow/list');
+      const other = await s.post('/sandbox/crypto-address/create', {
+        customerId,
+        currency: 'USDC',
+        network: 'ETH',
+        address: '0x52908400098527886E0F7030069857D2E4169EE8',
+      });
+      return s.lookUp(
+        'lookUpOnramp',
+        { customerId, currency: 'EUR', cryptoAddressId: other.id },
+        '/autoramp-flow/list',
+      );
     });
     options.progress(`the worst case: an onramp in the middle of ${size} flows as new as itself`);
     const unbounded = await scenario(temporal, workflowBundle, async (s) => {
@@ -135,10 +170,18 @@ export async function benchRecovery(options: BenchOptions): Promise<Figure[]> {
     const trade = await scenario(temporal, workflowBundle, async (s) => {
       const { customerId, cryptoAddressId } = await customerWithWallet(s);
       await s.seed({ trades: records, tradesCustomerId: customerId, ageSeconds: DAY_SECONDS });
-      const { id: flowId } = await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'EUR' }, to: cryptoAddressId });
+      const { id: flowId } = await s.ramp.autorampFlows.createOnramp({
+        from: { customerId, currency: 'EUR' },
+        to: cryptoAddressId,
+      });
       const entry = (await s.ramp.autorampFlows.detail({ id: flowId })).from;
       await s.post('/sandbox/virtual-account/approve', { id: entry });
-      const deposit = await s.post('/sandbox/deposit/simulate', { virtualAccountId: entry, amount: '100.00', currency: 'EUR', sender: { accountNumber: '12345678' } });
+      const deposit = await s.post('/sandbox/deposit/simulate', {
+        virtualAccountId: entry,
+        amount: '100.00',
+        currency: 'EUR',
+        sender: { accountNumber: '12345678' },
+      });
       await s.post('/sandbox/deposit/confirm', { id: deposit.id });
       return s.lookUp('lookUpTrade', { depositId: deposit.id, customerId }, '/trade/list');
     });
@@ -146,13 +189,37 @@ export async function benchRecovery(options: BenchOptions): Promise<Figure[]> {
     const onrampPages = Math.ceil(records / 2 / 100);
     const method = `sandbox listing oldest first, a real worker running the activity with the workflow's options; calls from the sandbox's request log; the old walk from page 1 read up to ${onrampPages.toLocaleString('en-US')} pages of onramps (${Math.ceil(records / 100).toLocaleString('en-US')} of trades) in one attempt`;
     const row = (name: string, measured: Measured, target: number, what: string): Figure[] => [
-      { name: `recovery: ${name}: service calls`, value: measured.calls, unit: 'calls', target: `<= ${target}`, met: measured.calls <= target, method: `${what}; ${measured.listCalls} list pages, ${measured.attempts} attempt(s); ${method}` },
-      { name: `recovery: ${name}: time`, value: measured.ms, unit: 'ms', target: '<= 2,000', met: measured.ms <= 2_000, method: `workflow start to result, ${measured.attempts} attempt(s); ${method}` },
+      {
+        name: `recovery: ${name}: service calls`,
+        value: measured.calls,
+        unit: 'calls',
+        target: `<= ${target}`,
+        met: measured.calls <= target,
+        method: `${what}; ${measured.listCalls} list pages, ${measured.attempts} attempt(s); ${method}`,
+      },
+      {
+        name: `recovery: ${name}: time`,
+        value: measured.ms,
+        unit: 'ms',
+        target: '<= 2,000',
+        met: measured.ms <= 2_000,
+        method: `workflow start to result, ${measured.attempts} attempt(s); ${method}`,
+      },
     ];
     return [
-      ...row(`lost onramp among ${size} flows`, found, 5, 'customer\'s virtual accounts (1), the flow list\'s two ends'),
-      ...row(`onramp never created, ${size} flows`, absent, 8, 'virtual accounts, the list\'s ends and the page past the entry\'s creation time, the create and its read-back'),
-      ...row(`deposit's trade among ${size} trades`, trade, 6, 'the trade list\'s two ends, the trade\'s detail (and the deposit\'s, only if the ends do not settle it)'),
+      ...row(`lost onramp among ${size} flows`, found, 5, "customer's virtual accounts (1), the flow list's two ends"),
+      ...row(
+        `onramp never created, ${size} flows`,
+        absent,
+        8,
+        "virtual accounts, the list's ends and the page past the entry's creation time, the create and its read-back",
+      ),
+      ...row(
+        `deposit's trade among ${size} trades`,
+        trade,
+        6,
+        "the trade list's two ends, the trade's detail (and the deposit's, only if the ends do not settle it)",
+      ),
       {
         name: `recovery: worst case (no bound), ${size} flows: pages per attempt`,
         value: unbounded.listCalls / Math.max(1, unbounded.attempts),

@@ -49,13 +49,17 @@ async function main(): Promise<void> {
   const cluster = args.includes('--cluster');
   const chosen = args.filter((arg) => arg !== '--quick' && arg !== '--cluster');
   const unknown = chosen.filter((name) => !(name in BENCHMARKS));
-  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}`);
   const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS).filter((name) => !ONLY_WHEN_NAMED.has(name));
   // The chaos row is on the cluster profile whether or not --cluster is given.
-  if (cluster && names.some((name) => !['journeys', 'burst', 'chaos'].includes(name))) throw new Error('--cluster applies to the journeys and burst benchmarks only: npm run bench -- journeys --cluster');
+  if (cluster && names.some((name) => !['journeys', 'burst', 'chaos'].includes(name)))
+    throw new Error('--cluster applies to the journeys and burst benchmarks only: npm run bench -- journeys --cluster');
   const options: BenchOptions = { quick, cluster, progress: (line) => process.stdout.write(`[bench]   ${line}\n`) };
   const figures: Figure[] = [];
-  process.stdout.write(`[bench] ${machine()}${quick ? ' (quick mode: rough figures)' : ''}${cluster ? ' (cluster profile: Temporal server on PostgreSQL)' : ''}\n`);
+  process.stdout.write(
+    `[bench] ${machine()}${quick ? ' (quick mode: rough figures)' : ''}${cluster ? ' (cluster profile: Temporal server on PostgreSQL)' : ''}\n`,
+  );
   for (const name of names) {
     const started = Date.now();
     process.stdout.write(`[bench] ${name} ...\n`);
@@ -67,7 +71,12 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // A benchmark's workflow that did not complete: how it ended, decoded, rather than "Workflow execution failed".
-  const message = error instanceof WorkflowFailedError ? endLine('a workflow', workflowEndOf(error)) : error instanceof Error ? error.message : String(error);
+  const message =
+    error instanceof WorkflowFailedError
+      ? endLine('a workflow', workflowEndOf(error))
+      : error instanceof Error
+        ? error.message
+        : String(error);
   process.stderr.write(`[bench] ${message}\n`);
   process.exitCode = 1;
 });

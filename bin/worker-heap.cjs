@@ -9,7 +9,9 @@ const { spawn } = require('node:child_process');
 const HEAP_FLAG = '--max-old-space-size';
 
 function hasHeapLimit() {
-  return process.execArgv.some((arg) => arg.startsWith(HEAP_FLAG)) || (process.env.NODE_OPTIONS ?? '').includes(HEAP_FLAG);
+  return (
+    process.execArgv.some((arg) => arg.startsWith(HEAP_FLAG)) || (process.env.NODE_OPTIONS ?? '').includes(HEAP_FLAG)
+  );
 }
 
 /** In the relaunched child: end with the parent, never outlive it. */

@@ -31,7 +31,11 @@ const USD_SENDER = { accountNumber: '12345678', accountName: 'Chaos Customer' };
 const CRYPTO_SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 const run = promisify(execFile);
 /** What a customer sends when the service holds its deposit for action. */
-const DOCUMENT = { fileName: 'source-of-funds.pdf', contentType: 'application/pdf', content: new TextEncoder().encode('%PDF-1.4 chaos source of funds') };
+const DOCUMENT = {
+  fileName: 'source-of-funds.pdf',
+  contentType: 'application/pdf',
+  content: new TextEncoder().encode('%PDF-1.4 chaos source of funds'),
+};
 /** A payout the balance covers: the run credits this much first. */
 const PAYOUT_AMOUNT = '7';
 /** A payout no balance of the run covers, until the operator tops it up. */
@@ -117,7 +121,11 @@ export class Customers {
     const started = this.progress.filter((customer) => customer.signups > 0);
     return {
       externalIds: started.map((customer) => customer.plan.externalId),
-      ids: started.flatMap((customer) => [customer.customerId, customer.onrampDepositId, customer.offrampDepositId].filter((id): id is string => id !== undefined)),
+      ids: started.flatMap((customer) =>
+        [customer.customerId, customer.onrampDepositId, customer.offrampDepositId].filter(
+          (id): id is string => id !== undefined,
+        ),
+      ),
     };
   }
 
@@ -132,7 +140,8 @@ export class Customers {
       const stepping = this.step(customer, secondsIntoRun)
         .then(
           () => (customer.lastError = undefined),
-          (error: unknown) => (customer.lastError = error instanceof Error ? error.message.split('\n')[0] : String(error)),
+          (error: unknown) =>
+            (customer.lastError = error instanceof Error ? error.message.split('\n')[0] : String(error)),
         )
         .finally(() => this.busy.delete(customer));
       this.busy.set(customer, stepping);
@@ -178,18 +187,37 @@ export class Customers {
     const account = state.onramp?.virtualAccount;
     const address = state.offramp?.depositAddress;
     if (!customer.onrampDepositId && account?.id && account.status === 'VERIFIED') {
-      customer.onrampDepositId = (await this.control.simulateFiatDeposit({ virtualAccountId: account.id, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id;
+      customer.onrampDepositId = (
+        await this.control.simulateFiatDeposit({
+          virtualAccountId: account.id,
+          amount: ONRAMP_AMOUNT,
+          currency: 'USD',
+          sender: USD_SENDER,
+        })
+      ).id;
     }
     if (customer.onrampDepositId && !customer.onrampSteered) await this.steerOnramp(customer, customer.onrampDepositId);
     if (!customer.offrampDepositId && address?.id && address.status === 'APPROVED') {
-      customer.offrampDepositId = (await this.control.simulateCryptoDeposit({ depositAddressId: address.id, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id;
+      customer.offrampDepositId = (
+        await this.control.simulateCryptoDeposit({
+          depositAddressId: address.id,
+          amount: OFFRAMP_AMOUNT,
+          currency: 'USDT',
+          sender: CRYPTO_SENDER,
+        })
+      ).id;
     }
-    const offrampCompleted = state.deposits.recent.some((deposit) => deposit.depositId === customer.offrampDepositId && deposit.stage === 'COMPLETED');
+    const offrampCompleted = state.deposits.recent.some(
+      (deposit) => deposit.depositId === customer.offrampDepositId && deposit.stage === 'COMPLETED',
+    );
     if (plan.refund === 'OFFRAMP_AFTER_PAYOUT' && !customer.refunded && offrampCompleted) {
-      await this.serviceMoves(customer, 'refund the offramp deposit after its payout', () => this.control.refundDeposit(customer.offrampDepositId!));
+      await this.serviceMoves(customer, 'refund the offramp deposit after its payout', () =>
+        this.control.refundDeposit(customer.offrampDepositId!),
+      );
       customer.refunded = true;
     }
-    if (plan.payout !== 'NONE' && state.offramp?.bankAccountId) await this.payout(customer, state.offramp.bankAccountId);
+    if (plan.payout !== 'NONE' && state.offramp?.bankAccountId)
+      await this.payout(customer, state.offramp.bankAccountId);
     if (plan.closesAndReturns && !customer.closed && bothDepositsEnded(customer, state)) {
       await this.rampflow.closeCustomer(plan.externalId, 'chaos: the customer left');
       customer.closed = true;
@@ -209,12 +237,18 @@ export class Customers {
    */
   private async steerOnramp(customer: CustomerProgress, depositId: string): Promise<void> {
     const { plan } = customer;
-    if (plan.onrampDeposit === 'REJECTED') await this.serviceMoves(customer, 'reject the onramp deposit', () => this.control.rejectDeposit(depositId));
-    if (plan.onrampDeposit === 'HELD_FOR_ACTION') customer.held = await this.serviceMoves(customer, 'hold the onramp deposit for action', () => this.control.requireDepositAction(depositId));
+    if (plan.onrampDeposit === 'REJECTED')
+      await this.serviceMoves(customer, 'reject the onramp deposit', () => this.control.rejectDeposit(depositId));
+    if (plan.onrampDeposit === 'HELD_FOR_ACTION')
+      customer.held = await this.serviceMoves(customer, 'hold the onramp deposit for action', () =>
+        this.control.requireDepositAction(depositId),
+      );
     if (plan.refund === 'ONRAMP_BEFORE_TRADE') {
       // Already confirmed by the autopilot is as good: the refund is what matters.
       await this.control.confirmDeposit(depositId).catch(() => undefined);
-      customer.refunded = await this.serviceMoves(customer, 'refund the onramp deposit before its trade', () => this.control.refundDeposit(depositId));
+      customer.refunded = await this.serviceMoves(customer, 'refund the onramp deposit before its trade', () =>
+        this.control.refundDeposit(depositId),
+      );
     }
     customer.onrampSteered = true;
   }
@@ -226,13 +260,26 @@ export class Customers {
     const refused = plan.payout === 'REFUSED_THEN_RETRIED' || plan.payout === 'REFUSED_THEN_CANCELLED';
     if (!customer.payoutStarted) {
       if (!refused) await this.control.creditBalance({ currency: 'USDT', amount: PAYOUT_AMOUNT });
-      await this.payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: refused ? REFUSED_PAYOUT_AMOUNT : PAYOUT_AMOUNT, timings: PAYOUT_TIMINGS });
+      await this.payouts.start({
+        reference,
+        bankAccountId,
+        deductCurrency: 'USDT',
+        deductAmount: refused ? REFUSED_PAYOUT_AMOUNT : PAYOUT_AMOUNT,
+        timings: PAYOUT_TIMINGS,
+      });
       customer.payoutStarted = true;
     }
     const state = await this.payouts.state(reference);
     customer.payoutState = state;
-    if (plan.payout === 'FAILED' && state.paymentId && !customer.paymentFailed && !customer.missedMoves.some((move) => move.startsWith('fail'))) {
-      customer.paymentFailed = await this.serviceMoves(customer, 'fail the payout\'s payment', () => this.control.failPayment(state.paymentId!, 'chaos: the beneficiary bank refused it'));
+    if (
+      plan.payout === 'FAILED' &&
+      state.paymentId &&
+      !customer.paymentFailed &&
+      !customer.missedMoves.some((move) => move.startsWith('fail'))
+    ) {
+      customer.paymentFailed = await this.serviceMoves(customer, "fail the payout's payment", () =>
+        this.control.failPayment(state.paymentId!, 'chaos: the beneficiary bank refused it'),
+      );
     }
     // Acted on at every round it is seen parked: a bulk retry may have resumed another's payout with
     // this one's top-up (refused again, parked again), or not yet seen this one in visibility.
@@ -296,7 +343,18 @@ export class Customers {
     }
     const input = JSON.stringify({ customer, ...USD_RAMPS, timings: JOURNEY_TIMINGS });
     try {
-      await this.temporal(['workflow', 'start', '--task-queue', this.taskQueue, '--type', 'customerJourney', '--workflow-id', journeyWorkflowId(plan.externalId), '--input', input]);
+      await this.temporal([
+        'workflow',
+        'start',
+        '--task-queue',
+        this.taskQueue,
+        '--type',
+        'customerJourney',
+        '--workflow-id',
+        journeyWorkflowId(plan.externalId),
+        '--input',
+        input,
+      ]);
     } catch (error) {
       // An earlier try started it and only its answer was lost (Temporal restarting): it is signed up.
       if (!/already (started|running)/i.test(String((error as { stderr?: string }).stderr ?? error))) throw error;
@@ -311,7 +369,8 @@ export class Customers {
 
 /** Both deposits were made and the journey shows each ended. */
 function bothDepositsEnded(customer: CustomerProgress, state: JourneyState): boolean {
-  const ended = (depositId: string | undefined) => state.deposits.recent.some((deposit) => deposit.depositId === depositId && DEPOSIT_ENDED.has(deposit.stage));
+  const ended = (depositId: string | undefined) =>
+    state.deposits.recent.some((deposit) => deposit.depositId === depositId && DEPOSIT_ENDED.has(deposit.stage));
   return ended(customer.onrampDepositId) && ended(customer.offrampDepositId);
 }
 
@@ -321,7 +380,13 @@ export function customerAtRest(customer: CustomerProgress): boolean {
   if (customer.signups === 0 || (plan.kyc !== 'PENDING' && !customer.kycDecided)) return false;
   if (plan.kyc !== 'APPROVED') return true;
   if (plan.closesAndReturns) return customer.signups === 2 && lastState?.stage === 'ACTIVE';
-  if (!customer.onrampDepositId || !customer.offrampDepositId || !customer.onrampSteered || (customer.held && !customer.documentSubmitted)) return false;
+  if (
+    !customer.onrampDepositId ||
+    !customer.offrampDepositId ||
+    !customer.onrampSteered ||
+    (customer.held && !customer.documentSubmitted)
+  )
+    return false;
   // A refund after the payout waits for the offramp deposit to complete; one missed (it never completed) is the invariants' to judge.
   if (plan.refund === 'OFFRAMP_AFTER_PAYOUT' && !customer.refunded) return false;
   if (plan.payout !== 'NONE' && !PAYOUT_ENDED.has(customer.payoutState?.stage ?? '')) return false;
@@ -330,8 +395,14 @@ export function customerAtRest(customer: CustomerProgress): boolean {
 
 export function describeCustomer(customer: CustomerProgress): string {
   const { plan, lastState, payoutState } = customer;
-  const deposits = lastState ? [...lastState.deposits.open, ...lastState.deposits.recent].map((deposit) => `${deposit.kind} ${deposit.depositId} ${deposit.stage}`).join(', ') : '';
-  const payout = payoutState ? `; payout ${payoutState.reference} ${payoutState.stage}${payoutState.attention ? ` (${payoutState.attention.reason})` : ''}` : '';
+  const deposits = lastState
+    ? [...lastState.deposits.open, ...lastState.deposits.recent]
+        .map((deposit) => `${deposit.kind} ${deposit.depositId} ${deposit.stage}`)
+        .join(', ')
+    : '';
+  const payout = payoutState
+    ? `; payout ${payoutState.reference} ${payoutState.stage}${payoutState.attention ? ` (${payoutState.attention.reason})` : ''}`
+    : '';
   return (
     `${plan.externalId} (${plan.kyc}): journey ${lastState?.stage ?? 'never answered'} (${withoutLinks(lastState?.waitingFor ?? '')}) [${deposits}]${payout}` +
     `${customer.missedMoves.length > 0 ? `; missed: ${customer.missedMoves.join('; ')}` : ''}${customer.lastError ? `; last error: ${customer.lastError}` : ''}`

@@ -13,12 +13,32 @@ import { mulberry32 } from '../test/faults/support/random';
 export const FORGER_ADDRESS = '127.0.0.2';
 
 const EVENT_NAMES = [
-  'CUSTOMER_APPROVED', 'CUSTOMER_REJECTED', 'CUSTOMER_DELETED', 'VIRTUAL_ACCOUNT_APPROVED', 'DEPOSIT_ADDRESS_APPROVED',
-  'DEPOSIT_RECEIVED', 'DEPOSIT_APPROVED', 'DEPOSIT_REJECTED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED',
+  'CUSTOMER_APPROVED',
+  'CUSTOMER_REJECTED',
+  'CUSTOMER_DELETED',
+  'VIRTUAL_ACCOUNT_APPROVED',
+  'DEPOSIT_ADDRESS_APPROVED',
+  'DEPOSIT_RECEIVED',
+  'DEPOSIT_APPROVED',
+  'DEPOSIT_REJECTED',
+  'TRADE_CREATED',
+  'TRADE_SETTLED',
+  'PAYMENT_SETTLED',
   // Names rampflow does not know.
-  'ACCOUNT_FROZEN', 'CUSTOMER_UPGRADED',
+  'ACCOUNT_FROZEN',
+  'CUSTOMER_UPGRADED',
 ];
-const STATUSES = ['APPROVED', 'CONFIRMED', 'VERIFIED', 'REJECTED', 'DELETED', 'SETTLED', 'PENDING', 'RECEIVED', 'FAILED'];
+const STATUSES = [
+  'APPROVED',
+  'CONFIRMED',
+  'VERIFIED',
+  'REJECTED',
+  'DELETED',
+  'SETTLED',
+  'PENDING',
+  'RECEIVED',
+  'FAILED',
+];
 
 export interface ForgerReport {
   sent: number;
@@ -32,7 +52,13 @@ export interface ForgerReport {
 export class Forger {
   private readonly next: () => number;
   private readonly agent = new Agent({ localAddress: FORGER_ADDRESS, connections: 32 });
-  private readonly report: ForgerReport = { sent: 0, byStatus: new Map(), startedAt: 0, endedAt: 0, forgedIds: new Set() };
+  private readonly report: ForgerReport = {
+    sent: 0,
+    byStatus: new Map(),
+    startedAt: 0,
+    endedAt: 0,
+    forgedIds: new Set(),
+  };
   private running = false;
   private loop: Promise<void> | undefined;
 
@@ -79,7 +105,10 @@ export class Forger {
     const event = this.chance(0.1) ? `MADE_UP_${randomUUID().slice(0, 8)}` : this.pick(EVENT_NAMES);
     const id = this.someId(ids);
     if (this.chance(0.1)) return { event, payload: { id } };
-    const base = this.pick([customer, virtualAccount, depositAddress, deposit, trade, payment]) as Record<string, unknown>;
+    const base = this.pick([customer, virtualAccount, depositAddress, deposit, trade, payment]) as Record<
+      string,
+      unknown
+    >;
     return {
       event,
       payload: {
@@ -113,7 +142,14 @@ export class Forger {
     this.report.sent += 1;
     let status = 0;
     try {
-      const response = await request(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), dispatcher: this.agent, headersTimeout: 15_000, bodyTimeout: 15_000 });
+      const response = await request(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        dispatcher: this.agent,
+        headersTimeout: 15_000,
+        bodyTimeout: 15_000,
+      });
       await response.body.text();
       status = response.statusCode;
     } catch {

@@ -72,25 +72,60 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
   const pulled = missedWhileGone(record.eventStore.storedBefore, record.endpoint.accepted, record.endpointGone);
   const partnerHas = [...record.eventStore.delivered, ...pulled.map((event) => ({ webhookId: event.id, event }))];
   const rows: InvariantRow[] = [
-    { name: 'every workflow ended, parked with a named reason, or an ACTIVE journey waiting', evidence: await workflowsAtRest(record) },
+    {
+      name: 'every workflow ended, parked with a named reason, or an ACTIVE journey waiting',
+      evidence: await workflowsAtRest(record),
+    },
     { name: TOTALS_ROW, evidence: await totalsMatch(record, service) },
-    { name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit', evidence: streamsDelivered(record, service, pulled) },
-    { name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed', evidence: refundsReported(partnerHas, service.deposits) },
+    {
+      name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit',
+      evidence: streamsDelivered(record, service, pulled),
+    },
+    {
+      name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed',
+      evidence: refundsReported(partnerHas, service.deposits),
+    },
     { name: PAYOUTS_ROW, evidence: await payoutsReported(record, partnerHas) },
     { name: STORE_ROW, evidence: storeDelivered(record.eventStore, new Set(pulled.map((event) => event.id))) },
-    { name: GENUINE_ROW, evidence: eventsGenuine(partnerHas, service.allIds, accountIdsOf(record.customers), record.forger.forgedIds) },
-    { name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`, evidence: rateHeld(record) },
-    { name: "workflows started by forged deliveries under the receiver's start budget", evidence: await forgedStartsBounded(record, service) },
-    { name: 'no process crashed except those the schedule killed', evidence: record.crashes.map((crash) => `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`) },
-    { name: `each worker's resident memory stayed inside WORKER_MEMORY_MB (${record.memory.budgetMiB} MiB)`, evidence: memoryWithinBudget(record.memory) },
+    {
+      name: GENUINE_ROW,
+      evidence: eventsGenuine(partnerHas, service.allIds, accountIdsOf(record.customers), record.forger.forgedIds),
+    },
+    {
+      name: `the service saw at most RAMP_MAX_CALLS_PER_SECOND (${record.callsPerSecond}) calls in any second`,
+      evidence: rateHeld(record),
+    },
+    {
+      name: "workflows started by forged deliveries under the receiver's start budget",
+      evidence: await forgedStartsBounded(record, service),
+    },
+    {
+      name: 'no process crashed except those the schedule killed',
+      evidence: record.crashes.map(
+        (crash) =>
+          `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`,
+      ),
+    },
+    {
+      name: `each worker's resident memory stayed inside WORKER_MEMORY_MB (${record.memory.budgetMiB} MiB)`,
+      evidence: memoryWithinBudget(record.memory),
+    },
   ];
-  return rows.map((row) => ({ ...row, evidence: row.evidence.length > EVIDENCE_LINES ? [...row.evidence.slice(0, EVIDENCE_LINES), `... and ${row.evidence.length - EVIDENCE_LINES} more`] : row.evidence }));
+  return rows.map((row) => ({
+    ...row,
+    evidence:
+      row.evidence.length > EVIDENCE_LINES
+        ? [...row.evidence.slice(0, EVIDENCE_LINES), `... and ${row.evidence.length - EVIDENCE_LINES} more`]
+        : row.evidence,
+  }));
 }
 
 /** Every worker read at least once (a run with none read proves nothing), none above its budget. */
 export function memoryWithinBudget({ budgetMiB, peaks }: RunRecord['memory']): string[] {
-  if (peaks.length === 0) return ['no worker\'s resident memory could be read (/proc)'];
-  return peaks.filter(({ peakMiB }) => peakMiB > budgetMiB).map(({ worker, peakMiB }) => `worker ${worker} peaked at ${peakMiB.toFixed(0)} MiB resident`);
+  if (peaks.length === 0) return ["no worker's resident memory could be read (/proc)"];
+  return peaks
+    .filter(({ peakMiB }) => peakMiB > budgetMiB)
+    .map(({ worker, peakMiB }) => `worker ${worker} peaked at ${peakMiB.toFixed(0)} MiB resident`);
 }
 
 export interface ServiceDeposit {
@@ -116,7 +151,11 @@ async function readService(ramp: RampClient, customers: CustomerProgress[]): Pro
   const trades = new Map<string, { id: string; status: string; paymentId?: string }>();
   for await (const item of ramp.trades.iterate({ pageSize: 100 })) {
     const trade = await ramp.trades.detail({ id: item.id });
-    trades.set(trade.deposit.id, { id: trade.id, status: trade.status, ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}) });
+    trades.set(trade.deposit.id, {
+      id: trade.id,
+      status: trade.status,
+      ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}),
+    });
   }
   const deposits: ServiceDeposit[] = [];
   const allIds = new Set<string>();
@@ -131,7 +170,10 @@ async function readService(ramp: RampClient, customers: CustomerProgress[]): Pro
       if (trade) allIds.add(trade.id);
       let settled = trade?.status === 'SETTLED';
       // The list leaves the type out: the detail says whether crypto came in (a payout follows).
-      if (settled && (await ramp.deposits.detail({ id: deposit.id })).type !== 'FIAT') settled = trade?.paymentId !== undefined && isPaymentSettled((await ramp.payments.detail({ id: trade.paymentId })).status);
+      if (settled && (await ramp.deposits.detail({ id: deposit.id })).type !== 'FIAT')
+        settled =
+          trade?.paymentId !== undefined &&
+          isPaymentSettled((await ramp.payments.detail({ id: trade.paymentId })).status);
       deposits.push({
         id: deposit.id,
         customerId: customer.customerId,
@@ -149,17 +191,25 @@ async function readService(ramp: RampClient, customers: CustomerProgress[]): Pro
 
 async function workflowsAtRest(record: RunRecord): Promise<string[]> {
   const evidence: string[] = [];
-  const kycPending = new Set(record.customers.filter((customer) => customer.plan.kyc === 'PENDING').map((customer) => customer.plan.externalId));
+  const kycPending = new Set(
+    record.customers.filter((customer) => customer.plan.kyc === 'PENDING').map((customer) => customer.plan.externalId),
+  );
   for await (const execution of record.client.workflow.list({ query: "ExecutionStatus = 'Running'" })) {
     const stage = execution.typedSearchAttributes.get(RampStage) ?? '(no stage)';
     const type = execution.type;
     const id = execution.workflowId;
     const description = await record.client.workflow.getHandle(id).describe();
-    const looping = (description.raw.pendingActivities ?? []).filter((activity) => (activity.attempt ?? 0) >= RETRY_LOOP_ATTEMPTS);
-    for (const activity of looping) evidence.push(`${type} ${id}: retrying ${activity.activityType?.name} (attempt ${activity.attempt}): ${activity.lastFailure?.message ?? ''}`);
+    const looping = (description.raw.pendingActivities ?? []).filter(
+      (activity) => (activity.attempt ?? 0) >= RETRY_LOOP_ATTEMPTS,
+    );
+    for (const activity of looping)
+      evidence.push(
+        `${type} ${id}: retrying ${activity.activityType?.name} (attempt ${activity.attempt}): ${activity.lastFailure?.message ?? ''}`,
+      );
     if (PARKED_STAGES.has(stage)) continue;
     if (type === 'customerJourney' && stage === 'ACTIVE') continue;
-    if (type === 'customerJourney' && stage === 'AWAITING_KYC' && kycPending.has(id.replace(/^customer\//, ''))) continue;
+    if (type === 'customerJourney' && stage === 'AWAITING_KYC' && kycPending.has(id.replace(/^customer\//, '')))
+      continue;
     evidence.push(`${type} ${id}: still running at ${stage}`);
   }
   return evidence;
@@ -179,13 +229,20 @@ async function totalsMatch(record: RunRecord, service: ServiceRecords): Promise<
       evidence.push(`${externalId}: the journey never answered`);
       continue;
     }
-    const theirs = service.deposits.filter((deposit) => deposit.customerId === customer.customerId && deposit.completed);
-    const currencies = new Set([...Object.keys(state.deposits.completedTotals), ...theirs.map((deposit) => deposit.currency)]);
+    const theirs = service.deposits.filter(
+      (deposit) => deposit.customerId === customer.customerId && deposit.completed,
+    );
+    const currencies = new Set([
+      ...Object.keys(state.deposits.completedTotals),
+      ...theirs.map((deposit) => deposit.currency),
+    ]);
     for (const currency of currencies) {
       const journey = Number(state.deposits.completedTotals[currency] ?? '0');
       const atService = sum(theirs.filter((deposit) => deposit.currency === currency).map((deposit) => deposit.amount));
       if (!same(journey, atService)) {
-        evidence.push(`${externalId} (customer ${customer.customerId}) ${currency}: journey ${journey}, service ${atService} (deposits ${theirs.map((deposit) => deposit.id).join(',') || 'none'})`);
+        evidence.push(
+          `${externalId} (customer ${customer.customerId}) ${currency}: journey ${journey}, service ${atService} (deposits ${theirs.map((deposit) => deposit.id).join(',') || 'none'})`,
+        );
       }
     }
   }
@@ -198,18 +255,27 @@ async function totalsMatch(record: RunRecord, service: ServiceRecords): Promise<
  * endpoint, later either): of each stream, those after the last it had accepted when it began
  * answering 410, recorded before the operator enabled it again. Everything else is owed to it.
  */
-export function missedWhileGone(stored: readonly StoredPartnerEvent[], accepted: readonly ReceivedDelivery[], windows: readonly GoneWindow[]): StoredPartnerEvent[] {
+export function missedWhileGone(
+  stored: readonly StoredPartnerEvent[],
+  accepted: readonly ReceivedDelivery[],
+  windows: readonly GoneWindow[],
+): StoredPartnerEvent[] {
   if (windows.length === 0) return [];
   const got = new Set(accepted.map(({ event }) => event.id));
   const reachedBefore = windows.map((window) => {
     const through = new Map<string, number>();
-    for (const { event } of accepted.slice(0, window.acceptedBefore)) through.set(streamOf(event), Math.max(through.get(streamOf(event)) ?? 0, event.sequence));
+    for (const { event } of accepted.slice(0, window.acceptedBefore))
+      through.set(streamOf(event), Math.max(through.get(streamOf(event)) ?? 0, event.sequence));
     return through;
   });
   return stored.filter(
     (event) =>
       !got.has(event.id) &&
-      windows.some((window, index) => event.sequence > (reachedBefore[index]!.get(streamOf(event)) ?? 0) && (window.enabledAt === undefined || Date.parse(event.timestamp) <= window.enabledAt)),
+      windows.some(
+        (window, index) =>
+          event.sequence > (reachedBefore[index]!.get(streamOf(event)) ?? 0) &&
+          (window.enabledAt === undefined || Date.parse(event.timestamp) <= window.enabledAt),
+      ),
   );
 }
 
@@ -226,7 +292,9 @@ function streamsDelivered(record: RunRecord, service: ServiceRecords, pulled: re
     for (const [index, sequence] of sequences.entries()) {
       while (expected < sequence && read.has(`${stream}#${expected}`)) expected += 1;
       if (sequence !== expected) {
-        evidence.push(`stream ${stream}: delivered #${sequences.slice(0, index + 1).join(', #')} (expected #${expected} at position ${index + 1})`);
+        evidence.push(
+          `stream ${stream}: delivered #${sequences.slice(0, index + 1).join(', #')} (expected #${expected} at position ${index + 1})`,
+        );
         break;
       }
       expected += 1;
@@ -242,10 +310,14 @@ function streamsDelivered(record: RunRecord, service: ServiceRecords, pulled: re
     const reported = completedEvents.get(deposit.id)?.size ?? 0;
     // A deposit refunded after it completed was reported completed once (then reversed: the next row).
     const expected = deposit.completed || deposit.refundedAfterCompleting ? 1 : 0;
-    if (reported !== expected) evidence.push(`deposit ${deposit.id} (${deposit.status}, ${deposit.completed ? 'completed' : 'not completed'} at the service): ${reported} deposit.completed event ids`);
+    if (reported !== expected)
+      evidence.push(
+        `deposit ${deposit.id} (${deposit.status}, ${deposit.completed ? 'completed' : 'not completed'} at the service): ${reported} deposit.completed event ids`,
+      );
   }
   for (const depositId of completedEvents.keys()) {
-    if (!service.allIds.has(depositId)) evidence.push(`deposit.completed for ${depositId}, which the service does not have`);
+    if (!service.allIds.has(depositId))
+      evidence.push(`deposit.completed for ${depositId}, which the service does not have`);
   }
   return evidence;
 }
@@ -264,7 +336,10 @@ function delivered(accepted: readonly ReceivedDelivery[]): Map<string, PartnerEv
 }
 
 /** Distinct event ids of one type, per the deposit its data names. */
-function eventIdsByDeposit(accepted: readonly ReceivedDelivery[], type: PartnerEvent['type']): Map<string, Set<string>> {
+function eventIdsByDeposit(
+  accepted: readonly ReceivedDelivery[],
+  type: PartnerEvent['type'],
+): Map<string, Set<string>> {
   const byId = new Map<string, Set<string>>();
   for (const { event } of accepted) {
     if (event.type !== type) continue;
@@ -279,12 +354,17 @@ export function refundsReported(delivered: readonly ReceivedDelivery[], deposits
   const reversed = eventIdsByDeposit(delivered, 'deposit.reversed');
   for (const deposit of deposits) {
     const reported = reversed.get(deposit.id)?.size ?? 0;
-    if (deposit.refundedAfterCompleting && reported !== 1) evidence.push(`deposit ${deposit.id} (refunded after it completed): ${reported} deposit.reversed event ids`);
+    if (deposit.refundedAfterCompleting && reported !== 1)
+      evidence.push(`deposit ${deposit.id} (refunded after it completed): ${reported} deposit.reversed event ids`);
     // Refunded before it completed may be reversed too (it was confirmed); one still CONFIRMED never.
-    if (deposit.status !== 'REJECTED' && reported > 0) evidence.push(`deposit ${deposit.id} (${deposit.status} at the service, not refunded): ${reported} deposit.reversed event ids`);
+    if (deposit.status !== 'REJECTED' && reported > 0)
+      evidence.push(
+        `deposit ${deposit.id} (${deposit.status} at the service, not refunded): ${reported} deposit.reversed event ids`,
+      );
   }
   for (const depositId of reversed.keys()) {
-    if (!deposits.some((deposit) => deposit.id === depositId)) evidence.push(`deposit.reversed for ${depositId}, which the service does not have`);
+    if (!deposits.some((deposit) => deposit.id === depositId))
+      evidence.push(`deposit.reversed for ${depositId}, which the service does not have`);
   }
   return evidence;
 }
@@ -301,15 +381,29 @@ async function payoutsReported(record: RunRecord, partnerHas: readonly ReceivedD
     if (!customer.payoutStarted) continue;
     const reference = payoutReferenceOf(customer.plan);
     const payments: { id: string; status: string }[] = [];
-    for await (const payment of record.ramp.payments.iterate({ reference, pageSize: 100 })) if (payment.reference === reference) payments.push(payment);
+    for await (const payment of record.ramp.payments.iterate({ reference, pageSize: 100 }))
+      if (payment.reference === reference) payments.push(payment);
     const events = (streams.get(`payout/${reference}`) ?? []).filter((event) => event.type.startsWith('payout.'));
-    const last = events.reduce<PartnerEvent | undefined>((latest, event) => (latest && latest.sequence > event.sequence ? latest : event), undefined);
+    const last = events.reduce<PartnerEvent | undefined>(
+      (latest, event) => (latest && latest.sequence > event.sequence ? latest : event),
+      undefined,
+    );
     const settled = payments.filter((payment) => isPaymentSettled(payment.status));
     const open = payments.filter((payment) => !isPaymentSettled(payment.status) && !isPaymentFailed(payment.status));
-    const expected = settled.length > 0 ? 'payout.settled' : open.length > 0 ? undefined : payments.length > 0 || customer.payoutState?.stage === 'CANCELLED' ? 'payout.failed' : undefined;
+    const expected =
+      settled.length > 0
+        ? 'payout.settled'
+        : open.length > 0
+          ? undefined
+          : payments.length > 0 || customer.payoutState?.stage === 'CANCELLED'
+            ? 'payout.failed'
+            : undefined;
     const atService = payments.map((payment) => `${payment.id} ${payment.status}`).join(', ') || 'no payment';
     if (settled.length > 1) evidence.push(`payout ${reference}: ${settled.length} settled payments (${atService})`);
-    if (last?.type !== expected) evidence.push(`payout ${reference}: last event ${last?.type ?? 'none'} (${events.length} payout events), the service has ${atService}; expected ${expected ?? 'none'}`);
+    if (last?.type !== expected)
+      evidence.push(
+        `payout ${reference}: last event ${last?.type ?? 'none'} (${events.length} payout events), the service has ${atService}; expected ${expected ?? 'none'}`,
+      );
   }
   return evidence;
 }
@@ -333,10 +427,16 @@ export function storeDelivered(reading: EventStoreReading, readAfterGone: Readon
   for (const [stream, events] of stored) {
     const sequences = events.map((event) => event.sequence).sort((a, b) => a - b);
     const gap = sequences.findIndex((sequence, index) => sequence !== index + 1);
-    if (gap >= 0) evidence.push(`stream ${stream}: the store keeps #${sequences.join(', #')} (a gap or repeat at position ${gap + 1})`);
+    if (gap >= 0)
+      evidence.push(
+        `stream ${stream}: the store keeps #${sequences.join(', #')} (a gap or repeat at position ${gap + 1})`,
+      );
     const got = new Set((arrived.get(stream) ?? []).map((event) => event.id));
     const missing = events.filter((event) => !got.has(event.id) && !readAfterGone.has(event.id));
-    if (missing.length > 0) evidence.push(`stream ${stream}: stored #1..#${Math.max(...sequences)}, the endpoint never got ${missing.map((event) => `#${event.sequence} ${event.type} ${event.id}`).join(', ')}`);
+    if (missing.length > 0)
+      evidence.push(
+        `stream ${stream}: stored #1..#${Math.max(...sequences)}, the endpoint never got ${missing.map((event) => `#${event.sequence} ${event.type} ${event.id}`).join(', ')}`,
+      );
   }
   const later = byStream(storedAfter);
   const storedIds = new Set(storedAfter.map((event) => event.id));
@@ -344,7 +444,9 @@ export function storeDelivered(reading: EventStoreReading, readAfterGone: Readon
     for (const event of events) {
       if (storedIds.has(event.id)) continue;
       const there = later.get(stream)?.find((held) => held.sequence === event.sequence);
-      evidence.push(`stream ${stream}: the endpoint got #${event.sequence} ${event.type} ${event.id} at ${event.timestamp}, which the store does not have (it keeps ${there ? `${there.type} ${there.id} at ${there.timestamp}` : 'nothing'} at #${event.sequence})`);
+      evidence.push(
+        `stream ${stream}: the endpoint got #${event.sequence} ${event.type} ${event.id} at ${event.timestamp}, which the store does not have (it keeps ${there ? `${there.type} ${there.id} at ${there.timestamp}` : 'nothing'} at #${event.sequence})`,
+      );
     }
   }
   return evidence;
@@ -358,7 +460,12 @@ const SERVICE_ID_FIELDS = ['depositId', 'tradeId', 'paymentId'] as const;
  * ids, the accounts it showed (ids of the customer's virtual account and deposit address), and no id
  * anywhere in it that only the forger sent.
  */
-export function eventsGenuine(delivered: readonly ReceivedDelivery[], serviceIds: ReadonlySet<string>, accountIds: readonly string[], forgedIds: ReadonlySet<string>): string[] {
+export function eventsGenuine(
+  delivered: readonly ReceivedDelivery[],
+  serviceIds: ReadonlySet<string>,
+  accountIds: readonly string[],
+  forgedIds: ReadonlySet<string>,
+): string[] {
   const evidence: string[] = [];
   const known = new Set([...serviceIds, ...accountIds]);
   const seen = new Set<string>();
@@ -368,10 +475,14 @@ export function eventsGenuine(delivered: readonly ReceivedDelivery[], serviceIds
     const data = event.data as Record<string, unknown>;
     for (const field of SERVICE_ID_FIELDS) {
       const id = data[field];
-      if (typeof id === 'string' && !serviceIds.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): ${field} ${id}, which the service does not have`);
+      if (typeof id === 'string' && !serviceIds.has(id))
+        evidence.push(
+          `${event.type} ${event.id} (stream ${streamOf(event)}): ${field} ${id}, which the service does not have`,
+        );
     }
     for (const id of stringsIn(event.data)) {
-      if (forgedIds.has(id) && !known.has(id)) evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): names ${id}, an id only the forger sent`);
+      if (forgedIds.has(id) && !known.has(id))
+        evidence.push(`${event.type} ${event.id} (stream ${streamOf(event)}): names ${id}, an id only the forger sent`);
     }
   }
   return evidence;
@@ -379,7 +490,9 @@ export function eventsGenuine(delivered: readonly ReceivedDelivery[], serviceIds
 
 /** The receiving accounts the customers' journeys showed (the service's, read by the journey). */
 function accountIdsOf(customers: readonly CustomerProgress[]): string[] {
-  return customers.flatMap(({ lastState }) => [lastState?.onramp?.virtualAccount?.id, lastState?.offramp?.depositAddress?.id]).filter((id): id is string => id !== undefined);
+  return customers
+    .flatMap(({ lastState }) => [lastState?.onramp?.virtualAccount?.id, lastState?.offramp?.depositAddress?.id])
+    .filter((id): id is string => id !== undefined);
 }
 
 /** Every string anywhere in a value (an event's data is small: a few fields, one level of nesting). */
@@ -391,7 +504,10 @@ function stringsIn(value: unknown): string[] {
 }
 
 function rateHeld(record: RunRecord): string[] {
-  const times = record.serviceRequests.filter((line) => !line.path.startsWith('/sandbox/')).map((line) => line.receivedAt).sort((a, b) => a - b);
+  const times = record.serviceRequests
+    .filter((line) => !line.path.startsWith('/sandbox/'))
+    .map((line) => line.receivedAt)
+    .sort((a, b) => a - b);
   let most = 0;
   let busiestFrom = 0;
   for (let first = 0, last = 0; last < times.length; last += 1) {
@@ -399,7 +515,9 @@ function rateHeld(record: RunRecord): string[] {
     if (last - first + 1 > most) [most, busiestFrom] = [last - first + 1, times[first]!];
   }
   if (most <= record.callsPerSecond) return [];
-  return [`${most} calls in the second from ${new Date(busiestFrom).toISOString()}, with up to ${record.workersBetween(busiestFrom, busiestFrom + 1_000)} worker processes running`];
+  return [
+    `${most} calls in the second from ${new Date(busiestFrom).toISOString()}, with up to ${record.workersBetween(busiestFrom, busiestFrom + 1_000)} worker processes running`,
+  ];
 }
 
 async function forgedStartsBounded(record: RunRecord, service: ServiceRecords): Promise<string[]> {
@@ -411,9 +529,15 @@ async function forgedStartsBounded(record: RunRecord, service: ServiceRecords): 
   const bound = Math.ceil(record.receiverStarts * starts.burst + starts.perSecond * seconds);
   const forgedStarts: string[] = [];
   const since = new Date(forger.startedAt).toISOString();
-  for await (const execution of record.client.workflow.list({ query: `WorkflowType IN ('rampEvent', 'depositLifecycle') AND StartTime >= '${since}'` })) {
+  for await (const execution of record.client.workflow.list({
+    query: `WorkflowType IN ('rampEvent', 'depositLifecycle') AND StartTime >= '${since}'`,
+  })) {
     const id = execution.workflowId.split('/').at(-1)!;
     if (forger.forgedIds.has(id) && !service.allIds.has(id)) forgedStarts.push(execution.workflowId);
   }
-  return forgedStarts.length > bound ? [`${forgedStarts.length} workflows started by forgeries, over ${bound} (${record.receiverStarts} receiver starts x ${starts.burst} + ${starts.perSecond}/s x ${seconds.toFixed(0)} s): ${forgedStarts.slice(0, 5).join(', ')}`] : [];
+  return forgedStarts.length > bound
+    ? [
+        `${forgedStarts.length} workflows started by forgeries, over ${bound} (${record.receiverStarts} receiver starts x ${starts.burst} + ${starts.perSecond}/s x ${seconds.toFixed(0)} s): ${forgedStarts.slice(0, 5).join(', ')}`,
+      ]
+    : [];
 }

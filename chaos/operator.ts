@@ -19,24 +19,30 @@ async function rampflow(env: NodeJS.ProcessEnv, args: string[]): Promise<void> {
   try {
     await run(process.execPath, [RAMPFLOW, ...args], { env, timeout: COMMAND_TIMEOUT_MS });
   } catch (error) {
-    const stderr = String((error as { stderr?: string }).stderr ?? '').trim().split('\n').at(-1);
+    const stderr = String((error as { stderr?: string }).stderr ?? '')
+      .trim()
+      .split('\n')
+      .at(-1);
     throw new Error(`rampflow ${args.slice(0, 2).join(' ')} failed: ${stderr || String(error)}`, { cause: error });
   }
 }
 
 /** `rampflow payout retry <reference>`: after the balance was topped up. */
-export const operatorRetriesPayout = (env: NodeJS.ProcessEnv, reference: string): Promise<void> => rampflow(env, ['payout', 'retry', reference]);
+export const operatorRetriesPayout = (env: NodeJS.ProcessEnv, reference: string): Promise<void> =>
+  rampflow(env, ['payout', 'retry', reference]);
 
 /**
  * `rampflow payout retry --all --error-type Refused` (docs/operating/bulk-actions.md): every payout
  * parked for a short balance at this moment, after the balance was topped up. A payout that moved on
  * since it was listed is refused by its validator, which the command does not count as a failure.
  */
-export const operatorRetriesRefusedPayouts = (env: NodeJS.ProcessEnv): Promise<void> => rampflow(env, ['payout', 'retry', '--all', '--error-type', 'Refused']);
+export const operatorRetriesRefusedPayouts = (env: NodeJS.ProcessEnv): Promise<void> =>
+  rampflow(env, ['payout', 'retry', '--all', '--error-type', 'Refused']);
 
 /** `rampflow payout cancel <reference>`: refused (and tried again) while a payment exists that has not failed. */
 export const operatorCancelsPayout = (env: NodeJS.ProcessEnv, reference: string): Promise<void> =>
   rampflow(env, ['payout', 'cancel', reference, '--reason', 'chaos: the operator paid it by hand']);
 
 /** `rampflow partner-events enable <name>`: once the partner's endpoint that answered 410 Gone accepts again. */
-export const operatorEnablesEndpoint = (env: NodeJS.ProcessEnv, name: string): Promise<void> => rampflow(env, ['partner-events', 'enable', name]);
+export const operatorEnablesEndpoint = (env: NodeJS.ProcessEnv, name: string): Promise<void> =>
+  rampflow(env, ['partner-events', 'enable', name]);

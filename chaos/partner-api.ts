@@ -41,9 +41,16 @@ export interface ChaosPartnerApi {
   close(): Promise<void>;
 }
 
-export async function startChaosPartnerApi(rampflow: RampflowClient, eventsDatabaseUrl: string): Promise<ChaosPartnerApi> {
+export async function startChaosPartnerApi(
+  rampflow: RampflowClient,
+  eventsDatabaseUrl: string,
+): Promise<ChaosPartnerApi> {
   const token = randomBytes(24).toString('hex');
-  const events = await openPartnerEventStore(parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: eventsDatabaseUrl }), payloadKeysFromEnv(), { role: 'reader' });
+  const events = await openPartnerEventStore(
+    parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: eventsDatabaseUrl }),
+    payloadKeysFromEnv(),
+    { role: 'reader' },
+  );
   const app = buildPartnerApi({ token, rampflow, events, logger: pino({ level: 'silent' }) });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -51,14 +58,19 @@ export async function startChaosPartnerApi(rampflow: RampflowClient, eventsDatab
     async signUp(journey) {
       const answer = await request(`${url}/journeys`, { method: 'POST', headers, body: JSON.stringify(journey) });
       const text = await answer.body.text();
-      if (answer.statusCode !== 201 && answer.statusCode !== 202) throw new Error(`POST /journeys answered ${answer.statusCode}: ${text.slice(0, 200)}`);
+      if (answer.statusCode !== 201 && answer.statusCode !== 202)
+        throw new Error(`POST /journeys answered ${answer.statusCode}: ${text.slice(0, 200)}`);
     },
     async allEvents() {
       const all: StoredPartnerEvent[] = [];
       let after: string | undefined;
       for (;;) {
-        const answer = await request(`${url}/events?limit=${PAGE}${after ? `&after=${encodeURIComponent(after)}` : ''}`, { headers });
-        if (answer.statusCode !== 200) throw new Error(`GET /events answered ${answer.statusCode}: ${(await answer.body.text()).slice(0, 200)}`);
+        const answer = await request(
+          `${url}/events?limit=${PAGE}${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+          { headers },
+        );
+        if (answer.statusCode !== 200)
+          throw new Error(`GET /events answered ${answer.statusCode}: ${(await answer.body.text()).slice(0, 200)}`);
         const page = (await answer.body.json()) as { events: StoredPartnerEvent[]; next: string };
         all.push(...page.events);
         if (page.events.length === 0 || page.next === after) return all;

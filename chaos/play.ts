@@ -12,7 +12,14 @@ import { Forger } from './forger';
 import { checkInvariants, missedWhileGone, type GoneWindow, type InvariantRow, type RunRecord } from './invariants';
 import { operatorEnablesEndpoint } from './operator';
 import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
-import { drawSchedule, EDGE_FAULT_KINDS, WEBHOOK_FAULT_KINDS, type ChaosOptions, type Fault, type Schedule } from './schedule';
+import {
+  drawSchedule,
+  EDGE_FAULT_KINDS,
+  WEBHOOK_FAULT_KINDS,
+  type ChaosOptions,
+  type Fault,
+  type Schedule,
+} from './schedule';
 import { fakeTimeLibrary } from './worker-clock';
 import { CALLS_PER_SECOND, ENDPOINT_NAME, startChaosStack, type ChaosStack } from './stack';
 
@@ -26,7 +33,8 @@ const SLOW_ANSWER_MS = 3_000;
 const ENABLE_ATTEMPTS = 5;
 /** Workflows that have not come to rest while any of these runs (the others are judged by the invariants). */
 // A running workflow with no stage yet is unsettled too (`NOT IN` alone skips a null, as SQL does).
-const UNSETTLED = "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery', 'payout') AND ExecutionStatus = 'Running' AND (RampStage IS NULL OR RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED'))";
+const UNSETTLED =
+  "WorkflowType IN ('rampEvent', 'depositLifecycle', 'partnerEventDelivery', 'payout') AND ExecutionStatus = 'Running' AND (RampStage IS NULL OR RampStage NOT IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED'))";
 
 export interface ChaosResult {
   schedule: Schedule;
@@ -83,8 +91,13 @@ export async function playChaos(
   settleBoundSeconds = SETTLE_BOUND_SECONDS,
 ): Promise<ChaosResult> {
   const schedule = drawSchedule(options);
-  const stack = await startChaosStack(schedule.seed, { cluster: options.cluster ?? false, webhooks: schedule.webhooks, workerClockOffsetsSeconds: schedule.workerClockOffsetsSeconds });
-  if (!fakeTimeLibrary()) print('worker clocks: all exact (libfaketime is not installed: apt-get install libfaketime to play the offsets)');
+  const stack = await startChaosStack(schedule.seed, {
+    cluster: options.cluster ?? false,
+    webhooks: schedule.webhooks,
+    workerClockOffsetsSeconds: schedule.workerClockOffsetsSeconds,
+  });
+  if (!fakeTimeLibrary())
+    print('worker clocks: all exact (libfaketime is not installed: apt-get install libfaketime to play the offsets)');
   try {
     const result = await play(schedule, stack, print, settleBoundSeconds);
     await whileUp?.(result);
@@ -94,9 +107,18 @@ export async function playChaos(
   }
 }
 
-async function play(schedule: Schedule, stack: ChaosStack, print: (line: string) => void, settleBoundSeconds: number): Promise<ChaosResult> {
+async function play(
+  schedule: Schedule,
+  stack: ChaosStack,
+  print: (line: string) => void,
+  settleBoundSeconds: number,
+): Promise<ChaosResult> {
   await stack.workers.scaleTo(schedule.initialWorkers);
-  const rampflow = await createRampflowClient({ connection: stack.connection, taskQueue: stack.taskQueue, payloadKeys: payloadKeysFromEnv() });
+  const rampflow = await createRampflowClient({
+    connection: stack.connection,
+    taskQueue: stack.taskQueue,
+    payloadKeys: payloadKeysFromEnv(),
+  });
   const partnerApi = await startChaosPartnerApi(rampflow, stack.eventsDatabaseUrl);
   try {
     return await playWith(schedule, stack, print, rampflow, partnerApi, settleBoundSeconds);
@@ -105,10 +127,26 @@ async function play(schedule: Schedule, stack: ChaosStack, print: (line: string)
   }
 }
 
-async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: string) => void, rampflow: RampflowClient, partnerApi: ChaosPartnerApi, settleBoundSeconds: number): Promise<ChaosResult> {
+async function playWith(
+  schedule: Schedule,
+  stack: ChaosStack,
+  print: (line: string) => void,
+  rampflow: RampflowClient,
+  partnerApi: ChaosPartnerApi,
+  settleBoundSeconds: number,
+): Promise<ChaosResult> {
   const { client, service, workers } = stack;
-  const customers = new Customers(schedule.customerPlans, rampflow, service.control, stack.temporal.address, stack.taskQueue, partnerApi);
-  const forger = new Forger(schedule.seed, stack.receiver.webhookUrl, schedule.forgedPerSecond, () => customers.knownIds());
+  const customers = new Customers(
+    schedule.customerPlans,
+    rampflow,
+    service.control,
+    stack.temporal.address,
+    stack.taskQueue,
+    partnerApi,
+  );
+  const forger = new Forger(schedule.seed, stack.receiver.webhookUrl, schedule.forgedPerSecond, () =>
+    customers.knownIds(),
+  );
   const faults = new FaultPlayer(stack, schedule.seed);
   const startedAt = Date.now();
   const elapsedSeconds = () => (Date.now() - startedAt) / 1000;
@@ -126,7 +164,10 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
     if (Date.now() - lastProgress < PROGRESS_EVERY_MS) return;
     lastProgress = Date.now();
     const p = customers.progress;
-    const paid = p.reduce((n, customer) => n + (customer.onrampDepositId ? 1 : 0) + (customer.offrampDepositId ? 1 : 0), 0);
+    const paid = p.reduce(
+      (n, customer) => n + (customer.onrampDepositId ? 1 : 0) + (customer.offrampDepositId ? 1 : 0),
+      0,
+    );
     print(
       `t+${elapsedSeconds().toFixed(0)}s ${phase}: ${workers.size} workers, ${p.filter((customer) => customer.signups > 0).length}/${p.length} signed up, ` +
         `${p.filter((customer) => customer.lastState?.stage === 'ACTIVE').length} ACTIVE, ${paid} deposits paid, ${faults.done}/${schedule.faults.length} faults, ` +
@@ -155,8 +196,16 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
   while (Date.now() < settleDeadline) {
     customers.playRound(elapsedSeconds());
     noteRest();
-    progress(`settling (${customers.progress.filter(customerAtRest).length}/${customers.progress.length} customers at rest)`);
-    if (customers.progress.every(customerAtRest) && (await client.workflow.count(UNSETTLED).then(({ count }) => count === 0, () => false))) {
+    progress(
+      `settling (${customers.progress.filter(customerAtRest).length}/${customers.progress.length} customers at rest)`,
+    );
+    if (
+      customers.progress.every(customerAtRest) &&
+      (await client.workflow.count(UNSETTLED).then(
+        ({ count }) => count === 0,
+        () => false,
+      ))
+    ) {
       settledWithinBound = true;
       break;
     }
@@ -164,7 +213,11 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
   }
   await customers.idle();
   noteRest();
-  print(settledWithinBound ? `t+${elapsedSeconds().toFixed(0)}s settled` : `t+${elapsedSeconds().toFixed(0)}s not settled within ${settleBoundSeconds}s: checking as it is`);
+  print(
+    settledWithinBound
+      ? `t+${elapsedSeconds().toFixed(0)}s settled`
+      : `t+${elapsedSeconds().toFixed(0)}s not settled within ${settleBoundSeconds}s: checking as it is`,
+  );
 
   // The rate window closes here: the checks below read the service themselves.
   const record: RunRecord = {
@@ -184,15 +237,25 @@ async function playWith(schedule: Schedule, stack: ChaosStack, print: (line: str
   };
   const rows = await checkInvariants(record);
   const deliveries = await service.control.deliveries();
-  const webhookAttemptsLost = deliveries.flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
+  const webhookAttemptsLost = deliveries
+    .flatMap((delivery) => delivery.attempts)
+    .filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
   const webhooksLostForGood = deliveries.filter((delivery) => delivery.status === 'FAILED').length;
-  print(`the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} lost for good`);
+  print(
+    `the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} lost for good`,
+  );
   for (const window of faults.endpointGone) {
     const missed = missedWhileGone(record.eventStore.storedBefore, record.endpoint.accepted, [window]);
     const before = missed.filter((event) => Date.parse(event.timestamp) < window.from).length;
-    print(`the partner endpoint answered 410 for ${((window.enabledAt ?? Date.now()) - window.from) / 1000} s until enabled: it missed ${missed.length} events (${before} recorded before the 410 began), read through GET /events`);
+    print(
+      `the partner endpoint answered 410 for ${((window.enabledAt ?? Date.now()) - window.from) / 1000} s until enabled: it missed ${missed.length} events (${before} recorded before the 410 began), read through GET /events`,
+    );
   }
-  if (!settledWithinBound) rows.unshift({ name: `everything came to rest within ${settleBoundSeconds} s of the play`, evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer) });
+  if (!settledWithinBound)
+    rows.unshift({
+      name: `everything came to rest within ${settleBoundSeconds} s of the play`,
+      evidence: customers.progress.filter((customer) => !customerAtRest(customer)).map(describeCustomer),
+    });
   const lastFaultEnded = faults.lastEndedAt ?? startedAt;
   const figures: ChaosFigures = {
     faultsStruck: { ...faults.struck },
@@ -237,7 +300,11 @@ class FaultPlayer {
    * the service's webhooks beside the rest, so none delays another.
    */
   async play(faults: Fault[], startedAt: number): Promise<void> {
-    const lane = (keep: (kind: Fault['kind']) => boolean) => this.playLane(faults.filter((fault) => keep(fault.kind)), startedAt);
+    const lane = (keep: (kind: Fault['kind']) => boolean) =>
+      this.playLane(
+        faults.filter((fault) => keep(fault.kind)),
+        startedAt,
+      );
     await Promise.all([
       lane((kind) => !EDGE_FAULT_KINDS.has(kind)),
       lane((kind) => EDGE_FAULT_KINDS.has(kind) && !WEBHOOK_FAULT_KINDS.has(kind)),
@@ -266,7 +333,8 @@ class FaultPlayer {
       case 'RESTART_TEMPORAL':
         return stack.temporal.restartServer();
       case 'RESTART_POSTGRES':
-        if (!stack.temporal.restartPostgres) throw new Error(`a PostgreSQL restart was drawn, but Temporal runs on a ${stack.temporal.profile}`);
+        if (!stack.temporal.restartPostgres)
+          throw new Error(`a PostgreSQL restart was drawn, but Temporal runs on a ${stack.temporal.profile}`);
         return stack.temporal.restartPostgres(fault.forSeconds * 1000);
       case 'RESTART_RECEIVER':
         await stack.receiver.stop();
@@ -276,7 +344,12 @@ class FaultPlayer {
         return;
       case 'SERVICE_FAULTS': {
         const { control } = stack.service;
-        await control.injectFault({ path: '*', kind: fault.fault, count: 100_000, ...(fault.fault === 'DELAY' ? { delayMs: SLOW_ANSWER_MS } : {}) });
+        await control.injectFault({
+          path: '*',
+          kind: fault.fault,
+          count: 100_000,
+          ...(fault.fault === 'DELAY' ? { delayMs: SLOW_ANSWER_MS } : {}),
+        });
         await pause(fault.forSeconds * 1000);
         await control.injectFault({ path: '*', kind: fault.fault, count: 0 });
         return;
@@ -296,11 +369,16 @@ class FaultPlayer {
       case 'WEBHOOKS_LOST':
       case 'WEBHOOKS_DELAYED': {
         const { control } = stack.service;
-        const lost = async () => (await control.deliveries()).flatMap((delivery) => delivery.attempts).filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
+        const lost = async () =>
+          (await control.deliveries())
+            .flatMap((delivery) => delivery.attempts)
+            .filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
         const deliveries = async () => (await control.deliveries()).length;
         const met = fault.kind === 'WEBHOOKS_LOST' ? lost : deliveries;
         const before = await met();
-        await control.deliveryFaults(fault.kind === 'WEBHOOKS_LOST' ? { lostShare: fault.share } : { delaySeconds: fault.delaySeconds });
+        await control.deliveryFaults(
+          fault.kind === 'WEBHOOKS_LOST' ? { lostShare: fault.share } : { delaySeconds: fault.delaySeconds },
+        );
         // Until it lost an attempt, or held back an event that happened meanwhile.
         await holdFor(fault.forSeconds, async () => (await met()) > before);
         await control.deliveryFaults({});
@@ -314,7 +392,12 @@ class FaultPlayer {
         // Until it answered a delivery 410, so rampflow disabled it.
         await holdFor(fault.forSeconds, () => stack.endpoint.attempts.length > attemptsBefore);
         stack.endpoint.answer({ status: 204 });
-        const env = { ...process.env, TEMPORAL_ADDRESS: stack.temporal.address, TEMPORAL_TASK_QUEUE: stack.taskQueue, PARTNER_EVENTS_DATABASE_URL: stack.eventsDatabaseUrl };
+        const env = {
+          ...process.env,
+          TEMPORAL_ADDRESS: stack.temporal.address,
+          TEMPORAL_TASK_QUEUE: stack.taskQueue,
+          PARTNER_EVENTS_DATABASE_URL: stack.eventsDatabaseUrl,
+        };
         for (let attempt = 1; ; attempt += 1) {
           try {
             await operatorEnablesEndpoint(env, ENDPOINT_NAME);

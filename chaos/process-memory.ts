@@ -10,7 +10,9 @@ const HEAP_FLAG = '--max-old-space-size';
 
 /** Resident MiB of the worker proper under `launcherPid`; undefined when /proc cannot tell (not Linux, exited). */
 export function workerResidentMiB(launcherPid: number): number | undefined {
-  const worker = descendantsOf(launcherPid).find((pid) => commandLineOf(pid).some((arg) => arg.startsWith(HEAP_FLAG))) ?? launcherPid;
+  const worker =
+    descendantsOf(launcherPid).find((pid) => commandLineOf(pid).some((arg) => arg.startsWith(HEAP_FLAG))) ??
+    launcherPid;
   return residentMiBOf(worker);
 }
 
@@ -41,7 +43,7 @@ function descendantsOf(root: number): number[] {
     if (!Number.isNaN(parent)) children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
   }
   const found: number[] = [];
-  for (let queue = [root]; queue.length > 0; ) {
+  for (let queue = [root]; queue.length > 0;) {
     const next = children.get(queue.shift()!) ?? [];
     found.push(...next);
     queue.push(...next);

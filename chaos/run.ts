@@ -26,10 +26,13 @@ const positive = (value: string): number => {
 
 const program = new Command('chaos')
   .description('Plays a seeded schedule of workload and faults against the whole stack and checks the invariants')
-  .option('--seed <n>', 'the schedule\'s seed; the same seed plays the same schedule', whole, 1)
+  .option('--seed <n>', "the schedule's seed; the same seed plays the same schedule", whole, 1)
   .option('--customers <n>', 'customers signing up', whole, 5)
   .option('--minutes <m>', 'minutes of workload and faults (settling comes after)', positive, 2)
-  .option('--cluster', 'on the cluster profile (the Temporal server on a private PostgreSQL) instead of a dev server on a database file; PostgreSQL is restarted too')
+  .option(
+    '--cluster',
+    'on the cluster profile (the Temporal server on a private PostgreSQL) instead of a dev server on a database file; PostgreSQL is restarted too',
+  )
   .parse();
 const options = program.opts<{ seed: number; customers: number; minutes: number; cluster?: boolean }>();
 
@@ -41,14 +44,21 @@ process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-ch
 // The run kills workers and Temporal on purpose: the SDK's warning per failed call is noise here.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 async function main(): Promise<number> {
-  const run = { seed: options.seed, customers: options.customers, minutes: options.minutes, ...(options.cluster ? { cluster: true } : {}) };
+  const run = {
+    seed: options.seed,
+    customers: options.customers,
+    minutes: options.minutes,
+    ...(options.cluster ? { cluster: true } : {}),
+  };
   const print = (line: string) => process.stdout.write(`${line}\n`);
   print(describeSchedule(drawSchedule(run))[0]!);
   const result = await playChaos(run, print);
   print(formatTable(result.rows));
   const broken = firstBroken(result.rows);
   if (!broken) return 0;
-  print(`\nFAILED with seed ${result.schedule.seed} (replay: npm run chaos -- --seed ${run.seed} --customers ${run.customers} --minutes ${run.minutes}${run.cluster ? ' --cluster' : ''})`);
+  print(
+    `\nFAILED with seed ${result.schedule.seed} (replay: npm run chaos -- --seed ${run.seed} --customers ${run.customers} --minutes ${run.minutes}${run.cluster ? ' --cluster' : ''})`,
+  );
   print('schedule:');
   for (const line of describeSchedule(result.schedule)) print(line);
   print(`first broken invariant: ${broken.name}`);
@@ -59,7 +69,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`the chaos run could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `the chaos run could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(2);
   },
 );

@@ -91,7 +91,13 @@ export type Fault =
 export const WEBHOOK_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set(['WEBHOOKS_LOST', 'WEBHOOKS_DELAYED']);
 
 /** The edge fault kinds: the service's rate, the partner's endpoint, and the service's webhooks. */
-export const EDGE_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set(['SERVICE_LIMIT', 'ENDPOINT_DOWN', 'ENDPOINT_SLOW', 'ENDPOINT_GONE', ...WEBHOOK_FAULT_KINDS]);
+export const EDGE_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set([
+  'SERVICE_LIMIT',
+  'ENDPOINT_DOWN',
+  'ENDPOINT_SLOW',
+  'ENDPOINT_GONE',
+  ...WEBHOOK_FAULT_KINDS,
+]);
 
 /** How the service delivers its webhooks for the whole run (the sandbox's switches). */
 export interface WebhookDelivery {
@@ -127,7 +133,8 @@ const FORGED_PER_SECOND = 20;
 
 export function drawSchedule(options: ChaosOptions): Schedule {
   if (!Number.isInteger(options.seed) || options.seed < 0) throw new Error('--seed must be a whole number, 0 or more');
-  if (!Number.isInteger(options.customers) || options.customers < 1) throw new Error('--customers must be a whole number, 1 or more');
+  if (!Number.isInteger(options.customers) || options.customers < 1)
+    throw new Error('--customers must be a whole number, 1 or more');
   if (!(options.minutes > 0)) throw new Error('--minutes must be more than 0');
   const next = mulberry32(options.seed);
   const chance = (p: number): boolean => next() < p;
@@ -153,11 +160,27 @@ export function drawSchedule(options: ChaosOptions): Schedule {
     const refunds = kyc === 'APPROVED' && chance(0.3);
     const viaPartnerApi = nextMove() < 0.35;
     const approved = kyc === 'APPROVED';
-    const onrampDeposit = approved ? pickMove<OnrampDeposit>([['CONFIRMED', 0.6], ['REJECTED', 0.2], ['HELD_FOR_ACTION', 0.2]]) : 'CONFIRMED';
+    const onrampDeposit = approved
+      ? pickMove<OnrampDeposit>([
+          ['CONFIRMED', 0.6],
+          ['REJECTED', 0.2],
+          ['HELD_FOR_ACTION', 0.2],
+        ])
+      : 'CONFIRMED';
     const refundAfterPayout = nextMove() < 0.5;
-    const refund: Refund = !refunds ? 'NONE' : refundAfterPayout || onrampDeposit !== 'CONFIRMED' ? 'OFFRAMP_AFTER_PAYOUT' : 'ONRAMP_BEFORE_TRADE';
+    const refund: Refund = !refunds
+      ? 'NONE'
+      : refundAfterPayout || onrampDeposit !== 'CONFIRMED'
+        ? 'OFFRAMP_AFTER_PAYOUT'
+        : 'ONRAMP_BEFORE_TRADE';
     const payout = approved
-      ? pickMove<PayoutPlan>([['NONE', 0.2], ['SETTLED', 0.3], ['FAILED', 0.2], ['REFUSED_THEN_RETRIED', 0.15], ['REFUSED_THEN_CANCELLED', 0.15]])
+      ? pickMove<PayoutPlan>([
+          ['NONE', 0.2],
+          ['SETTLED', 0.3],
+          ['FAILED', 0.2],
+          ['REFUSED_THEN_RETRIED', 0.15],
+          ['REFUSED_THEN_CANCELLED', 0.15],
+        ])
       : 'NONE';
     return {
       externalId: `chaos-${options.seed}-${index}`,
@@ -173,12 +196,16 @@ export function drawSchedule(options: ChaosOptions): Schedule {
     };
   });
   // One approved customer (not the first, whose money the run always follows) comes back after retention.
-  const returning = customerPlans.filter((plan, index) => index > 0 && plan.kyc === 'APPROVED' && plan.refund === 'NONE');
+  const returning = customerPlans.filter(
+    (plan, index) => index > 0 && plan.kyc === 'APPROVED' && plan.refund === 'NONE',
+  );
   // Its payout would outlive its journey: it makes none.
-  if (returning.length > 0) Object.assign(returning[Math.floor(next() * returning.length)]!, { closesAndReturns: true, payout: 'NONE' });
+  if (returning.length > 0)
+    Object.assign(returning[Math.floor(next() * returning.length)]!, { closesAndReturns: true, payout: 'NONE' });
   // Which refused payouts the operator resumes in bulk: from a stream of its own, so the other draws stay.
   const nextBulk = mulberry32(options.seed ^ 0xb01c);
-  for (const plan of customerPlans) if (plan.payout === 'REFUSED_THEN_RETRIED') plan.retriedInBulk = nextBulk() < BULK_RETRY_SHARE;
+  for (const plan of customerPlans)
+    if (plan.payout === 'REFUSED_THEN_RETRIED') plan.retriedInBulk = nextBulk() < BULK_RETRY_SHARE;
 
   const faults: Fault[] = [];
   const count = Math.max(3, Math.round(options.minutes * FAULTS_PER_MINUTE));
@@ -188,7 +215,8 @@ export function drawSchedule(options: ChaosOptions): Schedule {
     const kind = next();
     if (kind < 0.3) faults.push({ atSeconds, kind: 'KILL_WORKER' });
     else if (kind < 0.5) faults.push({ atSeconds, kind: 'SCALE_WORKERS', workers: wholeBetween(1, MAX_WORKERS) });
-    else if (options.cluster && kind < 0.55) faults.push({ atSeconds, kind: 'RESTART_POSTGRES', forSeconds: wholeBetween(2, 5) });
+    else if (options.cluster && kind < 0.55)
+      faults.push({ atSeconds, kind: 'RESTART_POSTGRES', forSeconds: wholeBetween(2, 5) });
     else if (kind < 0.6) faults.push({ atSeconds, kind: 'RESTART_TEMPORAL' });
     else if (kind < 0.75) faults.push({ atSeconds, kind: 'RESTART_RECEIVER' });
     else {
@@ -198,9 +226,22 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   }
   const initialWorkers = wholeBetween(1, MAX_WORKERS);
   const { edgeFaults, webhooks } = drawEdges(options.seed, playSeconds);
-  faults.push(...edgeFaults, ...drawWebhookFaults(options.seed, playSeconds), ...drawEndpointGone(options.seed, playSeconds));
+  faults.push(
+    ...edgeFaults,
+    ...drawWebhookFaults(options.seed, playSeconds),
+    ...drawEndpointGone(options.seed, playSeconds),
+  );
   faults.sort((a, b) => a.atSeconds - b.atSeconds);
-  return { ...options, playSeconds, initialWorkers, customerPlans, faults, forgedPerSecond: FORGED_PER_SECOND, webhooks, workerClockOffsetsSeconds: drawClockOffsets(options.seed) };
+  return {
+    ...options,
+    playSeconds,
+    initialWorkers,
+    customerPlans,
+    faults,
+    forgedPerSecond: FORGED_PER_SECOND,
+    webhooks,
+    workerClockOffsetsSeconds: drawClockOffsets(options.seed),
+  };
 }
 
 /** The most a worker's clock runs off either way: "a few seconds", well inside the service's signature window (60 s). */
@@ -235,7 +276,14 @@ function drawEdges(seed: number, playSeconds: number): { edgeFaults: Fault[]; we
     const atSeconds = Math.round(between(playSeconds * 0.1, playSeconds * 0.75) * 10) / 10;
     const forSeconds = wholeBetween(5, 15);
     const kind = next();
-    if (kind < 0.4) return { atSeconds, kind: 'SERVICE_LIMIT', callsPerSecond: wholeBetween(4, 10), retryAfterSeconds: wholeBetween(1, 2), forSeconds };
+    if (kind < 0.4)
+      return {
+        atSeconds,
+        kind: 'SERVICE_LIMIT',
+        callsPerSecond: wholeBetween(4, 10),
+        retryAfterSeconds: wholeBetween(1, 2),
+        forSeconds,
+      };
     if (kind < 0.7) return { atSeconds, kind: 'ENDPOINT_DOWN', forSeconds };
     return { atSeconds, kind: 'ENDPOINT_SLOW', answerMs: 1_500, forSeconds };
   });
@@ -258,7 +306,8 @@ function drawWebhookFaults(seed: number, playSeconds: number): Fault[] {
   return Array.from({ length: count }, () => {
     const atSeconds = Math.round(between(playSeconds * 0.1, playSeconds * 0.75) * 10) / 10;
     const forSeconds = wholeBetween(5, 15);
-    if (next() < 0.5) return { atSeconds, kind: 'WEBHOOKS_LOST', share: Math.round(between(0.3, 1) * 100) / 100, forSeconds };
+    if (next() < 0.5)
+      return { atSeconds, kind: 'WEBHOOKS_LOST', share: Math.round(between(0.3, 1) * 100) / 100, forSeconds };
     return { atSeconds, kind: 'WEBHOOKS_DELAYED', delaySeconds: wholeBetween(3, 20), forSeconds };
   });
 }
@@ -278,7 +327,9 @@ export function describeSchedule(schedule: Schedule): string[] {
   const customers = schedule.customerPlans.map(
     (plan) =>
       `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}, KYC ${plan.kyc}` +
-      (plan.kyc === 'APPROVED' ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}${plan.retriedInBulk ? ' (in bulk)' : ''}` : '') +
+      (plan.kyc === 'APPROVED'
+        ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}${plan.retriedInBulk ? ' (in bulk)' : ''}`
+        : '') +
       `${plan.closesAndReturns ? ', closed, removed and signed up again' : ''}`,
   );
   const faults = schedule.faults.map((fault) => {
@@ -295,11 +346,11 @@ export function describeSchedule(schedule: Schedule): string[] {
                 ? ` ${Math.round(fault.share * 100)} % of attempts for ${fault.forSeconds}s`
                 : fault.kind === 'WEBHOOKS_DELAYED'
                   ? ` ${fault.delaySeconds}s late for ${fault.forSeconds}s`
-              : fault.kind === 'RESTART_POSTGRES' || fault.kind === 'ENDPOINT_DOWN'
-                ? ` down for ${fault.forSeconds}s`
-                : fault.kind === 'ENDPOINT_GONE'
-                  ? ` 410 for ${fault.forSeconds}s, then enabled again`
-                : '';
+                  : fault.kind === 'RESTART_POSTGRES' || fault.kind === 'ENDPOINT_DOWN'
+                    ? ` down for ${fault.forSeconds}s`
+                    : fault.kind === 'ENDPOINT_GONE'
+                      ? ` 410 for ${fault.forSeconds}s, then enabled again`
+                      : '';
     return `  t+${fault.atSeconds}s ${fault.kind}${detail}`;
   });
   return [

@@ -25,7 +25,12 @@ import type { WebhookDelivery } from './schedule';
 /** The partner's limit, given to every worker as RAMP_MAX_CALLS_PER_SECOND. */
 export const CALLS_PER_SECOND = 20;
 /** Polls a backstop (events move the journeys), deadlines beyond any run: a pending KYC waits. */
-export const JOURNEY_TIMINGS = { pollIntervalSeconds: 5, pollBackoffCapSeconds: 15, kycDeadlineSeconds: 86_400, accountsDeadlineSeconds: 86_400 };
+export const JOURNEY_TIMINGS = {
+  pollIntervalSeconds: 5,
+  pollBackoffCapSeconds: 15,
+  kycDeadlineSeconds: 86_400,
+  accountsDeadlineSeconds: 86_400,
+};
 const DEPOSIT_TIMINGS = { pollIntervalSeconds: 5, pollBackoffCapSeconds: 15, stepDeadlineSeconds: 86_400 };
 /** A forged claim the service does not confirm is dismissed after 30 s (production: an hour), so forged workflows end within the run. */
 const EVENT_TIMINGS = { targetWaitSeconds: 30 };
@@ -74,11 +79,16 @@ export interface ChaosStack {
 }
 
 /** One JSON log line in, parsed, to `keep`. */
-const collector = <T>(keep: (line: T & { msg?: string }) => void) => pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
+const collector = <T>(keep: (line: T & { msg?: string }) => void) =>
+  pino({ level: 'info' }, { write: (text: string) => keep(JSON.parse(text) as T & { msg?: string }) });
 
 export async function startChaosStack(
   seed: number,
-  { cluster = false, webhooks, workerClockOffsetsSeconds = [] }: { cluster?: boolean; webhooks?: WebhookDelivery; workerClockOffsetsSeconds?: number[] } = {},
+  {
+    cluster = false,
+    webhooks,
+    workerClockOffsetsSeconds = [],
+  }: { cluster?: boolean; webhooks?: WebhookDelivery; workerClockOffsetsSeconds?: number[] } = {},
 ): Promise<ChaosStack> {
   const serviceRequests: ServiceRequest[] = [];
   const receiverLines: ReceiverLine[] = [];
@@ -93,7 +103,11 @@ export async function startChaosStack(
     closers.push(() => postgres.stop());
     const eventsDatabaseUrl = await postgres.createDatabase();
     const service = await startTestSandbox({
-      autopilot: { ...uniformAutopilotDelays(1), kycSubmittedSeconds: KYC_NEVER_SECONDS, paymentSettledSeconds: PAYMENT_SETTLES_SECONDS },
+      autopilot: {
+        ...uniformAutopilotDelays(1),
+        kycSubmittedSeconds: KYC_NEVER_SECONDS,
+        paymentSettledSeconds: PAYMENT_SETTLES_SECONDS,
+      },
       deliveryTickSeconds: 1,
       audWhitelistDelaySeconds: 1,
       // The service's webhooks sent twice, or each tick's newest first, as the seed drew.
@@ -103,7 +117,8 @@ export async function startChaosStack(
       // Which attempts a loss window takes is the seed's too, from a stream of its own.
       deliveryLossRandom: mulberry32(seed ^ 0x1055),
       logger: collector<ServiceRequest>((line) => {
-        if (line.msg === 'request') serviceRequests.push({ path: line.path, statusCode: line.statusCode, receivedAt: line.receivedAt });
+        if (line.msg === 'request')
+          serviceRequests.push({ path: line.path, statusCode: line.statusCode, receivedAt: line.receivedAt });
       }),
     });
     closers.push(() => service.close());
@@ -125,30 +140,48 @@ export async function startChaosStack(
     const fakeTime = fakeTimeLibrary();
     const workers = new WorkerPool(
       {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      RAMP_BASE_URL: service.sandbox.url,
-      RAMP_API_KEY: TEST_PARTNER.apiKey,
-      RAMP_API_SECRET: TEST_PARTNER.apiSecret,
-      // The partner's limit, the same on every worker: they share it through the Temporal server
-      // however many the schedule runs (workers/partner-rate.ts).
-      RAMP_MAX_CALLS_PER_SECOND: String(CALLS_PER_SECOND),
-      WORKER_METRICS_PORT: '0',
-      TEMPORAL_WORKER_VERSIONING: 'false',
-      DEPOSIT_POLL_INTERVAL_SECONDS: String(DEPOSIT_TIMINGS.pollIntervalSeconds),
-      DEPOSIT_POLL_BACKOFF_CAP_SECONDS: String(DEPOSIT_TIMINGS.pollBackoffCapSeconds),
-      DEPOSIT_STEP_DEADLINE_SECONDS: String(DEPOSIT_TIMINGS.stepDeadlineSeconds),
-      PARTNER_EVENTS_DATABASE_URL: eventsDatabaseUrl,
-      PARTNER_EVENT_ENDPOINTS: JSON.stringify([{ name: ENDPOINT_NAME, url: endpoint.url, secrets: [endpoint.secret] }]),
-      // The endpoint is on loopback.
-      PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
-      // info: the start line tells when a worker polls.
-      LOG_LEVEL: 'info',
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        RAMP_BASE_URL: service.sandbox.url,
+        RAMP_API_KEY: TEST_PARTNER.apiKey,
+        RAMP_API_SECRET: TEST_PARTNER.apiSecret,
+        // The partner's limit, the same on every worker: they share it through the Temporal server
+        // however many the schedule runs (workers/partner-rate.ts).
+        RAMP_MAX_CALLS_PER_SECOND: String(CALLS_PER_SECOND),
+        WORKER_METRICS_PORT: '0',
+        TEMPORAL_WORKER_VERSIONING: 'false',
+        DEPOSIT_POLL_INTERVAL_SECONDS: String(DEPOSIT_TIMINGS.pollIntervalSeconds),
+        DEPOSIT_POLL_BACKOFF_CAP_SECONDS: String(DEPOSIT_TIMINGS.pollBackoffCapSeconds),
+        DEPOSIT_STEP_DEADLINE_SECONDS: String(DEPOSIT_TIMINGS.stepDeadlineSeconds),
+        PARTNER_EVENTS_DATABASE_URL: eventsDatabaseUrl,
+        PARTNER_EVENT_ENDPOINTS: JSON.stringify([
+          { name: ENDPOINT_NAME, url: endpoint.url, secrets: [endpoint.secret] },
+        ]),
+        // The endpoint is on loopback.
+        PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
+        // info: the start line tells when a worker polls.
+        LOG_LEVEL: 'info',
       },
-      fakeTime && workerClockOffsetsSeconds.length > 0 ? { library: fakeTime, offsetsSeconds: workerClockOffsetsSeconds } : undefined,
+      fakeTime && workerClockOffsetsSeconds.length > 0
+        ? { library: fakeTime, offsetsSeconds: workerClockOffsetsSeconds }
+        : undefined,
     );
     closers.push(() => workers.stopAll());
-    return { temporal, postgres, eventsDatabaseUrl, service, connection, client, taskQueue, receiver, endpoint, workers, serviceRequests, receiverLines, close };
+    return {
+      temporal,
+      postgres,
+      eventsDatabaseUrl,
+      service,
+      connection,
+      client,
+      taskQueue,
+      receiver,
+      endpoint,
+      workers,
+      serviceRequests,
+      receiverLines,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

@@ -7,7 +7,10 @@
 import { existsSync } from 'node:fs';
 
 /** Where Debian's `libfaketime` package puts the library (amd64 and arm64). */
-const LIBRARY_PATHS = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1'];
+const LIBRARY_PATHS = [
+  '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+];
 
 /** The preloadable library, or undefined when libfaketime is not installed. */
 export function fakeTimeLibrary(): string | undefined {

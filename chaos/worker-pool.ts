@@ -159,7 +159,10 @@ export class WorkerPool {
     this.noteCount();
     this.sampler ??= setInterval(() => this.sampleMemory(), MEMORY_SAMPLE_MS).unref();
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker ${id} did not start polling within ${START_TIMEOUT_MS / 1000} s:\n${output}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`worker ${id} did not start polling within ${START_TIMEOUT_MS / 1000} s:\n${output}`)),
+        START_TIMEOUT_MS,
+      );
       markPolling = () => {
         clearTimeout(timer);
         resolve();

@@ -34,8 +34,10 @@ function readBody(data: string): RequestBody {
 
 async function runApi(methodArgument: string, target: string, options: ApiCommandOptions): Promise<void> {
   const method = methodArgument.toUpperCase();
-  if (method !== 'GET' && method !== 'POST') throw new Error(`METHOD must be GET or POST (the service uses no other), got ${methodArgument}`);
-  if (!REQUEST_TARGET.test(target)) throw new Error('PATH must start with / and contain only URL characters; percent-encode anything else');
+  if (method !== 'GET' && method !== 'POST')
+    throw new Error(`METHOD must be GET or POST (the service uses no other), got ${methodArgument}`);
+  if (!REQUEST_TARGET.test(target))
+    throw new Error('PATH must start with / and contain only URL characters; percent-encode anything else');
   if (method === 'GET' && options.data !== undefined) throw new Error('--data is for POST requests');
 
   const environment = readRampEnvironment(process.env);
@@ -68,7 +70,9 @@ async function runApi(methodArgument: string, target: string, options: ApiComman
 export function registerApiCommand(program: Command): void {
   program
     .command('api')
-    .description('sign and send one request to the ramp service (RAMP_BASE_URL, RAMP_API_KEY, RAMP_API_SECRET) and print the JSON response')
+    .description(
+      'sign and send one request to the ramp service (RAMP_BASE_URL, RAMP_API_KEY, RAMP_API_SECRET) and print the JSON response',
+    )
     .argument('<method>', 'GET or POST')
     .argument('<path>', 'the path with an optional raw query, e.g. "/customer/list?pageNum=1&pageSize=10"')
     .option('--data <json|@file>', 'JSON body for a POST, inline or read from a file, sent byte for byte')

@@ -37,7 +37,8 @@ const PROGRESS_EVERY_COUNT = 50;
 
 function concurrency(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 100) throw new InvalidArgumentError('must be a whole number from 1 to 100');
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 100)
+    throw new InvalidArgumentError('must be a whole number from 1 to 100');
   return parsed;
 }
 
@@ -45,10 +46,19 @@ function concurrency(value: string): number {
 export function addBulkOptions(command: Command, stages: readonly string[], noun: string): Command {
   return command
     .option('--all', `every ${noun} at --stage (on TEMPORAL_TASK_QUEUE) instead of one`)
-    .addOption(new Option('--stage <stage>', 'with --all: the stage to act on (default NEEDS_ATTENTION)').choices(stages))
-    .option('--error-type <type>', "with --all: only those whose attention's error type is this (Deadline, InvalidParameters, Refused, Rejected, ...)")
+    .addOption(
+      new Option('--stage <stage>', 'with --all: the stage to act on (default NEEDS_ATTENTION)').choices(stages),
+    )
+    .option(
+      '--error-type <type>',
+      "with --all: only those whose attention's error type is this (Deadline, InvalidParameters, Refused, Rejected, ...)",
+    )
     .option('--dry-run', 'with --all: print how many and which would be acted on, change nothing')
-    .option('--concurrency <n>', `with --all: workflows updated at once (default ${DEFAULT_BULK_CONCURRENCY})`, concurrency)
+    .option(
+      '--concurrency <n>',
+      `with --all: workflows updated at once (default ${DEFAULT_BULK_CONCURRENCY})`,
+      concurrency,
+    )
     .option('--json', 'with --all: print the report as JSON');
 }
 
@@ -68,27 +78,42 @@ export function isBulk(id: string | undefined, flags: BulkFlags, idName: string)
 }
 
 function bulkOptions(flags: BulkFlags): BulkOptions {
-  return { ...(flags.dryRun ? { dryRun: true } : {}), ...(flags.concurrency ? { concurrency: flags.concurrency } : {}) };
+  return {
+    ...(flags.dryRun ? { dryRun: true } : {}),
+    ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+  };
 }
 
 /**
  * A progress line at most every second, and at least every 50 workflows, so a long run shows it is
  * alive without flooding a terminal; the last workflow is left to the summary.
  */
-export function progressReporter(command: BulkCommand, dryRun: boolean, write: (line: string) => void, now: () => number = Date.now): (progress: BulkProgress) => void {
+export function progressReporter(
+  command: BulkCommand,
+  dryRun: boolean,
+  write: (line: string) => void,
+  now: () => number = Date.now,
+): (progress: BulkProgress) => void {
   let lastAt = now();
   let lastCount = 0;
   return (progress) => {
     const { settled, listed } = progress;
-    if (settled === listed || (now() - lastAt < PROGRESS_EVERY_MS && settled - lastCount < PROGRESS_EVERY_COUNT)) return;
+    if (settled === listed || (now() - lastAt < PROGRESS_EVERY_MS && settled - lastCount < PROGRESS_EVERY_COUNT))
+      return;
     lastAt = now();
     lastCount = settled;
-    write(`${command.noun} ${command.verb}${dryRun ? ' (dry run)' : ''}: ${settled} of ${listed} (${counts(progress)})\n`);
+    write(
+      `${command.noun} ${command.verb}${dryRun ? ' (dry run)' : ''}: ${settled} of ${listed} (${counts(progress)})\n`,
+    );
   };
 }
 
 /** Runs the bulk action with a progress line on stderr, then prints the report and sets the exit code. */
-export async function runBulkCommand(command: BulkCommand, flags: BulkFlags, run: (options: BulkOptions) => Promise<BulkReport>): Promise<void> {
+export async function runBulkCommand(
+  command: BulkCommand,
+  flags: BulkFlags,
+  run: (options: BulkOptions) => Promise<BulkReport>,
+): Promise<void> {
   const onProgress = progressReporter(command, flags.dryRun ?? false, (line) => process.stderr.write(line));
   const report = await run({ ...bulkOptions(flags), onProgress });
   if (flags.json) printJson(report);
@@ -105,11 +130,23 @@ function counts(progress: BulkProgress): string {
 const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 export function formatBulkReport(command: BulkCommand, flags: BulkFlags, report: BulkReport): string {
-  const set = [`at ${flags.stage ?? 'NEEDS_ATTENTION'}`, command.scope, flags.errorType && `with error type ${flags.errorType}`].filter(Boolean).join(' ');
+  const set = [
+    `at ${flags.stage ?? 'NEEDS_ATTENTION'}`,
+    command.scope,
+    flags.errorType && `with error type ${flags.errorType}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
   if (report.dryRun) {
-    const lines = [`dry run: would ${command.verb} ${report.matched} of ${plural(report.listed, command.noun)} ${set}; nothing was changed`];
+    const lines = [
+      `dry run: would ${command.verb} ${report.matched} of ${plural(report.listed, command.noun)} ${set}; nothing was changed`,
+    ];
     for (const target of report.wouldAct) lines.push(`  ${target.id}${target.reason ? `  ${target.reason}` : ''}`);
-    if (report.failed > 0) lines.push(`  ${report.failed} could not be read:`, ...report.failures.map(({ id, error }) => `  failed ${id}: ${error}`));
+    if (report.failed > 0)
+      lines.push(
+        `  ${report.failed} could not be read:`,
+        ...report.failures.map(({ id, error }) => `  failed ${id}: ${error}`),
+      );
     return `${lines.join('\n')}\n`;
   }
   const lines = [

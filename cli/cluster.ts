@@ -25,7 +25,9 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export function registerClusterCommand(program: Command): void {
   program
     .command('cluster')
-    .description('run a Temporal server on a private PostgreSQL (the production topology, without Docker) until Ctrl-C; a second start reuses the data')
+    .description(
+      'run a Temporal server on a private PostgreSQL (the production topology, without Docker) until Ctrl-C; a second start reuses the data',
+    )
     .option('--port <port>', 'Temporal frontend gRPC port', '7233')
     .option('--postgres-port <port>', 'PostgreSQL port (default: a free one)')
     .option('--data-dir <path>', "PostgreSQL's data and the logs", DEFAULT_CLUSTER_DATA_DIR)
@@ -38,9 +40,13 @@ export function registerClusterCommand(program: Command): void {
 }
 
 /** Turns the shared flags into the cluster's options (also used by `rampflow dev --cluster`). */
-export function clusterOptions(flags: Partial<ClusterFlags> & { port: string }, progress: (line: string) => void): ClusterOptions {
+export function clusterOptions(
+  flags: Partial<ClusterFlags> & { port: string },
+  progress: (line: string) => void,
+): ClusterOptions {
   const historyShards = Number(flags.historyShards ?? '4');
-  if (!Number.isInteger(historyShards) || historyShards < 1) throw new Error(`--history-shards must be a positive whole number, got '${flags.historyShards}'`);
+  if (!Number.isInteger(historyShards) || historyShards < 1)
+    throw new Error(`--history-shards must be a positive whole number, got '${flags.historyShards}'`);
   const logLevel = LOG_LEVELS.find((level) => level === (flags.logLevel ?? 'warn'));
   if (!logLevel) throw new Error(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${flags.logLevel}'`);
   return {
@@ -76,7 +82,9 @@ async function runCluster(flags: ClusterFlags): Promise<void> {
   }
   const cluster = first;
   try {
-    progress(`ready: TEMPORAL_ADDRESS=${cluster.address} TEMPORAL_NAMESPACE=${cluster.namespace} (${cluster.historyShards} history shards, PostgreSQL on ${cluster.postgres.host}:${cluster.postgres.port}, logs in ${cluster.logDir})`);
+    progress(
+      `ready: TEMPORAL_ADDRESS=${cluster.address} TEMPORAL_NAMESPACE=${cluster.namespace} (${cluster.historyShards} history shards, PostgreSQL on ${cluster.postgres.host}:${cluster.postgres.port}, logs in ${cluster.logDir})`,
+    );
     progress('press Ctrl-C to stop');
     progress(`${await stopRequested}: stopping`);
   } finally {

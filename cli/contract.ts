@@ -25,7 +25,8 @@ function writeContract(options: { out: string; check?: boolean }): void {
     return;
   }
   if (options.check) {
-    if (readOrEmpty(options.out) !== text) throw new Error(`${options.out} is stale: run \`npx rampflow contract\` and commit it`);
+    if (readOrEmpty(options.out) !== text)
+      throw new Error(`${options.out} is stale: run \`npx rampflow contract\` and commit it`);
     process.stdout.write(`${options.out} is up to date\n`);
     return;
   }
@@ -37,7 +38,9 @@ function writeContract(options: { out: string; check?: boolean }): void {
 export function registerContractCommand(program: Command): void {
   program
     .command('contract')
-    .description('write the JSON Schema contract of every workflow start input, signal, update and query answer, with workflow types, IDs and the task queue')
+    .description(
+      'write the JSON Schema contract of every workflow start input, signal, update and query answer, with workflow types, IDs and the task queue',
+    )
     .option('--out <file>', 'where to write it (- for stdout)', CONTRACT_PATH)
     .option('--check', 'write nothing; exit 1 when the file differs from what the code generates')
     .action(writeContract);

@@ -30,7 +30,12 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 async function status(depositId: string, options: { json?: boolean }): Promise<void> {
-  await printStatus({ key: 'depositId', value: depositId }, options, (rampflow) => rampflow.getDeposit(depositId), formatDepositState);
+  await printStatus(
+    { key: 'depositId', value: depositId },
+    options,
+    (rampflow) => rampflow.getDeposit(depositId),
+    formatDepositState,
+  );
 }
 
 interface ListOptions {
@@ -42,8 +47,17 @@ interface ListOptions {
   json?: boolean;
 }
 
-async function listedPage(rampflow: RampflowClient, options: ListOptions, filter: DepositPageFilter, pageSize: { pageSize?: number }): Promise<DepositPage> {
-  if (!options.all) return rampflow.listDepositsPage(filter, { ...pageSize, ...(options.pageToken ? { nextPageToken: options.pageToken } : {}) });
+async function listedPage(
+  rampflow: RampflowClient,
+  options: ListOptions,
+  filter: DepositPageFilter,
+  pageSize: { pageSize?: number },
+): Promise<DepositPage> {
+  if (!options.all)
+    return rampflow.listDepositsPage(filter, {
+      ...pageSize,
+      ...(options.pageToken ? { nextPageToken: options.pageToken } : {}),
+    });
   const deposits: DepositListItem[] = [];
   for await (const deposit of rampflow.iterateDeposits(filter, pageSize)) deposits.push(deposit);
   return { deposits };
@@ -52,11 +66,21 @@ async function listedPage(rampflow: RampflowClient, options: ListOptions, filter
 /** One page (with the next page's token), or with --all every page, in the same shape; parked rows with their reason. */
 async function list(options: ListOptions): Promise<void> {
   if (options.all && options.pageToken !== undefined) throw new Error('give either --page-token or --all, not both');
-  const filter: DepositPageFilter = { ...(options.customer ? { externalId: options.customer } : {}), ...(options.stage ? { stage: options.stage } : {}) };
+  const filter: DepositPageFilter = {
+    ...(options.customer ? { externalId: options.customer } : {}),
+    ...(options.stage ? { stage: options.stage } : {}),
+  };
   const pageSize = options.pageSize ? { pageSize: options.pageSize } : {};
   const page = await withRampflowClient(async (rampflow) => {
     const listed = await listedPage(rampflow, options, filter, pageSize);
-    return { ...listed, deposits: await withParkedReasons(listed.deposits, async (deposit) => (await rampflow.getDeposit(deposit.depositId)).attention, readDeadline(rampflow)) };
+    return {
+      ...listed,
+      deposits: await withParkedReasons(
+        listed.deposits,
+        async (deposit) => (await rampflow.getDeposit(deposit.depositId)).attention,
+        readDeadline(rampflow),
+      ),
+    };
   });
   if (options.json) printJson(page);
   else process.stdout.write(formatDepositPage(page));
@@ -85,7 +109,11 @@ function isDepositBulk(depositId: string | undefined, flags: DepositBulkFlags): 
   return bulk;
 }
 
-async function attach(depositId: string, file: string, options: { contentType?: string; fileName?: string }): Promise<void> {
+async function attach(
+  depositId: string,
+  file: string,
+  options: { contentType?: string; fileName?: string },
+): Promise<void> {
   const contentType = options.contentType ?? CONTENT_TYPES[extname(file).toLowerCase()];
   if (!contentType) throw new Error(`cannot tell the content type of ${basename(file)}: pass --content-type`);
   let content: Buffer;
@@ -101,7 +129,11 @@ async function attach(depositId: string, file: string, options: { contentType?: 
 
 async function retry(depositId: string | undefined, options: DepositBulkFlags): Promise<void> {
   if (isDepositBulk(depositId, options)) {
-    return withRampflowClient((rampflow) => runBulkCommand(bulkCommand('retry', options), options, (bulk) => rampflow.retryAllDeposits(bulkFilter(options), bulk)));
+    return withRampflowClient((rampflow) =>
+      runBulkCommand(bulkCommand('retry', options), options, (bulk) =>
+        rampflow.retryAllDeposits(bulkFilter(options), bulk),
+      ),
+    );
   }
   const { resumed } = await withRampflowClient((rampflow) => rampflow.retryDeposit(depositId!));
   process.stdout.write(`deposit ${depositId} resumed at ${resumed}\n`);
@@ -111,7 +143,9 @@ async function cancel(depositId: string | undefined, options: DepositBulkFlags &
   if (isDepositBulk(depositId, options)) {
     const reason = options.reason === undefined ? {} : { reason: options.reason };
     return withRampflowClient((rampflow) =>
-      runBulkCommand(bulkCommand('cancel', options), options, (bulk) => rampflow.cancelAllDeposits(bulkFilter(options), { ...bulk, ...reason })),
+      runBulkCommand(bulkCommand('cancel', options), options, (bulk) =>
+        rampflow.cancelAllDeposits(bulkFilter(options), { ...bulk, ...reason }),
+      ),
     );
   }
   await withRampflowClient((rampflow) => rampflow.cancelDeposit(depositId!, options.reason));
@@ -121,40 +155,57 @@ async function cancel(depositId: string | undefined, options: DepositBulkFlags &
 export function registerDepositCommand(program: Command): void {
   const deposit = program
     .command('deposit')
-    .description("inspect and list deposit workflows, submit the attachment the service asked for, retry or cancel a parked deposit (connection from TEMPORAL_* variables)");
+    .description(
+      'inspect and list deposit workflows, submit the attachment the service asked for, retry or cancel a parked deposit (connection from TEMPORAL_* variables)',
+    );
 
   deposit
     .command('status')
-    .description("a deposit's current state: stage, what it waits for, its trade and payment; or how it ended when its workflow failed, was terminated or timed out")
+    .description(
+      "a deposit's current state: stage, what it waits for, its trade and payment; or how it ended when its workflow failed, was terminated or timed out",
+    )
     .argument('<depositId>', "the service's deposit id")
     .option('--json', 'print the whole state as JSON')
     .action(status);
 
   deposit
     .command('list')
-    .description('deposits a page at a time, running ones first, then the most recently ended (Temporal visibility, a moment behind the workflows); a parked one with its reason, read from its state')
+    .description(
+      'deposits a page at a time, running ones first, then the most recently ended (Temporal visibility, a moment behind the workflows); a parked one with its reason, read from its state',
+    )
     .option('--customer <externalId>', "only this customer's deposits, its whole history")
     .addOption(new Option('--stage <stage>', 'only deposits at this stage').choices(DEPOSIT_STAGES))
-    .option('--page-size <n>', `deposits per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, positiveInteger)
+    .option(
+      '--page-size <n>',
+      `deposits per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+      positiveInteger,
+    )
     .option('--page-token <token>', 'the page after the one that printed this token')
     .option('--all', 'every page, one after the other')
     .option('--json', 'print {deposits, nextPageToken?} as JSON')
-    .addHelpText('after', '\nExamples:\n  rampflow deposit list --customer user-42\n  rampflow deposit list --stage NEEDS_ATTENTION --all --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  rampflow deposit list --customer user-42\n  rampflow deposit list --stage NEEDS_ATTENTION --all --json',
+    )
     .action(list);
 
   deposit
     .command('attach')
-    .description('submit the document the service asked for to a deposit in ACTION_REQUIRED (a deposit last read RECEIVED reads the service first; at most 10 MiB; the file goes to the attachment store, only its reference to Temporal)')
+    .description(
+      'submit the document the service asked for to a deposit in ACTION_REQUIRED (a deposit last read RECEIVED reads the service first; at most 10 MiB; the file goes to the attachment store, only its reference to Temporal)',
+    )
     .argument('<depositId>', "the service's deposit id")
     .argument('<file>', 'the document')
     .option('--content-type <type>', 'MIME type (default from the extension: .pdf, .png, .jpg)')
-    .option('--file-name <name>', 'the name the service sees (default: the file\'s own)')
+    .option('--file-name <name>', "the name the service sees (default: the file's own)")
     .action(attach);
 
   addBulkOptions(
     deposit
       .command('retry')
-      .description('resume a deposit parked in NEEDS_ATTENTION at the step that was parked; --all: every parked deposit')
+      .description(
+        'resume a deposit parked in NEEDS_ATTENTION at the step that was parked; --all: every parked deposit',
+      )
       .argument('[depositId]', "the service's deposit id")
       .option('--customer <externalId>', "with --all: only this customer's deposits"),
     DEPOSIT_STAGES,

@@ -37,7 +37,9 @@ interface DevOptions {
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
-    .description('run the local stack (Temporal dev server and Web UI, sandbox on autopilot, worker and a local partner-event endpoint, webhook receiver, partner API) and a demo journey; Ctrl-C stops it')
+    .description(
+      'run the local stack (Temporal dev server and Web UI, sandbox on autopilot, worker and a local partner-event endpoint, webhook receiver, partner API) and a demo journey; Ctrl-C stops it',
+    )
     .option('--once', 'exit when the demo has completed (0), or failed or timed out (1)')
     .option('--port <port>', 'Temporal gRPC port', '7233')
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
@@ -45,8 +47,16 @@ export function registerDevCommand(program: Command): void {
     .option('--webhook-port <port>', 'webhook receiver port', '8788')
     .option('--partner-api-port <port>', 'partner API port', '8789')
     .option('--codec-port <port>', 'codec server port (the Web UI decrypts payloads through it)', '8234')
-    .option('--partner-events-port <port>', 'the local partner endpoint that prints the partner events it receives', '8791')
-    .option('--db-file <path>', 'SQLite file that keeps workflow history across restarts; its folder also keeps the stack\'s keys and partner event log', join(PROJECT_ROOT, '.data', 'temporal.db'))
+    .option(
+      '--partner-events-port <port>',
+      'the local partner endpoint that prints the partner events it receives',
+      '8791',
+    )
+    .option(
+      '--db-file <path>',
+      "SQLite file that keeps workflow history across restarts; its folder also keeps the stack's keys and partner event log",
+      join(PROJECT_ROOT, '.data', 'temporal.db'),
+    )
     .option('--timeout <seconds>', 'how long the demo may take before it counts as failed', '300')
     .option('--cluster', 'run on a Temporal server on PostgreSQL (as `rampflow cluster`) instead of the dev server')
     .option('--cluster-data-dir <path>', 'with --cluster: its data folder', DEFAULT_CLUSTER_DATA_DIR)
@@ -58,7 +68,8 @@ export function registerDevCommand(program: Command): void {
 async function runDev(options: DevOptions): Promise<void> {
   const progress = (line: string) => process.stdout.write(`[rampflow dev] ${line}\n`);
   const timeoutSeconds = Number(options.timeout);
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new Error(`--timeout must be a positive number of seconds, got '${options.timeout}'`);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+    throw new Error(`--timeout must be a positive number of seconds, got '${options.timeout}'`);
   const ports = {
     port: parsePort('--port', options.port),
     uiPort: parsePort('--ui-port', options.uiPort),
@@ -71,7 +82,11 @@ async function runDev(options: DevOptions): Promise<void> {
 
   // Served where production serves them (WORKER_METRICS_PORT, the receiver's GET /metrics), so the
   // docs' URLs, `rampflow status` and a local Prometheus work against the dev stack too.
-  const observability = parseEnv(WorkerEnvSchema.pick({ WORKER_METRICS_PORT: true }).extend(WebhookEnvSchema.pick({ STAGE_AGE_SCAN_SECONDS: true }).shape));
+  const observability = parseEnv(
+    WorkerEnvSchema.pick({ WORKER_METRICS_PORT: true }).extend(
+      WebhookEnvSchema.pick({ STAGE_AGE_SCAN_SECONDS: true }).shape,
+    ),
+  );
   const workerMetricsPort = observability.WORKER_METRICS_PORT || undefined;
 
   // The SDK's own lines stay out of the demo's output unless they are warnings (one line each); and
@@ -86,7 +101,9 @@ async function runDev(options: DevOptions): Promise<void> {
     process.once('SIGTERM', done);
   });
 
-  const cluster = options.cluster ? clusterOptions({ port: options.port, dataDir: options.clusterDataDir }, progress) : undefined;
+  const cluster = options.cluster
+    ? clusterOptions({ port: options.port, dataDir: options.clusterDataDir }, progress)
+    : undefined;
   const stack = await startStack({
     ...ports,
     dbFile: options.dbFile,
@@ -114,7 +131,9 @@ async function runDev(options: DevOptions): Promise<void> {
       process.exitCode = 1;
     }
     if (options.once) return;
-    progress(`the stack keeps running (${stack.temporal.uiUrl ? `Web UI ${stack.temporal.uiUrl}` : `Temporal on ${stack.temporal.address}`}); press Ctrl-C to stop`);
+    progress(
+      `the stack keeps running (${stack.temporal.uiUrl ? `Web UI ${stack.temporal.uiUrl}` : `Temporal on ${stack.temporal.address}`}); press Ctrl-C to stop`,
+    );
     progress(`${await stopRequested}: stopping`);
   } finally {
     await stack.stop();

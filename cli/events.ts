@@ -8,7 +8,9 @@ import { positiveInteger, printJson, withRampflowClient } from './client-session
 import { formatEventList } from './state-format';
 
 async function list(options: { all?: boolean; limit?: number; json?: boolean }): Promise<void> {
-  const events = await withRampflowClient((rampflow) => rampflow.listEvents({ ...(options.all ? { all: true } : {}), ...(options.limit ? { limit: options.limit } : {}) }));
+  const events = await withRampflowClient((rampflow) =>
+    rampflow.listEvents({ ...(options.all ? { all: true } : {}), ...(options.limit ? { limit: options.limit } : {}) }),
+  );
   if (options.json) printJson(events);
   else process.stdout.write(formatEventList(events));
 }
@@ -19,7 +21,11 @@ async function replay(workflowId: string, options: { reason?: string }): Promise
 }
 
 export function registerEventsCommand(program: Command): void {
-  const events = program.command('events').description('delivered webhooks that were parked or are still looking for their target, and replaying one (connection from TEMPORAL_* variables)');
+  const events = program
+    .command('events')
+    .description(
+      'delivered webhooks that were parked or are still looking for their target, and replaying one (connection from TEMPORAL_* variables)',
+    );
 
   events
     .command('list')
@@ -31,7 +37,9 @@ export function registerEventsCommand(program: Command): void {
 
   events
     .command('replay')
-    .description('route a finished event again from the start (its workflow is reset to its first task), e.g. once the journey it was for exists')
+    .description(
+      'route a finished event again from the start (its workflow is reset to its first task), e.g. once the journey it was for exists',
+    )
     .argument('<workflowId>', 'the event workflow, event/<EVENT>/<payload id>')
     .option('--reason <text>', 'why, kept in the workflow history', 'replayed by an operator')
     .action(replay);

@@ -3,7 +3,13 @@
  * customer journeys, through the client library, connected by the TEMPORAL_* environment.
  */
 import { Command, Option } from 'commander';
-import { JOURNEY_STAGES, type CorrectedInput, type JourneyBulkFilter, type JourneyRequest, type JourneyStage } from '../client';
+import {
+  JOURNEY_STAGES,
+  type CorrectedInput,
+  type JourneyBulkFilter,
+  type JourneyRequest,
+  type JourneyStage,
+} from '../client';
 import { RampStage } from '../observability/search-attributes';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, readJsonOption, withRampflowClient } from './client-session';
@@ -21,7 +27,8 @@ interface StartOptions {
 /** The request from `--input` with the customer flags laid over it (the flags win). */
 function startRequest(options: StartOptions): JourneyRequest {
   const base = options.input === undefined ? {} : readJsonOption('--input', options.input);
-  if (typeof base !== 'object' || base === null || Array.isArray(base)) throw new Error('--input must be a JSON object');
+  if (typeof base !== 'object' || base === null || Array.isArray(base))
+    throw new Error('--input must be a JSON object');
   const given = base as { customer?: unknown };
   const customer = typeof given.customer === 'object' && given.customer !== null ? given.customer : {};
   const flags = {
@@ -47,18 +54,33 @@ async function start(options: StartOptions): Promise<void> {
       stage: described.typedSearchAttributes.get(RampStage),
     };
     if (options.json) printJson(result);
-    else process.stdout.write(`journey ${result.externalId}: workflow ${result.workflowId}, ${result.status}, stage ${result.stage ?? '-'}\n`);
+    else
+      process.stdout.write(
+        `journey ${result.externalId}: workflow ${result.workflowId}, ${result.status}, stage ${result.stage ?? '-'}\n`,
+      );
   });
 }
 
 async function status(externalId: string, options: { json?: boolean }): Promise<void> {
-  await printStatus({ key: 'externalId', value: externalId }, options, (rampflow) => rampflow.getJourney(externalId), formatJourneyState);
+  await printStatus(
+    { key: 'externalId', value: externalId },
+    options,
+    (rampflow) => rampflow.getJourney(externalId),
+    formatJourneyState,
+  );
 }
 
 async function list(options: { stage?: JourneyStage; limit?: number; json?: boolean }): Promise<void> {
   const journeys = await withRampflowClient(async (rampflow) => {
-    const listed = await rampflow.listJourneys({ ...(options.stage ? { stage: options.stage } : {}), ...(options.limit ? { limit: options.limit } : {}) });
-    return withParkedReasons(listed, async (journey) => (await rampflow.getJourney(journey.externalId)).attention, readDeadline(rampflow));
+    const listed = await rampflow.listJourneys({
+      ...(options.stage ? { stage: options.stage } : {}),
+      ...(options.limit ? { limit: options.limit } : {}),
+    });
+    return withParkedReasons(
+      listed,
+      async (journey) => (await rampflow.getJourney(journey.externalId)).attention,
+      readDeadline(rampflow),
+    );
   });
   if (options.json) printJson(journeys);
   else process.stdout.write(formatJourneyList(journeys));
@@ -74,10 +96,15 @@ async function retry(externalId: string | undefined, options: JourneyBulkFlags &
   if (isBulk(externalId, options, 'externalId')) {
     // One correction cannot fit every journey: corrected input is for one journey at a time.
     if (options.input !== undefined) throw new Error('--input applies to one journey, not to --all');
-    return withRampflowClient((rampflow) => runBulkCommand({ verb: 'retry', noun: 'journey' }, options, (bulk) => rampflow.retryAllJourneys(bulkFilter(options), bulk)));
+    return withRampflowClient((rampflow) =>
+      runBulkCommand({ verb: 'retry', noun: 'journey' }, options, (bulk) =>
+        rampflow.retryAllJourneys(bulkFilter(options), bulk),
+      ),
+    );
   }
   // The library validates the corrected input and names any bad field.
-  const corrected = options.input === undefined ? undefined : (readJsonOption('--input', options.input) as CorrectedInput);
+  const corrected =
+    options.input === undefined ? undefined : (readJsonOption('--input', options.input) as CorrectedInput);
   const { resumed } = await withRampflowClient((rampflow) => rampflow.retry(externalId!, corrected));
   process.stdout.write(`journey ${externalId} resumed at ${resumed}\n`);
 }
@@ -85,7 +112,11 @@ async function retry(externalId: string | undefined, options: JourneyBulkFlags &
 async function cancel(externalId: string | undefined, options: JourneyBulkFlags & { reason?: string }): Promise<void> {
   if (isBulk(externalId, options, 'externalId')) {
     const reason = options.reason === undefined ? {} : { reason: options.reason };
-    return withRampflowClient((rampflow) => runBulkCommand({ verb: 'cancel', noun: 'journey' }, options, (bulk) => rampflow.cancelAllJourneys(bulkFilter(options), { ...bulk, ...reason })));
+    return withRampflowClient((rampflow) =>
+      runBulkCommand({ verb: 'cancel', noun: 'journey' }, options, (bulk) =>
+        rampflow.cancelAllJourneys(bulkFilter(options), { ...bulk, ...reason }),
+      ),
+    );
   }
   await withRampflowClient((rampflow) => rampflow.cancel(externalId!, options.reason));
   process.stdout.write(`journey ${externalId} cancelled\n`);
@@ -99,29 +130,46 @@ async function close(externalId: string, options: { reason?: string }): Promise<
 export function registerJourneyCommand(program: Command): void {
   const journey = program
     .command('journey')
-    .description('start, inspect, list, retry, cancel and close customer journeys (connection from TEMPORAL_* variables)');
+    .description(
+      'start, inspect, list, retry, cancel and close customer journeys (connection from TEMPORAL_* variables)',
+    );
 
   journey
     .command('start')
-    .description('start the customer journey for a partner user, or show the one that already exists for that externalId')
-    .option('--input <json|@file>', 'the journey request as JSON, inline or from a file: {customer, onramp?, offramp?, timings?}')
+    .description(
+      'start the customer journey for a partner user, or show the one that already exists for that externalId',
+    )
+    .option(
+      '--input <json|@file>',
+      'the journey request as JSON, inline or from a file: {customer, onramp?, offramp?, timings?}',
+    )
     .option('--external-id <id>', "customer.externalId: the partner's own user id")
     .option('--name <realName>', 'customer.realName')
     .option('--email <email>', 'customer.email')
     .option('--json', 'print {externalId, workflowId, runId, status, stage} as JSON')
-    .addHelpText('after', '\nThe flags set customer fields over --input. Example:\n  rampflow journey start --input @signup.json --external-id user-42')
+    .addHelpText(
+      'after',
+      '\nThe flags set customer fields over --input. Example:\n  rampflow journey start --input @signup.json --external-id user-42',
+    )
     .action(start);
 
   journey
     .command('status')
-    .description("a journey's current state: stage, what it waits for, why it is parked, its accounts and deposits; or how it ended when it failed, was terminated or timed out")
+    .description(
+      "a journey's current state: stage, what it waits for, why it is parked, its accounts and deposits; or how it ended when it failed, was terminated or timed out",
+    )
     .argument('<externalId>', "the partner's user id")
-    .option('--json', 'print the whole state as JSON (an ended one: {externalId, status, stage?, failure: {type, message, issues?}})')
+    .option(
+      '--json',
+      'print the whole state as JSON (an ended one: {externalId, status, stage?, failure: {type, message, issues?}})',
+    )
     .action(status);
 
   journey
     .command('list')
-    .description("journeys, newest first (Temporal visibility, a moment behind the workflows); a parked one with its reason, read from its state")
+    .description(
+      'journeys, newest first (Temporal visibility, a moment behind the workflows); a parked one with its reason, read from its state',
+    )
     .addOption(new Option('--stage <stage>', 'only journeys at this stage').choices(JOURNEY_STAGES))
     .option('--limit <n>', 'at most this many (default 100)', positiveInteger)
     .option('--json', 'print the list as JSON')
@@ -130,9 +178,14 @@ export function registerJourneyCommand(program: Command): void {
   addBulkOptions(
     journey
       .command('retry')
-      .description('resume a journey parked in NEEDS_ATTENTION at the stage that was parked; --all: every parked journey')
+      .description(
+        'resume a journey parked in NEEDS_ATTENTION at the stage that was parked; --all: every parked journey',
+      )
       .argument('[externalId]', "the partner's user id")
-      .option('--input <json|@file>', 'corrected input: {customer?, onramp?, offramp?}, each part given replaces that part whole'),
+      .option(
+        '--input <json|@file>',
+        'corrected input: {customer?, onramp?, offramp?}, each part given replaces that part whole',
+      ),
     JOURNEY_STAGES,
     'journey',
   )

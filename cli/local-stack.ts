@@ -20,7 +20,8 @@ export const LOCAL_PARTNER_ENDPOINTS_FILE = join('.data', PARTNER_ENDPOINTS_FILE
  */
 export function withPayloadKeys(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   if (env.RAMPFLOW_PAYLOAD_KEYS) return env;
-  if (existsSync(LOCAL_PAYLOAD_KEYS_FILE)) return { ...env, RAMPFLOW_PAYLOAD_KEYS: readFileSync(LOCAL_PAYLOAD_KEYS_FILE, 'utf8').trim() };
+  if (existsSync(LOCAL_PAYLOAD_KEYS_FILE))
+    return { ...env, RAMPFLOW_PAYLOAD_KEYS: readFileSync(LOCAL_PAYLOAD_KEYS_FILE, 'utf8').trim() };
   throw new Error(
     `RAMPFLOW_PAYLOAD_KEYS is not set and there is no ${LOCAL_PAYLOAD_KEYS_FILE} here (where npm start keeps its key): set RAMPFLOW_PAYLOAD_KEYS to the keys the worker uses (docs/deploying/customer-data-and-keys.md)`,
   );
@@ -40,14 +41,24 @@ export interface EndpointsSource {
  */
 export function partnerEndpointsSource(env: NodeJS.ProcessEnv = process.env): EndpointsSource {
   if (env.PARTNER_EVENT_ENDPOINTS || env.PARTNER_EVENT_ENDPOINTS_FILE) {
-    return { env, says: "endpoints as this shell's PARTNER_EVENT_ENDPOINTS / PARTNER_EVENT_ENDPOINTS_FILE configure them (a worker reads its own environment: check it matches)" };
+    return {
+      env,
+      says: "endpoints as this shell's PARTNER_EVENT_ENDPOINTS / PARTNER_EVENT_ENDPOINTS_FILE configure them (a worker reads its own environment: check it matches)",
+    };
   }
   if (existsSync(LOCAL_PARTNER_ENDPOINTS_FILE)) {
     // Loopback is what the local stack delivers to (its own endpoint), with the opt-in it sets for its worker.
     return {
-      env: { ...env, PARTNER_EVENT_ENDPOINTS_FILE: LOCAL_PARTNER_ENDPOINTS_FILE, PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true' },
+      env: {
+        ...env,
+        PARTNER_EVENT_ENDPOINTS_FILE: LOCAL_PARTNER_ENDPOINTS_FILE,
+        PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',
+      },
       says: `endpoints of the local stack's worker (npm start), as it last started: ${LOCAL_PARTNER_ENDPOINTS_FILE}`,
     };
   }
-  return { env, says: "this shell sets no PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE and there is no local stack here: a worker started elsewhere reads its own environment, which this command cannot see" };
+  return {
+    env,
+    says: 'this shell sets no PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE and there is no local stack here: a worker started elsewhere reads its own environment, which this command cannot see',
+  };
 }

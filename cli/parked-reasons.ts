@@ -21,11 +21,14 @@ export type WithDeadline = <R>(deadline: number, call: () => Promise<R>) => Prom
 export type WithReason<T> = T & { attention?: Attention; attentionNotRead?: string };
 
 /** Parked and still running: an ended workflow keeps the stage it was last indexed at, and its end says why. */
-export const isParked = (row: { stage?: string | undefined; status: string }): boolean => row.stage === 'NEEDS_ATTENTION' && row.status === 'RUNNING';
+export const isParked = (row: { stage?: string | undefined; status: string }): boolean =>
+  row.stage === 'NEEDS_ATTENTION' && row.status === 'RUNNING';
 
 /** The deadline a list's reads run under: the CLI's Temporal connection's. */
 export const readDeadline =
-  (rampflow: { temporal: { connection: { withDeadline: <R>(deadline: number, call: () => Promise<R>) => Promise<R> } } }): WithDeadline =>
+  (rampflow: {
+    temporal: { connection: { withDeadline: <R>(deadline: number, call: () => Promise<R>) => Promise<R> } };
+  }): WithDeadline =>
   (deadline, call) =>
     rampflow.temporal.connection.withDeadline(deadline, call);
 
@@ -46,7 +49,8 @@ export async function withParkedReasons<T extends { stage?: string | undefined; 
       if (attention) row.attention = attention;
     } catch (error) {
       row.attentionNotRead = error instanceof Error ? error.message : String(error);
-      if (isDeadlineExceeded(error)) unanswered = row.attentionNotRead = `no worker answered within ${READ_DEADLINE_MS / 1000} s`;
+      if (isDeadlineExceeded(error))
+        unanswered = row.attentionNotRead = `no worker answered within ${READ_DEADLINE_MS / 1000} s`;
     }
   });
   return read;

@@ -7,7 +7,12 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { secretProblem } from '../partner-events/endpoints';
-import { endpointsVariable, generateEndpointSecret, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
+import {
+  endpointsVariable,
+  generateEndpointSecret,
+  localEndpointConfig,
+  startLocalEndpoint,
+} from '../partner-events/local-endpoint';
 import { parsePort } from './options';
 import { registerPartnerEventOperations } from './partner-event-operations';
 
@@ -40,8 +45,15 @@ async function listen(options: ListenOptions): Promise<void> {
   const port = parsePort('--port', options.port);
   const secret = checkedSecret(options.secret);
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  const endpoint = await startLocalEndpoint({ secret, port, print, ...(options.forwardTo ? { forwardTo: options.forwardTo } : {}) });
-  print(`listening on ${endpoint.url}${options.forwardTo ? `, forwarding to ${options.forwardTo}` : ' (not forwarding: every verified delivery is answered 200)'}`);
+  const endpoint = await startLocalEndpoint({
+    secret,
+    port,
+    print,
+    ...(options.forwardTo ? { forwardTo: options.forwardTo } : {}),
+  });
+  print(
+    `listening on ${endpoint.url}${options.forwardTo ? `, forwarding to ${options.forwardTo}` : ' (not forwarding: every verified delivery is answered 200)'}`,
+  );
   print('point the worker here with (printed once; it holds the signing secret):');
   print(`PARTNER_EVENT_ENDPOINTS='${endpointsVariable([localEndpointConfig(endpoint.url, secret, 'local-listen')])}'`);
   // This endpoint is on loopback, which a worker refuses unless told otherwise.
@@ -55,13 +67,24 @@ async function listen(options: ListenOptions): Promise<void> {
 }
 
 export function registerPartnerEventsCommand(program: Command): void {
-  const partnerEvents = program.command('partner-events').description('the events rampflow sends to the partner\'s backend (Standard Webhooks)');
+  const partnerEvents = program
+    .command('partner-events')
+    .description("the events rampflow sends to the partner's backend (Standard Webhooks)");
   partnerEvents
     .command('listen')
-    .description('run a local endpoint on 127.0.0.1 that verifies deliveries, prints one line per event and forwards them; Ctrl-C stops it')
-    .option('--forward-to <url>', 'pass each verified delivery on, body and webhook-* headers unchanged, and answer with its verdict (2xx → 200, 410 → 410, else 502)', httpUrl)
+    .description(
+      'run a local endpoint on 127.0.0.1 that verifies deliveries, prints one line per event and forwards them; Ctrl-C stops it',
+    )
+    .option(
+      '--forward-to <url>',
+      'pass each verified delivery on, body and webhook-* headers unchanged, and answer with its verdict (2xx → 200, 410 → 410, else 502)',
+      httpUrl,
+    )
     .option('--port <port>', 'port to listen on', '8790')
-    .option('--secret <whsec>', 'the whsec_ signing secret to verify with (default: a fresh one, printed in the configuration line)')
+    .option(
+      '--secret <whsec>',
+      'the whsec_ signing secret to verify with (default: a fresh one, printed in the configuration line)',
+    )
     .action(listen);
   registerPartnerEventOperations(partnerEvents);
 }

@@ -27,7 +27,9 @@ async function probe(options: ProbeCommandOptions): Promise<void> {
   const service = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
   if (options.create) {
     // Said before anything is sent: these records stay at the service.
-    process.stderr.write(`rampflow probe: --create will create two test customers (externalId rampflow-probe-...) at ${service}; use it against a sandbox deployment only\n`);
+    process.stderr.write(
+      `rampflow probe: --create will create two test customers (externalId rampflow-probe-...) at ${service}; use it against a sandbox deployment only\n`,
+    );
   }
   try {
     const report = await runProbe({
@@ -39,7 +41,11 @@ async function probe(options: ProbeCommandOptions): Promise<void> {
       create: options.create,
       ...(options.webhookUrl !== undefined ? { webhookUrl: options.webhookUrl } : {}),
     });
-    process.stdout.write(options.json ? `${JSON.stringify({ service, held: report.held, lines: report.lines, overrides: report.overrides }, null, 2)}\n` : formatProbeReport(report, service));
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ service, held: report.held, lines: report.lines, overrides: report.overrides }, null, 2)}\n`
+        : formatProbeReport(report, service),
+    );
     process.exitCode = report.held ? PROBE_EXIT.held : PROBE_EXIT.differs;
   } catch (error) {
     if (!(error instanceof ProbeCannotRun)) throw error;
@@ -51,7 +57,9 @@ async function probe(options: ProbeCommandOptions): Promise<void> {
 export function registerProbeCommand(program: Command): void {
   program
     .command('probe')
-    .description('check, against the service in RAMP_BASE_URL, each assumption rampflow makes where the interface is silent, and print the RAMP_ASSUMPTIONS_FILE keys for those that differ')
+    .description(
+      'check, against the service in RAMP_BASE_URL, each assumption rampflow makes where the interface is silent, and print the RAMP_ASSUMPTIONS_FILE keys for those that differ',
+    )
     .option('--create', 'also create two test customers to learn the list order (sandbox deployments only)', false)
     .option('--webhook-url <url>', 'the callback URL rampflow would register, to check that it is reachable')
     .option('--json', 'print the report as JSON, for a deployment pipeline', false)

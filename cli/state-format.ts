@@ -2,7 +2,21 @@
  * Human-readable output of the `journey`, `deposit` and `payout` commands: a journey's or deposit's state as
  * labelled lines, and lists as aligned columns. Scripts use `--json` instead, which is stable.
  */
-import { endFieldLines, endJson, type Attention, type DepositListItem, type DepositPage, type DepositState, type EventReport, type JourneyDeposits, type JourneyListing, type JourneyState, type EndFailure, type PayoutListing, type RampflowWorkflowEndedError } from '../client';
+import {
+  endFieldLines,
+  endJson,
+  type Attention,
+  type DepositListItem,
+  type DepositPage,
+  type DepositState,
+  type EventReport,
+  type JourneyDeposits,
+  type JourneyListing,
+  type JourneyState,
+  type EndFailure,
+  type PayoutListing,
+  type RampflowWorkflowEndedError,
+} from '../client';
 import { isParked, parkedBecause, type WithReason } from './parked-reasons';
 
 function labelled(rows: [string, string | undefined][]): string {
@@ -40,7 +54,16 @@ export function formatJourneyState(state: JourneyState): string {
     ['waiting for', state.waitingFor],
     ['attention', attentionLine(state.attention)],
     ['outcome', state.outcome],
-    ['customer', [customer.id && `id ${customer.id}`, customer.status && `status ${customer.status}`, customer.kycLink && `KYC at ${customer.kycLink}`].filter(Boolean).join(', ')],
+    [
+      'customer',
+      [
+        customer.id && `id ${customer.id}`,
+        customer.status && `status ${customer.status}`,
+        customer.kycLink && `KYC at ${customer.kycLink}`,
+      ]
+        .filter(Boolean)
+        .join(', '),
+    ],
     [
       'onramp',
       onramp &&
@@ -49,9 +72,21 @@ export function formatJourneyState(state: JourneyState): string {
           va && `virtual account ${va.id} ${va.status}`,
           va?.accountNumber && `pay to account ${va.accountNumber}${va.bankName ? ` at ${va.bankName}` : ''}`,
           onramp.whitelisted && 'source account whitelisted',
-        ].filter(Boolean).join(', '),
+        ]
+          .filter(Boolean)
+          .join(', '),
     ],
-    ['offramp', offramp && [`${offramp.currency} on ${offramp.network}`, da && `deposit address ${da.id} ${da.status}`, da?.address && `deposit to ${da.address}`].filter(Boolean).join(', ')],
+    [
+      'offramp',
+      offramp &&
+        [
+          `${offramp.currency} on ${offramp.network}`,
+          da && `deposit address ${da.id} ${da.status}`,
+          da?.address && `deposit to ${da.address}`,
+        ]
+          .filter(Boolean)
+          .join(', '),
+    ],
     ['deposits', depositCounts(state.deposits)],
     ['completed', totals(state.deposits.completedTotals)],
     // Refunded after the service had confirmed them (the money went back).
@@ -60,13 +95,22 @@ export function formatJourneyState(state: JourneyState): string {
       'deposit',
       `${deposit.depositId} ${deposit.kind} ${deposit.amount} ${deposit.currency} ${deposit.stage}${deposit.attention ? `: ${deposit.attention.reason}` : ''}`,
     ]),
-    ['', state.deposits.openNotShown > 0 ? `(${state.deposits.openNotShown} more in progress: rampflow deposit list --customer ${state.externalId})` : undefined],
+    [
+      '',
+      state.deposits.openNotShown > 0
+        ? `(${state.deposits.openNotShown} more in progress: rampflow deposit list --customer ${state.externalId})`
+        : undefined,
+    ],
   ];
   return `journey ${state.externalId}: ${state.stage}\n${labelled(rows)}\n`;
 }
 
 function totals(byCurrency: Record<string, string>): string | undefined {
-  return Object.entries(byCurrency).map(([currency, amount]) => `${amount} ${currency}`).join(', ') || undefined;
+  return (
+    Object.entries(byCurrency)
+      .map(([currency, amount]) => `${amount} ${currency}`)
+      .join(', ') || undefined
+  );
 }
 
 function depositCounts(deposits: JourneyDeposits): string | undefined {
@@ -90,7 +134,11 @@ export function formatDepositState(state: DepositState): string {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
@@ -105,7 +153,15 @@ export function formatJourneyList(journeys: WithReason<JourneyListing>[]): strin
   const ended = journeys.some((journey) => journey.failure);
   const parked = anyParked(journeys);
   return table(
-    ['EXTERNAL ID', 'STAGE', 'STATUS', 'CUSTOMER ID', 'STARTED', ...(ended ? ['ENDED BECAUSE'] : []), ...(parked ? ['PARKED BECAUSE'] : [])],
+    [
+      'EXTERNAL ID',
+      'STAGE',
+      'STATUS',
+      'CUSTOMER ID',
+      'STARTED',
+      ...(ended ? ['ENDED BECAUSE'] : []),
+      ...(parked ? ['PARKED BECAUSE'] : []),
+    ],
     journeys.map((journey) => [
       journey.externalId,
       journey.stage ?? '-',
@@ -123,15 +179,25 @@ export function formatPayoutList(payouts: WithReason<PayoutListing>[]): string {
   const parked = anyParked(payouts);
   return table(
     ['REFERENCE', 'STAGE', 'STATUS', 'STARTED', ...(parked ? ['PARKED BECAUSE'] : [])],
-    payouts.map((payout) => [payout.reference, payout.stage ?? '-', payout.status, payout.startTime.toISOString(), ...(parked ? [parkedBecause(payout)] : [])]),
+    payouts.map((payout) => [
+      payout.reference,
+      payout.stage ?? '-',
+      payout.status,
+      payout.startTime.toISOString(),
+      ...(parked ? [parkedBecause(payout)] : []),
+    ]),
   );
 }
 
 /** A page of deposits, and the flag that prints the next one. */
-export function formatDepositPage({ deposits, nextPageToken }: Omit<DepositPage, 'deposits'> & { deposits: WithReason<DepositListItem>[] }): string {
+export function formatDepositPage({
+  deposits,
+  nextPageToken,
+}: Omit<DepositPage, 'deposits'> & { deposits: WithReason<DepositListItem>[] }): string {
   const next = nextPageToken ? `next page: --page-token ${nextPageToken}\n` : '';
   if (deposits.length === 0) return `no deposits match\n${next}`;
-  const amount = (deposit: DepositListItem) => (deposit.amount ? `${deposit.kind ?? ''} ${deposit.amount} ${deposit.currency ?? ''}`.trim() : '-');
+  const amount = (deposit: DepositListItem) =>
+    deposit.amount ? `${deposit.kind ?? ''} ${deposit.amount} ${deposit.currency ?? ''}`.trim() : '-';
   const parked = anyParked(deposits);
   return (
     table(
@@ -157,7 +223,11 @@ export function formatEventList(events: EventReport[]): string {
       event.event,
       event.payloadId,
       event.stage ?? '-',
-      event.parkCode ? `${event.parkCode}: ${event.reason ?? ''}` : event.failure ? `${event.status} ${failureText(event.failure)}` : '-',
+      event.parkCode
+        ? `${event.parkCode}: ${event.reason ?? ''}`
+        : event.failure
+          ? `${event.status} ${failureText(event.failure)}`
+          : '-',
       event.startTime.toISOString(),
     ]),
   );

@@ -26,7 +26,8 @@ interface StatusFlags {
 
 function watchSeconds(value: string): number {
   const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < MIN_WATCH_SECONDS) throw new InvalidArgumentError(`a whole number of seconds, at least ${MIN_WATCH_SECONDS}`);
+  if (!Number.isInteger(seconds) || seconds < MIN_WATCH_SECONDS)
+    throw new InvalidArgumentError(`a whole number of seconds, at least ${MIN_WATCH_SECONDS}`);
   return seconds;
 }
 
@@ -37,7 +38,8 @@ function metricsUrl(value: string, previous: string[]): string[] {
   } catch {
     throw new InvalidArgumentError('an http(s) URL such as http://worker:9464/metrics');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('an http(s) URL such as http://worker:9464/metrics');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('an http(s) URL such as http://worker:9464/metrics');
   return [...previous, value];
 }
 
@@ -59,22 +61,35 @@ export function age(since: string, now: string): string {
 }
 
 function table(rows: string[][], indent = '  '): string[] {
-  const widths = rows.reduce<number[]>((max, row) => row.map((cell, index) => Math.max(max[index] ?? 0, cell.length)), []);
+  const widths = rows.reduce<number[]>(
+    (max, row) => row.map((cell, index) => Math.max(max[index] ?? 0, cell.length)),
+    [],
+  );
   // Numbers right-aligned, everything else left.
-  return rows.map((row) => `${indent}${row.map((cell, index) => (/^\d+$/.test(cell) ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join('  ')}`.trimEnd());
+  return rows.map((row) =>
+    `${indent}${row.map((cell, index) => (/^\d+$/.test(cell) ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join('  ')}`.trimEnd(),
+  );
 }
 
 function metricsLines(metrics: WorkerMetrics[] | null, now: string): string[] {
-  if (metrics === null) return ['  metrics: not read (WORKER_METRICS_PORT is 0: pass --metrics-url http://<worker>:9464/metrics)'];
+  if (metrics === null)
+    return ['  metrics: not read (WORKER_METRICS_PORT is 0: pass --metrics-url http://<worker>:9464/metrics)'];
   return metrics.flatMap((worker): string[] => {
     if (!worker.ok) return [`  ${worker.url}: not read: ${worker.error ?? 'unknown error'}`];
     const causes = Object.entries(worker.outage);
     const down = causes.filter(([, value]) => value >= 1).map(([cause]) => cause);
-    const outage = causes.length === 0 ? 'rampflow_service_outage not served' : down.length > 0 ? `OUTAGE: ${down.join(', ')}` : 'no outage';
+    const outage =
+      causes.length === 0
+        ? 'rampflow_service_outage not served'
+        : down.length > 0
+          ? `OUTAGE: ${down.join(', ')}`
+          : 'no outage';
     const requests = worker.serviceRequests;
     const total = Object.values(requests).reduce((sum, count) => sum + count, 0);
     const calls = `service calls since start ${total}: 429 ${requests['429'] ?? 0}, 5xx ${requests['5xx'] ?? 0}, network ${requests.network ?? 0}`;
-    const reconcile = worker.lastCompleteReconcile ? `last complete reconciliation ${age(worker.lastCompleteReconcile, now)} ago` : 'no complete reconciliation on this worker yet';
+    const reconcile = worker.lastCompleteReconcile
+      ? `last complete reconciliation ${age(worker.lastCompleteReconcile, now)} ago`
+      : 'no complete reconciliation on this worker yet';
     return [`  ${worker.url}: ${outage}`, `    ${calls}`, `    ${reconcile}`];
   });
 }
@@ -84,7 +99,8 @@ const IDS_PER_LINE = 4;
 /** A parked group's workflow IDs, a few a line. */
 function idLines(ids: readonly string[]): string[] {
   const lines: string[] = [];
-  for (let at = 0; at < ids.length; at += IDS_PER_LINE) lines.push(`    ${ids.slice(at, at + IDS_PER_LINE).join('  ')}`);
+  for (let at = 0; at < ids.length; at += IDS_PER_LINE)
+    lines.push(`    ${ids.slice(at, at + IDS_PER_LINE).join('  ')}`);
   return lines;
 }
 
@@ -96,11 +112,18 @@ export function formatStatus(status: StatusSnapshot): string {
     `counts as indexed by visibility (a moment behind the workflows); ${status.visibilityCalls} visibility calls`,
   ];
   for (const kind of status.kinds) {
-    lines.push('', `${kind.kind}: ${kind.running} running${kind.otherStage > 0 ? ` (${kind.otherStage} at no stage listed)` : ''}`);
+    lines.push(
+      '',
+      `${kind.kind}: ${kind.running} running${kind.otherStage > 0 ? ` (${kind.otherStage} at no stage listed)` : ''}`,
+    );
     const rows = kind.stages.map((stage) => [
       stage.stage,
       String(stage.count),
-      stage.oldestInStage ? `longest here ${age(stage.oldestInStage.since, now)}` : stage.oldestUnknown ? 'longest here: not on the first 1000 listed' : '',
+      stage.oldestInStage
+        ? `longest here ${age(stage.oldestInStage.since, now)}`
+        : stage.oldestUnknown
+          ? 'longest here: not on the first 1000 listed'
+          : '',
       stage.oldestInStage?.workflowId ?? '',
     ]);
     lines.push(...table(rows));
@@ -108,11 +131,25 @@ export function formatStatus(status: StatusSnapshot): string {
   const { parked } = status;
   lines.push('', `parked (NEEDS_ATTENTION): ${parked.total}`);
   if (parked.total > 0) {
-    lines.push(parked.sample ? `  reasons from a sample: ${parked.read} of ${parked.total} states read` : `  reasons from all ${parked.total} states`);
+    lines.push(
+      parked.sample
+        ? `  reasons from a sample: ${parked.read} of ${parked.total} states read`
+        : `  reasons from all ${parked.total} states`,
+    );
     // The reason in words, whole, under its row: a cut one hides what an operator has to act on; then
     // the group's IDs: what an operator's next command (`payout status <reference>`, a retry) takes.
-    const rows = table(parked.reasons.map((reason) => [reason.kind, reason.reason, `at ${reason.stage}`, String(reason.count), `longest ${age(reason.oldestSince, now)}`]));
-    parked.reasons.forEach((reason, index) => lines.push(rows[index]!, `      e.g. ${reason.example}`, ...idLines(reason.workflowIds)));
+    const rows = table(
+      parked.reasons.map((reason) => [
+        reason.kind,
+        reason.reason,
+        `at ${reason.stage}`,
+        String(reason.count),
+        `longest ${age(reason.oldestSince, now)}`,
+      ]),
+    );
+    parked.reasons.forEach((reason, index) =>
+      lines.push(rows[index]!, `      e.g. ${reason.example}`, ...idLines(reason.workflowIds)),
+    );
     for (const why of parked.unreadBecause) lines.push(`  not read: ${why}`);
   }
   lines.push('', 'last reconciliation');
@@ -134,7 +171,11 @@ export function formatStatus(status: StatusSnapshot): string {
     ...table([
       ['ramp events parked (EVENT_UNROUTED)', String(status.webhooks.parked), 'rampflow events list'],
       ['ramp events waiting for their target', String(status.webhooks.waiting), ''],
-      ['partner event streams parked', String(status.partnerEvents.parkedStreams), status.partnerEvents.streams.join(', ')],
+      [
+        'partner event streams parked',
+        String(status.partnerEvents.parkedStreams),
+        status.partnerEvents.streams.join(', '),
+      ],
     ]),
   );
   for (const error of status.errors) lines.push('', `${error.section}: not read: ${error.message}`);
@@ -158,7 +199,8 @@ async function status(flags: StatusFlags): Promise<void> {
     ...(flags.parkedSample !== undefined ? { parkedSample: flags.parkedSample } : {}),
   };
   const print = (snapshot: StatusSnapshot, clear: boolean) => {
-    if (flags.json) process.stdout.write(clear ? `${JSON.stringify(snapshot)}\n` : `${JSON.stringify(snapshot, null, 2)}\n`);
+    if (flags.json)
+      process.stdout.write(clear ? `${JSON.stringify(snapshot)}\n` : `${JSON.stringify(snapshot, null, 2)}\n`);
     else process.stdout.write(`${clear ? '\x1b[2J\x1b[H' : ''}${formatStatus(snapshot)}`);
   };
   try {
@@ -193,7 +235,9 @@ async function watch(seconds: number, read: () => Promise<number>): Promise<void
       try {
         calls = await read();
       } catch (error) {
-        process.stdout.write(`${new Date().toISOString()} ${error instanceof Error ? error.message : String(error)}; trying again in ${seconds}s\n`);
+        process.stdout.write(
+          `${new Date().toISOString()} ${error instanceof Error ? error.message : String(error)}; trying again in ${seconds}s\n`,
+        );
       }
       const waitMs = Math.max(seconds, calls / WATCH_CALLS_PER_SECOND) * 1000;
       let timer: NodeJS.Timeout | undefined;
@@ -209,11 +253,29 @@ async function watch(seconds: number, read: () => Promise<number>): Promise<void
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('one screen for an operator: running journeys, deposits and payouts by stage (as indexed), parked ones and why, the last reconciliation, service health, parked webhooks and partner events (connection from TEMPORAL_* variables)')
+    .description(
+      'one screen for an operator: running journeys, deposits and payouts by stage (as indexed), parked ones and why, the last reconciliation, service health, parked webhooks and partner events (connection from TEMPORAL_* variables)',
+    )
     .option('--json', 'print the snapshot as JSON (with --watch, one line per refresh)')
-    .option('--watch [seconds]', `redraw every so many seconds (default and least ${MIN_WATCH_SECONDS}) until Ctrl-C`, watchSeconds)
-    .option('--metrics-url <url>', 'a worker\'s Prometheus endpoint, e.g. http://worker:9464/metrics (repeat for each worker; default: this host\'s, http://127.0.0.1:$WORKER_METRICS_PORT/metrics)', metricsUrl, [])
-    .option('--task-queue <name>', 'the deployment to report on (default TEMPORAL_TASK_QUEUE): every query is scoped to it')
-    .option('--parked-sample <n>', `read at most this many parked workflows' states for their reasons (0 to 100, default ${DEFAULT_PARKED_SAMPLE})`, sampleSize)
+    .option(
+      '--watch [seconds]',
+      `redraw every so many seconds (default and least ${MIN_WATCH_SECONDS}) until Ctrl-C`,
+      watchSeconds,
+    )
+    .option(
+      '--metrics-url <url>',
+      "a worker's Prometheus endpoint, e.g. http://worker:9464/metrics (repeat for each worker; default: this host's, http://127.0.0.1:$WORKER_METRICS_PORT/metrics)",
+      metricsUrl,
+      [],
+    )
+    .option(
+      '--task-queue <name>',
+      'the deployment to report on (default TEMPORAL_TASK_QUEUE): every query is scoped to it',
+    )
+    .option(
+      '--parked-sample <n>',
+      `read at most this many parked workflows' states for their reasons (0 to 100, default ${DEFAULT_PARKED_SAMPLE})`,
+      sampleSize,
+    )
     .action(status);
 }

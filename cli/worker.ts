@@ -5,7 +5,9 @@ import { runWorkerProcess } from '../workers/process';
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
-    .description('run the rampflow worker (journeys, deposits, events) until SIGINT/SIGTERM; configured by TEMPORAL_* and RAMP_* variables')
+    .description(
+      'run the rampflow worker (journeys, deposits, events) until SIGINT/SIGTERM; configured by TEMPORAL_* and RAMP_* variables',
+    )
     .action(async () => {
       await runWorkerProcess();
     });

@@ -26,6 +26,10 @@ export class AttachmentOperations {
   async submitAttachment(depositId: string, attachment: AttachmentFile): Promise<{ submitted: true }> {
     const checked = parseAttachment(attachment);
     const reference = await checkIn(this.attachmentStore, checked);
-    return this.deposits.onDeposit(depositId, (handle) => handle.executeUpdate(submitAttachmentUpdate, { args: [reference] }), 'submitAttachment');
+    return this.deposits.onDeposit(
+      depositId,
+      (handle) => handle.executeUpdate(submitAttachmentUpdate, { args: [reference] }),
+      'submitAttachment',
+    );
   }
 }

@@ -12,7 +12,14 @@ import type { DepositOperations } from './deposits';
 import { RampflowInputError } from './errors';
 import type { JourneyOperations } from './journeys';
 import { PayoutClient } from './payouts';
-import { depositBulkQuery, journeyBulkQuery, payoutBulkQuery, toDepositListItem, toJourneyListing, toPayoutListing } from './visibility';
+import {
+  depositBulkQuery,
+  journeyBulkQuery,
+  payoutBulkQuery,
+  toDepositListItem,
+  toJourneyListing,
+  toPayoutListing,
+} from './visibility';
 
 /** Which journeys a bulk action works through. */
 export interface JourneyBulkFilter {
@@ -47,7 +54,10 @@ interface BulkSet {
 }
 
 function bulkErrorType(errorType: string | undefined): string | undefined {
-  if (errorType !== undefined && !/^[A-Za-z]{1,64}$/.test(errorType)) throw new RampflowInputError([`errorType: a type such as InvalidParameters, Unauthorised or Deadline, got '${errorType}'`]);
+  if (errorType !== undefined && !/^[A-Za-z]{1,64}$/.test(errorType))
+    throw new RampflowInputError([
+      `errorType: a type such as InvalidParameters, Unauthorised or Deadline, got '${errorType}'`,
+    ]);
   return errorType;
 }
 
@@ -81,8 +91,13 @@ export class BulkActions {
   }
 
   /** Cancels every journey at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */
-  async cancelAllJourneys(filter: JourneyBulkFilter = {}, options: BulkOptions & { reason?: string } = {}): Promise<BulkReport> {
-    return this.onEvery(this.journeySet(filter), options, (externalId) => this.journeys.cancel(externalId, options.reason));
+  async cancelAllJourneys(
+    filter: JourneyBulkFilter = {},
+    options: BulkOptions & { reason?: string } = {},
+  ): Promise<BulkReport> {
+    return this.onEvery(this.journeySet(filter), options, (externalId) =>
+      this.journeys.cancel(externalId, options.reason),
+    );
   }
 
   /**
@@ -94,8 +109,13 @@ export class BulkActions {
   }
 
   /** Cancels every deposit at `filter.stage` (NEEDS_ATTENTION) on this client's task queue, with `reason`. */
-  async cancelAllDeposits(filter: DepositBulkFilter = {}, options: BulkOptions & { reason?: string } = {}): Promise<BulkReport> {
-    return this.onEvery(this.depositSet(filter), options, (depositId) => this.deposits.cancelDeposit(depositId, options.reason));
+  async cancelAllDeposits(
+    filter: DepositBulkFilter = {},
+    options: BulkOptions & { reason?: string } = {},
+  ): Promise<BulkReport> {
+    return this.onEvery(this.depositSet(filter), options, (depositId) =>
+      this.deposits.cancelDeposit(depositId, options.reason),
+    );
   }
 
   /**
@@ -130,16 +150,28 @@ export class BulkActions {
 
   private depositSet(filter: DepositBulkFilter): BulkSet {
     return {
-      query: depositBulkQuery({ stage: filter.stage ?? 'NEEDS_ATTENTION', externalId: filter.externalId }, this.taskQueue),
+      query: depositBulkQuery(
+        { stage: filter.stage ?? 'NEEDS_ATTENTION', externalId: filter.externalId },
+        this.taskQueue,
+      ),
       keyOf: (info) => toDepositListItem(info).depositId,
       attentionOf: async (depositId) => (await this.deposits.getDeposit(depositId)).attention,
       errorType: filter.errorType,
     };
   }
 
-  private async onEvery(set: BulkSet, options: BulkOptions, apply: (key: string) => Promise<unknown>): Promise<BulkReport> {
+  private async onEvery(
+    set: BulkSet,
+    options: BulkOptions,
+    apply: (key: string) => Promise<unknown>,
+  ): Promise<BulkReport> {
     const ids = await this.listedKeys(set.query, set.keyOf);
-    return runBulk(ids, { attentionOf: set.attentionOf, apply }, bulkErrorType(set.errorType), checkedBulkOptions(options));
+    return runBulk(
+      ids,
+      { attentionOf: set.attentionOf, apply },
+      bulkErrorType(set.errorType),
+      checkedBulkOptions(options),
+    );
   }
 
   /**

@@ -65,7 +65,11 @@ export interface BulkAction {
 }
 
 /** Runs `work` over `items`, at most `concurrency` at once. `work` must not throw. */
-export async function forEachBounded<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachBounded<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < items.length) await work(items[next++]!);
@@ -79,8 +83,25 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * Applies `action` to each listed id. With `errorType`, a workflow is acted on only when its state's
  * attention names that error type (read with its state query, since it is not a search attribute).
  */
-export async function runBulk(ids: readonly string[], action: BulkAction, errorType: string | undefined, options: BulkOptions = {}): Promise<BulkReport> {
-  const report: BulkReport = { listed: ids.length, settled: 0, matched: 0, done: 0, refused: 0, failed: 0, skipped: 0, dryRun: options.dryRun ?? false, wouldAct: [], refusals: [], failures: [] };
+export async function runBulk(
+  ids: readonly string[],
+  action: BulkAction,
+  errorType: string | undefined,
+  options: BulkOptions = {},
+): Promise<BulkReport> {
+  const report: BulkReport = {
+    listed: ids.length,
+    settled: 0,
+    matched: 0,
+    done: 0,
+    refused: 0,
+    failed: 0,
+    skipped: 0,
+    dryRun: options.dryRun ?? false,
+    wouldAct: [],
+    refusals: [],
+    failures: [],
+  };
   const progress = (): void => {
     const { listed, settled, matched, done, refused, failed, skipped } = report;
     options.onProgress?.({ listed, settled, matched, done, refused, failed, skipped });

@@ -38,7 +38,13 @@ export async function createRampflowClient(options: RampflowClientOptions): Prom
   const taskQueue = options.taskQueue ?? DEFAULTS.TEMPORAL_TASK_QUEUE;
   const dataConverter = rampflowDataConverter(options.payloadKeys);
   const attachmentStore = options.attachmentStore ?? attachmentStoreFromEnv();
-  if (options.connection) return new RampflowClient(new Client({ connection: options.connection, namespace, dataConverter }), taskQueue, undefined, attachmentStore);
+  if (options.connection)
+    return new RampflowClient(
+      new Client({ connection: options.connection, namespace, dataConverter }),
+      taskQueue,
+      undefined,
+      attachmentStore,
+    );
   const address = options.address ?? DEFAULTS.TEMPORAL_ADDRESS;
   const connection = await Connection.connect({
     address,
@@ -46,9 +52,17 @@ export async function createRampflowClient(options: RampflowClientOptions): Prom
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
   }).catch((error: unknown) => {
     // The SDK's message does not say where it tried to connect, which is what an operator needs.
-    throw new Error(`cannot connect to Temporal at ${address}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `cannot connect to Temporal at ${address}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   });
-  return new RampflowClient(new Client({ connection, namespace, dataConverter }), taskQueue, () => connection.close(), attachmentStore);
+  return new RampflowClient(
+    new Client({ connection, namespace, dataConverter }),
+    taskQueue,
+    () => connection.close(),
+    attachmentStore,
+  );
 }
 
 /** A client configured by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, TEMPORAL_API_KEY, TEMPORAL_TLS_* and RAMPFLOW_PAYLOAD_KEYS. */

@@ -9,7 +9,14 @@ import { temporal } from '@temporalio/proto';
 import type * as workflows from '../workflows';
 
 /** Every workflow type the rampflow worker runs; the type check below fails when one is added and not listed. */
-export const WORKFLOW_TYPES = ['customerJourney', 'depositLifecycle', 'rampEvent', 'reconcileWithService', 'payout', 'partnerEventDelivery'] as const;
+export const WORKFLOW_TYPES = [
+  'customerJourney',
+  'depositLifecycle',
+  'rampEvent',
+  'reconcileWithService',
+  'payout',
+  'partnerEventDelivery',
+] as const;
 type Unlisted = Exclude<keyof typeof workflows, (typeof WORKFLOW_TYPES)[number]>;
 const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyTypeListed;
@@ -44,7 +51,8 @@ export interface DeploymentReport {
 const SAFE_NAME = /^[A-Za-z0-9._-]+$/;
 
 function safe(what: string, value: string): string {
-  if (!SAFE_NAME.test(value)) throw new Error(`${what} '${value}' has characters rampflow does not put in a visibility query`);
+  if (!SAFE_NAME.test(value))
+    throw new Error(`${what} '${value}' has characters rampflow does not put in a visibility query`);
   return value;
 }
 
@@ -69,10 +77,16 @@ function isoOf(timestamp: { seconds?: { toString(): string } | number | null } |
  */
 export async function describeDeployment(client: Client, deploymentName: string): Promise<DeploymentReport> {
   const { workerDeploymentInfo: info } = await client.workflowService
-    .describeWorkerDeployment({ namespace: client.options.namespace, deploymentName: safe('deployment name', deploymentName) })
+    .describeWorkerDeployment({
+      namespace: client.options.namespace,
+      deploymentName: safe('deployment name', deploymentName),
+    })
     .catch((error: unknown) => {
       if ((error as { code?: number }).code !== GRPC_NOT_FOUND) throw error;
-      throw new Error(`no worker deployment '${deploymentName}' in namespace ${client.options.namespace}: no versioned worker of it has polled yet`, { cause: error });
+      throw new Error(
+        `no worker deployment '${deploymentName}' in namespace ${client.options.namespace}: no versioned worker of it has polled yet`,
+        { cause: error },
+      );
     });
   const routing = info?.routingConfig;
   const versions: DeploymentVersionReport[] = [];
@@ -85,9 +99,17 @@ export async function describeDeployment(client: Client, deploymentName: string)
       const { count } = await client.workflow.count(`${runningOnVersion} AND WorkflowType = '${type}'`);
       if (count > 0) running[type] = count;
     }
-    const { count: pinned } = await client.workflow.count(`${runningOnVersion} AND TemporalWorkflowVersioningBehavior = 'Pinned'`);
+    const { count: pinned } = await client.workflow.count(
+      `${runningOnVersion} AND TemporalWorkflowVersioningBehavior = 'Pinned'`,
+    );
     const createdAt = isoOf(summary.createTime);
-    versions.push({ buildId, status: statusName(summary.status), ...(createdAt ? { createdAt } : {}), running, pinned });
+    versions.push({
+      buildId,
+      status: statusName(summary.status),
+      ...(createdAt ? { createdAt } : {}),
+      running,
+      pinned,
+    });
   }
   versions.sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
   const current = routing?.currentDeploymentVersion?.buildId;
@@ -105,7 +127,11 @@ export async function describeDeployment(client: Client, deploymentName: string)
  * creates it at a versioned worker's first poll). Takes the bare service so a worker's own native
  * connection can ask.
  */
-export async function currentBuildId(service: Pick<Client['workflowService'], 'describeWorkerDeployment'>, namespace: string, deploymentName: string): Promise<string | undefined> {
+export async function currentBuildId(
+  service: Pick<Client['workflowService'], 'describeWorkerDeployment'>,
+  namespace: string,
+  deploymentName: string,
+): Promise<string | undefined> {
   try {
     const { workerDeploymentInfo } = await service.describeWorkerDeployment({ namespace, deploymentName });
     return workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
@@ -119,7 +145,11 @@ export async function currentBuildId(service: Pick<Client['workflowService'], 'd
  * Makes a version current: new workflows start on it, AUTO_UPGRADE ones move to it. The server refuses
  * while no worker of that version has polled yet, so this waits for one (up to `timeoutMs`).
  */
-export async function setCurrentVersion(client: Client, version: { deploymentName: string; buildId: string }, timeoutMs = 30_000): Promise<void> {
+export async function setCurrentVersion(
+  client: Client,
+  version: { deploymentName: string; buildId: string },
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -154,9 +184,15 @@ export interface ParkedMove {
  * ramping: what keeps an old version's workers up while nobody acts on them (a deposit may wait
  * months for an operator).
  */
-export async function listParkedOnOldVersions(client: Client, deploymentName: string): Promise<{ current: string; parked: ParkedMove[] }> {
+export async function listParkedOnOldVersions(
+  client: Client,
+  deploymentName: string,
+): Promise<{ current: string; parked: ParkedMove[] }> {
   const report = await describeDeployment(client, deploymentName);
-  if (!report.current) throw new Error(`deployment '${deploymentName}' has no current version: make one current first (temporal worker deployment set-current-version)`);
+  if (!report.current)
+    throw new Error(
+      `deployment '${deploymentName}' has no current version: make one current first (temporal worker deployment set-current-version)`,
+    );
   const keep = new Set([report.current, ...(report.ramping ? [report.ramping.buildId] : [])]);
   const parked: ParkedMove[] = [];
   for (const version of report.versions) {
@@ -171,7 +207,11 @@ export async function listParkedOnOldVersions(client: Client, deploymentName: st
     // Raw pages: ids and types are all it needs, so it decodes no memo and needs no payload key.
     let nextPageToken: Uint8Array | undefined;
     do {
-      const page = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, ...(nextPageToken ? { nextPageToken } : {}) });
+      const page = await client.workflowService.listWorkflowExecutions({
+        namespace: client.options.namespace,
+        query,
+        ...(nextPageToken ? { nextPageToken } : {}),
+      });
       for (const execution of page.executions) {
         const workflowId = execution.execution?.workflowId;
         if (workflowId) parked.push({ workflowId, workflowType: execution.type?.name ?? '', from: version.buildId });

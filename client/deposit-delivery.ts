@@ -10,7 +10,13 @@ import type { depositLifecycle } from '../workflows/deposit';
 import type { DepositLifecycleRequest, DepositTimings } from '../workflows/deposit-input';
 import { depositWorkflowId } from '../workflows/ids';
 import { depositEventSignal, paymentEventSignal, tradeEventSignal } from '../workflows/messages';
-import { depositKindOf, type DepositRecord, type PaymentRecord, type RampEvent, type TradeRecord } from '../workflows/records';
+import {
+  depositKindOf,
+  type DepositRecord,
+  type PaymentRecord,
+  type RampEvent,
+  type TradeRecord,
+} from '../workflows/records';
 import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
 
 export type DepositDelivery = { depositId: string; externalId?: string } & (
@@ -43,7 +49,9 @@ export async function deliverToDeposit(starter: DepositStarter, delivery: Deposi
   };
   // What the starter knows is indexed at start; the workflow indexes what it learns itself.
   // A deposit a delivery named shows no stage until it has read the service's record.
-  const searchAttributes: SearchAttributePair[] = delivery.event.fromPayload ? [] : [{ key: RampStage, value: 'RECEIVED' }];
+  const searchAttributes: SearchAttributePair[] = delivery.event.fromPayload
+    ? []
+    : [{ key: RampStage, value: 'RECEIVED' }];
   if (delivery.externalId) searchAttributes.push({ key: RampExternalId, value: delivery.externalId });
   if (delivery.externalId && deposit) searchAttributes.push({ key: RampCustomerId, value: deposit.customerId });
   const common = {
@@ -59,13 +67,25 @@ export async function deliverToDeposit(starter: DepositStarter, delivery: Deposi
     const options = { ...common, workflowIdReusePolicy };
     switch (delivery.signal) {
       case 'deposit':
-        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<DepositRecord>]>('depositLifecycle', { ...options, signal: depositEventSignal, signalArgs: [delivery.event] });
+        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<DepositRecord>]>('depositLifecycle', {
+          ...options,
+          signal: depositEventSignal,
+          signalArgs: [delivery.event],
+        });
         break;
       case 'trade':
-        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<TradeRecord>]>('depositLifecycle', { ...options, signal: tradeEventSignal, signalArgs: [delivery.event] });
+        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<TradeRecord>]>('depositLifecycle', {
+          ...options,
+          signal: tradeEventSignal,
+          signalArgs: [delivery.event],
+        });
         break;
       case 'payment':
-        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<PaymentRecord>]>('depositLifecycle', { ...options, signal: paymentEventSignal, signalArgs: [delivery.event] });
+        await client.workflow.signalWithStart<typeof depositLifecycle, [RampEvent<PaymentRecord>]>('depositLifecycle', {
+          ...options,
+          signal: paymentEventSignal,
+          signalArgs: [delivery.event],
+        });
         break;
     }
   };
@@ -87,7 +107,13 @@ export async function deliverToDeposit(starter: DepositStarter, delivery: Deposi
     if (refundOfCompleted) {
       await client.workflow.start<typeof depositLifecycle>('depositLifecycle', {
         ...common,
-        args: [{ depositId: delivery.depositId, reversalOf: 'COMPLETED', ...(depositTimings ? { timings: depositTimings } : {}) }],
+        args: [
+          {
+            depositId: delivery.depositId,
+            reversalOf: 'COMPLETED',
+            ...(depositTimings ? { timings: depositTimings } : {}),
+          },
+        ],
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
         staticSummary: `refund of deposit ${delivery.depositId}`,
       });

@@ -13,7 +13,17 @@ import { cancelUpdate, depositStateQuery, retryUpdate, type DepositState } from 
 import { explained, stateOrEnd } from './explained';
 import { parseDepositId } from './input-validation';
 import { listed } from './listing';
-import { depositListQuery, depositPageQuery, pageTokenText, toDepositListItem, type DepositFilter, type DepositListItem, type DepositPage, type DepositPageFilter, type PageRequest } from './visibility';
+import {
+  depositListQuery,
+  depositPageQuery,
+  pageTokenText,
+  toDepositListItem,
+  type DepositFilter,
+  type DepositListItem,
+  type DepositPage,
+  type DepositPageFilter,
+  type PageRequest,
+} from './visibility';
 
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
 export type { DepositOutcome };
@@ -31,7 +41,9 @@ export class DepositOperations {
    * @throws RampflowWorkflowEndedError when the deposit's workflow failed, was terminated, timed out or was cancelled
    */
   async getDeposit(depositId: string): Promise<DepositState> {
-    return stateOrEnd(this.depositHandle(depositId), `deposit ${depositId}`, (handle) => handle.query(depositStateQuery));
+    return stateOrEnd(this.depositHandle(depositId), `deposit ${depositId}`, (handle) =>
+      handle.query(depositStateQuery),
+    );
   }
 
   /** Deposits newest first, by stage and/or by the customer's externalId. */
@@ -50,16 +62,26 @@ export class DepositOperations {
   async listDepositsPage(filter: DepositPageFilter, page: PageRequest = {}): Promise<DepositPage> {
     const { query, pageSize, nextPageToken } = depositPageQuery(filter, page);
     const { namespace, loadedDataConverter } = this.temporal.options;
-    const response = await this.temporal.workflowService.listWorkflowExecutions({ namespace, query, pageSize, nextPageToken });
+    const response = await this.temporal.workflowService.listWorkflowExecutions({
+      namespace,
+      query,
+      pageSize,
+      nextPageToken,
+    });
     const deposits = await Promise.all(
-      response.executions.map(async (raw) => toDepositListItem(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace))),
+      response.executions.map(async (raw) =>
+        toDepositListItem(await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace)),
+      ),
     );
     const next = pageTokenText(query, response.nextPageToken);
     return { deposits, ...(next ? { nextPageToken: next } : {}) };
   }
 
   /** Every deposit `filter` selects, in `listDepositsPage`'s order, a page (`pageSize`, default 100) at a time. */
-  async *iterateDeposits(filter: DepositPageFilter, options: { pageSize?: number } = {}): AsyncGenerator<DepositListItem> {
+  async *iterateDeposits(
+    filter: DepositPageFilter,
+    options: { pageSize?: number } = {},
+  ): AsyncGenerator<DepositListItem> {
     let nextPageToken: string | undefined;
     do {
       const page = await this.listDepositsPage(filter, { ...options, ...(nextPageToken ? { nextPageToken } : {}) });
@@ -75,7 +97,11 @@ export class DepositOperations {
 
   /** Ends a deposit parked in NEEDS_ATTENTION (CANCELLED, with the reason as its outcome). */
   async cancelDeposit(depositId: string, reason?: string): Promise<{ cancelled: true }> {
-    return this.onDeposit(depositId, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }), 'cancel');
+    return this.onDeposit(
+      depositId,
+      (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }),
+      'cancel',
+    );
   }
 
   /** A call on the deposit, its errors made readable for an operator (client/explained.ts). */

@@ -13,7 +13,8 @@ import { eventListQuery, toEventListing, type EventFilter, type EventListing } f
 import type { EndFailure } from './workflow-end';
 
 /** A listed event, with why it was parked once it has ended parked, or how it ended when its workflow failed or was terminated. */
-export type EventReport = EventListing & Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>> & { failure?: EndFailure };
+export type EventReport = EventListing &
+  Partial<Pick<RampEventResult, 'outcome' | 'parkCode' | 'reason' | 'target'>> & { failure?: EndFailure };
 
 export class EventOperations {
   /** @param temporalClient a connected Temporal client (its namespace is the events' namespace) */
@@ -28,10 +29,19 @@ export class EventOperations {
     const listings = await listed(this.temporalClient, eventListQuery(filter), toEventListing);
     return Promise.all(
       listings.map(async (listing): Promise<EventReport> => {
-        if (listing.closeTime === undefined || listing.status !== 'COMPLETED') return withEnd(this.temporalClient, listing);
-        const result = (await this.temporalClient.workflow.getHandle(listing.workflowId, listing.runId).result()) as RampEventResult;
+        if (listing.closeTime === undefined || listing.status !== 'COMPLETED')
+          return withEnd(this.temporalClient, listing);
+        const result = (await this.temporalClient.workflow
+          .getHandle(listing.workflowId, listing.runId)
+          .result()) as RampEventResult;
         const { outcome, parkCode, reason, target } = result;
-        return { ...listing, outcome, ...(parkCode ? { parkCode } : {}), ...(reason ? { reason } : {}), ...(target ? { target } : {}) };
+        return {
+          ...listing,
+          outcome,
+          ...(parkCode ? { parkCode } : {}),
+          ...(reason ? { reason } : {}),
+          ...(target ? { target } : {}),
+        };
       }),
     );
   }
@@ -42,18 +52,33 @@ export class EventOperations {
    * record and looks for the target afresh. A later delivery of the event would only be a duplicate,
    * which is why this exists. Targets apply each event key once, so replaying a routed event is harmless.
    */
-  async replayEvent(workflowId: string, reason = 'replayed by an operator'): Promise<{ workflowId: string; runId: string }> {
-    if (!/^event\/[^/]+\/.+/.test(workflowId)) throw new RampflowInputError([`workflowId: expected event/<EVENT>/<payload id>, got '${workflowId}'`]);
+  async replayEvent(
+    workflowId: string,
+    reason = 'replayed by an operator',
+  ): Promise<{ workflowId: string; runId: string }> {
+    if (!/^event\/[^/]+\/.+/.test(workflowId))
+      throw new RampflowInputError([`workflowId: expected event/<EVENT>/<payload id>, got '${workflowId}'`]);
     const handle = this.temporalClient.workflow.getHandle(workflowId);
     const description = await handle.describe().catch((error: unknown) => {
       throw explainTemporalError(error, `event ${workflowId}`);
     });
     if (description.status.name === 'RUNNING') {
-      throw new RampflowUpdateRefusedError('replay', `event ${workflowId}`, 'it is still running (looking for its target); replay it once it has ended');
+      throw new RampflowUpdateRefusedError(
+        'replay',
+        `event ${workflowId}`,
+        'it is still running (looking for its target); replay it once it has ended',
+      );
     }
     const history = await handle.fetchHistory();
-    const firstTask = history.events?.find((event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
-    if (!firstTask?.eventId) throw new RampflowUpdateRefusedError('replay', `event ${workflowId}`, 'its history has no completed workflow task to go back to');
+    const firstTask = history.events?.find(
+      (event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+    );
+    if (!firstTask?.eventId)
+      throw new RampflowUpdateRefusedError(
+        'replay',
+        `event ${workflowId}`,
+        'its history has no completed workflow task to go back to',
+      );
     const { runId } = await this.temporalClient.workflowService.resetWorkflowExecution({
       namespace: this.temporalClient.options.namespace,
       workflowExecution: { workflowId, runId: description.runId },

@@ -13,7 +13,12 @@ import { readWorkflowEnd, runOf } from './workflow-end';
  * `call(handle)`, its Temporal errors turned into rampflow's. `what` names the workflow as an operator
  * knows it (`journey user-42`); `update` names the update the call sends, if it sends one.
  */
-export async function explained<H extends WorkflowHandle, T>(handle: H, what: string, call: (handle: H) => Promise<T>, update?: string): Promise<T> {
+export async function explained<H extends WorkflowHandle, T>(
+  handle: H,
+  what: string,
+  call: (handle: H) => Promise<T>,
+  update?: string,
+): Promise<T> {
   try {
     return await call(handle);
   } catch (error) {
@@ -35,7 +40,11 @@ export async function explained<H extends WorkflowHandle, T>(handle: H, what: st
  * RampflowWorkflowEndedError with the decoded reason. Asked first (describe needs no worker), so a
  * failed or terminated workflow is never replayed for a query it may not answer.
  */
-export function stateOrEnd<H extends WorkflowHandle, T>(handle: H, what: string, query: (handle: H) => Promise<T>): Promise<T> {
+export function stateOrEnd<H extends WorkflowHandle, T>(
+  handle: H,
+  what: string,
+  query: (handle: H) => Promise<T>,
+): Promise<T> {
   return explained(handle, what, async (described) => {
     const description = await described.describe();
     const end = await readWorkflowEnd(described, runOf(description));

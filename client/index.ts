@@ -12,11 +12,41 @@ export type { DepositHandle, DepositOutcome } from './deposits';
 export type { DepositBulkFilter, JourneyBulkFilter, PayoutBulkFilter } from './bulk-actions';
 export type { EventReport } from './events';
 export type { ParkCode, RampEventResult } from '../workflows/ramp-event-types';
-export { DEFAULT_BULK_CONCURRENCY, type BulkOptions, type BulkProgress, type BulkReport, type BulkTarget } from './bulk';
+export {
+  DEFAULT_BULK_CONCURRENCY,
+  type BulkOptions,
+  type BulkProgress,
+  type BulkReport,
+  type BulkTarget,
+} from './bulk';
 export { PayoutClient, parsePayoutRequest, type PayoutHandle, type PayoutRequest } from './payouts';
-export { PAYOUT_STAGES, type PayoutInput, type PayoutStage, type PayoutState, type PayoutTimings } from '../workflows/payout-messages';
-export { RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, RampflowWorkflowEndedError } from './errors';
-export { END_STATUSES, endFieldLines, endJson, endLine, isEndStatus, readWorkflowEnd, workflowEndOf, type EndedRun, type EndFailure, type EndStatus, type WorkflowEnd, type WorkflowEndFields } from './workflow-end';
+export {
+  PAYOUT_STAGES,
+  type PayoutInput,
+  type PayoutStage,
+  type PayoutState,
+  type PayoutTimings,
+} from '../workflows/payout-messages';
+export {
+  RampflowInputError,
+  RampflowNotFoundError,
+  RampflowUpdateRefusedError,
+  RampflowWorkflowEndedError,
+} from './errors';
+export {
+  END_STATUSES,
+  endFieldLines,
+  endJson,
+  endLine,
+  isEndStatus,
+  readWorkflowEnd,
+  workflowEndOf,
+  type EndedRun,
+  type EndFailure,
+  type EndStatus,
+  type WorkflowEnd,
+  type WorkflowEndFields,
+} from './workflow-end';
 export type { CorrectedInput } from './input-validation';
 export { LocalFolderAttachmentStore, type AttachmentFile, type AttachmentStore } from '../attachments';
 // RAMPFLOW_PAYLOAD_KEYS's format, for a partner backend that keeps its keys elsewhere than the environment.

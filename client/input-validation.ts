@@ -58,7 +58,10 @@ export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 const AttachmentSchema = z.object({
   fileName: z.string().min(1).max(255),
   contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type such as application/pdf'),
-  content: z.instanceof(Uint8Array).refine((bytes) => bytes.byteLength > 0, 'is empty').refine((bytes) => bytes.byteLength <= MAX_ATTACHMENT_BYTES, `is larger than ${MAX_ATTACHMENT_BYTES} bytes`),
+  content: z
+    .instanceof(Uint8Array)
+    .refine((bytes) => bytes.byteLength > 0, 'is empty')
+    .refine((bytes) => bytes.byteLength <= MAX_ATTACHMENT_BYTES, `is larger than ${MAX_ATTACHMENT_BYTES} bytes`),
 });
 
 export function parseAttachment(attachment: unknown): AttachmentFile {

@@ -16,8 +16,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
-import { depositReportsUpdate, HANDING_OVER, MAX_REPORTS_PER_OFFER, type DepositReport } from '../workflows/deposit-reports';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import {
+  depositReportsUpdate,
+  HANDING_OVER,
+  MAX_REPORTS_PER_OFFER,
+  type DepositReport,
+} from '../workflows/deposit-reports';
 
 /**
  * - `taken`: the journey applied the report (or had already, under its key);
@@ -91,7 +101,12 @@ export class JourneyReportSender {
       await this.client.withDeadline(Date.now() + this.timings.offerDeadlineMs, () => update.result());
       return true;
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError || error instanceof WorkflowUpdateFailedError || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return false;
+      if (
+        error instanceof WorkflowNotFoundError ||
+        error instanceof WorkflowUpdateFailedError ||
+        error instanceof WorkflowUpdateRPCTimeoutOrCancelledError
+      )
+        return false;
       throw error;
     }
   }
@@ -105,7 +120,11 @@ export class JourneyReportSender {
       const updateId = randomUUID();
       try {
         for (const waiting of batch) waiting.sending?.(updateId);
-        const outcome = await this.send(journeyId, batch.map((waiting) => waiting.report), updateId);
+        const outcome = await this.send(
+          journeyId,
+          batch.map((waiting) => waiting.report),
+          updateId,
+        );
         for (const waiting of batch) waiting.settle(outcome);
       } catch (error) {
         // Only this batch fails; the journey's queue goes on, so one bad offer never holds up the rest.
@@ -120,7 +139,9 @@ export class JourneyReportSender {
     const askUntil = Date.now() + this.timings.unknownOutcomeBudgetMs;
     for (;;) {
       try {
-        await this.client.withDeadline(Date.now() + this.timings.offerDeadlineMs, () => journey.executeUpdate(depositReportsUpdate, { args: [reports], updateId }));
+        await this.client.withDeadline(Date.now() + this.timings.offerDeadlineMs, () =>
+          journey.executeUpdate(depositReportsUpdate, { args: [reports], updateId }),
+        );
         return 'taken';
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return 'journey-gone';

@@ -16,10 +16,25 @@ import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
 import { journeyWorkflowId } from '../workflows/ids';
 import type { customerJourney, JourneyOutcome } from '../workflows/journey';
 import type { JourneyInput, JourneyRequest } from '../workflows/journey-input';
-import { cancelUpdate, closeCustomerUpdate, journeyStateQuery, JOURNEY_STAGES, retryUpdate, signupUpdate, type JourneyStage, type JourneyState } from '../workflows/messages';
+import {
+  cancelUpdate,
+  closeCustomerUpdate,
+  journeyStateQuery,
+  JOURNEY_STAGES,
+  retryUpdate,
+  signupUpdate,
+  type JourneyStage,
+  type JourneyState,
+} from '../workflows/messages';
 import { RampExternalId, RampStage } from '../observability/search-attributes';
 import { explained, stateOrEnd } from './explained';
-import { parseCorrectedInput, parseExternalId, parseJourneyRequest, parseSignupWait, type CorrectedInput } from './input-validation';
+import {
+  parseCorrectedInput,
+  parseExternalId,
+  parseJourneyRequest,
+  parseSignupWait,
+  type CorrectedInput,
+} from './input-validation';
 import { listed, withEnd } from './listing';
 import { startedOrExisting } from './start-once';
 import { journeyListQuery, toJourneyListing, type JourneyFilter, type JourneyListing } from './visibility';
@@ -105,18 +120,27 @@ export class JourneyOperations {
   async signUp(request: JourneyRequest, options: SignUpOptions = {}): Promise<SignUp> {
     const input = parseJourneyRequest(request);
     const waitSeconds = parseSignupWait(options.waitSeconds) ?? SIGNUP_WAIT_DEFAULT_SECONDS;
-    const startWorkflowOperation = new WithStartWorkflowOperation<typeof customerJourney>('customerJourney', this.journeyStartOptions(input));
+    const startWorkflowOperation = new WithStartWorkflowOperation<typeof customerJourney>(
+      'customerJourney',
+      this.journeyStartOptions(input),
+    );
     try {
       // The deadline bounds every call inside, the SDK's re-sends and polls for the update's outcome included.
-      const answer = await this.temporal.connection.withDeadline(Date.now() + waitSeconds * 1000 + SIGNUP_GRACE_MS, () =>
-        this.temporal.workflow.executeUpdateWithStart(signupUpdate, { args: [{ waitSeconds }], startWorkflowOperation }),
+      const answer = await this.temporal.connection.withDeadline(
+        Date.now() + waitSeconds * 1000 + SIGNUP_GRACE_MS,
+        () =>
+          this.temporal.workflow.executeUpdateWithStart(signupUpdate, {
+            args: [{ waitSeconds }],
+            startWorkflowOperation,
+          }),
       );
       return { handle: await startWorkflowOperation.workflowHandle(), ...answer };
     } catch (error) {
       // Ended (REJECT_DUPLICATE): as startJourney, the journey as it is. Not answered in time, or
       // refused by a worker that predates the update: the journey may or may not have started, so
       // start it (or find it) as startJourney does. Anything else (Temporal away) is the caller's.
-      const unanswered = error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || error instanceof WorkflowUpdateFailedError;
+      const unanswered =
+        error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || error instanceof WorkflowUpdateFailedError;
       if (!unanswered && !(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       const handle = unanswered ? await this.startJourney(input) : this.journeyHandle(input.customer.externalId);
       const stage = await this.indexedStage(handle);
@@ -125,7 +149,9 @@ export class JourneyOperations {
   }
 
   /** How a journey is started, by `startJourney` and `signUp` alike. */
-  private journeyStartOptions(input: JourneyInput): WorkflowStartOptions<typeof customerJourney> & { workflowIdConflictPolicy: 'USE_EXISTING' } {
+  private journeyStartOptions(
+    input: JourneyInput,
+  ): WorkflowStartOptions<typeof customerJourney> & { workflowIdConflictPolicy: 'USE_EXISTING' } {
     const { externalId } = input.customer;
     return {
       workflowId: journeyWorkflowId(externalId),
@@ -155,7 +181,9 @@ export class JourneyOperations {
    *   cancelled: its `end` has the decoded type, message and fields (client/workflow-end.ts)
    */
   async getJourney(externalId: string): Promise<JourneyState> {
-    return stateOrEnd(this.journeyHandle(externalId), `journey ${externalId}`, (handle) => handle.query(journeyStateQuery));
+    return stateOrEnd(this.journeyHandle(externalId), `journey ${externalId}`, (handle) =>
+      handle.query(journeyStateQuery),
+    );
   }
 
   /**
@@ -173,23 +201,40 @@ export class JourneyOperations {
    * @returns the stage resumed
    */
   async retry(externalId: string, correctedInput?: CorrectedInput): Promise<{ resumed: string }> {
-    const corrected = correctedInput === undefined ? undefined : parseCorrectedInput(parseExternalId(externalId), correctedInput);
-    return this.onJourney(externalId, (handle) => handle.executeUpdate(retryUpdate, { args: [corrected ? { correctedInput: corrected } : {}] }), 'retry');
+    const corrected =
+      correctedInput === undefined ? undefined : parseCorrectedInput(parseExternalId(externalId), correctedInput);
+    return this.onJourney(
+      externalId,
+      (handle) => handle.executeUpdate(retryUpdate, { args: [corrected ? { correctedInput: corrected } : {}] }),
+      'retry',
+    );
   }
 
   /** A retry among many (client/bulk-actions.ts): the journey's resumed calls to the service wait behind signups and payouts. */
   async retryInBulk(externalId: string): Promise<{ resumed: string }> {
-    return this.onJourney(externalId, (handle) => handle.executeUpdate(retryUpdate, { args: [{ bulk: true }] }), 'retry');
+    return this.onJourney(
+      externalId,
+      (handle) => handle.executeUpdate(retryUpdate, { args: [{ bulk: true }] }),
+      'retry',
+    );
   }
 
   /** Ends a journey parked in NEEDS_ATTENTION (it closes with the reason as its outcome). */
   async cancel(externalId: string, reason?: string): Promise<{ cancelled: true }> {
-    return this.onJourney(externalId, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }), 'cancel');
+    return this.onJourney(
+      externalId,
+      (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }),
+      'cancel',
+    );
   }
 
   /** Ends the customer relationship at any stage; deposits in flight finish on their own. */
   async closeCustomer(externalId: string, reason?: string): Promise<{ closed: true }> {
-    return this.onJourney(externalId, (handle) => handle.executeUpdate(closeCustomerUpdate, { args: [reason === undefined ? {} : { reason }] }), 'closeCustomer');
+    return this.onJourney(
+      externalId,
+      (handle) => handle.executeUpdate(closeCustomerUpdate, { args: [reason === undefined ? {} : { reason }] }),
+      'closeCustomer',
+    );
   }
 
   /** A call on the journey, its errors made readable for an operator (client/explained.ts). */

@@ -6,7 +6,11 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { endJson, isEndStatus, readWorkflowEnd, type EndedRun, type EndFailure } from './workflow-end';
 
 /** At most `limit` visibility listings for `query`, newest first. */
-export async function listed<T>(temporal: Client, { query, limit }: { query: string; limit: number }, toListing: (info: WorkflowExecutionInfo) => T): Promise<T[]> {
+export async function listed<T>(
+  temporal: Client,
+  { query, limit }: { query: string; limit: number },
+  toListing: (info: WorkflowExecutionInfo) => T,
+): Promise<T[]> {
   const found: T[] = [];
   for await (const info of temporal.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
     found.push(toListing(info));

@@ -14,7 +14,6 @@ import {
 } from '../workflows/partner-event-delivery-messages';
 import { explainTemporalError, RampflowInputError, RampflowNotFoundError } from './errors';
 
-
 export interface ParkedDeliveries {
   stream: PartnerEventStream;
   workflowId: string;
@@ -27,7 +26,8 @@ export interface ParkedDeliveries {
 
 /** A stream named by an operator or a partner: `customer/<externalId>` or `payout/<reference>`. */
 export function parseStream(text: string): PartnerEventStream {
-  if (!PARTNER_EVENT_STREAM.test(text)) throw new RampflowInputError(['stream: expected customer/<externalId> or payout/<reference>']);
+  if (!PARTNER_EVENT_STREAM.test(text))
+    throw new RampflowInputError(['stream: expected customer/<externalId> or payout/<reference>']);
   return text as PartnerEventStream;
 }
 
@@ -51,7 +51,9 @@ export class PartnerEventDeliveries {
       if (found.length >= limit) break;
     }
     const listed = await Promise.all(found.map((workflowId) => this.parkedIn(workflowId)));
-    return listed.filter((parked) => parked !== undefined && (parked.unreadable !== undefined || parked.endpoints.length > 0)) as ParkedDeliveries[];
+    return listed.filter(
+      (parked) => parked !== undefined && (parked.unreadable !== undefined || parked.endpoints.length > 0),
+    ) as ParkedDeliveries[];
   }
 
   private async parkedIn(workflowId: string): Promise<ParkedDeliveries | undefined> {
@@ -59,8 +61,16 @@ export class PartnerEventDeliveries {
       const state = await this.stateOf(workflowId);
       return state && toParked(state);
     } catch (error) {
-      const stream = workflowId.slice(partnerEventDeliveryWorkflowId('' as PartnerEventStream).length) as PartnerEventStream;
-      return { stream, workflowId, endpoints: [], throughSequence: 0, unreadable: error instanceof Error ? error.message : String(error) };
+      const stream = workflowId.slice(
+        partnerEventDeliveryWorkflowId('' as PartnerEventStream).length,
+      ) as PartnerEventStream;
+      return {
+        stream,
+        workflowId,
+        endpoints: [],
+        throughSequence: 0,
+        unreadable: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 
@@ -93,6 +103,16 @@ export class PartnerEventDeliveries {
 function toParked(state: PartnerEventDeliveryState): ParkedDeliveries {
   const endpoints = Object.entries(state.endpoints)
     .filter(([, endpoint]) => endpoint.parked !== undefined)
-    .map(([name, endpoint]) => ({ name, deliveredThrough: endpoint.deliveredThrough, reason: endpoint.parked!.reason, since: endpoint.parked!.since }));
-  return { stream: state.stream, workflowId: partnerEventDeliveryWorkflowId(state.stream), endpoints, throughSequence: state.throughSequence };
+    .map(([name, endpoint]) => ({
+      name,
+      deliveredThrough: endpoint.deliveredThrough,
+      reason: endpoint.parked!.reason,
+      since: endpoint.parked!.since,
+    }));
+  return {
+    stream: state.stream,
+    workflowId: partnerEventDeliveryWorkflowId(state.stream),
+    endpoints,
+    throughSequence: state.throughSequence,
+  };
 }

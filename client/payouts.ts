@@ -7,7 +7,14 @@ import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporal
 import { z } from 'zod';
 import { cancelUpdate, retryUpdate } from '../workflows/messages';
 import type { payout } from '../workflows/payout';
-import { PAYOUT_REFERENCE, payoutStateQuery, payoutWorkflowId, type PayoutInput, type PayoutStage, type PayoutState } from '../workflows/payout-messages';
+import {
+  PAYOUT_REFERENCE,
+  payoutStateQuery,
+  payoutWorkflowId,
+  type PayoutInput,
+  type PayoutStage,
+  type PayoutState,
+} from '../workflows/payout-messages';
 import { RampStage } from '../observability/search-attributes';
 import { RampflowInputError, RampflowWorkflowEndedError } from './errors';
 import { explained, stateOrEnd } from './explained';
@@ -32,13 +39,24 @@ const PayoutRequestSchema = z.strictObject({
   reference: z.string().regex(PAYOUT_REFERENCE, 'must be 1 to 64 letters, digits or . _ : -'),
   bankAccountId: z.string().min(1).max(200),
   deductCurrency: z.enum(['USDT', 'USDC']),
-  deductAmount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal string such as "25.50"').refine((amount) => Number(amount) > 0, 'must be greater than zero'),
-  timings: z.strictObject({ pollIntervalSeconds: z.number().positive().optional(), settlementDeadlineSeconds: z.number().positive().optional() }).optional(),
+  deductAmount: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a positive decimal string such as "25.50"')
+    .refine((amount) => Number(amount) > 0, 'must be greater than zero'),
+  timings: z
+    .strictObject({
+      pollIntervalSeconds: z.number().positive().optional(),
+      settlementDeadlineSeconds: z.number().positive().optional(),
+    })
+    .optional(),
 });
 
 export function parsePayoutRequest(request: unknown): PayoutInput {
   const parsed = PayoutRequestSchema.safeParse(request);
-  if (!parsed.success) throw new RampflowInputError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`));
+  if (!parsed.success)
+    throw new RampflowInputError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`),
+    );
   return parsed.data;
 }
 
@@ -92,7 +110,8 @@ export class PayoutClient {
       const ended = handle.result().then(
         (state) => state,
         (error: unknown) => {
-          if (error instanceof WorkflowFailedError) throw new RampflowWorkflowEndedError(what, workflowEndOf(error), undefined, { cause: error });
+          if (error instanceof WorkflowFailedError)
+            throw new RampflowWorkflowEndedError(what, workflowEndOf(error), undefined, { cause: error });
           throw error;
         },
       );
@@ -124,7 +143,12 @@ export class PayoutClient {
 
   /** Resumes a parked payout (after the balance was topped up, say): it looks its payment up again before creating it. */
   async retry(reference: string): Promise<void> {
-    await explained(this.handle(reference), `payout ${reference}`, (handle) => handle.executeUpdate(retryUpdate, { args: [{}] }), 'retry');
+    await explained(
+      this.handle(reference),
+      `payout ${reference}`,
+      (handle) => handle.executeUpdate(retryUpdate, { args: [{}] }),
+      'retry',
+    );
   }
 
   /**
@@ -132,6 +156,11 @@ export class PayoutClient {
    * reason) while a payment exists at the service that has not failed.
    */
   async cancel(reference: string, reason?: string): Promise<void> {
-    await explained(this.handle(reference), `payout ${reference}`, (handle) => handle.executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] }), 'cancel');
+    await explained(
+      this.handle(reference),
+      `payout ${reference}`,
+      (handle) => handle.executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] }),
+      'cancel',
+    );
   }
 }

@@ -46,38 +46,84 @@ export class RampflowClient {
 
   // ---- journeys (client/journeys.ts) ------------------------------------------------------------
 
-  startJourney(request: JourneyRequest) { return this.journeys.startJourney(request); }
-  signUp(request: JourneyRequest, options?: SignUpOptions) { return this.journeys.signUp(request, options); }
-  journeyHandle(externalId: string) { return this.journeys.journeyHandle(externalId); }
-  getJourney(externalId: string) { return this.journeys.getJourney(externalId); }
-  listJourneys(filter?: JourneyFilter) { return this.journeys.listJourneys(filter); }
-  retry(externalId: string, correctedInput?: CorrectedInput) { return this.journeys.retry(externalId, correctedInput); }
-  cancel(externalId: string, reason?: string) { return this.journeys.cancel(externalId, reason); }
-  closeCustomer(externalId: string, reason?: string) { return this.journeys.closeCustomer(externalId, reason); }
+  startJourney(request: JourneyRequest) {
+    return this.journeys.startJourney(request);
+  }
+  signUp(request: JourneyRequest, options?: SignUpOptions) {
+    return this.journeys.signUp(request, options);
+  }
+  journeyHandle(externalId: string) {
+    return this.journeys.journeyHandle(externalId);
+  }
+  getJourney(externalId: string) {
+    return this.journeys.getJourney(externalId);
+  }
+  listJourneys(filter?: JourneyFilter) {
+    return this.journeys.listJourneys(filter);
+  }
+  retry(externalId: string, correctedInput?: CorrectedInput) {
+    return this.journeys.retry(externalId, correctedInput);
+  }
+  cancel(externalId: string, reason?: string) {
+    return this.journeys.cancel(externalId, reason);
+  }
+  closeCustomer(externalId: string, reason?: string) {
+    return this.journeys.closeCustomer(externalId, reason);
+  }
 
   // ---- deposits (client/deposits.ts) and their attachments (client/attachments.ts) -----------------
 
-  depositHandle(depositId: string) { return this.deposits.depositHandle(depositId); }
-  getDeposit(depositId: string) { return this.deposits.getDeposit(depositId); }
-  listDeposits(filter?: DepositFilter) { return this.deposits.listDeposits(filter); }
-  listDepositsPage(filter: DepositPageFilter, page?: PageRequest) { return this.deposits.listDepositsPage(filter, page); }
-  iterateDeposits(filter: DepositPageFilter, options?: { pageSize?: number }) { return this.deposits.iterateDeposits(filter, options); }
-  retryDeposit(depositId: string) { return this.deposits.retryDeposit(depositId); }
-  cancelDeposit(depositId: string, reason?: string) { return this.deposits.cancelDeposit(depositId, reason); }
-  submitAttachment(depositId: string, attachment: AttachmentFile) { return this.attachments.submitAttachment(depositId, attachment); }
+  depositHandle(depositId: string) {
+    return this.deposits.depositHandle(depositId);
+  }
+  getDeposit(depositId: string) {
+    return this.deposits.getDeposit(depositId);
+  }
+  listDeposits(filter?: DepositFilter) {
+    return this.deposits.listDeposits(filter);
+  }
+  listDepositsPage(filter: DepositPageFilter, page?: PageRequest) {
+    return this.deposits.listDepositsPage(filter, page);
+  }
+  iterateDeposits(filter: DepositPageFilter, options?: { pageSize?: number }) {
+    return this.deposits.iterateDeposits(filter, options);
+  }
+  retryDeposit(depositId: string) {
+    return this.deposits.retryDeposit(depositId);
+  }
+  cancelDeposit(depositId: string, reason?: string) {
+    return this.deposits.cancelDeposit(depositId, reason);
+  }
+  submitAttachment(depositId: string, attachment: AttachmentFile) {
+    return this.attachments.submitAttachment(depositId, attachment);
+  }
 
   // ---- bulk actions (client/bulk-actions.ts) -------------------------------------------------------
 
-  retryAllJourneys(filter?: JourneyBulkFilter, options?: BulkOptions) { return this.bulk.retryAllJourneys(filter, options); }
-  cancelAllJourneys(filter?: JourneyBulkFilter, options?: BulkOptions & { reason?: string }) { return this.bulk.cancelAllJourneys(filter, options); }
-  retryAllDeposits(filter?: DepositBulkFilter, options?: BulkOptions) { return this.bulk.retryAllDeposits(filter, options); }
-  cancelAllDeposits(filter?: DepositBulkFilter, options?: BulkOptions & { reason?: string }) { return this.bulk.cancelAllDeposits(filter, options); }
-  retryAllPayouts(filter?: PayoutBulkFilter, options?: BulkOptions) { return this.bulk.retryAllPayouts(filter, options); }
+  retryAllJourneys(filter?: JourneyBulkFilter, options?: BulkOptions) {
+    return this.bulk.retryAllJourneys(filter, options);
+  }
+  cancelAllJourneys(filter?: JourneyBulkFilter, options?: BulkOptions & { reason?: string }) {
+    return this.bulk.cancelAllJourneys(filter, options);
+  }
+  retryAllDeposits(filter?: DepositBulkFilter, options?: BulkOptions) {
+    return this.bulk.retryAllDeposits(filter, options);
+  }
+  cancelAllDeposits(filter?: DepositBulkFilter, options?: BulkOptions & { reason?: string }) {
+    return this.bulk.cancelAllDeposits(filter, options);
+  }
+  retryAllPayouts(filter?: PayoutBulkFilter, options?: BulkOptions) {
+    return this.bulk.retryAllPayouts(filter, options);
+  }
 
   // ---- events (client/events.ts) -------------------------------------------------------------------
 
-  listEvents(filter?: EventFilter) { return this.events.listEvents(filter); }
-  replayEvent(workflowId: string, reason?: string) { return this.events.replayEvent(workflowId, reason); }
+  listEvents(filter?: EventFilter) {
+    return this.events.listEvents(filter);
+  }
+  replayEvent(workflowId: string, reason?: string) {
+    return this.events.replayEvent(workflowId, reason);
+  }
 
   /** Closes the connection if this client opened it. */
   async close(): Promise<void> {

@@ -49,11 +49,29 @@ export const STATUS_KINDS = [
   {
     kind: 'deposits',
     workflowType: 'depositLifecycle',
-    stages: ['RECEIVED', 'ACTION_REQUIRED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'NEEDS_ATTENTION'],
+    stages: [
+      'RECEIVED',
+      'ACTION_REQUIRED',
+      'CONFIRMED',
+      'TRADE_CREATED',
+      'TRADE_SETTLED',
+      'PAYMENT_SETTLED',
+      'NEEDS_ATTENTION',
+    ],
     stateQuery: depositStateQuery,
   },
-  { kind: 'payouts', workflowType: 'payout', stages: ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'NEEDS_ATTENTION'], stateQuery: payoutStateQuery },
-] as const satisfies readonly { kind: string; workflowType: string; stages: readonly string[]; stateQuery: QueryDefinition<{ attention?: Attention }> }[];
+  {
+    kind: 'payouts',
+    workflowType: 'payout',
+    stages: ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'NEEDS_ATTENTION'],
+    stateQuery: payoutStateQuery,
+  },
+] as const satisfies readonly {
+  kind: string;
+  workflowType: string;
+  stages: readonly string[];
+  stateQuery: QueryDefinition<{ attention?: Attention }>;
+}[];
 
 export type StatusKind = (typeof STATUS_KINDS)[number]['kind'];
 
@@ -181,7 +199,9 @@ class Visibility {
     return this.limited(async () => {
       const { namespace, loadedDataConverter } = this.client.options;
       const response = await this.client.workflowService.listWorkflowExecutions({ namespace, query, pageSize });
-      const executions = await Promise.all(response.executions.map((raw) => executionInfoFromRaw(raw, loadedDataConverter, raw, namespace)));
+      const executions = await Promise.all(
+        response.executions.map((raw) => executionInfoFromRaw(raw, loadedDataConverter, raw, namespace)),
+      );
       return { executions, complete: !response.nextPageToken || response.nextPageToken.length === 0 };
     });
   }
@@ -210,7 +230,8 @@ export async function readStatus(client: Client, options: StatusOptions): Promis
 async function read(client: Client, options: StatusOptions): Promise<StatusSnapshot> {
   if (!TASK_QUEUE.test(options.taskQueue)) throw new RampflowInputError(['taskQueue: no quotes or backslashes']);
   const parkedSample = options.parkedSample ?? DEFAULT_PARKED_SAMPLE;
-  if (!Number.isInteger(parkedSample) || parkedSample < 0 || parkedSample > 100) throw new RampflowInputError(['parkedSample: a whole number from 0 to 100']);
+  if (!Number.isInteger(parkedSample) || parkedSample < 0 || parkedSample > 100)
+    throw new RampflowInputError(['parkedSample: a whole number from 0 to 100']);
   const now = options.now ?? (() => new Date());
   const visibility = new Visibility(client);
   const onQueue = `TaskQueue = '${options.taskQueue}'`;
@@ -224,7 +245,10 @@ async function read(client: Client, options: StatusOptions): Promise<StatusSnaps
     }
   };
 
-  const metrics = options.metricsUrls && options.metricsUrls.length > 0 ? Promise.all(options.metricsUrls.map((url) => readWorkerMetrics(url))) : Promise.resolve(null);
+  const metrics =
+    options.metricsUrls && options.metricsUrls.length > 0
+      ? Promise.all(options.metricsUrls.map((url) => readWorkerMetrics(url)))
+      : Promise.resolve(null);
   const [kindReads, reconciliation, webhooks, partnerEvents] = await Promise.all([
     Promise.all(STATUS_KINDS.map((kind) => section(kind.kind, () => readKind(visibility, kind, onQueue), undefined))),
     section('reconciliation', () => readReconciliation(client, visibility, onQueue), null),
@@ -293,22 +317,38 @@ async function readKind(visibility: Visibility, definition: KindDefinition, onQu
     if (count === 0) return { stage, count };
     if (!found || found.count < count) return { stage, count, oldestUnknown: true };
     if (!found.oldest) return { stage, count };
-    return { stage, count, oldestInStage: { workflowId: found.oldest.workflowId, since: found.oldest.since.toISOString() } };
+    return {
+      stage,
+      count,
+      oldestInStage: { workflowId: found.oldest.workflowId, since: found.oldest.since.toISOString() },
+    };
   });
   const staged = counts.reduce((sum, count) => sum + count, 0);
   return {
     definition,
-    status: { kind: definition.kind, workflowType: definition.workflowType, running: total, countedBy: page.complete ? 'listed' : 'counted', stages, otherStage: Math.max(0, total - staged) },
+    status: {
+      kind: definition.kind,
+      workflowType: definition.workflowType,
+      running: total,
+      countedBy: page.complete ? 'listed' : 'counted',
+      stages,
+      otherStage: Math.max(0, total - staged),
+    },
     parkedIds,
   };
 }
 
 /** The parked workflows' reasons, from at most `limit` of their states (shared round-robin between the kinds). */
 async function readParked(client: Client, kinds: KindRead[], limit: number, timeoutMs: number): Promise<ParkedStatus> {
-  const total = kinds.reduce((sum, read) => sum + (read.status.stages.find((stage) => stage.stage === 'NEEDS_ATTENTION')?.count ?? 0), 0);
+  const total = kinds.reduce(
+    (sum, read) => sum + (read.status.stages.find((stage) => stage.stage === 'NEEDS_ATTENTION')?.count ?? 0),
+    0,
+  );
   const chosen: { read: KindRead; workflowId: string }[] = [];
   for (let index = 0; chosen.length < limit && kinds.some((read) => read.parkedIds.length > index); index += 1) {
-    for (const read of kinds) if (chosen.length < limit && read.parkedIds[index] !== undefined) chosen.push({ read, workflowId: read.parkedIds[index]! });
+    for (const read of kinds)
+      if (chosen.length < limit && read.parkedIds[index] !== undefined)
+        chosen.push({ read, workflowId: read.parkedIds[index]! });
   }
   const unread = new Set<string>();
   const answers = await Promise.all(
@@ -316,7 +356,9 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
       try {
         // Every kind's state has the same `attention`.
         const query = read.definition.stateQuery as QueryDefinition<{ attention?: Attention }>;
-        const state = await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflow.getHandle(workflowId).query(query));
+        const state = await client.connection.withDeadline(Date.now() + timeoutMs, () =>
+          client.workflow.getHandle(workflowId).query(query),
+        );
         return { kind: read.definition.kind, workflowId, attention: state.attention };
       } catch (error) {
         unread.add(shorten(message(error), 200));
@@ -335,7 +377,16 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
     const { errorType, stage, since, reason } = answer.attention;
     const key = `${answer.kind}\0${errorType ?? 'unspecified'}\0${stage}`;
     const group = groups.get(key);
-    if (!group) groups.set(key, { kind: answer.kind, reason: errorType ?? 'unspecified', stage, count: 1, oldestSince: since, example: reason, workflowIds: [answer.workflowId] });
+    if (!group)
+      groups.set(key, {
+        kind: answer.kind,
+        reason: errorType ?? 'unspecified',
+        stage,
+        count: 1,
+        oldestSince: since,
+        example: reason,
+        workflowIds: [answer.workflowId],
+      });
     else {
       group.count += 1;
       group.workflowIds.push(answer.workflowId);
@@ -344,12 +395,19 @@ async function readParked(client: Client, kinds: KindRead[], limit: number, time
     parkedSince.set(answer.workflowId, since);
   }
   // An operator acts on the longest parked first.
-  for (const group of groups.values()) group.workflowIds.sort((a, b) => parkedSince.get(a)!.localeCompare(parkedSince.get(b)!));
-  const reasons = [...groups.values()].sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind) || a.reason.localeCompare(b.reason));
+  for (const group of groups.values())
+    group.workflowIds.sort((a, b) => parkedSince.get(a)!.localeCompare(parkedSince.get(b)!));
+  const reasons = [...groups.values()].sort(
+    (a, b) => b.count - a.count || a.kind.localeCompare(b.kind) || a.reason.localeCompare(b.reason),
+  );
   return { total, asked: chosen.length, read: answered, sample: answered < total, reasons, unreadBecause: [...unread] };
 }
 
-async function readReconciliation(client: Client, visibility: Visibility, onQueue: string): Promise<StatusSnapshot['reconciliation']> {
+async function readReconciliation(
+  client: Client,
+  visibility: Visibility,
+  onQueue: string,
+): Promise<StatusSnapshot['reconciliation']> {
   // Visibility's order: running runs first, then the most recently closed.
   const { executions } = await visibility.page(`WorkflowType = 'reconcileWithService' AND ${onQueue}`, 2);
   const [latest, next] = executions;
@@ -362,8 +420,21 @@ async function readReconciliation(client: Client, visibility: Visibility, onQueu
       ...(info.closeTime ? { closeTime: info.closeTime.toISOString() } : {}),
     };
     if (info.status.name !== 'COMPLETED') return base;
-    const result = await client.workflow.getHandle<() => Promise<ReconcileResult>>(info.workflowId, info.runId).result().catch(() => undefined);
-    return result ? { ...base, result: { examined: result.examined, repaired: result.repaired, missed: result.missed, truncated: result.truncated } } : base;
+    const result = await client.workflow
+      .getHandle<() => Promise<ReconcileResult>>(info.workflowId, info.runId)
+      .result()
+      .catch(() => undefined);
+    return result
+      ? {
+          ...base,
+          result: {
+            examined: result.examined,
+            repaired: result.repaired,
+            missed: result.missed,
+            truncated: result.truncated,
+          },
+        }
+      : base;
   };
   const latestRun = await run(latest);
   if (latest.status.name !== 'RUNNING' || !next) return { latest: latestRun };
@@ -384,6 +455,8 @@ const DELIVERY_PREFIX = partnerEventDeliveryWorkflowId('' as PartnerEventStream)
 async function readPartnerEvents(visibility: Visibility, onQueue: string): Promise<StatusSnapshot['partnerEvents']> {
   const parked = `WorkflowType = 'partnerEventDelivery' AND ExecutionStatus = 'Running' AND ${RampStage.name} = 'NEEDS_ATTENTION' AND ${onQueue}`;
   const [count, page] = await Promise.all([visibility.count(parked), visibility.page(parked, PARKED_STREAMS_SHOWN)]);
-  const streams = page.executions.map((info) => (info.workflowId.startsWith(DELIVERY_PREFIX) ? info.workflowId.slice(DELIVERY_PREFIX.length) : info.workflowId));
+  const streams = page.executions.map((info) =>
+    info.workflowId.startsWith(DELIVERY_PREFIX) ? info.workflowId.slice(DELIVERY_PREFIX.length) : info.workflowId,
+  );
   return { parkedStreams: Math.max(count, streams.length), streams };
 }

@@ -130,7 +130,10 @@ const LimitSchema = z.number().int().positive().default(DEFAULT_LIST_LIMIT);
 const PageSizeSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE);
 // The server's token is opaque bytes; callers carry it as base64url text (safe in a URL or a shell).
 const NOT_OUR_TOKEN = 'not a page token this list gave';
-const PageTokenSchema = z.string().regex(/^[A-Za-z0-9_-]+$/, NOT_OUR_TOKEN).optional();
+const PageTokenSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, NOT_OUR_TOKEN)
+  .optional();
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   const result = schema.safeParse(value);
@@ -147,13 +150,15 @@ const CURRENT_RUNS_ONLY = "ExecutionStatus != 'ContinuedAsNew'";
 
 function journeyClauses(filter: { stage?: JourneyStage | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'customerJourney'), CURRENT_RUNS_ONLY];
-  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(JOURNEY_STAGES), filter.stage, 'stage')));
+  if (filter.stage !== undefined)
+    clauses.push(equals(RampStage.name, checked(z.enum(JOURNEY_STAGES), filter.stage, 'stage')));
   return clauses;
 }
 
 function depositClauses(filter: { stage?: DepositStage | undefined; externalId?: string | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'depositLifecycle'), CURRENT_RUNS_ONLY];
-  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(DEPOSIT_STAGES), filter.stage, 'stage')));
+  if (filter.stage !== undefined)
+    clauses.push(equals(RampStage.name, checked(z.enum(DEPOSIT_STAGES), filter.stage, 'stage')));
   if (filter.externalId !== undefined) clauses.push(equals(RampExternalId.name, parseExternalId(filter.externalId)));
   return clauses;
 }
@@ -161,7 +166,8 @@ function depositClauses(filter: { stage?: DepositStage | undefined; externalId?:
 // A parked payout continues as new while it stays parked (workflows/payout-carry.ts).
 function payoutClauses(filter: { stage?: PayoutStage | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'payout'), CURRENT_RUNS_ONLY];
-  if (filter.stage !== undefined) clauses.push(equals(RampStage.name, checked(z.enum(PAYOUT_STAGES), filter.stage, 'stage')));
+  if (filter.stage !== undefined)
+    clauses.push(equals(RampStage.name, checked(z.enum(PAYOUT_STAGES), filter.stage, 'stage')));
   return clauses;
 }
 
@@ -171,7 +177,10 @@ function payoutClauses(filter: { stage?: PayoutStage | undefined }): string[] {
  * one sharing the namespace.
  */
 function runningOn(taskQueue: string): string[] {
-  return ["ExecutionStatus = 'Running'", equals('TaskQueue', checked(z.string().regex(/^[^'"\\]+$/, 'no quotes or backslashes'), taskQueue, 'taskQueue'))];
+  return [
+    "ExecutionStatus = 'Running'",
+    equals('TaskQueue', checked(z.string().regex(/^[^'"\\]+$/, 'no quotes or backslashes'), taskQueue, 'taskQueue')),
+  ];
 }
 
 export function journeyListQuery(filter: JourneyFilter): { query: string; limit: number } {
@@ -192,10 +201,14 @@ export function payoutListQuery(filter: PayoutFilter): { query: string; limit: n
  * a token from another filter would quietly continue the wrong list; the check refuses both at once.
  */
 const TOKEN_CHECK_BYTES = 8;
-const tokenCheck = (query: string, serverToken: Uint8Array): Buffer => createHash('sha256').update(query).update(serverToken).digest().subarray(0, TOKEN_CHECK_BYTES);
+const tokenCheck = (query: string, serverToken: Uint8Array): Buffer =>
+  createHash('sha256').update(query).update(serverToken).digest().subarray(0, TOKEN_CHECK_BYTES);
 
 /** The query, page size and the server's token for one page of `listDepositsPage`. */
-export function depositPageQuery(filter: DepositPageFilter, page: PageRequest): { query: string; pageSize: number; nextPageToken: Buffer } {
+export function depositPageQuery(
+  filter: DepositPageFilter,
+  page: PageRequest,
+): { query: string; pageSize: number; nextPageToken: Buffer } {
   const query = depositClauses(filter).join(' AND ');
   const pageSize = checked(PageSizeSchema, page.pageSize, 'pageSize');
   const token = checked(PageTokenSchema, page.nextPageToken, 'nextPageToken');
@@ -220,7 +233,10 @@ export function journeyBulkQuery(filter: { stage: JourneyStage }, taskQueue: str
 }
 
 /** The deposits a bulk action works through: running at one stage (of one customer), on the client's task queue. */
-export function depositBulkQuery(filter: { stage: DepositStage; externalId?: string | undefined }, taskQueue: string): string {
+export function depositBulkQuery(
+  filter: { stage: DepositStage; externalId?: string | undefined },
+  taskQueue: string,
+): string {
   return [...depositClauses(filter), ...runningOn(taskQueue)].join(' AND ');
 }
 
@@ -279,7 +295,8 @@ export function toEventListing(info: WorkflowExecutionInfo): EventListing {
   const [, event = '', ...rest] = info.workflowId.split('/');
   const indexedStage = info.typedSearchAttributes.get(RampStage);
   // An event routed at once keeps the stage it started with (workflows/ramp-event.ts, `routed`).
-  const stage = indexedStage === EVENT_STAGE.RECEIVED && info.status.name === 'COMPLETED' ? EVENT_STAGE.ROUTED : indexedStage;
+  const stage =
+    indexedStage === EVENT_STAGE.RECEIVED && info.status.name === 'COMPLETED' ? EVENT_STAGE.ROUTED : indexedStage;
   const externalId = info.typedSearchAttributes.get(RampExternalId);
   return {
     event,

@@ -39,7 +39,8 @@ export function parsePrometheusText(text: string): MetricSample[] {
     const match = SAMPLE.exec(line);
     if (!match) continue;
     const labels: Record<string, string> = {};
-    for (const [, key, raw] of (match[2] ?? '').matchAll(LABEL)) labels[key!] = raw!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const [, key, raw] of (match[2] ?? '').matchAll(LABEL))
+      labels[key!] = raw!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     const value = Number(match[3]);
     if (!Number.isNaN(value)) samples.push({ name: match[1]!, labels, value });
   }
@@ -52,8 +53,10 @@ export function summariseWorkerMetrics(url: string, samples: MetricSample[]): Wo
   const serviceRequests: Record<string, number> = {};
   let lastComplete: number | undefined;
   for (const { name, labels, value } of samples) {
-    if (name === METRICS.serviceOutage.name) outage[labels.cause ?? ''] = Math.max(outage[labels.cause ?? ''] ?? 0, value);
-    else if (name === METRICS.serviceRequests.name) serviceRequests[labels.outcome ?? ''] = (serviceRequests[labels.outcome ?? ''] ?? 0) + value;
+    if (name === METRICS.serviceOutage.name)
+      outage[labels.cause ?? ''] = Math.max(outage[labels.cause ?? ''] ?? 0, value);
+    else if (name === METRICS.serviceRequests.name)
+      serviceRequests[labels.outcome ?? ''] = (serviceRequests[labels.outcome ?? ''] ?? 0) + value;
     else if (name === METRICS.reconcileLastComplete.name) lastComplete = Math.max(lastComplete ?? 0, value);
   }
   return {
@@ -72,7 +75,8 @@ export async function readWorkerMetrics(url: string, timeoutMs = 3_000): Promise
     if (!response.ok) return { url, ok: false, error: `HTTP ${response.status}`, outage: {}, serviceRequests: {} };
     return summariseWorkerMetrics(url, parsePrometheusText(await response.text()));
   } catch (error) {
-    const message = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    const message =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     return { url, ok: false, error: message, outage: {}, serviceRequests: {} };
   }
 }

@@ -13,7 +13,13 @@
  * safe are kept (`issues`: `{path, message}`); any other detail is left out.
  */
 import { WorkflowFailedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  TemporalFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+} from '@temporalio/common';
 import { z } from 'zod';
 
 /** The statuses of a workflow that ended without completing. */
@@ -35,17 +41,32 @@ const IssueSchema = z.object({ path: z.string(), message: z.string() });
 const FieldsSchema = z.object({ issues: z.array(IssueSchema).optional() });
 export type WorkflowEndFields = z.output<typeof FieldsSchema>;
 
-export const isEndStatus = (status: string): status is EndStatus => (END_STATUSES as readonly string[]).includes(status);
+export const isEndStatus = (status: string): status is EndStatus =>
+  (END_STATUSES as readonly string[]).includes(status);
 
-const VERB: Record<EndStatus, string> = { FAILED: 'failed', TERMINATED: 'was terminated', TIMED_OUT: 'timed out', CANCELLED: 'was cancelled' };
+const VERB: Record<EndStatus, string> = {
+  FAILED: 'failed',
+  TERMINATED: 'was terminated',
+  TIMED_OUT: 'timed out',
+  CANCELLED: 'was cancelled',
+};
 
 /** The end a WorkflowFailedError (from `handle.result()`) reports; its cause is already decoded by the SDK. */
 export function workflowEndOf(error: WorkflowFailedError): WorkflowEnd {
   const failure = error.cause;
-  if (failure instanceof TerminatedFailure) return { status: 'TERMINATED', type: 'Terminated', message: failure.message, fields: {} };
-  if (failure instanceof TimeoutFailure) return { status: 'TIMED_OUT', type: 'WorkflowTimedOut', message: failure.message, fields: {} };
-  if (failure instanceof CancelledFailure) return { status: 'CANCELLED', type: 'Cancelled', message: failure.message, fields: {} };
-  if (failure instanceof ApplicationFailure) return { status: 'FAILED', type: failure.type ?? 'ApplicationFailure', message: withCause(failure), fields: fieldsOf(failure.details) };
+  if (failure instanceof TerminatedFailure)
+    return { status: 'TERMINATED', type: 'Terminated', message: failure.message, fields: {} };
+  if (failure instanceof TimeoutFailure)
+    return { status: 'TIMED_OUT', type: 'WorkflowTimedOut', message: failure.message, fields: {} };
+  if (failure instanceof CancelledFailure)
+    return { status: 'CANCELLED', type: 'Cancelled', message: failure.message, fields: {} };
+  if (failure instanceof ApplicationFailure)
+    return {
+      status: 'FAILED',
+      type: failure.type ?? 'ApplicationFailure',
+      message: withCause(failure),
+      fields: fieldsOf(failure.details),
+    };
   if (failure) return { status: 'FAILED', type: failure.name, message: withCause(failure), fields: {} };
   return { status: 'FAILED', type: 'Failure', message: error.message, fields: {} };
 }
@@ -75,7 +96,11 @@ export async function readWorkflowEnd(handle: WorkflowHandle, known?: EndedRun):
   return undefined;
 }
 
-export const runOf = (description: WorkflowExecutionDescription): EndedRun => ({ workflowId: description.workflowId, runId: description.runId, status: description.status.name });
+export const runOf = (description: WorkflowExecutionDescription): EndedRun => ({
+  workflowId: description.workflowId,
+  runId: description.runId,
+  status: description.status.name,
+});
 
 /** One line: `journey user-42 failed: InvalidStartInput: invalid customerJourney input: customer.email: Invalid email address`. */
 export function endLine(what: string, end: WorkflowEnd): string {
@@ -99,13 +124,19 @@ export function endJson(end: WorkflowEnd): { status: EndStatus; failure: EndFail
 function withCause(failure: Error): string {
   const cause = failure.cause;
   if (!(cause instanceof Error) || failure instanceof ApplicationFailure) return failure.message;
-  const type = cause instanceof ApplicationFailure ? (cause.type ?? cause.name) : cause instanceof TemporalFailure ? cause.name : 'Error';
+  const type =
+    cause instanceof ApplicationFailure
+      ? (cause.type ?? cause.name)
+      : cause instanceof TemporalFailure
+        ? cause.name
+        : 'Error';
   return `${failure.message} (${type}: ${cause.message})`;
 }
 
 function fieldsOf(details: unknown[] | null | undefined): WorkflowEndFields {
   const merged: Record<string, unknown> = {};
-  for (const detail of details ?? []) if (typeof detail === 'object' && detail !== null && !Array.isArray(detail)) Object.assign(merged, detail);
+  for (const detail of details ?? [])
+    if (typeof detail === 'object' && detail !== null && !Array.isArray(detail)) Object.assign(merged, detail);
   const parsed = FieldsSchema.safeParse(merged);
   return parsed.success ? parsed.data : {};
 }

@@ -40,7 +40,9 @@ type JsonPayloads = z.infer<typeof JsonPayloadsSchema>;
 
 function fromJson(body: JsonPayloads): Payload[] {
   return body.payloads.map(({ metadata, data }) => ({
-    metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
+    ),
     data: Buffer.from(data ?? '', 'base64'),
   }));
 }
@@ -48,7 +50,12 @@ function fromJson(body: JsonPayloads): Payload[] {
 function toJson(payloads: Payload[]): JsonPayloads {
   return {
     payloads: payloads.map(({ metadata, data }) => ({
-      metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? new Uint8Array()).toString('base64')])),
+      metadata: Object.fromEntries(
+        Object.entries(metadata ?? {}).map(([key, value]) => [
+          key,
+          Buffer.from(value ?? new Uint8Array()).toString('base64'),
+        ]),
+      ),
       data: Buffer.from(data ?? new Uint8Array()).toString('base64'),
     })),
   };
@@ -67,17 +74,25 @@ export async function buildCodecServer(options: CodecServerOptions): Promise<Fas
     maxAge: 600,
   });
 
-  const respond = async (request: FastifyRequest, reply: FastifyReply, route: string, direction: 'encode' | 'decode', authorized: boolean) => {
+  const respond = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: string,
+    direction: 'encode' | 'decode',
+    authorized: boolean,
+  ) => {
     const finish = (status: number, body: unknown, count?: number) => {
       options.logger.info({ route, status, ...(count !== undefined ? { payloads: count } : {}) }, 'codec request');
       return reply.code(status).send(body);
     };
     if (!authorized) return finish(401, { error: 'a codec token is required' });
     const parsed = JsonPayloadsSchema.safeParse(request.body);
-    if (!parsed.success) return finish(400, { error: 'expected {"payloads": [{"metadata": {...}, "data": "<base64>"}]}' });
+    if (!parsed.success)
+      return finish(400, { error: 'expected {"payloads": [{"metadata": {...}, "data": "<base64>"}]}' });
     try {
       const payloads = fromJson(parsed.data);
-      const result = direction === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
+      const result =
+        direction === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
       return finish(200, toJson(result), payloads.length);
     } catch (error) {
       // The codec's messages name key ids and nothing of the payloads.

@@ -63,9 +63,13 @@ export class EncryptionCodec implements PayloadCodec {
     const id = text(payload.metadata?.[KEY_ID_METADATA]);
     const key = id === undefined ? undefined : this.keysById.get(id);
     // Names the key id (not secret) so an operator knows which key to add back to RAMPFLOW_PAYLOAD_KEYS.
-    if (!key) throw new Error(`cannot decrypt a payload sealed with key id '${id ?? '(none)'}': it is not in RAMPFLOW_PAYLOAD_KEYS`);
+    if (!key)
+      throw new Error(
+        `cannot decrypt a payload sealed with key id '${id ?? '(none)'}': it is not in RAMPFLOW_PAYLOAD_KEYS`,
+      );
     const sealed = Buffer.from(payload.data ?? new Uint8Array());
-    if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error(`cannot decrypt a payload sealed with key id '${id}': it is truncated`);
+    if (sealed.length < IV_BYTES + TAG_BYTES)
+      throw new Error(`cannot decrypt a payload sealed with key id '${id}': it is truncated`);
     const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(0, IV_BYTES));
     decipher.setAAD(utf8(id!));
     decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
@@ -73,7 +77,9 @@ export class EncryptionCodec implements PayloadCodec {
     try {
       plain = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
     } catch {
-      throw new Error(`cannot decrypt a payload sealed with key id '${id}': the key does not match or the payload was altered`);
+      throw new Error(
+        `cannot decrypt a payload sealed with key id '${id}': the key does not match or the payload was altered`,
+      );
     }
     return temporal.api.common.v1.Payload.decode(plain);
   }

@@ -50,12 +50,22 @@ export const WebhookEnvSchema = z.object({
   WEBHOOK_ALLOWED_IPS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((ip) => ip.trim())
+        .filter((ip) => ip.length > 0),
+    ),
   /** Comma-separated proxies (IPs or CIDR ranges) whose X-Forwarded-For names a delivery's source; empty: the TCP peer is the source. */
   WEBHOOK_TRUSTED_PROXIES: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((ip) => ip.trim()).filter((ip) => ip.length > 0)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((ip) => ip.trim())
+        .filter((ip) => ip.length > 0),
+    ),
   /** The public HTTPS URL the service delivers to (used when registering the callback). */
   WEBHOOK_PUBLIC_URL: z.url().optional(),
   /**
@@ -105,7 +115,11 @@ export const PartnerApiEnvSchema = z.object({
   /** The bearer token partner backends send (`Authorization: Bearer <token>`). */
   PARTNER_API_TOKEN: z.string().min(32, 'must be at least 32 characters: it is the only credential of the partner API'),
   /** How long `POST /journeys` waits for the service's KYC link before answering 202 without it (0 to 30). */
-  PARTNER_API_SIGNUP_WAIT_SECONDS: z.coerce.number().min(0).max(SIGNUP_WAIT_MAX_SECONDS).default(SIGNUP_WAIT_DEFAULT_SECONDS),
+  PARTNER_API_SIGNUP_WAIT_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(SIGNUP_WAIT_MAX_SECONDS)
+    .default(SIGNUP_WAIT_DEFAULT_SECONDS),
 });
 
 /**
@@ -162,9 +176,15 @@ export interface DepositTimingsFromEnv {
 /** The deposit timings in the environment, as the options of whoever starts deposit workflows. */
 export function depositTimingsFromEnv(config: z.output<typeof DepositTimingsEnvSchema>): DepositTimingsFromEnv {
   return {
-    ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS } : {}),
-    ...(config.DEPOSIT_STEP_DEADLINE_SECONDS !== undefined ? { stepDeadlineSeconds: config.DEPOSIT_STEP_DEADLINE_SECONDS } : {}),
-    ...(config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS !== undefined ? { pollBackoffCapSeconds: config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS } : {}),
+    ...(config.DEPOSIT_POLL_INTERVAL_SECONDS !== undefined
+      ? { pollIntervalSeconds: config.DEPOSIT_POLL_INTERVAL_SECONDS }
+      : {}),
+    ...(config.DEPOSIT_STEP_DEADLINE_SECONDS !== undefined
+      ? { stepDeadlineSeconds: config.DEPOSIT_STEP_DEADLINE_SECONDS }
+      : {}),
+    ...(config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS !== undefined
+      ? { pollBackoffCapSeconds: config.DEPOSIT_POLL_BACKOFF_CAP_SECONDS }
+      : {}),
   };
 }
 
@@ -175,7 +195,8 @@ export function depositTimingsFromEnv(config: z.output<typeof DepositTimingsEnvS
  */
 const PAYLOAD_KEY_ID = /^[A-Za-z0-9._-]{1,32}$/;
 const BASE64_OF_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
-const PAYLOAD_KEYS_FORMAT = 'expected <keyId>:<base64 of 32 bytes>[,<keyId>:<base64>...]; generate one with: echo "k1:$(openssl rand -base64 32)"';
+const PAYLOAD_KEYS_FORMAT =
+  'expected <keyId>:<base64 of 32 bytes>[,<keyId>:<base64>...]; generate one with: echo "k1:$(openssl rand -base64 32)"';
 
 export interface PayloadKey {
   id: string;
@@ -184,7 +205,10 @@ export interface PayloadKey {
 
 export const PayloadKeysSchema = z.string().transform((text, context): PayloadKey[] => {
   const keys: PayloadKey[] = [];
-  for (const [index, entry] of text.split(',').map((part) => part.trim()).entries()) {
+  for (const [index, entry] of text
+    .split(',')
+    .map((part) => part.trim())
+    .entries()) {
     const separator = entry.indexOf(':');
     const id = separator > 0 ? entry.slice(0, separator) : '';
     const encoded = entry.slice(separator + 1);
@@ -209,11 +233,20 @@ export const PayloadKeysSchema = z.string().transform((text, context): PayloadKe
  * same ID and any change a new one.
  */
 export const DeploymentEnvSchema = z.object({
-  TEMPORAL_DEPLOYMENT_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'letters, digits, . _ - only').default('rampflow'),
+  TEMPORAL_DEPLOYMENT_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,200}$/, 'letters, digits, . _ - only')
+    .default('rampflow'),
   /** Overrides the bundle hash, e.g. with a release tag; two different bundles must never share one. */
-  TEMPORAL_WORKER_BUILD_ID: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'letters, digits, . _ - only').optional(),
+  TEMPORAL_WORKER_BUILD_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,200}$/, 'letters, digits, . _ - only')
+    .optional(),
   /** `false` runs an unversioned worker (tests, or a namespace that does not use versioning yet). */
-  TEMPORAL_WORKER_VERSIONING: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  TEMPORAL_WORKER_VERSIONING: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
 });
 
 export const PayloadEnvSchema = z.object({
@@ -223,12 +256,19 @@ export const PayloadEnvSchema = z.object({
 export const CodecServerEnvSchema = z.object({
   CODEC_SERVER_PORT: port.default(8234),
   /** The secret operators (and the Web UI, as a path segment) present to have payloads decoded. */
-  CODEC_SERVER_TOKEN: z.string().min(16, 'must be at least 16 characters: it is what lets a caller read customers\' data'),
+  CODEC_SERVER_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters: it is what lets a caller read customers' data"),
   /** Comma-separated origins of the Web UIs allowed to call the codec server from a browser. */
   CODEC_SERVER_CORS_ORIGINS: z
     .string()
     .default('http://127.0.0.1:8233,http://localhost:8233')
-    .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin.length > 0)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0),
+    ),
 });
 
 export const AttachmentEnvSchema = z.object({
@@ -249,12 +289,19 @@ export const PartnerEventEndpointVariablesSchema = z.object({
   /** How long one delivery attempt may take before it counts as failed. */
   PARTNER_EVENT_TIMEOUT_SECONDS: z.coerce.number().min(1).max(60).default(15),
   /** How long a failing endpoint's deliveries are retried (backing off to an hour) before they park; at least three days in production. */
-  PARTNER_EVENT_RETRY_SECONDS: z.coerce.number().int().min(1).default(3 * 24 * 60 * 60),
+  PARTNER_EVENT_RETRY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(3 * 24 * 60 * 60),
   /**
    * Whether endpoints may be on private, loopback or link-local addresses (partner-events/endpoint-addresses.ts).
    * Off in production: an endpoint URL naming an internal host is refused at start and at each connection.
    */
-  PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
 });
 
 /**
@@ -326,7 +373,9 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
 }
 
 /** TLS material for a Temporal connection, read from the files the environment names. */
-export function temporalTls(env: TemporalEnv): { clientCertPair?: { crt: Buffer; key: Buffer }; serverRootCACertificate?: Buffer } | boolean {
+export function temporalTls(
+  env: TemporalEnv,
+): { clientCertPair?: { crt: Buffer; key: Buffer }; serverRootCACertificate?: Buffer } | boolean {
   if (env.TEMPORAL_TLS_CERT && env.TEMPORAL_TLS_KEY) {
     return {
       clientCertPair: { crt: readFileSync(env.TEMPORAL_TLS_CERT), key: readFileSync(env.TEMPORAL_TLS_KEY) },

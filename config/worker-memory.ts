@@ -9,4 +9,9 @@ export const DEFAULT_WORKER_MEMORY_MB = 512;
 /** The smallest budget a worker can run in: its fixed part plus room for a few workflows. */
 export const MIN_WORKER_MEMORY_MB = 384;
 
-export const WorkerMemoryMbSchema = z.coerce.number().int().min(MIN_WORKER_MEMORY_MB).max(1_048_576).default(DEFAULT_WORKER_MEMORY_MB);
+export const WorkerMemoryMbSchema = z.coerce
+  .number()
+  .int()
+  .min(MIN_WORKER_MEMORY_MB)
+  .max(1_048_576)
+  .default(DEFAULT_WORKER_MEMORY_MB);

@@ -21,7 +21,11 @@ async function main(): Promise<void> {
   const flag = process.argv.indexOf('--out-dir');
   const outDir = resolve(flag >= 0 && process.argv[flag + 1] ? process.argv[flag + 1]! : join(PROJECT_ROOT, 'dist'));
   rmSync(outDir, { recursive: true, force: true });
-  await promisify(execFile)(process.execPath, [TSC, '-p', join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', outDir], { cwd: PROJECT_ROOT }).catch((error: unknown) => {
+  await promisify(execFile)(
+    process.execPath,
+    [TSC, '-p', join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', outDir],
+    { cwd: PROJECT_ROOT },
+  ).catch((error: unknown) => {
     throw new Error(`tsc failed:\n${(error as { stdout?: string }).stdout ?? String(error)}`);
   });
   for (const file of PLAIN_JAVASCRIPT) {
@@ -32,7 +36,9 @@ async function main(): Promise<void> {
   // The compiled worker looks for the bundle here (workers/workflow-bundle.ts, PREBUILT_BUNDLE_PATH).
   const bundlePath = join(outDir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundlePath);
-  process.stdout.write(`[build] ${outDir} with its workflow bundle (build ID ${buildIdOfBundle(readFileSync(bundlePath))})\n`);
+  process.stdout.write(
+    `[build] ${outDir} with its workflow bundle (build ID ${buildIdOfBundle(readFileSync(bundlePath))})\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -58,7 +58,9 @@ function main(): void {
   const missing = missingOptionalPackages(lock);
   for (const [key, entry] of missing) lock.packages[key] = entry;
   // npm keeps the packages in key order; keep that so later npm runs make small diffs.
-  lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+  lock.packages = Object.fromEntries(
+    Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+  );
   writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
   process.stdout.write(`[deps:lock] added ${missing.size} optional platform entries to package-lock.json\n`);
 }

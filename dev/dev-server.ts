@@ -107,7 +107,12 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 }
 
 /** Polls the frontend until the namespace answers, the process dies, or the time runs out. */
-async function waitUntilServing(address: string, namespace: string, exited: Promise<number | null>, timeoutMs: number): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  namespace: string,
+  exited: Promise<number | null>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let died: number | null | undefined;
   void exited.then((code) => {
@@ -125,7 +130,9 @@ async function waitUntilServing(address: string, namespace: string, exited: Prom
       }
     } catch (error) {
       if (Date.now() > deadline) {
-        throw new Error(`the Temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(error)}`);
+        throw new Error(
+          `the Temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${String(error)}`,
+        );
       }
       await new Promise((wake) => setTimeout(wake, 250));
     }
@@ -138,7 +145,12 @@ async function waitUntilServing(address: string, namespace: string, exited: Prom
  * task that sets it fails. So the launcher adds what the namespace lacks, and waits until a visibility
  * query accepts it (the server's roles learn of it from a cache).
  */
-async function registerMissingSearchAttributes(address: string, namespace: string, attributes: readonly SearchAttributeSpec[], timeoutMs: number): Promise<void> {
+async function registerMissingSearchAttributes(
+  address: string,
+  namespace: string,
+  attributes: readonly SearchAttributeSpec[],
+  timeoutMs: number,
+): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     const listed = await connection.operatorService.listSearchAttributes({ namespace });
@@ -155,7 +167,10 @@ async function registerMissingSearchAttributes(address: string, namespace: strin
         await connection.workflowService.listWorkflowExecutions({ namespace, query, pageSize: 1 });
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`the dev server did not accept the search attributes ${missing.map(({ name }) => name).join(', ')} within ${timeoutMs} ms: ${String(error)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `the dev server did not accept the search attributes ${missing.map(({ name }) => name).join(', ')} within ${timeoutMs} ms: ${String(error)}`,
+          );
         await new Promise((wake) => setTimeout(wake, 250));
       }
     }

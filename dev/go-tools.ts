@@ -79,7 +79,9 @@ export async function buildGoTool(tool: GoTool, log: (line: string) => void, hin
     tail = (tail + chunk).slice(-4000);
   });
   const ticker = setInterval(() => {
-    log(`  still building ${tool.label}: ${packagesBuilt} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`);
+    log(
+      `  still building ${tool.label}: ${packagesBuilt} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`,
+    );
   }, 20_000);
   try {
     const code = await new Promise<number | null>((done, fail) => {

@@ -15,10 +15,34 @@ import { RampCustomerId, RampExternalId, RampStage, RampStageSince } from '../ob
 const N = Number(process.argv[2] ?? 2000);
 async function main() {
   const cluster = await startTemporaryCluster();
-  const sql = (query: string) => execFileSync('psql', ['-h', cluster.postgres.host, '-p', String(cluster.postgres.port), '-U', 'temporal', '-d', 'temporal_visibility', '-At', '-c', query], { env: { ...process.env, PGPASSWORD: 'temporal' } }).toString().trim();
+  const sql = (query: string) =>
+    execFileSync(
+      'psql',
+      [
+        '-h',
+        cluster.postgres.host,
+        '-p',
+        String(cluster.postgres.port),
+        '-U',
+        'temporal',
+        '-d',
+        'temporal_visibility',
+        '-At',
+        '-c',
+        query,
+      ],
+      { env: { ...process.env, PGPASSWORD: 'temporal' } },
+    )
+      .toString()
+      .trim();
   const measure = (label: string) => {
     sql('VACUUM ANALYZE executions_visibility');
-    console.log(label, sql(`SELECT count(*), pg_relation_size('executions_visibility'), pg_indexes_size('executions_visibility'), pg_total_relation_size('executions_visibility'), (SELECT count(*) FROM pg_indexes WHERE tablename = 'executions_visibility') FROM executions_visibility`));
+    console.log(
+      label,
+      sql(
+        `SELECT count(*), pg_relation_size('executions_visibility'), pg_indexes_size('executions_visibility'), pg_total_relation_size('executions_visibility'), (SELECT count(*) FROM pg_indexes WHERE tablename = 'executions_visibility') FROM executions_visibility`,
+      ),
+    );
   };
   try {
     measure('empty');
@@ -26,26 +50,44 @@ async function main() {
     const client = new Client({ connection });
     const ids: string[] = [];
     for (let start = 0; start < N; start += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, N - start) }, async (_, k) => {
-        const i = start + k;
-        const workflowId = `deposit/dep_${i.toString().padStart(8, '0')}abcdefghijklmnop`;
-        ids.push(workflowId);
-        await client.workflow.start('depositLifecycle', {
-          taskQueue: 'rampflow', workflowId, args: [],
-          memo: { kind: 'ONRAMP', amount: '1234.56', currency: 'AUD' },
-          typedSearchAttributes: new TypedSearchAttributes([
-            { key: RampStage, value: 'RECEIVED' }, { key: RampExternalId, value: `user-${i}-0123456789` },
-            { key: RampCustomerId, value: `cus_${i}0123456789abcdef` }, { key: RampStageSince, value: new Date() },
-          ]),
-        });
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(50, N - start) }, async (_, k) => {
+          const i = start + k;
+          const workflowId = `deposit/dep_${i.toString().padStart(8, '0')}abcdefghijklmnop`;
+          ids.push(workflowId);
+          await client.workflow.start('depositLifecycle', {
+            taskQueue: 'rampflow',
+            workflowId,
+            args: [],
+            memo: { kind: 'ONRAMP', amount: '1234.56', currency: 'AUD' },
+            typedSearchAttributes: new TypedSearchAttributes([
+              { key: RampStage, value: 'RECEIVED' },
+              { key: RampExternalId, value: `user-${i}-0123456789` },
+              { key: RampCustomerId, value: `cus_${i}0123456789abcdef` },
+              { key: RampStageSince, value: new Date() },
+            ]),
+          });
+        }),
+      );
     }
-    for (;;) { if ((await client.workflow.count("WorkflowType = 'depositLifecycle'")).count >= N) break; await new Promise((r) => setTimeout(r, 1000)); }
+    for (;;) {
+      if ((await client.workflow.count("WorkflowType = 'depositLifecycle'")).count >= N) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
     measure(`${N} running`);
-    for (let start = 0; start < N; start += 50) await Promise.all(ids.slice(start, start + 50).map((id) => client.workflow.getHandle(id).terminate('measure')));
-    for (;;) { if ((await client.workflow.count("ExecutionStatus = 'Terminated'")).count >= N) break; await new Promise((r) => setTimeout(r, 1000)); }
+    for (let start = 0; start < N; start += 50)
+      await Promise.all(ids.slice(start, start + 50).map((id) => client.workflow.getHandle(id).terminate('measure')));
+    for (;;) {
+      if ((await client.workflow.count("ExecutionStatus = 'Terminated'")).count >= N) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
     sql('ANALYZE executions_visibility');
-    console.log('closed, before vacuum', sql(`SELECT n_live_tup, n_dead_tup, pg_relation_size('executions_visibility'), pg_indexes_size('executions_visibility') FROM pg_stat_user_tables WHERE relname = 'executions_visibility'`));
+    console.log(
+      'closed, before vacuum',
+      sql(
+        `SELECT n_live_tup, n_dead_tup, pg_relation_size('executions_visibility'), pg_indexes_size('executions_visibility') FROM pg_stat_user_tables WHERE relname = 'executions_visibility'`,
+      ),
+    );
     measure(`${N} closed (one update each), after VACUUM`);
     await connection.close();
   } finally {

@@ -41,9 +41,16 @@ export function findPostgresBin(): string {
   const onPathInitdb = onPath('initdb');
   if (onPathInitdb) return dirname(realpathSync(onPathInitdb));
   const root = '/usr/lib/postgresql';
-  const majors = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const found = majors.map((major) => join(root, major, 'bin')).find((dir) => existsSync(join(dir, 'initdb')));
-  if (!found) throw new Error('PostgreSQL is not installed: no initdb on PATH or under /usr/lib/postgresql/<version>/bin (Debian: apt-get install postgresql)');
+  if (!found)
+    throw new Error(
+      'PostgreSQL is not installed: no initdb on PATH or under /usr/lib/postgresql/<version>/bin (Debian: apt-get install postgresql)',
+    );
   return found;
 }
 
@@ -51,7 +58,9 @@ export function findPostgresBin(): string {
 async function runAs(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   try {
-    const [uid, gid] = await Promise.all(['-u', '-g'].map(async (flag) => Number((await execFileAsync('id', [flag, 'postgres'])).stdout.trim())));
+    const [uid, gid] = await Promise.all(
+      ['-u', '-g'].map(async (flag) => Number((await execFileAsync('id', [flag, 'postgres'])).stdout.trim())),
+    );
     return { uid: uid!, gid: gid! };
   } catch {
     throw new Error('PostgreSQL does not run as root, and there is no `postgres` user to run it as');
@@ -68,12 +77,23 @@ export async function startPostgres(options: PostgresOptions): Promise<PrivatePo
     if (server) throw new Error('PostgreSQL is already running');
     server = spawnLogged(
       join(binDir, 'postgres'),
-      ['-D', options.dataDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      [
+        '-D',
+        options.dataDir,
+        '-p',
+        String(options.port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+      ],
       options.logFile,
       { cwd: '/', ...user },
     );
     try {
-      await waitUntilReady(`PostgreSQL on 127.0.0.1:${options.port}`, server, options.logFile, 60_000, () => accepting(binDir, options.port));
+      await waitUntilReady(`PostgreSQL on 127.0.0.1:${options.port}`, server, options.logFile, 60_000, () =>
+        accepting(binDir, options.port),
+      );
     } catch (error) {
       await stop();
       throw error;
@@ -88,7 +108,11 @@ export async function startPostgres(options: PostgresOptions): Promise<PrivatePo
   return { host: '127.0.0.1', port: options.port, start, stop };
 }
 
-async function initdb(binDir: string, options: PostgresOptions, user: { uid: number; gid: number } | undefined): Promise<void> {
+async function initdb(
+  binDir: string,
+  options: PostgresOptions,
+  user: { uid: number; gid: number } | undefined,
+): Promise<void> {
   // initdb wants an empty folder; one left by a failed first start is not worth keeping.
   rmSync(options.dataDir, { recursive: true, force: true });
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
@@ -101,7 +125,17 @@ async function initdb(binDir: string, options: PostgresOptions, user: { uid: num
   try {
     await execFileAsync(
       join(binDir, 'initdb'),
-      ['-D', options.dataDir, '-U', options.user, `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C'],
+      [
+        '-D',
+        options.dataDir,
+        '-U',
+        options.user,
+        `--pwfile=${passwordFile}`,
+        '--auth=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C',
+      ],
       { cwd: '/', timeout: 120_000, ...user },
     );
   } catch (error) {

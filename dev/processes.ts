@@ -12,12 +12,19 @@ export interface LoggedProcess {
 }
 
 /** Spawns a process whose stdout and stderr are appended to `logFile`. */
-export function spawnLogged(command: string, args: string[], logFile: string, options: Omit<SpawnOptions, 'stdio'> = {}): LoggedProcess {
+export function spawnLogged(
+  command: string,
+  args: string[],
+  logFile: string,
+  options: Omit<SpawnOptions, 'stdio'> = {},
+): LoggedProcess {
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code))).finally(() => log.end());
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code))).finally(() =>
+    log.end(),
+  );
   const running = () => child.exitCode === null && child.signalCode === null;
   return {
     exited,
@@ -36,16 +43,24 @@ export function spawnLogged(command: string, args: string[], logFile: string, op
  * Polls `ready` until it is true, failing when the process exits first or `timeoutMs` passes, with
  * the last lines of its log in the message.
  */
-export async function waitUntilReady(what: string, process: LoggedProcess, logFile: string, timeoutMs: number, ready: () => Promise<boolean>): Promise<void> {
+export async function waitUntilReady(
+  what: string,
+  process: LoggedProcess,
+  logFile: string,
+  timeoutMs: number,
+  ready: () => Promise<boolean>,
+): Promise<void> {
   let exitCode: number | null | undefined;
   void process.exited.then((code) => {
     exitCode = code;
   });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exitCode !== undefined) throw new Error(`${what} exited during start-up (exit ${exitCode})\n${lastLines(logFile, 15)}`);
+    if (exitCode !== undefined)
+      throw new Error(`${what} exited during start-up (exit ${exitCode})\n${lastLines(logFile, 15)}`);
     if (await ready()) return;
-    if (Date.now() > deadline) throw new Error(`${what} was not ready within ${timeoutMs / 1000} s\n${lastLines(logFile, 15)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} was not ready within ${timeoutMs / 1000} s\n${lastLines(logFile, 15)}`);
     await new Promise((wake) => setTimeout(wake, 500));
   }
 }

@@ -13,7 +13,18 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FOLDS } from '../workflows/patches';
-import { FIXTURES_DIR, foldsAsRecorded, HISTORIES_DIR, keptReleaseBundle, manifestLine, MANIFEST_PATH, RELEASE_BUNDLE_FILE, RELEASE_FOLDS_FILE, RELEASE_NAME, RELEASES_DIR } from './replay-corpus';
+import {
+  FIXTURES_DIR,
+  foldsAsRecorded,
+  HISTORIES_DIR,
+  keptReleaseBundle,
+  manifestLine,
+  MANIFEST_PATH,
+  RELEASE_BUNDLE_FILE,
+  RELEASE_FOLDS_FILE,
+  RELEASE_NAME,
+  RELEASES_DIR,
+} from './replay-corpus';
 import { requireTemporalCli } from './temporal-cli';
 
 const PROJECT_ROOT = resolve(__dirname, '..');
@@ -23,7 +34,8 @@ const log = (line: string) => process.stdout.write(`[histories:record] ${line}\n
 function releaseArgument(): string {
   const flag = process.argv.indexOf('--release');
   const release = flag >= 0 ? process.argv[flag + 1] : undefined;
-  if (!release || !RELEASE_NAME.test(release)) throw new Error('usage: npm run histories:record -- --release v<major>.<minor>.<patch>');
+  if (!release || !RELEASE_NAME.test(release))
+    throw new Error('usage: npm run histories:record -- --release v<major>.<minor>.<patch>');
   return release;
 }
 
@@ -35,7 +47,9 @@ function runRecorder(outDir: string, temporalCli: string): Promise<void> {
       stdio: 'inherit',
     });
     child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`the recorder failed (exit ${code}); nothing was filed`))));
+    child.on('close', (code) =>
+      code === 0 ? done() : fail(new Error(`the recorder failed (exit ${code}); nothing was filed`)),
+    );
   });
 }
 
@@ -56,7 +70,9 @@ async function main(): Promise<void> {
   log(`recording ${release} into ${outDir}`);
   await runRecorder(outDir, cli.path);
 
-  const histories = readdirSync(outDir).filter((file) => file.endsWith('.json')).sort();
+  const histories = readdirSync(outDir)
+    .filter((file) => file.endsWith('.json'))
+    .sort();
   mkdirSync(historiesDir, { recursive: true });
   mkdirSync(releaseDir, { recursive: true });
   const filed: string[] = [];
@@ -69,7 +85,9 @@ async function main(): Promise<void> {
   writeNew(join(releaseDir, RELEASE_FOLDS_FILE), `${JSON.stringify(foldsAsRecorded(FOLDS), null, 2)}\n`);
   filed.push(`releases/${release}/${RELEASE_FOLDS_FILE}`);
   appendFileSync(MANIFEST_PATH, filed.map(manifestLine).join(''));
-  log(`filed ${histories.length} histories, the release's workflow bundle and its patch folds under ${FIXTURES_DIR}; commit them with replay-corpus.sha256`);
+  log(
+    `filed ${histories.length} histories, the release's workflow bundle and its patch folds under ${FIXTURES_DIR}; commit them with replay-corpus.sha256`,
+  );
 }
 
 main().catch((error: unknown) => {

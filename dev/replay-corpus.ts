@@ -22,7 +22,9 @@ export const RELEASE_BUNDLE_FILE = 'workflow-bundle.js.gz';
 export const RELEASE_FOLDS_FILE = 'patch-folds.json';
 
 /** The folds of the current code, in the form RELEASE_FOLDS_FILE keeps them. */
-export function foldsAsRecorded(folds: readonly { patchId: string; takes: ReadonlySet<string> }[]): Record<string, string[]> {
+export function foldsAsRecorded(
+  folds: readonly { patchId: string; takes: ReadonlySet<string> }[],
+): Record<string, string[]> {
   return Object.fromEntries(folds.map((fold) => [fold.patchId, [...fold.takes].sort()]));
 }
 /** v0.1.0, v0.12.3: what a release folder is called. */
@@ -39,7 +41,11 @@ export function sortReleases(names: string[]): string[] {
 }
 
 export function releasesIn(folder: string): string[] {
-  return sortReleases(readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isDirectory() && RELEASE_NAME.test(entry.name)).map((entry) => entry.name));
+  return sortReleases(
+    readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && RELEASE_NAME.test(entry.name))
+      .map((entry) => entry.name),
+  );
 }
 
 /**
@@ -49,7 +55,10 @@ export function releasesIn(folder: string): string[] {
  */
 export function keptReleaseBundle(code: string | Buffer): Buffer {
   const emptyMap = Buffer.from(JSON.stringify({ version: 3, sources: [], names: [], mappings: '' })).toString('base64');
-  return gzipSync(Buffer.from(`${withoutSourceMap(code)}\n//# sourceMappingURL=data:application/json;base64,${emptyMap}`), { level: 9 });
+  return gzipSync(
+    Buffer.from(`${withoutSourceMap(code)}\n//# sourceMappingURL=data:application/json;base64,${emptyMap}`),
+    { level: 9 },
+  );
 }
 
 /** The newest release's workflow bundle (or the named release's), unzipped to a file a worker can load. */

@@ -17,13 +17,23 @@ import { createRampflowClient, type RampflowClient } from '../client';
 import { EncryptionCodec, rampflowDataConverter } from '../codec';
 import { buildCodecServer } from '../codec/codec-server';
 import { parseEnv, PartnerEventsEnvSchema, PayloadKeysSchema, ReconcileEnvSchema } from '../config/env';
-import { checkEndpointVariables, partnerEndpointsFromEnv, PartnerEventEndpointsEnvSchema } from '../partner-events/endpoints-env';
+import {
+  checkEndpointVariables,
+  partnerEndpointsFromEnv,
+  PartnerEventEndpointsEnvSchema,
+} from '../partner-events/endpoints-env';
 import type { PartnerEndpoint } from '../partner-events/endpoint-types';
 import { endpointsVariable, localEndpointConfig, startLocalEndpoint } from '../partner-events/local-endpoint';
 import { RampClient } from '../ramp';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { buildPartnerApi } from '../partner-api/server';
-import { buildWebhookServer, DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID, registerWebhooks } from '../webhooks';
+import {
+  buildWebhookServer,
+  DEFAULT_RECONCILE_INTERVAL_SECONDS,
+  ensureReconcileSchedule,
+  RECONCILE_SCHEDULE_ID,
+  registerWebhooks,
+} from '../webhooks';
 import { setCurrentVersion } from '../client/deployment';
 import { versionString } from '../workers/versioning';
 import { partnerEventsFromEnv } from '../workers/partner-event-wiring';
@@ -90,13 +100,19 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const failures: unknown[] = [];
     for (const stopPart of stoppers.reverse()) await stopPart().catch((error: unknown) => failures.push(error));
     stoppers.length = 0;
-    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} part(s) of the stack failed to stop: ${failures.map(String).join('; ')}`);
+    if (failures.length > 0)
+      throw new AggregateError(
+        failures,
+        `${failures.length} part(s) of the stack failed to stop: ${failures.map(String).join('; ')}`,
+      );
   };
   try {
     const secrets = localSecrets(options.dbFile);
     const payloadKeys = PayloadKeysSchema.parse(secrets.payloadKeys);
     const dataConverter = rampflowDataConverter(payloadKeys);
-    progress(`0/5 codec server on 127.0.0.1:${options.codecPort}; payloads encrypted with key '${payloadKeys[0]!.id}' (${secrets.payloadKeysFile ?? 'from RAMPFLOW_PAYLOAD_KEYS'})`);
+    progress(
+      `0/5 codec server on 127.0.0.1:${options.codecPort}; payloads encrypted with key '${payloadKeys[0]!.id}' (${secrets.payloadKeysFile ?? 'from RAMPFLOW_PAYLOAD_KEYS'})`,
+    );
     const uiOrigin = `http://127.0.0.1:${options.uiPort}`;
     const codecServer = await buildCodecServer({
       codec: new EncryptionCodec(payloadKeys),
@@ -110,14 +126,24 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // The token is a path segment: the dev server's UI has no other way to present one.
     const temporal = await startTemporal(options, `http://127.0.0.1:${options.codecPort}/${secrets.codecToken}`);
     stoppers.push(() => temporal.stop());
-    progress(`    temporal CLI: temporal workflow show -w <id> --codec-endpoint http://127.0.0.1:${options.codecPort} --codec-auth "Bearer $(cat ${secrets.codecTokenFile})"`);
+    progress(
+      `    temporal CLI: temporal workflow show -w <id> --codec-endpoint http://127.0.0.1:${options.codecPort} --codec-auth "Bearer $(cat ${secrets.codecTokenFile})"`,
+    );
 
     progress(`2/5 sandbox on autopilot on 127.0.0.1:${options.sandboxPort} (key ${DEV_PARTNER.apiKey})`);
     const sandbox = await createSandbox({
       partners: [DEV_PARTNER],
       port: options.sandboxPort,
       // Lively rather than realistic: each step a second or two, webhooks every second.
-      autopilot: { kycSubmittedSeconds: 1, customerApprovedSeconds: 2, virtualAccountVerifiedSeconds: 2, depositAddressApprovedSeconds: 2, depositConfirmedSeconds: 2, tradeSettledSeconds: 2, paymentSettledSeconds: 2 },
+      autopilot: {
+        kycSubmittedSeconds: 1,
+        customerApprovedSeconds: 2,
+        virtualAccountVerifiedSeconds: 2,
+        depositAddressApprovedSeconds: 2,
+        depositConfirmedSeconds: 2,
+        tradeSettledSeconds: 2,
+        paymentSettledSeconds: 2,
+      },
       deliveryTickSeconds: 1,
       audWhitelistDelaySeconds: 2,
       // Newest first, as rampflow assumes of the service (ramp/assumptions.ts): the reconciliation
@@ -132,13 +158,27 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     progress(`    sandbox is up at ${sandbox.url}`);
 
     progress(`3/5 worker on task queue ${TASK_QUEUE}`);
-    const partnerEndpoints = await startPartnerEndpoint(options, secrets.partnerEventSecret, secrets.partnerEventSecretFile, stoppers);
+    const partnerEndpoints = await startPartnerEndpoint(
+      options,
+      secrets.partnerEventSecret,
+      secrets.partnerEventSecretFile,
+      stoppers,
+    );
     // The worker records partner events and delivers them; the partner API below reads the same
     // store. Its log (PARTNER_EVENTS_DIR, when not set) lives in the stack's data folder beside the
     // history and the keys: a stack with a --db-file of its own keeps its own journeys' events and
     // takes its own writer lock, so two stacks on one machine never share a log.
-    const partnerEventsEnv = { ...process.env, PARTNER_EVENTS_DIR: process.env.PARTNER_EVENTS_DIR || join(dirname(options.dbFile), 'partner-events') };
-    const partnerEvents = await partnerEventsFromEnv(parseEnv(PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape).superRefine(checkEndpointVariables), partnerEventsEnv), payloadKeys);
+    const partnerEventsEnv = {
+      ...process.env,
+      PARTNER_EVENTS_DIR: process.env.PARTNER_EVENTS_DIR || join(dirname(options.dbFile), 'partner-events'),
+    };
+    const partnerEvents = await partnerEventsFromEnv(
+      parseEnv(
+        PartnerEventsEnvSchema.extend(PartnerEventEndpointsEnvSchema.shape).superRefine(checkEndpointVariables),
+        partnerEventsEnv,
+      ),
+      payloadKeys,
+    );
     stoppers.push(() => partnerEvents.close());
     const connection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => connection.close());
@@ -147,7 +187,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const deploymentVersion = { deploymentName: DEV_DEPLOYMENT_NAME, buildId: bundle.buildId };
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
     // The worker's own client, so its metrics count the worker's calls, not the demo's.
-    const workerRamp = new RampClient({ baseUrl: sandbox.url, ...DEV_PARTNER, ...(options.workerMetricsPort ? { onAttempt: serviceAttemptMetrics(Runtime.instance().metricMeter) } : {}) });
+    const workerRamp = new RampClient({
+      baseUrl: sandbox.url,
+      ...DEV_PARTNER,
+      ...(options.workerMetricsPort ? { onAttempt: serviceAttemptMetrics(Runtime.instance().metricMeter) } : {}),
+    });
     stoppers.push(() => workerRamp.close());
     const worker: RampflowWorker = await createRampflowWorker({
       connection: workerConnection,
@@ -167,8 +211,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await workerConnection.close();
     });
     await setCurrentVersion(new Client({ connection, namespace: temporal.namespace }), deploymentVersion);
-    progress(`    worker is polling as version ${versionString(deploymentVersion)} (current; workflows ${bundle.origin})`);
-    progress(options.workerMetricsPort ? `    worker metrics on http://127.0.0.1:${options.workerMetricsPort}/metrics` : '    worker metrics off (WORKER_METRICS_PORT=0)');
+    progress(
+      `    worker is polling as version ${versionString(deploymentVersion)} (current; workflows ${bundle.origin})`,
+    );
+    progress(
+      options.workerMetricsPort
+        ? `    worker metrics on http://127.0.0.1:${options.workerMetricsPort}/metrics`
+        : '    worker metrics off (WORKER_METRICS_PORT=0)',
+    );
 
     progress(`4/5 webhook receiver on 127.0.0.1:${options.webhookPort}, registered with the sandbox`);
     const token = randomBytes(24).toString('hex');
@@ -186,17 +236,35 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const callbackUrl = `http://127.0.0.1:${options.webhookPort}/webhooks/ramp/${token}`;
     const { events } = await registerWebhooks(ramp, { callbackUrl, rampBaseUrl: sandbox.url, token });
     progress(`    receiver is up; the sandbox delivers ${events.length} kinds of event to it`);
-    progress(`    receiver metrics on http://127.0.0.1:${options.webhookPort}/metrics${options.stageAgeScanSeconds ? ` (the longest waiter per stage, scanned every ${options.stageAgeScanSeconds} s)` : ''}`);
+    progress(
+      `    receiver metrics on http://127.0.0.1:${options.webhookPort}/metrics${options.stageAgeScanSeconds ? ` (the longest waiter per stage, scanned every ${options.stageAgeScanSeconds} s)` : ''}`,
+    );
     // As `rampflow webhooks serve` keeps it in production: what no event announced (a deposit whose
     // webhooks were lost) is found within the schedule's interval.
     const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema);
-    const schedule = await ensureReconcileSchedule(client, { taskQueue: TASK_QUEUE, intervalSeconds: DEFAULT_RECONCILE_INTERVAL_SECONDS, limits: { listOrder: RECONCILE_LIST_ORDER } });
-    progress(`    reconciliation schedule ${RECONCILE_SCHEDULE_ID} ${schedule}: every ${DEFAULT_RECONCILE_INTERVAL_SECONDS / 60} min, as in production (\`rampflow webhooks reconcile\` runs one now)`);
+    const schedule = await ensureReconcileSchedule(client, {
+      taskQueue: TASK_QUEUE,
+      intervalSeconds: DEFAULT_RECONCILE_INTERVAL_SECONDS,
+      limits: { listOrder: RECONCILE_LIST_ORDER },
+    });
+    progress(
+      `    reconciliation schedule ${RECONCILE_SCHEDULE_ID} ${schedule}: every ${DEFAULT_RECONCILE_INTERVAL_SECONDS / 60} min, as in production (\`rampflow webhooks reconcile\` runs one now)`,
+    );
 
-    const rampflow = await createRampflowClient({ connection, namespace: temporal.namespace, taskQueue: TASK_QUEUE, payloadKeys });
+    const rampflow = await createRampflowClient({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: TASK_QUEUE,
+      payloadKeys,
+    });
 
     progress(`5/5 partner API on 127.0.0.1:${options.partnerApiPort} (bearer token ${DEV_PARTNER_API_TOKEN})`);
-    const partnerApi = buildPartnerApi({ token: DEV_PARTNER_API_TOKEN, rampflow, events: partnerEvents.wiring.store, logger: pino({ level: 'warn' }) });
+    const partnerApi = buildPartnerApi({
+      token: DEV_PARTNER_API_TOKEN,
+      rampflow,
+      events: partnerEvents.wiring.store,
+      logger: pino({ level: 'warn' }),
+    });
     await partnerApi.listen({ port: options.partnerApiPort, host: '127.0.0.1' });
     stoppers.push(() => partnerApi.close());
     progress(`    partner API is up; OpenAPI at http://127.0.0.1:${options.partnerApiPort}/openapi.json`);
@@ -213,13 +281,24 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  * it through PARTNER_EVENT_ENDPOINTS, as a deployed worker would; a developer who set that variable
  * (or PARTNER_EVENT_ENDPOINTS_FILE), say to their own backend or a `listen`, keeps their endpoints.
  */
-async function startPartnerEndpoint(options: StackOptions, secret: string, secretFile: string, stoppers: (() => Promise<void>)[]): Promise<PartnerEndpoint[]> {
+async function startPartnerEndpoint(
+  options: StackOptions,
+  secret: string,
+  secretFile: string,
+  stoppers: (() => Promise<void>)[],
+): Promise<PartnerEndpoint[]> {
   const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema));
   if (configured.length > 0) {
-    options.progress(`    partner events go to the configured endpoints: ${configured.map((endpoint) => endpoint.name).join(', ')}`);
+    options.progress(
+      `    partner events go to the configured endpoints: ${configured.map((endpoint) => endpoint.name).join(', ')}`,
+    );
     return recordedForOtherShells(options, configured);
   }
-  const endpoint = await startLocalEndpoint({ secret, port: options.partnerEventsPort ?? 0, print: (line) => options.progress(`  partner event ${line}`) });
+  const endpoint = await startLocalEndpoint({
+    secret,
+    port: options.partnerEventsPort ?? 0,
+    print: (line) => options.progress(`  partner event ${line}`),
+  });
   stoppers.push(() => endpoint.close());
   const endpoints = [localEndpointConfig(endpoint.url, secret, 'dev')];
   process.env.PARTNER_EVENT_ENDPOINTS = endpointsVariable(endpoints);
@@ -241,7 +320,9 @@ async function startPartnerEndpoint(options: StackOptions, secret: string, secre
  * delivers to rather than what that shell configures.
  */
 function recordedForOtherShells(options: StackOptions, endpoints: PartnerEndpoint[]): PartnerEndpoint[] {
-  writeFileSync(join(dirname(options.dbFile), PARTNER_ENDPOINTS_FILE), `${endpointsVariable(endpoints)}\n`, { mode: 0o600 });
+  writeFileSync(join(dirname(options.dbFile), PARTNER_ENDPOINTS_FILE), `${endpointsVariable(endpoints)}\n`, {
+    mode: 0o600,
+  });
   return endpoints;
 }
 
@@ -255,7 +336,12 @@ async function startTemporal(options: StackOptions, codecEndpoint: string): Prom
     return temporal;
   }
   progress(`1/5 Temporal dev server on 127.0.0.1:${options.port} (history in ${options.dbFile})`);
-  const temporal = await startDevServer({ port: options.port, uiPort: options.uiPort, dbFile: options.dbFile, uiCodecEndpoint: codecEndpoint });
+  const temporal = await startDevServer({
+    port: options.port,
+    uiPort: options.uiPort,
+    dbFile: options.dbFile,
+    uiCodecEndpoint: codecEndpoint,
+  });
   progress(`    Temporal is up; Web UI ${temporal.uiUrl} (decrypts through the codec server)`);
   return temporal;
 }

@@ -54,6 +54,10 @@ export async function requireTemporalCli(): Promise<ResolvedCli> {
 
 /** Builds the pinned CLI into .tools/bin with `go install`, printing a progress line as it goes. */
 export async function installTemporalCli(log: (line: string) => void): Promise<ResolvedCli> {
-  const path = await buildGoTool(TEMPORAL_CLI, log, 'run `npm run setup:temporal` again, or install the Temporal CLI yourself and set TEMPORAL_CLI to its path.');
+  const path = await buildGoTool(
+    TEMPORAL_CLI,
+    log,
+    'run `npm run setup:temporal` again, or install the Temporal CLI yourself and set TEMPORAL_CLI to its path.',
+  );
   return { path, source: 'project' };
 }

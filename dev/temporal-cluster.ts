@@ -81,8 +81,16 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
 
   const postgresPort = options.postgresPort ?? (await freePort());
   const firstStart = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
-  progress(`PostgreSQL on 127.0.0.1:${postgresPort} (${firstStart ? 'new data' : 'reusing the data'} in ${join(dataDir, 'postgres')})`);
-  const postgres = await startPostgres({ dataDir: join(dataDir, 'postgres'), port: postgresPort, user: DB_USER, password: DB_PASSWORD, logFile: join(logDir, 'postgres.log') });
+  progress(
+    `PostgreSQL on 127.0.0.1:${postgresPort} (${firstStart ? 'new data' : 'reusing the data'} in ${join(dataDir, 'postgres')})`,
+  );
+  const postgres = await startPostgres({
+    dataDir: join(dataDir, 'postgres'),
+    port: postgresPort,
+    user: DB_USER,
+    password: DB_PASSWORD,
+    logFile: join(logDir, 'postgres.log'),
+  });
 
   const stoppers: (() => Promise<void>)[] = [() => postgres.stop()];
   const stopAll = async () => {
@@ -91,18 +99,43 @@ export async function startTemporalCluster(options: ClusterOptions): Promise<Tem
   try {
     progress('Temporal schemas (deploy/temporal-schema.sh)');
     const database = { host: postgres.host, port: postgres.port, user: DB_USER, password: DB_PASSWORD };
-    const databaseEnv = { POSTGRES_SEEDS: database.host, DB_PORT: String(database.port), POSTGRES_USER: database.user, POSTGRES_PWD: database.password };
-    await runScript('temporal-schema.sh', { ...databaseEnv, TEMPORAL_SQL_TOOL: tools.sqlTool }, join(logDir, 'temporal-schema.log'));
-    writeFileSync(join(dataDir, 'cluster.json'), `${JSON.stringify({ historyShards: options.historyShards } satisfies ClusterRecord)}\n`);
+    const databaseEnv = {
+      POSTGRES_SEEDS: database.host,
+      DB_PORT: String(database.port),
+      POSTGRES_USER: database.user,
+      POSTGRES_PWD: database.password,
+    };
+    await runScript(
+      'temporal-schema.sh',
+      { ...databaseEnv, TEMPORAL_SQL_TOOL: tools.sqlTool },
+      join(logDir, 'temporal-schema.log'),
+    );
+    writeFileSync(
+      join(dataDir, 'cluster.json'),
+      `${JSON.stringify({ historyShards: options.historyShards } satisfies ClusterRecord)}\n`,
+    );
 
     const serverLog = join(logDir, 'temporal-server.log');
-    const server = await temporalServer({ binary: tools.server, port: options.port, database, historyShards: options.historyShards, logLevel: options.logLevel ?? 'warn', logFile: serverLog });
-    progress(`Temporal server ${server.address}, ${options.historyShards} history shards (deploy/temporal-server/rampflow.yaml; log ${serverLog})`);
+    const server = await temporalServer({
+      binary: tools.server,
+      port: options.port,
+      database,
+      historyShards: options.historyShards,
+      logLevel: options.logLevel ?? 'warn',
+      logFile: serverLog,
+    });
+    progress(
+      `Temporal server ${server.address}, ${options.historyShards} history shards (deploy/temporal-server/rampflow.yaml; log ${serverLog})`,
+    );
     stoppers.push(() => server.stop());
     await server.start();
 
     progress(`namespace ${namespace} and rampflow's search attributes (deploy/temporal-setup.sh)`);
-    await runScript('temporal-setup.sh', { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_CLI: cli.path }, join(logDir, 'temporal-setup.log'));
+    await runScript(
+      'temporal-setup.sh',
+      { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_CLI: cli.path },
+      join(logDir, 'temporal-setup.log'),
+    );
     await waitUntilSearchable(server.address, namespace);
 
     return {
@@ -139,7 +172,10 @@ function checkHistoryShards(dataDir: string, historyShards: number): void {
 /** Runs one of deploy/'s scripts, its output into a log file, failing with the log's end. */
 async function runScript(script: string, env: Record<string, string>, logFile: string): Promise<void> {
   try {
-    const { stdout, stderr } = await execFileAsync('sh', [join(DEPLOY, script)], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 300_000 });
+    const { stdout, stderr } = await execFileAsync('sh', [join(DEPLOY, script)], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      timeout: 300_000,
+    });
     writeFileSync(logFile, stdout + stderr);
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
@@ -159,10 +195,16 @@ async function waitUntilSearchable(address: string, namespace: string): Promise<
     const deadline = Date.now() + 120_000;
     for (;;) {
       try {
-        await connection.workflowService.listWorkflowExecutions({ namespace, query: "RampStage = 'ACTIVE' AND RampCustomerId = 'x' AND RampExternalId = 'x' AND RampStageSince < '2000-01-01T00:00:00Z'", pageSize: 1 });
+        await connection.workflowService.listWorkflowExecutions({
+          namespace,
+          query:
+            "RampStage = 'ACTIVE' AND RampCustomerId = 'x' AND RampExternalId = 'x' AND RampStageSince < '2000-01-01T00:00:00Z'",
+          pageSize: 1,
+        });
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`visibility did not accept rampflow's search attributes within 120 s: ${String(error)}`);
+        if (Date.now() > deadline)
+          throw new Error(`visibility did not accept rampflow's search attributes within 120 s: ${String(error)}`);
         await new Promise((wake) => setTimeout(wake, 1_000));
       }
     }

@@ -35,7 +35,10 @@ export interface TemporalServer {
 }
 
 export async function temporalServer(options: TemporalServerOptions): Promise<TemporalServer> {
-  const ports: Record<string, string> = { FRONTEND_GRPC_PORT: String(options.port), FRONTEND_HTTP_PORT: String(await freePort()) };
+  const ports: Record<string, string> = {
+    FRONTEND_GRPC_PORT: String(options.port),
+    FRONTEND_HTTP_PORT: String(await freePort()),
+  };
   for (const role of ROLES) {
     if (role !== 'FRONTEND') ports[`${role}_GRPC_PORT`] = String(await freePort());
     // Membership rows keep the port as a smallint.
@@ -68,7 +71,9 @@ export async function temporalServer(options: TemporalServerOptions): Promise<Te
       current = spawnLogged('sh', [START_SCRIPT], options.logFile, { env });
       try {
         // Two minutes: a server killed outright has to take its shards back first.
-        await waitUntilReady(`the Temporal server on ${address}`, current, options.logFile, 120_000, () => answers(address, namespace));
+        await waitUntilReady(`the Temporal server on ${address}`, current, options.logFile, 120_000, () =>
+          answers(address, namespace),
+        );
       } catch (error) {
         await stop('SIGKILL');
         throw error;

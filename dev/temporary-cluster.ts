@@ -13,10 +13,18 @@ export interface TemporaryCluster extends TemporalCluster {
   close(): Promise<void>;
 }
 
-export async function startTemporaryCluster(options: { historyShards?: number; progress?: (line: string) => void } = {}): Promise<TemporaryCluster> {
+export async function startTemporaryCluster(
+  options: { historyShards?: number; progress?: (line: string) => void } = {},
+): Promise<TemporaryCluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rampflow-cluster-'));
   try {
-    const cluster = await startTemporalCluster({ dataDir, port: await freePort(), historyShards: options.historyShards ?? 4, namespace: 'default', progress: options.progress ?? (() => {}) });
+    const cluster = await startTemporalCluster({
+      dataDir,
+      port: await freePort(),
+      historyShards: options.historyShards ?? 4,
+      namespace: 'default',
+      progress: options.progress ?? (() => {}),
+    });
     return Object.assign(cluster, {
       async close() {
         await cluster.stop();

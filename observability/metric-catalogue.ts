@@ -59,7 +59,22 @@ export const METRICS = define({
     source: 'worker',
     fromWorkflow: true,
     // From a step's seconds to KYC's days (the SLA rules compare against these boundaries).
-    buckets: [1, 10, 60, 300, 900, 3_600, 4 * 3_600, 12 * 3_600, 86_400, 2 * 86_400, 3 * 86_400, 7 * 86_400, 14 * 86_400, 30 * 86_400],
+    buckets: [
+      1,
+      10,
+      60,
+      300,
+      900,
+      3_600,
+      4 * 3_600,
+      12 * 3_600,
+      86_400,
+      2 * 86_400,
+      3 * 86_400,
+      7 * 86_400,
+      14 * 86_400,
+      30 * 86_400,
+    ],
   },
   stageOldestWaiter: {
     name: 'rampflow_stage_oldest_waiter_seconds',
@@ -125,7 +140,7 @@ export const METRICS = define({
     name: 'rampflow_payout_amount',
     type: 'histogram',
     labels: ['workflow_type', 'currency'],
-    help: 'Settled payouts\' amounts in the currency deducted from the partner balance (a float sum: for dashboards, not accounting), by that currency',
+    help: "Settled payouts' amounts in the currency deducted from the partner balance (a float sum: for dashboards, not accounting), by that currency",
     source: 'worker',
     fromWorkflow: true,
     buckets: [10, 100, 1_000, 10_000, 100_000, 1_000_000],
@@ -168,7 +183,7 @@ export const METRICS = define({
     name: 'rampflow_service_requests_total',
     type: 'counter',
     labels: ['method', 'endpoint', 'outcome', 'error_type'],
-    help: 'Attempts on the wire to the ramp service, by endpoint template and outcome (2xx, 4xx, 429, 5xx, network); error_type: the service\'s refusal',
+    help: "Attempts on the wire to the ramp service, by endpoint template and outcome (2xx, 4xx, 429, 5xx, network); error_type: the service's refusal",
     source: 'worker',
   },
   serviceRequestDuration: {
@@ -190,7 +205,7 @@ export const METRICS = define({
     name: 'rampflow_service_call_rate',
     type: 'gauge',
     labels: ['scope'],
-    help: 'Calls a second to the ramp service: the partner-wide rate the workers share, lowered while the service answers 429 (scope=partner), and this worker\'s share of it (scope=worker)',
+    help: "Calls a second to the ramp service: the partner-wide rate the workers share, lowered while the service answers 429 (scope=partner), and this worker's share of it (scope=worker)",
     source: 'worker',
   },
   partnerEventDeliveries: {
@@ -204,7 +219,7 @@ export const METRICS = define({
     name: 'rampflow_partner_event_deliveries_parked_total',
     type: 'counter',
     labels: ['workflow_type', 'endpoint'],
-    help: 'Partner event streams whose deliveries to an endpoint parked (NEEDS_ATTENTION) after the retry period, by endpoint (the partner\'s configured name)',
+    help: "Partner event streams whose deliveries to an endpoint parked (NEEDS_ATTENTION) after the retry period, by endpoint (the partner's configured name)",
     source: 'worker',
     fromWorkflow: true,
   },
@@ -212,7 +227,7 @@ export const METRICS = define({
     name: 'rampflow_partner_events_stopped_total',
     type: 'counter',
     labels: ['workflow_type', 'reason'],
-    help: 'A workflow\'s partner events stopped short of the partner: sequence-conflict (the store refused the stream\'s numbers for good; unrecorded events dropped), handoff-failed (recorded, but not handed to the stream\'s delivery workflow; in GET /events only)',
+    help: "A workflow's partner events stopped short of the partner: sequence-conflict (the store refused the stream's numbers for good; unrecorded events dropped), handoff-failed (recorded, but not handed to the stream's delivery workflow; in GET /events only)",
     source: 'worker',
     fromWorkflow: true,
   },
@@ -242,7 +257,7 @@ export const METRICS = define({
     name: 'rampflow_webhook_handoff_seconds',
     type: 'histogram',
     labels: ['result'],
-    help: 'Time for Temporal to accept or refuse a webhook\'s signal or its ramp-event workflow\'s start',
+    help: "Time for Temporal to accept or refuse a webhook's signal or its ramp-event workflow's start",
     source: 'receiver',
   },
   webhookPayloadMismatches: {
@@ -270,7 +285,7 @@ export const METRICS = define({
     name: 'rampflow_webhook_over_budget_total',
     type: 'counter',
     labels: ['budget'],
-    help: 'Deliveries answered 429 because they were over a rate of the receiver\'s budget (source, target, starts)',
+    help: "Deliveries answered 429 because they were over a rate of the receiver's budget (source, target, starts)",
     source: 'receiver',
   },
 });
@@ -278,7 +293,8 @@ export const METRICS = define({
 /** The runtime's `histogramBucketOverrides` for the worker's histograms. */
 export function histogramBucketOverrides(): Record<string, number[]> {
   const overrides: Record<string, number[]> = {};
-  for (const metric of Object.values(METRICS)) if (metric.source === 'worker' && metric.buckets) overrides[metric.name] = [...metric.buckets];
+  for (const metric of Object.values(METRICS))
+    if (metric.source === 'worker' && metric.buckets) overrides[metric.name] = [...metric.buckets];
   return overrides;
 }
 

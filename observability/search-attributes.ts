@@ -26,8 +26,25 @@ export type SearchAttributeTypeName = 'Text' | 'Keyword' | 'Int' | 'Double' | 'B
  * docs/reference/search-attributes.md is generated from this list.
  */
 export const RAMP_SEARCH_ATTRIBUTES: readonly { name: string; type: SearchAttributeTypeName; holds: string }[] = [
-  { name: RampStage.name, type: 'Keyword', holds: 'the current stage of every workflow: journeys, deposits, payouts, ramp events, partner event deliveries' },
-  { name: RampExternalId.name, type: 'Keyword', holds: 'the partner\'s opaque user id: journeys, their deposits, ramp events that wait or park' },
-  { name: RampCustomerId.name, type: 'Keyword', holds: 'the service\'s customer id, once known: journeys, their deposits, ramp events that wait or park' },
-  { name: RampStageSince.name, type: 'Datetime', holds: 'when the workflow entered its current stage (workflow time, carried through continue-as-new): journeys, deposits, payouts' },
+  {
+    name: RampStage.name,
+    type: 'Keyword',
+    holds: 'the current stage of every workflow: journeys, deposits, payouts, ramp events, partner event deliveries',
+  },
+  {
+    name: RampExternalId.name,
+    type: 'Keyword',
+    holds: "the partner's opaque user id: journeys, their deposits, ramp events that wait or park",
+  },
+  {
+    name: RampCustomerId.name,
+    type: 'Keyword',
+    holds: "the service's customer id, once known: journeys, their deposits, ramp events that wait or park",
+  },
+  {
+    name: RampStageSince.name,
+    type: 'Datetime',
+    holds:
+      'when the workflow entered its current stage (workflow time, carried through continue-as-new): journeys, deposits, payouts',
+  },
 ];

@@ -31,8 +31,22 @@ import { RampStage, RampStageSince } from './search-attributes';
 
 /** The stages watched: every stage a running journey, deposit or payout waits at, but a journey's lifelong ACTIVE. */
 export const SCANNED_STAGES = [
-  { workflowType: 'customerJourney', stages: ['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'NEEDS_ATTENTION'] },
-  { workflowType: 'depositLifecycle', stages: ['RECEIVED', 'ACTION_REQUIRED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'NEEDS_ATTENTION'] },
+  {
+    workflowType: 'customerJourney',
+    stages: ['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'NEEDS_ATTENTION'],
+  },
+  {
+    workflowType: 'depositLifecycle',
+    stages: [
+      'RECEIVED',
+      'ACTION_REQUIRED',
+      'CONFIRMED',
+      'TRADE_CREATED',
+      'TRADE_SETTLED',
+      'PAYMENT_SETTLED',
+      'NEEDS_ATTENTION',
+    ],
+  },
   { workflowType: 'payout', stages: ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'NEEDS_ATTENTION'] },
 ] as const;
 
@@ -98,7 +112,11 @@ export class StageAgeScan {
         try {
           this.oldest.set(`${workflowType}\0${stage}`, await this.scanStage(workflowType, stage));
         } catch (error) {
-          this.options.onError?.({ workflowType, stage, message: error instanceof Error ? error.message : String(error) });
+          this.options.onError?.({
+            workflowType,
+            stage,
+            message: error instanceof Error ? error.message : String(error),
+          });
         }
       }
     }
@@ -162,7 +180,11 @@ export class StageAgeScan {
     this.calls += 1;
     const { client } = this.options;
     const { namespace, loadedDataConverter } = client.options;
-    const response = await client.workflowService.listWorkflowExecutions({ namespace, query, pageSize: this.options.pageSize ?? DEFAULT_PAGE_SIZE });
+    const response = await client.workflowService.listWorkflowExecutions({
+      namespace,
+      query,
+      pageSize: this.options.pageSize ?? DEFAULT_PAGE_SIZE,
+    });
     let oldest: number | undefined;
     for (const raw of response.executions) {
       const info = await executionInfoFromRaw(raw, loadedDataConverter, raw, namespace);

@@ -48,7 +48,7 @@ const externalIdParameter = {
   name: 'externalId',
   in: 'path',
   required: true,
-  description: 'the partner\'s own user id',
+  description: "the partner's own user id",
   schema: component(JourneyInputSchema.shape.customer.shape.externalId, 'input'),
 };
 
@@ -73,7 +73,12 @@ const EVENT_STORE_UNAVAILABLE = error('the partner event store cannot be reached
 
 function queryParameters(schema: z.ZodObject) {
   const properties = component(schema, 'input').properties as Record<string, JsonSchema>;
-  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: false, schema: property }));
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: property,
+  }));
 }
 
 export function buildOpenApiDocument() {
@@ -90,14 +95,18 @@ export function buildOpenApiDocument() {
       '/journeys': {
         post: {
           summary:
-            'start the customer\'s journey on signup and answer its stage and KYC link in the same round trip; idempotent on customer.externalId (a repeated signup returns the same journey)',
+            "start the customer's journey on signup and answer its stage and KYC link in the same round trip; idempotent on customer.externalId (a repeated signup returns the same journey)",
           description:
-            'Waits at most PARTNER_API_SIGNUP_WAIT_SECONDS (default 5) for the service to give the customer\'s KYC link. A repeated signup of a running journey answers at once when the journey knows the link.',
+            "Waits at most PARTNER_API_SIGNUP_WAIT_SECONDS (default 5) for the service to give the customer's KYC link. A repeated signup of a running journey answers at once when the journey knows the link.",
           requestBody: { required: true, ...json('JourneyRequest') },
           responses: {
-            '201': { description: 'the journey runs (started now, or already running) and the KYC link came back', ...json('SignupWithKycLink') },
+            '201': {
+              description: 'the journey runs (started now, or already running) and the KYC link came back',
+              ...json('SignupWithKycLink'),
+            },
             '202': {
-              description: 'the journey runs (started now, or already running or ended for this externalId), without the KYC link: not known within the wait (or the journey has ended); read it from stateUrl',
+              description:
+                'the journey runs (started now, or already running or ended for this externalId), without the KYC link: not known within the wait (or the journey has ended); read it from stateUrl',
               ...json('JourneyReference'),
             },
             '400': error('the request names bad fields'),
@@ -107,7 +116,8 @@ export function buildOpenApiDocument() {
       },
       '/journeys/{externalId}': {
         get: {
-          summary: 'the journey\'s whole state, or how it ended when it failed, was terminated, timed out or was cancelled',
+          summary:
+            "the journey's whole state, or how it ended when it failed, was terminated, timed out or was cancelled",
           parameters: [externalIdParameter],
           responses: {
             '200': {
@@ -122,7 +132,7 @@ export function buildOpenApiDocument() {
       },
       '/journeys/{externalId}/deposits': {
         get: {
-          summary: 'the customer\'s deposits, newest first, a page at a time',
+          summary: "the customer's deposits, newest first, a page at a time",
           parameters: [externalIdParameter, ...queryParameters(DepositPageQuerySchema)],
           responses: {
             '200': { description: 'one page', ...json('DepositPage') },
@@ -134,7 +144,7 @@ export function buildOpenApiDocument() {
       '/journeys/{externalId}/timeline': {
         get: {
           summary:
-            'the customer\'s partner events in sequence order, a page at a time; read from the event store, so an unknown customer, or one whose first event is still on its way, has an empty timeline (not 404)',
+            "the customer's partner events in sequence order, a page at a time; read from the event store, so an unknown customer, or one whose first event is still on its way, has an empty timeline (not 404)",
           parameters: [externalIdParameter, ...queryParameters(TimelineQuerySchema)],
           responses: {
             '200': { description: 'one page', ...json('Timeline') },
@@ -150,7 +160,10 @@ export function buildOpenApiDocument() {
             'partner events of every customer and payout, in the order rampflow stored them, after a cursor. Keep the last `next` you processed and ask with it: you miss nothing and see nothing twice, across restarts of either side',
           parameters: queryParameters(EventPageQuerySchema),
           responses: {
-            '200': { description: 'one page (empty, with `next` unchanged, when nothing new came)', ...json('EventPage') },
+            '200': {
+              description: 'one page (empty, with `next` unchanged, when nothing new came)',
+              ...json('EventPage'),
+            },
             '400': error('a bad parameter, or a cursor this API did not give out'),
             '401': COMMON_ERRORS['401'],
             '503': EVENT_STORE_UNAVAILABLE,
@@ -159,26 +172,39 @@ export function buildOpenApiDocument() {
       },
       '/partner-events/parked': {
         get: {
-          summary: 'streams whose deliveries to an endpoint parked after their retry period (three days by default), with the last attempt\'s reason',
+          summary:
+            "streams whose deliveries to an endpoint parked after their retry period (three days by default), with the last attempt's reason",
           responses: { '200': { description: 'the parked streams', ...json('ParkedDeliveries') }, ...COMMON_ERRORS },
         },
       },
       '/partner-events/resend': {
         post: {
-          summary: 'resume a stream\'s parked deliveries, in order, each endpoint with a fresh retry period',
+          summary: "resume a stream's parked deliveries, in order, each endpoint with a fresh retry period",
           requestBody: { required: true, ...json('ResendRequest') },
           responses: {
             '200': { description: 'resumed', ...json('ResendResult') },
             '400': error('the request names bad fields'),
             '404': error('no deliveries of this stream are under way'),
-            '409': error('none of the stream\'s deliveries is parked'),
+            '409': error("none of the stream's deliveries is parked"),
             ...COMMON_ERRORS,
           },
         },
       },
-      '/journeys/{externalId}/retry': operatorAction('resume a journey parked in NEEDS_ATTENTION, optionally with corrected input', 'RetryRequest', 'RetryResult'),
-      '/journeys/{externalId}/cancel': operatorAction('end a journey parked in NEEDS_ATTENTION', 'EndRequest', 'CancelResult'),
-      '/journeys/{externalId}/close': operatorAction('end the customer relationship at any stage', 'EndRequest', 'CloseResult'),
+      '/journeys/{externalId}/retry': operatorAction(
+        'resume a journey parked in NEEDS_ATTENTION, optionally with corrected input',
+        'RetryRequest',
+        'RetryResult',
+      ),
+      '/journeys/{externalId}/cancel': operatorAction(
+        'end a journey parked in NEEDS_ATTENTION',
+        'EndRequest',
+        'CancelResult',
+      ),
+      '/journeys/{externalId}/close': operatorAction(
+        'end the customer relationship at any stage',
+        'EndRequest',
+        'CloseResult',
+      ),
     },
     components: {
       securitySchemes: { bearerToken: { type: 'http', scheme: 'bearer', description: 'PARTNER_API_TOKEN' } },

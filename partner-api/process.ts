@@ -8,13 +8,24 @@
  * and recovers by itself when it is back; so does the PostgreSQL event store (503 while it is away).
  */
 import { Connection } from '@temporalio/client';
-import { parseEnv, PartnerApiEnvSchema, PartnerEventsEnvSchema, PayloadEnvSchema, temporalTls, TemporalEnvSchema, WorkerEnvSchema } from '../config/env';
+import {
+  parseEnv,
+  PartnerApiEnvSchema,
+  PartnerEventsEnvSchema,
+  PayloadEnvSchema,
+  temporalTls,
+  TemporalEnvSchema,
+  WorkerEnvSchema,
+} from '../config/env';
 import { createLogger } from '../config/logger';
 import { createRampflowClient } from '../client';
 import { openPartnerEventStore } from '../partner-events/open-store';
 import { buildPartnerApi } from './server';
 
-export async function runPartnerApi(options: { host?: string } = {}, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runPartnerApi(
+  options: { host?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), env);
   const api = parseEnv(PartnerApiEnvSchema, env);
   const eventsEnv = parseEnv(PartnerEventsEnvSchema, env);
@@ -26,9 +37,20 @@ export async function runPartnerApi(options: { host?: string } = {}, env: NodeJS
     tls: temporalTls(temporal),
     ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
   });
-  const rampflow = await createRampflowClient({ connection, namespace: temporal.TEMPORAL_NAMESPACE, taskQueue: temporal.TEMPORAL_TASK_QUEUE, payloadKeys: temporal.RAMPFLOW_PAYLOAD_KEYS });
+  const rampflow = await createRampflowClient({
+    connection,
+    namespace: temporal.TEMPORAL_NAMESPACE,
+    taskQueue: temporal.TEMPORAL_TASK_QUEUE,
+    payloadKeys: temporal.RAMPFLOW_PAYLOAD_KEYS,
+  });
   const events = await openPartnerEventStore(eventsEnv, temporal.RAMPFLOW_PAYLOAD_KEYS, { role: 'reader' });
-  const app = buildPartnerApi({ token: api.PARTNER_API_TOKEN, rampflow, events, logger, signupWaitSeconds: api.PARTNER_API_SIGNUP_WAIT_SECONDS });
+  const app = buildPartnerApi({
+    token: api.PARTNER_API_TOKEN,
+    rampflow,
+    events,
+    logger,
+    signupWaitSeconds: api.PARTNER_API_SIGNUP_WAIT_SECONDS,
+  });
   try {
     await app.listen({ port: api.PARTNER_API_PORT, host: options.host ?? '0.0.0.0' });
     logger.info(
@@ -38,7 +60,8 @@ export async function runPartnerApi(options: { host?: string } = {}, env: NodeJS
         namespace: temporal.TEMPORAL_NAMESPACE,
         taskQueue: temporal.TEMPORAL_TASK_QUEUE,
         // Which store, never the database URL (it holds a password).
-        partnerEvents: eventsEnv.PARTNER_EVENTS_DATABASE_URL !== undefined ? 'postgresql' : eventsEnv.PARTNER_EVENTS_DIR,
+        partnerEvents:
+          eventsEnv.PARTNER_EVENTS_DATABASE_URL !== undefined ? 'postgresql' : eventsEnv.PARTNER_EVENTS_DIR,
       },
       'partner api listening',
     );

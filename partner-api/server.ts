@@ -21,7 +21,15 @@ import { isGrpcServiceError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { PartnerEventDeliveries, parseStream } from '../client/partner-event-deliveries';
-import { endJson, RampflowInputError, RampflowNotFoundError, RampflowUpdateRefusedError, RampflowWorkflowEndedError, SIGNUP_GRACE_MS, type RampflowClient } from '../client';
+import {
+  endJson,
+  RampflowInputError,
+  RampflowNotFoundError,
+  RampflowUpdateRefusedError,
+  RampflowWorkflowEndedError,
+  SIGNUP_GRACE_MS,
+  type RampflowClient,
+} from '../client';
 import { tokenMatches } from '../config/secret-token';
 import { JourneyInputSchema } from '../workflows/journey-input';
 import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
@@ -89,7 +97,12 @@ export function isTemporalUnavailable(error: unknown): boolean {
 function parsed<S extends z.ZodType>(schema: S, value: unknown, prefix?: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new BadRequest(startInputIssues(result.error).map((issue) => ({ ...issue, path: prefix && issue.path === '(input)' ? prefix : issue.path })));
+  throw new BadRequest(
+    startInputIssues(result.error).map((issue) => ({
+      ...issue,
+      path: prefix && issue.path === '(input)' ? prefix : issue.path,
+    })),
+  );
 }
 
 /** The client's own input errors read `path: message`. */
@@ -107,7 +120,8 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
   app.removeContentTypeParser('text/plain');
 
   /** One call to Temporal, given up after the timeout (answered 503 like Temporal being away). */
-  const temporal = <T>(call: () => Promise<T>, extraMs = 0): Promise<T> => rampflow.temporal.connection.withDeadline(Date.now() + timeoutMs + extraMs, call);
+  const temporal = <T>(call: () => Promise<T>, extraMs = 0): Promise<T> =>
+    rampflow.temporal.connection.withDeadline(Date.now() + timeoutMs + extraMs, call);
   const externalIdOf = (request: FastifyRequest) => parsed(ExternalIdParamsSchema, request.params).externalId;
 
   app.addHook('onRequest', async (request, reply) => {
@@ -120,7 +134,12 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    const line = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+    };
     if (reply.statusCode >= 500) logger.warn(line, 'partner api');
     else logger.info(line, 'partner api');
   });
@@ -129,13 +148,18 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof BadRequest) return reply.code(400).send({ error: error.message, issues: error.issues });
-    if (error instanceof RampflowInputError) return reply.code(400).send({ error: 'invalid request', issues: error.issues.map(toIssue) });
+    if (error instanceof RampflowInputError)
+      return reply.code(400).send({ error: 'invalid request', issues: error.issues.map(toIssue) });
     if (error instanceof RampflowNotFoundError) return reply.code(404).send({ error: error.message });
-    if (error instanceof PartnerEventCursorError) return reply.code(400).send({ error: 'invalid request', issues: [{ path: 'after', message: error.message }] });
+    if (error instanceof PartnerEventCursorError)
+      return reply.code(400).send({ error: 'invalid request', issues: [{ path: 'after', message: error.message }] });
     if (error instanceof RampflowUpdateRefusedError) return reply.code(409).send({ error: error.message });
     if (error instanceof PartnerEventStoreUnavailableError) {
       // The reason is a network error code or PostgreSQL's own words: never the URL or an event.
-      logger.warn({ route: request.routeOptions.url, reason: error.message }, 'partner event store unavailable; answering 503');
+      logger.warn(
+        { route: request.routeOptions.url, reason: error.message },
+        'partner event store unavailable; answering 503',
+      );
       return reply.code(503).header('retry-after', '5').send({ error: 'temporarily unavailable' });
     }
     if (isTemporalUnavailable(error)) {
@@ -143,8 +167,12 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
       return reply.code(503).header('retry-after', '5').send({ error: 'temporarily unavailable' });
     }
     // Raised by fastify before a handler runs: malformed JSON, too large, not JSON.
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return reply.code(error.statusCode).send({ error: error.message });
-    logger.error({ err: { type: error.name, code: error.code, message: error.message }, route: request.routeOptions.url }, 'partner api error');
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+      return reply.code(error.statusCode).send({ error: error.message });
+    logger.error(
+      { err: { type: error.name, code: error.code, message: error.message }, route: request.routeOptions.url },
+      'partner api error',
+    );
     return reply.code(500).send({ error: 'internal error' });
   });
 
@@ -155,12 +183,24 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
     const input = parsed(JourneyInputSchema, request.body);
     const { externalId } = input.customer;
     // signUp bounds its own wait (the wait plus a moment); the rest of the timeout is for the calls around it.
-    const signup = await temporal(() => rampflow.signUp(input, { waitSeconds: signupWaitSeconds }), signupWaitSeconds * 1000 + SIGNUP_GRACE_MS);
+    const signup = await temporal(
+      () => rampflow.signUp(input, { waitSeconds: signupWaitSeconds }),
+      signupWaitSeconds * 1000 + SIGNUP_GRACE_MS,
+    );
     const stateUrl = `/journeys/${encodeURIComponent(externalId)}`;
     const { stage, kycLink } = signup;
-    const answer: z.input<typeof SignupAnswerSchema> = { externalId, workflowId: signup.handle.workflowId, stateUrl, ...(stage ? { stage } : {}), ...(kycLink ? { kycLink } : {}) };
+    const answer: z.input<typeof SignupAnswerSchema> = {
+      externalId,
+      workflowId: signup.handle.workflowId,
+      stateUrl,
+      ...(stage ? { stage } : {}),
+      ...(kycLink ? { kycLink } : {}),
+    };
     // 201 when the answer carries the KYC link; 202 (as before this answer existed) when it is still to come.
-    return reply.code(kycLink ? 201 : 202).header('location', stateUrl).send(answer);
+    return reply
+      .code(kycLink ? 201 : 202)
+      .header('location', stateUrl)
+      .send(answer);
   });
 
   app.get('/journeys/:externalId', async (request) => {
@@ -170,7 +210,11 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
     } catch (error) {
       // Ended without completing: how, decoded (client/workflow-end.ts), rather than a state it no longer has.
       if (!(error instanceof RampflowWorkflowEndedError)) throw error;
-      const ended: z.input<typeof EndedJourneySchema> = { externalId, ...(error.stage ? { stage: error.stage } : {}), ...endJson(error.end) };
+      const ended: z.input<typeof EndedJourneySchema> = {
+        externalId,
+        ...(error.stage ? { stage: error.stage } : {}),
+        ...endJson(error.end),
+      };
       return ended;
     }
   });
@@ -181,7 +225,10 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
     const page = await temporal(() =>
       rampflow.listDepositsPage(
         { externalId, ...(query.stage ? { stage: query.stage } : {}) },
-        { ...(query.pageSize ? { pageSize: query.pageSize } : {}), ...(query.nextPageToken ? { nextPageToken: query.nextPageToken } : {}) },
+        {
+          ...(query.pageSize ? { pageSize: query.pageSize } : {}),
+          ...(query.nextPageToken ? { nextPageToken: query.nextPageToken } : {}),
+        },
       ),
     );
     const deposits: z.input<typeof DepositItemSchema>[] = page.deposits.map((deposit) => ({
@@ -216,7 +263,9 @@ export function buildPartnerApi(options: PartnerApiOptions): FastifyInstance {
   });
 
   const deliveries = new PartnerEventDeliveries(rampflow.temporal, rampflow.taskQueue);
-  app.get('/partner-events/parked', async (): Promise<z.input<typeof ParkedDeliveriesSchema>> => ({ streams: await temporal(() => deliveries.parked()) }));
+  app.get('/partner-events/parked', async (): Promise<z.input<typeof ParkedDeliveriesSchema>> => ({
+    streams: await temporal(() => deliveries.parked()),
+  }));
   app.post('/partner-events/resend', async (request): Promise<z.input<typeof ResendResultSchema>> => {
     const { stream, endpoint } = parsed(ResendRequestSchema, request.body ?? {});
     return temporal(() => deliveries.resend(parseStream(stream), endpoint));

@@ -9,8 +9,12 @@ export function checkAppendBatch(stream: PartnerEventStream, events: readonly Pa
   let previous = 0;
   for (const event of events) {
     if (streamOf(event) !== stream) throw new Error(`partner event ${event.id} does not belong to ${stream}`);
-    if (!Number.isSafeInteger(event.sequence) || event.sequence < 1) throw new Error(`partner event ${event.id}: sequence must be a positive integer`);
-    if (event.sequence <= previous) throw new Error(`partner events appended to ${stream} must come in increasing sequence order (${event.id} has ${event.sequence} after ${previous})`);
+    if (!Number.isSafeInteger(event.sequence) || event.sequence < 1)
+      throw new Error(`partner event ${event.id}: sequence must be a positive integer`);
+    if (event.sequence <= previous)
+      throw new Error(
+        `partner events appended to ${stream} must come in increasing sequence order (${event.id} has ${event.sequence} after ${previous})`,
+      );
     previous = event.sequence;
   }
 }

@@ -16,7 +16,9 @@ import { z } from 'zod';
 
 const depositFacts = {
   depositId: z.string(),
-  kind: z.enum(['ONRAMP', 'OFFRAMP']).describe('ONRAMP: fiat arrived at the virtual account; OFFRAMP: crypto arrived at the deposit address'),
+  kind: z
+    .enum(['ONRAMP', 'OFFRAMP'])
+    .describe('ONRAMP: fiat arrived at the virtual account; OFFRAMP: crypto arrived at the deposit address'),
   amount: z.string().describe('decimal string, as the service reported it'),
   currency: z.string(),
 };
@@ -25,18 +27,18 @@ const depositFacts = {
 export const PARTNER_EVENT_DATA = {
   'journey.kyc_required': {
     when: 'the service created the customer and KYC is still to be done: show the customer the link',
-    data: z.object({ kycLink: z.string().describe('the service\'s KYC link for this customer') }),
+    data: z.object({ kycLink: z.string().describe("the service's KYC link for this customer") }),
   },
   'journey.approved': {
-    when: 'the service approved the customer\'s KYC',
+    when: "the service approved the customer's KYC",
     data: z.object({}),
   },
   'journey.rejected': {
-    when: 'the service rejected the customer\'s KYC; the journey has ended',
+    when: "the service rejected the customer's KYC; the journey has ended",
     data: z.object({ reason: z.string() }),
   },
   'journey.accounts_ready': {
-    when: 'the service approved the customer\'s receiving accounts: the details to show the customer, read from the service',
+    when: "the service approved the customer's receiving accounts: the details to show the customer, read from the service",
     data: z.object({
       virtualAccount: z
         .object({
@@ -50,7 +52,12 @@ export const PARTNER_EVENT_DATA = {
         .optional()
         .describe('where the customer sends fiat (onramp)'),
       depositAddress: z
-        .object({ id: z.string(), address: z.string().optional(), network: z.string().optional(), currency: z.string().optional() })
+        .object({
+          id: z.string(),
+          address: z.string().optional(),
+          network: z.string().optional(),
+          currency: z.string().optional(),
+        })
         .optional()
         .describe('where the customer sends crypto (offramp)'),
     }),
@@ -80,7 +87,7 @@ export const PARTNER_EVENT_DATA = {
     data: z.object(depositFacts),
   },
   'deposit.completed': {
-    when: 'the deposit\'s trade and payment settled: the money arrived where the customer asked',
+    when: "the deposit's trade and payment settled: the money arrived where the customer asked",
     data: z.object({ ...depositFacts, tradeId: z.string().optional(), paymentId: z.string().optional() }),
   },
   'deposit.rejected': {
@@ -89,10 +96,13 @@ export const PARTNER_EVENT_DATA = {
   },
   'deposit.reversed': {
     when: 'the service refunded a deposit it had confirmed (money had moved; a completed deposit leaves the totals)',
-    data: z.object({ ...depositFacts, after: z.string().describe('the stage the deposit had reached before the refund') }),
+    data: z.object({
+      ...depositFacts,
+      after: z.string().describe('the stage the deposit had reached before the refund'),
+    }),
   },
   'payout.settled': {
-    when: 'the service settled a payout from the partner\'s balance',
+    when: "the service settled a payout from the partner's balance",
     data: z.object({
       reference: z.string(),
       paymentId: z.string(),
@@ -101,11 +111,14 @@ export const PARTNER_EVENT_DATA = {
     }),
   },
   'payout.failed': {
-    when: 'the service reported the payout\'s payment failed, or an operator cancelled a payout of which no payment exists (or only a failed one)',
+    when: "the service reported the payout's payment failed, or an operator cancelled a payout of which no payment exists (or only a failed one)",
     data: z.object({
       reference: z.string(),
-      reason: z.string().describe('the service\'s reason when it failed the payment, else the operator\'s'),
-      paymentId: z.string().optional().describe('the failed payment, when one exists: no payment under this reference will settle'),
+      reason: z.string().describe("the service's reason when it failed the payment, else the operator's"),
+      paymentId: z
+        .string()
+        .optional()
+        .describe('the failed payment, when one exists: no payment under this reference will settle'),
     }),
   },
 } as const;
@@ -115,20 +128,24 @@ export const PARTNER_EVENT_TYPES = Object.keys(PARTNER_EVENT_DATA) as PartnerEve
 export type PartnerEventData<T extends PartnerEventType> = z.output<(typeof PARTNER_EVENT_DATA)[T]['data']>;
 
 const envelope = {
-  id: z.string().regex(/^evt_[A-Za-z0-9]{16,64}$/).describe('unique and stable: the webhook-id header; a retried delivery carries the same id'),
+  id: z
+    .string()
+    .regex(/^evt_[A-Za-z0-9]{16,64}$/)
+    .describe('unique and stable: the webhook-id header; a retried delivery carries the same id'),
   timestamp: z.string().describe('ISO 8601: when rampflow established the fact'),
-  sequence: z.number().int().min(1).describe('counts from 1 within the event\'s stream (a customer, or a payout)'),
-  externalId: z.string().optional().describe('the customer\'s externalId (customer events)'),
-  payoutReference: z.string().optional().describe('the payout\'s reference (payout events)'),
+  sequence: z.number().int().min(1).describe("counts from 1 within the event's stream (a customer, or a payout)"),
+  externalId: z.string().optional().describe("the customer's externalId (customer events)"),
+  payoutReference: z.string().optional().describe("the payout's reference (payout events)"),
 };
 
 /** One event as delivered and as the pull API returns it. */
 export const PartnerEventSchema = z.discriminatedUnion(
   'type',
-  PARTNER_EVENT_TYPES.map((type) => z.object({ ...envelope, type: z.literal(type), data: PARTNER_EVENT_DATA[type].data }).describe(PARTNER_EVENT_DATA[type].when)) as unknown as [
-    z.ZodObject,
-    ...z.ZodObject[],
-  ],
+  PARTNER_EVENT_TYPES.map((type) =>
+    z
+      .object({ ...envelope, type: z.literal(type), data: PARTNER_EVENT_DATA[type].data })
+      .describe(PARTNER_EVENT_DATA[type].when),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
 );
 
 /** An event as the workflow built it; a union over the types, so `data` matches `type`. */

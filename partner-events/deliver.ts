@@ -16,7 +16,14 @@
 import { Agent, buildConnector, errors, request, type Dispatcher } from 'undici';
 import type { PartnerEvent } from './catalogue';
 import type { DeliveryAttempt, PartnerEndpoint } from './endpoint-types';
-import { guardedLookup, hostIsPrivate, PRIVATE_ADDRESS_CODE, PRIVATE_ADDRESS_PROBLEM, privateAddressError, type ResolveAll } from './endpoint-addresses';
+import {
+  guardedLookup,
+  hostIsPrivate,
+  PRIVATE_ADDRESS_CODE,
+  PRIVATE_ADDRESS_PROBLEM,
+  privateAddressError,
+  type ResolveAll,
+} from './endpoint-addresses';
 import { createSigner } from './signing';
 
 export const USER_AGENT = 'rampflow';
@@ -86,7 +93,11 @@ function defaultAgent(): Agent {
 const STOPPED = 'stopped: the delivering activity ran out of time';
 
 /** Makes one signed delivery attempt; never throws for anything the network or the endpoint does. */
-export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEvent, options: DeliveryOptions): Promise<DeliveryAttempt> {
+export async function deliverEvent(
+  endpoint: PartnerEndpoint,
+  event: PartnerEvent,
+  options: DeliveryOptions,
+): Promise<DeliveryAttempt> {
   // The envelope exactly as the store holds it; these bytes are signed and sent, nothing re-serialises them.
   const body = JSON.stringify(event);
   const at = options.now?.() ?? new Date();
@@ -111,7 +122,10 @@ export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEven
     return classify(answer.statusCode);
   } catch (error) {
     if (options.signal?.aborted) return { outcome: 'failed', reason: STOPPED };
-    return { outcome: 'failed', reason: abort.signal.aborted ? `no answer within ${options.timeoutMs} ms` : networkReason(error) };
+    return {
+      outcome: 'failed',
+      reason: abort.signal.aborted ? `no answer within ${options.timeoutMs} ms` : networkReason(error),
+    };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', stop);
@@ -121,13 +135,23 @@ export async function deliverEvent(endpoint: PartnerEndpoint, event: PartnerEven
 function classify(status: number): DeliveryAttempt {
   if (status >= 200 && status <= 299) return { outcome: 'delivered', status };
   if (status === 410) return { outcome: 'gone', status: 410 };
-  if (status >= 300 && status <= 399) return { outcome: 'failed', status, reason: `HTTP ${status}: a redirect, not followed (configure the endpoint's final URL)` };
+  if (status >= 300 && status <= 399)
+    return {
+      outcome: 'failed',
+      status,
+      reason: `HTTP ${status}: a redirect, not followed (configure the endpoint's final URL)`,
+    };
   return { outcome: 'failed', status, reason: `HTTP ${status}` };
 }
 
 /** The network error's kind, by code only: undici's and Node's messages can name the host and path. */
 function networkReason(error: unknown): string {
-  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) return 'no answer in time';
+  if (
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    error instanceof errors.ConnectTimeoutError
+  )
+    return 'no answer in time';
   const code = codeOf(error);
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
@@ -137,7 +161,11 @@ function networkReason(error: unknown): string {
 }
 
 function codeOf(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth += 1) {
+  for (
+    let current: unknown = error, depth = 0;
+    current instanceof Error && depth < 4;
+    current = current.cause, depth += 1
+  ) {
     const code = (current as NodeJS.ErrnoException).code;
     // Only a code's own characters: a code is never customer data, but it should not carry text either.
     if (typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code)) return code;

@@ -85,11 +85,20 @@ export function guardedLookup(resolve: ResolveAll = resolveWithDns): LookupFunct
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error('host not found'), { code: 'ENOTFOUND' }), '', 0);
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error('host not found'), { code: 'ENOTFOUND' }), '', 0);
         if (addresses.some(({ address }) => isPrivateAddress(address))) return callback(privateAddressError(), '', 0);
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
-        if (wanted.length === 0) return callback(Object.assign(new Error('host not found'), { code: 'ENOTFOUND' }), '', 0);
-        if (options.all) return (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, wanted);
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter(({ family }) => family === options.family)
+            : addresses;
+        if (wanted.length === 0)
+          return callback(Object.assign(new Error('host not found'), { code: 'ENOTFOUND' }), '', 0);
+        if (options.all)
+          return (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(
+            null,
+            wanted,
+          );
         return callback(null, wanted[0]!.address, wanted[0]!.family);
       },
       (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),

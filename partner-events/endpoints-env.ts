@@ -46,15 +46,31 @@ export const PartnerEventEndpointsEnvSchema = PartnerEventEndpointVariablesSchem
  * refinements) adds them back with `.superRefine(checkEndpointVariables)`.
  */
 export function checkEndpointVariables(
-  value: { PARTNER_EVENT_ENDPOINTS?: PartnerEndpoint[] | undefined; PARTNER_EVENT_ENDPOINTS_FILE?: PartnerEndpoint[] | undefined; PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: boolean },
+  value: {
+    PARTNER_EVENT_ENDPOINTS?: PartnerEndpoint[] | undefined;
+    PARTNER_EVENT_ENDPOINTS_FILE?: PartnerEndpoint[] | undefined;
+    PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: boolean;
+  },
   context: z.RefinementCtx,
 ): void {
   if (value.PARTNER_EVENT_ENDPOINTS !== undefined && value.PARTNER_EVENT_ENDPOINTS_FILE !== undefined) {
-    context.addIssue({ code: 'custom', path: ['PARTNER_EVENT_ENDPOINTS_FILE'], message: 'set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both' });
+    context.addIssue({
+      code: 'custom',
+      path: ['PARTNER_EVENT_ENDPOINTS_FILE'],
+      message: 'set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both',
+    });
   }
   const configured = value.PARTNER_EVENT_ENDPOINTS ?? value.PARTNER_EVENT_ENDPOINTS_FILE;
-  const inward = value.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS || configured === undefined ? undefined : privateEndpointProblem(configured);
-  if (inward) context.addIssue({ code: 'custom', path: [value.PARTNER_EVENT_ENDPOINTS !== undefined ? 'PARTNER_EVENT_ENDPOINTS' : 'PARTNER_EVENT_ENDPOINTS_FILE'], message: inward });
+  const inward =
+    value.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS || configured === undefined
+      ? undefined
+      : privateEndpointProblem(configured);
+  if (inward)
+    context.addIssue({
+      code: 'custom',
+      path: [value.PARTNER_EVENT_ENDPOINTS !== undefined ? 'PARTNER_EVENT_ENDPOINTS' : 'PARTNER_EVENT_ENDPOINTS_FILE'],
+      message: inward,
+    });
 }
 
 /**

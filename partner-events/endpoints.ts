@@ -32,7 +32,8 @@ export function secretProblem(secret: unknown): string | undefined {
   // Canonical, padded, standard base64: what every Standard Webhooks library decodes the same way.
   if (!CANONICAL_BASE64.test(encoded)) return `must be ${SECRET_PREFIX} followed by standard base64 (with = padding)`;
   const bytes = Buffer.from(encoded, 'base64').length;
-  if (bytes < SECRET_BYTES.min || bytes > SECRET_BYTES.max) return `must encode ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes (it encodes ${bytes})`;
+  if (bytes < SECRET_BYTES.min || bytes > SECRET_BYTES.max)
+    return `must encode ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes (it encodes ${bytes})`;
   return undefined;
 }
 
@@ -45,11 +46,14 @@ export function urlProblem(text: unknown): string | undefined {
   } catch {
     return 'url is not a valid absolute URL';
   }
-  if (url.username !== '' || url.password !== '') return 'url must not carry credentials (user:password@): deliveries are authenticated by their signature';
+  if (url.username !== '' || url.password !== '')
+    return 'url must not carry credentials (user:password@): deliveries are authenticated by their signature';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:') {
     // Events carry customer data (KYC links, account details): in clear text only over loopback.
-    return isLoopbackHost(url.hostname) ? undefined : 'url must be https (plain http only to a loopback host: localhost, 127.0.0.0/8, [::1])';
+    return isLoopbackHost(url.hostname)
+      ? undefined
+      : 'url must be https (plain http only to a loopback host: localhost, 127.0.0.0/8, [::1])';
   }
   return 'url must be https (plain http only to a loopback host)';
 }
@@ -58,7 +62,11 @@ export function urlProblem(text: unknown): string | undefined {
 export function isLoopbackHost(hostname: string): boolean {
   if (hostname === 'localhost' || hostname === '[::1]') return true;
   const octets = hostname.split('.');
-  return octets.length === 4 && octets[0] === '127' && octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255);
+  return (
+    octets.length === 4 &&
+    octets[0] === '127' &&
+    octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255)
+  );
 }
 
 /** A subscription entry: a known type, or a prefix wildcard such as `journey.*`, expanded to the types it covers. */
@@ -94,7 +102,8 @@ function secretsOf(entry: Record<string, unknown>): string[] | string {
   if (secrets === undefined) return `needs a signing secret (secrets: ["${SECRET_PREFIX}..."])`;
   if (!Array.isArray(secrets)) return 'secrets must be an array of strings';
   if (secrets.length === 0) return 'secrets is empty: at least one is needed';
-  if (secrets.length > MAX_SECRETS) return `has ${secrets.length} secrets; at most ${MAX_SECRETS} (a rotation needs two)`;
+  if (secrets.length > MAX_SECRETS)
+    return `has ${secrets.length} secrets; at most ${MAX_SECRETS} (a rotation needs two)`;
   for (const [index, secret] of secrets.entries()) {
     const problem = secretProblem(secret);
     if (problem) return `${'secret' in entry ? 'secret' : `secrets[${index}]`} ${problem}`;
@@ -105,11 +114,13 @@ function secretsOf(entry: Record<string, unknown>): string[] | string {
 
 function parseEndpoint(entry: unknown, index: number, names: Set<string>): PartnerEndpoint | string {
   const at = `endpoint ${index + 1}`;
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return `${at} must be an object {name, url, secrets, events?}`;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    return `${at} must be an object {name, url, secrets, events?}`;
   const fields = entry as Record<string, unknown>;
   // An unknown key is most often a typo (`event`, `secrect`) that would silently change what is sent.
   const unknown = Object.keys(fields).find((key) => !KNOWN_KEYS.has(key));
-  if (unknown !== undefined) return `${at} has an unknown key '${unknown.slice(0, 40)}' (known: ${[...KNOWN_KEYS].join(', ')})`;
+  if (unknown !== undefined)
+    return `${at} has an unknown key '${unknown.slice(0, 40)}' (known: ${[...KNOWN_KEYS].join(', ')})`;
   const { name } = fields;
   if (typeof name !== 'string' || !ENDPOINT_NAME.test(name)) return `${at}: name must match ${ENDPOINT_NAME.source}`;
   const label = `${at} (${name})`;

@@ -35,7 +35,15 @@ const NEWLINE = 0x0a;
 const CHUNK_BYTES = 1 << 20;
 
 export function logLine(event: PartnerEvent, stream: PartnerEventStream, position: number, body: Uint8Array): string {
-  const record: LogRecord = { position, id: event.id, stream, sequence: event.sequence, type: event.type, timestamp: event.timestamp, body: Buffer.from(body).toString('base64') };
+  const record: LogRecord = {
+    position,
+    id: event.id,
+    stream,
+    sequence: event.sequence,
+    type: event.type,
+    timestamp: event.timestamp,
+    body: Buffer.from(body).toString('base64'),
+  };
   return `${JSON.stringify(record)}\n`;
 }
 
@@ -84,11 +92,16 @@ export class LogIndex {
   }
 
   add(entry: IndexedEvent): void {
-    if (entry.position <= this.lastPosition) throw new Error(`the partner events log is out of order at position ${entry.position}`);
+    if (entry.position <= this.lastPosition)
+      throw new Error(`the partner events log is out of order at position ${entry.position}`);
     this.byPosition.push(entry);
     this.byId.set(entry.id, entry);
     const stream = this.byStream.get(entry.stream) ?? [];
-    stream.splice(firstIndex(stream, (event) => event.sequence > entry.sequence), 0, entry);
+    stream.splice(
+      firstIndex(stream, (event) => event.sequence > entry.sequence),
+      0,
+      entry,
+    );
     this.byStream.set(entry.stream, stream);
   }
 
@@ -111,18 +124,26 @@ export class LogIndex {
   async scan(file: FileHandle, size: number): Promise<number | undefined> {
     let carried = Buffer.alloc(0);
     let carriedFrom = this.readOffset;
-    for (let at = this.readOffset; at < size; ) {
+    for (let at = this.readOffset; at < size;) {
       const chunk = Buffer.alloc(Math.min(CHUNK_BYTES, size - at));
       const { bytesRead } = await file.read(chunk, 0, chunk.length, at);
       if (bytesRead === 0) break;
       at += bytesRead;
-      const bytes = carried.length > 0 ? Buffer.concat([carried, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      const bytes =
+        carried.length > 0 ? Buffer.concat([carried, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
       let lineStart = 0;
       for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, lineStart)) {
         const offset = carriedFrom + lineStart;
         const record = parseLogLine(bytes.subarray(lineStart, newline));
         if (record === undefined) return offset;
-        this.add({ position: record.position, id: record.id, stream: record.stream, sequence: record.sequence, offset, length: newline - lineStart });
+        this.add({
+          position: record.position,
+          id: record.id,
+          stream: record.stream,
+          sequence: record.sequence,
+          offset,
+          length: newline - lineStart,
+        });
         lineStart = newline + 1;
         this.readOffset = carriedFrom + lineStart;
       }

@@ -114,7 +114,8 @@ class FilePartnerEventStore implements PartnerEventStore {
       let position = this.index.lastPosition;
       for (const { event, body } of sealed) {
         if (this.index.has(event.id) || batchIds.has(event.id)) continue;
-        if (this.index.atSequence(stream, event.sequence) !== undefined) throw new PartnerEventConflictError(stream, event.sequence, event.id);
+        if (this.index.atSequence(stream, event.sequence) !== undefined)
+          throw new PartnerEventConflictError(stream, event.sequence, event.id);
         batchIds.add(event.id);
         position += 1;
         lines.push({ line: logLine(event, stream, position, body), event, position });
@@ -123,7 +124,8 @@ class FilePartnerEventStore implements PartnerEventStore {
       const start = this.index.readOffset;
       const bytes = Buffer.from(lines.map(({ line }) => line).join(''), 'utf8');
       try {
-        for (let written = 0; written < bytes.length; ) written += (await log.write(bytes, written, bytes.length - written)).bytesWritten;
+        for (let written = 0; written < bytes.length;)
+          written += (await log.write(bytes, written, bytes.length - written)).bytesWritten;
         await log.sync();
       } catch (error) {
         // Nothing of a failed append may stay behind (disk full): the index would not know of it.
@@ -185,7 +187,9 @@ class FilePartnerEventStore implements PartnerEventStore {
     await this.serialized(async () => {
       const endpoints = await this.disabledEndpoints();
       if (endpoints.some((endpoint) => endpoint.name === name)) return;
-      const next = [...endpoints, { name, since: new Date().toISOString(), reason }].sort((a, b) => a.name.localeCompare(b.name));
+      const next = [...endpoints, { name, since: new Date().toISOString(), reason }].sort((a, b) =>
+        a.name.localeCompare(b.name),
+      );
       await this.writeDisabledEndpoints(next);
     });
   }
@@ -207,7 +211,8 @@ class FilePartnerEventStore implements PartnerEventStore {
   }
 
   private mustWrite(what: string): void {
-    if (this.options.role !== 'writer') throw new Error(`cannot ${what}: this partner event store was opened as a reader`);
+    if (this.options.role !== 'writer')
+      throw new Error(`cannot ${what}: this partner event store was opened as a reader`);
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
@@ -227,7 +232,10 @@ class FilePartnerEventStore implements PartnerEventStore {
         throw error;
       }
     }
-    const [opened, onDisk] = await Promise.all([this.log.stat(), stat(this.logPath).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(error)))]);
+    const [opened, onDisk] = await Promise.all([
+      this.log.stat(),
+      stat(this.logPath).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(error))),
+    ]);
     // The log was removed or replaced (a dev stack wiped its data): start over on the new one.
     if (onDisk === undefined || onDisk.ino !== opened.ino || opened.size < this.index.readOffset) {
       await this.log.close();
@@ -247,7 +255,10 @@ class FilePartnerEventStore implements PartnerEventStore {
     const rest = Buffer.alloc(size - offset);
     await log.read(rest, 0, rest.length, offset);
     const completeLines = rest.filter((byte) => byte === 0x0a).length;
-    if (completeLines > 1) throw new Error(`the partner events log ${this.logPath} has a damaged line at byte ${offset}, with events after it: restore it from a copy`);
+    if (completeLines > 1)
+      throw new Error(
+        `the partner events log ${this.logPath} has a damaged line at byte ${offset}, with events after it: restore it from a copy`,
+      );
   }
 
   private async read(entries: readonly IndexedEvent[]): Promise<{ entry: IndexedEvent; event: PartnerEvent }[]> {
@@ -258,7 +269,8 @@ class FilePartnerEventStore implements PartnerEventStore {
         const line = Buffer.alloc(entry.length);
         await log.read(line, 0, entry.length, entry.offset);
         const record = parseLogLine(line);
-        if (record === undefined || record.id !== entry.id) throw new Error(`the partner events log ${this.logPath} changed under its index at byte ${entry.offset}`);
+        if (record === undefined || record.id !== entry.id)
+          throw new Error(`the partner events log ${this.logPath} changed under its index at byte ${entry.offset}`);
         return { entry, event: await this.sealer.open(Buffer.from(record.body, 'base64'), record) };
       }),
     );

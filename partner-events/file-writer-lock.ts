@@ -11,7 +11,17 @@
  * another folder is taken over and one naming this folder is respected.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 
@@ -110,7 +120,8 @@ function readLock(lockFile: string): { text: string; record: LockRecord | undefi
   }
 }
 
-const describeHolder = (record: LockRecord): string => `process ${record.pid} on ${record.host}${record.folder ? `, writing to ${record.folder}` : ''}`;
+const describeHolder = (record: LockRecord): string =>
+  `process ${record.pid} on ${record.host}${record.folder ? `, writing to ${record.folder}` : ''}`;
 
 /** Takes the lock or throws PartnerEventWriterLockedError; the returned function lets it go. */
 export function acquireWriterLock(lockFile: string): () => void {
@@ -127,7 +138,8 @@ export function acquireWriterLock(lockFile: string): () => void {
         closeSync(fd);
         // Only our own lock is removed: never one a later writer took over.
         const now = statSync(lockFile, { throwIfNoEntry: false });
-        if (now && now.ino === stillOurs.ino && now.dev === stillOurs.dev && readLock(lockFile)?.text === text) unlinkSync(lockFile);
+        if (now && now.ino === stillOurs.ino && now.dev === stillOurs.dev && readLock(lockFile)?.text === text)
+          unlinkSync(lockFile);
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -136,7 +148,8 @@ export function acquireWriterLock(lockFile: string): () => void {
     if (held === undefined) continue;
     const { record } = held;
     if (record === undefined) throw new PartnerEventWriterLockedError(lockFile, 'a process that is starting');
-    if (holderWritesHere(record, lockFile, folder)) throw new PartnerEventWriterLockedError(lockFile, describeHolder(record));
+    if (holderWritesHere(record, lockFile, folder))
+      throw new PartnerEventWriterLockedError(lockFile, describeHolder(record));
     // Removed only if it is still the lock read above (not one another starter just took over).
     // Two starters racing past this point in the same instant is the one gap; the dev stack starts one worker.
     if (readLock(lockFile)?.text === held.text) unlinkSync(lockFile);

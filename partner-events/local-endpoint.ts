@@ -22,7 +22,13 @@ import { secretProblem, SECRET_PREFIX } from './endpoints';
 const BODY_LIMIT_BYTES = 64 * 1024;
 /** Below rampflow's own delivery timeout, so rampflow hears the 502 rather than timing out itself. */
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
-const FORWARDED_HEADERS = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+const FORWARDED_HEADERS = [
+  'content-type',
+  'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+] as const;
 const REMEMBERED_IDS = 1_000;
 
 export interface LocalEndpointOptions {
@@ -122,7 +128,12 @@ export async function startLocalEndpoint(options: LocalEndpointOptions): Promise
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
       const code = (error as NodeJS.ErrnoException).code;
-      return { answer: 502, shown: timedOut ? `no answer within ${forwardTimeoutMs} ms` : `unreachable (${typeof code === 'string' ? clean(code, 40) : 'error'})` };
+      return {
+        answer: 502,
+        shown: timedOut
+          ? `no answer within ${forwardTimeoutMs} ms`
+          : `unreachable (${typeof code === 'string' ? clean(code, 40) : 'error'})`,
+      };
     }
   }
 
@@ -140,7 +151,8 @@ export async function startLocalEndpoint(options: LocalEndpointOptions): Promise
     try {
       verifier.verify(body, headers, { jsonParse: false });
     } catch (error) {
-      const reason = error instanceof WebhookVerificationError ? clean(error.message) : 'the delivery could not be verified';
+      const reason =
+        error instanceof WebhookVerificationError ? clean(error.message) : 'the delivery could not be verified';
       options.print(`${now()} rejected a delivery (401): ${reason}`);
       return reply.code(401).send({ error: 'signature not verified' });
     }
@@ -152,8 +164,12 @@ export async function startLocalEndpoint(options: LocalEndpointOptions): Promise
       if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value!);
     }
     const verdict = await forward(body, headers);
-    options.print(`${now()} ${describeEvent(body.toString('utf8'))} → ${verdict.shown}${again ? ' (again: same webhook-id)' : ''}`);
-    return reply.code(verdict.answer).send(verdict.answer === 200 ? { ok: true } : { error: `forward target answered ${verdict.shown}` });
+    options.print(
+      `${now()} ${describeEvent(body.toString('utf8'))} → ${verdict.shown}${again ? ' (again: same webhook-id)' : ''}`,
+    );
+    return reply
+      .code(verdict.answer)
+      .send(verdict.answer === 200 ? { ok: true } : { error: `forward target answered ${verdict.shown}` });
   });
 
   const host = options.host ?? '127.0.0.1';

@@ -13,9 +13,18 @@ export interface OpenPartnerEventStoreOptions {
   role: 'writer' | 'reader';
 }
 
-export function openPartnerEventStore(env: PartnerEventsEnv, payloadKeys: readonly PayloadKey[], options: OpenPartnerEventStoreOptions): Promise<PartnerEventStore> {
+export function openPartnerEventStore(
+  env: PartnerEventsEnv,
+  payloadKeys: readonly PayloadKey[],
+  options: OpenPartnerEventStoreOptions,
+): Promise<PartnerEventStore> {
   if (env.PARTNER_EVENTS_DATABASE_URL !== undefined) {
-    return openPostgresPartnerEventStore({ connectionString: env.PARTNER_EVENTS_DATABASE_URL, payloadKeys, role: options.role, poolSize: env.PARTNER_EVENTS_DATABASE_POOL_SIZE });
+    return openPostgresPartnerEventStore({
+      connectionString: env.PARTNER_EVENTS_DATABASE_URL,
+      payloadKeys,
+      role: options.role,
+      poolSize: env.PARTNER_EVENTS_DATABASE_POOL_SIZE,
+    });
   }
   return openFilePartnerEventStore({ dir: env.PARTNER_EVENTS_DIR, payloadKeys, role: options.role });
 }

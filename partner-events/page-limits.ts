@@ -10,6 +10,7 @@ export function pageLimit(limit: number): number {
 
 /** A stream read's starting point: the sequence already seen (0 for the whole stream). */
 export function sequenceFloor(afterSequence: number): number {
-  if (!Number.isSafeInteger(afterSequence) || afterSequence < 0) throw new Error(`afterSequence must be a whole number of 0 or more, not ${afterSequence}`);
+  if (!Number.isSafeInteger(afterSequence) || afterSequence < 0)
+    throw new Error(`afterSequence must be a whole number of 0 or more, not ${afterSequence}`);
   return afterSequence;
 }

@@ -63,14 +63,34 @@ const MIGRATIONS: readonly string[] = [
 ];
 
 // Node's network errors and PostgreSQL's SQLSTATEs that mean "not reachable now", not "wrong".
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
-const UNAVAILABLE_SQLSTATES = new Set(['57P01' /* admin_shutdown */, '57P02' /* crash_shutdown */, '57P03' /* cannot_connect_now */, '53300' /* too_many_connections */, '57014' /* query_canceled: the statement timeout */]);
-const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended unexpectedly/i;
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01' /* admin_shutdown */,
+  '57P02' /* crash_shutdown */,
+  '57P03' /* cannot_connect_now */,
+  '53300' /* too_many_connections */,
+  '57014' /* query_canceled: the statement timeout */,
+]);
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended unexpectedly/i;
 
 function unavailableReason(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))) return code;
+  if (
+    typeof code === 'string' &&
+    (UNREACHABLE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))
+  )
+    return code;
   if (UNREACHABLE_MESSAGES.test(error.message)) return error.message;
   return undefined;
 }
@@ -89,7 +109,9 @@ interface EventRow {
   body: Buffer;
 }
 
-export async function openPostgresPartnerEventStore(options: PostgresPartnerEventStoreOptions): Promise<PartnerEventStore> {
+export async function openPostgresPartnerEventStore(
+  options: PostgresPartnerEventStoreOptions,
+): Promise<PartnerEventStore> {
   const store = new PostgresPartnerEventStore(options);
   try {
     await store.ready();
@@ -136,19 +158,29 @@ class PostgresPartnerEventStore implements PartnerEventStore {
   private async migrate(): Promise<void> {
     // Already current (the usual case): nothing to create, so a role without CREATE (a read-only
     // partner API) opens a database the worker migrated.
-    const [table] = await this.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [SCHEMA_VERSIONS_TABLE]);
+    const [table] = await this.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
+      SCHEMA_VERSIONS_TABLE,
+    ]);
     if (table?.present) {
-      const [known] = await this.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${SCHEMA_VERSIONS_TABLE}`);
+      const [known] = await this.query<{ version: number | null }>(
+        `SELECT max(version) AS version FROM ${SCHEMA_VERSIONS_TABLE}`,
+      );
       if (known?.version === MIGRATIONS.length) return;
     }
     await this.transaction(async (client) => {
       // Two processes starting at once would otherwise race on CREATE TABLE.
       await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, MIGRATION_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSIONS_TABLE} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-      const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${SCHEMA_VERSIONS_TABLE}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSIONS_TABLE} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const { rows } = await client.query<{ version: number | null }>(
+        `SELECT max(version) AS version FROM ${SCHEMA_VERSIONS_TABLE}`,
+      );
       const current = rows[0]?.version ?? 0;
       if (current > MIGRATIONS.length) {
-        throw new Error(`the partner events schema is at version ${current}, newer than this rampflow knows (${MIGRATIONS.length}): run a newer rampflow`);
+        throw new Error(
+          `the partner events schema is at version ${current}, newer than this rampflow knows (${MIGRATIONS.length}): run a newer rampflow`,
+        );
       }
       for (let version = current + 1; version <= MIGRATIONS.length; version++) {
         await client.query(MIGRATIONS[version - 1]!);
@@ -178,7 +210,8 @@ class PostgresPartnerEventStore implements PartnerEventStore {
             [event.id, stream, event.sequence, event.type, event.timestamp, body],
           );
         } catch (error) {
-          if ((error as { constraint?: unknown }).constraint === 'partner_events_stream_sequence') throw new PartnerEventConflictError(stream, event.sequence, event.id);
+          if ((error as { constraint?: unknown }).constraint === 'partner_events_stream_sequence')
+            throw new PartnerEventConflictError(stream, event.sequence, event.id);
           throw error;
         }
       }
@@ -188,33 +221,39 @@ class PostgresPartnerEventStore implements PartnerEventStore {
   async after(cursor: PartnerEventCursor | undefined, limit: number): Promise<PartnerEventPage> {
     const position = positionOf(cursor);
     await this.ready();
-    const rows = await this.query<EventRow>('SELECT position, id, stream, body FROM partner_events WHERE position > $1 ORDER BY position LIMIT $2', [
-      position.toString(),
-      pageLimit(limit),
-    ]);
-    const events = await Promise.all(rows.map(async (row) => ({ ...(await this.sealer.open(row.body, row)), cursor: cursorOf(row.position) })));
+    const rows = await this.query<EventRow>(
+      'SELECT position, id, stream, body FROM partner_events WHERE position > $1 ORDER BY position LIMIT $2',
+      [position.toString(), pageLimit(limit)],
+    );
+    const events = await Promise.all(
+      rows.map(async (row) => ({ ...(await this.sealer.open(row.body, row)), cursor: cursorOf(row.position) })),
+    );
     return { events, next: events.at(-1)?.cursor ?? cursorOf(position) };
   }
 
   async stream(stream: PartnerEventStream, afterSequence: number, limit: number): Promise<PartnerEvent[]> {
     await this.ready();
-    const rows = await this.query<EventRow>('SELECT position, id, stream, body FROM partner_events WHERE stream = $1 AND sequence > $2::bigint ORDER BY sequence LIMIT $3', [
-      stream,
-      sequenceFloor(afterSequence),
-      pageLimit(limit),
-    ]);
+    const rows = await this.query<EventRow>(
+      'SELECT position, id, stream, body FROM partner_events WHERE stream = $1 AND sequence > $2::bigint ORDER BY sequence LIMIT $3',
+      [stream, sequenceFloor(afterSequence), pageLimit(limit)],
+    );
     return Promise.all(rows.map((row) => this.sealer.open(row.body, row)));
   }
 
   async lastSequence(stream: PartnerEventStream): Promise<number> {
     await this.ready();
-    const [row] = await this.query<{ last: string | null }>('SELECT max(sequence) AS last FROM partner_events WHERE stream = $1', [stream]);
+    const [row] = await this.query<{ last: string | null }>(
+      'SELECT max(sequence) AS last FROM partner_events WHERE stream = $1',
+      [stream],
+    );
     return Number(row?.last ?? 0);
   }
 
   async disabledEndpoints(): Promise<DisabledEndpoint[]> {
     await this.ready();
-    const rows = await this.query<{ name: string; since: Date; reason: string }>('SELECT name, since, reason FROM partner_event_disabled_endpoints ORDER BY name');
+    const rows = await this.query<{ name: string; since: Date; reason: string }>(
+      'SELECT name, since, reason FROM partner_event_disabled_endpoints ORDER BY name',
+    );
     return rows.map((row) => ({ name: row.name, since: row.since.toISOString(), reason: row.reason }));
   }
 
@@ -222,7 +261,10 @@ class PostgresPartnerEventStore implements PartnerEventStore {
   async disableEndpoint(name: string, reason: string): Promise<void> {
     this.mustWrite('disable an endpoint');
     await this.ready();
-    await this.query('INSERT INTO partner_event_disabled_endpoints (name, since, reason) VALUES ($1, now(), $2) ON CONFLICT (name) DO NOTHING', [name, reason]);
+    await this.query(
+      'INSERT INTO partner_event_disabled_endpoints (name, since, reason) VALUES ($1, now(), $2) ON CONFLICT (name) DO NOTHING',
+      [name, reason],
+    );
   }
 
   async enableEndpoint(name: string): Promise<void> {
@@ -236,7 +278,8 @@ class PostgresPartnerEventStore implements PartnerEventStore {
   }
 
   private mustWrite(what: string): void {
-    if (this.options.role !== 'writer') throw new Error(`cannot ${what}: this partner event store was opened as a reader`);
+    if (this.options.role !== 'writer')
+      throw new Error(`cannot ${what}: this partner event store was opened as a reader`);
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {

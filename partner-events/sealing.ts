@@ -24,7 +24,10 @@ export class PartnerEventSealer {
   }
 
   async seal(event: PartnerEvent): Promise<Uint8Array> {
-    const plain: Payload = { metadata: { encoding: utf8.encode(BODY_ENCODING) }, data: utf8.encode(JSON.stringify(event)) };
+    const plain: Payload = {
+      metadata: { encoding: utf8.encode(BODY_ENCODING) },
+      data: utf8.encode(JSON.stringify(event)),
+    };
     const [sealed] = await this.codec.encode([plain]);
     return temporal.api.common.v1.Payload.encode(sealed!).finish();
   }

@@ -2,4 +2,5 @@
 import type { PartnerEventType } from './catalogue';
 import type { PartnerEndpoint } from './endpoint-types';
 
-export const subscribes = (endpoint: Pick<PartnerEndpoint, 'events'>, type: PartnerEventType): boolean => endpoint.events === undefined || endpoint.events.includes(type);
+export const subscribes = (endpoint: Pick<PartnerEndpoint, 'events'>, type: PartnerEventType): boolean =>
+  endpoint.events === undefined || endpoint.events.includes(type);

@@ -90,7 +90,8 @@ export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
     pageSize: 'pageSize',
   },
   legacyCreateVaPath: '/create-va',
-  isLegacySuccessStatus: (status) => (typeof status === 'number' ? status === 200 : ['SUCCESS', 'OK'].includes(status.toUpperCase())),
+  isLegacySuccessStatus: (status) =>
+    typeof status === 'number' ? status === 200 : ['SUCCESS', 'OK'].includes(status.toUpperCase()),
   attachmentFields: { depositId: 'id', file: 'file' },
   customerDocumentField: 'files',
   clockSkewToleranceMs: 5_000,
@@ -98,7 +99,14 @@ export const DEFAULT_ASSUMPTIONS: RampAssumptions = {
 };
 
 /** The older generation's other paths (the real service's; LegacyModule), answered 200 with the outcome in `status`. */
-export const OLDER_GENERATION_PATHS: readonly string[] = ['/create-user', '/get-user', '/create-whitelist', '/update-whitelist', '/get-whitelist', '/deposit-address'];
+export const OLDER_GENERATION_PATHS: readonly string[] = [
+  '/create-user',
+  '/get-user',
+  '/create-whitelist',
+  '/update-whitelist',
+  '/get-whitelist',
+  '/deposit-address',
+];
 
 /** Whether a path belongs to the older generation, whose answers `rampflow api` reads by `status`. */
 export function isOlderGenerationPath(assumptions: RampAssumptions, path: string): boolean {

@@ -53,7 +53,11 @@ export function attemptSignal(limits: CallLimits | undefined, now: number): Abor
 }
 
 /** Waits `ms`, or less when the signal aborts first (then the caller sees limitReached). */
-export async function pause(ms: number, sleep: (ms: number) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+export async function pause(
+  ms: number,
+  sleep: (ms: number) => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   if (signal === undefined) return sleep(ms);
   if (signal.aborted) return;
   let stop: () => void = () => undefined;

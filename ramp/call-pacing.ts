@@ -85,7 +85,8 @@ export class CallPacer {
   /** Lowers the calls per second of the process; undefined leaves it as it is (the smallest asked for wins). */
   limitTo(maxCallsPerSecond: number | undefined): void {
     if (maxCallsPerSecond === undefined) return;
-    if (!Number.isFinite(maxCallsPerSecond) || maxCallsPerSecond <= 0) throw new Error('maxCallsPerSecond must be a positive number');
+    if (!Number.isFinite(maxCallsPerSecond) || maxCallsPerSecond <= 0)
+      throw new Error('maxCallsPerSecond must be a positive number');
     this.#maxCallsPerSecond = Math.min(this.#maxCallsPerSecond ?? Infinity, maxCallsPerSecond);
   }
 
@@ -145,7 +146,10 @@ export class CallPacer {
       if (places === 0) return { waitMs: LEASE_WAIT_MS, reason: 'lease' };
       if (this.#inFlight + this.#freedAt.length >= places) {
         // A call still out frees its place no sooner than the hold from now.
-        return { waitMs: Math.max(1, Math.min(this.#holdMs(), ...this.#freedAt.map((at) => at - now))), reason: 'window' };
+        return {
+          waitMs: Math.max(1, Math.min(this.#holdMs(), ...this.#freedAt.map((at) => at - now))),
+          reason: 'window',
+        };
       }
     }
     this.#inFlight += 1;

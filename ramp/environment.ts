@@ -12,7 +12,9 @@ function requiredText(name: string) {
 }
 
 export const RampEnvironmentSchema = z.object({
-  RAMP_BASE_URL: requiredText('RAMP_BASE_URL').pipe(z.url({ protocol: /^https?$/, error: 'RAMP_BASE_URL must be an http:// or https:// URL' })),
+  RAMP_BASE_URL: requiredText('RAMP_BASE_URL').pipe(
+    z.url({ protocol: /^https?$/, error: 'RAMP_BASE_URL must be an http:// or https:// URL' }),
+  ),
   RAMP_API_KEY: requiredText('RAMP_API_KEY'),
   RAMP_API_SECRET: requiredText('RAMP_API_SECRET'),
   RAMP_ASSUMPTIONS_FILE: z.string().optional(),

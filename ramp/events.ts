@@ -53,7 +53,10 @@ export function eventKey(event: EventName, payloadId: string): string {
 }
 
 /** Which detail resource an event's payload carries. */
-export const EVENT_RESOURCE: Record<EventName, 'customer' | 'virtualAccount' | 'depositAddress' | 'deposit' | 'trade' | 'payment'> = {
+export const EVENT_RESOURCE: Record<
+  EventName,
+  'customer' | 'virtualAccount' | 'depositAddress' | 'deposit' | 'trade' | 'payment'
+> = {
   CUSTOMER_APPROVED: 'customer',
   CUSTOMER_REJECTED: 'customer',
   CUSTOMER_DELETED: 'customer',

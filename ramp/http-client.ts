@@ -29,11 +29,23 @@ import { resolveAssumptions, type RampAssumptionOverrides, type RampAssumptions 
 import { attemptSignal, currentCallLimits, limitReached, pause } from './call-limits';
 import { CallPacer, DEFAULT_RATE_LIMIT_WAIT_MS, LEASE_WAIT_LIMIT_MS, pacerFor, type Hold } from './call-pacing';
 import { ServiceClock } from './clock';
-import { RampConnectionError, RampOutcomeUnknownError, RampRateLimitedError, RampUnauthorisedError, type RampError } from './errors';
+import {
+  RampConnectionError,
+  RampOutcomeUnknownError,
+  RampRateLimitedError,
+  RampUnauthorisedError,
+  type RampError,
+} from './errors';
 import { describeTransportError, requestNeverLeft } from './network-errors';
 import { interpretResponse, type ResponseGeneration } from './response-interpretation';
 import { DEFAULT_RETRY_POLICY, backoffDelayMs, retryAfterMs, type RetryPolicy } from './retry-policy';
-import { hmacSigner, sendSignedAttempt, type TransportSettings, type WireRequest, type WireResponse } from './transport';
+import {
+  hmacSigner,
+  sendSignedAttempt,
+  type TransportSettings,
+  type WireRequest,
+  type WireResponse,
+} from './transport';
 import { parseResponseBody } from './validation';
 
 export interface RampClientOptions {
@@ -71,12 +83,11 @@ export interface RampClientOptions {
   maxCallsPerSecond?: number;
 }
 
-
 /** What a refusal unsent says, by why the pacer held the attempt. */
 const HELD_BECAUSE: Record<Hold['reason'], string> = {
   gate: 'the service rate-limited this partner',
   window: 'this process is at its calls per second',
-  lease: 'this worker has no share of the partner\'s rate (it is not counted among the service queue\'s pollers yet)',
+  lease: "this worker has no share of the partner's rate (it is not counted among the service queue's pollers yet)",
 };
 
 /** One attempt on the wire, as metrics see it. */
@@ -141,14 +152,17 @@ export class RampHttpClient {
 
   constructor(options: RampClientOptions) {
     const base = new URL(options.baseUrl);
-    if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new Error(`RAMP base URL must be http(s), got ${base.protocol}`);
+    if (base.protocol !== 'https:' && base.protocol !== 'http:')
+      throw new Error(`RAMP base URL must be http(s), got ${base.protocol}`);
     if (base.search !== '' || base.hash !== '') throw new Error('RAMP base URL must not carry a query or fragment');
     this.assumptions = resolveAssumptions(options.assumptions);
     this.#now = options.now ?? Date.now;
     this.clock = new ServiceClock(this.#now, this.assumptions.clockSkewToleranceMs);
     // keep-alive: one pool of connections reused across calls; idle sockets are closed before a
     // typical server's own keep-alive timeout so we rarely write into a socket the server closed.
-    this.#ownedAgent = options.dispatcher ? undefined : new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 });
+    this.#ownedAgent = options.dispatcher
+      ? undefined
+      : new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 });
     this.#transport = {
       dispatcher: options.dispatcher ?? (this.#ownedAgent as Agent),
       origin: base.origin,
@@ -169,7 +183,9 @@ export class RampHttpClient {
     // a gate's times mean nothing on another clock.
     const ownClock = options.now !== undefined || options.sleep !== undefined;
     this.#onAttempt = options.onAttempt;
-    this.#pacer = ownClock ? new CallPacer(options.maxCallsPerSecond) : pacerFor(`${base.origin}${this.#basePath} ${options.apiKey}`, options.maxCallsPerSecond);
+    this.#pacer = ownClock
+      ? new CallPacer(options.maxCallsPerSecond)
+      : pacerFor(`${base.origin}${this.#basePath} ${options.apiKey}`, options.maxCallsPerSecond);
   }
 
   /** The process's pacer for this client's account (call-pacing.ts). */
@@ -211,7 +227,8 @@ export class RampHttpClient {
       if (hold.reason === 'gate') gateWaited = true;
       if (hold.reason === 'lease') leaseWaitedMs += hold.waitMs;
       const stopped = limitReached(limits, Date.now());
-      if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
+      if (stopped !== undefined)
+        throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
     }
   }
 
@@ -219,7 +236,13 @@ export class RampHttpClient {
   #report(call: RampCall, startedAt: number, outcome: RampAttempt['outcome'], errorType: string): void {
     if (!this.#onAttempt) return;
     try {
-      this.#onAttempt({ method: call.method, endpoint: call.path, outcome, errorType, seconds: (performance.now() - startedAt) / 1000 });
+      this.#onAttempt({
+        method: call.method,
+        endpoint: call.path,
+        outcome,
+        errorType,
+        seconds: (performance.now() - startedAt) / 1000,
+      });
     } catch {
       // Metrics are never worth a failed call.
     }
@@ -227,7 +250,12 @@ export class RampHttpClient {
 
   /** Sends a call and returns the successful body; throws a RampError otherwise. */
   async send(call: RampCall): Promise<RampResponse> {
-    const wire: WireRequest = { method: call.method, path: `${this.#basePath}${call.path}`, query: call.query ?? '', body: call.body };
+    const wire: WireRequest = {
+      method: call.method,
+      path: `${this.#basePath}${call.path}`,
+      query: call.query ?? '',
+      body: call.body,
+    };
     const generation = call.generation ?? 'envelope';
     const limits = currentCallLimits();
     let skewRetryUsed = false;
@@ -235,7 +263,8 @@ export class RampHttpClient {
       const mayRetry = attempt < this.#retry.maxAttempts;
       const stopped = limitReached(limits, Date.now());
       // Nothing was sent for this attempt: abandoning it leaves nothing to reconcile.
-      if (stopped !== undefined) throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
+      if (stopped !== undefined)
+        throw new RampConnectionError(`not sent: ${stopped}`, { method: call.method, path: call.path });
       // The attempt holds a place at the pacer until its answer or error (a second beyond, call-pacing.ts).
       const release = await this.#admit(call, limits);
       if (call.method === 'POST') {
@@ -263,15 +292,26 @@ export class RampHttpClient {
         this.#report(call, startedAt, 'network', '');
         const neverLeft = requestNeverLeft(error);
         if (call.method === 'POST' && !neverLeft) {
-          throw new RampOutcomeUnknownError(`no answer after the request may have reached the service (${describeTransportError(error)}); look the record up before resending`, { method: call.method, path: call.path, cause: error });
+          throw new RampOutcomeUnknownError(
+            `no answer after the request may have reached the service (${describeTransportError(error)}); look the record up before resending`,
+            { method: call.method, path: call.path, cause: error },
+          );
         }
         const ended = limitReached(limits, Date.now());
-        if (ended !== undefined) throw new RampConnectionError(`${ended}: ${describeTransportError(error)}`, { method: call.method, path: call.path, cause: error });
+        if (ended !== undefined)
+          throw new RampConnectionError(`${ended}: ${describeTransportError(error)}`, {
+            method: call.method,
+            path: call.path,
+            cause: error,
+          });
         if (mayRetry) {
           await pause(backoffDelayMs(this.#retry, attempt, this.#random), this.#sleep, limits?.signal);
           continue;
         }
-        throw new RampConnectionError(`${neverLeft ? 'the request could not be sent' : 'no answer'} after ${attempt} attempt(s): ${describeTransportError(error)}`, { method: call.method, path: call.path, cause: error });
+        throw new RampConnectionError(
+          `${neverLeft ? 'the request could not be sent' : 'no answer'} after ${attempt} attempt(s): ${describeTransportError(error)}`,
+          { method: call.method, path: call.path, cause: error },
+        );
       }
 
       release();
@@ -283,12 +323,24 @@ export class RampHttpClient {
         this.#pacer.closeGate(waitMs, this.#now());
         this.#pacer.noteRefused(sentAt);
         this.#report(call, startedAt, '429', 'RampRateLimitedError');
-        const refused = new RampRateLimitedError(`rate limited; retry in ${waitMs} ms`, { method: call.method, path: call.path, httpStatus: 429, retryAfterMs: waitMs });
+        const refused = new RampRateLimitedError(`rate limited; retry in ${waitMs} ms`, {
+          method: call.method,
+          path: call.path,
+          httpStatus: 429,
+          retryAfterMs: waitMs,
+        });
         // An activity's retry (after the wait, through the task queue's rate limit) fits better than one here.
         if (limits !== undefined || call.method === 'POST' || !mayRetry) throw refused;
         continue; // the next attempt waits at the gate (#admit), or is refused if the wait is too long
       }
-      const outcome = interpretResponse({ method: call.method, path: call.path, httpStatus: response.status, bodyText: response.bodyText, generation, assumptions: this.assumptions });
+      const outcome = interpretResponse({
+        method: call.method,
+        path: call.path,
+        httpStatus: response.status,
+        bodyText: response.bodyText,
+        generation,
+        assumptions: this.assumptions,
+      });
       this.#report(call, startedAt, attemptOutcome(response.status), outcome.ok ? '' : outcome.error.name);
       if (outcome.ok) return { httpStatus: response.status, body: outcome.body };
 
@@ -311,7 +363,11 @@ export class RampHttpClient {
   /** Sends a new-generation call and returns its `data`, checked against the schema. */
   async request<S extends z.ZodType>(call: RampCall, dataSchema: S): Promise<z.infer<S>> {
     const response = await this.send(call);
-    return parseResponseBody(dataSchema, response.body.data, { method: call.method, path: call.path, httpStatus: response.httpStatus });
+    return parseResponseBody(dataSchema, response.body.data, {
+      method: call.method,
+      path: call.path,
+      httpStatus: response.httpStatus,
+    });
   }
 
   /** Closes the connection pool the client created (an injected dispatcher is left to its owner). */
@@ -325,14 +381,17 @@ export class RampHttpClient {
    */
   #postTransientFailure(call: RampCall, error: RampError): RampError {
     if (error.httpStatus === 429) return error;
-    return new RampOutcomeUnknownError(`the service answered HTTP ${error.httpStatus} and may have acted on the request; look the record up before resending`, {
-      method: call.method,
-      path: call.path,
-      httpStatus: error.httpStatus,
-      serviceStatus: error.serviceStatus,
-      serviceMessage: error.serviceMessage,
-      cause: error,
-    });
+    return new RampOutcomeUnknownError(
+      `the service answered HTTP ${error.httpStatus} and may have acted on the request; look the record up before resending`,
+      {
+        method: call.method,
+        path: call.path,
+        httpStatus: error.httpStatus,
+        serviceStatus: error.serviceStatus,
+        serviceMessage: error.serviceMessage,
+        cause: error,
+      },
+    );
   }
 
   /** Retry-After when the service gives one (undefined if longer than we are willing to wait), else backoff. */

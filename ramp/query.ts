@@ -11,7 +11,10 @@ export type QueryValue = string | number | undefined;
 /** Percent-encodes a name or value: only A-Z a-z 0-9 - . _ ~ stay literal. */
 export function encodeQueryComponent(value: string): string {
   // encodeURIComponent leaves ! ' ( ) * unencoded; RFC 3986 reserves them, so encode them too.
-  return encodeURIComponent(value).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 /** `name=value` pairs joined by `&`, in the order given, skipping undefined values. */

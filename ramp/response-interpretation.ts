@@ -41,7 +41,9 @@ const MAX_SERVICE_MESSAGE_LENGTH = 300;
 function parseJsonObject(text: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -86,12 +88,27 @@ export function interpretResponse(input: InterpretInput): Interpretation {
 
   // 2. The HTTP code.
   if (input.httpStatus === 401) return fail(new RampUnauthorisedError('the gateway refused the credentials', details));
-  if (input.httpStatus === 422) return fail(new RampFailedError(`the service answered a failure status the interface does not list${serviceStatus === undefined ? ' (none)' : ''}`, details));
+  if (input.httpStatus === 422)
+    return fail(
+      new RampFailedError(
+        `the service answered a failure status the interface does not list${serviceStatus === undefined ? ' (none)' : ''}`,
+        details,
+      ),
+    );
   if (input.httpStatus === 429 || input.httpStatus >= 500) {
-    return fail(new RampHttpError(input.httpStatus === 429 ? 'rate limited' : 'the service is unavailable', { ...details, httpStatus: input.httpStatus }), true);
+    return fail(
+      new RampHttpError(input.httpStatus === 429 ? 'rate limited' : 'the service is unavailable', {
+        ...details,
+        httpStatus: input.httpStatus,
+      }),
+      true,
+    );
   }
   if (isSuccessCode) {
-    const summary = body === undefined ? 'the response is not a JSON object' : `field "status": expected ${input.generation === 'envelope' ? '"SUCCESS"' : 'a string or number'}, got ${JSON.stringify(rawStatus ?? null)}`;
+    const summary =
+      body === undefined
+        ? 'the response is not a JSON object'
+        : `field "status": expected ${input.generation === 'envelope' ? '"SUCCESS"' : 'a string or number'}, got ${JSON.stringify(rawStatus ?? null)}`;
     return fail(new RampSchemaError(summary, { ...details, fields: body === undefined ? [] : ['status'] }));
   }
   return fail(new RampHttpError('unexpected HTTP status', { ...details, httpStatus: input.httpStatus }));

@@ -60,7 +60,9 @@ export function signaturesMatch(expectedHex: string, presented: string): boolean
   const expected = Buffer.from(expectedHex, 'utf8');
   const given = Buffer.from(presented, 'utf8');
   // Compare against itself when lengths differ so the time taken does not depend on the input.
-  return timingSafeEqual(expected, given.length === expected.length ? given : expected) && given.length === expected.length;
+  return (
+    timingSafeEqual(expected, given.length === expected.length ? given : expected) && given.length === expected.length
+  );
 }
 
 /** Splits a raw request target (`/path?query`) into the PATH and QUERY lines, untouched. */

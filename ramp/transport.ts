@@ -96,7 +96,8 @@ export async function sendSignedAttempt(settings: TransportSettings, input: Send
 
 function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | undefined> {
   const flat: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return flat;
 }
 

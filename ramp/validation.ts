@@ -17,7 +17,11 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): { fields: string[]
 }
 
 /** Parses a success body; a mismatch is a RampSchemaError such as `GET /customer/detail (HTTP 200): response field data.status: ...`. */
-export function parseResponseBody<S extends z.ZodType>(schema: S, body: unknown, endpoint: Endpoint & { httpStatus: number }): z.infer<S> {
+export function parseResponseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  endpoint: Endpoint & { httpStatus: number },
+): z.infer<S> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const { fields, summary } = describeIssues(result.error.issues);

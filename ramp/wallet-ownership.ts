@@ -64,7 +64,11 @@ export function addressFromPrivateKey(network: WalletNetwork, privateKey: Uint8A
 }
 
 /** Signs like a wallet does: 0x-prefixed hex of r (32 bytes) || s (32 bytes) || v (27 or 28). */
-export function signWalletOwnership(input: { network: WalletNetwork; privateKey: Uint8Array; message: string }): string {
+export function signWalletOwnership(input: {
+  network: WalletNetwork;
+  privateKey: Uint8Array;
+  message: string;
+}): string {
   const digest = personalMessageDigest(input.network, input.message);
   const signature = secp256k1.sign(digest, input.privateKey, { prehash: false });
   const rs = signature.toBytes('compact');
@@ -104,7 +108,11 @@ export function verifyWalletOwnership(input: {
   try {
     const signature = secp256k1.Signature.fromBytes(parsed.compact, 'compact').addRecoveryBit(parsed.recovery);
     const publicKey = signature.recoverPublicKey(personalMessageDigest(input.network, input.message)).toBytes(false);
-    return addressesEqual(input.network, input.address, formatAddress(input.network, accountIdFromPublicKey(publicKey)));
+    return addressesEqual(
+      input.network,
+      input.address,
+      formatAddress(input.network, accountIdFromPublicKey(publicKey)),
+    );
   } catch {
     // r or s out of range, or no point recovers: not a valid signature.
     return false;

@@ -74,14 +74,16 @@ export function startAutopilot(ctx: DomainContext, delays: AutopilotDelays): voi
       case 'virtualAccount':
         if (store.virtualAccounts.find(partnerId, id)?.status === 'PENDING') {
           later(delays.virtualAccountVerifiedSeconds, 'verify virtual account', () => {
-            if (store.virtualAccounts.find(partnerId, id)?.status === 'PENDING') approveVirtualAccount(ctx, partnerId, id);
+            if (store.virtualAccounts.find(partnerId, id)?.status === 'PENDING')
+              approveVirtualAccount(ctx, partnerId, id);
           });
         }
         return;
       case 'depositAddress':
         if (store.depositAddresses.find(partnerId, id)?.status === 'PENDING') {
           later(delays.depositAddressApprovedSeconds, 'approve deposit address', () => {
-            if (store.depositAddresses.find(partnerId, id)?.status === 'PENDING') approveDepositAddress(ctx, partnerId, id);
+            if (store.depositAddresses.find(partnerId, id)?.status === 'PENDING')
+              approveDepositAddress(ctx, partnerId, id);
           });
         }
         return;
@@ -89,7 +91,9 @@ export function startAutopilot(ctx: DomainContext, delays: AutopilotDelays): voi
         const deposit = store.deposits.find(partnerId, id);
         const confirmable = (): boolean => {
           const current = store.deposits.find(partnerId, id);
-          return current?.status === 'RECEIVED' || (current?.status === 'ACTION_REQUIRED' && current.attachments.length > 0);
+          return (
+            current?.status === 'RECEIVED' || (current?.status === 'ACTION_REQUIRED' && current.attachments.length > 0)
+          );
         };
         if (deposit !== undefined && confirmable()) {
           later(delays.depositConfirmedSeconds, 'confirm deposit', () => {

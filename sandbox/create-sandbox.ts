@@ -52,10 +52,19 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const store = new SandboxStore();
   for (const { partnerId } of resolved.credentials) {
     if (!store.partners.has(partnerId)) {
-      store.partners.set(partnerId, { id: partnerId, ipWhiteList: [], callbackUrl: null, subscribedEvents: [], balances: new Map(), sharedDepositAddresses: new Map() });
+      store.partners.set(partnerId, {
+        id: partnerId,
+        ipWhiteList: [],
+        callbackUrl: null,
+        subscribedEvents: [],
+        balances: new Map(),
+        sharedDepositAddresses: new Map(),
+      });
     }
   }
-  const clock = new VirtualClock(resolved.clock, (label, error) => logger.error({ task: label, err: error }, 'scheduled sandbox task failed'));
+  const clock = new VirtualClock(resolved.clock, (label, error) =>
+    logger.error({ task: label, err: error }, 'scheduled sandbox task failed'),
+  );
   const deliverer = new HttpDeliverer(resolved.ackTimeoutMs);
   const deliveries = new Deliveries(
     store,
@@ -73,11 +82,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // The base URL is known only after listening; kycLinks read it lazily.
   let publicUrl = resolved.publicUrl ?? '';
   const views = new Views(store, (customerId) => `${publicUrl}/kyc/${customerId}`);
-  const ctx = new DomainContext(store, clock, views, deliveries, { audWhitelistDelaySeconds: resolved.audWhitelistDelaySeconds, listOrder: resolved.listOrder });
+  const ctx = new DomainContext(store, clock, views, deliveries, {
+    audWhitelistDelaySeconds: resolved.audWhitelistDelaySeconds,
+    listOrder: resolved.listOrder,
+  });
   if (resolved.autopilot !== undefined) startAutopilot(ctx, resolved.autopilot);
 
   const faults = new FaultInjector();
-  if (resolved.rateLimit) for (const { partnerId } of resolved.credentials) faults.limitRate(partnerId, resolved.rateLimit);
+  if (resolved.rateLimit)
+    for (const { partnerId } of resolved.credentials) faults.limitRate(partnerId, resolved.rateLimit);
   const authenticator = new Authenticator({
     credentials: resolved.credentials,
     acceptedSkewSeconds: resolved.acceptedSkewSeconds,

@@ -83,7 +83,10 @@ export class FaultInjector {
     const ownKey = this.key(partnerId, path);
     const key = this.rules.has(ownKey) || path.startsWith('/sandbox/') ? ownKey : this.key(partnerId, EVERY_PATH);
     const rules = this.rules.get(key);
-    const rule = rules?.find((candidate) => candidate.afterHandling === afterHandling && (candidate.apiKey === undefined || candidate.apiKey === apiKey));
+    const rule = rules?.find(
+      (candidate) =>
+        candidate.afterHandling === afterHandling && (candidate.apiKey === undefined || candidate.apiKey === apiKey),
+    );
     if (rules === undefined || rule === undefined) return undefined;
     rule.remaining -= 1;
     if (rule.remaining <= 0) {

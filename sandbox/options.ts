@@ -116,16 +116,24 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   if (options.partners.length === 0) throw new Error('the sandbox needs at least one partner key pair');
   const keys = new Set<string>();
   for (const partner of options.partners) {
-    if (partner.apiKey === '' || partner.apiSecret === '') throw new Error('a partner key pair needs a non-empty key and secret');
+    if (partner.apiKey === '' || partner.apiSecret === '')
+      throw new Error('a partner key pair needs a non-empty key and secret');
     if (keys.has(partner.apiKey)) throw new Error(`API key ${partner.apiKey} is given twice`);
     keys.add(partner.apiKey);
   }
-  const autopilot = options.autopilot === undefined || options.autopilot === false ? undefined : { ...DEFAULT_AUTOPILOT_DELAYS, ...(options.autopilot === true ? {} : options.autopilot) };
+  const autopilot =
+    options.autopilot === undefined || options.autopilot === false
+      ? undefined
+      : { ...DEFAULT_AUTOPILOT_DELAYS, ...(options.autopilot === true ? {} : options.autopilot) };
   if (autopilot !== undefined && Object.values(autopilot).some((seconds) => !Number.isFinite(seconds) || seconds < 0)) {
     throw new Error('autopilot delays must be zero or more seconds');
   }
   return {
-    credentials: options.partners.map((partner) => ({ apiKey: partner.apiKey, apiSecret: partner.apiSecret, partnerId: partner.partnerId ?? partner.apiKey })),
+    credentials: options.partners.map((partner) => ({
+      apiKey: partner.apiKey,
+      apiSecret: partner.apiSecret,
+      partnerId: partner.partnerId ?? partner.apiKey,
+    })),
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     publicUrl: options.publicUrl,
@@ -146,6 +154,12 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     autopilot,
     wallClock: options.wallClock ?? Date.now,
     logger: options.logger ?? pino({ level: 'silent' }),
-    rateLimit: options.rateLimit === undefined ? undefined : { callsPerSecond: positive('rateLimit.callsPerSecond', options.rateLimit.callsPerSecond), retryAfterSeconds: options.rateLimit.retryAfterSeconds ?? 1 },
+    rateLimit:
+      options.rateLimit === undefined
+        ? undefined
+        : {
+            callsPerSecond: positive('rateLimit.callsPerSecond', options.rateLimit.callsPerSecond),
+            retryAfterSeconds: options.rateLimit.retryAfterSeconds ?? 1,
+          },
   };
 }

@@ -18,7 +18,8 @@ interface VariantDefinition {
 
 function wholeNumber(name: string, min: number, max: number, value: string): number {
   const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(parsed >= min && parsed <= max)) throw new Error(`variant ${name} expects a whole number from ${min} to ${max}`);
+  if (!(parsed >= min && parsed <= max))
+    throw new Error(`variant ${name} expects a whole number from ${min} to ${max}`);
   return parsed;
 }
 
@@ -27,7 +28,8 @@ export const SANDBOX_VARIANTS: Record<string, VariantDefinition> = {
     description: 'how query parameters are spelled: camelCase or snake_case',
     defaultValue: 'camelCase',
     options: (value) => {
-      if (!(QUERY_PARAMETER_STYLES as readonly string[]).includes(value)) throw new Error(`variant query-parameters expects ${QUERY_PARAMETER_STYLES.join(' or ')}`);
+      if (!(QUERY_PARAMETER_STYLES as readonly string[]).includes(value))
+        throw new Error(`variant query-parameters expects ${QUERY_PARAMETER_STYLES.join(' or ')}`);
       return { variants: { queryParameters: value as QueryParameterStyle } };
     },
   },
@@ -45,15 +47,17 @@ export const SANDBOX_VARIANTS: Record<string, VariantDefinition> = {
     description: 'the order of the customer, deposit, trade and autoramp-flow lists: newest-first or oldest-first',
     defaultValue: 'newest-first',
     options: (value) => {
-      if (value !== 'newest-first' && value !== 'oldest-first') throw new Error('variant list-order expects newest-first or oldest-first');
+      if (value !== 'newest-first' && value !== 'oldest-first')
+        throw new Error('variant list-order expects newest-first or oldest-first');
       return { listOrder: value };
     },
   },
   'legacy-create-va-path': {
-    description: 'the path of the older generation\'s create-va',
+    description: "the path of the older generation's create-va",
     defaultValue: '/create-va',
     options: (value) => {
-      if (!/^\/[A-Za-z0-9\-._~/]{1,200}$/.test(value)) throw new Error('variant legacy-create-va-path expects a path starting with /');
+      if (!/^\/[A-Za-z0-9\-._~/]{1,200}$/.test(value))
+        throw new Error('variant legacy-create-va-path expects a path starting with /');
       return { variants: { legacyCreateVaPath: value } };
     },
   },
@@ -66,7 +70,10 @@ export function variantOptions(pairs: readonly string[]): Partial<SandboxOptions
     const at = pair.indexOf('=');
     const name = at > 0 ? pair.slice(0, at) : pair;
     const definition = SANDBOX_VARIANTS[name];
-    if (definition === undefined || at <= 0) throw new Error(`expected --variant <name>=<value> with a name among ${Object.keys(SANDBOX_VARIANTS).join(', ')}`);
+    if (definition === undefined || at <= 0)
+      throw new Error(
+        `expected --variant <name>=<value> with a name among ${Object.keys(SANDBOX_VARIANTS).join(', ')}`,
+      );
     const chosen = definition.options(pair.slice(at + 1));
     options = { ...options, ...chosen, variants: { ...options.variants, ...chosen.variants } };
   }

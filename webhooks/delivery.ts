@@ -85,7 +85,12 @@ function hintOf(event: EventName, payload: Record<string, unknown>): EventHint {
 
 export function parseDelivery(body: unknown, timings?: Partial<RampEventTimings>): ParsedDelivery {
   const envelope = EnvelopeSchema.safeParse(body);
-  if (!envelope.success) return { ok: false, reason: 'malformed envelope: expected {event, payload: {id}}', fields: fieldsOf(envelope.error) };
+  if (!envelope.success)
+    return {
+      ok: false,
+      reason: 'malformed envelope: expected {event, payload: {id}}',
+      fields: fieldsOf(envelope.error),
+    };
   const deliveredAs = envelope.data.event;
   const payloadId = envelope.data.payload.id;
   const event = normaliseEventName(deliveredAs);

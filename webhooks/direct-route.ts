@@ -30,7 +30,13 @@
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { LRUCache } from 'lru-cache';
-import { customerRecord, depositAddressRecord, depositRecord, tradeRecord, virtualAccountRecord } from '../activities/records';
+import {
+  customerRecord,
+  depositAddressRecord,
+  depositRecord,
+  tradeRecord,
+  virtualAccountRecord,
+} from '../activities/records';
 import { deliverToDeposit, type DepositDelivery } from '../client/deposit-delivery';
 import { EVENT_RESOURCE, type EventName } from '../ramp/events';
 import type { Customer, Deposit, DepositAddress, Trade, VirtualAccount } from '../ramp';
@@ -142,7 +148,9 @@ function routedKey({ key, target, payload }: RoutedDelivery): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([name, field]) => `${JSON.stringify(name)}:${canonicalJson(field)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -162,7 +170,13 @@ export interface DirectRouter {
  * once, in parseDelivery), or undefined when it did not match.
  */
 /** `source`: the address the delivery came from, whose share of the receiver's budget it spends. */
-export async function routeDirectly(router: DirectRouter, source: string, event: EventName, key: string, payload: unknown): Promise<DirectRouteOutcome> {
+export async function routeDirectly(
+  router: DirectRouter,
+  source: string,
+  event: EventName,
+  key: string,
+  payload: unknown,
+): Promise<DirectRouteOutcome> {
   if (payload === undefined) return { kind: 'needs-workflow', reason: 'payload-mismatch' };
   const placed = await place(router, event, payload);
   if (placed.kind === 'needs-workflow') return placed;
@@ -212,7 +226,8 @@ async function place(router: DirectRouter, event: EventName, data: unknown): Pro
   const resource = EVENT_RESOURCE[event];
   /** The payload shows what the event says happened, and nothing that would end or park the target. */
   const movesForward = (status: string): boolean => serviceConfirms(event, status) && FORWARD_ONLY[resource](status);
-  const verdict = (status: string): WorkflowRouteReason => (serviceConfirms(event, status) ? 'ending-event' : 'unconfirmed');
+  const verdict = (status: string): WorkflowRouteReason =>
+    serviceConfirms(event, status) ? 'ending-event' : 'unconfirmed';
 
   /** Wakes a journey; one that is not running is the workflow's to wait for. */
   const toJourney = (externalId: string, send: (journey: WorkflowHandle, key: string) => Promise<void>): Placement => ({
@@ -233,7 +248,8 @@ async function place(router: DirectRouter, event: EventName, data: unknown): Pro
     kind: 'target',
     target: depositWorkflowId(depositId),
     starts: true,
-    send: async (key) => ((await deliverToDeposit(router, delivery(key))) === 'ENDED' ? { kind: 'target-ended' } : { kind: 'signalled' }),
+    send: async (key) =>
+      (await deliverToDeposit(router, delivery(key))) === 'ENDED' ? { kind: 'target-ended' } : { kind: 'signalled' },
   });
 
   switch (resource) {
@@ -241,7 +257,9 @@ async function place(router: DirectRouter, event: EventName, data: unknown): Pro
       const record = customerRecord(data as Customer);
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
       if (!record.externalId) return toWorkflow('not-ours');
-      return toJourney(record.externalId, (journey, key) => journey.signal(customerEventSignal, { key, event, record, fromPayload: true }));
+      return toJourney(record.externalId, (journey, key) =>
+        journey.signal(customerEventSignal, { key, event, record, fromPayload: true }),
+      );
     }
     case 'virtualAccount': {
       const account = data as VirtualAccount;
@@ -249,7 +267,9 @@ async function place(router: DirectRouter, event: EventName, data: unknown): Pro
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
       const externalId = await indexedJourney(router, account.customerId);
       if (!externalId) return toWorkflow('unknown-customer');
-      return toJourney(externalId, (journey, key) => journey.signal(virtualAccountEventSignal, { key, event, record, fromPayload: true }));
+      return toJourney(externalId, (journey, key) =>
+        journey.signal(virtualAccountEventSignal, { key, event, record, fromPayload: true }),
+      );
     }
     case 'depositAddress': {
       const address = data as DepositAddress;
@@ -257,18 +277,28 @@ async function place(router: DirectRouter, event: EventName, data: unknown): Pro
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
       const externalId = address.customerId ? await indexedJourney(router, address.customerId) : undefined;
       if (!externalId) return toWorkflow('unknown-customer');
-      return toJourney(externalId, (journey, key) => journey.signal(depositAddressEventSignal, { key, event, record, fromPayload: true }));
+      return toJourney(externalId, (journey, key) =>
+        journey.signal(depositAddressEventSignal, { key, event, record, fromPayload: true }),
+      );
     }
     case 'deposit': {
       const record = depositRecord(data as Deposit);
       if (!movesForward(record.status)) return toWorkflow(verdict(record.status));
-      return toDeposit(record.id, (key) => ({ depositId: record.id, signal: 'deposit', event: { key, event, record, fromPayload: true } }));
+      return toDeposit(record.id, (key) => ({
+        depositId: record.id,
+        signal: 'deposit',
+        event: { key, event, record, fromPayload: true },
+      }));
     }
     case 'trade': {
       const record = tradeRecord(data as Trade);
       if (!movesForward(record.status) || !record.depositId) return toWorkflow(verdict(record.status));
       const depositId = record.depositId;
-      return toDeposit(depositId, (key) => ({ depositId, signal: 'trade', event: { key, event, record, fromPayload: true } }));
+      return toDeposit(depositId, (key) => ({
+        depositId,
+        signal: 'trade',
+        event: { key, event, record, fromPayload: true },
+      }));
     }
     case 'payment':
       return toWorkflow('payment');

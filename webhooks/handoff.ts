@@ -35,7 +35,11 @@ export interface HandoffOptions {
   timeoutMs: number;
 }
 
-export async function handOff(options: HandoffOptions, workflowId: string, input: RampEventInput): Promise<'started' | 'duplicate'> {
+export async function handOff(
+  options: HandoffOptions,
+  workflowId: string,
+  input: RampEventInput,
+): Promise<'started' | 'duplicate'> {
   const { client } = options;
   try {
     return await client.connection.withDeadline(Date.now() + options.timeoutMs, async () => {

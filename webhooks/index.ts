@@ -2,6 +2,10 @@
 export { buildWebhookServer } from './server';
 export { parseDelivery } from './delivery';
 export { handOff } from './handoff';
-export { ensureReconcileSchedule, RECONCILE_SCHEDULE_ID, DEFAULT_RECONCILE_INTERVAL_SECONDS } from './reconcile-schedule';
+export {
+  ensureReconcileSchedule,
+  RECONCILE_SCHEDULE_ID,
+  DEFAULT_RECONCILE_INTERVAL_SECONDS,
+} from './reconcile-schedule';
 export { registerWebhooks, redactCallbackUrl } from './registration';
 export { runWebhookReceiver } from './receiver-process';

@@ -39,7 +39,8 @@ export type Outcome = (typeof OUTCOMES)[number];
  * deposit's signal-with-start); target-ended: routed directly to a deposit that had finished;
  * coalesced: the same claim to the same target was in flight or just sent; dropped: an unknown event.
  */
-export type HandoffResult = 'started' | 'duplicate' | 'signalled' | 'target-ended' | 'coalesced' | 'dropped' | 'unavailable';
+export type HandoffResult =
+  'started' | 'duplicate' | 'signalled' | 'target-ended' | 'coalesced' | 'dropped' | 'unavailable';
 
 export const BUDGETS = ['source', 'target', 'starts', 'total-starts'] as const;
 

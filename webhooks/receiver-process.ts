@@ -22,7 +22,11 @@ import {
 } from '../config/env';
 import { createLogger } from '../config/logger';
 import { loadAssumptionsFile } from '../ramp/assumptions-file';
-import { DEFAULT_RECONCILE_INTERVAL_SECONDS, ensureReconcileSchedule, RECONCILE_SCHEDULE_ID } from './reconcile-schedule';
+import {
+  DEFAULT_RECONCILE_INTERVAL_SECONDS,
+  ensureReconcileSchedule,
+  RECONCILE_SCHEDULE_ID,
+} from './reconcile-schedule';
 import { receiverBudgetFromEnv } from './receiver-budget';
 import { buildWebhookServer, WEBHOOK_ROUTE } from './server';
 
@@ -37,12 +41,17 @@ export interface ReceiverProcessOptions {
 /** If Temporal is down at start, the schedule is ensured again this often until it succeeds. */
 const SCHEDULE_RETRY_MS = 60_000;
 
-export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runWebhookReceiver(
+  options: ReceiverProcessOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const temporal = parseEnv(TemporalEnvSchema.extend(PayloadEnvSchema.shape), env);
   const webhook = parseEnv(WebhookEnvSchema, env);
   const { RECONCILE_LIST_ORDER } = parseEnv(ReconcileEnvSchema, env);
   // The assumptions file, when it names the service's list order, wins over RECONCILE_LIST_ORDER.
-  const listOrder = loadAssumptionsFile(parseEnv(RampAssumptionsEnvSchema, env).RAMP_ASSUMPTIONS_FILE).listOrder ?? RECONCILE_LIST_ORDER;
+  const listOrder =
+    loadAssumptionsFile(parseEnv(RampAssumptionsEnvSchema, env).RAMP_ASSUMPTIONS_FILE).listOrder ??
+    RECONCILE_LIST_ORDER;
   const depositTimings = depositTimingsFromEnv(parseEnv(DepositTimingsEnvSchema, env));
   const { LOG_LEVEL } = parseEnv(WorkerEnvSchema.pick({ LOG_LEVEL: true }), env);
   const logger = createLogger('rampflow-webhooks', LOG_LEVEL);
@@ -52,7 +61,11 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
     tls: temporalTls(temporal),
     ...(temporal.TEMPORAL_API_KEY ? { apiKey: temporal.TEMPORAL_API_KEY } : {}),
   });
-  const client = new Client({ connection, namespace: temporal.TEMPORAL_NAMESPACE, dataConverter: rampflowDataConverter(temporal.RAMPFLOW_PAYLOAD_KEYS) });
+  const client = new Client({
+    connection,
+    namespace: temporal.TEMPORAL_NAMESPACE,
+    dataConverter: rampflowDataConverter(temporal.RAMPFLOW_PAYLOAD_KEYS),
+  });
   const { app } = buildWebhookServer({
     token: webhook.WEBHOOK_TOKEN,
     allowedIps: webhook.WEBHOOK_ALLOWED_IPS,
@@ -76,7 +89,10 @@ export async function runWebhookReceiver(options: ReceiverProcessOptions = {}, e
       });
       logger.info({ scheduleId: RECONCILE_SCHEDULE_ID, outcome }, 'reconciliation schedule in place');
     } catch (error) {
-      logger.warn({ scheduleId: RECONCILE_SCHEDULE_ID, reason: error instanceof Error ? error.message : String(error) }, 'could not ensure the reconciliation schedule; trying again in a minute');
+      logger.warn(
+        { scheduleId: RECONCILE_SCHEDULE_ID, reason: error instanceof Error ? error.message : String(error) },
+        'could not ensure the reconciliation schedule; trying again in a minute',
+      );
       scheduleTimer = setTimeout(() => void ensureSchedule(), SCHEDULE_RETRY_MS);
       scheduleTimer.unref();
     }

@@ -20,7 +20,10 @@ export interface ReconcileScheduleOptions {
   scheduleId?: string;
 }
 
-export async function ensureReconcileSchedule(client: Client, options: ReconcileScheduleOptions): Promise<'created' | 'updated'> {
+export async function ensureReconcileSchedule(
+  client: Client,
+  options: ReconcileScheduleOptions,
+): Promise<'created' | 'updated'> {
   const scheduleId = options.scheduleId ?? RECONCILE_SCHEDULE_ID;
   const spec = { intervals: [{ every: `${options.intervalSeconds ?? DEFAULT_RECONCILE_INTERVAL_SECONDS}s` }] };
   const action = {
@@ -38,6 +41,8 @@ export async function ensureReconcileSchedule(client: Client, options: Reconcile
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
   }
-  await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, ...policies } }));
+  await client.schedule
+    .getHandle(scheduleId)
+    .update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, ...policies } }));
   return 'updated';
 }

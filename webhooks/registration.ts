@@ -8,7 +8,8 @@
  */
 import { EVENT_NAMES, jsonBody, UnknownData, type RampClient } from '../ramp';
 
-const isLoopback = (hostname: string): boolean => hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+const isLoopback = (hostname: string): boolean =>
+  hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 
 export class RegistrationRefused extends Error {}
 
@@ -37,12 +38,17 @@ export function checkCallbackUrl(url: string, rampBaseUrl: string, token: string
   }
   const sandbox = isLoopback(new URL(rampBaseUrl).hostname);
   if (parsed.protocol !== 'https:' && !((sandbox || allowHttp) && parsed.protocol === 'http:')) {
-    throw new RegistrationRefused(`refusing a ${parsed.protocol}// callback URL: the service delivers over HTTPS only (http is accepted only when RAMP_BASE_URL is the local sandbox, or with --allow-http for a sandbox on a private network)`);
+    throw new RegistrationRefused(
+      `refusing a ${parsed.protocol}// callback URL: the service delivers over HTTPS only (http is accepted only when RAMP_BASE_URL is the local sandbox, or with --allow-http for a sandbox on a private network)`,
+    );
   }
-  if (parsed.search || parsed.hash) throw new RegistrationRefused('the callback URL must not carry a query or fragment');
+  if (parsed.search || parsed.hash)
+    throw new RegistrationRefused('the callback URL must not carry a query or fragment');
   // A URL that cannot reach our route would leave every event undelivered until someone noticed.
   if (token !== undefined && parsed.pathname !== `/webhooks/ramp/${token}`) {
-    throw new RegistrationRefused('the callback URL\'s path must be /webhooks/ramp/<WEBHOOK_TOKEN> (it does not match WEBHOOK_TOKEN)');
+    throw new RegistrationRefused(
+      "the callback URL's path must be /webhooks/ramp/<WEBHOOK_TOKEN> (it does not match WEBHOOK_TOKEN)",
+    );
   }
   return parsed;
 }
@@ -58,13 +64,21 @@ export interface Registration {
 }
 
 export async function registerWebhooks(ramp: RampClient, registration: Registration): Promise<{ events: string[] }> {
-  const url = checkCallbackUrl(registration.callbackUrl, registration.rampBaseUrl, registration.token, registration.allowHttp);
+  const url = checkCallbackUrl(
+    registration.callbackUrl,
+    registration.rampBaseUrl,
+    registration.token,
+    registration.allowHttp,
+  );
   if (url.protocol === 'https:') {
     await ramp.callbackUrl.set(registration.callbackUrl);
   } else {
     // The typed module insists on https, as the interface does; the sandbox's loopback exception
     // (checked above) goes through the request layer, still signed.
-    await ramp.http.request({ method: 'POST', path: '/callback-url', body: jsonBody({ callbackUrl: registration.callbackUrl }) }, UnknownData);
+    await ramp.http.request(
+      { method: 'POST', path: '/callback-url', body: jsonBody({ callbackUrl: registration.callbackUrl }) },
+      UnknownData,
+    );
   }
   await ramp.subscribedEvents.set([...EVENT_NAMES]);
   const { events } = await ramp.subscribedEvents.get();

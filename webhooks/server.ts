@@ -86,9 +86,19 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
   const metrics = new WebhookMetrics();
   const allowedSources = sourceIpPolicy(options.allowedIps);
   const outcomes = new WeakMap<FastifyRequest, LoggedOutcome>();
-  const handoff = { client: options.client, taskQueue: options.taskQueue, timeoutMs: options.handoffTimeoutMs ?? 10_000 };
+  const handoff = {
+    client: options.client,
+    taskQueue: options.taskQueue,
+    timeoutMs: options.handoffTimeoutMs ?? 10_000,
+  };
   const budget = new ReceiverBudget({ ...DEFAULT_RECEIVER_BUDGET, ...options.budget });
-  const router = { client: options.client, taskQueue: options.taskQueue, memory: new RoutingMemory(), budget, depositTimings: options.depositTimings };
+  const router = {
+    client: options.client,
+    taskQueue: options.taskQueue,
+    memory: new RoutingMemory(),
+    budget,
+    depositTimings: options.depositTimings,
+  };
   const routing = options.routing ?? 'direct';
 
   /**
@@ -121,19 +131,43 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
     return handOff(handoff, delivery.workflowId, input);
   }
 
-  const overBudget = (request: FastifyRequest, reply: FastifyReply, error: OverBudget, about: { event?: string; payloadId?: string } = {}) => {
+  const overBudget = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: OverBudget,
+    about: { event?: string; payloadId?: string } = {},
+  ) => {
     metrics.countOverBudget(error.budget);
     void reply.header('retry-after', String(error.retryAfterSeconds));
-    return finish(request, reply, 429, 'over_budget', { error: 'too many requests' }, { ...about, budget: error.budget });
+    return finish(
+      request,
+      reply,
+      429,
+      'over_budget',
+      { error: 'too many requests' },
+      { ...about, budget: error.budget },
+    );
   };
 
   // fastify's own logger would print request URLs, which carry the token; we log ourselves below.
   // request.ip is the source every check and budget uses: the TCP peer, or what a trusted proxy saw.
-  const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, return503OnClosing: true, trustProxy: trustedProxies(options.trustedProxies ?? []) });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    trustProxy: trustedProxies(options.trustedProxies ?? []),
+  });
   // JSON only: fastify also parses text/plain by default.
   app.removeContentTypeParser('text/plain');
 
-  const finish = (request: FastifyRequest, reply: FastifyReply, status: number, outcome: Outcome, body: unknown, extra: Omit<LoggedOutcome, 'outcome'> = {}) => {
+  const finish = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    outcome: Outcome,
+    body: unknown,
+    extra: Omit<LoggedOutcome, 'outcome'> = {},
+  ) => {
     outcomes.set(request, { outcome, ...extra });
     return reply.code(status).send(body);
   };
@@ -143,9 +177,21 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // Errors from body parsing, raised before the handler runs.
     if (error.statusCode === 413) return finish(request, reply, 413, 'too_large', { error: 'payload too large' });
-    if (error.statusCode === 415) return finish(request, reply, 415, 'unsupported_media_type', { error: 'expected application/json' });
-    if (error.statusCode === 400) return finish(request, reply, 400, 'invalid', { error: 'malformed JSON body' }, { fields: [error.code ?? 'body'] });
-    options.logger.error({ err: { type: error.name, code: error.code, message: error.message } }, 'webhook receiver error');
+    if (error.statusCode === 415)
+      return finish(request, reply, 415, 'unsupported_media_type', { error: 'expected application/json' });
+    if (error.statusCode === 400)
+      return finish(
+        request,
+        reply,
+        400,
+        'invalid',
+        { error: 'malformed JSON body' },
+        { fields: [error.code ?? 'body'] },
+      );
+    options.logger.error(
+      { err: { type: error.name, code: error.code, message: error.message } },
+      'webhook receiver error',
+    );
     return finish(request, reply, 500, 'error', { error: 'internal error' });
   });
 
@@ -172,7 +218,9 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
 
   app.post<{ Params: { token?: string } }>(
     WEBHOOK_ROUTE,
@@ -180,7 +228,8 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       // Runs before the body is read, so a refused caller cannot make us parse anything.
       onRequest: async (request, reply) => {
         if (!allowedSources.allows(request.ip)) return finish(request, reply, 403, 'forbidden', { error: 'forbidden' });
-        if (!tokenMatches(request.params.token, options.token)) return finish(request, reply, 404, 'not_found', NOT_FOUND_BODY);
+        if (!tokenMatches(request.params.token, options.token))
+          return finish(request, reply, 404, 'not_found', NOT_FOUND_BODY);
         try {
           budget.fromSource(request.ip);
         } catch (error) {
@@ -192,25 +241,47 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
     },
     async (request, reply) => {
       const delivery = parseDelivery(request.body, options.eventTimings);
-      if (!delivery.ok) return finish(request, reply, 400, 'invalid', { error: delivery.reason, fields: delivery.fields }, { fields: delivery.fields });
+      if (!delivery.ok)
+        return finish(
+          request,
+          reply,
+          400,
+          'invalid',
+          { error: delivery.reason, fields: delivery.fields },
+          { fields: delivery.fields },
+        );
       const { input, mismatchedFields } = delivery;
-      const about = { event: input.deliveredAs ? `${input.event} (as ${input.deliveredAs})` : input.event, payloadId: input.payloadId };
+      const about = {
+        event: input.deliveredAs ? `${input.event} (as ${input.deliveredAs})` : input.event,
+        payloadId: input.payloadId,
+      };
       if (mismatchedFields.length > 0) {
         metrics.countPayloadMismatch(input.event);
-        options.logger.info({ ...about, fields: mismatchedFields }, 'webhook payload does not match our schema; handing it over as a hint');
+        options.logger.info(
+          { ...about, fields: mismatchedFields },
+          'webhook payload does not match our schema; handing it over as a hint',
+        );
       }
       const started = performance.now();
       try {
         const result = await route(delivery, request.ip);
         metrics.observeHandoff(result, (performance.now() - started) / 1000);
         // A coalesced hint is a copy of one just sent; a dropped (unknown) event is answered like any other, so the service does not retry it.
-        const status = result === 'duplicate' || result === 'coalesced' ? 'duplicate' : result === 'dropped' ? 'ignored' : 'accepted';
+        const status =
+          result === 'duplicate' || result === 'coalesced'
+            ? 'duplicate'
+            : result === 'dropped'
+              ? 'ignored'
+              : 'accepted';
         return finish(request, reply, 200, status, { status }, { ...about, routed: result });
       } catch (error) {
         if (error instanceof OverBudget) return overBudget(request, reply, error, about);
         if (!(error instanceof TemporalUnavailable)) throw error;
         metrics.observeHandoff('unavailable', (performance.now() - started) / 1000);
-        options.logger.warn({ ...about, reason: error.message }, 'Temporal unavailable; answering 503 so the service retries');
+        options.logger.warn(
+          { ...about, reason: error.message },
+          'Temporal unavailable; answering 503 so the service retries',
+        );
         return finish(request, reply, 503, 'unavailable', { error: 'temporarily unavailable' }, about);
       }
     },
@@ -221,7 +292,11 @@ export function buildWebhookServer(options: WebhookServerOptions): { app: Fastif
       client: options.client,
       taskQueue: options.taskQueue,
       registry: metrics.registry,
-      onError: ({ workflowType, stage, message }) => options.logger.warn({ workflowType, stage, reason: message }, 'stage age scan: a stage could not be read; its last oldest stands'),
+      onError: ({ workflowType, stage, message }) =>
+        options.logger.warn(
+          { workflowType, stage, reason: message },
+          'stage age scan: a stage could not be read; its last oldest stands',
+        ),
     });
     const stop = scan.start(options.stageAgeScanSeconds);
     app.addHook('onClose', async () => stop());

@@ -29,7 +29,11 @@ function addressEntry(variable: string, entry: string): { base: string; bits: nu
   const base = unmapped(address ?? '');
   const bits = prefix === undefined ? undefined : Number(prefix);
   const maxBits = isIP(base) === 4 ? 32 : 128;
-  if (isIP(base) === 0 || rest.length > 0 || (bits !== undefined && (!Number.isInteger(bits) || bits < 0 || bits > maxBits))) {
+  if (
+    isIP(base) === 0 ||
+    rest.length > 0 ||
+    (bits !== undefined && (!Number.isInteger(bits) || bits < 0 || bits > maxBits))
+  ) {
     throw new ConfigError([`${variable}: "${entry}" is not an IP address or CIDR range`]);
   }
   return { base, bits };

@@ -34,7 +34,11 @@ export function isExpectedSdkWarning(entry: Pick<LogEntry, 'message' | 'meta'>):
 
 /** A Temporal SDK logger that writes through pino. */
 export function sdkLogger(logger: Logger): DefaultLogger {
-  const threshold: LogLevel = logger.isLevelEnabled('debug') ? 'DEBUG' : logger.isLevelEnabled('info') ? 'INFO' : 'WARN';
+  const threshold: LogLevel = logger.isLevelEnabled('debug')
+    ? 'DEBUG'
+    : logger.isLevelEnabled('info')
+      ? 'INFO'
+      : 'WARN';
   return new DefaultLogger(threshold, (entry) => {
     if (isExpectedSdkWarning(entry)) return;
     logger[SDK_LEVELS[entry.level]]({ ...entry.meta, sdk: true }, entry.message);
@@ -57,8 +61,17 @@ export function oneLine(entry: LogEntry): string {
             .filter(([key]) => key !== 'taskToken')
             .map(([key, value]) => [key, value instanceof Error ? `${value.name}: ${value.message}` : value]),
         );
-  const text = formatWithOptions({ breakLength: Infinity, compact: true, colors: false }, '%s [%s] %s', new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(), entry.level, entry.message);
-  const line = meta === undefined ? text : `${text} ${formatWithOptions({ breakLength: Infinity, compact: true, colors: false, depth: 2 }, '%O', meta)}`;
+  const text = formatWithOptions(
+    { breakLength: Infinity, compact: true, colors: false },
+    '%s [%s] %s',
+    new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(),
+    entry.level,
+    entry.message,
+  );
+  const line =
+    meta === undefined
+      ? text
+      : `${text} ${formatWithOptions({ breakLength: Infinity, compact: true, colors: false, depth: 2 }, '%O', meta)}`;
   return line.replace(/\s*\n\s*/g, ' ');
 }
 

@@ -55,7 +55,10 @@ export function workerMemoryPlan(budgetMiB: number): WorkerMemoryPlan {
 /** The plan for WORKER_MEMORY_MB as a launcher reads it, before the worker's own configuration is parsed. */
 export function workerMemoryPlanFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerMemoryPlan {
   const parsed = WorkerMemoryMbSchema.safeParse(env.WORKER_MEMORY_MB || undefined);
-  if (!parsed.success) throw new Error(`WORKER_MEMORY_MB: a whole number of MiB from ${MIN_WORKER_MEMORY_MB} (got "${env.WORKER_MEMORY_MB}")`);
+  if (!parsed.success)
+    throw new Error(
+      `WORKER_MEMORY_MB: a whole number of MiB from ${MIN_WORKER_MEMORY_MB} (got "${env.WORKER_MEMORY_MB}")`,
+    );
   return workerMemoryPlan(parsed.data);
 }
 

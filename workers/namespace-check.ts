@@ -35,14 +35,20 @@ export interface CommandTarget {
 }
 
 function targetFlags(target: CommandTarget): string {
-  return [target.address ? ` --address ${target.address}` : '', target.namespace ? ` --namespace ${target.namespace}` : ''].join('');
+  return [
+    target.address ? ` --address ${target.address}` : '',
+    target.namespace ? ` --namespace ${target.namespace}` : '',
+  ].join('');
 }
 
 /**
  * The one command that registers `attributes`: each `--name` with its own `--type` (the CLI pairs them
  * by position; one `--type` after several names registers only the first).
  */
-export function searchAttributeCreateCommand(attributes: readonly SearchAttributeSpec[], target: CommandTarget = {}): string {
+export function searchAttributeCreateCommand(
+  attributes: readonly SearchAttributeSpec[],
+  target: CommandTarget = {},
+): string {
   return `temporal operator search-attribute create${targetFlags(target)}${attributes.map(({ name, type }) => ` --name ${name} --type ${type}`).join('')}`;
 }
 
@@ -56,24 +62,42 @@ export interface SearchAttributeProblems {
 }
 
 /** What `registered` (name to indexed value type, as ListSearchAttributes answers) lacks of `expected`. */
-export function searchAttributeProblems(registered: Record<string, number>, expected: readonly SearchAttributeSpec[] = RAMP_SEARCH_ATTRIBUTES): SearchAttributeProblems {
+export function searchAttributeProblems(
+  registered: Record<string, number>,
+  expected: readonly SearchAttributeSpec[] = RAMP_SEARCH_ATTRIBUTES,
+): SearchAttributeProblems {
   const problems: SearchAttributeProblems = { missing: [], wrongType: [] };
   for (const attribute of expected) {
     const registeredType = registered[attribute.name];
     if (registeredType === undefined) problems.missing.push(attribute);
-    else if (TYPE_NAMES.get(registeredType) !== attribute.type) problems.wrongType.push({ ...attribute, registeredAs: TYPE_NAMES.get(registeredType) ?? `type ${registeredType}` });
+    else if (TYPE_NAMES.get(registeredType) !== attribute.type)
+      problems.wrongType.push({
+        ...attribute,
+        registeredAs: TYPE_NAMES.get(registeredType) ?? `type ${registeredType}`,
+      });
   }
   return problems;
 }
 
 /** One line: each attribute that is wrong, and the commands that make it right. */
-export function searchAttributeProblemsMessage(problems: SearchAttributeProblems, target: Required<CommandTarget>): string {
+export function searchAttributeProblemsMessage(
+  problems: SearchAttributeProblems,
+  target: Required<CommandTarget>,
+): string {
   const named = [
     ...problems.missing.map(({ name, type }) => `${name} (${type}) is not registered`),
-    ...problems.wrongType.map(({ name, type, registeredAs }) => `${name} is registered as ${registeredAs}, not ${type}`),
+    ...problems.wrongType.map(
+      ({ name, type, registeredAs }) => `${name} is registered as ${registeredAs}, not ${type}`,
+    ),
   ];
   const steps: string[] = [];
-  if (problems.wrongType.length > 0) steps.push(`\`${searchAttributeRemoveCommand(problems.wrongType.map(({ name }) => name), target)}\` (no workflow of rampflow can have stored a value under the wrong type)`);
+  if (problems.wrongType.length > 0)
+    steps.push(
+      `\`${searchAttributeRemoveCommand(
+        problems.wrongType.map(({ name }) => name),
+        target,
+      )}\` (no workflow of rampflow can have stored a value under the wrong type)`,
+    );
   steps.push(`\`${searchAttributeCreateCommand([...problems.wrongType, ...problems.missing], target)}\``);
   return (
     `namespace ${target.namespace} lacks search attributes rampflow's workflows set, and every workflow task that sets one would fail: ` +
@@ -89,14 +113,18 @@ const GRPC_UNIMPLEMENTED = 12;
 export type NamespaceCheck = { ok: true } | { ok: false; problem: string } | { ok: 'unchecked'; reason: string };
 
 /** Asks the server for the namespace's search attributes and compares them with RAMP_SEARCH_ATTRIBUTES. */
-export async function checkNamespaceSearchAttributes(connection: NativeConnection, target: Required<CommandTarget>): Promise<NamespaceCheck> {
+export async function checkNamespaceSearchAttributes(
+  connection: NativeConnection,
+  target: Required<CommandTarget>,
+): Promise<NamespaceCheck> {
   let registered: Record<string, number>;
   try {
     const response = await connection.operatorService.listSearchAttributes({ namespace: target.namespace });
     registered = { ...(response.customAttributes ?? {}) };
   } catch (error) {
     const code = (error as { code?: number }).code;
-    if (code === GRPC_PERMISSION_DENIED || code === GRPC_UNIMPLEMENTED) return { ok: 'unchecked', reason: error instanceof Error ? error.message : String(error) };
+    if (code === GRPC_PERMISSION_DENIED || code === GRPC_UNIMPLEMENTED)
+      return { ok: 'unchecked', reason: error instanceof Error ? error.message : String(error) };
     throw error;
   }
   const problems = searchAttributeProblems(registered);

@@ -27,7 +27,8 @@ export async function partnerEventsFromEnv(
     wiring: {
       store,
       endpoints: partnerEndpointsFromEnv(config),
-      deliver: (endpoint, event, signal) => deliverEvent(endpoint, event, { timeoutMs, dispatcher: agent, ...(signal ? { signal } : {}) }),
+      deliver: (endpoint, event, signal) =>
+        deliverEvent(endpoint, event, { timeoutMs, dispatcher: agent, ...(signal ? { signal } : {}) }),
       retrySeconds: config.PARTNER_EVENT_RETRY_SECONDS,
     },
     async close() {

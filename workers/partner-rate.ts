@@ -174,7 +174,10 @@ export class PartnerRate {
       view = await this.#describe();
       this.#failing = false;
     } catch (error) {
-      if (!this.#failing) this.#options.onProblem?.(`could not read the service queue from Temporal, so this worker sends no calls once its share runs out: ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#failing)
+        this.#options.onProblem?.(
+          `could not read the service queue from Temporal, so this worker sends no calls once its share runs out: ${error instanceof Error ? error.message : String(error)}`,
+        );
       this.#failing = true;
       return;
     }
@@ -219,11 +222,16 @@ export class PartnerRate {
         identity: this.#options.identity,
         taskQueue: this.#options.serviceTaskQueue,
         taskQueueType: ACTIVITY_QUEUE,
-        updateQueueRateLimit: { reason: RATE_REASON, ...(rate >= this.#max ? {} : { rateLimit: { requestsPerSecond: rate } }) },
+        updateQueueRateLimit: {
+          reason: RATE_REASON,
+          ...(rate >= this.#max ? {} : { rateLimit: { requestsPerSecond: rate } }),
+        },
       });
       this.#apply(rate, now);
     } catch (error) {
-      this.#options.onProblem?.(`could not set the partner's rate on the service queue: ${error instanceof Error ? error.message : String(error)}`);
+      this.#options.onProblem?.(
+        `could not set the partner's rate on the service queue: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -237,7 +245,9 @@ export class PartnerRate {
     const limit = answer.config?.queueRateLimit;
     return {
       members: (answer.pollers ?? []).map((poller) => poller.identity ?? '').filter((identity) => identity !== ''),
-      configured: limit?.rateLimit ? { requestsPerSecond: limit.rateLimit.requestsPerSecond ?? 0, ours: limit.metadata?.reason === RATE_REASON } : undefined,
+      configured: limit?.rateLimit
+        ? { requestsPerSecond: limit.rateLimit.requestsPerSecond ?? 0, ours: limit.metadata?.reason === RATE_REASON }
+        : undefined,
     };
   }
 }

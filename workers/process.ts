@@ -26,7 +26,12 @@ import { loadAssumptionsFile } from '../ramp/assumptions-file';
 import { createLogger } from '../config/logger';
 import { sdkLogger } from './logging';
 import { workerMemoryPlan } from './memory-budget';
-import { cgroupMemoryLimitBytes, prometheusTelemetry, reportProcessMemory, serviceAttemptMetrics } from './service-metrics';
+import {
+  cgroupMemoryLimitBytes,
+  prometheusTelemetry,
+  reportProcessMemory,
+  serviceAttemptMetrics,
+} from './service-metrics';
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
@@ -67,7 +72,11 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}),
   });
   try {
-    await requireRampSearchAttributes(connection, { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }, logger);
+    await requireRampSearchAttributes(
+      connection,
+      { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE },
+      logger,
+    );
   } catch (error) {
     await connection.close();
     throw error;
@@ -85,7 +94,11 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   const partnerEvents = await partnerEventsFromEnv(config, config.RAMPFLOW_PAYLOAD_KEYS);
   try {
     const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
-    if (bundle.origin !== 'prebuilt') logger.warn({ reason: bundle.origin }, 'bundled the workflows at start (development only; `npm run build` prebuilds them)');
+    if (bundle.origin !== 'prebuilt')
+      logger.warn(
+        { reason: bundle.origin },
+        'bundled the workflows at start (development only; `npm run build` prebuilds them)',
+      );
     const deploymentVersion = config.TEMPORAL_WORKER_VERSIONING
       ? { deploymentName: config.TEMPORAL_DEPLOYMENT_NAME, buildId: config.TEMPORAL_WORKER_BUILD_ID ?? bundle.buildId }
       : undefined;
@@ -121,7 +134,10 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       'worker started',
     );
     // Read before the shared rate: an operator who still sets it should know it no longer divides anything.
-    if (env.RAMP_WORKER_PROCESSES !== undefined) logger.warn('RAMP_WORKER_PROCESSES is no longer read: the workers share RAMP_MAX_CALLS_PER_SECOND through the Temporal server, whatever their number (docs/deploying/rate-limits.md)');
+    if (env.RAMP_WORKER_PROCESSES !== undefined)
+      logger.warn(
+        'RAMP_WORKER_PROCESSES is no longer read: the workers share RAMP_MAX_CALLS_PER_SECOND through the Temporal server, whatever their number (docs/deploying/rate-limits.md)',
+      );
     const running = worker.run();
     if (deploymentVersion) await warnUnlessCurrent(connection, config.TEMPORAL_NAMESPACE, deploymentVersion, logger);
     await running;
@@ -145,11 +161,17 @@ function warnOfMemoryMismatch(budgetMiB: number, plannedHeapMiB: number, logger:
   const heapMiB = getHeapStatistics().heap_size_limit / MIB;
   // V8's limit adds the young generation (48 MiB on Node 20's defaults) to the old space the flag sets.
   if (heapMiB > plannedHeapMiB + YOUNG_GENERATION_ALLOWANCE_MIB) {
-    logger.warn({ heapLimitMiB: Math.round(heapMiB), plannedHeapLimitMiB: plannedHeapMiB }, `the V8 heap limit is above what WORKER_MEMORY_MB allows: start the worker with --max-old-space-size=${plannedHeapMiB} (rampflow worker and the image do)`);
+    logger.warn(
+      { heapLimitMiB: Math.round(heapMiB), plannedHeapLimitMiB: plannedHeapMiB },
+      `the V8 heap limit is above what WORKER_MEMORY_MB allows: start the worker with --max-old-space-size=${plannedHeapMiB} (rampflow worker and the image do)`,
+    );
   }
   const containerBytes = cgroupMemoryLimitBytes();
   if (containerBytes !== undefined && containerBytes < budgetMiB * MIB) {
-    logger.warn({ containerMiB: Math.floor(containerBytes / MIB), memoryBudgetMiB: budgetMiB }, 'the container\'s memory limit is below WORKER_MEMORY_MB: the worker may be killed before it reaches its budget; lower WORKER_MEMORY_MB to the container\'s limit');
+    logger.warn(
+      { containerMiB: Math.floor(containerBytes / MIB), memoryBudgetMiB: budgetMiB },
+      "the container's memory limit is below WORKER_MEMORY_MB: the worker may be killed before it reaches its budget; lower WORKER_MEMORY_MB to the container's limit",
+    );
   }
 }
 
@@ -157,17 +179,30 @@ function warnOfMemoryMismatch(budgetMiB: number, plannedHeapMiB: number, logger:
  * Stops the start on a namespace whose search attributes the workflows cannot set (workers/namespace-check.ts):
  * the error is the process's one line on stderr. A namespace the worker may not inspect is only warned of.
  */
-async function requireRampSearchAttributes(connection: NativeConnection, target: Required<CommandTarget>, logger: Logger): Promise<void> {
+async function requireRampSearchAttributes(
+  connection: NativeConnection,
+  target: Required<CommandTarget>,
+  logger: Logger,
+): Promise<void> {
   const check = await checkNamespaceSearchAttributes(connection, target);
   if (check.ok === false) throw new Error(check.problem);
-  if (check.ok === 'unchecked') logger.warn({ namespace: target.namespace, reason: check.reason }, 'could not list the namespace\'s search attributes: if one of docs/reference/search-attributes.md is missing, every workflow task fails');
+  if (check.ok === 'unchecked')
+    logger.warn(
+      { namespace: target.namespace, reason: check.reason },
+      "could not list the namespace's search attributes: if one of docs/reference/search-attributes.md is missing, every workflow task fails",
+    );
 }
 
 /**
  * A versioned worker gets no new workflows until its version is current, which production sets by
  * hand (docs/deploying/versioning.md): say so at start, with the command, rather than sit idle.
  */
-async function warnUnlessCurrent(connection: NativeConnection, namespace: string, version: WorkerDeploymentVersion, logger: Logger): Promise<void> {
+async function warnUnlessCurrent(
+  connection: NativeConnection,
+  namespace: string,
+  version: WorkerDeploymentVersion,
+  logger: Logger,
+): Promise<void> {
   try {
     const current = await currentBuildId(connection.workflowService, namespace, version.deploymentName);
     if (current === version.buildId) return;
@@ -176,6 +211,9 @@ async function warnUnlessCurrent(connection: NativeConnection, namespace: string
       `this worker's version is not current: it runs only workflows pinned to it until \`temporal worker deployment set-current-version --deployment-name ${version.deploymentName} --build-id ${version.buildId}\` (or a ramp) makes it current`,
     );
   } catch (error) {
-    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not ask whether this worker\'s version is current');
+    logger.warn(
+      { error: error instanceof Error ? error.message : String(error) },
+      "could not ask whether this worker's version is current",
+    );
   }
 }

@@ -13,9 +13,19 @@ import type { RampAttempt } from '../ramp/http-client';
 /** The ramp client's `onAttempt`: counts each attempt by method, endpoint template and outcome, and times it. */
 export function serviceAttemptMetrics(meter: MetricMeter): (attempt: RampAttempt) => void {
   const requests = meter.createCounter(METRICS.serviceRequests.name, '1', METRICS.serviceRequests.help);
-  const duration = meter.createHistogram(METRICS.serviceRequestDuration.name, 'float', 's', METRICS.serviceRequestDuration.help);
+  const duration = meter.createHistogram(
+    METRICS.serviceRequestDuration.name,
+    'float',
+    's',
+    METRICS.serviceRequestDuration.help,
+  );
   return (attempt) => {
-    requests.add(1, { method: attempt.method, endpoint: attempt.endpoint, outcome: attempt.outcome, error_type: attempt.errorType });
+    requests.add(1, {
+      method: attempt.method,
+      endpoint: attempt.endpoint,
+      outcome: attempt.outcome,
+      error_type: attempt.errorType,
+    });
     duration.record(attempt.seconds, { method: attempt.method, endpoint: attempt.endpoint });
   };
 }
@@ -24,7 +34,9 @@ export function serviceAttemptMetrics(meter: MetricMeter): (attempt: RampAttempt
  * The container's memory limit, if any: the cgroup's (v2 `memory.max`, v1 `memory.limit_in_bytes`)
  * when it is a real limit. The worker warns when it is below its budget (WORKER_MEMORY_MB).
  */
-export function cgroupMemoryLimitBytes(readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): number | undefined {
+export function cgroupMemoryLimitBytes(
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): number | undefined {
   for (const path of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
     try {
       const value = Number(readFile(path).trim());
@@ -55,5 +67,9 @@ export function reportProcessMemory(meter: MetricMeter, limitBytes: number, inte
  * own (observability/metric-catalogue.ts).
  */
 export function prometheusTelemetry(bindAddress: string): NonNullable<RuntimeOptions['telemetryOptions']> {
-  return { metrics: { prometheus: { bindAddress, useSecondsForDurations: true, histogramBucketOverrides: histogramBucketOverrides() } } };
+  return {
+    metrics: {
+      prometheus: { bindAddress, useSecondsForDurations: true, histogramBucketOverrides: histogramBucketOverrides() },
+    },
+  };
 }

@@ -29,12 +29,22 @@ import type { DataConverter, MetricMeter, WorkerDeploymentVersion } from '@tempo
 import { NativeConnection, Runtime, Worker, type TunerHolder, type WorkflowBundleOption } from '@temporalio/worker';
 import { attachmentStoreFromEnv, type AttachmentStore } from '../attachments';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
-import { createEventRoutingActivities, createExitAccountActivities, createPayoutActivities, createRampActivities, createReconcileActivities } from '../activities';
+import {
+  createEventRoutingActivities,
+  createExitAccountActivities,
+  createPayoutActivities,
+  createRampActivities,
+  createReconcileActivities,
+} from '../activities';
 import { createCustomerJourneyLookupActivities } from '../activities/customer-journey-lookup';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
 import { createJourneyReportActivities } from '../activities/journey-reports';
 import { createPartnerEventActivities, type PartnerEventWiring } from '../activities/partner-event-activities';
-import { DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, DEFAULT_REFUSED_CREATE_PARK_AFTER_MS, type FailureOptions } from '../activities/failures';
+import {
+  DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS,
+  DEFAULT_REFUSED_CREATE_PARK_AFTER_MS,
+  type FailureOptions,
+} from '../activities/failures';
 import { OUTAGE_CAUSES, ServiceHealth } from '../activities/service-health';
 import { METRICS } from '../observability/metric-catalogue';
 import type { RampClient } from '../ramp';
@@ -147,7 +157,9 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
     ...(options.identity ? { identity: options.identity } : {}),
     // Both queues join the same version: a pinned workflow's service calls stay on its own code.
-    ...(options.deploymentVersion ? { workerDeploymentOptions: workerDeploymentOptions(options.deploymentVersion) } : {}),
+    ...(options.deploymentVersion
+      ? { workerDeploymentOptions: workerDeploymentOptions(options.deploymentVersion) }
+      : {}),
   };
   const workflowWorker = await Worker.create({
     ...shared,
@@ -162,8 +174,14 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
   const serviceWorker = await Worker.create({
     ...shared,
     taskQueue: serviceTaskQueueOf(options.taskQueue),
-    ...(options.maxCallsPerSecond !== undefined ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond / CALLS_PER_SERVICE_ACTIVITY } : {}),
-    ...(leasedSlots ? { tuner: serviceWorkerTuner(leasedSlots) } : clientCallsPerSecond !== undefined ? { maxConcurrentActivityTaskExecutions: serviceActivitiesAtOnce(clientCallsPerSecond) } : {}),
+    ...(options.maxCallsPerSecond !== undefined
+      ? { maxTaskQueueActivitiesPerSecond: options.maxCallsPerSecond / CALLS_PER_SERVICE_ACTIVITY }
+      : {}),
+    ...(leasedSlots
+      ? { tuner: serviceWorkerTuner(leasedSlots) }
+      : clientCallsPerSecond !== undefined
+        ? { maxConcurrentActivityTaskExecutions: serviceActivitiesAtOnce(clientCallsPerSecond) }
+        : {}),
   });
   const showShare = serviceCallRateGauge();
   const partnerRate =
@@ -221,14 +239,24 @@ function pairOf(workflowWorker: Worker, serviceWorker: Worker, partnerRate: Part
  */
 function serviceWorkerTuner(activities: LeasedActivitySlots): TunerHolder {
   const fixed = { type: 'fixed-size', numSlots: 100 } as const;
-  return { activityTaskSlotSupplier: activities, localActivityTaskSlotSupplier: fixed, workflowTaskSlotSupplier: fixed, nexusTaskSlotSupplier: fixed };
+  return {
+    activityTaskSlotSupplier: activities,
+    localActivityTaskSlotSupplier: fixed,
+    workflowTaskSlotSupplier: fixed,
+    nexusTaskSlotSupplier: fixed,
+  };
 }
 
 let callRateGauge: ReturnType<MetricMeter['createGauge']> | undefined;
 
 /** Sets the partner-wide rate and this worker's share on the runtime's metrics endpoint (one gauge per process). */
 function serviceCallRateGauge(): (rate: number, share: number) => void {
-  callRateGauge ??= Runtime.instance().metricMeter.createGauge(METRICS.serviceCallRate.name, 'float', '', METRICS.serviceCallRate.help);
+  callRateGauge ??= Runtime.instance().metricMeter.createGauge(
+    METRICS.serviceCallRate.name,
+    'float',
+    '',
+    METRICS.serviceCallRate.help,
+  );
   const gauge = callRateGauge;
   return (rate, share) => {
     gauge.set(rate, { scope: 'partner' });

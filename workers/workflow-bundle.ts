@@ -19,7 +19,9 @@ import { WORKFLOW_BUNDLE_PATHS, WORKFLOWS_PATH } from './worker';
 const RUNNING_FROM_BUILD = __filename.endsWith('.js');
 
 /** Where `npm run build` writes the bundle: dist/workflow-bundle.js, from either layout. */
-export const PREBUILT_BUNDLE_PATH = RUNNING_FROM_BUILD ? join(__dirname, '..', 'workflow-bundle.js') : join(__dirname, '..', 'dist', 'workflow-bundle.js');
+export const PREBUILT_BUNDLE_PATH = RUNNING_FROM_BUILD
+  ? join(__dirname, '..', 'workflow-bundle.js')
+  : join(__dirname, '..', 'dist', 'workflow-bundle.js');
 
 export interface ResolvedWorkflowBundle {
   codePath: string;
@@ -35,11 +37,16 @@ export interface ResolvedWorkflowBundle {
  * file of workflows/ is stale (a developer changed a workflow since `npm run build`), so the sources
  * are bundled instead.
  */
-export async function resolveWorkflowBundle(options: { production: boolean; prebuiltPath?: string }): Promise<ResolvedWorkflowBundle> {
+export async function resolveWorkflowBundle(options: {
+  production: boolean;
+  prebuiltPath?: string;
+}): Promise<ResolvedWorkflowBundle> {
   const prebuiltPath = options.prebuiltPath ?? PREBUILT_BUNDLE_PATH;
   const prebuilt = modifiedAt(prebuiltPath);
   if (prebuilt === undefined && options.production) {
-    throw new Error(`no prebuilt workflow bundle at ${prebuiltPath}: run \`npm run build\` (production workers never bundle at start)`);
+    throw new Error(
+      `no prebuilt workflow bundle at ${prebuiltPath}: run \`npm run build\` (production workers never bundle at start)`,
+    );
   }
   if (prebuilt !== undefined && (RUNNING_FROM_BUILD || options.production || prebuilt >= newestWorkflowSource())) {
     return { codePath: prebuiltPath, buildId: buildIdOfBundle(readFileSync(prebuiltPath)), origin: 'prebuilt' };
@@ -48,7 +55,8 @@ export async function resolveWorkflowBundle(options: { production: boolean; preb
   return {
     codePath,
     buildId: buildIdOfBundle(readFileSync(codePath)),
-    origin: prebuilt === undefined ? 'bundled: no prebuilt bundle' : 'bundled: the prebuilt bundle is older than workflows/',
+    origin:
+      prebuilt === undefined ? 'bundled: no prebuilt bundle' : 'bundled: the prebuilt bundle is older than workflows/',
   };
 }
 

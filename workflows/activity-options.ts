@@ -29,13 +29,25 @@ export const POLL_RETRY: RetryPolicy = {
 };
 
 /** Options for a call that changes the service, with the summary the Web UI shows for it. */
-export const changeOptions = (summary: string): ActivityOptions => ({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary });
+export const changeOptions = (summary: string): ActivityOptions => ({
+  startToCloseTimeout: '1 minute',
+  retry: ACTIVITY_RETRY,
+  summary,
+});
 
 /** Options for a read the workflow cannot go on without (the ACTIVITY_RETRY policy). */
-export const patientReadOptions = (summary: string): ActivityOptions => ({ startToCloseTimeout: '30 seconds', retry: ACTIVITY_RETRY, summary });
+export const patientReadOptions = (summary: string): ActivityOptions => ({
+  startToCloseTimeout: '30 seconds',
+  retry: ACTIVITY_RETRY,
+  summary,
+});
 
 /** Options for a poll of the service, with the summary the Web UI shows for it. */
-export const readOptions = (summary: string): ActivityOptions => ({ startToCloseTimeout: '30 seconds', retry: POLL_RETRY, summary });
+export const readOptions = (summary: string): ActivityOptions => ({
+  startToCloseTimeout: '30 seconds',
+  retry: POLL_RETRY,
+  summary,
+});
 
 /**
  * Options for a search of a list without a filter for what is sought (activities/list-search.ts):

@@ -26,14 +26,18 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; issues: ContractI
 
 type CheckName = keyof typeof generated.patternMessages;
 
-export const checkJourneyInput = (raw: unknown) => check<JourneyInput>('journeyInput', raw, (input) => rampRequestIssues(input));
+export const checkJourneyInput = (raw: unknown) =>
+  check<JourneyInput>('journeyInput', raw, (input) => rampRequestIssues(input));
 export const checkDepositLifecycleInput = (raw: unknown) => check<DepositLifecycleInput>('depositLifecycleInput', raw);
 export const checkSignupRequest = (raw: unknown) => check<SignupRequest>('signupRequest', raw);
 export const checkAttachmentReference = (raw: unknown) => check<AttachmentReference>('attachmentReference', raw);
 export const checkDepositReports = (raw: unknown) => check<DepositReport[]>('depositReports', raw);
 export const checkRetryRequest = (raw: unknown) =>
   check<RetryRequest>('retryRequest', raw, (request) =>
-    rampRequestIssues(request.correctedInput ?? {}).map((issue) => ({ ...issue, path: ['correctedInput', ...issue.path] })),
+    rampRequestIssues(request.correctedInput ?? {}).map((issue) => ({
+      ...issue,
+      path: ['correctedInput', ...issue.path],
+    })),
   );
 
 /** One line of issues, for an error message. */
@@ -48,17 +52,24 @@ export function describeIssues(issues: ContractIssue[]): string {
 function check<T>(name: CheckName, raw: unknown, rules?: (value: T) => RuleIssue[]): Checked<T> {
   const generatedCheck: GeneratedCheck = generated[name];
   const value: unknown = raw === undefined ? undefined : JSON.parse(JSON.stringify(raw));
-  if (!generatedCheck(value)) return { ok: false, issues: (generatedCheck.errors ?? []).map((error) => issueOf(error, generated.patternMessages[name])) };
+  if (!generatedCheck(value))
+    return {
+      ok: false,
+      issues: (generatedCheck.errors ?? []).map((error) => issueOf(error, generated.patternMessages[name])),
+    };
   const broken = rules?.(value as T) ?? [];
-  if (broken.length > 0) return { ok: false, issues: broken.map(({ path, message }) => ({ path: dotted(path), message })) };
+  if (broken.length > 0)
+    return { ok: false, issues: broken.map(({ path, message }) => ({ path: dotted(path), message })) };
   return { ok: true, value: value as T };
 }
 
 /** A finding as a path and zod's words where the schema has words of its own, Ajv's otherwise. */
 function issueOf(error: CheckError, patternMessages: Record<string, string>): ContractIssue {
   const at = error.instancePath.split('/').slice(1);
-  if (error.keyword === 'required') return { path: dotted([...at, String(error.params.missingProperty)]), message: 'required' };
-  if (error.keyword === 'unevaluatedProperties') return { path: dotted([...at, String(error.params.unevaluatedProperty)]), message: 'not a field of this input' };
+  if (error.keyword === 'required')
+    return { path: dotted([...at, String(error.params.missingProperty)]), message: 'required' };
+  if (error.keyword === 'unevaluatedProperties')
+    return { path: dotted([...at, String(error.params.unevaluatedProperty)]), message: 'not a field of this input' };
   return { path: dotted(at), message: patternMessages[error.schemaPath] ?? error.message ?? error.keyword };
 }
 

@@ -4,4 +4,6 @@ import { changeOptions } from './activity-options';
 import { serviceActivities } from './service-activities';
 
 // On the service task queue at the workflow's own priority (workflows/service-activities.ts).
-export const depositActivities = serviceActivities<RampActivities & CustomerJourneyLookupActivities>(changeOptions('a call to the ramp service'));
+export const depositActivities = serviceActivities<RampActivities & CustomerJourneyLookupActivities>(
+  changeOptions('a call to the ramp service'),
+);

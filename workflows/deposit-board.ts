@@ -45,7 +45,11 @@ const NEEDS_SOMEONE: readonly DepositStage[] = ['ACTION_REQUIRED', 'NEEDS_ATTENT
  * signal (a billed action and a history event on a journey that lives for years), so a deposit costs
  * its journey two of them on the happy path instead of one per step.
  */
-export function isNewsForJourney(reported: DepositStage | undefined, next: DepositStage, attentionChanged: boolean): boolean {
+export function isNewsForJourney(
+  reported: DepositStage | undefined,
+  next: DepositStage,
+  attentionChanged: boolean,
+): boolean {
   if (reported === undefined || attentionChanged) return true;
   if (reported === next) return false;
   return hasEnded(next) || NEEDS_SOMEONE.includes(next) || NEEDS_SOMEONE.includes(reported);
@@ -59,7 +63,10 @@ export function applyDepositProgress(board: JourneyDeposits, { summary, previous
   const listedAt = board.open.findIndex((shown) => shown.depositId === summary.depositId);
   // The stage the board counted this deposit under: the listed one (open, or recently ended) wins
   // over what the report says, since the board knows what it counted and a sender may not.
-  const countedStage = listedAt !== -1 ? board.open[listedAt]!.stage : (board.recent.find((shown) => shown.depositId === summary.depositId)?.stage ?? previousStage);
+  const countedStage =
+    listedAt !== -1
+      ? board.open[listedAt]!.stage
+      : (board.recent.find((shown) => shown.depositId === summary.depositId)?.stage ?? previousStage);
   if (countedStage === summary.stage) {
     if (listedAt !== -1) board.open[listedAt] = summary;
     return false;
@@ -74,9 +81,16 @@ export function applyDepositProgress(board: JourneyDeposits, { summary, previous
   else if (wasOpen) board.openNotShown = Math.max(0, board.openNotShown - 1);
 
   if (hasEnded(summary.stage)) {
-    if (summary.stage === 'COMPLETED') board.completedTotals[summary.currency] = addDecimal(board.completedTotals[summary.currency] ?? '0', summary.amount);
+    if (summary.stage === 'COMPLETED')
+      board.completedTotals[summary.currency] = addDecimal(
+        board.completedTotals[summary.currency] ?? '0',
+        summary.amount,
+      );
     if (summary.stage === 'REVERSED') reverse(board, summary, countedStage === 'COMPLETED');
-    board.recent = [summary, ...board.recent.filter((shown) => shown.depositId !== summary.depositId)].slice(0, RECENT_DEPOSITS_SHOWN);
+    board.recent = [summary, ...board.recent.filter((shown) => shown.depositId !== summary.depositId)].slice(
+      0,
+      RECENT_DEPOSITS_SHOWN,
+    );
   } else if (listedAt !== -1 || board.open.length < MAX_OPEN_DEPOSITS_SHOWN) {
     board.open.splice(listedAt === -1 ? board.open.length : listedAt, 0, summary);
   } else {
@@ -112,5 +126,8 @@ function count(board: JourneyDeposits, stage: DepositStage, by: number): void {
 
 /** Finds a deposit the board still lists (open or recently ended). */
 export function shownDeposit(board: JourneyDeposits, depositId: string): DepositSummary | undefined {
-  return board.open.find((shown) => shown.depositId === depositId) ?? board.recent.find((shown) => shown.depositId === depositId);
+  return (
+    board.open.find((shown) => shown.depositId === depositId) ??
+    board.recent.find((shown) => shown.depositId === depositId)
+  );
 }

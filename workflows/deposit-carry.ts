@@ -147,7 +147,12 @@ export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, li
  * The next run's input is the first run's, less what it no longer needs: the starter's record (the
  * ledger carries the service's) and a reversal's mark (a reversal never waits, so never gets here).
  */
-export async function continueDepositAsNew(course: CarryingCourse, input: DepositLifecycleInput, stage: DepositStage, parking?: CarriedParking): Promise<never> {
+export async function continueDepositAsNew(
+  course: CarryingCourse,
+  input: DepositLifecycleInput,
+  stage: DepositStage,
+  parking?: CarriedParking,
+): Promise<never> {
   await condition(allHandlersFinished);
   const next = {
     depositId: input.depositId,

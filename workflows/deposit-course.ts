@@ -63,7 +63,9 @@ export class DepositCourse {
     this.depositId = depositId;
     this.timings = depositTimings(input.timings);
     this.verifiesPayloads = carried?.verifiesPayloads ?? takesPatch(PAYLOADS_ARE_HINTS);
-    const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit, () => takesPatch(DEPOSIT_KIND_KEPT));
+    const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit, () =>
+      takesPatch(DEPOSIT_KIND_KEPT),
+    );
     this.ledger = ledger;
     this.state = ledger.state;
     this.link = new DepositJourneyLink();
@@ -73,7 +75,8 @@ export class DepositCourse {
     this.carriedParking = carried?.parking;
     this.desk = new OperatorDesk(undefined, carried?.parking?.attention);
     this.reporter = new JourneyReporter(depositId, carried?.reports);
-    this.pollDeposit = async () => ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
+    this.pollDeposit = async () =>
+      ledger.applyDeposit(await act.getDeposit.executeWithOptions(readOptions('poll the deposit'), [depositId]));
     this.hints = new DepositHints(depositId, ledger, this.pollDeposit, carried?.hints);
   }
 }

@@ -57,7 +57,15 @@ export function notServed(link: DepositJourneyLink, customerId: string): ParkReq
 
 export function reversal(ledger: DepositLedger, link: DepositJourneyLink): DepositEnded {
   const { state } = ledger;
-  const after = ledger.trade?.status === 'SETTLED' ? 'its trade settled' : ledger.trade ? 'its trade was created' : 'it was confirmed';
+  const after =
+    ledger.trade?.status === 'SETTLED'
+      ? 'its trade settled'
+      : ledger.trade
+        ? 'its trade was created'
+        : 'it was confirmed';
   countReversal(state.kind, state.currency, link.reportedStage === 'COMPLETED' ? 'completed' : 'in-flight');
-  return new DepositEnded({ stage: 'REVERSED', reason: `the service refunded the deposit after ${after}: its record shows REJECTED` });
+  return new DepositEnded({
+    stage: 'REVERSED',
+    reason: `the service refunded the deposit after ${after}: its record shows REJECTED`,
+  });
 }

@@ -9,14 +9,29 @@ import { changeOptions } from './activity-options';
 import { isAttachmentReference } from './attachment-reference';
 import { depositActivities as act } from './deposit-activities';
 import type { DepositCourse } from './deposit-course';
-import { depositEventSignal, depositStateQuery, paymentEventSignal, submitAttachmentUpdate, tradeEventSignal } from './messages';
+import {
+  depositEventSignal,
+  depositStateQuery,
+  paymentEventSignal,
+  submitAttachmentUpdate,
+  tradeEventSignal,
+} from './messages';
 import { ATTACHMENT_READS_DEPOSIT_FIRST, ATTACHMENT_SUBMITTED_ONCE, takesPatch } from './patches';
 import { isHint } from './trust';
 
 /** Why an attachment is refused: the service asked for none (as far as the deposit's last read of it says). */
-const notAskedFor = (status: string | undefined): string => `the deposit is ${status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`;
+const notAskedFor = (status: string | undefined): string =>
+  `the deposit is ${status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`;
 
-export function registerDepositHandlers({ depositId, ledger, state, applied, hints, desk, pollDeposit }: DepositCourse): void {
+export function registerDepositHandlers({
+  depositId,
+  ledger,
+  state,
+  applied,
+  hints,
+  desk,
+  pollDeposit,
+}: DepositCourse): void {
   // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
   // first must not use up the key of the genuine one.
   setHandler(depositEventSignal, (event) => {
@@ -24,8 +39,16 @@ export function registerDepositHandlers({ depositId, ledger, state, applied, hin
       hints.noteDeposit(event.record);
     } else applied.applyOnce(event.key, () => ledger.applyDeposit(event.record));
   });
-  setHandler(tradeEventSignal, (event) => (isHint(event) ? hints.noteTrade(event.record) : applied.applyOnce(event.key, () => ledger.applyTrade(event.record, event.fromPayload === true))));
-  setHandler(paymentEventSignal, (event) => (isHint(event) ? hints.notePayment(event.record) : applied.applyOnce(event.key, () => ledger.applyPayment(event.record, event.fromPayload === true))));
+  setHandler(tradeEventSignal, (event) =>
+    isHint(event)
+      ? hints.noteTrade(event.record)
+      : applied.applyOnce(event.key, () => ledger.applyTrade(event.record, event.fromPayload === true)),
+  );
+  setHandler(paymentEventSignal, (event) =>
+    isHint(event)
+      ? hints.notePayment(event.record)
+      : applied.applyOnce(event.key, () => ledger.applyPayment(event.record, event.fromPayload === true)),
+  );
   setHandler(depositStateQuery, () => ({ ...state, attention: desk.attention }));
   // One attachment per deposit: the service asked for a document, and a second file would be a second
   // submission it has to review. The same file again (a client that lost the answer and retried) waits
@@ -43,9 +66,10 @@ export function registerDepositHandlers({ depositId, ledger, state, applied, hin
       }
       ledger.attachmentSha256 = attachment.sha256;
       try {
-        await act.submitDepositAttachment.executeWithOptions(changeOptions('submit the attachment the service asked for'), [
-          { depositId, attachment },
-        ]);
+        await act.submitDepositAttachment.executeWithOptions(
+          changeOptions('submit the attachment the service asked for'),
+          [{ depositId, attachment }],
+        );
       } catch (error) {
         ledger.attachmentSha256 = undefined;
         throw error;
@@ -60,9 +84,14 @@ export function registerDepositHandlers({ depositId, ledger, state, applied, hin
         const status = ledger.deposit?.status;
         if (status !== 'ACTION_REQUIRED' && status !== 'RECEIVED') throw new Error(notAskedFor(status));
         // Only a reference to the stored bytes enters the history (attachments/, the claim check).
-        if (!isAttachmentReference(attachment)) throw new Error('expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)');
+        if (!isAttachmentReference(attachment))
+          throw new Error(
+            'expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)',
+          );
         if (ledger.attachmentSha256 !== undefined && ledger.attachmentSha256 !== attachment.sha256) {
-          throw new Error('an attachment was already submitted for this deposit: the service reviews that one; a second, different file is refused');
+          throw new Error(
+            'an attachment was already submitted for this deposit: the service reviews that one; a second, different file is refused',
+          );
         }
       },
     },
@@ -72,14 +101,22 @@ export function registerDepositHandlers({ depositId, ledger, state, applied, hin
   async function readBeforeRefusing(): Promise<void> {
     const before = ledger.deposit?.status;
     // Runs recorded before the patch never got here: their validator refused every status but ACTION_REQUIRED.
-    if (!takesPatch(ATTACHMENT_READS_DEPOSIT_FIRST)) throw ApplicationFailure.nonRetryable(notAskedFor(before), 'AttachmentNotAskedFor');
+    if (!takesPatch(ATTACHMENT_READS_DEPOSIT_FIRST))
+      throw ApplicationFailure.nonRetryable(notAskedFor(before), 'AttachmentNotAskedFor');
     try {
       await pollDeposit();
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      throw ApplicationFailure.nonRetryable(`the deposit is ${before ?? 'not read yet'} as last read, and reading it again from the service failed (${error.cause?.message ?? error.message}): try again`, 'DepositUnread');
+      throw ApplicationFailure.nonRetryable(
+        `the deposit is ${before ?? 'not read yet'} as last read, and reading it again from the service failed (${error.cause?.message ?? error.message}): try again`,
+        'DepositUnread',
+      );
     }
     const status = ledger.deposit?.status;
-    if (status !== 'ACTION_REQUIRED') throw ApplicationFailure.nonRetryable(`${notAskedFor(status)} (read from the service just now)`, 'AttachmentNotAskedFor');
+    if (status !== 'ACTION_REQUIRED')
+      throw ApplicationFailure.nonRetryable(
+        `${notAskedFor(status)} (read from the service just now)`,
+        'AttachmentNotAskedFor',
+      );
   }
 }

@@ -65,20 +65,33 @@ export class DepositHints {
     const { ledger } = this;
     const claim = this.depositHints.claimFor(this.depositId);
     // A trade the service links to this deposit already says the deposit was confirmed.
-    return claim !== undefined && ledger.deposit !== undefined && ledger.trade === undefined && claim !== ledger.deposit.status && advancesDeposit(ledger.deposit.status, claim);
+    return (
+      claim !== undefined &&
+      ledger.deposit !== undefined &&
+      ledger.trade === undefined &&
+      claim !== ledger.deposit.status &&
+      advancesDeposit(ledger.deposit.status, claim)
+    );
   }
 
   private readonly tradeHintIsNews = (id: string): boolean => {
     const { ledger } = this;
     const claim = this.tradeHints.claimFor(id)!;
-    return ledger.trade === undefined || (id === ledger.trade.id && claim !== ledger.trade.status && advancesTrade(ledger.trade.status, claim));
+    return (
+      ledger.trade === undefined ||
+      (id === ledger.trade.id && claim !== ledger.trade.status && advancesTrade(ledger.trade.status, claim))
+    );
   };
 
   private readonly paymentHintIsNews = (id: string): boolean =>
-    this.ledger.state.kind === 'OFFRAMP' && (this.ledger.payment === undefined || (id === this.ledger.payment.id && !isPaymentSettled(this.ledger.payment.status)));
+    this.ledger.state.kind === 'OFFRAMP' &&
+    (this.ledger.payment === undefined ||
+      (id === this.ledger.payment.id && !isPaymentSettled(this.ledger.payment.status)));
 
   readonly claimNews = (): boolean =>
-    this.paymentHints.next(this.paymentHintIsNews) !== undefined || this.tradeHints.next(this.tradeHintIsNews) !== undefined || this.depositHintIsNews();
+    this.paymentHints.next(this.paymentHintIsNews) !== undefined ||
+    this.tradeHints.next(this.tradeHintIsNews) !== undefined ||
+    this.depositHintIsNews();
 
   /**
    * Answers the furthest claim with one read (the oldest such hint under first come, else the newest): a payment (and, when the deposit holds no trade yet, the
@@ -90,7 +103,12 @@ export class DepositHints {
     const paymentId = this.paymentHints.next(this.paymentHintIsNews);
     if (paymentId !== undefined) {
       this.paymentHints.clear(paymentId);
-      const record = await readNamed('payment', () => act.getPayment.executeWithOptions(readOptions('read the payment a delivery named'), [paymentId, { confirming: true }]));
+      const record = await readNamed('payment', () =>
+        act.getPayment.executeWithOptions(readOptions('read the payment a delivery named'), [
+          paymentId,
+          { confirming: true },
+        ]),
+      );
       if (!record) return this.paymentHints.refuse(paymentId);
       const ownTrade = ledger.trade ?? (record.reference ? await this.verifyTrade(record.reference) : undefined);
       if (!(ownTrade && paymentNamesTrade(record, ownTrade.id))) {
@@ -114,7 +132,9 @@ export class DepositHints {
 
   /** Reads a trade a delivery named; takes it only when the service's record names this deposit. */
   private async verifyTrade(tradeId: string): Promise<TradeRecord | undefined> {
-    const record = await readNamed('trade', () => act.getTrade.executeWithOptions(readOptions('read the trade a delivery named'), [tradeId, { confirming: true }]));
+    const record = await readNamed('trade', () =>
+      act.getTrade.executeWithOptions(readOptions('read the trade a delivery named'), [tradeId, { confirming: true }]),
+    );
     if (!record) {
       this.tradeHints.refuse(tradeId);
       return undefined;

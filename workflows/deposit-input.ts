@@ -14,16 +14,20 @@ import type { DepositTimings } from './timings';
  * RampflowWorkerOptions.depositTimings; tests pass seconds). The defaults are resolved in workflow
  * code (workflows/timings.ts, DEPOSIT_TIMING_DEFAULTS), never filled into the input.
  */
-export const DepositTimingsSchema = z.object({
-  /** How long to wait for an event before asking the service directly. Default 900 (15 minutes). */
-  pollIntervalSeconds: z.number().positive().optional().describe('default 900 (15 minutes)'),
-  /** The longest pause between two polls of one step: the pauses double from the poll interval up to this. Default 21600 (6 hours). */
-  pollBackoffCapSeconds: z.number().positive().optional().describe('default 21600 (6 hours)'),
-  /** How long each step (confirmation, trade, settlement, payout) may take before the deposit parks. Default 259200 (3 days). */
-  stepDeadlineSeconds: z.number().positive().optional().describe('default 259200 (3 days)'),
-  /** How long a deposit the service does not have is given to appear before it is dismissed (workflows/trust.ts). Default 60. */
-  notFoundGraceSeconds: z.number().positive().optional().describe('default 60'),
-}).describe('optional overrides: what is left out takes the production default the workflow code resolves') satisfies z.ZodType<Partial<DepositTimings>>;
+export const DepositTimingsSchema = z
+  .object({
+    /** How long to wait for an event before asking the service directly. Default 900 (15 minutes). */
+    pollIntervalSeconds: z.number().positive().optional().describe('default 900 (15 minutes)'),
+    /** The longest pause between two polls of one step: the pauses double from the poll interval up to this. Default 21600 (6 hours). */
+    pollBackoffCapSeconds: z.number().positive().optional().describe('default 21600 (6 hours)'),
+    /** How long each step (confirmation, trade, settlement, payout) may take before the deposit parks. Default 259200 (3 days). */
+    stepDeadlineSeconds: z.number().positive().optional().describe('default 259200 (3 days)'),
+    /** How long a deposit the service does not have is given to appear before it is dismissed (workflows/trust.ts). Default 60. */
+    notFoundGraceSeconds: z.number().positive().optional().describe('default 60'),
+  })
+  .describe(
+    'optional overrides: what is left out takes the production default the workflow code resolves',
+  ) satisfies z.ZodType<Partial<DepositTimings>>;
 
 export const DepositLifecycleInputSchema = z.object({
   depositId: z.string().min(1),

@@ -61,7 +61,7 @@ export class DepositLedger {
       status: starterDeposit?.status ?? 'RECEIVED',
       amount: starterDeposit?.amount ?? '0',
       currency: starterDeposit?.currency ?? '',
-      waitingFor: 'the service\'s record of the deposit',
+      waitingFor: "the service's record of the deposit",
     };
   }
 
@@ -69,7 +69,11 @@ export class DepositLedger {
     if (record.id !== this.depositId) return;
     // A refund is the one move back the service reports (DEPOSIT_REFUND, ramp/assumptions.ts): taken
     // only from the service's own record, since hints never reach here.
-    const refund = this.verifiesPayloads && this.confirmedOnce && record.status === 'REJECTED' && this.deposit?.status !== 'REJECTED';
+    const refund =
+      this.verifiesPayloads &&
+      this.confirmedOnce &&
+      record.status === 'REJECTED' &&
+      this.deposit?.status !== 'REJECTED';
     if (this.deposit && !refund && !advancesDeposit(this.deposit.status, record.status)) return;
     this.deposit = record;
     if (this.verifiesPayloads && record.status === 'CONFIRMED') this.confirmedOnce = true;
@@ -97,7 +101,12 @@ export class DepositLedger {
 
   applyTrade(record: TradeRecord, fromPayload = false): void {
     // Under the trust rule a trade is this deposit's only when the service's record names it.
-    if (this.verifiesPayloads ? !tradeNamesDeposit(record, this.depositId) : record.depositId !== undefined && record.depositId !== this.depositId) return;
+    if (
+      this.verifiesPayloads
+        ? !tradeNamesDeposit(record, this.depositId)
+        : record.depositId !== undefined && record.depositId !== this.depositId
+    )
+      return;
     if (this.trade && (this.trade.id !== record.id || !advancesTrade(this.trade.status, record.status))) return;
     this.trade = record;
     if (this.verifiesPayloads) this.confirmedOnce = true;
@@ -139,10 +148,13 @@ export class DepositLedger {
 
   /** What a completed deposit did, as its outcome says it. */
   completion(): string {
-    const traded = this.trade ? `traded ${this.trade.fromAmount} ${this.trade.fromCurrency} for ${this.trade.toAmount} ${this.trade.toCurrency}` : 'traded';
+    const traded = this.trade
+      ? `traded ${this.trade.fromAmount} ${this.trade.fromCurrency} for ${this.trade.toAmount} ${this.trade.toCurrency}`
+      : 'traded';
     return this.state.kind === 'OFFRAMP' && this.payment ? `${traded}; paid out as payment ${this.payment.id}` : traded;
   }
 }
 
 /** Whether a record names where the money came in (detail reads do; list items do not). */
-const namesReceiver = (record: DepositRecord): boolean => record.virtualAccountId !== undefined || record.depositAddressId !== undefined;
+const namesReceiver = (record: DepositRecord): boolean =>
+  record.virtualAccountId !== undefined || record.depositAddressId !== undefined;

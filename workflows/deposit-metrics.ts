@@ -12,5 +12,7 @@ import { METRICS } from '../observability/metric-catalogue';
 import { currencyLabel, withWorkflowType } from './stage-metrics';
 
 export function countReversal(kind: 'ONRAMP' | 'OFFRAMP', currency: string, after: 'completed' | 'in-flight'): void {
-  metricMeter.createCounter(METRICS.depositsReversed.name, '1', METRICS.depositsReversed.help).add(1, withWorkflowType({ kind, currency: currencyLabel(currency), after }));
+  metricMeter
+    .createCounter(METRICS.depositsReversed.name, '1', METRICS.depositsReversed.help)
+    .add(1, withWorkflowType({ kind, currency: currencyLabel(currency), after }));
 }

@@ -19,18 +19,22 @@ import { orPark } from './service-failures';
 const index = proxyLocalActivities<CustomerJourneyLookupActivities>({
   startToCloseTimeout: '10 seconds',
   retry: ACTIVITY_RETRY,
-  summary: 'find the customer\'s journey in rampflow\'s index',
+  summary: "find the customer's journey in rampflow's index",
 });
 
 /** The partner's externalId of the customer `customerId`, and so its journey; null when it has none. */
 export async function journeyOfCustomer(customerId: string): Promise<string | null> {
   if (!takesPatch(DEPOSIT_JOURNEY_FOUND_LOCALLY)) {
     // Deposits recorded before the patch asked both in one activity on the service queue.
-    const owner = await orPark('finding the deposit\'s journey', () => act.findCustomerJourney.executeWithOptions(patientReadOptions('find the customer\'s journey'), [customerId]));
+    const owner = await orPark("finding the deposit's journey", () =>
+      act.findCustomerJourney.executeWithOptions(patientReadOptions("find the customer's journey"), [customerId]),
+    );
     return owner.externalId;
   }
-  const indexed = await orPark('finding the deposit\'s journey', () => index.findIndexedJourney(customerId));
+  const indexed = await orPark("finding the deposit's journey", () => index.findIndexedJourney(customerId));
   if (indexed !== null) return indexed;
   // A call to the service: an activity on the service queue, at its rate and the deposit's priority.
-  return orPark('finding the deposit\'s customer', () => act.findCustomerExternalId.executeWithOptions(patientReadOptions('find the customer\'s externalId'), [customerId]));
+  return orPark("finding the deposit's customer", () =>
+    act.findCustomerExternalId.executeWithOptions(patientReadOptions("find the customer's externalId"), [customerId]),
+  );
 }

@@ -59,6 +59,9 @@ export class JourneyReporter {
       }
     }
     this.offered += 1;
-    return reporter.reportToJourney({ journeyId, report: { key: depositReportKey(this.depositId, this.run, this.offered), progress } });
+    return reporter.reportToJourney({
+      journeyId,
+      report: { key: depositReportKey(this.depositId, this.run, this.offered), progress },
+    });
   }
 }

@@ -23,10 +23,16 @@ export async function parkUntilResumed(course: DepositCourse, parked: DepositSta
   const takesUp = carried !== undefined && carried.attention.reason === error.reason;
   // A different one means the carried one ended meanwhile.
   if (carried && !takesUp) course.desk.resolveCarried(carried);
-  const decision = await course.desk.park(parked, error, () => show(course, 'NEEDS_ATTENTION', `an operator: ${error.reason}`), undefined, {
-    historyFull: parkedDepositHistoryFull,
-    ...(takesUp ? { carried } : {}),
-  });
+  const decision = await course.desk.park(
+    parked,
+    error,
+    () => show(course, 'NEEDS_ATTENTION', `an operator: ${error.reason}`),
+    undefined,
+    {
+      historyFull: parkedDepositHistoryFull,
+      ...(takesUp ? { carried } : {}),
+    },
+  );
   if (decision.kind === 'cancel') throw new DepositEnded({ stage: 'CANCELLED', reason: decision.reason });
   // An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort).
   if (error.errorType === 'CustomerNotServed') course.link.trackWithoutJourney();
@@ -38,7 +44,10 @@ export async function parkUntilResumed(course: DepositCourse, parked: DepositSta
  * taken up without running it; a step that ends otherwise than parked found its fact came true
  * between the runs, and the parking ends as resolved.
  */
-export async function runCarriedParking(course: DepositCourse, step: () => Promise<DepositStage>): Promise<DepositStage> {
+export async function runCarriedParking(
+  course: DepositCourse,
+  step: () => Promise<DepositStage>,
+): Promise<DepositStage> {
   const carried = course.carriedParking!;
   if (!carried.lateLooks) throw new ParkRequest(carried.attention.reason, carried.attention.errorType);
   try {

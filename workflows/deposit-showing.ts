@@ -36,7 +36,13 @@ async function report(course: DepositCourse): Promise<boolean> {
   const { link } = course;
   if (!link.journeyId) return false;
   // False when the journey has ended meanwhile (the customer was closed); the deposit still finishes on its own.
-  if (!(await course.reporter.report(link.journeyId, { summary: summary(course), ...(link.reportedStage ? { previousStage: link.reportedStage } : {}) }))) return false;
+  if (
+    !(await course.reporter.report(link.journeyId, {
+      summary: summary(course),
+      ...(link.reportedStage ? { previousStage: link.reportedStage } : {}),
+    }))
+  )
+    return false;
   link.reportedStage = course.state.stage;
   return true;
 }
@@ -58,5 +64,6 @@ function summary({ state, desk }: DepositCourse): DepositSummary {
 export function describeInLists(record: DepositRecord): void {
   const memo = { kind: kindOf(record), amount: record.amount, currency: record.currency };
   const current = workflowInfo().memo ?? {};
-  if (current.kind !== memo.kind || current.amount !== memo.amount || current.currency !== memo.currency) upsertMemo(memo);
+  if (current.kind !== memo.kind || current.amount !== memo.amount || current.currency !== memo.currency)
+    upsertMemo(memo);
 }

@@ -11,7 +11,13 @@ import { reversal } from './deposit-ending';
 import { deadlinePassed, pollTolerantly, waitForService } from './waiting';
 
 /** @param how.unannounced no event announces (one of) the awaited outcomes: the wait polls early (workflows/waiting.ts) */
-export async function waitOrPark(course: DepositCourse, what: string, settled: () => boolean, pollOnce: () => Promise<void>, how: { unannounced?: boolean } = {}): Promise<void> {
+export async function waitOrPark(
+  course: DepositCourse,
+  what: string,
+  settled: () => boolean,
+  pollOnce: () => Promise<void>,
+  how: { unannounced?: boolean } = {},
+): Promise<void> {
   const { clock, timings, hints } = course;
   const wait = {
     what,
@@ -28,7 +34,12 @@ export async function waitOrPark(course: DepositCourse, what: string, settled: (
   if (course.carriedParking && !settled()) throw deadlinePassed(wait);
   const deadlineAt = clock.deadline(() => workflowNow() + timings.stepDeadlineSeconds * 1000);
   if (clock.takeLookFirst()) await pollTolerantly(what, pollOnce);
-  const outcome = await waitForService({ ...wait, deadlineAt, now: workflowNow, shouldContinueAsNew: depositHistoryFull });
+  const outcome = await waitForService({
+    ...wait,
+    deadlineAt,
+    now: workflowNow,
+    shouldContinueAsNew: depositHistoryFull,
+  });
   if (outcome === 'continue-as-new') throw new DepositHistoryFull();
   if (outcome === 'deadline') throw deadlinePassed(wait);
 }
@@ -37,11 +48,21 @@ export async function waitOrPark(course: DepositCourse, what: string, settled: (
  * A wait after confirmation also ends on a refund; its polls read the deposit as well as what they
  * wait for, since a refunded deposit's trade or payout never settles (DEPOSIT_REFUND).
  */
-export async function waitUnlessRefunded(course: DepositCourse, what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
+export async function waitUnlessRefunded(
+  course: DepositCourse,
+  what: string,
+  settled: () => boolean,
+  pollOnce: () => Promise<void>,
+): Promise<void> {
   const { ledger } = course;
-  await waitOrPark(course, what, () => settled() || ledger.refunded(), async () => {
-    if (course.verifiesPayloads) await course.pollDeposit();
-    if (!ledger.refunded()) await pollOnce();
-  });
+  await waitOrPark(
+    course,
+    what,
+    () => settled() || ledger.refunded(),
+    async () => {
+      if (course.verifiesPayloads) await course.pollDeposit();
+      if (!ledger.refunded()) await pollOnce();
+    },
+  );
   if (ledger.refunded()) throw reversal(ledger, course.link);
 }

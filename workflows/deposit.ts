@@ -25,7 +25,16 @@ import { DepositEnded, endDeposit, type DepositOutcome } from './deposit-ending'
 import { registerDepositHandlers } from './deposit-handlers';
 import type { DepositLifecycleRequest } from './deposit-input';
 import { parkUntilResumed, runCarriedParking } from './deposit-resume';
-import { actionRequired, confirmed, paymentSettled, received, reverseCompleted, tradeCreated, tradeSettled, type DepositStep } from './deposit-steps';
+import {
+  actionRequired,
+  confirmed,
+  paymentSettled,
+  received,
+  reverseCompleted,
+  tradeCreated,
+  tradeSettled,
+  type DepositStep,
+} from './deposit-steps';
 import type { DepositStage } from './messages';
 import { ParkedHistoryFull, type CarriedParking } from './operator';
 import { ParkRequest } from './service-failures';
@@ -45,7 +54,10 @@ const STEPS: Partial<Record<DepositStage, DepositStep>> = {
 };
 
 /** @param carriedFromLastRun what the run this one continues as new carried (workflows/deposit-carry.ts) */
-export async function depositLifecycle(request: DepositLifecycleRequest, carriedFromLastRun?: CarriedDeposit): Promise<DepositOutcome> {
+export async function depositLifecycle(
+  request: DepositLifecycleRequest,
+  carriedFromLastRun?: CarriedDeposit,
+): Promise<DepositOutcome> {
   const input = validatedStartInput('depositLifecycle', request);
   // Its timings, its ledger of the service's records, its journey, its step's deadline, its operator
   // desk and its hints (workflows/deposit-course.ts), made before any handler can run.
@@ -56,11 +68,13 @@ export async function depositLifecycle(request: DepositLifecycleRequest, carried
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
   // Under the trust rule the deposit finds its journey from its own record, whoever started it.
-  if (!carriedFromLastRun && input.externalId !== undefined && !course.verifiesPayloads) course.link.learnJourney(input.externalId);
+  if (!carriedFromLastRun && input.externalId !== undefined && !course.verifiesPayloads)
+    course.link.learnJourney(input.externalId);
   try {
     if (!carriedFromLastRun && input.reversalOf === 'COMPLETED') await reverseCompleted(course);
     const continueAt = await runSteps(course, carriedFromLastRun?.stage ?? 'RECEIVED');
-    if (continueAt !== undefined) return await continueDepositAsNew(course, input, continueAt.stage, continueAt.parking);
+    if (continueAt !== undefined)
+      return await continueDepositAsNew(course, input, continueAt.stage, continueAt.parking);
     throw new DepositEnded({ stage: 'COMPLETED', reason: course.ledger.completion() });
   } catch (error) {
     if (!(error instanceof DepositEnded)) throw error;
@@ -73,7 +87,10 @@ export async function depositLifecycle(request: DepositLifecycleRequest, carried
  * it. Returns the step to continue as new at (and the parking to carry, when parked) when a wait or a
  * park found the history full, else undefined.
  */
-async function runSteps(course: DepositCourse, first: DepositStage): Promise<{ stage: DepositStage; parking?: CarriedParking } | undefined> {
+async function runSteps(
+  course: DepositCourse,
+  first: DepositStage,
+): Promise<{ stage: DepositStage; parking?: CarriedParking } | undefined> {
   let stage: DepositStage = first;
   while (stage !== 'COMPLETED') {
     let parked: ParkRequest;

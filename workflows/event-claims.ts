@@ -38,8 +38,11 @@ export function serviceConfirms(event: EventName, status: string): boolean {
 export function hintDisagreements(hint: EventHint, status: string, route: EventRoute): string[] {
   const actual: EventHint = { status };
   if (route.signal === 'customer') actual.externalId = route.externalId;
-  if (route.signal === 'virtualAccount' || route.signal === 'depositAddress' || route.signal === 'deposit') actual.customerId = route.customerId;
+  if (route.signal === 'virtualAccount' || route.signal === 'depositAddress' || route.signal === 'deposit')
+    actual.customerId = route.customerId;
   if (route.signal === 'trade') actual.depositId = route.depositId;
   if (route.signal === 'payment') actual.reference = route.tradeId;
-  return (Object.keys(hint) as (keyof EventHint)[]).filter((field) => actual[field] !== undefined && hint[field] !== actual[field]);
+  return (Object.keys(hint) as (keyof EventHint)[]).filter(
+    (field) => actual[field] !== undefined && hint[field] !== actual[field],
+  );
 }

@@ -12,8 +12,6 @@ import type { OfframpRequest, OnrampRequest } from './journey-input';
 import type { ActivityInterfaceFor } from '@temporalio/workflow';
 import { serviceActivities } from './service-activities';
 
-
-
 /** Where the journey keeps the service's ids of the exits it has found (its state's ramps). */
 export interface ExitIds {
   onramp?: { cryptoAddressId?: string };
@@ -30,7 +28,10 @@ export class ExitAccounts {
     priorityKey?: () => number | undefined,
   ) {
     this.lookups = serviceActivities<RampActivities>(readOptions('look for an exit account'), priorityKey);
-    this.registrations = serviceActivities<ExitAccountActivities>(changeOptions('register an exit account'), priorityKey);
+    this.registrations = serviceActivities<ExitAccountActivities>(
+      changeOptions('register an exit account'),
+      priorityKey,
+    );
   }
 
   private readonly lookups: ActivityInterfaceFor<RampActivities>;
@@ -46,9 +47,10 @@ export class ExitAccounts {
 
   /** What the service does not have yet, for the journey's current details. */
   missing(): string[] {
-    return [this.walletMissing() ? "the customer's crypto address" : undefined, this.bankAccountMissing() ? "the customer's bank account" : undefined].filter(
-      (what): what is string => what !== undefined,
-    );
+    return [
+      this.walletMissing() ? "the customer's crypto address" : undefined,
+      this.bankAccountMissing() ? "the customer's bank account" : undefined,
+    ].filter((what): what is string => what !== undefined);
   }
 
   /** Asks the service for the exits not found yet (read-only; what the journey polls while it waits). */
@@ -64,13 +66,17 @@ export class ExitAccounts {
     const wanted = (registeredBy: 'journey' | 'partner' | undefined) => include.own || registeredBy !== 'journey';
     if (this.onramp && this.walletMissing() && wanted(this.onramp.cryptoAddress.registeredBy)) {
       const { address, network } = this.onramp.cryptoAddress;
-      const id = await this.lookups.findCryptoAddress.executeWithOptions(readOptions("look for the customer's crypto address"), [
-        { customerId: this.customerId, address, ...(network ? { network } : {}) },
-      ]);
+      const id = await this.lookups.findCryptoAddress.executeWithOptions(
+        readOptions("look for the customer's crypto address"),
+        [{ customerId: this.customerId, address, ...(network ? { network } : {}) }],
+      );
       if (id) this.found.onramp!.cryptoAddressId = id;
     }
     if (this.offramp && this.bankAccountMissing() && wanted(this.offramp.bankAccount.registeredBy)) {
-      const id = await this.lookups.findBankAccount.executeWithOptions(readOptions("look for the customer's bank account"), [{ customerId: this.customerId, accountNo: this.offramp.bankAccount.accountNo }]);
+      const id = await this.lookups.findBankAccount.executeWithOptions(
+        readOptions("look for the customer's bank account"),
+        [{ customerId: this.customerId, accountNo: this.offramp.bankAccount.accountNo }],
+      );
       if (id) this.found.offramp!.bankAccountId = id;
     }
   }
@@ -79,22 +85,35 @@ export class ExitAccounts {
   async registerOwn(): Promise<void> {
     const wallet = this.onramp?.cryptoAddress;
     if (wallet?.registeredBy === 'journey' && this.walletMissing()) {
-      this.found.onramp!.cryptoAddressId = await this.registrations.ensureCryptoAddress.executeWithOptions(changeOptions("look up or register the customer's crypto address"), [
-        {
-          customerId: this.customerId,
-          address: wallet.address,
-          network: wallet.network!,
-          currency: wallet.currency!,
-          ...(wallet.label ? { label: wallet.label } : {}),
-        },
-      ]);
+      this.found.onramp!.cryptoAddressId = await this.registrations.ensureCryptoAddress.executeWithOptions(
+        changeOptions("look up or register the customer's crypto address"),
+        [
+          {
+            customerId: this.customerId,
+            address: wallet.address,
+            network: wallet.network!,
+            currency: wallet.currency!,
+            ...(wallet.label ? { label: wallet.label } : {}),
+          },
+        ],
+      );
     }
     const bank = this.offramp?.bankAccount;
     if (bank?.registeredBy === 'journey' && this.bankAccountMissing()) {
       const { registeredBy: _journey, currency, bankName, swift, beneficiaryName, ...optional } = bank;
-      this.found.offramp!.bankAccountId = await this.registrations.ensureBankAccount.executeWithOptions(changeOptions("look up or register the customer's bank account"), [
-        { ...optional, customerId: this.customerId, currency: currency!, bankName: bankName!, swift: swift!, beneficiaryName: beneficiaryName! },
-      ]);
+      this.found.offramp!.bankAccountId = await this.registrations.ensureBankAccount.executeWithOptions(
+        changeOptions("look up or register the customer's bank account"),
+        [
+          {
+            ...optional,
+            customerId: this.customerId,
+            currency: currency!,
+            bankName: bankName!,
+            swift: swift!,
+            beneficiaryName: beneficiaryName!,
+          },
+        ],
+      );
     }
   }
 }

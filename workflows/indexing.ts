@@ -35,5 +35,9 @@ export function indexStage(stage: string, others: readonly IndexEntry[] = []): v
     return;
   }
   const changed = others.filter((entry) => current.get(entry.key) !== entry.value);
-  upsertSearchAttributes([{ key: RampStage, value: stage }, { key: RampStageSince, value: new Date(workflowNow()) }, ...changed]);
+  upsertSearchAttributes([
+    { key: RampStage, value: stage },
+    { key: RampStageSince, value: new Date(workflowNow()) },
+    ...changed,
+  ]);
 }

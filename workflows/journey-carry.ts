@@ -45,7 +45,8 @@ interface CarriedJourneyV1 {
  * `reversedDepositIds`. They were added within version 2, since a carry without them needs only
  * their empty values, which the upgrade supplies.
  */
-type BoardBeforeReversals = Omit<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'> & Partial<Pick<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'>>;
+type BoardBeforeReversals = Omit<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'> &
+  Partial<Pick<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'>>;
 interface CarriedJourneyV2BeforeReversals extends Omit<CarriedJourney, 'state'> {
   state: Omit<JourneyState, 'deposits'> & { deposits: BoardBeforeReversals };
 }
@@ -56,7 +57,8 @@ export type AnyCarriedJourney = CarriedJourney | CarriedJourneyV2BeforeReversals
 export const MAX_ACCOUNT_RECORDS = 16;
 
 export function upgradeCarriedJourney(carried: AnyCarriedJourney): CarriedJourney {
-  if (carried.version === 2) return { ...carried, state: { ...carried.state, deposits: { ...emptyDepositBoard(), ...carried.state.deposits } } };
+  if (carried.version === 2)
+    return { ...carried, state: { ...carried.state, deposits: { ...emptyDepositBoard(), ...carried.state.deposits } } };
   const deposits = emptyDepositBoard();
   for (const summary of carried.state.deposits) applyDepositProgress(deposits, { summary });
   return {

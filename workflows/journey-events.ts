@@ -60,7 +60,12 @@ export class JourneyEvents {
 
   /** A deposit's report the board counted as news: first sight, then the stages the partner hears of. */
   depositProgress({ summary, previousStage }: DepositProgress): void {
-    const facts = { depositId: summary.depositId, kind: summary.kind, amount: summary.amount, currency: summary.currency };
+    const facts = {
+      depositId: summary.depositId,
+      kind: summary.kind,
+      amount: summary.amount,
+      currency: summary.currency,
+    };
     if (previousStage === undefined) this.outbox.emit('deposit.received', facts);
     switch (summary.stage) {
       case 'ACTION_REQUIRED':
@@ -68,7 +73,11 @@ export class JourneyEvents {
         this.outbox.emit(DEPOSIT_EVENTS[summary.stage], facts);
         break;
       case 'COMPLETED':
-        this.outbox.emit(DEPOSIT_EVENTS.COMPLETED, { ...facts, ...(summary.tradeId ? { tradeId: summary.tradeId } : {}), ...(summary.paymentId ? { paymentId: summary.paymentId } : {}) });
+        this.outbox.emit(DEPOSIT_EVENTS.COMPLETED, {
+          ...facts,
+          ...(summary.tradeId ? { tradeId: summary.tradeId } : {}),
+          ...(summary.paymentId ? { paymentId: summary.paymentId } : {}),
+        });
         break;
       case 'REVERSED':
         this.outbox.emit(DEPOSIT_EVENTS.REVERSED, { ...facts, after: previousStage ?? 'COMPLETED' });

@@ -15,29 +15,33 @@ import type { JourneyTimings } from './timings';
  * No defaults here on purpose: a default filled in by the client would be carried for the journey's
  * life. (Deposits run as workflows of their own, with their own timings: workflows/deposit-input.ts.)
  */
-export const JourneyTimingsSchema = z.object({
-  /** How long to wait for an event before asking the service directly. Default 900 (15 minutes). */
-  pollIntervalSeconds: z.number().positive().optional().describe('default 900 (15 minutes)'),
-  /**
-   * The longest pause between two polls of one wait: the pauses double from the poll interval up to
-   * this. Default 86400 (a day). With the defaults a signup abandoned at KYC is polled about 35 times
-   * over its 30 days (not 2,900), while one who finishes KYC is picked up by the event or by
-   * reconciliation within minutes; only a decision whose webhook was lost on a signup older than
-   * reconciliation's reach waits for a poll, up to a day.
-   */
-  pollBackoffCapSeconds: z.number().positive().optional().describe('default 86400 (a day)'),
-  /** How long KYC may take before the journey is parked for an operator. Default 2592000 (30 days). */
-  kycDeadlineSeconds: z.number().positive().optional().describe('default 2592000 (30 days)'),
-  /** How long the virtual account / deposit address approvals may take. Default 604800 (7 days). */
-  accountsDeadlineSeconds: z.number().positive().optional().describe('default 604800 (7 days)'),
-  /**
-   * History length at which an ACTIVE journey continues as new (Temporal also suggests it). Default
-   * 2000. Kept far below the server's limits per run (10,000 signals by default): a customer whose
-   * deposits report in a burst must not reach them, and a worker that lost the journey from its cache
-   * replays at most this many events. A continue-as-new costs a few KB (measured in bench/README.md).
-   */
-  maxHistoryEvents: z.number().int().min(100).optional().describe('default 2000'),
-}).describe('optional overrides: what is left out takes the production default the workflow code resolves, so a later retune of that default reaches the journey') satisfies z.ZodType<Partial<JourneyTimings>>;
+export const JourneyTimingsSchema = z
+  .object({
+    /** How long to wait for an event before asking the service directly. Default 900 (15 minutes). */
+    pollIntervalSeconds: z.number().positive().optional().describe('default 900 (15 minutes)'),
+    /**
+     * The longest pause between two polls of one wait: the pauses double from the poll interval up to
+     * this. Default 86400 (a day). With the defaults a signup abandoned at KYC is polled about 35 times
+     * over its 30 days (not 2,900), while one who finishes KYC is picked up by the event or by
+     * reconciliation within minutes; only a decision whose webhook was lost on a signup older than
+     * reconciliation's reach waits for a poll, up to a day.
+     */
+    pollBackoffCapSeconds: z.number().positive().optional().describe('default 86400 (a day)'),
+    /** How long KYC may take before the journey is parked for an operator. Default 2592000 (30 days). */
+    kycDeadlineSeconds: z.number().positive().optional().describe('default 2592000 (30 days)'),
+    /** How long the virtual account / deposit address approvals may take. Default 604800 (7 days). */
+    accountsDeadlineSeconds: z.number().positive().optional().describe('default 604800 (7 days)'),
+    /**
+     * History length at which an ACTIVE journey continues as new (Temporal also suggests it). Default
+     * 2000. Kept far below the server's limits per run (10,000 signals by default): a customer whose
+     * deposits report in a burst must not reach them, and a worker that lost the journey from its cache
+     * replays at most this many events. A continue-as-new costs a few KB (measured in bench/README.md).
+     */
+    maxHistoryEvents: z.number().int().min(100).optional().describe('default 2000'),
+  })
+  .describe(
+    'optional overrides: what is left out takes the production default the workflow code resolves, so a later retune of that default reaches the journey',
+  ) satisfies z.ZodType<Partial<JourneyTimings>>;
 
 export const AudSourceAccountSchema = z.object({
   bsbNumber: z.string().regex(/^\d{6}$/, 'a BSB number is 6 digits'),
@@ -93,14 +97,16 @@ export const BankAccountExitSchema = z
  * The exits are the customer's own accounts. The partner knows them by address and account number;
  * the journey finds the service's records for them and, where it registers them, adds the missing.
  */
-export const OnrampRequestSchema = z.object({
-  /** The fiat currency the customer pays in (the virtual account's currency). */
-  currency: z.string().regex(/^[A-Z]{3}$/, 'a fiat currency code such as AUD'),
-  /** The customer's wallet that receives the crypto (the exit). */
-  cryptoAddress: CryptoAddressExitSchema,
-  /** AUD only: the bank account the customer pays from, whitelisted as the virtual account's sender. */
-  audSourceAccount: AudSourceAccountSchema.optional(),
-}).superRefine((onramp, context) => addRuleIssues(context, onrampIssues(onramp)));
+export const OnrampRequestSchema = z
+  .object({
+    /** The fiat currency the customer pays in (the virtual account's currency). */
+    currency: z.string().regex(/^[A-Z]{3}$/, 'a fiat currency code such as AUD'),
+    /** The customer's wallet that receives the crypto (the exit). */
+    cryptoAddress: CryptoAddressExitSchema,
+    /** AUD only: the bank account the customer pays from, whitelisted as the virtual account's sender. */
+    audSourceAccount: AudSourceAccountSchema.optional(),
+  })
+  .superRefine((onramp, context) => addRuleIssues(context, onrampIssues(onramp)));
 
 export const OfframpRequestSchema = z.object({
   /** The crypto currency the customer deposits. */

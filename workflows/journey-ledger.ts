@@ -117,7 +117,9 @@ export class JourneyLedger {
   /** Whether a hint claims the customer's KYC was decided beyond what the service last told the journey. */
   readonly customerHinted = (): boolean => {
     const claim = this.customerHints.claimFor(this.state.customer.id);
-    return claim !== undefined && advancesCustomer(this.state.customer.status, claim) && claim !== this.state.customer.status;
+    return (
+      claim !== undefined && advancesCustomer(this.state.customer.status, claim) && claim !== this.state.customer.status
+    );
   };
 
   // ---- the end asked for, and the stage's deadline ------------------------------------------------
@@ -155,18 +157,37 @@ export class JourneyLedger {
  * Registers the journey's deliveries, deposit reports, query, signup and close on `ledger`; returns
  * the deposit-report intake, which is closed when the run hands over.
  */
-export function registerJourneyHandlers(ledger: JourneyLedger, desk: OperatorDesk, events: JourneyEvents, carriedReportKeys: readonly string[] | undefined): DepositReportIntake {
+export function registerJourneyHandlers(
+  ledger: JourneyLedger,
+  desk: OperatorDesk,
+  events: JourneyEvents,
+  carriedReportKeys: readonly string[] | undefined,
+): DepositReportIntake {
   const { state, applied } = ledger;
   // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
   // first must not use up the key of the genuine one.
-  setHandler(customerEventSignal, (event) => (isHint(event) ? ledger.noteCustomerHint(event.record) : applied.applyOnce(event.key, () => ledger.applyCustomer(event.record))));
-  setHandler(virtualAccountEventSignal, (event) => (isHint(event) ? ledger.accountHints.note(event.record) : applied.applyOnce(event.key, () => ledger.applyAccount(event.record))));
-  setHandler(depositAddressEventSignal, (event) => (isHint(event) ? ledger.accountHints.note(event.record) : applied.applyOnce(event.key, () => ledger.applyAccount(event.record))));
+  setHandler(customerEventSignal, (event) =>
+    isHint(event)
+      ? ledger.noteCustomerHint(event.record)
+      : applied.applyOnce(event.key, () => ledger.applyCustomer(event.record)),
+  );
+  setHandler(virtualAccountEventSignal, (event) =>
+    isHint(event)
+      ? ledger.accountHints.note(event.record)
+      : applied.applyOnce(event.key, () => ledger.applyAccount(event.record)),
+  );
+  setHandler(depositAddressEventSignal, (event) =>
+    isHint(event)
+      ? ledger.accountHints.note(event.record)
+      : applied.applyOnce(event.key, () => ledger.applyAccount(event.record)),
+  );
   // Deposit workflows of the previous code sent the bare summary.
   const applyProgress = (progress: DepositProgress): void => {
     if (applyDepositProgress(state.deposits, progress)) events.depositProgress(progress);
   };
-  setHandler(depositProgressSignal, (report: DepositProgress | DepositSummary) => applyProgress('summary' in report ? report : { summary: report }));
+  setHandler(depositProgressSignal, (report: DepositProgress | DepositSummary) =>
+    applyProgress('summary' in report ? report : { summary: report }),
+  );
   // Deposits of this code offer their reports by update, which the journey can refuse while it hands
   // over (workflows/deposit-reports.ts): a storm of reports waits with its senders, not in this history.
   const reports = new DepositReportIntake(applyProgress, carriedReportKeys);
@@ -180,7 +201,8 @@ export function registerJourneyHandlers(ledger: JourneyLedger, desk: OperatorDes
     },
     {
       validator: (_request: EndRequest) => {
-        if (state.stage === 'CLOSED' || state.stage === 'REJECTED') throw new Error(`the journey has already ended (${state.stage})`);
+        if (state.stage === 'CLOSED' || state.stage === 'REJECTED')
+          throw new Error(`the journey has already ended (${state.stage})`);
       },
     },
   );

@@ -46,7 +46,11 @@ export interface ParkedJourney {
 }
 
 /** Parks the stage until an operator decides; returns the stage to run next. */
-export async function resumeParked(parkedStage: JourneyStage, request: ParkRequest, parkedJourney: ParkedJourney): Promise<JourneyStage> {
+export async function resumeParked(
+  parkedStage: JourneyStage,
+  request: ParkRequest,
+  parkedJourney: ParkedJourney,
+): Promise<JourneyStage> {
   const { desk, ledger, events, course, show, shouldContinueAsNew } = parkedJourney;
   const carried = course.carriedParking;
   // The park the stage rebuilt is the one carried; a different one means the carried one ended meanwhile.
@@ -61,7 +65,10 @@ export async function resumeParked(parkedStage: JourneyStage, request: ParkReque
       events.parked(parkedStage, request.reason);
     },
     ledger.endRequested,
-    { historyFull: () => shouldContinueAsNew() && takesPatch(PARKED_CONTINUES_AS_NEW), ...(takesUp ? { carried } : {}) },
+    {
+      historyFull: () => shouldContinueAsNew() && takesPatch(PARKED_CONTINUES_AS_NEW),
+      ...(takesUp ? { carried } : {}),
+    },
   );
   if (decision.kind === 'cancel') throw new JourneyEnded({ stage: 'CLOSED', reason: decision.reason });
   stopIfEnded(ledger);
@@ -77,11 +84,13 @@ export async function resumeParked(parkedStage: JourneyStage, request: ParkReque
     course.input = { ...course.input, ...corrected };
     // Corrected ramps are looked for and set up afresh.
     if (corrected.onramp && state.onramp) state.onramp = { currency: corrected.onramp.currency };
-    if (corrected.offramp && state.offramp) state.offramp = { currency: corrected.offramp.currency, network: corrected.offramp.network };
+    if (corrected.offramp && state.offramp)
+      state.offramp = { currency: corrected.offramp.currency, network: corrected.offramp.network };
   }
   // New ramps are set up afresh, even when the journey was parked after setting up the old ones.
   const rampsCorrected = corrected?.onramp !== undefined || corrected?.offramp !== undefined;
-  if (rampsCorrected && JOURNEY_STAGES.indexOf(parkedStage) > JOURNEY_STAGES.indexOf('SETTING_UP_RAMPS')) return 'SETTING_UP_RAMPS';
+  if (rampsCorrected && JOURNEY_STAGES.indexOf(parkedStage) > JOURNEY_STAGES.indexOf('SETTING_UP_RAMPS'))
+    return 'SETTING_UP_RAMPS';
   return parkedStage;
 }
 
@@ -90,7 +99,10 @@ export async function resumeParked(parkedStage: JourneyStage, request: ParkReque
  * taken up without running it; a stage that ends otherwise than parked found its fact came true
  * between the runs, and the parking ends as resolved.
  */
-export async function runCarriedParking(stage: () => Promise<JourneyStage>, parkedJourney: ParkedJourney): Promise<JourneyStage> {
+export async function runCarriedParking(
+  stage: () => Promise<JourneyStage>,
+  parkedJourney: ParkedJourney,
+): Promise<JourneyStage> {
   const { attention, lateLooks } = parkedJourney.course.carriedParking!;
   if (!lateLooks) throw new ParkRequest(attention.reason, attention.errorType);
   try {

@@ -25,7 +25,13 @@ export class JourneyWaits {
    * @param how.hinted whether deliveries' hints wait for a look
    * @param how.unannounced no event announces the fact: the wait polls early (workflows/waiting.ts)
    */
-  readonly waitOrPark = async (what: string, settled: () => boolean, pollOnce: () => Promise<void>, deadlineSeconds: number, how: { hinted?: () => boolean; unannounced?: boolean } = {}): Promise<void> => {
+  readonly waitOrPark = async (
+    what: string,
+    settled: () => boolean,
+    pollOnce: () => Promise<void>,
+    deadlineSeconds: number,
+    how: { hinted?: () => boolean; unannounced?: boolean } = {},
+  ): Promise<void> => {
     const { hinted } = how;
     const wait = {
       what,
@@ -45,7 +51,12 @@ export class JourneyWaits {
       this.course.lookBeforeWaiting = false;
       await pollTolerantly(what, pollOnce);
     }
-    const outcome = await waitForService({ ...wait, deadlineAt: this.ledger.deadline(deadlineSeconds), now: workflowNow, shouldContinueAsNew: this.shouldContinueAsNew });
+    const outcome = await waitForService({
+      ...wait,
+      deadlineAt: this.ledger.deadline(deadlineSeconds),
+      now: workflowNow,
+      shouldContinueAsNew: this.shouldContinueAsNew,
+    });
     if (outcome === 'continue-as-new') throw new ContinueAsNewRequest();
     if (outcome === 'deadline') throw deadlinePassed(wait);
     stopIfEnded(this.ledger);

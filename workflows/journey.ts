@@ -14,7 +14,14 @@ import { changeOptions, readOptions } from './activity-options';
 import { serviceActivities } from './service-activities';
 import { ExitAccounts } from './exit-accounts';
 import { upgradeCarriedJourney, type AnyCarriedJourney } from './journey-carry';
-import { ContinueAsNewRequest, continueJourneyAsNew, JourneyEnded, recordEnd, stopIfEnded, type JourneyOutcome } from './journey-ending';
+import {
+  ContinueAsNewRequest,
+  continueJourneyAsNew,
+  JourneyEnded,
+  recordEnd,
+  stopIfEnded,
+  type JourneyOutcome,
+} from './journey-ending';
 import { JourneyEvents } from './journey-events';
 import type { JourneyInput } from './journey-input';
 import { JourneyLedger, registerJourneyHandlers } from './journey-ledger';
@@ -32,10 +39,14 @@ import { OWN_EXITS_LOOKED_UP_ONCE, takesPatch } from './patches';
 
 export type { JourneyOutcome } from './journey-ending';
 
-
-export async function customerJourney(initialInput: JourneyInput, carriedFromLastRun?: AnyCarriedJourney): Promise<JourneyOutcome> {
+export async function customerJourney(
+  initialInput: JourneyInput,
+  carriedFromLastRun?: AnyCarriedJourney,
+): Promise<JourneyOutcome> {
   // Checked on the first run only: a run that continued as new carries input this code already checked.
-  const course = new JourneyCourse(carriedFromLastRun ? initialInput : validatedStartInput('customerJourney', initialInput));
+  const course = new JourneyCourse(
+    carriedFromLastRun ? initialInput : validatedStartInput('customerJourney', initialInput),
+  );
   // Every call passes its own options (reads and changes retry differently) and a summary for the UI.
   const act = serviceActivities<RampActivities>(changeOptions('a call to the ramp service'), () => course.callPriority);
   // Each timing is resolved where it is used, from the input's overrides and the code's defaults, so a
@@ -74,22 +85,31 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
 
   async function awaitingKyc(): Promise<JourneyStage> {
     const customerId = state.customer.id!;
-    show('AWAITING_KYC', `the customer to pass KYC${state.customer.kycLink ? ` at ${state.customer.kycLink}` : ''} (CUSTOMER_APPROVED)`);
-    const decided = () => isCustomerApproved(state.customer.status ?? '') || state.customer.status === 'REJECTED' || state.customer.status === 'DELETED';
+    show(
+      'AWAITING_KYC',
+      `the customer to pass KYC${state.customer.kycLink ? ` at ${state.customer.kycLink}` : ''} (CUSTOMER_APPROVED)`,
+    );
+    const decided = () =>
+      isCustomerApproved(state.customer.status ?? '') ||
+      state.customer.status === 'REJECTED' ||
+      state.customer.status === 'DELETED';
     if (!decided()) events.kycRequired(state);
     await waitOrPark(
       'the KYC decision',
       decided,
       async () => {
         ledger.customerHints.clear(customerId);
-        ledger.applyCustomer(await act.getCustomer.executeWithOptions(readOptions('poll the customer\'s KYC status'), [customerId]));
+        ledger.applyCustomer(
+          await act.getCustomer.executeWithOptions(readOptions("poll the customer's KYC status"), [customerId]),
+        );
         // A link the service gave only later than the customer's creation.
         if (!decided()) events.kycRequired(state);
       },
       timings.kycDeadlineSeconds,
       { hinted: ledger.customerHinted },
     );
-    if (state.customer.status === 'REJECTED') throw new JourneyEnded({ stage: 'REJECTED', reason: 'the service rejected the customer\'s KYC' });
+    if (state.customer.status === 'REJECTED')
+      throw new JourneyEnded({ stage: 'REJECTED', reason: "the service rejected the customer's KYC" });
     if (isCustomerApproved(state.customer.status ?? '')) events.approved();
     return 'SETTING_UP_RAMPS';
   }
@@ -103,20 +123,30 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
       const { currency } = course.input.onramp;
       const cryptoAddressId = state.onramp.cryptoAddressId;
       const flow = await orPark('creating the onramp', () =>
-        act.ensureOnramp.executeWithOptions(changeOptions(`look up or create the ${currency} onramp`), [{ customerId, currency, cryptoAddressId }]),
+        act.ensureOnramp.executeWithOptions(changeOptions(`look up or create the ${currency} onramp`), [
+          { customerId, currency, cryptoAddressId },
+        ]),
       );
       state.onramp.flowId = flow.flowId;
-      state.onramp.virtualAccount = ledger.accountRecords[flow.virtualAccountId] ?? { id: flow.virtualAccountId, status: 'PENDING' };
+      state.onramp.virtualAccount = ledger.accountRecords[flow.virtualAccountId] ?? {
+        id: flow.virtualAccountId,
+        status: 'PENDING',
+      };
     }
     if (course.input.offramp && state.offramp?.bankAccountId && !state.offramp.flowId) {
       stopIfEnded(ledger);
       const { currency, network } = course.input.offramp;
       const bankAccountId = state.offramp.bankAccountId;
       const flow = await orPark('creating the offramp', () =>
-        act.ensureOfframp.executeWithOptions(changeOptions(`look up or create the ${currency} offramp`), [{ customerId, currency, network, bankAccountId }]),
+        act.ensureOfframp.executeWithOptions(changeOptions(`look up or create the ${currency} offramp`), [
+          { customerId, currency, network, bankAccountId },
+        ]),
       );
       state.offramp.flowId = flow.flowId;
-      state.offramp.depositAddress = ledger.accountRecords[flow.depositAddressId] ?? { id: flow.depositAddressId, status: 'PENDING' };
+      state.offramp.depositAddress = ledger.accountRecords[flow.depositAddressId] ?? {
+        id: flow.depositAddressId,
+        status: 'PENDING',
+      };
     }
     return 'AWAITING_ACCOUNTS';
   }
@@ -126,27 +156,41 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
    * journey registers (each looked up first), and waits, polling, for those the partner registers.
    */
   async function findExits(customerId: string): Promise<void> {
-    const exits = new ExitAccounts(customerId, course.input.onramp, course.input.offramp, state, () => course.callPriority);
+    const exits = new ExitAccounts(
+      customerId,
+      course.input.onramp,
+      course.input.offramp,
+      state,
+      () => course.callPriority,
+    );
     // The first look is a poll like the later ones: a service failing for a while is waited out (up to
     // the deadline), not parked for an operator after three attempts. It leaves out the exits the
     // journey registers, which registerOwn looks up before adding (two list calls fewer a journey).
     const firstLook = takesPatch(OWN_EXITS_LOOKED_UP_ONCE) ? exits.lookForPartners : exits.look;
-    await pollTolerantly('the customer\'s exit accounts', firstLook);
+    await pollTolerantly("the customer's exit accounts", firstLook);
     stopIfEnded(ledger);
-    await orPark('registering the customer\'s exit accounts', () => exits.registerOwn());
+    await orPark("registering the customer's exit accounts", () => exits.registerOwn());
     if (exits.missing().length === 0) return;
     show('SETTING_UP_RAMPS', `the partner to register ${exits.missing().join(' and ')} with the service`);
     // No event announces the partner's registrations: the wait polls early.
-    await waitOrPark(`the partner to register ${exits.missing().join(' and ')} with the service`, () => exits.missing().length === 0, exits.look, timings.accountsDeadlineSeconds, { unannounced: true });
+    await waitOrPark(
+      `the partner to register ${exits.missing().join(' and ')} with the service`,
+      () => exits.missing().length === 0,
+      exits.look,
+      timings.accountsDeadlineSeconds,
+      { unannounced: true },
+    );
   }
 
   async function awaitingAccounts(): Promise<JourneyStage> {
     const customerId = state.customer.id!;
     const virtualAccount = () => state.onramp?.virtualAccount;
     const depositAddress = () => state.offramp?.depositAddress;
-    const decided = (record: { status: string } | undefined) => !record || isAccountApproved(record.status) || isAccountRejected(record.status);
+    const decided = (record: { status: string } | undefined) =>
+      !record || isAccountApproved(record.status) || isAccountRejected(record.status);
     /** An undecided account a delivery says the service has decided: read it now (the details users pay into come only from that read). */
-    const hinted = (record: { id: string; status: string } | undefined) => record !== undefined && !decided(record) && ledger.accountHints.has(record.id);
+    const hinted = (record: { id: string; status: string } | undefined) =>
+      record !== undefined && !decided(record) && ledger.accountHints.has(record.id);
     show('AWAITING_ACCOUNTS', 'the service to approve the virtual account / deposit address');
     await waitOrPark(
       'the account approvals',
@@ -157,19 +201,31 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
         const va = virtualAccount();
         if (va && !decided(va) && (!onlyHinted || hinted(va))) {
           ledger.accountHints.clear(va.id);
-          ledger.applyAccount(await act.getVirtualAccount.executeWithOptions(readOptions('poll the virtual account'), [{ customerId, virtualAccountId: va.id }]));
+          ledger.applyAccount(
+            await act.getVirtualAccount.executeWithOptions(readOptions('poll the virtual account'), [
+              { customerId, virtualAccountId: va.id },
+            ]),
+          );
         }
         const da = depositAddress();
         if (da && !decided(da) && (!onlyHinted || hinted(da))) {
           ledger.accountHints.clear(da.id);
-          ledger.applyAccount(await act.getDepositAddress.executeWithOptions(readOptions('poll the deposit address'), [{ customerId, depositAddressId: da.id }]));
+          ledger.applyAccount(
+            await act.getDepositAddress.executeWithOptions(readOptions('poll the deposit address'), [
+              { customerId, depositAddressId: da.id },
+            ]),
+          );
         }
       },
       timings.accountsDeadlineSeconds,
       { hinted: () => hinted(virtualAccount()) || hinted(depositAddress()) },
     );
-    for (const [what, record] of [['virtual account', virtualAccount()], ['deposit address', depositAddress()]] as const) {
-      if (record && isAccountRejected(record.status)) throw new ParkRequest(`the service rejected the ${what} ${record.id}`, 'Rejected');
+    for (const [what, record] of [
+      ['virtual account', virtualAccount()],
+      ['deposit address', depositAddress()],
+    ] as const) {
+      if (record && isAccountRejected(record.status))
+        throw new ParkRequest(`the service rejected the ${what} ${record.id}`, 'Rejected');
     }
 
     const source = course.input.onramp?.audSourceAccount;
@@ -177,19 +233,33 @@ export async function customerJourney(initialInput: JourneyInput, carriedFromLas
     if (source && va && state.onramp && !state.onramp.whitelisted) {
       show('AWAITING_ACCOUNTS', 'the service to whitelist the AUD source account');
       const listed = (entries: { bsbNumber: string; accountNumber: string; accountStatus?: string }[]) =>
-        entries.some((entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber && (entry.accountStatus ?? 'active').toLowerCase() === 'active');
+        entries.some(
+          (entry) =>
+            entry.bsbNumber === source.bsbNumber &&
+            entry.accountNumber === source.accountNumber &&
+            (entry.accountStatus ?? 'active').toLowerCase() === 'active',
+        );
       const entries = await orPark('whitelisting the AUD source account', () =>
-        act.ensureAudWhitelist.executeWithOptions(changeOptions('look up or add the AUD source account to the whitelist'), [
-          { virtualAccountId: va.id, sourceAccount: source },
-        ]),
+        act.ensureAudWhitelist.executeWithOptions(
+          changeOptions('look up or add the AUD source account to the whitelist'),
+          [{ virtualAccountId: va.id, sourceAccount: source }],
+        ),
       );
       let whitelisted = listed(entries);
       stopIfEnded(ledger);
       // No event announces the whitelist, which the interface promises "with a short delay" after
       // approval: the poll is the only way to learn of it, so it polls early.
-      await waitOrPark('the AUD whitelist', () => whitelisted, async () => {
-        whitelisted = listed(await act.getAudWhitelist.executeWithOptions(readOptions('poll the AUD whitelist'), [va.id]));
-      }, timings.accountsDeadlineSeconds, { unannounced: true });
+      await waitOrPark(
+        'the AUD whitelist',
+        () => whitelisted,
+        async () => {
+          whitelisted = listed(
+            await act.getAudWhitelist.executeWithOptions(readOptions('poll the AUD whitelist'), [va.id]),
+          );
+        },
+        timings.accountsDeadlineSeconds,
+        { unannounced: true },
+      );
       state.onramp.whitelisted = true;
     }
     events.accountsReady(state);

@@ -29,7 +29,10 @@ import {
 export const AttentionSchema = z.object({
   reason: z.string(),
   stage: z.string().describe('the stage that was parked, which `retry` resumes'),
-  errorType: z.string().optional().describe('the failure type when a service error parked it (InvalidParameters, Unauthorised, ...)'),
+  errorType: z
+    .string()
+    .optional()
+    .describe('the failure type when a service error parked it (InvalidParameters, Unauthorised, ...)'),
   since: z.string().describe('ISO 8601 time of parking'),
 });
 
@@ -45,9 +48,19 @@ export const DepositSummarySchema = z.object({
 });
 
 export const JourneyDepositsSchema = z.object({
-  byStage: z.partialRecord(z.enum(DEPOSIT_STAGES), z.number().int().nonnegative()).describe('how many of the customer\'s deposits stand at each stage now'),
-  completedTotals: z.record(z.string(), z.string()).describe('amounts of completed deposits per currency (decimal strings), less those since refunded (never below zero)'),
-  reversedTotals: z.record(z.string(), z.string()).describe('amounts of deposits the service refunded after confirming them (REVERSED), per currency (decimal strings)'),
+  byStage: z
+    .partialRecord(z.enum(DEPOSIT_STAGES), z.number().int().nonnegative())
+    .describe("how many of the customer's deposits stand at each stage now"),
+  completedTotals: z
+    .record(z.string(), z.string())
+    .describe(
+      'amounts of completed deposits per currency (decimal strings), less those since refunded (never below zero)',
+    ),
+  reversedTotals: z
+    .record(z.string(), z.string())
+    .describe(
+      'amounts of deposits the service refunded after confirming them (REVERSED), per currency (decimal strings)',
+    ),
   reversedDepositIds: z.array(z.string()).describe('the last deposits reversed, newest first (a bounded few)'),
   open: z.array(DepositSummarySchema).describe('deposits in progress, oldest first, up to a cap'),
   openNotShown: z.number().int().nonnegative().describe('deposits in progress beyond the cap: counted, not listed'),
@@ -62,7 +75,7 @@ export const DepositProgressSchema = z.object({
 export const JourneyStateSchema = z.object({
   externalId: z.string(),
   stage: z.enum(JOURNEY_STAGES),
-  waitingFor: z.string().describe('one line on what the journey is waiting for (also the Web UI\'s current details)'),
+  waitingFor: z.string().describe("one line on what the journey is waiting for (also the Web UI's current details)"),
   attention: AttentionSchema.optional(),
   customer: z.object({ id: z.string().optional(), status: z.string().optional(), kycLink: z.string().optional() }),
   onramp: z
@@ -70,7 +83,9 @@ export const JourneyStateSchema = z.object({
       currency: z.string(),
       cryptoAddressId: z.string().optional(),
       flowId: z.string().optional(),
-      virtualAccount: VirtualAccountRecordSchema.optional().describe('the account details to show the user so they can pay in'),
+      virtualAccount: VirtualAccountRecordSchema.optional().describe(
+        'the account details to show the user so they can pay in',
+      ),
       whitelisted: z.boolean().optional(),
     })
     .optional(),
@@ -80,24 +95,31 @@ export const JourneyStateSchema = z.object({
       network: z.string(),
       bankAccountId: z.string().optional(),
       flowId: z.string().optional(),
-      depositAddress: DepositAddressRecordSchema.optional().describe('the address to show the user so they can deposit crypto'),
+      depositAddress: DepositAddressRecordSchema.optional().describe(
+        'the address to show the user so they can deposit crypto',
+      ),
     })
     .optional(),
-  deposits: JourneyDepositsSchema.describe('bounded whatever the customer\'s history; the full list comes from `rampflow deposit list --customer`'),
+  deposits: JourneyDepositsSchema.describe(
+    "bounded whatever the customer's history; the full list comes from `rampflow deposit list --customer`",
+  ),
   outcome: z.string().optional().describe('how the journey ended, once it has'),
 });
 
 export const DepositStateSchema = DepositSummarySchema.extend({
   customerId: z.string(),
   waitingFor: z.string(),
-  status: z.string().describe('the deposit\'s status at the service'),
+  status: z.string().describe("the deposit's status at the service"),
   outcome: z.string().optional(),
 });
 
 // ---- workflow results -----------------------------------------------------------------------------
 
 export const JourneyOutcomeSchema = z.object({ stage: z.enum(['REJECTED', 'CLOSED']), reason: z.string() });
-export const DepositOutcomeSchema = z.object({ stage: z.enum(['COMPLETED', 'REJECTED', 'CANCELLED', 'DISMISSED', 'REVERSED']), reason: z.string() });
+export const DepositOutcomeSchema = z.object({
+  stage: z.enum(['COMPLETED', 'REJECTED', 'CANCELLED', 'DISMISSED', 'REVERSED']),
+  reason: z.string(),
+});
 
 // ---- operator updates -----------------------------------------------------------------------------
 
@@ -110,8 +132,15 @@ export const CorrectedInputSchema = z.strictObject({
 });
 
 export const RetryRequestSchema = z.object({
-  correctedInput: CorrectedInputSchema.optional().describe('each part given replaces that part of the journey\'s input; customer.externalId cannot change'),
-  bulk: z.boolean().optional().describe('one of many retried at once (`retry --all`): the resumed calls to the service wait behind signups and payouts'),
+  correctedInput: CorrectedInputSchema.optional().describe(
+    "each part given replaces that part of the journey's input; customer.externalId cannot change",
+  ),
+  bulk: z
+    .boolean()
+    .optional()
+    .describe(
+      'one of many retried at once (`retry --all`): the resumed calls to the service wait behind signups and payouts',
+    ),
 });
 export const RetryResultSchema = z.object({ resumed: z.string().describe('the stage resumed') });
 
@@ -124,8 +153,11 @@ export const CloseResultSchema = z.object({ closed: z.literal(true) });
  * reference and their hash enter the history. Strict: anything else (the bytes themselves) is refused.
  */
 export const AttachmentReferenceSchema = z.strictObject({
-  reference: z.string().min(1).max(200).describe('the attachment store\'s key of the bytes'),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex SHA-256 of the bytes').describe('the activity refuses bytes that do not match it'),
+  reference: z.string().min(1).max(200).describe("the attachment store's key of the bytes"),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'the hex SHA-256 of the bytes')
+    .describe('the activity refuses bytes that do not match it'),
   fileName: z.string().min(1).max(255),
   contentType: z.string().min(1).max(255),
   size: z.number().int().positive().describe('bytes'),
@@ -140,12 +172,17 @@ export const SignupRequestSchema = z.object({
     .min(0)
     .max(SIGNUP_WAIT_MAX_SECONDS)
     .optional()
-    .describe(`how long to wait for the service's KYC link (default ${SIGNUP_WAIT_DEFAULT_SECONDS}, at most ${SIGNUP_WAIT_MAX_SECONDS}); 0 answers at once`),
+    .describe(
+      `how long to wait for the service's KYC link (default ${SIGNUP_WAIT_DEFAULT_SECONDS}, at most ${SIGNUP_WAIT_MAX_SECONDS}); 0 answers at once`,
+    ),
 });
 export const SignupResultSchema = z.object({
-  stage: z.enum(JOURNEY_STAGES).describe('the journey\'s stage when it answered'),
+  stage: z.enum(JOURNEY_STAGES).describe("the journey's stage when it answered"),
   waitingFor: z.string().describe('one line on what the journey is waiting for'),
-  kycLink: z.string().optional().describe('where the customer passes KYC, from the service\'s own record; absent when not known within the wait'),
+  kycLink: z
+    .string()
+    .optional()
+    .describe("where the customer passes KYC, from the service's own record; absent when not known within the wait"),
 });
 
 // ---- signals ----------------------------------------------------------------------------------------

@@ -5,7 +5,13 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { AttachmentReferenceSchema, EndRequestSchema, RetryRequestSchema, SignupRequestSchema, SignupResultSchema } from './message-schemas';
+import type {
+  AttachmentReferenceSchema,
+  EndRequestSchema,
+  RetryRequestSchema,
+  SignupRequestSchema,
+  SignupResultSchema,
+} from './message-schemas';
 import type {
   CustomerRecord,
   DepositAddressRecord,

@@ -56,7 +56,7 @@ export interface CarriedParking {
 /** Thrown by `park` when the history has grown: the workflow continues as new carrying `parking`. */
 export class ParkedHistoryFull extends Error {
   constructor(readonly parking: CarriedParking) {
-    super('the parked workflow\'s history is full');
+    super("the parked workflow's history is full");
     this.name = 'ParkedHistoryFull';
   }
 }
@@ -90,7 +90,10 @@ export class OperatorDesk {
    * before any update can be validated, so an operator's retry or cancel sent as the new run starts is
    * accepted.
    */
-  constructor(private readonly cancelGuard?: () => Promise<void>, carried?: Attention) {
+  constructor(
+    private readonly cancelGuard?: () => Promise<void>,
+    carried?: Attention,
+  ) {
     this.attention = carried;
     setHandler(
       retryUpdate,
@@ -108,9 +111,13 @@ export class OperatorDesk {
         },
       },
     );
-    setHandler(cancelUpdate, (request) => (this.cancelGuard ? this.guardedCancel(request, this.cancelGuard) : this.acceptCancel(request)), {
-      validator: (_request: EndRequest) => this.assertParked('cancel'),
-    });
+    setHandler(
+      cancelUpdate,
+      (request) => (this.cancelGuard ? this.guardedCancel(request, this.cancelGuard) : this.acceptCancel(request)),
+      {
+        validator: (_request: EndRequest) => this.assertParked('cancel'),
+      },
+    );
   }
 
   private acceptCancel(request: EndRequest): { cancelled: true } {
@@ -126,14 +133,18 @@ export class OperatorDesk {
       this.cancelGuarded = false;
     }
     // The workflow may have resumed by itself, or been decided, while the guard read.
-    if (!this.attention || this.decision) throw ApplicationFailure.nonRetryable('nothing to cancel: the workflow left NEEDS_ATTENTION while its cancel was checked', 'NotParked');
+    if (!this.attention || this.decision)
+      throw ApplicationFailure.nonRetryable(
+        'nothing to cancel: the workflow left NEEDS_ATTENTION while its cancel was checked',
+        'NotParked',
+      );
     return this.acceptCancel(request);
   }
 
   private assertParked(what: string): void {
     if (!this.attention) throw new Error(`nothing to ${what}: the workflow is not in NEEDS_ATTENTION`);
     if (this.decision) throw new Error(`an operator already chose to ${this.decision.kind}`);
-    if (this.cancelGuarded) throw new Error('an operator\'s cancel is being checked');
+    if (this.cancelGuarded) throw new Error("an operator's cancel is being checked");
     if (this.handedOn) throw new Error(`the workflow is continuing as new, still parked: send the ${what} again`);
   }
 
@@ -143,14 +154,25 @@ export class OperatorDesk {
    * ParkedHistoryFull once the history has grown and its handlers have finished, unless it was
    * decided meanwhile; with `continuity.carried`, takes up that parking instead of parking anew.
    */
-  async park(stage: string, request: ParkRequest, onParked: () => void | Promise<void>, ended: () => boolean = () => false, continuity: ParkContinuity = {}): Promise<OperatorDecision> {
+  async park(
+    stage: string,
+    request: ParkRequest,
+    onParked: () => void | Promise<void>,
+    ended: () => boolean = () => false,
+    continuity: ParkContinuity = {},
+  ): Promise<OperatorDecision> {
     const { carried } = continuity;
     let parkedShown: Promise<void> = Promise.resolve();
     if (carried) {
       // Counted and shown by the run that parked; a decision sent as this run started stands.
       this.attention = carried.attention;
     } else {
-      this.attention = { reason: request.reason, stage, since: isoNow(), ...(request.errorType ? { errorType: request.errorType } : {}) };
+      this.attention = {
+        reason: request.reason,
+        stage,
+        since: isoNow(),
+        ...(request.errorType ? { errorType: request.errorType } : {}),
+      };
       this.decision = undefined;
       countParked(stage, request.errorType);
       parkedShown = Promise.resolve(onParked());
@@ -160,7 +182,12 @@ export class OperatorDesk {
     // A delivery that hints the fact came true is looked at, however long the workflow has been parked.
     const hinted = () => late?.hints?.pending() ?? false;
     const full = () => continuity.historyFull?.() === true;
-    const fresh = (): LateLookSchedule => ({ until: workflowNow() + LATE_LOOK_SPAN_MS, intervalMs: late!.firstIntervalMs, lookAt: workflowNow() + late!.firstIntervalMs, keepsSchedule: false });
+    const fresh = (): LateLookSchedule => ({
+      until: workflowNow() + LATE_LOOK_SPAN_MS,
+      intervalMs: late!.firstIntervalMs,
+      lookAt: workflowNow() + late!.firstIntervalMs,
+      keepsSchedule: false,
+    });
     const looks = late ? (carried?.lateLooks ?? fresh()) : undefined;
     /** Hands the parking on, after the handlers (and the parked workflow's showing) have finished, unless it settled meanwhile. */
     const handOn = async (): Promise<void> => {
@@ -175,7 +202,14 @@ export class OperatorDesk {
       // the next look, which is due from the last one (HINTS_NEVER_DELAY_FACTS).
       while (!settled() && workflowNow() < looks.until) {
         const untilLookMs = looks.keepsSchedule ? looks.lookAt - workflowNow() : looks.intervalMs;
-        if (untilLookMs > 0 && (await condition(() => settled() || hinted() || full(), Math.min(untilLookMs, Math.max(looks.until - workflowNow(), 1)), { summary: `parked: look again at ${late.what}` }))) {
+        if (
+          untilLookMs > 0 &&
+          (await condition(
+            () => settled() || hinted() || full(),
+            Math.min(untilLookMs, Math.max(looks.until - workflowNow(), 1)),
+            { summary: `parked: look again at ${late.what}` },
+          ))
+        ) {
           if (settled()) break;
           if (full()) {
             await handOn();

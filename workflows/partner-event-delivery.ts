@@ -11,7 +11,18 @@
  * event). Other endpoints go on meanwhile. When every endpoint has everything, the run ends: a quiet
  * stream has no workflow open, and the next publish delivers directly again.
  */
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, metricMeter, proxyActivities, setCurrentDetails, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  metricMeter,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { DeliveryProgress, PartnerEventActivities } from '../activities/partner-event-activities';
 import { METRICS } from '../observability/metric-catalogue';
 import { isoNow } from './clock';
@@ -67,22 +78,34 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
     },
     {
       validator: (request: ResendRequest) => {
-        if (request.endpoint !== undefined && endpoints[request.endpoint]?.parked === undefined) throw new Error(`no deliveries to ${request.endpoint} are parked in ${stream}`);
-        if (request.endpoint === undefined && parkedNames().length === 0) throw new Error(`no deliveries are parked in ${stream}`);
+        if (request.endpoint !== undefined && endpoints[request.endpoint]?.parked === undefined)
+          throw new Error(`no deliveries to ${request.endpoint} are parked in ${stream}`);
+        if (request.endpoint === undefined && parkedNames().length === 0)
+          throw new Error(`no deliveries are parked in ${stream}`);
       },
     },
   );
 
   const parkedNames = () => Object.keys(endpoints).filter((name) => endpoints[name]!.parked !== undefined);
-  const behind = () => Object.keys(endpoints).filter((name) => !endpoints[name]!.parked && endpoints[name]!.deliveredThrough < throughSequence && !delivering.has(name));
+  const behind = () =>
+    Object.keys(endpoints).filter(
+      (name) =>
+        !endpoints[name]!.parked && endpoints[name]!.deliveredThrough < throughSequence && !delivering.has(name),
+    );
   const historyLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
 
   async function catchUp(name: string): Promise<void> {
     delivering.add(name);
     const endpoint = endpoints[name]!;
     try {
-      const result = await deliveries.deliverPartnerEvents({ stream, endpoint: name, afterSequence: endpoint.deliveredThrough, throughSequence });
-      if (result.outcome === 'delivered') endpoint.deliveredThrough = Math.max(endpoint.deliveredThrough, result.deliveredThrough);
+      const result = await deliveries.deliverPartnerEvents({
+        stream,
+        endpoint: name,
+        afterSequence: endpoint.deliveredThrough,
+        throughSequence,
+      });
+      if (result.outcome === 'delivered')
+        endpoint.deliveredThrough = Math.max(endpoint.deliveredThrough, result.deliveredThrough);
       // Removed from the configuration, or disabled (410): nothing more goes to it from here.
       else delete endpoints[name];
     } catch (error) {
@@ -102,17 +125,25 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
     const parked = parkedNames();
     const stage = parked.length > 0 ? 'NEEDS_ATTENTION' : 'DELIVERING';
     indexChanged([{ key: RampStage, value: stage }]);
-    setCurrentDetails(parked.length > 0 ? `**NEEDS_ATTENTION**: deliveries to ${parked.join(', ')} parked after ${retrySeconds} s of retries` : `**DELIVERING** ${stream} through #${throughSequence}`);
+    setCurrentDetails(
+      parked.length > 0
+        ? `**NEEDS_ATTENTION**: deliveries to ${parked.join(', ')} parked after ${retrySeconds} s of retries`
+        : `**DELIVERING** ${stream} through #${throughSequence}`,
+    );
   }
 
   show();
   for (;;) {
     for (const name of behind()) void catchUp(name);
-    await condition(() => behind().length > 0 || (delivering.size === 0 && (parkedNames().length === 0 || historyLong())));
+    await condition(
+      () => behind().length > 0 || (delivering.size === 0 && (parkedNames().length === 0 || historyLong())),
+    );
     if (delivering.size > 0 || behind().length > 0) continue;
     if (parkedNames().length === 0) return;
     // Parked, and the history has grown: the next run carries where each endpoint stands.
-    const progress: EndpointProgress = Object.fromEntries(Object.entries(endpoints).map(([name, state]) => [name, state.deliveredThrough]));
+    const progress: EndpointProgress = Object.fromEntries(
+      Object.entries(endpoints).map(([name, state]) => [name, state.deliveredThrough]),
+    );
     const parked = Object.fromEntries(parkedNames().map((name) => [name, endpoints[name]!.parked!]));
     return await continueAsNew<typeof partnerEventDelivery>({ ...input, throughSequence, endpoints: progress, parked });
   }
@@ -123,7 +154,9 @@ export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Pr
  * per endpoint whose deliveries park, labelled with the partner's configured name for it, never a stream.
  */
 function countParked(endpoint: string): void {
-  metricMeter.createCounter(METRICS.partnerEventDeliveriesParked.name, '1', METRICS.partnerEventDeliveriesParked.help).add(1, { workflow_type: workflowInfo().workflowType, endpoint });
+  metricMeter
+    .createCounter(METRICS.partnerEventDeliveriesParked.name, '1', METRICS.partnerEventDeliveriesParked.help)
+    .add(1, { workflow_type: workflowInfo().workflowType, endpoint });
 }
 
 /**
@@ -141,7 +174,10 @@ function backoffFor(retrySeconds: number): { initialInterval: string; maximumInt
  * heartbeat when the retry period ran out, else the innermost cause.
  */
 function lastAttemptReason(error: ActivityFailure): string {
-  const progress = error.cause instanceof TimeoutFailure ? (error.cause.lastHeartbeatDetails as DeliveryProgress | undefined) : undefined;
+  const progress =
+    error.cause instanceof TimeoutFailure
+      ? (error.cause.lastHeartbeatDetails as DeliveryProgress | undefined)
+      : undefined;
   if (progress?.lastFailure) return progress.lastFailure;
   let reason: Error = error;
   while (reason.cause instanceof Error) reason = reason.cause;

@@ -45,7 +45,13 @@ import type { EndpointProgress } from './partner-event-delivery-messages';
 import type { PartnerEvent, PartnerEventData, PartnerEventStream, PartnerEventType } from '../partner-events/catalogue';
 import { isoNow } from './clock';
 import { PARTNER_EVENT_SEQUENCE_CONFLICT } from './partner-event-delivery-messages';
-import { EARLIER_RUNS_EVENTS_PUSHED, PARTNER_EVENT_STREAMS_CONTINUE, PARTNER_EVENTS, PARTNER_EVENTS_RECORDED_LOCALLY, takesPatch } from './patches';
+import {
+  EARLIER_RUNS_EVENTS_PUSHED,
+  PARTNER_EVENT_STREAMS_CONTINUE,
+  PARTNER_EVENTS,
+  PARTNER_EVENTS_RECORDED_LOCALLY,
+  takesPatch,
+} from './patches';
 
 /** Events per publish: a deposit storm's events go out in batches of bounded payload size. */
 const PUBLISH_BATCH = 50;
@@ -160,7 +166,14 @@ export class PartnerEventOutbox {
     // Parked (a conflict only seen by runs that never recorded one): nothing more is held for it.
     if (this.parkedBecause !== undefined) return;
     this.sequence += 1;
-    const event = { id: `evt_${uuid4().replaceAll('-', '')}`, type, timestamp: isoNow(), sequence: this.sequence, ...this.subject, data } as PartnerEvent;
+    const event = {
+      id: `evt_${uuid4().replaceAll('-', '')}`,
+      type,
+      timestamp: isoNow(),
+      sequence: this.sequence,
+      ...this.subject,
+      data,
+    } as PartnerEvent;
     this.pending.push(event);
     void this.publish();
   }
@@ -238,7 +251,8 @@ export class PartnerEventOutbox {
 
   /** The store's stream ends at `heldThrough`: the unrecorded events take the sequences after it, in order. */
   private numberOnAfter(heldThrough: number): void {
-    for (const [index, event] of this.pending.entries()) this.pending[index] = { ...event, sequence: heldThrough + 1 + index };
+    for (const [index, event] of this.pending.entries())
+      this.pending[index] = { ...event, sequence: heldThrough + 1 + index };
     this.sequence = heldThrough + this.pending.length;
     this.recordedThrough = Math.max(this.recordedThrough, heldThrough);
     // Behind `earlier-runs-events-pushed`, this run's pushes take the earlier run's events too: that
@@ -255,7 +269,11 @@ export class PartnerEventOutbox {
     this.pushing = scope;
     try {
       while (this.pushedThrough < this.recordedThrough && !this.handingOver) {
-        const range: PushRange = { stream: this.stream, afterSequence: this.pushedThrough, throughSequence: this.recordedThrough };
+        const range: PushRange = {
+          stream: this.stream,
+          afterSequence: this.pushedThrough,
+          throughSequence: this.recordedThrough,
+        };
         const { stoppedAt } = await scope.run(() => pusher.pushRecordedPartnerEvents(range));
         if (stoppedAt) {
           this.stoppedAt = stoppedAt;
@@ -282,13 +300,20 @@ export class PartnerEventOutbox {
     this.pushing?.cancel();
     await condition(() => this.pushing === undefined);
     if (this.pushedThrough >= this.recordedThrough) return;
-    const range: PushRange = { stream: this.stream, afterSequence: this.pushedThrough, throughSequence: this.recordedThrough };
+    const range: PushRange = {
+      stream: this.stream,
+      afterSequence: this.pushedThrough,
+      throughSequence: this.recordedThrough,
+    };
     try {
       await handOver.handOffPartnerEvents({ ...range, ...(this.stoppedAt ? { stoppedAt: this.stoppedAt } : {}) });
       this.pushedThrough = range.throughSequence;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      log.warn('partner events not handed to their delivery workflow: they stay in the store for the pull API', { after: range.afterSequence, through: range.throughSequence });
+      log.warn('partner events not handed to their delivery workflow: they stay in the store for the pull API', {
+        after: range.afterSequence,
+        through: range.throughSequence,
+      });
       countStopped('handoff-failed');
     }
   }
@@ -296,7 +321,11 @@ export class PartnerEventOutbox {
   /** Publishing stops for good: unrecorded events are dropped (by count in the log), and nothing waits on them. */
   private park(reason: string): void {
     this.parkedBecause = reason;
-    log.warn('partner events parked: not recorded', { reason, dropped: this.pending.length, fromSequence: this.pending[0]?.sequence });
+    log.warn('partner events parked: not recorded', {
+      reason,
+      dropped: this.pending.length,
+      fromSequence: this.pending[0]?.sequence,
+    });
     countStopped('sequence-conflict');
     // The dropped events were the last numbered: a later run numbers on from the last recorded one.
     if (this.pending.length > 0) this.sequence = this.pending[0]!.sequence - 1;
@@ -322,7 +351,11 @@ export class PartnerEventOutbox {
 }
 
 function isSequenceConflict(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === PARTNER_EVENT_SEQUENCE_CONFLICT;
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === PARTNER_EVENT_SEQUENCE_CONFLICT
+  );
 }
 
 /**
@@ -330,5 +363,7 @@ function isSequenceConflict(error: unknown): boolean {
  * stop reaches a person (RampflowPartnerEventsStopped) and not only a log line.
  */
 function countStopped(reason: 'sequence-conflict' | 'handoff-failed'): void {
-  metricMeter.createCounter(METRICS.partnerEventsStopped.name, '1', METRICS.partnerEventsStopped.help).add(1, { workflow_type: workflowInfo().workflowType, reason });
+  metricMeter
+    .createCounter(METRICS.partnerEventsStopped.name, '1', METRICS.partnerEventsStopped.help)
+    .add(1, { workflow_type: workflowInfo().workflowType, reason });
 }

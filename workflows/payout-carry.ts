@@ -18,7 +18,10 @@ export const PAYOUT_MAX_HISTORY_EVENTS = 1_000;
 /** Whether a parked payout's run has grown enough to continue as new (the patch is asked only once it has). */
 export function parkedPayoutHistoryFull(): boolean {
   const info = workflowInfo();
-  return (info.continueAsNewSuggested || info.historyLength > PAYOUT_MAX_HISTORY_EVENTS) && takesPatch(PARKED_CONTINUES_AS_NEW);
+  return (
+    (info.continueAsNewSuggested || info.historyLength > PAYOUT_MAX_HISTORY_EVENTS) &&
+    takesPatch(PARKED_CONTINUES_AS_NEW)
+  );
 }
 
 /** What a parked payout hands to its next run, with a version number for the code that takes it up. */

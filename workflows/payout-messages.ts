@@ -21,7 +21,10 @@ export interface PayoutTimings {
 }
 
 /** Production defaults: bank payouts settle within a business day or two; tests pass seconds. */
-export const DEFAULT_PAYOUT_TIMINGS: PayoutTimings = { pollIntervalSeconds: 60 * 60, settlementDeadlineSeconds: 5 * 24 * 60 * 60 };
+export const DEFAULT_PAYOUT_TIMINGS: PayoutTimings = {
+  pollIntervalSeconds: 60 * 60,
+  settlementDeadlineSeconds: 5 * 24 * 60 * 60,
+};
 
 export interface PayoutInput {
   /** The partner's own reference: the workflow ID, and the payment's `reference` at the service. */
@@ -36,7 +39,14 @@ export interface PayoutInput {
 }
 
 /** FAILED: the service failed the payment (its own word); CANCELLED: an operator ended a payout no payment of which exists (or only a failed one). */
-export const PAYOUT_STAGES = ['CREATING_PAYMENT', 'AWAITING_SETTLEMENT', 'SETTLED', 'NEEDS_ATTENTION', 'CANCELLED', 'FAILED'] as const;
+export const PAYOUT_STAGES = [
+  'CREATING_PAYMENT',
+  'AWAITING_SETTLEMENT',
+  'SETTLED',
+  'NEEDS_ATTENTION',
+  'CANCELLED',
+  'FAILED',
+] as const;
 export type PayoutStage = (typeof PAYOUT_STAGES)[number];
 
 export interface PayoutState {

@@ -19,7 +19,13 @@
  * A parked payout whose history grows (a storm of deliveries) continues as new still parked, with the
  * same attention (workflows/payout-carry.ts).
  */
-import { ActivityFailure, ApplicationFailure, continueAsNew, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  continueAsNew,
+  setCurrentDetails,
+  setHandler,
+} from '@temporalio/workflow';
 import { PRIORITY, serviceActivities } from './service-activities';
 import type { PayoutActivities, RampActivities } from '../activities';
 import { changeOptions, listSearchOptions, readOptions } from './activity-options';
@@ -29,7 +35,14 @@ import { OperatorDesk, ParkedHistoryFull, type OperatorDecision } from './operat
 import { PartnerEventOutbox } from './partner-event-outbox';
 import { PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from './patches';
 import { parkedPayoutHistoryFull, type CarriedPayout } from './payout-carry';
-import { DEFAULT_PAYOUT_TIMINGS, payoutPaymentEventSignal, payoutStateQuery, type PayoutInput, type PayoutStage, type PayoutState } from './payout-messages';
+import {
+  DEFAULT_PAYOUT_TIMINGS,
+  payoutPaymentEventSignal,
+  payoutStateQuery,
+  type PayoutInput,
+  type PayoutStage,
+  type PayoutState,
+} from './payout-messages';
 import { isPaymentFailed, isPaymentSettled, type PaymentRecord } from './records';
 import { isAbsent, orPark, ParkRequest } from './service-failures';
 import { stageEntered } from './stage-metrics';
@@ -41,13 +54,21 @@ import { waitForService } from './waiting';
  * stays refused until someone tops the balance up. Every other failure, a read's FAILED included,
  * retries: after a POST that succeeded, the retry finds the payment by its reference.
  */
-const payoutActivities = serviceActivities<PayoutActivities>(changeOptions('pay out from the partner balance'), () => PRIORITY.HIGH);
+const payoutActivities = serviceActivities<PayoutActivities>(
+  changeOptions('pay out from the partner balance'),
+  () => PRIORITY.HIGH,
+);
 const rampActivities = serviceActivities<RampActivities>(readOptions('poll the payment'), () => PRIORITY.HIGH);
 
 /** @param carriedFromLastRun what the parked run this one continues as new carried (workflows/payout-carry.ts) */
 export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPayout): Promise<PayoutState> {
   const timings = { ...DEFAULT_PAYOUT_TIMINGS, ...input.timings };
-  const order = { reference: input.reference, bankAccountId: input.bankAccountId, deductCurrency: input.deductCurrency, deductAmount: input.deductAmount };
+  const order = {
+    reference: input.reference,
+    bankAccountId: input.bankAccountId,
+    deductCurrency: input.deductCurrency,
+    deductAmount: input.deductAmount,
+  };
   const state: PayoutState = carriedFromLastRun?.state ?? { reference: input.reference, stage: 'CREATING_PAYMENT' };
   // Parked from the start when the last run handed its parking on: an operator's decision is taken at once.
   const desk = new OperatorDesk(checkCancel, carriedFromLastRun?.parking.attention);
@@ -80,9 +101,11 @@ export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPay
     if (record.failureReason) state.paymentFailureReason = record.failureReason;
   }
 
-  const readPayment = async (paymentId: string): Promise<void> => applyPayment(await rampActivities.getPayment(paymentId));
+  const readPayment = async (paymentId: string): Promise<void> =>
+    applyPayment(await rampActivities.getPayment(paymentId));
   /** Whether the service has had its last word on the payment: settled, or (under the patch) failed. */
-  const paymentEnded = (followsPayment: boolean): boolean => payment !== undefined && (isPaymentSettled(payment.status) || (followsPayment && isPaymentFailed(payment.status)));
+  const paymentEnded = (followsPayment: boolean): boolean =>
+    payment !== undefined && (isPaymentSettled(payment.status) || (followsPayment && isPaymentFailed(payment.status)));
 
   function enter(stage: PayoutStage, waitingFor: string): void {
     stageEntered(stage, undefined, order);
@@ -98,20 +121,36 @@ export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPay
    */
   async function checkCancel(): Promise<void> {
     if (!takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT)) return;
-    const byReference = () => payoutActivities.findPayoutPayment.executeWithOptions(listSearchOptions(`look the payment ${input.reference} up before cancelling`), [input.reference]);
+    const byReference = () =>
+      payoutActivities.findPayoutPayment.executeWithOptions(
+        listSearchOptions(`look the payment ${input.reference} up before cancelling`),
+        [input.reference],
+      );
     let record: PaymentRecord | null;
     try {
       // A payment the service no longer has by its id is looked for by the reference, like one never seen.
-      record = payment ? await rampActivities.getPayment(payment.id).catch((error: unknown) => (isAbsent(error) ? byReference() : Promise.reject(error))) : await byReference();
+      record = payment
+        ? await rampActivities
+            .getPayment(payment.id)
+            .catch((error: unknown) => (isAbsent(error) ? byReference() : Promise.reject(error)))
+        : await byReference();
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      throw ApplicationFailure.nonRetryable(`cancel refused: the payment could not be read from the service (${error.cause?.message ?? error.message}); try again`, 'PaymentUnread');
+      throw ApplicationFailure.nonRetryable(
+        `cancel refused: the payment could not be read from the service (${error.cause?.message ?? error.message}); try again`,
+        'PaymentUnread',
+      );
     }
     if (!record) return;
     applyPayment(record);
     if (isPaymentFailed(record.status)) return;
-    const next = isPaymentSettled(record.status) ? 'it settled, and the payout settles by itself' : 'it may still settle; wait for it, or `retry` to follow it';
-    throw ApplicationFailure.nonRetryable(`cancel refused: payment ${record.id} exists at the service (${record.status}): ${next}`, 'PaymentExists');
+    const next = isPaymentSettled(record.status)
+      ? 'it settled, and the payout settles by itself'
+      : 'it may still settle; wait for it, or `retry` to follow it';
+    throw ApplicationFailure.nonRetryable(
+      `cancel refused: payment ${record.id} exists at the service (${record.status}): ${next}`,
+      'PaymentExists',
+    );
   }
 
   async function createPayment(): Promise<void> {
@@ -162,14 +201,20 @@ export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPay
 
   /** The park the last run handed on, as it parked: following its payment when it had late looks. */
   function carriedPark({ attention, lateLooks }: NonNullable<typeof carriedParking>): ParkRequest {
-    return lateLooks && payment ? parkedFollowingPayment(payment.id, attention.reason) : new ParkRequest(attention.reason, attention.errorType);
+    return lateLooks && payment
+      ? parkedFollowingPayment(payment.id, attention.reason)
+      : new ParkRequest(attention.reason, attention.errorType);
   }
 
   /** Ends the payout unpaid; `reason` goes to the partner (and `details`, not the service's free text, to the Web UI). */
   async function end(stage: 'FAILED' | 'CANCELLED', reason: string, details = reason): Promise<PayoutState> {
     enter(stage, details);
     const failedPayment = payment && isPaymentFailed(payment.status) ? payment : undefined;
-    events.emit('payout.failed', { reference: input.reference, reason, ...(failedPayment ? { paymentId: failedPayment.id } : {}) });
+    events.emit('payout.failed', {
+      reference: input.reference,
+      reason,
+      ...(failedPayment ? { paymentId: failedPayment.id } : {}),
+    });
     await events.drained();
     return state;
   }
@@ -191,7 +236,12 @@ export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPay
         if (isPaymentFailed(payment!.status)) return await paymentFailed(payment!);
         enter('SETTLED', `payment ${payment!.id} settled`);
         const { id: paymentId, receivedAmount, receivedCurrency } = payment!;
-        events.emit('payout.settled', { reference: input.reference, paymentId, ...(receivedAmount ? { receivedAmount } : {}), ...(receivedCurrency ? { receivedCurrency } : {}) });
+        events.emit('payout.settled', {
+          reference: input.reference,
+          paymentId,
+          ...(receivedAmount ? { receivedAmount } : {}),
+          ...(receivedCurrency ? { receivedCurrency } : {}),
+        });
         await events.drained();
         return state;
       } catch (error) {
@@ -210,7 +260,13 @@ export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPay
       if (!(error instanceof ParkedHistoryFull)) throw error;
       // A parked payout has emitted nothing, but its outbox is recorded before the run ends all the same.
       await events.drained();
-      return await continueAsNew<typeof payout>(input, { version: 1, state: { ...state }, ...(payment ? { payment } : {}), parking: error.parking, eventWhileParked });
+      return await continueAsNew<typeof payout>(input, {
+        version: 1,
+        state: { ...state },
+        ...(payment ? { payment } : {}),
+        parking: error.parking,
+        eventWhileParked,
+      });
     }
     carriedParking = undefined;
     parkedAtDeadline = false;

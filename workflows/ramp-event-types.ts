@@ -4,7 +4,14 @@
  * carries the event's name, the payload's id and a compact hint, never the payload itself (which may
  * hold kycLinks, names and account numbers).
  */
-import type { CustomerRecord, DepositAddressRecord, DepositRecord, PaymentRecord, TradeRecord, VirtualAccountRecord } from './records';
+import type {
+  CustomerRecord,
+  DepositAddressRecord,
+  DepositRecord,
+  PaymentRecord,
+  TradeRecord,
+  VirtualAccountRecord,
+} from './records';
 
 /** Which detail resource an event's payload is (mirrors ramp/events.ts EVENT_RESOURCE). */
 export type EventResource = 'customer' | 'virtualAccount' | 'depositAddress' | 'deposit' | 'trade' | 'payment';
@@ -42,7 +49,12 @@ export interface RampEventTimings {
  * a second, because the usual miss is a deposit workflow that the journey is starting that very moment
  * (a fast service sends the trade's event right behind the deposit's). Tests pass seconds.
  */
-export const DEFAULT_RAMP_EVENT_TIMINGS: Required<RampEventTimings> = { targetWaitSeconds: 60 * 60, firstRetrySeconds: 1, maxRetrySeconds: 10 * 60, notFoundGraceSeconds: 60 };
+export const DEFAULT_RAMP_EVENT_TIMINGS: Required<RampEventTimings> = {
+  targetWaitSeconds: 60 * 60,
+  firstRetrySeconds: 1,
+  maxRetrySeconds: 10 * 60,
+  notFoundGraceSeconds: 60,
+};
 
 export interface RampEventInput {
   /** The new-format event name, or the name as delivered when we do not know it. */

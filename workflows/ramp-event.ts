@@ -48,11 +48,7 @@ import { workflowNow } from './clock';
 import { hintDisagreements, serviceConfirms } from './event-claims';
 import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from './ids';
 import { indexChanged, type IndexEntry } from './indexing';
-import {
-  customerEventSignal,
-  depositAddressEventSignal,
-  virtualAccountEventSignal,
-} from './messages';
+import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from './messages';
 import { payoutPaymentEventSignal } from './payout-messages';
 import {
   DEFAULT_RAMP_EVENT_TIMINGS,
@@ -67,7 +63,6 @@ import { countDismissed, type DismissReason } from './trust-metrics';
 import { ABSENT_RECORDS_DISMISSED, RAMP_EVENTS_WITHIN_BUDGET, takesPatch } from './patches';
 import { PRIORITY, serviceActivities } from './service-activities';
 
-
 // Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
 // cannot fix (bad credentials) fails at once and parks the event.
 const act = proxyActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
@@ -75,11 +70,17 @@ const act = proxyActivities<EventRoutingActivities>({ startToCloseTimeout: '1 mi
 // leaves in that task's completion: no activity task to schedule, poll and complete, which is two
 // round trips to the server on the path from webhook to journey (event-to-wake latency). Its retries
 // back off inside the worker, then on server timers once a pause exceeds a minute.
-const local = proxyLocalActivities<EventRoutingActivities & DepositDeliveryActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
+const local = proxyLocalActivities<EventRoutingActivities & DepositDeliveryActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: ACTIVITY_RETRY,
+});
 // Within budget the re-read waits its turn on the service task queue at the lowest priority instead:
 // anyone holding the webhook token can start these workflows, and local activities skip the queue's
 // priorities (signups and payouts first) and its partner-wide dispatch rate.
-const queued = serviceActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY }, () => PRIORITY.LOW);
+const queued = serviceActivities<EventRoutingActivities>(
+  { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY },
+  () => PRIORITY.LOW,
+);
 
 interface Pending {
   code: ParkCode;
@@ -105,14 +106,20 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
    * was shown waiting says it is routed now.
    */
   function routed(details: string): void {
-    if (workflowInfo().typedSearchAttributes.get(RampStage) === EVENT_STAGE.RECEIVED) setCurrentDetails(`**${EVENT_STAGE.ROUTED}**: ${details}`);
+    if (workflowInfo().typedSearchAttributes.get(RampStage) === EVENT_STAGE.RECEIVED)
+      setCurrentDetails(`**${EVENT_STAGE.ROUTED}**: ${details}`);
     else show(EVENT_STAGE.ROUTED, details);
   }
 
   function dismiss(reason: string, why: DismissReason = 'record-not-found'): RampEventResult {
     show(EVENT_STAGE.DISMISSED, reason);
     countDismissed('rampEvent', why);
-    log.info(why === 'record-not-found' ? 'ramp event dismissed: the service has no such record' : 'ramp event dismissed: the service never confirmed its claim', { ...base });
+    log.info(
+      why === 'record-not-found'
+        ? 'ramp event dismissed: the service has no such record'
+        : 'ramp event dismissed: the service never confirmed its claim',
+      { ...base },
+    );
     return { ...base, outcome: 'DISMISSED', reason, ...extras() };
   }
 
@@ -123,11 +130,17 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   }
 
   function extras(): Partial<RampEventResult> {
-    return { ...(serviceStatus !== undefined ? { serviceStatus } : {}), ...(hintDisagreed?.length ? { hintDisagreed } : {}) };
+    return {
+      ...(serviceStatus !== undefined ? { serviceStatus } : {}),
+      ...(hintDisagreed?.length ? { hintDisagreed } : {}),
+    };
   }
 
   if (input.resource === undefined) {
-    return park({ code: 'UNKNOWN_EVENT', reason: `"${input.event}" is not an event name rampflow knows; nothing was routed` });
+    return park({
+      code: 'UNKNOWN_EVENT',
+      reason: `"${input.event}" is not an event name rampflow knows; nothing was routed`,
+    });
   }
   const event = input.event as EventName;
   const resource = input.resource;
@@ -157,10 +170,19 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       if (withinBudget && error.cause instanceof TimeoutFailure) {
-        return dismiss(`${resource} ${input.payloadId} could not be read from the service within ${timings.targetWaitSeconds} s`, 'not-read-in-time');
+        return dismiss(
+          `${resource} ${input.payloadId} could not be read from the service within ${timings.targetWaitSeconds} s`,
+          'not-read-in-time',
+        );
       }
-      const cause = error.cause instanceof ApplicationFailure ? `${error.cause.type ?? 'failure'}: ${error.cause.message}` : error.message;
-      return park({ code: 'SERVICE_ERROR', reason: `reading ${resource} ${input.payloadId} from the service failed (${cause})` });
+      const cause =
+        error.cause instanceof ApplicationFailure
+          ? `${error.cause.type ?? 'failure'}: ${error.cause.message}`
+          : error.message;
+      return park({
+        code: 'SERVICE_ERROR',
+        reason: `reading ${resource} ${input.payloadId} from the service failed (${cause})`,
+      });
     }
 
     if (resolution.kind === 'unroutable') return park({ code: resolution.code, reason: resolution.reason });
@@ -187,12 +209,20 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
           // service has since moved past is routine (info); a claim the service does not back is
           // worth an operator's look (warn).
           const level = serviceConfirms(event, status) ? 'info' : 'warn';
-          log[level]('webhook payload disagrees with the service; using the service\'s record', { ...base, fields: hintDisagreed, hintStatus: input.hint.status, serviceStatus: status });
+          log[level]("webhook payload disagrees with the service; using the service's record", {
+            ...base,
+            fields: hintDisagreed,
+            hintStatus: input.hint.status,
+            serviceStatus: status,
+          });
         }
       }
       const target = targetOf(route);
       if (!serviceConfirms(event, status)) {
-        pending = { code: 'DISPUTED', reason: `the service says ${resource} ${input.payloadId} is ${status}, which does not confirm ${event}` };
+        pending = {
+          code: 'DISPUTED',
+          reason: `the service says ${resource} ${input.payloadId} is ${status}, which does not confirm ${event}`,
+        };
       } else if (route.signal === 'deposit' || route.signal === 'trade' || route.signal === 'payment') {
         return await deliverToDeposit(target, route);
       } else if (await signalTarget(target, route)) {
@@ -213,7 +243,10 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     }
 
     const left = deadline - workflowNow();
-    if (left <= 0) return withinBudget && pending.code === 'DISPUTED' ? dismiss(pending.reason, 'claim-not-confirmed') : park(pending);
+    if (left <= 0)
+      return withinBudget && pending.code === 'DISPUTED'
+        ? dismiss(pending.reason, 'claim-not-confirmed')
+        : park(pending);
     show(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
     await sleep(Math.min(pauseSeconds * 1000, left), { summary: pending.reason });
     pauseSeconds = Math.min(pauseSeconds * 2, timings.maxRetrySeconds);
@@ -234,7 +267,10 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   }
 
   /** Signals the deposit's workflow, starting it if it does not exist yet. */
-  async function deliverToDeposit(target: string, route: Extract<EventRoute, { signal: 'deposit' | 'trade' | 'payment' }>): Promise<RampEventResult> {
+  async function deliverToDeposit(
+    target: string,
+    route: Extract<EventRoute, { signal: 'deposit' | 'trade' | 'payment' }>,
+  ): Promise<RampEventResult> {
     const outcome = await local.deliverToDeposit.executeWithOptions(
       { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary: `signal-with-start ${target}` },
       [depositDelivery(route)],
@@ -251,7 +287,12 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     const key = input.key;
     switch (route.signal) {
       case 'deposit':
-        return { depositId: route.record.id, ...(route.externalId ? { externalId: route.externalId } : {}), signal: 'deposit', event: { key, event, record: route.record } };
+        return {
+          depositId: route.record.id,
+          ...(route.externalId ? { externalId: route.externalId } : {}),
+          signal: 'deposit',
+          event: { key, event, record: route.record },
+        };
       case 'trade':
         return { depositId: route.depositId, signal: 'trade', event: { key, event, record: route.record } };
       case 'payment':
@@ -262,7 +303,8 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   /** Lets operators list a customer's events by the same attributes as its journey. */
   function indexFor(route: EventRoute): void {
     const externalId = 'externalId' in route ? route.externalId : undefined;
-    const customerId = 'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
+    const customerId =
+      'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
     customerIndex = [
       ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
       ...(customerId ? [{ key: RampCustomerId, value: customerId }] : []),
@@ -270,7 +312,10 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
   }
 
   /** Signals the customer's journey (or a payout); false when no such workflow is running. */
-  async function signalTarget(target: string, route: Extract<EventRoute, { signal: 'customer' | 'virtualAccount' | 'depositAddress' | 'payout' }>): Promise<boolean> {
+  async function signalTarget(
+    target: string,
+    route: Extract<EventRoute, { signal: 'customer' | 'virtualAccount' | 'depositAddress' | 'payout' }>,
+  ): Promise<boolean> {
     const handle = getExternalWorkflowHandle(target);
     const key = input.key;
     try {

@@ -41,7 +41,9 @@ export function cryptoAddressExitIssues(exit: CryptoAddressExitLike): RuleIssue[
   if (exit.registeredBy !== 'journey') return [];
   return [
     ...(exit.network ? [] : [{ path: ['network'], message: 'the journey registers the wallet only with its network' }]),
-    ...(exit.currency ? [] : [{ path: ['currency'], message: 'the journey registers the wallet only with its currency (USDT or USDC)' }]),
+    ...(exit.currency
+      ? []
+      : [{ path: ['currency'], message: 'the journey registers the wallet only with its currency (USDT or USDC)' }]),
   ];
 }
 
@@ -50,20 +52,30 @@ const BANK_FIELDS_TO_REGISTER = ['currency', 'bankName', 'swift', 'beneficiaryNa
 /** A bank account the journey registers itself needs what POST /bank-account/add takes. */
 export function bankAccountExitIssues(exit: BankAccountExitLike): RuleIssue[] {
   if (exit.registeredBy !== 'journey') return [];
-  return BANK_FIELDS_TO_REGISTER.filter((field) => !exit[field]).map((field) => ({ path: [field], message: `the journey registers the bank account only with its ${field}` }));
+  return BANK_FIELDS_TO_REGISTER.filter((field) => !exit[field]).map((field) => ({
+    path: [field],
+    message: `the journey registers the bank account only with its ${field}`,
+  }));
 }
 
 /** Only an AUD onramp whitelists a source account. */
 export function onrampIssues(onramp: OnrampLike): RuleIssue[] {
-  return !onramp.audSourceAccount || onramp.currency === 'AUD' ? [] : [{ path: ['audSourceAccount'], message: 'only an AUD onramp takes a source account' }];
+  return !onramp.audSourceAccount || onramp.currency === 'AUD'
+    ? []
+    : [{ path: ['audSourceAccount'], message: 'only an AUD onramp takes a source account' }];
 }
 
 /** Every rule above, at its place in a journey's input (or in an operator's corrected input). */
 export function rampRequestIssues(request: { onramp?: OnrampLike; offramp?: OfframpLike }): RuleIssue[] {
-  const below = (prefix: string[], issues: RuleIssue[]) => issues.map((issue) => ({ ...issue, path: [...prefix, ...issue.path] }));
+  const below = (prefix: string[], issues: RuleIssue[]) =>
+    issues.map((issue) => ({ ...issue, path: [...prefix, ...issue.path] }));
   return [
-    ...(request.onramp?.cryptoAddress ? below(['onramp', 'cryptoAddress'], cryptoAddressExitIssues(request.onramp.cryptoAddress)) : []),
+    ...(request.onramp?.cryptoAddress
+      ? below(['onramp', 'cryptoAddress'], cryptoAddressExitIssues(request.onramp.cryptoAddress))
+      : []),
     ...(request.onramp ? below(['onramp'], onrampIssues(request.onramp)) : []),
-    ...(request.offramp?.bankAccount ? below(['offramp', 'bankAccount'], bankAccountExitIssues(request.offramp.bankAccount)) : []),
+    ...(request.offramp?.bankAccount
+      ? below(['offramp', 'bankAccount'], bankAccountExitIssues(request.offramp.bankAccount))
+      : []),
   ];
 }

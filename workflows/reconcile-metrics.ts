@@ -21,19 +21,30 @@ import { withWorkflowType } from './stage-metrics';
 
 export function reportReconcileRun(result: ReconcileResult): void {
   const outcome = result.truncated ? 'truncated' : 'complete';
-  metricMeter.createCounter(METRICS.reconcileRuns.name, '', METRICS.reconcileRuns.help).add(1, withWorkflowType({ outcome }));
+  metricMeter
+    .createCounter(METRICS.reconcileRuns.name, '', METRICS.reconcileRuns.help)
+    .add(1, withWorkflowType({ outcome }));
   if (result.truncated) {
     // One line per run that stopped short, with what it did; the message is the same every time, for an alert to match.
-    log.warn('reconciliation run truncated: its page or repair limit stopped it before the end of a list; the rest waits for the next run', {
-      pages: result.pages,
-      examined: result.examined,
-      repaired: result.repaired,
-      missed: result.missed,
-    });
+    log.warn(
+      'reconciliation run truncated: its page or repair limit stopped it before the end of a list; the rest waits for the next run',
+      {
+        pages: result.pages,
+        examined: result.examined,
+        repaired: result.repaired,
+        missed: result.missed,
+      },
+    );
     return;
   }
   metricMeter
     .createGauge(METRICS.reconcileLastComplete.name, 'int', '', METRICS.reconcileLastComplete.help)
     .set(Math.floor(workflowNow() / 1000), withWorkflowType({}));
-  if (result.repaired > 0) log.info('reconciliation repaired lagging workflows', { pages: result.pages, examined: result.examined, repaired: result.repaired, missed: result.missed });
+  if (result.repaired > 0)
+    log.info('reconciliation repaired lagging workflows', {
+      pages: result.pages,
+      examined: result.examined,
+      repaired: result.repaired,
+      missed: result.missed,
+    });
 }

@@ -20,7 +20,12 @@ export interface ReconcileLimits {
   recentCustomers: number;
 }
 
-export const DEFAULT_RECONCILE_LIMITS: ReconcileLimits = { maxPages: 100, maxRepairs: 200, listOrder: 'newest-first', recentCustomers: 100 };
+export const DEFAULT_RECONCILE_LIMITS: ReconcileLimits = {
+  maxPages: 100,
+  maxRepairs: 200,
+  listOrder: 'newest-first',
+  recentCustomers: 100,
+};
 
 /**
  * Where a run read a list up to: the ids at the list's head and its length then. Several ids, not one,

@@ -42,7 +42,10 @@ const act = serviceActivities<ReconcileActivities>(
   },
   () => PRIORITY.LOW,
 );
-const deliveries = proxyActivities<DepositDeliveryActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
+const deliveries = proxyActivities<DepositDeliveryActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: ACTIVITY_RETRY,
+});
 
 export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}): Promise<ReconcileResult> {
   const resolved: ReconcileLimits = { ...DEFAULT_RECONCILE_LIMITS, ...limits };
@@ -67,7 +70,10 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
   }
 
   /** Runs one pass over a list with what is left of the repair budget; with none left, the next run does it. */
-  async function pass(list: 'customers' | 'deposits' | 'trades', find: (limits: ReconcileLimits, since?: ListWatermark) => Promise<LagReport>): Promise<number> {
+  async function pass(
+    list: 'customers' | 'deposits' | 'trades',
+    find: (limits: ReconcileLimits, since?: ListWatermark) => Promise<LagReport>,
+  ): Promise<number> {
     const previous = since[list];
     if (budget <= 0) {
       result.truncated = true;
@@ -123,17 +129,39 @@ async function send(repair: Repair): Promise<boolean> {
   switch (repair.signal) {
     case 'customer':
       try {
-        await getExternalWorkflowHandle(repair.target).signal(customerEventSignal, { key, event, record: repair.record });
+        await getExternalWorkflowHandle(repair.target).signal(customerEventSignal, {
+          key,
+          event,
+          record: repair.record,
+        });
         return true;
       } catch {
         // The target finished between the check and the signal: nothing left to repair.
         return false;
       }
     case 'deposit':
-      return (await deliveries.deliverToDeposit({ depositId: repair.record.id, signal: 'deposit', event: { key, event, record: repair.record } })) === 'DELIVERED';
+      return (
+        (await deliveries.deliverToDeposit({
+          depositId: repair.record.id,
+          signal: 'deposit',
+          event: { key, event, record: repair.record },
+        })) === 'DELIVERED'
+      );
     case 'trade':
-      return (await deliveries.deliverToDeposit({ depositId: depositIdOf(repair.target), signal: 'trade', event: { key, event, record: repair.record } })) === 'DELIVERED';
+      return (
+        (await deliveries.deliverToDeposit({
+          depositId: depositIdOf(repair.target),
+          signal: 'trade',
+          event: { key, event, record: repair.record },
+        })) === 'DELIVERED'
+      );
     case 'payment':
-      return (await deliveries.deliverToDeposit({ depositId: depositIdOf(repair.target), signal: 'payment', event: { key, event, record: repair.record } })) === 'DELIVERED';
+      return (
+        (await deliveries.deliverToDeposit({
+          depositId: depositIdOf(repair.target),
+          signal: 'payment',
+          event: { key, event, record: repair.record },
+        })) === 'DELIVERED'
+      );
   }
 }

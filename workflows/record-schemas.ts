@@ -49,8 +49,14 @@ export const DepositRecordSchema = z.object({
   status: z.string().describe('RECEIVED, CONFIRMED, ACTION_REQUIRED, REJECTED'),
   amount: DecimalAmountSchema,
   currency: z.string().min(1),
-  virtualAccountId: z.string().optional().describe('set for an onramp deposit: the virtual account the money arrived at'),
-  depositAddressId: z.string().optional().describe('set for an offramp deposit: the deposit address the crypto arrived at'),
+  virtualAccountId: z
+    .string()
+    .optional()
+    .describe('set for an onramp deposit: the virtual account the money arrived at'),
+  depositAddressId: z
+    .string()
+    .optional()
+    .describe('set for an offramp deposit: the deposit address the crypto arrived at'),
 });
 
 export const TradeRecordSchema = z.object({
@@ -83,6 +89,8 @@ export function rampEventSchema<R extends z.ZodType>(record: R) {
     fromPayload: z
       .literal(true)
       .optional()
-      .describe('set when the record is the delivered payload (the receiver routed the event directly) rather than read from the service'),
+      .describe(
+        'set when the record is the delivered payload (the receiver routed the event directly) rather than read from the service',
+      ),
   });
 }

@@ -103,4 +103,5 @@ export const isPaymentSettled = (status: string): boolean => ['CONFIRMED', 'SETT
  * (and the sandbox's FAILED), with the reason in an assumed `failureReason` field when the service
  * gives one. Any other status (PENDING, PROCESSING, ...) is still under way.
  */
-export const isPaymentFailed = (status: string): boolean => ['FAILED', 'REJECTED', 'REFUNDED', 'RETURNED', 'CANCELLED'].includes(status);
+export const isPaymentFailed = (status: string): boolean =>
+  ['FAILED', 'REJECTED', 'REFUNDED', 'RETURNED', 'CANCELLED'].includes(status);

@@ -23,7 +23,6 @@ import { proxyActivities, workflowInfo, type ActivityInterfaceFor } from '@tempo
 import type { ActivityOptions } from '@temporalio/common';
 import { SERVICE_TASK_QUEUE_PATCH, takesPatch } from './patches';
 
-
 /** The task queue of the activities that call the service, for workflows on `taskQueue`. */
 export function serviceTaskQueueOf(taskQueue: string): string {
   return `${taskQueue}-service`;
@@ -42,20 +41,30 @@ export const PRIORITY = {
  * `executeWithOptions`) goes to the service task queue with the priority `priorityKey()` gives at
  * that moment (none when undefined), once the workflow has passed the patch.
  */
-export function serviceActivities<A extends object>(options: ActivityOptions, priorityKey?: () => number | undefined): ActivityInterfaceFor<A> {
-  type Activity = ((...args: unknown[]) => Promise<unknown>) & { executeWithOptions(options: ActivityOptions, args: unknown[]): Promise<unknown> };
+export function serviceActivities<A extends object>(
+  options: ActivityOptions,
+  priorityKey?: () => number | undefined,
+): ActivityInterfaceFor<A> {
+  type Activity = ((...args: unknown[]) => Promise<unknown>) & {
+    executeWithOptions(options: ActivityOptions, args: unknown[]): Promise<unknown>;
+  };
   const inner = proxyActivities<A>(options) as unknown as Record<string, Activity>;
   const routing = (): ActivityOptions => {
     if (!takesPatch(SERVICE_TASK_QUEUE_PATCH)) return {};
     const key = priorityKey?.();
-    return { taskQueue: serviceTaskQueueOf(workflowInfo().taskQueue), ...(key !== undefined ? { priority: { priorityKey: key } } : {}) };
+    return {
+      taskQueue: serviceTaskQueueOf(workflowInfo().taskQueue),
+      ...(key !== undefined ? { priority: { priorityKey: key } } : {}),
+    };
   };
   return new Proxy({} as ActivityInterfaceFor<A>, {
     get(_, name) {
-      if (typeof name !== 'string') throw new TypeError(`Only strings are supported for Activity types, got: ${String(name)}`);
+      if (typeof name !== 'string')
+        throw new TypeError(`Only strings are supported for Activity types, got: ${String(name)}`);
       const activity = inner[name]!;
       const call = (...args: unknown[]) => activity.executeWithOptions(routing(), args);
-      call.executeWithOptions = (overrides: ActivityOptions, args: unknown[]) => activity.executeWithOptions({ ...overrides, ...routing() }, args);
+      call.executeWithOptions = (overrides: ActivityOptions, args: unknown[]) =>
+        activity.executeWithOptions({ ...overrides, ...routing() }, args);
       return call;
     },
   });

@@ -17,7 +17,14 @@ import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from '../config/
 import { signupUpdate, type JourneyStage, type JourneyState, type SignupRequest, type SignupResult } from './messages';
 
 /** Stages where waiting longer for the link is pointless: past KYC, parked for an operator, or ended. */
-const NOTHING_TO_WAIT_FOR: ReadonlySet<JourneyStage> = new Set(['SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE', 'NEEDS_ATTENTION', 'REJECTED', 'CLOSED']);
+const NOTHING_TO_WAIT_FOR: ReadonlySet<JourneyStage> = new Set([
+  'SETTING_UP_RAMPS',
+  'AWAITING_ACCOUNTS',
+  'ACTIVE',
+  'NEEDS_ATTENTION',
+  'REJECTED',
+  'CLOSED',
+]);
 
 /** Registers the `signup` update on the journey whose (live, mutated in place) state is `state`. */
 export function registerSignup(state: JourneyState): void {
@@ -25,7 +32,10 @@ export function registerSignup(state: JourneyState): void {
 }
 
 export async function answerSignup(state: JourneyState, request: SignupRequest = {}): Promise<SignupResult> {
-  const waitSeconds = Math.min(Math.max(request.waitSeconds ?? SIGNUP_WAIT_DEFAULT_SECONDS, 0), SIGNUP_WAIT_MAX_SECONDS);
+  const waitSeconds = Math.min(
+    Math.max(request.waitSeconds ?? SIGNUP_WAIT_DEFAULT_SECONDS, 0),
+    SIGNUP_WAIT_MAX_SECONDS,
+  );
   const answerable = () => state.customer.kycLink !== undefined || NOTHING_TO_WAIT_FOR.has(state.stage);
   if (!answerable() && waitSeconds > 0) await condition(answerable, waitSeconds * 1000);
   const { kycLink } = state.customer;

@@ -48,7 +48,18 @@ export interface DepositMoney {
  * anyway. An entry is dropped when its workflow reaches an end stage.
  */
 const memories = new Map<string, StageMemory>();
-const END_STAGES = new Set(['COMPLETED', 'REVERSED', 'REJECTED', 'CANCELLED', 'DISMISSED', 'SETTLED', 'CLOSED', 'DELETED', 'ENDED', 'FAILED']);
+const END_STAGES = new Set([
+  'COMPLETED',
+  'REVERSED',
+  'REJECTED',
+  'CANCELLED',
+  'DISMISSED',
+  'SETTLED',
+  'CLOSED',
+  'DELETED',
+  'ENDED',
+  'FAILED',
+]);
 
 /** The money a payout moved: what the partner's balance paid, in the currency deducted. */
 export interface PayoutMoney {
@@ -76,10 +87,14 @@ export function stageEntered(stage: string, deposit?: DepositMoney, payout?: Pay
   }
   memory.stage = stage;
   memory.since = now;
-  metricMeter.createCounter(METRICS.stageTransitions.name, '1', METRICS.stageTransitions.help).add(1, withWorkflowType({ stage }));
+  metricMeter
+    .createCounter(METRICS.stageTransitions.name, '1', METRICS.stageTransitions.help)
+    .add(1, withWorkflowType({ stage }));
   if (deposit) countDepositEnd(stage, deposit);
   if (info.workflowType === 'payout' && (stage === 'SETTLED' || stage === 'CANCELLED' || stage === 'FAILED')) {
-    metricMeter.createCounter(METRICS.payoutsEnded.name, '1', METRICS.payoutsEnded.help).add(1, withWorkflowType({ outcome: stage.toLowerCase() }));
+    metricMeter
+      .createCounter(METRICS.payoutsEnded.name, '1', METRICS.payoutsEnded.help)
+      .add(1, withWorkflowType({ outcome: stage.toLowerCase() }));
     if (stage === 'SETTLED' && payout) countPayoutAmount(payout);
   }
   if (END_STAGES.has(stage)) memories.delete(info.runId);
@@ -88,7 +103,8 @@ export function stageEntered(stage: string, deposit?: DepositMoney, payout?: Pay
 function countDepositEnd(stage: string, deposit: DepositMoney): void {
   if (stage !== 'COMPLETED' && stage !== 'REVERSED') return;
   const labels = withWorkflowType({ kind: deposit.kind, currency: currencyLabel(deposit.currency) });
-  if (stage === 'COMPLETED') metricMeter.createCounter(METRICS.depositsCompleted.name, '1', METRICS.depositsCompleted.help).add(1, labels);
+  if (stage === 'COMPLETED')
+    metricMeter.createCounter(METRICS.depositsCompleted.name, '1', METRICS.depositsCompleted.help).add(1, labels);
   const amount = Number(deposit.amount);
   if (Number.isFinite(amount) && amount > 0) {
     metricMeter
@@ -123,10 +139,14 @@ export function reasonLabel(errorType: string | undefined): string {
 
 /** Parked in NEEDS_ATTENTION (workflows/operator.ts). */
 export function countParked(stage: string, errorType: string | undefined): void {
-  metricMeter.createCounter(METRICS.parked.name, '1', METRICS.parked.help).add(1, withWorkflowType({ stage, reason: reasonLabel(errorType) }));
+  metricMeter
+    .createCounter(METRICS.parked.name, '1', METRICS.parked.help)
+    .add(1, withWorkflowType({ stage, reason: reasonLabel(errorType) }));
 }
 
 /** Left NEEDS_ATTENTION, and how. */
 export function countResumed(stage: string, errorType: string | undefined, decision: string): void {
-  metricMeter.createCounter(METRICS.resumed.name, '1', METRICS.resumed.help).add(1, withWorkflowType({ stage, reason: reasonLabel(errorType), decision }));
+  metricMeter
+    .createCounter(METRICS.resumed.name, '1', METRICS.resumed.help)
+    .add(1, withWorkflowType({ stage, reason: reasonLabel(errorType), decision }));
 }

@@ -69,7 +69,12 @@ export function validatedStartInput<T extends StartedWorkflowType>(workflowType:
   const expectedId = contract.workflowIdOf(result.value);
   const { workflowId } = workflowInfo();
   if (workflowId !== expectedId) {
-    throw invalid(workflowType, [{ path: '(workflow ID)', message: `a ${workflowType} with this input must run as ${expectedId} (${contract.workflowIdFormat}), not ${workflowId}` }]);
+    throw invalid(workflowType, [
+      {
+        path: '(workflow ID)',
+        message: `a ${workflowType} with this input must run as ${expectedId} (${contract.workflowIdFormat}), not ${workflowId}`,
+      },
+    ]);
   }
   return result.value;
 }

@@ -4,8 +4,23 @@
  * the workflow already holds. Final states never move.
  */
 
-const CUSTOMER_RANK: Record<string, number> = { CREATED: 0, PENDING: 1, APPROVED: 2, CONFIRMED: 2, REJECTED: 2, DELETED: 3 };
-const ACCOUNT_RANK: Record<string, number> = { PENDING: 0, CREATED: 0, VERIFIED: 1, APPROVED: 1, ENABLED: 1, ACTIVE: 1, REJECTED: 1 };
+const CUSTOMER_RANK: Record<string, number> = {
+  CREATED: 0,
+  PENDING: 1,
+  APPROVED: 2,
+  CONFIRMED: 2,
+  REJECTED: 2,
+  DELETED: 3,
+};
+const ACCOUNT_RANK: Record<string, number> = {
+  PENDING: 0,
+  CREATED: 0,
+  VERIFIED: 1,
+  APPROVED: 1,
+  ENABLED: 1,
+  ACTIVE: 1,
+  REJECTED: 1,
+};
 const DEPOSIT_RANK: Record<string, number> = { RECEIVED: 0, ACTION_REQUIRED: 1, CONFIRMED: 2, REJECTED: 2 };
 const TRADE_RANK: Record<string, number> = { CREATED: 0, PENDING: 0, SETTLED: 1, FAILED: 1 };
 
@@ -23,5 +38,6 @@ export const advancesDeposit = (held: string | undefined, incoming: string) => a
 export const advancesTrade = (held: string | undefined, incoming: string) => advances(TRADE_RANK, held, incoming);
 
 /** Virtual accounts say VERIFIED; the interface does not show deposit-address statuses, so we accept the usual words. */
-export const isAccountApproved = (status: string): boolean => ['VERIFIED', 'APPROVED', 'ENABLED', 'ACTIVE'].includes(status);
+export const isAccountApproved = (status: string): boolean =>
+  ['VERIFIED', 'APPROVED', 'ENABLED', 'ACTIVE'].includes(status);
 export const isAccountRejected = (status: string): boolean => status === 'REJECTED';

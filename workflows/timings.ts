@@ -60,7 +60,6 @@ export const DEPOSIT_TIMING_DEFAULTS: Readonly<DepositTimings> = Object.freeze({
   notFoundGraceSeconds: 60,
 });
 
-
 /** A change of defaults: from `patchId` on, running workflows without an override of a field take its new value. */
 export interface Retune<T> {
   /** A new change-id, unique forever (README, "What is safe, and when to patch"). */
@@ -75,8 +74,19 @@ export interface Retune<T> {
 export const JOURNEY_RETUNES: Retune<JourneyTimings>[] = [];
 export const DEPOSIT_RETUNES: Retune<DepositTimings>[] = [];
 
-const JOURNEY_FIELDS = ['pollIntervalSeconds', 'pollBackoffCapSeconds', 'kycDeadlineSeconds', 'accountsDeadlineSeconds', 'maxHistoryEvents'] as const;
-const DEPOSIT_FIELDS = ['pollIntervalSeconds', 'pollBackoffCapSeconds', 'stepDeadlineSeconds', 'notFoundGraceSeconds'] as const;
+const JOURNEY_FIELDS = [
+  'pollIntervalSeconds',
+  'pollBackoffCapSeconds',
+  'kycDeadlineSeconds',
+  'accountsDeadlineSeconds',
+  'maxHistoryEvents',
+] as const;
+const DEPOSIT_FIELDS = [
+  'pollIntervalSeconds',
+  'pollBackoffCapSeconds',
+  'stepDeadlineSeconds',
+  'notFoundGraceSeconds',
+] as const;
 
 /**
  * Every value the code before TIMINGS_RESOLVED_IN_CODE ever filled into a journey's input, from git's
@@ -92,7 +102,12 @@ const FILLED_BY_EARLIER_CODE: Record<keyof JourneyTimings, readonly number[]> = 
 };
 
 /** The fields that code filled in every time (the backoff cap came later, so old inputs may lack it). */
-const ALWAYS_FILLED = ['pollIntervalSeconds', 'kycDeadlineSeconds', 'accountsDeadlineSeconds', 'maxHistoryEvents'] as const;
+const ALWAYS_FILLED = [
+  'pollIntervalSeconds',
+  'kycDeadlineSeconds',
+  'accountsDeadlineSeconds',
+  'maxHistoryEvents',
+] as const;
 
 type Given<T> = Partial<Record<keyof T, unknown>> | undefined;
 
@@ -139,7 +154,11 @@ function retuned<T>(retunes: readonly Retune<T>[], field: keyof T, value: number
 }
 
 /** An object of getters: each read resolves the timing where it is used (see the module comment). */
-function gettersFor<T extends object>(fields: readonly (keyof T & string)[], valueOf: (field: keyof T) => number, extra: object = {}): Readonly<T> {
+function gettersFor<T extends object>(
+  fields: readonly (keyof T & string)[],
+  valueOf: (field: keyof T) => number,
+  extra: object = {},
+): Readonly<T> {
   const timings = { ...extra } as T;
   for (const field of fields) Object.defineProperty(timings, field, { get: () => valueOf(field), enumerable: true });
   return Object.freeze(timings);
@@ -168,7 +187,9 @@ export function journeyTimings(given: Given<JourneyTimings>, firstRun: boolean):
     if (before !== from && !takesPatch(TIMINGS_RESOLVED_IN_CODE)) return before as number;
     return overrides[field] ?? retuned(JOURNEY_RETUNES, field, from);
   };
-  return gettersFor<JourneyTimings>(JOURNEY_FIELDS, valueOf, { overrides: Object.freeze(overrides) }) as ResolvedJourneyTimings;
+  return gettersFor<JourneyTimings>(JOURNEY_FIELDS, valueOf, {
+    overrides: Object.freeze(overrides),
+  }) as ResolvedJourneyTimings;
 }
 
 /**
@@ -177,5 +198,8 @@ export function journeyTimings(given: Given<JourneyTimings>, firstRun: boolean):
  * before the retunes to tell apart.
  */
 export function depositTimings(given: Given<DepositTimings>): Readonly<DepositTimings> {
-  return gettersFor<DepositTimings>(DEPOSIT_FIELDS, (field) => numberIn(given, field) ?? retuned(DEPOSIT_RETUNES, field, DEPOSIT_TIMING_DEFAULTS[field]));
+  return gettersFor<DepositTimings>(
+    DEPOSIT_FIELDS,
+    (field) => numberIn(given, field) ?? retuned(DEPOSIT_RETUNES, field, DEPOSIT_TIMING_DEFAULTS[field]),
+  );
 }

@@ -20,9 +20,13 @@ import { METRICS } from '../observability/metric-catalogue';
 export type DismissReason = 'record-not-found' | 'claim-not-confirmed' | 'not-read-in-time';
 
 export function countDismissed(workflowType: string, reason: DismissReason): void {
-  metricMeter.createCounter(METRICS.deliveriesDismissed.name, '1', METRICS.deliveriesDismissed.help).add(1, { workflow_type: workflowType, reason });
+  metricMeter
+    .createCounter(METRICS.deliveriesDismissed.name, '1', METRICS.deliveriesDismissed.help)
+    .add(1, { workflow_type: workflowType, reason });
 }
 
 export function countIgnoredHint(workflowType: string, reason: string): void {
-  metricMeter.createCounter(METRICS.hintsIgnored.name, '1', METRICS.hintsIgnored.help).add(1, { workflow_type: workflowType, reason });
+  metricMeter
+    .createCounter(METRICS.hintsIgnored.name, '1', METRICS.hintsIgnored.help)
+    .add(1, { workflow_type: workflowType, reason });
 }

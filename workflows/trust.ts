@@ -108,7 +108,12 @@ export class PendingHints {
   note(hint: Hint): void {
     this.firstCome ??= this.chooseFirstCome();
     if (this.firstCome) {
-      if (this.refused.includes(hint.id) || hint.id.length > HINT_FIELD_MAX_LENGTH || hint.status.length > HINT_FIELD_MAX_LENGTH) return;
+      if (
+        this.refused.includes(hint.id) ||
+        hint.id.length > HINT_FIELD_MAX_LENGTH ||
+        hint.status.length > HINT_FIELD_MAX_LENGTH
+      )
+        return;
       // A known id keeps its place with the latest claim; a new one waits only if there is room.
       if (this.hints.has(hint.id) || this.hints.size < this.cap) this.hints.set(hint.id, hint.status);
       return;

@@ -21,7 +21,12 @@
  */
 import { CancellationScope, condition, log } from '@temporalio/workflow';
 import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
-import { HINTS_NEVER_DELAY_FACTS, takesPatch, UNANNOUNCED_FACTS_POLLED_EARLY, WAITS_WAKE_TO_CONTINUE_AS_NEW } from './patches';
+import {
+  HINTS_NEVER_DELAY_FACTS,
+  takesPatch,
+  UNANNOUNCED_FACTS_POLLED_EARLY,
+  WAITS_WAKE_TO_CONTINUE_AS_NEW,
+} from './patches';
 import type { Hints } from './trust';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
@@ -60,7 +65,10 @@ export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
   // A wait settled already polls on no schedule: it asks no patch.
   if (wait.settled()) return 'settled';
   // Asked only where it changes the schedule, so a wait polling every few seconds records no marker.
-  const early = wait.unannounced === true && EARLY_FIRST_POLL_MS < wait.pollIntervalMs && takesPatch(UNANNOUNCED_FACTS_POLLED_EARLY);
+  const early =
+    wait.unannounced === true &&
+    EARLY_FIRST_POLL_MS < wait.pollIntervalMs &&
+    takesPatch(UNANNOUNCED_FACTS_POLLED_EARLY);
   let intervalMs = early ? EARLY_FIRST_POLL_MS : wait.pollIntervalMs;
   // When the next poll is due. Once a hint has been looked at (HINTS_NEVER_DELAY_FACTS), the wait
   // sleeps only until then: a hint never postpones a poll, so forged hints cannot starve the polls.
@@ -91,7 +99,10 @@ export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
       if (woke || untilDeadline) continue;
     }
     await pollTolerantly(wait.what, wait.poll);
-    intervalMs = intervalMs < wait.pollIntervalMs ? Math.min(intervalMs * 2, wait.pollIntervalMs) : nextPollInterval(intervalMs, wait.pollBackoffCapMs);
+    intervalMs =
+      intervalMs < wait.pollIntervalMs
+        ? Math.min(intervalMs * 2, wait.pollIntervalMs)
+        : nextPollInterval(intervalMs, wait.pollBackoffCapMs);
     pollAt = wait.now() + intervalMs;
   }
 }
@@ -108,7 +119,12 @@ async function lookUnlessGrown(wait: ServiceWait, hints: Hints, grown: () => boo
     return false;
   }
   const watch = new CancellationScope();
-  const filled = watch.run(() => condition(grown)).then(() => true, () => false);
+  const filled = watch
+    .run(() => condition(grown))
+    .then(
+      () => true,
+      () => false,
+    );
   try {
     return await Promise.race([pollTolerantly(wait.what, hints.look).then(() => false), filled]);
   } finally {
@@ -126,7 +142,9 @@ export function nextPollInterval(intervalMs: number, capMs: number): number {
  * late, a decision the service made after the deadline): the parked workflow keeps listening and
  * looking (workflows/operator.ts) and resumes by itself when it does.
  */
-export function deadlinePassed(wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs' | 'hints'>): ParkRequest {
+export function deadlinePassed(
+  wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs' | 'hints'>,
+): ParkRequest {
   // Says what was waited for, not who failed to answer: some waits are on the partner (an exit account it registers).
   return new ParkRequest(`the deadline passed while waiting for ${wait.what}`, 'Deadline', {
     what: wait.what,
@@ -146,7 +164,10 @@ export async function pollTolerantly(what: string, poll: () => Promise<void>): P
     await poll();
   } catch (error) {
     const cause = error instanceof ActivityFailure ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && (NON_RETRYABLE_SERVICE_ERRORS as readonly string[]).includes(cause.type ?? '')) {
+    if (
+      cause instanceof ApplicationFailure &&
+      (NON_RETRYABLE_SERVICE_ERRORS as readonly string[]).includes(cause.type ?? '')
+    ) {
       throw parkRequestFor(error, `asking the service about ${what}`);
     }
     if (!(error instanceof ActivityFailure)) throw error;

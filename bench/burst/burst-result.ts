@@ -44,17 +44,33 @@ export function temporalCpuMs(cluster: boolean): { server: number; postgres?: nu
 }
 
 /** Splits per-type history readings into the deposits', the journey's and the rest. */
-export function splitShapes(after: Map<string, HistoryShape>, before: Map<string, HistoryShape>, types: { deposit: string; journey: string }): Pick<BurstResult, 'deposit' | 'journey' | 'others'> {
+export function splitShapes(
+  after: Map<string, HistoryShape>,
+  before: Map<string, HistoryShape>,
+  types: { deposit: string; journey: string },
+): Pick<BurstResult, 'deposit' | 'journey' | 'others'> {
   const since = shapesSince(after, before);
-  const others = new Map([...since].filter(([type, shape]) => type !== types.deposit && type !== types.journey && shape.events > 0));
-  return { deposit: since.get(types.deposit) ?? emptyShape(), journey: since.get(types.journey) ?? emptyShape(), others };
+  const others = new Map(
+    [...since].filter(([type, shape]) => type !== types.deposit && type !== types.journey && shape.events > 0),
+  );
+  return {
+    deposit: since.get(types.deposit) ?? emptyShape(),
+    journey: since.get(types.journey) ?? emptyShape(),
+    others,
+  };
 }
 
 /** When the last workflow of a type closed (server clock), and each one's time from start to close. */
-export async function closeTimes(client: Client, workflowType: string): Promise<{ lastClose: number; runMs: number[] }> {
+export async function closeTimes(
+  client: Client,
+  workflowType: string,
+): Promise<{ lastClose: number; runMs: number[] }> {
   let lastClose = 0;
   const runMs: number[] = [];
-  for await (const execution of client.workflow.list({ query: `WorkflowType = '${workflowType}' AND ExecutionStatus = 'Completed'`, pageSize: 1000 })) {
+  for await (const execution of client.workflow.list({
+    query: `WorkflowType = '${workflowType}' AND ExecutionStatus = 'Completed'`,
+    pageSize: 1000,
+  })) {
     const closed = execution.closeTime?.getTime() ?? 0;
     lastClose = Math.max(lastClose, closed);
     runMs.push(closed - execution.startTime.getTime());
@@ -66,13 +82,18 @@ export async function closeTimes(client: Client, workflowType: string): Promise<
  * Polls `check` every second until it says done, with a progress line every few seconds; throws at
  * the limit with the last line, so a burst that does not finish fails loudly.
  */
-export async function untilDone(limitMs: number, check: () => Promise<{ done: boolean; line: string }>, progress: (line: string) => void): Promise<void> {
+export async function untilDone(
+  limitMs: number,
+  check: () => Promise<{ done: boolean; line: string }>,
+  progress: (line: string) => void,
+): Promise<void> {
   const started = Date.now();
   let lastProgress = started;
   for (;;) {
     const { done, line } = await check();
     if (done) return;
-    if (Date.now() - started > limitMs) throw new Error(`the burst did not finish within ${Math.round(limitMs / 60_000)} minutes: ${line}`);
+    if (Date.now() - started > limitMs)
+      throw new Error(`the burst did not finish within ${Math.round(limitMs / 60_000)} minutes: ${line}`);
     if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
       lastProgress = Date.now();
       progress(`${Math.round((Date.now() - started) / 1000)} s: ${line}`);

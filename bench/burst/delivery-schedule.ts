@@ -22,12 +22,25 @@ export interface DeliveryTick {
 }
 
 /** How many autopilot steps after its deposit was paid each onramp event happens. */
-const STEPS_AFTER_PAYMENT: Record<string, number> = { DEPOSIT_RECEIVED: 0, DEPOSIT_APPROVED: 1, TRADE_CREATED: 1, TRADE_SETTLED: 2 };
+const STEPS_AFTER_PAYMENT: Record<string, number> = {
+  DEPOSIT_RECEIVED: 0,
+  DEPOSIT_APPROVED: 1,
+  TRADE_CREATED: 1,
+  TRADE_SETTLED: 2,
+};
 
 /** @param paidAtMs when each deposit was paid, since the first */
-export function sandboxDeliverySchedule(paidAtMs: readonly number[], timing: { stepMs: number; tickMs: number }): DeliveryTick[] {
+export function sandboxDeliverySchedule(
+  paidAtMs: readonly number[],
+  timing: { stepMs: number; tickMs: number },
+): DeliveryTick[] {
   const events = paidAtMs.flatMap((paidAt, deposit) =>
-    depositWebhooks('ONRAMP').map((event, order) => ({ deposit, event, order, happenedAt: paidAt + STEPS_AFTER_PAYMENT[event]! * timing.stepMs })),
+    depositWebhooks('ONRAMP').map((event, order) => ({
+      deposit,
+      event,
+      order,
+      happenedAt: paidAt + STEPS_AFTER_PAYMENT[event]! * timing.stepMs,
+    })),
   );
   events.sort((a, b) => a.happenedAt - b.happenedAt || a.deposit - b.deposit || a.order - b.order);
   const ticks = new Map<number, DeliveryTick>();

@@ -14,25 +14,46 @@ import { startFloorWorker } from '../floor/run-floor';
 import { sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';
 import { countWorkflows, type BenchTemporal } from '../support/temporal';
-import { AUTOPILOT_STEP_MS, closeTimes, DELIVERY_TICK_MS, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+import {
+  AUTOPILOT_STEP_MS,
+  closeTimes,
+  DELIVERY_TICK_MS,
+  splitShapes,
+  temporalCpuMs,
+  untilDone,
+  type BurstResult,
+} from './burst-result';
 import { sandboxDeliverySchedule } from './delivery-schedule';
 
 const DEPOSIT = 'depositFloorDeposit';
 const JOURNEY = 'depositFloorJourney';
 
-export async function runFloorBurst(temporal: BenchTemporal, externalId: string, paid: { depositIds: string[]; paidAtMs: number[] }, cluster: boolean, limitMs: number, progress: (line: string) => void): Promise<BurstResult> {
+export async function runFloorBurst(
+  temporal: BenchTemporal,
+  externalId: string,
+  paid: { depositIds: string[]; paidAtMs: number[] },
+  cluster: boolean,
+  limitMs: number,
+  progress: (line: string) => void,
+): Promise<BurstResult> {
   const { depositIds } = paid;
   const floor = await startFloorWorker(temporal, 'burst');
   try {
     const plain = new Client({ connection: temporal.client.connection, namespace: temporal.client.options.namespace });
     const journeyId = journeyWorkflowId(externalId);
-    const journey = await plain.workflow.start(JOURNEY, { workflowId: journeyId, taskQueue: floor.taskQueue, args: [depositIds.length] });
+    const journey = await plain.workflow.start(JOURNEY, {
+      workflowId: journeyId,
+      taskQueue: floor.taskQueue,
+      args: [depositIds.length],
+    });
     await firstTaskDone(journey);
 
     const before = await shapesByType(plain, '');
     const cpuBefore = { ...temporalCpuMs(cluster), worker: floor.worker.cpuMs() };
     const schedule = sandboxDeliverySchedule(paid.paidAtMs, { stepMs: AUTOPILOT_STEP_MS, tickMs: DELIVERY_TICK_MS });
-    progress(`deposit floor: the same ${depositIds.length} deposits' webhooks, delivered as the sandbox delivered rampflow's`);
+    progress(
+      `deposit floor: the same ${depositIds.length} deposits' webhooks, delivered as the sandbox delivered rampflow's`,
+    );
     const sentAt = Date.now();
     let sent = 0;
     const sending = (async () => {
@@ -40,7 +61,14 @@ export async function runFloorBurst(temporal: BenchTemporal, externalId: string,
         await sleep(sentAt + tick.atMs - Date.now());
         for (const { deposit, event } of tick.deliveries) {
           const workflowId = depositWorkflowId(depositIds[deposit]!);
-          if (event === 'DEPOSIT_RECEIVED') await plain.workflow.signalWithStart(DEPOSIT, { workflowId, taskQueue: floor.taskQueue, args: [journeyId], signal: floorEventSignal, signalArgs: [event] });
+          if (event === 'DEPOSIT_RECEIVED')
+            await plain.workflow.signalWithStart(DEPOSIT, {
+              workflowId,
+              taskQueue: floor.taskQueue,
+              args: [journeyId],
+              signal: floorEventSignal,
+              signalArgs: [event],
+            });
           else await plain.workflow.getHandle(workflowId).signal(floorEventSignal, event);
         }
         sent += tick.deliveries.length;
@@ -51,9 +79,15 @@ export async function runFloorBurst(temporal: BenchTemporal, externalId: string,
       limitMs,
       async () => {
         floor.worker.assertAlive();
-        const completed = await countWorkflows(temporal.client, `WorkflowType = '${DEPOSIT}' AND ExecutionStatus = 'Completed'`);
+        const completed = await countWorkflows(
+          temporal.client,
+          `WorkflowType = '${DEPOSIT}' AND ExecutionStatus = 'Completed'`,
+        );
         const journeyDone = (await journey.describe()).status.name === 'COMPLETED';
-        return { done: sent === webhooks && completed >= depositIds.length && journeyDone, line: `${sent}/${webhooks} webhooks sent, ${completed} floor deposits completed${journeyDone ? ', the journey has counted them all' : ''}` };
+        return {
+          done: sent === webhooks && completed >= depositIds.length && journeyDone,
+          line: `${sent}/${webhooks} webhooks sent, ${completed} floor deposits completed${journeyDone ? ', the journey has counted them all' : ''}`,
+        };
       },
       (line) => progress(`  ${line}`),
     );
@@ -62,7 +96,11 @@ export async function runFloorBurst(temporal: BenchTemporal, externalId: string,
     const { lastClose, runMs: depositRunMs } = await closeTimes(plain, DEPOSIT);
     const spanMs = lastClose - sentAt;
     const shapes = splitShapes(await shapesByType(plain, ''), before, { deposit: DEPOSIT, journey: JOURNEY });
-    const cpuMs = { server: after.server - cpuBefore.server, worker: after.worker - cpuBefore.worker, ...(cluster ? { postgres: (after.postgres ?? 0) - (cpuBefore.postgres ?? 0) } : {}) };
+    const cpuMs = {
+      server: after.server - cpuBefore.server,
+      worker: after.worker - cpuBefore.worker,
+      ...(cluster ? { postgres: (after.postgres ?? 0) - (cpuBefore.postgres ?? 0) } : {}),
+    };
     return { deposits: depositIds.length, spanMs, depositRunMs, ...shapes, cpuMs, callsByPath: new Map() };
   } finally {
     await floor.worker.stop();

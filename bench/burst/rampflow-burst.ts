@@ -14,7 +14,16 @@ import { forEachLimited, sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';
 import { startRampflowStack, type RampflowStack } from '../support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, countWorkflows, type BenchTemporal } from '../support/temporal';
-import { AUTOPILOT_STEP_MS, BURST_CONCURRENCY, closeTimes, DELIVERY_TICK_MS, splitShapes, temporalCpuMs, untilDone, type BurstResult } from './burst-result';
+import {
+  AUTOPILOT_STEP_MS,
+  BURST_CONCURRENCY,
+  closeTimes,
+  DELIVERY_TICK_MS,
+  splitShapes,
+  temporalCpuMs,
+  untilDone,
+  type BurstResult,
+} from './burst-result';
 
 export const BURST_EXTERNAL_ID = 'burst-customer';
 const AUD_SENDER = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
@@ -29,11 +38,26 @@ export interface RampflowBurst {
   paidAtMs: number[];
 }
 
-export async function runRampflowBurst(temporal: BenchTemporal, count: number, cluster: boolean, limitMs: number, progress: (line: string) => void): Promise<RampflowBurst> {
-  const stack = await startRampflowStack(temporal, { name: 'burst', deliveryTickSeconds: DELIVERY_TICK_MS / 1000, autopilotDelaySeconds: AUTOPILOT_STEP_MS / 1000 });
+export async function runRampflowBurst(
+  temporal: BenchTemporal,
+  count: number,
+  cluster: boolean,
+  limitMs: number,
+  progress: (line: string) => void,
+): Promise<RampflowBurst> {
+  const stack = await startRampflowStack(temporal, {
+    name: 'burst',
+    deliveryTickSeconds: DELIVERY_TICK_MS / 1000,
+    autopilotDelaySeconds: AUTOPILOT_STEP_MS / 1000,
+  });
   try {
     await stack.registerReceiver();
-    const rampflow = await createRampflowClient({ connection: temporal.connection, namespace: temporal.server.namespace, taskQueue: stack.taskQueue, payloadKeys: BENCH_PAYLOAD_KEYS });
+    const rampflow = await createRampflowClient({
+      connection: temporal.connection,
+      namespace: temporal.server.namespace,
+      taskQueue: stack.taskQueue,
+      payloadKeys: BENCH_PAYLOAD_KEYS,
+    });
     await prepareCustomer(stack.ramp, BURST_EXTERNAL_ID);
     await rampflow.startJourney(journeyRequest(BURST_EXTERNAL_ID, { pollIntervalSeconds: 10 }));
     const journey = temporal.client.workflow.getHandle(journeyWorkflowId(BURST_EXTERNAL_ID));
@@ -52,13 +76,22 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
     const depositIds: string[] = [];
     const paidAtMs: number[] = [];
     let sent = 0;
-    const sending = forEachLimited(Array.from({ length: count }, (_, i) => i), BURST_CONCURRENCY, async (index) => {
-      const { id } = await stack.ramp.deposits.mock({ virtualAccountId, amount: '1.00', currency: 'AUD', sender: AUD_SENDER });
-      if (!id) throw new Error('the sandbox took a deposit without giving its id');
-      depositIds[index] = id;
-      paidAtMs[index] = Date.now() - sentAt;
-      sent += 1;
-    });
+    const sending = forEachLimited(
+      Array.from({ length: count }, (_, i) => i),
+      BURST_CONCURRENCY,
+      async (index) => {
+        const { id } = await stack.ramp.deposits.mock({
+          virtualAccountId,
+          amount: '1.00',
+          currency: 'AUD',
+          sender: AUD_SENDER,
+        });
+        if (!id) throw new Error('the sandbox took a deposit without giving its id');
+        depositIds[index] = id;
+        paidAtMs[index] = Date.now() - sentAt;
+        sent += 1;
+      },
+    );
     let state: JourneyState | undefined;
     let polls = 0;
     await untilDone(
@@ -66,18 +99,30 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
       async () => {
         stack.worker?.assertAlive();
         stack.receiver.assertAlive();
-        const completed = await countWorkflows(temporal.client, `WorkflowType = '${DEPOSIT}' AND ExecutionStatus = 'Completed'`);
+        const completed = await countWorkflows(
+          temporal.client,
+          `WorkflowType = '${DEPOSIT}' AND ExecutionStatus = 'Completed'`,
+        );
         // The journey is asked every fifth second and once the deposits are done: a query is worker CPU too.
         polls += 1;
         if (completed >= count || polls % 5 === 0) state = await journey.query(journeyStateQuery).catch(() => state);
         const counted = state?.deposits.byStage.COMPLETED ?? 0;
-        const parked = await countWorkflows(temporal.client, `WorkflowType = '${DEPOSIT}' AND RampStage = 'NEEDS_ATTENTION'`);
-        return { done: sent === count && completed >= count && counted >= count, line: `${sent}/${count} paid, ${completed} deposit workflows completed, the journey counts ${counted} completed${parked ? `, ${parked} parked` : ''}` };
+        const parked = await countWorkflows(
+          temporal.client,
+          `WorkflowType = '${DEPOSIT}' AND RampStage = 'NEEDS_ATTENTION'`,
+        );
+        return {
+          done: sent === count && completed >= count && counted >= count,
+          line: `${sent}/${count} paid, ${completed} deposit workflows completed, the journey counts ${counted} completed${parked ? `, ${parked} parked` : ''}`,
+        };
       },
       (line) => progress(`  ${line}`),
     );
     const cpu = cpuSince(cpuBefore, cpuNow(stack, cluster));
-    const deliveries = { attempts: stack.requestLog.deliveries.attempts - deliveriesBefore.attempts, totalMs: stack.requestLog.deliveries.totalMs - deliveriesBefore.totalMs };
+    const deliveries = {
+      attempts: stack.requestLog.deliveries.attempts - deliveriesBefore.attempts,
+      totalMs: stack.requestLog.deliveries.totalMs - deliveriesBefore.totalMs,
+    };
     await sending;
     checkJourneyCounted(state!, count);
 
@@ -91,7 +136,11 @@ export async function runRampflowBurst(temporal: BenchTemporal, count: number, c
       const since = made - (callsBefore.get(path) ?? 0);
       if (since > 0) callsByPath.set(path, since);
     }
-    return { result: { deposits: count, spanMs, depositRunMs, ...shapes, cpuMs: cpu, callsByPath, deliveries }, depositIds, paidAtMs };
+    return {
+      result: { deposits: count, spanMs, depositRunMs, ...shapes, cpuMs: cpu, callsByPath, deliveries },
+      depositIds,
+      paidAtMs,
+    };
   } finally {
     await stack.stop();
   }
@@ -101,11 +150,18 @@ type CpuReading = BurstResult['cpuMs'];
 
 function cpuNow(stack: RampflowStack, cluster: boolean): CpuReading {
   const { user, system } = process.cpuUsage();
-  return { ...temporalCpuMs(cluster), worker: stack.worker!.cpuMs(), receiver: stack.receiver.cpuMs(), driver: (user + system) / 1000 };
+  return {
+    ...temporalCpuMs(cluster),
+    worker: stack.worker!.cpuMs(),
+    receiver: stack.receiver.cpuMs(),
+    driver: (user + system) / 1000,
+  };
 }
 
 function cpuSince(before: CpuReading, after: CpuReading): CpuReading {
-  return Object.fromEntries(Object.entries(after).map(([part, ms]) => [part, ms - (before[part as keyof CpuReading] ?? 0)])) as CpuReading;
+  return Object.fromEntries(
+    Object.entries(after).map(([part, ms]) => [part, ms - (before[part as keyof CpuReading] ?? 0)]),
+  ) as CpuReading;
 }
 
 /** The journey must have counted each deposit exactly once: N completed, N.00 AUD, none still open. */
@@ -114,17 +170,27 @@ function checkJourneyCounted(state: JourneyState, count: number): void {
   const total = state.deposits.completedTotals.AUD;
   const open = Object.entries(state.deposits.byStage).filter(([stage]) => stage !== 'COMPLETED');
   if (completed !== count || total === undefined || Number(total).toFixed(2) !== count.toFixed(2) || open.length > 0) {
-    throw new Error(`the journey counts ${completed} deposits completed and ${total ?? 'no'} AUD (${open.map(([stage, n]) => `${n} ${stage}`).join(', ') || 'nothing else'}), not ${count} and ${count.toFixed(2)} AUD`);
+    throw new Error(
+      `the journey counts ${completed} deposits completed and ${total ?? 'no'} AUD (${open.map(([stage, n]) => `${n} ${stage}`).join(', ') || 'nothing else'}), not ${count} and ${count.toFixed(2)} AUD`,
+    );
   }
 }
 
-async function untilJourney(handle: ReturnType<Client['workflow']['getHandle']>, accept: (state: JourneyState) => boolean, timeoutMs: number, stack: RampflowStack): Promise<JourneyState> {
+async function untilJourney(
+  handle: ReturnType<Client['workflow']['getHandle']>,
+  accept: (state: JourneyState) => boolean,
+  timeoutMs: number,
+  stack: RampflowStack,
+): Promise<JourneyState> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     stack.worker?.assertAlive();
     const state = await handle.query(journeyStateQuery).catch(() => undefined);
     if (state && accept(state)) return state;
-    if (Date.now() > deadline) throw new Error(`the journey did not get there within ${timeoutMs / 1000} s; last stage: ${state?.stage ?? 'none'}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the journey did not get there within ${timeoutMs / 1000} s; last stage: ${state?.stage ?? 'none'}`,
+      );
     await sleep(250);
   }
 }

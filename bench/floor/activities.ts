@@ -7,8 +7,18 @@ export const floorActivities = {
     // Intentionally empty.
   },
   /** The full floor's report: offered to the journey by update, as rampflow's deposits offer theirs. */
-  async report({ journeyId, depositId, stage }: { journeyId: string; depositId: string; stage: string }): Promise<void> {
-    await Context.current().client.workflow.getHandle(journeyId).executeUpdate(fullFloorReportUpdate, { args: [{ depositId, stage }] });
+  async report({
+    journeyId,
+    depositId,
+    stage,
+  }: {
+    journeyId: string;
+    depositId: string;
+    stage: string;
+  }): Promise<void> {
+    await Context.current()
+      .client.workflow.getHandle(journeyId)
+      .executeUpdate(fullFloorReportUpdate, { args: [{ depositId, stage }] });
   },
 };
 

@@ -114,7 +114,11 @@ export async function fullFloorJourney(): Promise<void> {
   await localStep(); // the partner event of the accounts and ACTIVE
 
   for (const kind of ['ONRAMP', 'OFFRAMP'] as const) {
-    const deposit = await startChild(fullFloorDeposit, { workflowId: `${journeyId}/deposit-${kind}`, args: [journeyId, kind], parentClosePolicy: ParentClosePolicy.ABANDON });
+    const deposit = await startChild(fullFloorDeposit, {
+      workflowId: `${journeyId}/deposit-${kind}`,
+      args: [journeyId, kind],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
     for (const event of depositWebhooks(kind)) await deposit.signal(floorEventSignal, event);
   }
   // Each report is news the journey records as a partner event.

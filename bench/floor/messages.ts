@@ -8,7 +8,13 @@ export const floorProgressSignal = defineSignal<[{ depositId: string; stage: str
 export const FLOOR_JOURNEY_WEBHOOKS = ['VIRTUAL_ACCOUNT_APPROVED', 'DEPOSIT_ADDRESS_APPROVED'] as const;
 
 /** A deposit's webhooks, in the order the service sends them (an offramp's payment last). */
-export const depositWebhooks = (kind: 'ONRAMP' | 'OFFRAMP'): string[] => ['DEPOSIT_RECEIVED', 'DEPOSIT_APPROVED', 'TRADE_CREATED', 'TRADE_SETTLED', ...(kind === 'OFFRAMP' ? ['PAYMENT_SETTLED'] : [])];
+export const depositWebhooks = (kind: 'ONRAMP' | 'OFFRAMP'): string[] => [
+  'DEPOSIT_RECEIVED',
+  'DEPOSIT_APPROVED',
+  'TRADE_CREATED',
+  'TRADE_SETTLED',
+  ...(kind === 'OFFRAMP' ? ['PAYMENT_SETTLED'] : []),
+];
 
 /** The full floor's deposit report, offered to its journey by update as rampflow's are (full-floor.ts). */
 export const fullFloorReportUpdate = defineUpdate<void, [{ depositId: string; stage: string }]>('fullFloorReport');

@@ -21,9 +21,16 @@ export interface FloorRunResult {
 const START_CONCURRENCY = 32;
 
 /** Starts the floor's worker process and waits until it polls. */
-export async function startFloorWorker(temporal: BenchTemporal, name: string): Promise<{ worker: BenchChild; taskQueue: string }> {
+export async function startFloorWorker(
+  temporal: BenchTemporal,
+  name: string,
+): Promise<{ worker: BenchChild; taskQueue: string }> {
   const taskQueue = `floor-${name}`;
-  const worker = startChild({ name: `${name}-floor-worker`, command: { script: 'bench/floor/worker-process.ts' }, env: { TEMPORAL_ADDRESS: temporal.server.address, FLOOR_TASK_QUEUE: taskQueue } });
+  const worker = startChild({
+    name: `${name}-floor-worker`,
+    command: { script: 'bench/floor/worker-process.ts' },
+    env: { TEMPORAL_ADDRESS: temporal.server.address, FLOOR_TASK_QUEUE: taskQueue },
+  });
   try {
     await waitUntilReady(worker, 'the floor worker', () => workerIsPolling(temporal.client, taskQueue));
   } catch (error) {
@@ -36,7 +43,13 @@ export async function startFloorWorker(temporal: BenchTemporal, name: string): P
 /** The two floors (bench/README.md): the journey's shape when issue 25 drew its target, and its orchestration today. */
 export type FloorKind = 'floorJourney' | 'fullFloorJourney';
 
-export async function runFloor(client: Client, floor: { worker: BenchChild; taskQueue: string }, count: number, timeoutMs: number, kind: FloorKind = 'floorJourney'): Promise<FloorRunResult> {
+export async function runFloor(
+  client: Client,
+  floor: { worker: BenchChild; taskQueue: string },
+  count: number,
+  timeoutMs: number,
+  kind: FloorKind = 'floorJourney',
+): Promise<FloorRunResult> {
   const prefix = `${kind === 'floorJourney' ? 'floor' : 'full-floor'}-${Date.now().toString(36)}-`;
   const ids = Array.from({ length: count }, (_, i) => `${prefix}${i}`);
   const deadline = Date.now() + timeoutMs;
@@ -45,7 +58,13 @@ export async function runFloor(client: Client, floor: { worker: BenchChild; task
   const starting = forEachLimited(ids, START_CONCURRENCY, async (workflowId) => {
     // The journey's webhooks, as rampflow's receiver would send them: the first one starts it.
     const [first, ...rest] = FLOOR_JOURNEY_WEBHOOKS;
-    const journey = await plain.workflow.signalWithStart<() => Promise<void>, [string]>(kind, { workflowId, taskQueue: floor.taskQueue, args: [], signal: floorEventSignal, signalArgs: [first] });
+    const journey = await plain.workflow.signalWithStart<() => Promise<void>, [string]>(kind, {
+      workflowId,
+      taskQueue: floor.taskQueue,
+      args: [],
+      signal: floorEventSignal,
+      signalArgs: [first],
+    });
     for (const event of rest) await journey.signal(floorEventSignal, event);
   });
   const doneQuery = `WorkflowType = '${kind}' AND ExecutionStatus = 'Completed' AND WorkflowId STARTS_WITH '${prefix}'`;
@@ -58,6 +77,10 @@ export async function runFloor(client: Client, floor: { worker: BenchChild; task
   await starting;
   const journeys = await listWorkflows(client, doneQuery);
   const journeyMs = journeys.map((journey) => (journey.closeTime ?? Number.NaN) - journey.startTime);
-  const makespanMs = journeys.length === 0 ? Number.NaN : Math.max(...journeys.map((journey) => journey.closeTime ?? 0)) - Math.min(...journeys.map((journey) => journey.startTime));
+  const makespanMs =
+    journeys.length === 0
+      ? Number.NaN
+      : Math.max(...journeys.map((journey) => journey.closeTime ?? 0)) -
+        Math.min(...journeys.map((journey) => journey.startTime));
   return { count, finished: done >= count, makespanMs, journeyMs, workerPeakMiB: floor.worker.memory().peakMiB };
 }

@@ -13,7 +13,12 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: ['SIGINT', 'SIGTERM'] });
   const connection = await NativeConnection.connect({ address });
   try {
-    const worker = await Worker.create({ connection, taskQueue, workflowsPath: join(__dirname, 'workflows.ts'), activities: floorActivities });
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      workflowsPath: join(__dirname, 'workflows.ts'),
+      activities: floorActivities,
+    });
     await worker.run();
   } finally {
     await connection.close();

@@ -8,7 +8,15 @@
  * deposit's come from its journey, which starts the deposit as an abandoned child (a workflow cannot
  * signal itself).
  */
-import { condition, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
 import { depositWebhooks, FLOOR_JOURNEY_WEBHOOKS, floorEventSignal, floorProgressSignal } from './messages';
 
@@ -24,7 +32,8 @@ function webhooks(): (event: string) => Promise<void> {
 export async function floorDeposit(journeyId: string, kind: 'ONRAMP' | 'OFFRAMP'): Promise<void> {
   const depositId = workflowInfo().workflowId;
   const arrived = webhooks();
-  const report = (stage: string) => getExternalWorkflowHandle(journeyId).signal(floorProgressSignal, { depositId, stage });
+  const report = (stage: string) =>
+    getExternalWorkflowHandle(journeyId).signal(floorProgressSignal, { depositId, stage });
   const [first, ...rest] = depositWebhooks(kind);
   await arrived(first!);
   await report('RECEIVED');
@@ -48,7 +57,11 @@ export async function floorJourney(): Promise<void> {
 
   // ACTIVE: a deposit each way, each its own workflow, each moved by its webhooks.
   for (const kind of ['ONRAMP', 'OFFRAMP'] as const) {
-    const deposit = await startChild(floorDeposit, { workflowId: `${journeyId}/deposit-${kind}`, args: [journeyId, kind], parentClosePolicy: ParentClosePolicy.ABANDON });
+    const deposit = await startChild(floorDeposit, {
+      workflowId: `${journeyId}/deposit-${kind}`,
+      args: [journeyId, kind],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
     for (const event of depositWebhooks(kind)) await deposit.signal(floorEventSignal, event);
   }
   await condition(() => completed.size === 2);

@@ -7,14 +7,24 @@ import { RampRateLimitedError, type RampClient } from '../../ramp';
 import type { JourneyRequest } from '../../workflows/journey-input';
 
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
-const BANK_ACCOUNT = { accountNo: '987654321', currency: 'AUD', bankName: 'Bench Bank', swift: 'BENCAU2S', beneficiaryName: 'Ada Lovelace' } as const;
+const BANK_ACCOUNT = {
+  accountNo: '987654321',
+  currency: 'AUD',
+  bankName: 'Bench Bank',
+  swift: 'BENCAU2S',
+  beneficiaryName: 'Ada Lovelace',
+} as const;
 const AUD_SOURCE = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };
 const CRYPTO_SENDER = { address: '0x000000000000000000000000000000000000dEaD', network: 'ETH' };
 
 export function journeyRequest(externalId: string, timings: JourneyRequest['timings']): JourneyRequest {
   return {
     customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
-    onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH', currency: 'USDT', registeredBy: 'journey' }, audSourceAccount: AUD_SOURCE },
+    onramp: {
+      currency: 'AUD',
+      cryptoAddress: { address: WALLET, network: 'ETH', currency: 'USDT', registeredBy: 'journey' },
+      audSourceAccount: AUD_SOURCE,
+    },
     offramp: { currency: 'USDT', network: 'ETH', bankAccount: { ...BANK_ACCOUNT, registeredBy: 'journey' } },
     timings,
   };
@@ -22,7 +32,11 @@ export function journeyRequest(externalId: string, timings: JourneyRequest['timi
 
 /** The customer as a partner would have it before the journey: created with its externalId. */
 export async function prepareCustomer(ramp: RampClient, externalId: string): Promise<void> {
-  const { id: customerId } = await ramp.customers.create({ externalId, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  const { id: customerId } = await ramp.customers.create({
+    externalId,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
   if (!customerId) throw new Error(`the sandbox created customer ${externalId} without an id`);
 }
 
@@ -31,9 +45,26 @@ export async function prepareCustomer(ramp: RampClient, externalId: string): Pro
  * service limiting the partner's rate may refuse the simulated payment too (it is the partner's
  * call): it is sent again after the Retry-After.
  */
-export async function sendDeposits(ramp: RampClient, accounts: { virtualAccountId: string; depositAddressId: string }): Promise<void> {
-  await untilAccepted(() => ramp.deposits.mock({ virtualAccountId: accounts.virtualAccountId, amount: '100.00', currency: 'AUD', sender: AUD_SOURCE }));
-  await untilAccepted(() => ramp.deposits.mock({ depositAddressId: accounts.depositAddressId, amount: '50.00', currency: 'USDT', sender: CRYPTO_SENDER }));
+export async function sendDeposits(
+  ramp: RampClient,
+  accounts: { virtualAccountId: string; depositAddressId: string },
+): Promise<void> {
+  await untilAccepted(() =>
+    ramp.deposits.mock({
+      virtualAccountId: accounts.virtualAccountId,
+      amount: '100.00',
+      currency: 'AUD',
+      sender: AUD_SOURCE,
+    }),
+  );
+  await untilAccepted(() =>
+    ramp.deposits.mock({
+      depositAddressId: accounts.depositAddressId,
+      amount: '50.00',
+      currency: 'USDT',
+      sender: CRYPTO_SENDER,
+    }),
+  );
 }
 
 async function untilAccepted<T>(send: () => Promise<T>): Promise<T> {

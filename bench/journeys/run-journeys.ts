@@ -58,14 +58,19 @@ export interface JourneyRunResult {
 const START_CONCURRENCY = 32;
 const DRIVER_CONCURRENCY = 8;
 
-export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient, options: JourneyRunOptions): Promise<JourneyRunResult> {
+export async function runJourneys(
+  stack: RampflowStack,
+  rampflow: RampflowClient,
+  options: JourneyRunOptions,
+): Promise<JourneyRunResult> {
   const client: Client = rampflow.temporal;
   const externalIds = Array.from({ length: options.count }, (_, i) => `${options.prefix}${i}`);
   const ofRun = `RampExternalId STARTS_WITH '${options.prefix}'`;
 
   // Prepared while no receiver is registered: these customers' own events wait for the sandbox's
   // 10-minute retry, outside the run, and the journeys find them already approved.
-  if (options.prepared !== false) await forEachLimited(externalIds, 16, (externalId) => prepareCustomer(stack.ramp, externalId));
+  if (options.prepared !== false)
+    await forEachLimited(externalIds, 16, (externalId) => prepareCustomer(stack.ramp, externalId));
   if (options.webhooks !== false) await stack.registerReceiver();
   const callsBefore = stack.requestLog.apiRequests();
   const callsByPathBefore = new Map(stack.requestLog.byPath);
@@ -81,12 +86,15 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
   const sendDepositsToNewlyActive = async (): Promise<void> => {
     const activeQuery = `WorkflowType = 'customerJourney' AND RampStage = 'ACTIVE' AND ${ofRun}`;
     if ((await countWorkflows(client, activeQuery)) <= depositsSentFor.size) return;
-    const fresh = (await listWorkflows(client, activeQuery)).map((w) => w.externalId!).filter((id) => !depositsSentFor.has(id));
+    const fresh = (await listWorkflows(client, activeQuery))
+      .map((w) => w.externalId!)
+      .filter((id) => !depositsSentFor.has(id));
     await forEachLimited(fresh, DRIVER_CONCURRENCY, async (externalId) => {
       const state: JourneyState = await rampflow.getJourney(externalId);
       const virtualAccountId = state.onramp?.virtualAccount?.id;
       const depositAddressId = state.offramp?.depositAddress?.id;
-      if (!virtualAccountId || !depositAddressId) throw new Error(`journey ${externalId} is ACTIVE without its accounts`);
+      if (!virtualAccountId || !depositAddressId)
+        throw new Error(`journey ${externalId} is ACTIVE without its accounts`);
       await sendDeposits(stack.ramp, { virtualAccountId, depositAddressId });
       depositsSentFor.add(externalId);
       depositsSentAt.set(externalId, Date.now());
@@ -105,7 +113,9 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
     if (Date.now() - lastProgress > 10_000) {
       lastProgress = Date.now();
       const parked = await countWorkflows(client, `RampStage = 'NEEDS_ATTENTION' AND ${ofRun}`);
-      options.progress(`${Math.round((Date.now() - started) / 1000)} s: ${depositsSentFor.size}/${options.count} journeys ACTIVE, ${completed}/${2 * options.count} deposits completed${parked ? `, ${parked} parked` : ''}`);
+      options.progress(
+        `${Math.round((Date.now() - started) / 1000)} s: ${depositsSentFor.size}/${options.count} journeys ACTIVE, ${completed}/${2 * options.count} deposits completed${parked ? `, ${parked} parked` : ''}`,
+      );
     }
   }
   await starting;
@@ -117,7 +127,11 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
   const depositsOf = new Map<string, { completed: number; lastClose: number; lastStart: number }>();
   for (const deposit of deposits) {
     const seen = depositsOf.get(deposit.externalId!) ?? { completed: 0, lastClose: 0, lastStart: 0 };
-    depositsOf.set(deposit.externalId!, { completed: seen.completed + 1, lastClose: Math.max(seen.lastClose, deposit.closeTime ?? Number.NaN), lastStart: Math.max(seen.lastStart, deposit.startTime) });
+    depositsOf.set(deposit.externalId!, {
+      completed: seen.completed + 1,
+      lastClose: Math.max(seen.lastClose, deposit.closeTime ?? Number.NaN),
+      lastStart: Math.max(seen.lastStart, deposit.startTime),
+    });
   }
   const journeyMs: number[] = [];
   const phasesMs: JourneyRunResult['phasesMs'] = { signup: [], depositEvent: [], depositRun: [] };
@@ -137,5 +151,15 @@ export async function runJourneys(stack: RampflowStack, rampflow: RampflowClient
       phasesMs.depositRun.push(done.lastClose - done.lastStart);
     }
   }
-  return { count: options.count, finished, makespanMs: journeyMs.length === 0 ? Number.NaN : lastClose - firstStart, journeyMs, phasesMs, apiCalls, startedAt: started, apiCallsAtStart: callsBefore, apiCallsByPathAtStart: callsByPathBefore };
+  return {
+    count: options.count,
+    finished,
+    makespanMs: journeyMs.length === 0 ? Number.NaN : lastClose - firstStart,
+    journeyMs,
+    phasesMs,
+    apiCalls,
+    startedAt: started,
+    apiCallsAtStart: callsBefore,
+    apiCallsByPathAtStart: callsByPathBefore,
+  };
 }

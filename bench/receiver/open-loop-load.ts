@@ -18,7 +18,12 @@ export interface LoadResult {
 }
 
 /** Runs `call(i)` `rate × seconds` times at `rate` a second; a call succeeds when it resolves true. */
-export async function openLoop(rate: number, seconds: number, call: (i: number) => Promise<boolean>, maxInFlight = 256): Promise<LoadResult> {
+export async function openLoop(
+  rate: number,
+  seconds: number,
+  call: (i: number) => Promise<boolean>,
+  maxInFlight = 256,
+): Promise<LoadResult> {
   const total = Math.round(rate * seconds);
   const latenciesMs: number[] = [];
   let ok = 0;
@@ -54,14 +59,25 @@ export async function openLoop(rate: number, seconds: number, call: (i: number) 
 }
 
 /** POSTs `body(i)` to the receiver at `rate` a second; a 200 is a success. */
-export async function openLoopLoad(url: string, rate: number, seconds: number, body: (i: number) => string, maxInFlight = 256): Promise<LoadResult> {
+export async function openLoopLoad(
+  url: string,
+  rate: number,
+  seconds: number,
+  body: (i: number) => string,
+  maxInFlight = 256,
+): Promise<LoadResult> {
   const agent = new Agent({ connections: maxInFlight, keepAliveTimeout: 30_000 });
   try {
     return await openLoop(
       rate,
       seconds,
       async (i) => {
-        const response = await request(url, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: body(i) });
+        const response = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'content-type': 'application/json' },
+          body: body(i),
+        });
         await response.body.dump();
         return response.statusCode === 200;
       },

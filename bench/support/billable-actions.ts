@@ -53,13 +53,21 @@ export function actionsOfHistory(events: HistoryEvent[]): ActionCounts {
   const counts = noActions();
   // A signal-with-start puts its signal right after the start, before the first workflow task.
   // (Decoded protobuf messages have null, not undefined, for an absent attribute.)
-  const signalWithStart = Boolean(events[0]?.workflowExecutionStartedEventAttributes) && Boolean(events[1]?.workflowExecutionSignaledEventAttributes);
+  const signalWithStart =
+    Boolean(events[0]?.workflowExecutionStartedEventAttributes) &&
+    Boolean(events[1]?.workflowExecutionSignaledEventAttributes);
   const localActivityTasks = new Set<string>();
   for (const event of events) {
     if (event.workflowExecutionStartedEventAttributes) counts['workflow starts'] += 1;
-    else if (event.workflowExecutionSignaledEventAttributes || event.signalExternalWorkflowExecutionFailedEventAttributes) counts.signals += 1;
-    else if (event.activityTaskStartedEventAttributes) counts['activity attempts'] += event.activityTaskStartedEventAttributes.attempt ?? 1;
-    else if (event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER) localActivityTasks.add(String(event.markerRecordedEventAttributes.workflowTaskCompletedEventId));
+    else if (
+      event.workflowExecutionSignaledEventAttributes ||
+      event.signalExternalWorkflowExecutionFailedEventAttributes
+    )
+      counts.signals += 1;
+    else if (event.activityTaskStartedEventAttributes)
+      counts['activity attempts'] += event.activityTaskStartedEventAttributes.attempt ?? 1;
+    else if (event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER)
+      localActivityTasks.add(String(event.markerRecordedEventAttributes.workflowTaskCompletedEventId));
     else if (event.timerStartedEventAttributes) counts.timers += 1;
     else if (event.upsertWorkflowSearchAttributesEventAttributes) counts['search-attribute upserts'] += 1;
     else if (event.workflowExecutionUpdateAcceptedEventAttributes) counts.updates += 1;
@@ -123,9 +131,11 @@ export function partnerEventActionsOfHistory(events: HistoryEvent[]): ActionCoun
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) activityTypes.set(String(event.eventId), scheduled.activityType?.name ?? '');
     const started = event.activityTaskStartedEventAttributes;
-    if (started && PUBLISH_ACTIVITIES.has(activityTypes.get(String(started.scheduledEventId)) ?? '')) counts['activity attempts'] += started.attempt ?? 1;
+    if (started && PUBLISH_ACTIVITIES.has(activityTypes.get(String(started.scheduledEventId)) ?? ''))
+      counts['activity attempts'] += started.attempt ?? 1;
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === LOCAL_ACTIVITY_MARKER && localActivityTypeOf(marker) === RECORD_LOCAL_ACTIVITY) recordingTasks.add(String(marker.workflowTaskCompletedEventId));
+    if (marker?.markerName === LOCAL_ACTIVITY_MARKER && localActivityTypeOf(marker) === RECORD_LOCAL_ACTIVITY)
+      recordingTasks.add(String(marker.workflowTaskCompletedEventId));
     const upsert = event.upsertWorkflowSearchAttributesEventAttributes;
     if (upsert) {
       const versions = changeVersionsOf(upsert.searchAttributes?.indexedFields?.TemporalChangeVersion?.data);
@@ -145,7 +155,10 @@ export function partnerEventActionsOfHistory(events: HistoryEvent[]): ActionCoun
  * is, and the share partner events caused (partnerEventActionsOfHistory, plus every action of the
  * delivery workflows).
  */
-export async function actionsOfWorkflows(client: Client, query: string): Promise<{ counts: ActionCounts; runs: number; byType: Map<string, ActionCounts>; partnerEvents: ActionCounts }> {
+export async function actionsOfWorkflows(
+  client: Client,
+  query: string,
+): Promise<{ counts: ActionCounts; runs: number; byType: Map<string, ActionCounts>; partnerEvents: ActionCounts }> {
   const counts = noActions();
   const partnerEvents = noActions();
   const byType = new Map<string, ActionCounts>();
@@ -154,7 +167,10 @@ export async function actionsOfWorkflows(client: Client, query: string): Promise
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     const actions = actionsOfHistory(history.events ?? []);
     addActions(counts, actions);
-    addActions(partnerEvents, execution.type === DELIVERY_WORKFLOW ? actions : partnerEventActionsOfHistory(history.events ?? []));
+    addActions(
+      partnerEvents,
+      execution.type === DELIVERY_WORKFLOW ? actions : partnerEventActionsOfHistory(history.events ?? []),
+    );
     addActions(byType.get(execution.type) ?? byType.set(execution.type, noActions()).get(execution.type)!, actions);
     runs += 1;
   }

@@ -45,9 +45,16 @@ export function startChild(spec: ChildSpec): BenchChild {
   const logFile = join(LOG_DIR, `${spec.name}.log`);
   const log = openSync(logFile, 'w');
   // tsx as a loader, not its CLI (which would run the script in a grandchild whose memory we would not see).
-  const entry = 'rampflow' in spec.command ? [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), ...spec.command.rampflow] : ['--import', 'tsx', join(PROJECT_ROOT, spec.command.script), ...(spec.command.args ?? [])];
+  const entry =
+    'rampflow' in spec.command
+      ? [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), ...spec.command.rampflow]
+      : ['--import', 'tsx', join(PROJECT_ROOT, spec.command.script), ...(spec.command.args ?? [])];
   const args = [...(spec.nodeArgs ?? []), ...entry];
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...spec.env }, stdio: ['ignore', log, log] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', log, log],
+  });
   closeSync(log);
   running.add(child);
   const exited = new Promise<void>((done) =>
@@ -79,12 +86,18 @@ export function startChild(spec: ChildSpec): BenchChild {
 }
 
 /** Polls `ready` until it holds, failing early when the child dies and after `timeoutMs`. */
-export async function waitUntilReady(child: BenchChild, what: string, ready: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+export async function waitUntilReady(
+  child: BenchChild,
+  what: string,
+  ready: () => Promise<boolean>,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     child.assertAlive();
     if (await ready().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} was not ready within ${timeoutMs / 1000} s; see ${child.logFile}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} was not ready within ${timeoutMs / 1000} s; see ${child.logFile}`);
     await new Promise((wake) => setTimeout(wake, 250));
   }
 }

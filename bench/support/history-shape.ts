@@ -5,7 +5,14 @@
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { actionsOfHistory, addActions, ACTION_KINDS, noActions, totalActions, type ActionCounts } from './billable-actions';
+import {
+  actionsOfHistory,
+  addActions,
+  ACTION_KINDS,
+  noActions,
+  totalActions,
+  type ActionCounts,
+} from './billable-actions';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -42,12 +49,17 @@ export function shapeSince(after: HistoryShape, before: HistoryShape): HistorySh
     runs: after.runs - before.runs,
     events: after.events - before.events,
     workflowTasks: after.workflowTasks - before.workflowTasks,
-    actions: Object.fromEntries(ACTION_KINDS.map((kind) => [kind, after.actions[kind] - before.actions[kind]])) as ActionCounts,
+    actions: Object.fromEntries(
+      ACTION_KINDS.map((kind) => [kind, after.actions[kind] - before.actions[kind]]),
+    ) as ActionCounts,
   };
 }
 
 /** Per-type differences of two readings (a type absent before counts from nothing). */
-export function shapesSince(after: Map<string, HistoryShape>, before: Map<string, HistoryShape>): Map<string, HistoryShape> {
+export function shapesSince(
+  after: Map<string, HistoryShape>,
+  before: Map<string, HistoryShape>,
+): Map<string, HistoryShape> {
   return new Map([...after].map(([type, shape]) => [type, shapeSince(shape, before.get(type) ?? emptyShape())]));
 }
 
@@ -58,7 +70,10 @@ export async function shapesByType(client: Client, query: string): Promise<Map<s
   const byType = new Map<string, HistoryShape>();
   for await (const execution of client.workflow.list({ query, pageSize: 1000 })) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-    addShape(byType.get(execution.type) ?? byType.set(execution.type, emptyShape()).get(execution.type)!, shapeOfHistory(history.events ?? []));
+    addShape(
+      byType.get(execution.type) ?? byType.set(execution.type, emptyShape()).get(execution.type)!,
+      shapeOfHistory(history.events ?? []),
+    );
   }
   return byType;
 }

@@ -33,7 +33,9 @@ export interface ModuleCopy {
 export async function measureModuleCopy(): Promise<ModuleCopy> {
   const bundlePath = join(mkdtempSync(join(tmpdir(), 'rampflow-module-copy-')), 'workflow-bundle.js');
   await writeWorkflowBundle(bundlePath);
-  const output = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, bundlePath], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, bundlePath], {
+    encoding: 'utf8',
+  });
   return JSON.parse(output.trim().split('\n').at(-1)!) as ModuleCopy;
 }
 
@@ -42,7 +44,16 @@ function measureInThisProcess(bundlePath: string): ModuleCopy {
   if (!collect) throw new Error('run with --expose-gc');
   const shared = new Map<string | symbol, unknown>();
   let current: Map<string | symbol, unknown> | undefined;
-  const context = vm.createContext({ console, TextEncoder, TextDecoder, AbortController, URL, URLSearchParams, Headers, Response });
+  const context = vm.createContext({
+    console,
+    TextEncoder,
+    TextDecoder,
+    AbortController,
+    URL,
+    URLSearchParams,
+    Headers,
+    Response,
+  });
   const moduleCache = new Proxy(
     {},
     {
@@ -69,7 +80,11 @@ function measureInThisProcess(bundlePath: string): ModuleCopy {
   collect();
   const after = process.memoryUsage().heapUsed;
   const names = [...held[0]!.keys()].map(String);
-  return { modules: names.length, kibPerWorkflow: (after - before) / COPIES / 1024, zodModules: names.filter((name) => name.includes('node_modules/zod/')).length };
+  return {
+    modules: names.length,
+    kibPerWorkflow: (after - before) / COPIES / 1024,
+    zodModules: names.filter((name) => name.includes('node_modules/zod/')).length,
+  };
 }
 
 if (process.argv[1] === __filename) process.stdout.write(`${JSON.stringify(measureInThisProcess(process.argv[2]!))}\n`);

@@ -89,7 +89,10 @@ export async function startBenchPartnerEndpoint(name = 'bench-partner'): Promise
 }
 
 /** The worker's environment for one endpoint. */
-export const partnerEventEnvFor = (endpoint: BenchPartnerEndpoint, more: Record<string, string> = {}): Record<string, string> => ({
+export const partnerEventEnvFor = (
+  endpoint: BenchPartnerEndpoint,
+  more: Record<string, string> = {},
+): Record<string, string> => ({
   PARTNER_EVENT_ENDPOINTS: JSON.stringify([endpoint.configured]),
   // The bench's endpoint is on loopback.
   PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS: 'true',

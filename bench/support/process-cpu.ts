@@ -27,9 +27,18 @@ function statOf(pid: number): ProcessStat | undefined {
   }
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis are fixed.
   const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
-  return { pid, parentPid: fields[1]!, name, ownMs: ms(fields[11]! + fields[12]!), reapedChildrenMs: ms(fields[13]! + fields[14]!) };
+  return {
+    pid,
+    parentPid: fields[1]!,
+    name,
+    ownMs: ms(fields[11]! + fields[12]!),
+    reapedChildrenMs: ms(fields[13]! + fields[14]!),
+  };
 }
 
 export function processCpuMs(pid: number): number {
@@ -54,12 +63,15 @@ function allProcesses(): ProcessStat[] {
 export function descendantsCpuMs(name: string): number | undefined {
   const processes = allProcesses();
   const childrenOf = new Map<number, ProcessStat[]>();
-  for (const stat of processes) (childrenOf.get(stat.parentPid) ?? childrenOf.set(stat.parentPid, []).get(stat.parentPid)!).push(stat);
+  for (const stat of processes)
+    (childrenOf.get(stat.parentPid) ?? childrenOf.set(stat.parentPid, []).get(stat.parentPid)!).push(stat);
   const wanted = name.slice(0, 15);
   const childrenOfPid = (pid: number) => childrenOf.get(pid) ?? [];
-  const treeMs = (stat: ProcessStat): number => stat.ownMs + stat.reapedChildrenMs + childrenOfPid(stat.pid).reduce((sum, child) => sum + treeMs(child), 0);
+  const treeMs = (stat: ProcessStat): number =>
+    stat.ownMs + stat.reapedChildrenMs + childrenOfPid(stat.pid).reduce((sum, child) => sum + treeMs(child), 0);
   // The topmost matching processes below this one, each with its whole tree.
-  const matching = (stat: ProcessStat): ProcessStat[] => (stat.name === wanted ? [stat] : childrenOfPid(stat.pid).flatMap(matching));
+  const matching = (stat: ProcessStat): ProcessStat[] =>
+    stat.name === wanted ? [stat] : childrenOfPid(stat.pid).flatMap(matching);
   const found = childrenOfPid(process.pid).flatMap(matching);
   return found.length === 0 ? undefined : found.reduce((sum, stat) => sum + treeMs(stat), 0);
 }

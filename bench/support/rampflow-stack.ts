@@ -65,18 +65,29 @@ export interface RampflowStack {
   stop(): Promise<void>;
 }
 
-export async function startRampflowStack(temporal: BenchTemporal, options: RampflowStackOptions): Promise<RampflowStack> {
+export async function startRampflowStack(
+  temporal: BenchTemporal,
+  options: RampflowStackOptions,
+): Promise<RampflowStack> {
   const stoppers: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const stopPart of stoppers.reverse()) await stopPart();
   };
   // BENCH_PROFILE=<folder>: the worker and the receiver each write a V8 CPU profile there when they stop (open it in Chrome's DevTools).
-  const profile = process.env.BENCH_PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] } : {};
+  const profile = process.env.BENCH_PROFILE
+    ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] }
+    : {};
   try {
     const requestLog = new SandboxRequestLog();
     const sandbox = await createSandbox({
       partners: [BENCH_PARTNER],
-      ...(options.autopilot === false ? {} : { autopilot: options.autopilotDelaySeconds ? uniformAutopilotDelays(options.autopilotDelaySeconds) : IMMEDIATE_AUTOPILOT }),
+      ...(options.autopilot === false
+        ? {}
+        : {
+            autopilot: options.autopilotDelaySeconds
+              ? uniformAutopilotDelays(options.autopilotDelaySeconds)
+              : IMMEDIATE_AUTOPILOT,
+          }),
       deliveryTickSeconds: options.deliveryTickSeconds,
       audWhitelistDelaySeconds: 0,
       ...(options.listOrder ? { listOrder: options.listOrder } : {}),
@@ -108,9 +119,22 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
       // Unversioned: a benchmark's worker is the only one, and nobody would make its version current.
       // Its own partner event store: the embedded one takes one writer, and a benchmark leaves nothing in the repository.
       const eventsDir = mkdtempSync(join(tmpdir(), 'rampflow-bench-events-'));
-      const workerEnv = { ...common, WORKER_METRICS_PORT: '0', TEMPORAL_WORKER_VERSIONING: 'false', PARTNER_EVENTS_DIR: eventsDir, ...options.partnerEventEnv, ...options.depositEnv, ...options.workerEnv };
+      const workerEnv = {
+        ...common,
+        WORKER_METRICS_PORT: '0',
+        TEMPORAL_WORKER_VERSIONING: 'false',
+        PARTNER_EVENTS_DIR: eventsDir,
+        ...options.partnerEventEnv,
+        ...options.depositEnv,
+        ...options.workerEnv,
+      };
       // The heap flag given directly, as the image's entry point does, so the child is the worker itself (bin/rampflow.cjs would relaunch it).
-      const started = startChild({ name: `${options.name}-worker${index === 0 ? '' : `-${index + 1}`}`, command: { rampflow: ['worker'] }, env: workerEnv, nodeArgs: [workerHeapFlag(workerEnv), ...(profile.nodeArgs ?? [])] });
+      const started = startChild({
+        name: `${options.name}-worker${index === 0 ? '' : `-${index + 1}`}`,
+        command: { rampflow: ['worker'] },
+        env: workerEnv,
+        nodeArgs: [workerHeapFlag(workerEnv), ...(profile.nodeArgs ?? [])],
+      });
       workers.push(started);
       stoppers.push(() => started.stop());
     }
@@ -122,12 +146,31 @@ export async function startRampflowStack(temporal: BenchTemporal, options: Rampf
     // The benchmarks drive the receiver from one address and a few hundred journeys far past its
     // production budget (webhooks/receiver-budget.ts), which would answer 429: they measure
     // throughput, so the budget is out of their way.
-    const unbudgeted = { WEBHOOK_SOURCE_PER_SECOND: '10000', WEBHOOK_SOURCE_BURST: '100000', WEBHOOK_TARGET_PER_MINUTE: '6000', WEBHOOK_TARGET_BURST: '10000', WEBHOOK_STARTS_PER_SECOND: '10000', WEBHOOK_STARTS_BURST: '100000', WEBHOOK_TOTAL_STARTS_PER_SECOND: '10000', WEBHOOK_TOTAL_STARTS_BURST: '100000' };
-    const receiver = startChild({ name: `${options.name}-receiver`, command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] }, env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token, ...unbudgeted, ...options.depositEnv }, ...profile });
+    const unbudgeted = {
+      WEBHOOK_SOURCE_PER_SECOND: '10000',
+      WEBHOOK_SOURCE_BURST: '100000',
+      WEBHOOK_TARGET_PER_MINUTE: '6000',
+      WEBHOOK_TARGET_BURST: '10000',
+      WEBHOOK_STARTS_PER_SECOND: '10000',
+      WEBHOOK_STARTS_BURST: '100000',
+      WEBHOOK_TOTAL_STARTS_PER_SECOND: '10000',
+      WEBHOOK_TOTAL_STARTS_BURST: '100000',
+    };
+    const receiver = startChild({
+      name: `${options.name}-receiver`,
+      command: { rampflow: ['webhooks', 'serve', '--no-reconcile-schedule'] },
+      env: { ...common, WEBHOOK_PORT: String(port), WEBHOOK_TOKEN: token, ...unbudgeted, ...options.depositEnv },
+      ...profile,
+    });
     stoppers.push(() => receiver.stop());
     const receiverUrl = `http://127.0.0.1:${port}`;
-    await waitUntilReady(receiver, 'the webhook receiver', async () => (await request(`${receiverUrl}/healthz`)).statusCode === 200);
-    for (const started of workers) await waitUntilReady(started, 'the worker', () => workerIsPolling(temporal.client, taskQueue));
+    await waitUntilReady(
+      receiver,
+      'the webhook receiver',
+      async () => (await request(`${receiverUrl}/healthz`)).statusCode === 200,
+    );
+    for (const started of workers)
+      await waitUntilReady(started, 'the worker', () => workerIsPolling(temporal.client, taskQueue));
 
     const webhookUrl = `${receiverUrl}/webhooks/ramp/${token}`;
     return {

@@ -30,7 +30,11 @@ export class SandboxRequestLog {
       return;
     }
     if (!line.includes('"msg":"request"')) return;
-    const { path, statusCode, receivedAt } = JSON.parse(line) as { path?: string; statusCode?: number; receivedAt?: number };
+    const { path, statusCode, receivedAt } = JSON.parse(line) as {
+      path?: string;
+      statusCode?: number;
+      receivedAt?: number;
+    };
     const key = path ?? '?';
     this.byPath.set(key, (this.byPath.get(key) ?? 0) + 1);
     if (!isApiPath(key)) return;

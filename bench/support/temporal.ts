@@ -32,7 +32,11 @@ export async function startBenchTemporal(options: { cluster?: boolean } = {}): P
     [server, stopServer] = [devServer, () => devServer.stop()];
   }
   const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace, dataConverter: rampflowDataConverter(BENCH_PAYLOAD_KEYS) });
+  const client = new Client({
+    connection,
+    namespace: server.namespace,
+    dataConverter: rampflowDataConverter(BENCH_PAYLOAD_KEYS),
+  });
   return {
     server,
     connection,

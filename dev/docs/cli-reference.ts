@@ -38,7 +38,8 @@ function defaultText(option: Option, projectRoot: string): string {
   if (option.defaultValue === undefined || option.negate) return '';
   if (option.defaultValueDescription) return option.defaultValueDescription;
   const value: unknown = option.defaultValue;
-  if (typeof value === 'string' && value.startsWith(`${projectRoot}${sep}`)) return `\`${relative(projectRoot, value)}\` (in the clone)`;
+  if (typeof value === 'string' && value.startsWith(`${projectRoot}${sep}`))
+    return `\`${relative(projectRoot, value)}\` (in the clone)`;
   return `\`${JSON.stringify(value)}\``;
 }
 
@@ -47,23 +48,31 @@ function commandSection(command: Command, projectRoot: string): string {
   const lines = [`## \`${path}\``, ''];
   if (command.description()) lines.push(command.description(), '');
   const args = command.registeredArguments.map(argumentText).join(' ');
-  const usage = command.commands.length > 0 ? `${path} <command>` : `${path}${visibleOptions(command).length > 0 ? ' [options]' : ''}${args ? ` ${args}` : ''}`;
+  const usage =
+    command.commands.length > 0
+      ? `${path} <command>`
+      : `${path}${visibleOptions(command).length > 0 ? ' [options]' : ''}${args ? ` ${args}` : ''}`;
   lines.push('```', usage, '```', '');
   if (command.commands.length > 0) {
     lines.push('| command | what it does |', '| --- | --- |');
-    for (const sub of command.commands) lines.push(`| [\`${commandPath(sub)}\`](#${anchorOf(sub)}) | ${markdownCell(sub.description())} |`);
+    for (const sub of command.commands)
+      lines.push(`| [\`${commandPath(sub)}\`](#${anchorOf(sub)}) | ${markdownCell(sub.description())} |`);
     lines.push('');
   }
   const described = command.registeredArguments.filter((argument) => argument.description);
   if (described.length > 0) {
     lines.push('| argument | what it is |', '| --- | --- |');
-    for (const argument of described) lines.push(`| \`${tableCode(argumentText(argument))}\` | ${markdownCell(argument.description)} |`);
+    for (const argument of described)
+      lines.push(`| \`${tableCode(argumentText(argument))}\` | ${markdownCell(argument.description)} |`);
     lines.push('');
   }
   const options = visibleOptions(command);
   if (options.length > 0) {
     lines.push('| option | what it does | default |', '| --- | --- | --- |');
-    for (const option of options) lines.push(`| \`${tableCode(option.flags)}\` | ${markdownCell(option.description)} | ${markdownCell(defaultText(option, projectRoot))} |`);
+    for (const option of options)
+      lines.push(
+        `| \`${tableCode(option.flags)}\` | ${markdownCell(option.description)} | ${markdownCell(defaultText(option, projectRoot))} |`,
+      );
     lines.push('');
   }
   return lines.join('\n');
@@ -85,8 +94,12 @@ export function cliReferenceMarkdown(program: Command, projectRoot: string): str
     '',
     '| command | what it does |',
     '| --- | --- |',
-    ...commands.map((command) => `| [\`${commandPath(command)}\`](#${anchorOf(command)}) | ${markdownCell(command.description())} |`),
+    ...commands.map(
+      (command) => `| [\`${commandPath(command)}\`](#${anchorOf(command)}) | ${markdownCell(command.description())} |`,
+    ),
     '',
     ...commands.map((command) => commandSection(command, projectRoot)),
-  ].join('\n').replace(/\n+$/, '\n');
+  ]
+    .join('\n')
+    .replace(/\n+$/, '\n');
 }

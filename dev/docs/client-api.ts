@@ -29,11 +29,15 @@ export async function generateClientApi(projectRoot: string, outDir: string, qui
     ...(quiet ? { logLevel: LogLevel.Warn } : {}),
   });
   const project = await app.convert();
-  if (!project || app.logger.hasErrors()) throw new Error('TypeDoc could not document client/index.ts (its errors are above)');
+  if (!project || app.logger.hasErrors())
+    throw new Error('TypeDoc could not document client/index.ts (its errors are above)');
   app.validate(project);
   if (app.logger.hasErrors() || app.logger.validationWarningCount > 0) {
-    throw new Error('TypeDoc\'s validation failed: the client API names a type client/index.ts does not export, or links to nothing (its warnings are above)');
+    throw new Error(
+      "TypeDoc's validation failed: the client API names a type client/index.ts does not export, or links to nothing (its warnings are above)",
+    );
   }
   await app.generateOutputs(project);
-  if (app.logger.hasErrors()) throw new Error('TypeDoc could not write the client API reference (its errors are above)');
+  if (app.logger.hasErrors())
+    throw new Error('TypeDoc could not write the client API reference (its errors are above)');
 }

@@ -22,7 +22,9 @@ export interface DocsProblem {
 
 /** The documentation: README.md, CONTRIBUTING.md, every page under docs/, and the READMEs of bench/ and deploy/. */
 export function documentationFiles(root: string): string[] {
-  const files = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', 'deploy/README.md'].filter((file) => existsSync(join(root, file)));
+  const files = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', 'deploy/README.md'].filter((file) =>
+    existsSync(join(root, file)),
+  );
   const walk = (folder: string): void => {
     for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
       const path = `${folder}/${entry.name}`;
@@ -134,7 +136,8 @@ export function checkLinks(root: string, files: string[]): DocsProblem[] {
           report(`links ${target}: an anchor into something that is not a Markdown page`);
           continue;
         }
-        if (!anchorsIn(linked).has(anchor)) report(`links ${target}: ${relative(root, linked)} has no heading with the anchor #${anchor}`);
+        if (!anchorsIn(linked).has(anchor))
+          report(`links ${target}: ${relative(root, linked)} has no heading with the anchor #${anchor}`);
       }
     }
   }
@@ -145,7 +148,8 @@ export function checkLinks(root: string, files: string[]): DocsProblem[] {
 function commandWords(rest: string): string[] {
   const words: string[] = [];
   for (const word of rest.trim().split(/\s+/)) {
-    if (word === '' || word === '\\' || word.startsWith('#') || ['|', '||', '&&', ';', '&', '>', '2>'].includes(word)) break;
+    if (word === '' || word === '\\' || word.startsWith('#') || ['|', '||', '&&', ';', '&', '>', '2>'].includes(word))
+      break;
     words.push(word.replace(/[;)]+$/, ''));
   }
   return words;
@@ -170,7 +174,8 @@ export function commandProblem(program: Command, words: string[]): string | unde
       takingSubcommands = false;
       const name = word.replace(/[=[].*$/, '');
       if (!/^--[a-z][a-z0-9-]*$/.test(name)) continue;
-      if (!longOptionsOf(command).has(name)) return `\`rampflow ${words.join(' ')}\`: \`${command.name()}\` has no option ${name}`;
+      if (!longOptionsOf(command).has(name))
+        return `\`rampflow ${words.join(' ')}\`: \`${command.name()}\` has no option ${name}`;
       continue;
     }
     if (!takingSubcommands || word.startsWith('-')) {
@@ -184,9 +189,12 @@ export function commandProblem(program: Command, words: string[]): string | unde
     const alternatives = word.split('|');
     // A placeholder (`<command>`, `...`) where a subcommand goes: nothing to check.
     if (!alternatives.every((alternative) => WORD.test(alternative))) return undefined;
-    const found = alternatives.map((alternative) => command.commands.find((sub) => sub.name() === alternative || sub.aliases().includes(alternative)));
+    const found = alternatives.map((alternative) =>
+      command.commands.find((sub) => sub.name() === alternative || sub.aliases().includes(alternative)),
+    );
     const missing = alternatives.filter((_, index) => !found[index]);
-    if (missing.length > 0) return `\`rampflow ${words.join(' ')}\`: \`${command.name()}\` has no command ${missing.join(', ')}`;
+    if (missing.length > 0)
+      return `\`rampflow ${words.join(' ')}\`: \`${command.name()}\` has no command ${missing.join(', ')}`;
     if (found.length > 1) return undefined;
     command = found[0]!;
   }
@@ -196,7 +204,8 @@ export function commandProblem(program: Command, words: string[]): string | unde
 /** `rampflow …` invocations in a piece of code: after `npx`, at the start of a line or a `$ ` prompt, or after `&&`, `;`, `|`. */
 function rampflowInvocations(code: string): string[][] {
   const invocations: string[][] = [];
-  for (const match of code.matchAll(/(?:^|\bnpx\s+|^\s*\$\s+|&&\s*|;\s*|\|\s*)rampflow\s+([^\n]*)/gm)) invocations.push(commandWords(match[1]!));
+  for (const match of code.matchAll(/(?:^|\bnpx\s+|^\s*\$\s+|&&\s*|;\s*|\|\s*)rampflow\s+([^\n]*)/gm))
+    invocations.push(commandWords(match[1]!));
   return invocations;
 }
 
@@ -204,7 +213,12 @@ function npmScripts(code: string): string[] {
   return [...code.matchAll(/\bnpm\s+run\s+([A-Za-z0-9:._-]+)/g)].map((match) => match[1]!);
 }
 
-export function checkCommands(root: string, files: string[], program: Command, scripts: Record<string, string>): DocsProblem[] {
+export function checkCommands(
+  root: string,
+  files: string[],
+  program: Command,
+  scripts: Record<string, string>,
+): DocsProblem[] {
   const problems: DocsProblem[] = [];
   for (const file of files) {
     for (const line of linesOf(readFileSync(resolve(root, file), 'utf8'))) {
@@ -217,7 +231,12 @@ export function checkCommands(root: string, files: string[], program: Command, s
           if (problem) problems.push({ file, line: line.number, problem });
         }
         for (const script of npmScripts(code)) {
-          if (!(script in scripts)) problems.push({ file, line: line.number, problem: `\`npm run ${script}\`: package.json has no script ${script}` });
+          if (!(script in scripts))
+            problems.push({
+              file,
+              line: line.number,
+              problem: `\`npm run ${script}\`: package.json has no script ${script}`,
+            });
         }
       }
     }

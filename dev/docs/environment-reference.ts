@@ -39,7 +39,8 @@ export function schemaDefault(schema: z.ZodType): unknown {
 export function environmentVariables(): { name: EnvVariable; schema: z.ZodType }[] {
   const seen = new Map<string, z.ZodType>();
   for (const group of ALL_ENV_SCHEMAS) {
-    for (const [name, schema] of Object.entries(group.shape as Record<string, z.ZodType>)) if (!seen.has(name)) seen.set(name, schema);
+    for (const [name, schema] of Object.entries(group.shape as Record<string, z.ZodType>))
+      if (!seen.has(name)) seen.set(name, schema);
   }
   return [...seen].map(([name, schema]) => ({ name: name as EnvVariable, schema }));
 }
@@ -59,7 +60,8 @@ export function environmentReferenceMarkdown(): string {
   const variables = environmentVariables();
   const documented = new Set<string>(variables.map(({ name }) => name));
   const stray = Object.keys(ENV_DESCRIPTIONS).filter((name) => !documented.has(name));
-  if (stray.length > 0) throw new Error(`config/env-descriptions.ts describes variables no schema reads: ${stray.join(', ')}`);
+  if (stray.length > 0)
+    throw new Error(`config/env-descriptions.ts describes variables no schema reads: ${stray.join(', ')}`);
   return [
     '# Environment reference',
     '',
@@ -85,7 +87,10 @@ export function environmentReferenceMarkdown(): string {
     '',
     '| key | default | what it overrides |',
     '| --- | --- | --- |',
-    ...Object.entries(ASSUMPTION_FILE_KEYS).map(([key, { description, defaultValue }]) => `| \`${key}\` | ${markdownCell(defaultValue)} | ${markdownCell(description)} |`),
+    ...Object.entries(ASSUMPTION_FILE_KEYS).map(
+      ([key, { description, defaultValue }]) =>
+        `| \`${key}\` | ${markdownCell(defaultValue)} | ${markdownCell(description)} |`,
+    ),
     '',
     'Compose only (not read by rampflow): `POSTGRES_USER` and `POSTGRES_PASSWORD` (`temporal`/`temporal`);',
     '`TEMPORAL_HISTORY_SHARDS` (4, fixed once the databases exist); `TEMPORAL_PORT`, `TEMPORAL_UI_PORT`,',

@@ -7,5 +7,8 @@ export function generatedNotice(source: string): string {
 
 /** Text that is safe inside one Markdown table cell: no pipe ends the cell early, no newline ends the row. */
 export function markdownCell(text: string | undefined): string {
-  return (text ?? '').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
+  return (text ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }

@@ -12,7 +12,12 @@ import { cliReferenceMarkdown } from './cli-reference';
 import { environmentReferenceMarkdown } from './environment-reference';
 import { FOLDER_TABLE_END, FOLDER_TABLE_START, folderTableMarkdown } from './folder-rules';
 import { generatedNotice } from './markdown';
-import { SEARCH_ATTRIBUTES_COMMAND_END, SEARCH_ATTRIBUTES_COMMAND_START, searchAttributesCommandBlock, searchAttributesReferenceMarkdown } from './search-attributes-reference';
+import {
+  SEARCH_ATTRIBUTES_COMMAND_END,
+  SEARCH_ATTRIBUTES_COMMAND_START,
+  searchAttributesCommandBlock,
+  searchAttributesReferenceMarkdown,
+} from './search-attributes-reference';
 
 export const PROJECT_ROOT = join(__dirname, '..', '..');
 
@@ -30,7 +35,7 @@ function metricsPage(): string {
     '',
     'Every rampflow metric, as the catalogue lists it: a test fails when code emits a metric the catalogue',
     'lacks or the catalogue lists one nothing emits. The worker serves them on',
-    '`http://<worker>:$WORKER_METRICS_PORT/metrics` beside the Temporal SDK\'s own (durations in seconds), the',
+    "`http://<worker>:$WORKER_METRICS_PORT/metrics` beside the Temporal SDK's own (durations in seconds), the",
     'receiver on `GET /metrics`. No label ever holds a customer id, an externalId or an amount. How to read',
     'them, the alerts and their runbooks: [Metrics and alerts](../operating/metrics-and-alerts.md).',
     '',
@@ -47,7 +52,7 @@ function partnerEventsPage(): string {
     '',
     generatedNotice('`partner-events/catalogue.ts`'),
     '',
-    'Every partner event rampflow sends to a partner\'s backend, with what its `data` holds (`?`: may be',
+    "Every partner event rampflow sends to a partner's backend, with what its `data` holds (`?`: may be",
     'absent). `npx rampflow partner-events catalogue` prints the same table; the JSON Schemas are in',
     '`contract/rampflow.contract.json` (`partnerEvents`). Each event travels in the envelope',
     '`{id, type, timestamp, sequence, externalId | payoutReference, data}`; delivery, order, retries and',
@@ -68,7 +73,12 @@ export interface GeneratedSection {
 
 export const GENERATED_SECTIONS: GeneratedSection[] = [
   { path: 'docs/architecture.md', start: FOLDER_TABLE_START, end: FOLDER_TABLE_END, generate: folderTableMarkdown },
-  { path: 'docs/deploying/temporal-cluster-or-cloud.md', start: SEARCH_ATTRIBUTES_COMMAND_START, end: SEARCH_ATTRIBUTES_COMMAND_END, generate: searchAttributesCommandBlock },
+  {
+    path: 'docs/deploying/temporal-cluster-or-cloud.md',
+    start: SEARCH_ATTRIBUTES_COMMAND_START,
+    end: SEARCH_ATTRIBUTES_COMMAND_END,
+    generate: searchAttributesCommandBlock,
+  },
 ];
 
 /** `page` with the section between its markers replaced by `body`; throws when the markers are missing. */

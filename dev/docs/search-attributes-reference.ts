@@ -7,7 +7,8 @@ import { searchAttributeCreateCommand } from '../../workers/namespace-check';
 import { RAMP_SEARCH_ATTRIBUTES } from '../../observability/search-attributes';
 import { generatedNotice, markdownCell } from './markdown';
 
-export const SEARCH_ATTRIBUTES_COMMAND_START = '<!-- search-attributes:start (generated from observability/search-attributes.ts by `npm run docs:generate`) -->';
+export const SEARCH_ATTRIBUTES_COMMAND_START =
+  '<!-- search-attributes:start (generated from observability/search-attributes.ts by `npm run docs:generate`) -->';
 export const SEARCH_ATTRIBUTES_COMMAND_END = '<!-- search-attributes:end -->';
 
 /** The create command for every attribute, one `--name`/`--type` pair a line, against `$TEMPORAL_ADDRESS` and `$TEMPORAL_NAMESPACE`. */
@@ -22,13 +23,13 @@ export function searchAttributesReferenceMarkdown(): string {
     '',
     generatedNotice('`observability/search-attributes.ts`'),
     '',
-    'Every custom search attribute rampflow\'s workflows set. Each must be registered in the namespace, with',
+    "Every custom search attribute rampflow's workflows set. Each must be registered in the namespace, with",
     'this type, before the first worker starts: a workflow that sets an attribute the namespace lacks (or',
     'holds with another type) fails its workflow task with `BadSearchAttributes`, on every retry, so no',
     'journey would get past its first task. `rampflow worker` therefore checks its namespace at start and',
     'exits (non-zero) on one line naming each attribute that is missing or of another type, with the',
     '`temporal operator search-attribute` commands that repair it; a worker whose credentials may not list',
-    'the namespace\'s attributes only warns.',
+    "the namespace's attributes only warns.",
     '',
     '| attribute | type | what it holds, on which workflows |',
     '| --- | --- | --- |',
@@ -49,8 +50,8 @@ export function searchAttributesReferenceMarkdown(): string {
     '',
     '**Temporal Cloud:** add each attribute above, with its type, in the Cloud UI or with `tcld`.',
     '',
-    'When a release adds an attribute, register it before the release\'s workers start: they refuse to start',
-    'without it, and the old version\'s workers go on meanwhile',
+    "When a release adds an attribute, register it before the release's workers start: they refuse to start",
+    "without it, and the old version's workers go on meanwhile",
     '([Deploying a new version](../deploying/versioning.md#deploying-a-new-version)).',
     '',
   ].join('\n');

@@ -19,7 +19,11 @@ import { EndpointModule } from './endpoint';
 
 /** POST /subscribed-events takes the names listed under Events, new or old. */
 const SubscriptionRequestSchema = z.object({
-  events: z.array(z.string().refine((name) => SUBSCRIBABLE_EVENT_NAMES.includes(name), { message: 'not an event name the service accepts' })),
+  events: z.array(
+    z
+      .string()
+      .refine((name) => SUBSCRIBABLE_EVENT_NAMES.includes(name), { message: 'not an event name the service accepts' }),
+  ),
 });
 
 export class BalanceModule extends EndpointModule {
@@ -59,6 +63,9 @@ export class SubscribedEventsModule extends EndpointModule {
   /** POST /subscribed-events: replaces the subscription. */
   async set(events: string[]): Promise<SubscribedEventsUpdated> {
     const body = validateRequest(SubscriptionRequestSchema, { events }, { method: 'POST', path: '/subscribed-events' });
-    return this.http.request({ method: 'POST', path: '/subscribed-events', body: jsonBody(body) }, SubscribedEventsUpdatedSchema);
+    return this.http.request(
+      { method: 'POST', path: '/subscribed-events', body: jsonBody(body) },
+      SubscribedEventsUpdatedSchema,
+    );
   }
 }

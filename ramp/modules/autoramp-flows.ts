@@ -63,7 +63,10 @@ export class AutorampFlowsModule extends EndpointModule {
 
   /** POST /autoramp-flow/delete (shapes not shown: we send `{id}` and return the data untyped). */
   async delete(request: DeleteAutorampFlowRequest): Promise<unknown> {
-    const body = validateRequest(DeleteAutorampFlowRequestSchema, request, { method: 'POST', path: '/autoramp-flow/delete' });
+    const body = validateRequest(DeleteAutorampFlowRequestSchema, request, {
+      method: 'POST',
+      path: '/autoramp-flow/delete',
+    });
     return this.http.request({ method: 'POST', path: '/autoramp-flow/delete', body: jsonBody(body) }, UnknownData);
   }
 
@@ -84,7 +87,10 @@ export class AutorampFlowsModule extends EndpointModule {
 
   /** GET /autoramp-flow/trade-preview: an indicative rate and result for converting `amount` of `fromCurrency`. */
   async tradePreview(request: TradePreviewRequest): Promise<TradePreview> {
-    const checked = validateRequest(TradePreviewRequestSchema, request, { method: 'GET', path: '/autoramp-flow/trade-preview' });
+    const checked = validateRequest(TradePreviewRequestSchema, request, {
+      method: 'GET',
+      path: '/autoramp-flow/trade-preview',
+    });
     return this.getData(
       '/autoramp-flow/trade-preview',
       [

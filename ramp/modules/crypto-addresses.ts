@@ -39,8 +39,14 @@ export type CryptoAddressLookup = z.infer<typeof CryptoAddressLookupSchema>;
 export class CryptoAddressesModule extends EndpointModule {
   /** POST /crypto-address/add: registers a customer's wallet. Not idempotent: look it up first. */
   async add(request: AddCryptoAddressRequest): Promise<MaybeCreatedId> {
-    const body = validateRequest(AddCryptoAddressRequestSchema, request, { method: 'POST', path: '/crypto-address/add' });
-    return this.http.request({ method: 'POST', path: '/crypto-address/add', body: jsonBody(body) }, MaybeCreatedIdSchema);
+    const body = validateRequest(AddCryptoAddressRequestSchema, request, {
+      method: 'POST',
+      path: '/crypto-address/add',
+    });
+    return this.http.request(
+      { method: 'POST', path: '/crypto-address/add', body: jsonBody(body) },
+      MaybeCreatedIdSchema,
+    );
   }
 
   /** GET /crypto-address/list: one page. */
@@ -54,7 +60,17 @@ export class CryptoAddressesModule extends EndpointModule {
 
   /** GET /crypto-address/detail. */
   async detail(lookup: CryptoAddressLookup): Promise<CryptoAddress> {
-    const checked = validateRequest(CryptoAddressLookupSchema, lookup, { method: 'GET', path: '/crypto-address/detail' });
-    return this.getData('/crypto-address/detail', [['id', checked.id], ['customerId', checked.customerId]], CryptoAddressSchema);
+    const checked = validateRequest(CryptoAddressLookupSchema, lookup, {
+      method: 'GET',
+      path: '/crypto-address/detail',
+    });
+    return this.getData(
+      '/crypto-address/detail',
+      [
+        ['id', checked.id],
+        ['customerId', checked.customerId],
+      ],
+      CryptoAddressSchema,
+    );
   }
 }

@@ -50,12 +50,21 @@ export class CustomersModule extends EndpointModule {
   async createWithFiles(request: CreateCustomerRequest, documents: MultipartFile[]): Promise<CreatedCustomer> {
     const path = '/customer/createWithFiles';
     const fields = validateRequest(CreateCustomerRequestSchema, request, { method: 'POST', path });
-    if (documents.length === 0) validateRequest(z.array(z.unknown()).min(1, 'at least one identity document'), documents, { method: 'POST', path });
+    if (documents.length === 0)
+      validateRequest(z.array(z.unknown()).min(1, 'at least one identity document'), documents, {
+        method: 'POST',
+        path,
+      });
     const multipart = encodeMultipart([
-      ...Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value: typeof value === 'string' ? value : JSON.stringify(value) }])),
+      ...Object.entries(fields).flatMap(([name, value]) =>
+        value === undefined ? [] : [{ name, value: typeof value === 'string' ? value : JSON.stringify(value) }],
+      ),
       ...documents.map((file) => ({ name: this.http.assumptions.customerDocumentField, file })),
     ]);
-    return this.http.request({ method: 'POST', path, body: { bytes: multipart.bytes, contentType: multipart.contentType, hashed: false } }, CreatedCustomerSchema);
+    return this.http.request(
+      { method: 'POST', path, body: { bytes: multipart.bytes, contentType: multipart.contentType, hashed: false } },
+      CreatedCustomerSchema,
+    );
   }
 
   /** GET /customer/detail by `id`, `externalId` or `email`; the answer may carry `externalId` and `kycLink`. */

@@ -36,8 +36,14 @@ const DEPOSIT_ADDRESS_LIST: ListEndpoint<DepositAddressFilters, DepositAddress> 
 export class DepositAddressesModule extends EndpointModule {
   /** POST /deposit-address/create. */
   async create(request: CreateDepositAddressRequest): Promise<MaybeCreatedId> {
-    const body = validateRequest(CreateDepositAddressRequestSchema, request, { method: 'POST', path: '/deposit-address/create' });
-    return this.http.request({ method: 'POST', path: '/deposit-address/create', body: jsonBody(body) }, MaybeCreatedIdSchema);
+    const body = validateRequest(CreateDepositAddressRequestSchema, request, {
+      method: 'POST',
+      path: '/deposit-address/create',
+    });
+    return this.http.request(
+      { method: 'POST', path: '/deposit-address/create', body: jsonBody(body) },
+      MaybeCreatedIdSchema,
+    );
   }
 
   /** GET /deposit-address/detail: data shaped like the DEPOSIT_ADDRESS_* event payloads. */

@@ -52,7 +52,14 @@ export class DepositsModule extends EndpointModule {
   /** GET /deposit/detail; `status` narrows the look-up to a deposit in that status. */
   async detail(lookup: { id: string; status?: DepositStatus }): Promise<Deposit> {
     const checked = validateRequest(DepositLookupSchema, lookup, { method: 'GET', path: '/deposit/detail' });
-    return this.getData('/deposit/detail', [['id', checked.id], ['status', checked.status]], DepositSchema);
+    return this.getData(
+      '/deposit/detail',
+      [
+        ['id', checked.id],
+        ['status', checked.status],
+      ],
+      DepositSchema,
+    );
   }
 
   /** POST /deposit/mock: the (real or local) sandbox's simulated deposit; a production service refuses it. */
@@ -84,6 +91,9 @@ export class DepositsModule extends EndpointModule {
       { name: names.file, file: upload.file },
     ];
     const multipart = encodeMultipart(parts);
-    return this.http.request({ method: 'POST', path, body: { bytes: multipart.bytes, contentType: multipart.contentType, hashed: false } }, UnknownData);
+    return this.http.request(
+      { method: 'POST', path, body: { bytes: multipart.bytes, contentType: multipart.contentType, hashed: false } },
+      UnknownData,
+    );
   }
 }

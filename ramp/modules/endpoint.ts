@@ -30,7 +30,11 @@ export abstract class EndpointModule {
     return buildRawQuery(parameters.map(([name, value]) => [names[name], value] as const));
   }
 
-  protected async getData<S extends z.ZodType>(path: string, parameters: QueryParameters, data: S): Promise<z.infer<S>> {
+  protected async getData<S extends z.ZodType>(
+    path: string,
+    parameters: QueryParameters,
+    data: S,
+  ): Promise<z.infer<S>> {
     return this.http.request({ method: 'GET', path, query: this.query(parameters) }, data);
   }
 
@@ -39,11 +43,17 @@ export abstract class EndpointModule {
     endpoint: ListEndpoint<F, I>,
     params: Pagination & Partial<F> = {},
   ): Promise<Page<I>> {
-    const checked: Pagination & F = validateRequest(PaginationSchema.and(endpoint.filters), params, { method: 'GET', path: endpoint.path });
+    const checked: Pagination & F = validateRequest(PaginationSchema.and(endpoint.filters), params, {
+      method: 'GET',
+      path: endpoint.path,
+    });
     const parameters: QueryParameters = [
       ['pageNum', checked.pageNum],
       // A service that accepts less than rampflow asks for gets its own largest page (RampAssumptions.maxPageSize).
-      ['pageSize', checked.pageSize === undefined ? undefined : Math.min(checked.pageSize, this.http.assumptions.maxPageSize)],
+      [
+        'pageSize',
+        checked.pageSize === undefined ? undefined : Math.min(checked.pageSize, this.http.assumptions.maxPageSize),
+      ],
       ...endpoint.filterOrder.map(([field, name]) => [name, checked[field]] as const),
     ];
     return this.getData(endpoint.path, parameters, pageOf(endpoint.item));

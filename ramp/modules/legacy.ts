@@ -62,7 +62,10 @@ export class LegacyModule extends EndpointModule {
 
   /** GET /deposit-address: the partner's shared address for a currency and network. */
   async depositAddress(request: LegacyDepositAddressRequest): Promise<LegacyResponse> {
-    const checked = validateRequest(LegacyDepositAddressRequestSchema, request, { method: 'GET', path: '/deposit-address' });
+    const checked = validateRequest(LegacyDepositAddressRequestSchema, request, {
+      method: 'GET',
+      path: '/deposit-address',
+    });
     return this.#get('/deposit-address', [
       ['currency', checked.currency],
       ['network', checked.network],
@@ -72,11 +75,19 @@ export class LegacyModule extends EndpointModule {
   async #post(path: string, schema: z.ZodType, request: unknown): Promise<LegacyResponse> {
     const body = validateRequest(schema, request, { method: 'POST', path });
     const response = await this.http.send({ method: 'POST', path, body: jsonBody(body), generation: 'legacy' });
-    return parseResponseBody(LegacyResponseSchema, response.body, { method: 'POST', path, httpStatus: response.httpStatus });
+    return parseResponseBody(LegacyResponseSchema, response.body, {
+      method: 'POST',
+      path,
+      httpStatus: response.httpStatus,
+    });
   }
 
   async #get(path: string, parameters: QueryParameters): Promise<LegacyResponse> {
     const response = await this.http.send({ method: 'GET', path, query: this.query(parameters), generation: 'legacy' });
-    return parseResponseBody(LegacyResponseSchema, response.body, { method: 'GET', path, httpStatus: response.httpStatus });
+    return parseResponseBody(LegacyResponseSchema, response.body, {
+      method: 'GET',
+      path,
+      httpStatus: response.httpStatus,
+    });
   }
 }

@@ -1,5 +1,12 @@
 /** The real service's setup endpoints: health, the partner's own record, the registered callback URL. */
-import { CallbackUrlSchema, HealthSchema, PartnerInfoSchema, type CallbackUrl, type Health, type PartnerInfo } from '../schemas';
+import {
+  CallbackUrlSchema,
+  HealthSchema,
+  PartnerInfoSchema,
+  type CallbackUrl,
+  type Health,
+  type PartnerInfo,
+} from '../schemas';
 import { EndpointModule } from './endpoint';
 
 export class SetupModule extends EndpointModule {

@@ -1,6 +1,13 @@
 /** Trades (interface: "Endpoints that exist": detail shaped like the TRADE_* payloads; list not shown). */
 import { z } from 'zod';
-import { TradeListItemSchema, TradeSchema, type Page, type Pagination, type Trade, type TradeListItem } from '../schemas';
+import {
+  TradeListItemSchema,
+  TradeSchema,
+  type Page,
+  type Pagination,
+  type Trade,
+  type TradeListItem,
+} from '../schemas';
 import { validateRequest } from '../validation';
 import { EndpointModule, RecordId, type ListEndpoint } from './endpoint';
 

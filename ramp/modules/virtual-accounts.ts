@@ -50,8 +50,14 @@ export class VirtualAccountsModule extends EndpointModule {
    * account shortly after the provider confirms the account (`va.approved`). Response not shown.
    */
   async create(request: CreateVirtualAccountRequest): Promise<MaybeCreatedId> {
-    const body = validateRequest(CreateVirtualAccountRequestSchema, request, { method: 'POST', path: '/virtual-account/create' });
-    return this.http.request({ method: 'POST', path: '/virtual-account/create', body: jsonBody(body) }, MaybeCreatedIdSchema);
+    const body = validateRequest(CreateVirtualAccountRequestSchema, request, {
+      method: 'POST',
+      path: '/virtual-account/create',
+    });
+    return this.http.request(
+      { method: 'POST', path: '/virtual-account/create', body: jsonBody(body) },
+      MaybeCreatedIdSchema,
+    );
   }
 
   /** GET /virtual-account/detail (assumed path, see above). */
@@ -71,19 +77,34 @@ export class VirtualAccountsModule extends EndpointModule {
 
   /** GET /virtual-account/get-aud-whitelist: every whitelisted source of an AUD account (not paginated). */
   async audWhitelist(lookup: { virtualAccountId: string }): Promise<AudWhitelistEntry[]> {
-    const id = validateRequest(RecordId, lookup.virtualAccountId, { method: 'GET', path: '/virtual-account/get-aud-whitelist' });
+    const id = validateRequest(RecordId, lookup.virtualAccountId, {
+      method: 'GET',
+      path: '/virtual-account/get-aud-whitelist',
+    });
     return this.getData('/virtual-account/get-aud-whitelist', [['id', id]], z.array(AudWhitelistEntrySchema));
   }
 
   /** POST /virtual-account/create-aud-whitelist. The server sets `accountStatus`. Response not shown. */
   async createAudWhitelist(request: CreateAudWhitelistRequest): Promise<unknown> {
-    const body = validateRequest(CreateAudWhitelistRequestSchema, request, { method: 'POST', path: '/virtual-account/create-aud-whitelist' });
-    return this.http.request({ method: 'POST', path: '/virtual-account/create-aud-whitelist', body: jsonBody(body) }, UnknownData);
+    const body = validateRequest(CreateAudWhitelistRequestSchema, request, {
+      method: 'POST',
+      path: '/virtual-account/create-aud-whitelist',
+    });
+    return this.http.request(
+      { method: 'POST', path: '/virtual-account/create-aud-whitelist', body: jsonBody(body) },
+      UnknownData,
+    );
   }
 
   /** POST /virtual-account/update-aud-whitelist: the entry as the service now has it. */
   async updateAudWhitelist(request: UpdateAudWhitelistRequest): Promise<AudWhitelistEntry> {
-    const body = validateRequest(UpdateAudWhitelistRequestSchema, request, { method: 'POST', path: '/virtual-account/update-aud-whitelist' });
-    return this.http.request({ method: 'POST', path: '/virtual-account/update-aud-whitelist', body: jsonBody(body) }, AudWhitelistEntrySchema);
+    const body = validateRequest(UpdateAudWhitelistRequestSchema, request, {
+      method: 'POST',
+      path: '/virtual-account/update-aud-whitelist',
+    });
+    return this.http.request(
+      { method: 'POST', path: '/virtual-account/update-aud-whitelist', body: jsonBody(body) },
+      AudWhitelistEntrySchema,
+    );
   }
 }

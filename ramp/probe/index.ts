@@ -5,7 +5,18 @@
 import { resolveAssumptions, type RampAssumptionOverrides } from '../assumptions';
 import type { RampAssumptionsFile } from '../assumptions-file';
 import { callbackUrl } from './callback-url';
-import { acceptedClockSkew, badSignature, clockAndLatency, legacyCreateVaPath, listOrder, maxPageSize, queryParameterNames, replayedNonce, type ProbeContext, type ProbeLine } from './checks';
+import {
+  acceptedClockSkew,
+  badSignature,
+  clockAndLatency,
+  legacyCreateVaPath,
+  listOrder,
+  maxPageSize,
+  queryParameterNames,
+  replayedNonce,
+  type ProbeContext,
+  type ProbeLine,
+} from './checks';
 import { UNCHECKED } from './unchecked';
 import { ProbeWire } from './wire';
 
@@ -34,7 +45,12 @@ export interface ProbeReport {
 export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   const assumptions = resolveAssumptions(options.assumptions);
   const wire = new ProbeWire(options.baseUrl, options.apiKey, options.apiSecret);
-  const context: ProbeContext = { wire, assumptions, listOrder: assumptions.listOrder ?? options.reconcileListOrder ?? 'newest-first', create: options.create === true };
+  const context: ProbeContext = {
+    wire,
+    assumptions,
+    listOrder: assumptions.listOrder ?? options.reconcileListOrder ?? 'newest-first',
+    create: options.create === true,
+  };
   try {
     const lines: ProbeLine[] = [await clockAndLatency(context)];
     const names = await queryParameterNames(context);
@@ -57,7 +73,13 @@ function mergeOverrides(lines: ProbeLine[]): RampAssumptionsFile {
   let merged: RampAssumptionsFile = {};
   for (const { override } of lines) {
     if (override === undefined) continue;
-    merged = { ...merged, ...override, ...(override.queryParameterNames ? { queryParameterNames: { ...merged.queryParameterNames, ...override.queryParameterNames } } : {}) };
+    merged = {
+      ...merged,
+      ...override,
+      ...(override.queryParameterNames
+        ? { queryParameterNames: { ...merged.queryParameterNames, ...override.queryParameterNames } }
+        : {}),
+    };
   }
   return merged;
 }
@@ -72,7 +94,10 @@ export function formatProbeReport(report: ProbeReport, service: string): string 
     lines.push(`${line.check.padEnd(width)}  ${label}: ${line.detail}${override}`);
   }
   if (report.held) lines.push('every assumption checked held');
-  else if (Object.keys(report.overrides).length > 0) lines.push(`some assumptions differ; a RAMP_ASSUMPTIONS_FILE that matches this service:\n${JSON.stringify(report.overrides, null, 2)}`);
+  else if (Object.keys(report.overrides).length > 0)
+    lines.push(
+      `some assumptions differ; a RAMP_ASSUMPTIONS_FILE that matches this service:\n${JSON.stringify(report.overrides, null, 2)}`,
+    );
   else lines.push('some assumptions differ, and no override matches them: see docs/deploying/going-live.md');
   return `${lines.join('\n')}\n`;
 }

@@ -42,14 +42,24 @@ export class ProbeWire {
     const base = new URL(baseUrl);
     this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#sign = hmacSigner(apiSecret);
-    this.#settings = { dispatcher: this.#agent, origin: base.origin, host: base.host, apiKey, headersTimeoutMs: 15_000, bodyTimeoutMs: 15_000, newNonce: randomUUID };
+    this.#settings = {
+      dispatcher: this.#agent,
+      origin: base.origin,
+      host: base.host,
+      apiKey,
+      headersTimeoutMs: 15_000,
+      bodyTimeoutMs: 15_000,
+      newNonce: randomUUID,
+    };
   }
 
   async send(request: ProbeRequest): Promise<ProbeAnswer> {
     const nonce = request.nonce ?? randomUUID();
     const serviceNowMs = Date.now() + this.offsetMs;
     const timestampSeconds = String(Math.floor(serviceNowMs / 1000) + (request.timestampShiftSeconds ?? 0));
-    const sign = request.badSignature ? (canonical: string) => this.#sign(canonical).replace(/^./, (first) => (first === '0' ? '1' : '0')) : this.#sign;
+    const sign = request.badSignature
+      ? (canonical: string) => this.#sign(canonical).replace(/^./, (first) => (first === '0' ? '1' : '0'))
+      : this.#sign;
     const startedAt = Date.now();
     const answer = await sendSignedAttempt(
       { ...this.#settings, newNonce: () => nonce },
@@ -58,7 +68,9 @@ export class ProbeWire {
           method: request.method,
           path: `${this.#basePath}${request.path}`,
           query: request.query ?? '',
-          ...(request.json !== undefined ? { body: { bytes: Buffer.from(request.json, 'utf8'), contentType: 'application/json', hashed: true } } : {}),
+          ...(request.json !== undefined
+            ? { body: { bytes: Buffer.from(request.json, 'utf8'), contentType: 'application/json', hashed: true } }
+            : {}),
         },
         sign,
         timestampSeconds,
@@ -83,7 +95,9 @@ export class ProbeWire {
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -80,7 +80,11 @@ export const MockDepositRequestSchema = z.union([
     virtualAccountId: Identifier,
     currency: z.enum(MOCK_DEPOSIT_CURRENCIES),
     amount: DecimalString,
-    sender: z.object({ bsbNumber: z.string().min(1).optional(), accountNumber: z.string().min(1), accountName: z.string().optional() }),
+    sender: z.object({
+      bsbNumber: z.string().min(1).optional(),
+      accountNumber: z.string().min(1),
+      accountName: z.string().optional(),
+    }),
   }),
   z.object({
     depositAddressId: Identifier,

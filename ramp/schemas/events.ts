@@ -31,7 +31,9 @@ export const RESOURCE_SCHEMAS = {
 } as const;
 
 type ResourceName = keyof typeof RESOURCE_SCHEMAS;
-type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCE)[E] extends infer R extends ResourceName ? z.infer<(typeof RESOURCE_SCHEMAS)[R]> : never;
+type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCE)[E] extends infer R extends ResourceName
+  ? z.infer<(typeof RESOURCE_SCHEMAS)[R]>
+  : never;
 
 /** The payload schema of one event, keyed by new-format name. */
 export function eventPayloadSchema(event: EventName): (typeof RESOURCE_SCHEMAS)[ResourceName] {
@@ -39,10 +41,26 @@ export function eventPayloadSchema(event: EventName): (typeof RESOURCE_SCHEMAS)[
 }
 
 export type RampEvent =
-  | { event: 'CUSTOMER_APPROVED' | 'CUSTOMER_REJECTED' | 'CUSTOMER_DELETED'; resource: 'customer'; payload: ResourceOf<'CUSTOMER_APPROVED'> }
-  | { event: 'VIRTUAL_ACCOUNT_APPROVED' | 'VIRTUAL_ACCOUNT_REJECTED'; resource: 'virtualAccount'; payload: ResourceOf<'VIRTUAL_ACCOUNT_APPROVED'> }
-  | { event: 'DEPOSIT_ADDRESS_APPROVED' | 'DEPOSIT_ADDRESS_REJECTED'; resource: 'depositAddress'; payload: ResourceOf<'DEPOSIT_ADDRESS_APPROVED'> }
-  | { event: 'DEPOSIT_RECEIVED' | 'DEPOSIT_APPROVED' | 'DEPOSIT_REJECTED'; resource: 'deposit'; payload: ResourceOf<'DEPOSIT_RECEIVED'> }
+  | {
+      event: 'CUSTOMER_APPROVED' | 'CUSTOMER_REJECTED' | 'CUSTOMER_DELETED';
+      resource: 'customer';
+      payload: ResourceOf<'CUSTOMER_APPROVED'>;
+    }
+  | {
+      event: 'VIRTUAL_ACCOUNT_APPROVED' | 'VIRTUAL_ACCOUNT_REJECTED';
+      resource: 'virtualAccount';
+      payload: ResourceOf<'VIRTUAL_ACCOUNT_APPROVED'>;
+    }
+  | {
+      event: 'DEPOSIT_ADDRESS_APPROVED' | 'DEPOSIT_ADDRESS_REJECTED';
+      resource: 'depositAddress';
+      payload: ResourceOf<'DEPOSIT_ADDRESS_APPROVED'>;
+    }
+  | {
+      event: 'DEPOSIT_RECEIVED' | 'DEPOSIT_APPROVED' | 'DEPOSIT_REJECTED';
+      resource: 'deposit';
+      payload: ResourceOf<'DEPOSIT_RECEIVED'>;
+    }
   | { event: 'TRADE_CREATED' | 'TRADE_SETTLED'; resource: 'trade'; payload: ResourceOf<'TRADE_CREATED'> }
   | { event: 'PAYMENT_SETTLED'; resource: 'payment'; payload: ResourceOf<'PAYMENT_SETTLED'> };
 

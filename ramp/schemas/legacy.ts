@@ -26,10 +26,18 @@ export const LegacyCreateVaRequestSchema = z
     const hasAddress = request.to_address !== undefined;
     const hasNetwork = request.to_network !== undefined;
     if (hasAddress !== hasNetwork) {
-      context.addIssue({ code: 'custom', path: [hasAddress ? 'to_network' : 'to_address'], message: 'to_address and to_network go together' });
+      context.addIssue({
+        code: 'custom',
+        path: [hasAddress ? 'to_network' : 'to_address'],
+        message: 'to_address and to_network go together',
+      });
     }
     if (hasAddress && hasNetwork && request.signature === undefined) {
-      context.addIssue({ code: 'custom', path: ['signature'], message: 'a wallet ownership signature is required with to_address and to_network' });
+      context.addIssue({
+        code: 'custom',
+        path: ['signature'],
+        message: 'a wallet ownership signature is required with to_address and to_network',
+      });
     }
   });
 export type LegacyCreateVaRequest = z.infer<typeof LegacyCreateVaRequestSchema>;
@@ -52,15 +60,28 @@ export type LegacyResponse = z.infer<typeof LegacyResponseSchema>;
  */
 
 /** POST /create-user: answers `user_id`. */
-export const LegacyCreateUserRequestSchema = z.looseObject({ email: z.string().min(1), name: z.string().min(1).optional(), external_id: z.string().min(1).optional() });
+export const LegacyCreateUserRequestSchema = z.looseObject({
+  email: z.string().min(1),
+  name: z.string().min(1).optional(),
+  external_id: z.string().min(1).optional(),
+});
 export type LegacyCreateUserRequest = z.infer<typeof LegacyCreateUserRequestSchema>;
 
 /** POST /create-whitelist: a withdrawal address for a user; answers `whitelist_id`. */
-export const LegacyCreateWhitelistRequestSchema = z.looseObject({ user_id: z.string().min(1), address: z.string().min(1), network: z.string().min(1), label: z.string().optional() });
+export const LegacyCreateWhitelistRequestSchema = z.looseObject({
+  user_id: z.string().min(1),
+  address: z.string().min(1),
+  network: z.string().min(1),
+  label: z.string().optional(),
+});
 export type LegacyCreateWhitelistRequest = z.infer<typeof LegacyCreateWhitelistRequestSchema>;
 
 /** POST /update-whitelist: changes an entry's address or label. */
-export const LegacyUpdateWhitelistRequestSchema = z.looseObject({ whitelist_id: z.string().min(1), address: z.string().min(1).optional(), label: z.string().optional() });
+export const LegacyUpdateWhitelistRequestSchema = z.looseObject({
+  whitelist_id: z.string().min(1),
+  address: z.string().min(1).optional(),
+  label: z.string().optional(),
+});
 export type LegacyUpdateWhitelistRequest = z.infer<typeof LegacyUpdateWhitelistRequestSchema>;
 
 /** GET /deposit-address: the partner's shared address for a currency and network. */

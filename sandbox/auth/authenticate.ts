@@ -11,7 +11,14 @@
  *      means a forged request cannot burn a nonce that a genuine request is about to use.
  * Skew and nonce window use the real wall clock, never the virtual clock: clients sign with theirs.
  */
-import { SIGNATURE_HEADERS, bodySha256Hex, canonicalString, signCanonical, signaturesMatch, splitRequestTarget } from '../../ramp/signing';
+import {
+  SIGNATURE_HEADERS,
+  bodySha256Hex,
+  canonicalString,
+  signCanonical,
+  signaturesMatch,
+  splitRequestTarget,
+} from '../../ramp/signing';
 import { SandboxError } from '../http/errors';
 import { normaliseIp } from './ip';
 import { NonceStore } from './nonce-store';
@@ -102,7 +109,13 @@ export class Authenticator {
     )
       .filter(([, value]) => value === undefined || value === '')
       .map(([name]) => name);
-    if (missing.length > 0 || apiKey === undefined || timestamp === undefined || nonce === undefined || signature === undefined) {
+    if (
+      missing.length > 0 ||
+      apiKey === undefined ||
+      timestamp === undefined ||
+      nonce === undefined ||
+      signature === undefined
+    ) {
       throw unauthorised(`missing header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
     }
     if (/^\d{13}$/.test(timestamp)) {
@@ -125,7 +138,9 @@ export class Authenticator {
     const wallNowMs = this.wallClock();
     const skewSeconds = Math.abs(wallNowMs / 1000 - Number(timestamp));
     if (skewSeconds > this.options.acceptedSkewSeconds) {
-      throw unauthorised(`X-Timestamp is ${Math.round(skewSeconds)} s away from the server's time; at most ${this.options.acceptedSkewSeconds} s is accepted`);
+      throw unauthorised(
+        `X-Timestamp is ${Math.round(skewSeconds)} s away from the server's time; at most ${this.options.acceptedSkewSeconds} s is accepted`,
+      );
     }
 
     // 4. Key lookup.

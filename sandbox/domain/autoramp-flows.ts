@@ -10,12 +10,24 @@ import type { AutorampFlowRecord, FlowType, SourceAccount } from '../state/recor
 import type { DomainContext } from './context';
 import { createDepositAddress, createVirtualAccount } from './receiving-accounts';
 
-export function createFlow(ctx: DomainContext, partnerId: string, input: { type: FlowType; from: string; to: string }): AutorampFlowRecord {
+export function createFlow(
+  ctx: DomainContext,
+  partnerId: string,
+  input: { type: FlowType; from: string; to: string },
+): AutorampFlowRecord {
   const { store } = ctx;
-  const entry = input.type === 'ONRAMP' ? store.virtualAccounts.find(partnerId, input.from) : store.depositAddresses.find(partnerId, input.from);
-  if (entry === undefined) throw failed(`${input.type === 'ONRAMP' ? 'virtual account' : 'deposit address'} ${input.from} not found`);
-  const exit = input.type === 'ONRAMP' ? store.cryptoAddresses.find(partnerId, input.to) : store.bankAccounts.find(partnerId, input.to);
-  if (exit === undefined) throw failed(`${input.type === 'ONRAMP' ? 'crypto address' : 'bank account'} ${input.to} not found`);
+  const entry =
+    input.type === 'ONRAMP'
+      ? store.virtualAccounts.find(partnerId, input.from)
+      : store.depositAddresses.find(partnerId, input.from);
+  if (entry === undefined)
+    throw failed(`${input.type === 'ONRAMP' ? 'virtual account' : 'deposit address'} ${input.from} not found`);
+  const exit =
+    input.type === 'ONRAMP'
+      ? store.cryptoAddresses.find(partnerId, input.to)
+      : store.bankAccounts.find(partnerId, input.to);
+  if (exit === undefined)
+    throw failed(`${input.type === 'ONRAMP' ? 'crypto address' : 'bank account'} ${input.to} not found`);
   if (entry.customerId !== exit.customerId) throw invalidParameters('from and to belong to different customers');
   ctx.requireCustomer(partnerId, entry.customerId, true);
   if (store.flows.list(partnerId, (flow) => flow.from === input.from && flow.status === 'ENABLED').length > 0) {
@@ -37,7 +49,8 @@ export function createFlow(ctx: DomainContext, partnerId: string, input: { type:
 
 /** Checks the exit before anything is created, so a bad request leaves no orphan entry behind. */
 function requireExit(ctx: DomainContext, partnerId: string, type: FlowType, customerId: string, to: string): void {
-  const exit = type === 'ONRAMP' ? ctx.store.cryptoAddresses.find(partnerId, to) : ctx.store.bankAccounts.find(partnerId, to);
+  const exit =
+    type === 'ONRAMP' ? ctx.store.cryptoAddresses.find(partnerId, to) : ctx.store.bankAccounts.find(partnerId, to);
   if (exit === undefined) throw failed(`${type === 'ONRAMP' ? 'crypto address' : 'bank account'} ${to} not found`);
   if (exit.customerId !== customerId) throw invalidParameters('to belongs to a different customer');
 }
@@ -50,7 +63,11 @@ export function createOnramp(
 ): AutorampFlowRecord {
   ctx.requireCustomer(partnerId, input.customerId, true);
   requireExit(ctx, partnerId, 'ONRAMP', input.customerId, input.to);
-  const entry = createVirtualAccount(ctx, partnerId, { customerId: input.customerId, currency: input.currency, whitelist: input.whitelist });
+  const entry = createVirtualAccount(ctx, partnerId, {
+    customerId: input.customerId,
+    currency: input.currency,
+    whitelist: input.whitelist,
+  });
   return createFlow(ctx, partnerId, { type: 'ONRAMP', from: entry.id, to: input.to });
 }
 
@@ -62,7 +79,11 @@ export function createOfframp(
 ): AutorampFlowRecord {
   ctx.requireCustomer(partnerId, input.customerId, true);
   requireExit(ctx, partnerId, 'OFFRAMP', input.customerId, input.to);
-  const entry = createDepositAddress(ctx, partnerId, { customerId: input.customerId, currency: input.currency, network: input.network });
+  const entry = createDepositAddress(ctx, partnerId, {
+    customerId: input.customerId,
+    currency: input.currency,
+    network: input.network,
+  });
   return createFlow(ctx, partnerId, { type: 'OFFRAMP', from: entry.id, to: input.to });
 }
 

@@ -48,7 +48,12 @@ export class DomainContext {
   }
 
   /** Records an event of `customerId`'s (whose events are delivered in the order they happened). */
-  emit(partnerId: string, customerId: string, event: EventName, payload: { id: string } & Record<string, unknown>): void {
+  emit(
+    partnerId: string,
+    customerId: string,
+    event: EventName,
+    payload: { id: string } & Record<string, unknown>,
+  ): void {
     this.deliveries.emit(partnerId, customerId, event, payload);
   }
 
@@ -82,6 +87,11 @@ export class DomainContext {
 }
 
 /** Guards a transition: the record must be in one of `from`, else the operation fails. */
-export function requireStatus<S extends string>(resource: string, current: S, from: readonly S[], action: string): void {
+export function requireStatus<S extends string>(
+  resource: string,
+  current: S,
+  from: readonly S[],
+  action: string,
+): void {
   if (!from.includes(current)) throw failed(`cannot ${action} a ${resource} in status ${current}`);
 }

@@ -18,7 +18,10 @@ export interface NewCustomer {
 export function createCustomer(ctx: DomainContext, partnerId: string, input: NewCustomer): CustomerRecord {
   // The interface has no idempotency key; a partner's externalId is its own user id, so the sandbox
   // refuses a second customer with the same one. A client that retried a create blindly finds out here.
-  if (input.externalId !== undefined && ctx.store.customers.list(partnerId, (c) => c.externalId === input.externalId).length > 0) {
+  if (
+    input.externalId !== undefined &&
+    ctx.store.customers.list(partnerId, (c) => c.externalId === input.externalId).length > 0
+  ) {
     throw failed(`a customer with externalId ${input.externalId} already exists`);
   }
   const now = ctx.now();

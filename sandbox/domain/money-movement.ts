@@ -18,7 +18,15 @@
  * address (debited on settlement); a settled payment debits what it deducted; a refund debits the
  * deposit's amount in its currency, and nothing else is unwound.
  */
-import { convert, formatAmount, isCrypto, rateOf, type CryptoCurrency, type Currency, type Network } from '../currencies';
+import {
+  convert,
+  formatAmount,
+  isCrypto,
+  rateOf,
+  type CryptoCurrency,
+  type Currency,
+  type Network,
+} from '../currencies';
 import { DEPOSIT_REFUND } from '../../ramp/assumptions';
 import { parseDecimal } from '../decimal';
 import { failed, invalidParameters } from '../http/errors';
@@ -28,7 +36,12 @@ import { requireStatus, type DomainContext } from './context';
 import { isWhitelistedSender } from './receiving-accounts';
 
 export type SimulatedDeposit =
-  | { virtualAccountId: string; amount: string; currency: string; sender: { bsbNumber?: string | undefined; accountNumber: string; accountName?: string | undefined } }
+  | {
+      virtualAccountId: string;
+      amount: string;
+      currency: string;
+      sender: { bsbNumber?: string | undefined; accountNumber: string; accountName?: string | undefined };
+    }
   | { depositAddressId: string; amount: string; currency: string; sender: { address: string; network: Network } };
 
 function positiveAmount(text: string): bigint {
@@ -40,14 +53,20 @@ function positiveAmount(text: string): bigint {
 /** Money arrives at a virtual account or a deposit address. */
 export function receiveDeposit(ctx: DomainContext, partnerId: string, input: SimulatedDeposit): DepositRecord {
   const amount = positiveAmount(input.amount);
-  let base: Pick<DepositRecord, 'customerId' | 'type' | 'currency' | 'sender' | 'virtualAccountId' | 'depositAddressId' | 'txid' | 'txReference'>;
+  let base: Pick<
+    DepositRecord,
+    'customerId' | 'type' | 'currency' | 'sender' | 'virtualAccountId' | 'depositAddressId' | 'txid' | 'txReference'
+  >;
   let whitelisted = true;
   if ('virtualAccountId' in input) {
     const account = ctx.store.virtualAccounts.find(partnerId, input.virtualAccountId);
     if (account === undefined) throw failed('virtual account not found');
-    if (account.status !== 'VERIFIED') throw failed(`virtual account is ${account.status}; it cannot receive money before it is VERIFIED`);
-    if (input.currency !== account.currency) throw invalidParameters(`the virtual account receives ${account.currency}, not ${input.currency}`);
-    if (account.currency === 'AUD' && input.sender.bsbNumber === undefined) throw invalidParameters('an AUD sender needs a bsbNumber');
+    if (account.status !== 'VERIFIED')
+      throw failed(`virtual account is ${account.status}; it cannot receive money before it is VERIFIED`);
+    if (input.currency !== account.currency)
+      throw invalidParameters(`the virtual account receives ${account.currency}, not ${input.currency}`);
+    if (account.currency === 'AUD' && input.sender.bsbNumber === undefined)
+      throw invalidParameters('an AUD sender needs a bsbNumber');
     const sender: DepositSender = {
       kind: 'BANK',
       bsbNumber: input.sender.bsbNumber ?? null,
@@ -68,9 +87,12 @@ export function receiveDeposit(ctx: DomainContext, partnerId: string, input: Sim
   } else {
     const address = ctx.store.depositAddresses.find(partnerId, input.depositAddressId);
     if (address === undefined) throw failed('deposit address not found');
-    if (address.status !== 'APPROVED') throw failed(`deposit address is ${address.status}; it cannot receive money before it is APPROVED`);
-    if (input.currency !== address.currency) throw invalidParameters(`the deposit address receives ${address.currency}, not ${input.currency}`);
-    if (input.sender.network !== address.network) throw invalidParameters(`the deposit address is on ${address.network}, not ${input.sender.network}`);
+    if (address.status !== 'APPROVED')
+      throw failed(`deposit address is ${address.status}; it cannot receive money before it is APPROVED`);
+    if (input.currency !== address.currency)
+      throw invalidParameters(`the deposit address receives ${address.currency}, not ${input.currency}`);
+    if (input.sender.network !== address.network)
+      throw invalidParameters(`the deposit address is on ${address.network}, not ${input.sender.network}`);
     base = {
       customerId: address.customerId,
       type: 'CRYPTO',
@@ -83,7 +105,16 @@ export function receiveDeposit(ctx: DomainContext, partnerId: string, input: Sim
     };
   }
   const now = ctx.now();
-  const deposit = ctx.store.deposits.insert({ ...base, id: newId(), partnerId, amount, status: 'RECEIVED', attachments: [], createTime: now, updateTime: now });
+  const deposit = ctx.store.deposits.insert({
+    ...base,
+    id: newId(),
+    partnerId,
+    amount,
+    status: 'RECEIVED',
+    attachments: [],
+    createTime: now,
+    updateTime: now,
+  });
   ctx.emit(partnerId, deposit.customerId, 'DEPOSIT_RECEIVED', ctx.views.deposit(deposit));
   // Only whitelisted accounts can transfer into an AUD virtual account: the money goes back.
   if (!whitelisted) moveDeposit(ctx, deposit, 'REJECTED');
@@ -100,8 +131,10 @@ function findDeposit(ctx: DomainContext, partnerId: string, id: string): Deposit
 function moveDeposit(ctx: DomainContext, deposit: DepositRecord, status: DepositRecord['status']): void {
   deposit.status = status;
   deposit.updateTime = ctx.now();
-  if (status === 'CONFIRMED') ctx.emit(deposit.partnerId, deposit.customerId, 'DEPOSIT_APPROVED', ctx.views.deposit(deposit));
-  if (status === 'REJECTED') ctx.emit(deposit.partnerId, deposit.customerId, 'DEPOSIT_REJECTED', ctx.views.deposit(deposit));
+  if (status === 'CONFIRMED')
+    ctx.emit(deposit.partnerId, deposit.customerId, 'DEPOSIT_APPROVED', ctx.views.deposit(deposit));
+  if (status === 'REJECTED')
+    ctx.emit(deposit.partnerId, deposit.customerId, 'DEPOSIT_REJECTED', ctx.views.deposit(deposit));
   ctx.changed({ kind: 'deposit', partnerId: deposit.partnerId, id: deposit.id });
 }
 
@@ -138,7 +171,12 @@ export function refundDeposit(ctx: DomainContext, partnerId: string, id: string)
 
 /** Whether the deposit a trade converts (or a payment pays out) was refunded: then it never settles. */
 export function fundsRefunded(ctx: DomainContext, partnerId: string, record: TradeRecord | PaymentRecord): boolean {
-  const trade = 'depositId' in record ? record : record.tradeId === null ? undefined : ctx.store.trades.find(partnerId, record.tradeId);
+  const trade =
+    'depositId' in record
+      ? record
+      : record.tradeId === null
+        ? undefined
+        : ctx.store.trades.find(partnerId, record.tradeId);
   return trade !== undefined && ctx.store.deposits.find(partnerId, trade.depositId)?.status === DEPOSIT_REFUND.status;
 }
 
@@ -165,7 +203,9 @@ function startTrade(ctx: DomainContext, deposit: DepositRecord): void {
   const flow = ctx.store.flows.list(deposit.partnerId, (f) => f.from === entryId && f.status === 'ENABLED')[0];
   if (flow === undefined) return;
   const toCurrency: Currency | undefined =
-    flow.type === 'ONRAMP' ? ctx.store.cryptoAddresses.find(deposit.partnerId, flow.to)?.currency : ctx.store.bankAccounts.find(deposit.partnerId, flow.to)?.currency;
+    flow.type === 'ONRAMP'
+      ? ctx.store.cryptoAddresses.find(deposit.partnerId, flow.to)?.currency
+      : ctx.store.bankAccounts.find(deposit.partnerId, flow.to)?.currency;
   if (toCurrency === undefined) return;
   const now = ctx.now();
   const trade = ctx.store.trades.insert({
@@ -201,7 +241,8 @@ export function settleTrade(ctx: DomainContext, partnerId: string, id: string): 
   ctx.emit(partnerId, trade.customerId, 'TRADE_SETTLED', ctx.views.trade(trade));
   ctx.changed({ kind: 'trade', partnerId, id });
   const flow = ctx.store.flows.find(partnerId, trade.flowId);
-  if (flow?.type === 'ONRAMP' && isCrypto(trade.toCurrency)) ctx.adjustBalance(partnerId, trade.toCurrency, -trade.toAmount);
+  if (flow?.type === 'ONRAMP' && isCrypto(trade.toCurrency))
+    ctx.adjustBalance(partnerId, trade.toCurrency, -trade.toAmount);
   if (flow?.type === 'OFFRAMP') startPayment(ctx, trade, flow.to);
   return trade;
 }
@@ -249,7 +290,9 @@ export function createPayout(ctx: DomainContext, partnerId: string, input: NewPa
     .reduce((sum, payment) => sum + payment.deductAmount, 0n);
   const available = (ctx.store.partner(partnerId).balances.get(input.deductCurrency) ?? 0n) - pending;
   if (available < deductAmount) {
-    throw failed(`insufficient ${input.deductCurrency} balance: ${formatAmount(available, input.deductCurrency)} available, ${formatAmount(deductAmount, input.deductCurrency)} needed`);
+    throw failed(
+      `insufficient ${input.deductCurrency} balance: ${formatAmount(available, input.deductCurrency)} available, ${formatAmount(deductAmount, input.deductCurrency)} needed`,
+    );
   }
   const now = ctx.now();
   const payment = ctx.store.payments.insert({
@@ -263,7 +306,9 @@ export function createPayout(ctx: DomainContext, partnerId: string, input: NewPa
     deductCurrency: input.deductCurrency,
     deductAmount,
     rate: rateOf(input.deductCurrency, bank.currency),
-    receivedAmount: parseDecimal(formatAmount(convert(deductAmount, input.deductCurrency, bank.currency), bank.currency)),
+    receivedAmount: parseDecimal(
+      formatAmount(convert(deductAmount, input.deductCurrency, bank.currency), bank.currency),
+    ),
     bankCharge: 0n,
     status: 'PENDING',
     createTime: now,

@@ -47,7 +47,11 @@ export interface NewCryptoAddress {
   label?: string | undefined;
 }
 
-export function createCryptoAddress(ctx: DomainContext, partnerId: string, input: NewCryptoAddress): CryptoAddressRecord {
+export function createCryptoAddress(
+  ctx: DomainContext,
+  partnerId: string,
+  input: NewCryptoAddress,
+): CryptoAddressRecord {
   ctx.requireCustomer(partnerId, input.customerId, false);
   const now = ctx.now();
   return ctx.store.cryptoAddresses.insert({

@@ -21,7 +21,11 @@ export interface NewVirtualAccount {
   whitelist?: SourceAccount | undefined;
 }
 
-export function createVirtualAccount(ctx: DomainContext, partnerId: string, input: NewVirtualAccount): VirtualAccountRecord {
+export function createVirtualAccount(
+  ctx: DomainContext,
+  partnerId: string,
+  input: NewVirtualAccount,
+): VirtualAccountRecord {
   ctx.requireCustomer(partnerId, input.customerId, true);
   const now = ctx.now();
   const account = ctx.store.virtualAccounts.insert({
@@ -82,7 +86,12 @@ export function audWhitelistOf(ctx: DomainContext, partnerId: string, id: string
 }
 
 /** POST /virtual-account/create-aud-whitelist: the server sets the status (pending, then active). */
-export function requestWhitelistEntry(ctx: DomainContext, partnerId: string, id: string, source: SourceAccount): WhitelistEntry {
+export function requestWhitelistEntry(
+  ctx: DomainContext,
+  partnerId: string,
+  id: string,
+  source: SourceAccount,
+): WhitelistEntry {
   const account = findVirtualAccount(ctx, partnerId, id);
   if (account.currency !== 'AUD') throw invalidParameters('the whitelist exists for AUD virtual accounts only');
   requireStatus('virtual account', account.status, ['PENDING', 'VERIFIED'], 'whitelist a sender for');
@@ -90,7 +99,13 @@ export function requestWhitelistEntry(ctx: DomainContext, partnerId: string, id:
 }
 
 /** POST /virtual-account/update-aud-whitelist: a new source account for an entry, pending again until the provider registers it. */
-export function replaceWhitelistEntry(ctx: DomainContext, partnerId: string, id: string, entryId: number, source: SourceAccount): WhitelistEntry {
+export function replaceWhitelistEntry(
+  ctx: DomainContext,
+  partnerId: string,
+  id: string,
+  entryId: number,
+  source: SourceAccount,
+): WhitelistEntry {
   const account = findVirtualAccount(ctx, partnerId, id);
   if (account.currency !== 'AUD') throw invalidParameters('the whitelist exists for AUD virtual accounts only');
   const entry = account.whitelist.find((candidate) => candidate.id === entryId);
@@ -103,7 +118,9 @@ export function replaceWhitelistEntry(ctx: DomainContext, partnerId: string, id:
 }
 
 function addWhitelistEntry(ctx: DomainContext, account: VirtualAccountRecord, source: SourceAccount): WhitelistEntry {
-  const existing = account.whitelist.find((entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber);
+  const existing = account.whitelist.find(
+    (entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber,
+  );
   if (existing !== undefined) return existing;
   const entry: WhitelistEntry = { ...source, id: ctx.store.nextWhitelistEntryId(), accountStatus: 'pending' };
   account.whitelist.push(entry);
@@ -114,8 +131,15 @@ function addWhitelistEntry(ctx: DomainContext, account: VirtualAccountRecord, so
 }
 
 /** True when the sender may pay into this AUD account. */
-export function isWhitelistedSender(account: VirtualAccountRecord, bsbNumber: string | null, accountNumber: string): boolean {
-  return account.whitelist.some((entry) => entry.accountStatus === 'active' && entry.bsbNumber === bsbNumber && entry.accountNumber === accountNumber);
+export function isWhitelistedSender(
+  account: VirtualAccountRecord,
+  bsbNumber: string | null,
+  accountNumber: string,
+): boolean {
+  return account.whitelist.some(
+    (entry) =>
+      entry.accountStatus === 'active' && entry.bsbNumber === bsbNumber && entry.accountNumber === accountNumber,
+  );
 }
 
 export interface NewDepositAddress {
@@ -124,7 +148,11 @@ export interface NewDepositAddress {
   network: Network;
 }
 
-export function createDepositAddress(ctx: DomainContext, partnerId: string, input: NewDepositAddress): DepositAddressRecord {
+export function createDepositAddress(
+  ctx: DomainContext,
+  partnerId: string,
+  input: NewDepositAddress,
+): DepositAddressRecord {
   ctx.requireCustomer(partnerId, input.customerId, true);
   const now = ctx.now();
   const address = ctx.store.depositAddresses.insert({
@@ -142,13 +170,23 @@ export function createDepositAddress(ctx: DomainContext, partnerId: string, inpu
   return address;
 }
 
-function settleDepositAddress(ctx: DomainContext, partnerId: string, id: string, status: 'APPROVED' | 'REJECTED'): DepositAddressRecord {
+function settleDepositAddress(
+  ctx: DomainContext,
+  partnerId: string,
+  id: string,
+  status: 'APPROVED' | 'REJECTED',
+): DepositAddressRecord {
   const address = ctx.store.depositAddresses.find(partnerId, id);
   if (address === undefined) throw failed('deposit address not found');
   requireStatus('deposit address', address.status, ['PENDING'], status === 'APPROVED' ? 'approve' : 'reject');
   address.status = status;
   address.updateTime = ctx.now();
-  ctx.emit(partnerId, address.customerId, status === 'APPROVED' ? 'DEPOSIT_ADDRESS_APPROVED' : 'DEPOSIT_ADDRESS_REJECTED', ctx.views.depositAddress(address));
+  ctx.emit(
+    partnerId,
+    address.customerId,
+    status === 'APPROVED' ? 'DEPOSIT_ADDRESS_APPROVED' : 'DEPOSIT_ADDRESS_REJECTED',
+    ctx.views.depositAddress(address),
+  );
   ctx.changed({ kind: 'depositAddress', partnerId, id });
   return address;
 }

@@ -39,7 +39,16 @@ export interface SeedResult {
 export function seedRecords(ctx: DomainContext, partnerId: string, request: SeedRequest): SeedResult {
   const now = ctx.now() - request.ageSeconds * 1000;
   for (let n = 0; n < request.customers; n++) {
-    ctx.store.customers.insert({ id: newId(), partnerId, realName: null, email: null, externalId: `${request.externalIdPrefix}${n}`, status: 'APPROVED', createTime: now, updateTime: now });
+    ctx.store.customers.insert({
+      id: newId(),
+      partnerId,
+      realName: null,
+      email: null,
+      externalId: `${request.externalIdPrefix}${n}`,
+      status: 'APPROVED',
+      createTime: now,
+      updateTime: now,
+    });
   }
   const owners = request.deposits > 0 ? ctx.store.customers.list(partnerId).slice(-request.deposits) : [];
   for (const owner of owners) {
@@ -62,7 +71,17 @@ export function seedRecords(ctx: DomainContext, partnerId: string, request: Seed
     });
   }
   for (let n = 0; n < request.flows; n++) {
-    ctx.store.flows.insert({ id: newId(), partnerId, customerId: newId(), type: n % 2 === 0 ? 'ONRAMP' : 'OFFRAMP', from: newId(), to: newId(), status: 'ENABLED', createTime: now, updateTime: now });
+    ctx.store.flows.insert({
+      id: newId(),
+      partnerId,
+      customerId: newId(),
+      type: n % 2 === 0 ? 'ONRAMP' : 'OFFRAMP',
+      from: newId(),
+      to: newId(),
+      status: 'ENABLED',
+      createTime: now,
+      updateTime: now,
+    });
   }
   const tradeAmount = parseDecimal('100.00');
   for (let n = 0; n < request.trades; n++) {

@@ -99,8 +99,15 @@ export class Deliveries {
   ) {}
 
   /** Records that `event` happened to a partner's record; queues one delivery per matching subscription. */
-  emit(partnerId: string, customerId: string, event: EventName, payload: { id: string } & Record<string, unknown>): void {
-    const subscribed = this.store.partner(partnerId).subscribedEvents.filter((name) => normaliseEventName(name) === event);
+  emit(
+    partnerId: string,
+    customerId: string,
+    event: EventName,
+    payload: { id: string } & Record<string, unknown>,
+  ): void {
+    const subscribed = this.store
+      .partner(partnerId)
+      .subscribedEvents.filter((name) => normaliseEventName(name) === event);
     const now = this.clock.now();
     const dueAt = now + this.faultsOf(partnerId).delaySeconds * 1000;
     for (const name of subscribed) {
@@ -177,7 +184,10 @@ export class Deliveries {
    */
   private async run(tickTime: number): Promise<void> {
     const due = [...this.records.values()]
-      .filter((record) => record.status === 'PENDING' && record.nextAttemptTime !== null && record.nextAttemptTime <= tickTime)
+      .filter(
+        (record) =>
+          record.status === 'PENDING' && record.nextAttemptTime !== null && record.nextAttemptTime <= tickTime,
+      )
       .sort((a, b) => a.sequence - b.sequence);
     if (this.options.outOfOrder) due.reverse();
     const byCustomer = new Map<string, DeliveryRecord[]>();
@@ -238,7 +248,14 @@ export class Deliveries {
     };
     record.attempts.push(attempt);
     this.logger.info(
-      { delivery: record.id, event: record.event, trigger, outcome: attempt.outcome, httpStatus: attempt.httpStatus, latencyMs: attempt.durationMs },
+      {
+        delivery: record.id,
+        event: record.event,
+        trigger,
+        outcome: attempt.outcome,
+        httpStatus: attempt.httpStatus,
+        latencyMs: attempt.durationMs,
+      },
       'event delivery attempt',
     );
     return attempt;

@@ -41,11 +41,14 @@ export class HttpDeliverer {
         durationMs: elapsed(),
       };
     } catch (error) {
-      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || /timeout/i.test(error.name + error.message));
+      const timedOut =
+        error instanceof Error && (error.name === 'TimeoutError' || /timeout/i.test(error.name + error.message));
       return {
         delivered: false,
         httpStatus: null,
-        error: timedOut ? `no acknowledgement within ${this.ackTimeoutMs} ms` : `delivery failed: ${error instanceof Error ? error.message : String(error)}`,
+        error: timedOut
+          ? `no acknowledgement within ${this.ackTimeoutMs} ms`
+          : `delivery failed: ${error instanceof Error ? error.message : String(error)}`,
         durationMs: elapsed(),
       };
     }

@@ -31,7 +31,8 @@ export class Query {
 
   required(name: string): string {
     const value = this.optional(name);
-    if (value === undefined) throw invalidParameters(`query parameter ${parameterNameIn(this.reading.style, name)} is required`);
+    if (value === undefined)
+      throw invalidParameters(`query parameter ${parameterNameIn(this.reading.style, name)} is required`);
     return value;
   }
 
@@ -63,7 +64,11 @@ function pageParameter(query: Query, name: string, fallback: number, max: number
   if (text === undefined) return fallback;
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw invalidParameters(max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer >= 1` : `${name} must be an integer from 1 to ${max}`);
+    throw invalidParameters(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${name} must be an integer >= 1`
+        : `${name} must be an integer from 1 to ${max}`,
+    );
   }
   return value;
 }

@@ -60,7 +60,11 @@ export const SimulatedDepositBody = z.union([
     virtualAccountId: z.string().min(1),
     amount: AmountSchema,
     currency: z.string().min(1),
-    sender: z.object({ bsbNumber: z.string().min(1).optional(), accountNumber: z.string().min(1), accountName: z.string().optional() }),
+    sender: z.object({
+      bsbNumber: z.string().min(1).optional(),
+      accountNumber: z.string().min(1),
+      accountName: z.string().optional(),
+    }),
   }),
   z.strictObject({
     depositAddressId: z.string().min(1),

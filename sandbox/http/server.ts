@@ -72,7 +72,10 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
     const statusCode = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     request.outcome = statusCode === 500 ? 'ERROR' : 'INVALID_PARAMETERS';
     if (statusCode === 500) dependencies.logger.error({ err: error }, 'sandbox request failed');
-    await reply.code(statusCode).send({ status: statusCode === 500 ? 'FAILED' : 'INVALID_PARAMETERS', message: statusCode === 500 ? 'internal sandbox error' : error.message });
+    await reply.code(statusCode).send({
+      status: statusCode === 500 ? 'FAILED' : 'INVALID_PARAMETERS',
+      message: statusCode === 500 ? 'internal sandbox error' : error.message,
+    });
   });
 
   // Unknown paths are authenticated too, so a bad signature is reported as such wherever it is sent.
@@ -85,26 +88,42 @@ export function buildServer(dependencies: ServerDependencies): FastifyInstance {
       throw error;
     }
     request.outcome = 'NOT_FOUND';
-    await reply.code(404).send({ status: 'FAILED', message: `no endpoint ${request.method} ${splitRequestTarget(request.raw.url ?? '').path}` });
+    await reply.code(404).send({
+      status: 'FAILED',
+      message: `no endpoint ${request.method} ${splitRequestTarget(request.raw.url ?? '').path}`,
+    });
   });
 
   for (const publicRoute of dependencies.publicRoutes) app.get(publicRoute.path, publicRoute.handler);
 
   for (const route of dependencies.routes) {
-    app.route({ method: route.method, url: route.path, handler: (request, reply) => handle(dependencies, route, request, reply) });
+    app.route({
+      method: route.method,
+      url: route.path,
+      handler: (request, reply) => handle(dependencies, route, request, reply),
+    });
   }
   return app;
 }
 
-async function sendFailure(route: RouteDefinition, dependencies: ServerDependencies, request: FastifyRequest, reply: FastifyReply, error: SandboxError): Promise<void> {
+async function sendFailure(
+  route: RouteDefinition,
+  dependencies: ServerDependencies,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: SandboxError,
+): Promise<void> {
   request.outcome = error.status;
   if (error.status === 'UNAUTHORISED' && dependencies.gateway401) {
     // A gateway's answer: not the service's JSON envelope, which clients must cope with.
-    const debugLine = typeof error.details.canonicalString === 'string' ? `\ncanonical string:\n${error.details.canonicalString}` : '';
+    const debugLine =
+      typeof error.details.canonicalString === 'string' ? `\ncanonical string:\n${error.details.canonicalString}` : '';
     await reply.code(401).type('text/plain; charset=utf-8').send(`401 Unauthorized: ${error.message}${debugLine}`);
     return;
   }
-  await reply.code(route.generation === 'old' ? 200 : 422).send({ status: error.status, message: error.message, ...error.details });
+  await reply
+    .code(route.generation === 'old' ? 200 : 422)
+    .send({ status: error.status, message: error.message, ...error.details });
 }
 
 /** Applies a fault; true when the response has been taken care of (failed or connection reset). */
@@ -119,12 +138,18 @@ async function applyFault(rule: FaultRule, request: FastifyRequest, reply: Fasti
     request.raw.socket.resetAndDestroy();
     return true;
   }
-  await reply.code(rule.statusCode).type('text/plain; charset=utf-8').send(rule.statusCode === 503 ? 'Service Unavailable' : 'Internal Server Error');
+  await reply
+    .code(rule.statusCode)
+    .type('text/plain; charset=utf-8')
+    .send(rule.statusCode === 503 ? 'Service Unavailable' : 'Internal Server Error');
   return true;
 }
 
 /** Authenticates a request as it arrived: raw target, raw body bytes, Host header, peer address. */
-function authenticate(dependencies: ServerDependencies, request: FastifyRequest): { partnerId: string; apiKey: string } {
+function authenticate(
+  dependencies: ServerDependencies,
+  request: FastifyRequest,
+): { partnerId: string; apiKey: string } {
   return dependencies.authenticator.authenticate({
     method: request.method,
     host: request.headers.host,
@@ -136,7 +161,12 @@ function authenticate(dependencies: ServerDependencies, request: FastifyRequest)
   });
 }
 
-async function handle(dependencies: ServerDependencies, route: RouteDefinition, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function handle(
+  dependencies: ServerDependencies,
+  route: RouteDefinition,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   const rawTarget = request.raw.url ?? '';
   const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const contentType = request.headers['content-type'];
@@ -154,23 +184,44 @@ async function handle(dependencies: ServerDependencies, route: RouteDefinition, 
   if (retryAfterSeconds !== undefined) {
     // As a gateway in front of the service would answer: refused before anything was done.
     request.outcome = 'RATE_LIMITED';
-    await reply.code(429).header('retry-after', String(retryAfterSeconds)).type('text/plain; charset=utf-8').send('Too Many Requests');
+    await reply
+      .code(429)
+      .header('retry-after', String(retryAfterSeconds))
+      .type('text/plain; charset=utf-8')
+      .send('Too Many Requests');
     return;
   }
   const before = dependencies.faults.take(partnerId, path, false, apiKey);
   if (before?.kind === 'UNAUTHORISED') {
     request.outcome = 'FAULT_UNAUTHORISED';
-    return sendFailure(route, dependencies, request, reply, new SandboxError('UNAUTHORISED', 'signature verification failed (injected fault: the key was rotated)'));
+    return sendFailure(
+      route,
+      dependencies,
+      request,
+      reply,
+      new SandboxError('UNAUTHORISED', 'signature verification failed (injected fault: the key was rotated)'),
+    );
   }
   if (before?.kind === 'REFUSED') {
     request.outcome = 'FAULT_REFUSED';
-    return sendFailure(route, dependencies, request, reply, new SandboxError('FAILED', 'the operation was refused (injected fault)'));
+    return sendFailure(
+      route,
+      dependencies,
+      request,
+      reply,
+      new SandboxError('FAILED', 'the operation was refused (injected fault)'),
+    );
   }
   if (before !== undefined && (await applyFault(before, request, reply))) return;
 
   let data: unknown;
   try {
-    data = await route.handler({ partnerId, query: new Query(splitRequestTarget(rawTarget).query, dependencies.queryReading), rawBody, contentType });
+    data = await route.handler({
+      partnerId,
+      query: new Query(splitRequestTarget(rawTarget).query, dependencies.queryReading),
+      rawBody,
+      contentType,
+    });
   } catch (error) {
     if (error instanceof SandboxError) return sendFailure(route, dependencies, request, reply, error);
     throw error;

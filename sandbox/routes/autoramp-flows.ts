@@ -10,7 +10,14 @@ import type { DomainContext } from '../domain/context';
 import { createFlow, createOfframp, createOnramp, deleteFlow } from '../domain/autoramp-flows';
 import { notFound } from '../http/errors';
 import { paginate } from '../http/query';
-import { CryptoCurrencySchema, FiatCurrencySchema, IdBody, NetworkSchema, SourceAccountSchema, toSourceAccount } from '../http/request-schemas';
+import {
+  CryptoCurrencySchema,
+  FiatCurrencySchema,
+  IdBody,
+  NetworkSchema,
+  SourceAccountSchema,
+  toSourceAccount,
+} from '../http/request-schemas';
 import { jsonBody, type RouteDefinition } from '../http/route';
 
 const FLOW_TYPES = ['ONRAMP', 'OFFRAMP'] as const;
@@ -20,7 +27,11 @@ const CreateFlowBody = z.object({ type: z.enum(FLOW_TYPES), from: z.string().min
 
 // Since release 2026-03-27 there is no top-level customerId; z.strictObject rejects the old shape.
 const OnrampBody = z.strictObject({
-  from: z.object({ customerId: z.string().min(1), currency: FiatCurrencySchema, whitelist: SourceAccountSchema.optional() }),
+  from: z.object({
+    customerId: z.string().min(1),
+    currency: FiatCurrencySchema,
+    whitelist: SourceAccountSchema.optional(),
+  }),
   to: z.string().min(1),
 });
 
@@ -43,7 +54,14 @@ export function autorampFlowRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: (request) => {
         const { from, to } = jsonBody(request, OnrampBody);
         const whitelist = from.whitelist === undefined ? undefined : toSourceAccount(from.whitelist);
-        return { id: createOnramp(ctx, request.partnerId, { customerId: from.customerId, currency: from.currency, whitelist, to }).id };
+        return {
+          id: createOnramp(ctx, request.partnerId, {
+            customerId: from.customerId,
+            currency: from.currency,
+            whitelist,
+            to,
+          }).id,
+        };
       },
     },
     {
@@ -60,7 +78,10 @@ export function autorampFlowRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: ({ partnerId, query }) => {
         const type = query.oneOf('type', FLOW_TYPES);
         const status = query.oneOf('status', FLOW_STATUSES);
-        const rows = store.flows.list(partnerId, (row) => (type === undefined || row.type === type) && (status === undefined || row.status === status));
+        const rows = store.flows.list(
+          partnerId,
+          (row) => (type === undefined || row.type === type) && (status === undefined || row.status === status),
+        );
         return paginate(query, ctx.listed(rows), (row) => views.autorampFlow(row));
       },
     },

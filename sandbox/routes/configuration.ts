@@ -10,7 +10,9 @@ import { jsonBody, type RouteDefinition } from '../http/route';
 const IpWhitelistBody = z.object({ ipWhiteList: z.array(z.string().refine(isValidIp, 'must be an IP address')) });
 
 const SubscribedEventsBody = z.object({
-  events: z.array(z.string().refine((name) => SUBSCRIBABLE_EVENT_NAMES.includes(name), 'is not an event name the service knows')),
+  events: z.array(
+    z.string().refine((name) => SUBSCRIBABLE_EVENT_NAMES.includes(name), 'is not an event name the service knows'),
+  ),
 });
 
 const CallbackUrlBody = z.object({ callbackUrl: z.string() });
@@ -30,7 +32,8 @@ function validCallbackUrl(text: string, httpHosts: readonly string[]): string {
     throw invalidParameters('callbackUrl is not a URL');
   }
   const loopback = LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && (loopback || httpHosts.includes(url.hostname)))) return url.toString();
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && (loopback || httpHosts.includes(url.hostname))))
+    return url.toString();
   throw invalidParameters('callbackUrl must be an https:// URL (http:// is accepted for loopback hosts only)');
 }
 
@@ -43,7 +46,10 @@ export function configurationRoutes(ctx: DomainContext, httpCallbackHosts: reado
       path: '/balance',
       handler: ({ partnerId }) => {
         const balances = store.partner(partnerId).balances;
-        return ALL_CURRENCIES.map((currency) => ({ balance: formatAmount(balances.get(currency) ?? 0n, currency), currency }));
+        return ALL_CURRENCIES.map((currency) => ({
+          balance: formatAmount(balances.get(currency) ?? 0n, currency),
+          currency,
+        }));
       },
     },
     {
@@ -88,6 +94,10 @@ export function configurationRoutes(ctx: DomainContext, httpCallbackHosts: reado
     // The real service's setup endpoints (shapes assumed, ramp/schemas/setup.ts).
     { method: 'GET', path: '/health', handler: () => ({ status: 'UP' }) },
     { method: 'GET', path: '/basic-info', handler: ({ partnerId }) => ({ id: partnerId, name: 'sandbox partner' }) },
-    { method: 'GET', path: '/callback-url', handler: ({ partnerId }) => ({ callbackUrl: store.partner(partnerId).callbackUrl }) },
+    {
+      method: 'GET',
+      path: '/callback-url',
+      handler: ({ partnerId }) => ({ callbackUrl: store.partner(partnerId).callbackUrl }),
+    },
   ];
 }

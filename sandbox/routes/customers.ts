@@ -19,7 +19,8 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'POST',
       path: '/customer/create',
-      handler: (request) => views.customer(createCustomer(ctx, request.partnerId, jsonBody(request, CreateCustomerBody))),
+      handler: (request) =>
+        views.customer(createCustomer(ctx, request.partnerId, jsonBody(request, CreateCustomerBody))),
     },
     {
       // Multipart: the customer's fields as form fields and at least one identity document under
@@ -29,10 +30,16 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: async ({ partnerId, rawBody, contentType }) => {
         const form = await readMultipart(rawBody, contentType);
         const documents = form.getAll('files').filter((part) => typeof part !== 'string');
-        if (documents.length === 0) throw invalidParameters('at least one identity document (form field files) is required');
-        const fields = Object.fromEntries([...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+        if (documents.length === 0)
+          throw invalidParameters('at least one identity document (form field files) is required');
+        const fields = Object.fromEntries(
+          [...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+        );
         const parsed = CreateCustomerBody.safeParse(fields);
-        if (!parsed.success) throw invalidParameters(`${parsed.error.issues[0]?.path.join('.') ?? 'body'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        if (!parsed.success)
+          throw invalidParameters(
+            `${parsed.error.issues[0]?.path.join('.') ?? 'body'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+          );
         return views.customer(createCustomer(ctx, partnerId, parsed.data));
       },
     },
@@ -42,13 +49,22 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
       method: 'GET',
       path: '/customer/detail',
       handler: ({ partnerId, query }) => {
-        const keys = { id: query.optional('id'), externalId: query.optional('externalId'), email: query.optional('email') };
+        const keys = {
+          id: query.optional('id'),
+          externalId: query.optional('externalId'),
+          email: query.optional('email'),
+        };
         const given = Object.entries(keys).filter(([, value]) => value !== undefined);
-        if (given.length !== 1) throw invalidParameters('exactly one of the query parameters id, externalId and email is required');
+        if (given.length !== 1)
+          throw invalidParameters('exactly one of the query parameters id, externalId and email is required');
         const customer =
           keys.id !== undefined
             ? store.customers.find(partnerId, keys.id)
-            : store.customers.list(partnerId, (candidate) => (keys.externalId !== undefined ? candidate.externalId === keys.externalId : candidate.email === keys.email))[0];
+            : store.customers.list(partnerId, (candidate) =>
+                keys.externalId !== undefined
+                  ? candidate.externalId === keys.externalId
+                  : candidate.email === keys.email,
+              )[0];
         if (customer === undefined) throw notFound('customer');
         return views.customer(customer);
       },
@@ -56,7 +72,8 @@ export function customerRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'GET',
       path: '/customer/list',
-      handler: ({ partnerId, query }) => paginate(query, ctx.listed(store.customers.list(partnerId)), (customer) => views.customer(customer)),
+      handler: ({ partnerId, query }) =>
+        paginate(query, ctx.listed(store.customers.list(partnerId)), (customer) => views.customer(customer)),
     },
   ];
 }

@@ -10,7 +10,11 @@ import { paginate } from '../http/query';
 import { CryptoCurrencySchema, NetworkSchema } from '../http/request-schemas';
 import { jsonBody, type RouteDefinition } from '../http/route';
 
-const CreateDepositAddressBody = z.object({ customerId: z.string().min(1), currency: CryptoCurrencySchema, network: NetworkSchema });
+const CreateDepositAddressBody = z.object({
+  customerId: z.string().min(1),
+  currency: CryptoCurrencySchema,
+  network: NetworkSchema,
+});
 
 const DEPOSIT_ADDRESS_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
 
@@ -20,7 +24,8 @@ export function depositAddressRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'POST',
       path: '/deposit-address/create',
-      handler: (request) => views.depositAddress(createDepositAddress(ctx, request.partnerId, jsonBody(request, CreateDepositAddressBody))),
+      handler: (request) =>
+        views.depositAddress(createDepositAddress(ctx, request.partnerId, jsonBody(request, CreateDepositAddressBody))),
     },
     {
       method: 'GET',
@@ -40,7 +45,10 @@ export function depositAddressRoutes(ctx: DomainContext): RouteDefinition[] {
         const status = query.oneOf('status', DEPOSIT_ADDRESS_STATUSES);
         const rows = store.depositAddresses.list(
           partnerId,
-          (row) => (customerId === undefined || row.customerId === customerId) && (currency === undefined || row.currency === currency) && (status === undefined || row.status === status),
+          (row) =>
+            (customerId === undefined || row.customerId === customerId) &&
+            (currency === undefined || row.currency === currency) &&
+            (status === undefined || row.status === status),
         );
         return paginate(query, rows, (row) => views.depositAddress(row));
       },

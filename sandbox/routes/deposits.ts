@@ -33,7 +33,10 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
         const status = query.oneOf('status', DEPOSIT_STATUSES);
         const rows = store.deposits.list(
           partnerId,
-          (row) => (customerId === undefined || row.customerId === customerId) && (currency === undefined || row.currency === currency) && (status === undefined || row.status === status),
+          (row) =>
+            (customerId === undefined || row.customerId === customerId) &&
+            (currency === undefined || row.currency === currency) &&
+            (status === undefined || row.status === status),
         );
         return paginate(query, ctx.listed(rows), (row) => views.depositListItem(row));
       },
@@ -42,7 +45,8 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
       // The real sandbox's simulated deposit; the same as /sandbox/deposit/simulate (field names assumed).
       method: 'POST',
       path: '/deposit/mock',
-      handler: (request) => views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, SimulatedDepositBody))),
+      handler: (request) =>
+        views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, SimulatedDepositBody))),
     },
     {
       // Shape not shown. The sandbox takes form fields `id` (the deposit) and `file` (the document);
@@ -54,7 +58,8 @@ export function depositRoutes(ctx: DomainContext): RouteDefinition[] {
         const id = form.get('id');
         const file = form.get('file');
         if (typeof id !== 'string' || id === '') throw invalidParameters('form field id (the deposit id) is required');
-        if (file === null || typeof file === 'string') throw invalidParameters('form field file (the attachment) is required');
+        if (file === null || typeof file === 'string')
+          throw invalidParameters('form field file (the attachment) is required');
         const deposit = attachToDeposit(ctx, partnerId, id, file.name);
         return { id: deposit.id, fileName: file.name, status: deposit.status };
       },

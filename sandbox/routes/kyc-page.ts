@@ -14,14 +14,18 @@ export function kycPage(ctx: DomainContext) {
     path: KYC_PAGE_PATH,
     handler: async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const { customerId } = request.params as { customerId: string };
-      const owner = [...ctx.store.partners.keys()].find((partnerId) => ctx.store.customers.find(partnerId, customerId) !== undefined);
+      const owner = [...ctx.store.partners.keys()].find(
+        (partnerId) => ctx.store.customers.find(partnerId, customerId) !== undefined,
+      );
       const customer = owner === undefined ? undefined : ctx.store.customers.find(owner, customerId);
       if (owner === undefined || customer === undefined) {
         await reply.code(404).type('text/plain; charset=utf-8').send('Unknown KYC link.');
         return;
       }
       if (customer.status === 'CREATED') submitKyc(ctx, owner, customerId);
-      await reply.type('text/plain; charset=utf-8').send(`Sandbox KYC: documents received. Verification status: ${customer.status}.`);
+      await reply
+        .type('text/plain; charset=utf-8')
+        .send(`Sandbox KYC: documents received. Verification status: ${customer.status}.`);
     },
   };
 }

@@ -31,9 +31,22 @@ const CreateVaBody = z.object({
   signature: z.string().min(1).optional(),
 });
 
-const CreateUserBody = z.object({ email: z.email(), name: z.string().min(1).optional(), external_id: z.string().min(1).max(128).optional() });
-const CreateWhitelistBody = z.object({ user_id: z.string().min(1), address: z.string().min(1), network: NetworkSchema, label: z.string().optional() });
-const UpdateWhitelistBody = z.object({ whitelist_id: z.string().min(1), address: z.string().min(1).optional(), label: z.string().optional() });
+const CreateUserBody = z.object({
+  email: z.email(),
+  name: z.string().min(1).optional(),
+  external_id: z.string().min(1).max(128).optional(),
+});
+const CreateWhitelistBody = z.object({
+  user_id: z.string().min(1),
+  address: z.string().min(1),
+  network: NetworkSchema,
+  label: z.string().optional(),
+});
+const UpdateWhitelistBody = z.object({
+  whitelist_id: z.string().min(1),
+  address: z.string().min(1).optional(),
+  label: z.string().optional(),
+});
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -42,12 +55,33 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * virtual clock's. A signature made just before midnight and checked just after is accepted: the
  * day of the request's accepted skew window counts too.
  */
-function ownershipProven(address: string, network: 'ETH' | 'TRX', userId: string, signature: string, acceptedSkewSeconds: number, now: number): boolean {
-  const days = new Set([new Date(now), new Date(now - acceptedSkewSeconds * 1000)].map((date) => Math.floor(date.getTime() / DAY_MS)));
-  return [...days].some((day) => verifyWalletOwnership({ network, address, message: walletOwnershipMessage(address, userId, new Date(day * DAY_MS)), signature }));
+function ownershipProven(
+  address: string,
+  network: 'ETH' | 'TRX',
+  userId: string,
+  signature: string,
+  acceptedSkewSeconds: number,
+  now: number,
+): boolean {
+  const days = new Set(
+    [new Date(now), new Date(now - acceptedSkewSeconds * 1000)].map((date) => Math.floor(date.getTime() / DAY_MS)),
+  );
+  return [...days].some((day) =>
+    verifyWalletOwnership({
+      network,
+      address,
+      message: walletOwnershipMessage(address, userId, new Date(day * DAY_MS)),
+      signature,
+    }),
+  );
 }
 
-export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wallClock: () => number, createVaPath: string): RouteDefinition[] {
+export function legacyRoutes(
+  ctx: DomainContext,
+  acceptedSkewSeconds: number,
+  wallClock: () => number,
+  createVaPath: string,
+): RouteDefinition[] {
   return [
     {
       method: 'POST',
@@ -61,22 +95,49 @@ export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wa
           throw invalidParameters('to_address and to_network go together');
         }
         if (body.to_address !== undefined && body.to_network !== undefined) {
-          if (body.signature === undefined) throw invalidParameters('signature (wallet ownership proof) is required with to_address');
-          if (!ownershipProven(body.to_address, body.to_network, body.user_id, body.signature, acceptedSkewSeconds, wallClock())) {
+          if (body.signature === undefined)
+            throw invalidParameters('signature (wallet ownership proof) is required with to_address');
+          if (
+            !ownershipProven(
+              body.to_address,
+              body.to_network,
+              body.user_id,
+              body.signature,
+              acceptedSkewSeconds,
+              wallClock(),
+            )
+          ) {
             throw failed('the wallet ownership signature is invalid');
           }
         }
-        const account = createVirtualAccount(ctx, request.partnerId, { customerId: body.user_id, currency: body.currency });
+        const account = createVirtualAccount(ctx, request.partnerId, {
+          customerId: body.user_id,
+          currency: body.currency,
+        });
         let flowId: string | null = null;
         if (body.to_address !== undefined && body.to_network !== undefined) {
           const toAddress = body.to_address;
-          const existing = ctx.store.cryptoAddresses.list(request.partnerId, (row) => row.customerId === body.user_id && row.address === toAddress && row.network === body.to_network)[0];
+          const existing = ctx.store.cryptoAddresses.list(
+            request.partnerId,
+            (row) => row.customerId === body.user_id && row.address === toAddress && row.network === body.to_network,
+          )[0];
           const exit =
             existing ??
-            createCryptoAddress(ctx, request.partnerId, { customerId: body.user_id, currency: body.to_currency ?? 'USDT', network: body.to_network, address: toAddress });
+            createCryptoAddress(ctx, request.partnerId, {
+              customerId: body.user_id,
+              currency: body.to_currency ?? 'USDT',
+              network: body.to_network,
+              address: toAddress,
+            });
           flowId = createFlow(ctx, request.partnerId, { type: 'ONRAMP', from: account.id, to: exit.id }).id;
         }
-        return { va_id: account.id, user_id: account.customerId, currency: account.currency, va_status: account.status, autoramp_flow_id: flowId };
+        return {
+          va_id: account.id,
+          user_id: account.customerId,
+          currency: account.currency,
+          va_status: account.status,
+          autoramp_flow_id: flowId,
+        };
       },
     },
     {
@@ -85,7 +146,11 @@ export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wa
       generation: 'old',
       handler: (request) => {
         const body = jsonBody(request, CreateUserBody);
-        const customer = createCustomer(ctx, request.partnerId, { email: body.email, realName: body.name, externalId: body.external_id });
+        const customer = createCustomer(ctx, request.partnerId, {
+          email: body.email,
+          realName: body.name,
+          externalId: body.external_id,
+        });
         return { user_id: customer.id };
       },
     },
@@ -96,7 +161,13 @@ export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wa
       handler: ({ partnerId, query }) => {
         const customer = ctx.store.customers.find(partnerId, query.required('user_id'));
         if (customer === undefined) throw notFound('user');
-        return { user_id: customer.id, email: customer.email, name: customer.realName, external_id: customer.externalId, user_status: customer.status };
+        return {
+          user_id: customer.id,
+          email: customer.email,
+          name: customer.realName,
+          external_id: customer.externalId,
+          user_status: customer.status,
+        };
       },
     },
     {
@@ -107,7 +178,16 @@ export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wa
         const body = jsonBody(request, CreateWhitelistBody);
         ctx.requireCustomer(request.partnerId, body.user_id, false);
         const now = ctx.now();
-        const entry = ctx.store.legacyWhitelist.insert({ id: newId(), partnerId: request.partnerId, userId: body.user_id, address: body.address, network: body.network, label: body.label ?? '', createTime: now, updateTime: now });
+        const entry = ctx.store.legacyWhitelist.insert({
+          id: newId(),
+          partnerId: request.partnerId,
+          userId: body.user_id,
+          address: body.address,
+          network: body.network,
+          label: body.label ?? '',
+          createTime: now,
+          updateTime: now,
+        });
         return { whitelist_id: entry.id };
       },
     },
@@ -132,7 +212,14 @@ export function legacyRoutes(ctx: DomainContext, acceptedSkewSeconds: number, wa
       handler: ({ partnerId, query }) => {
         const userId = query.required('user_id');
         const entries = ctx.store.legacyWhitelist.list(partnerId, (entry) => entry.userId === userId);
-        return { whitelist: entries.map((entry) => ({ whitelist_id: entry.id, address: entry.address, network: entry.network, label: entry.label })) };
+        return {
+          whitelist: entries.map((entry) => ({
+            whitelist_id: entry.id,
+            address: entry.address,
+            network: entry.network,
+            label: entry.label,
+          })),
+        };
       },
     },
     {

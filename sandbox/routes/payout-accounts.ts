@@ -17,7 +17,8 @@ export function payoutAccountRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'POST',
       path: '/bank-account/add',
-      handler: (request) => views.bankAccount(createBankAccount(ctx, request.partnerId, jsonBody(request, AddBankAccountBody))),
+      handler: (request) =>
+        views.bankAccount(createBankAccount(ctx, request.partnerId, jsonBody(request, AddBankAccountBody))),
     },
     {
       method: 'GET',
@@ -31,7 +32,8 @@ export function payoutAccountRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'POST',
       path: '/crypto-address/add',
-      handler: (request) => views.cryptoAddress(createCryptoAddress(ctx, request.partnerId, jsonBody(request, NewCryptoAddressBody))),
+      handler: (request) =>
+        views.cryptoAddress(createCryptoAddress(ctx, request.partnerId, jsonBody(request, NewCryptoAddressBody))),
     },
     {
       method: 'GET',
@@ -39,7 +41,12 @@ export function payoutAccountRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: ({ partnerId, query }) => {
         const customerId = query.optional('customerId');
         const currency = query.oneOf('currency', FIAT_CURRENCIES);
-        const rows = store.bankAccounts.list(partnerId, (row) => (customerId === undefined || row.customerId === customerId) && (currency === undefined || row.currency === currency));
+        const rows = store.bankAccounts.list(
+          partnerId,
+          (row) =>
+            (customerId === undefined || row.customerId === customerId) &&
+            (currency === undefined || row.currency === currency),
+        );
         return paginate(query, rows, (row) => views.bankAccount(row));
       },
     },
@@ -49,7 +56,12 @@ export function payoutAccountRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: ({ partnerId, query }) => {
         const customerId = query.optional('customerId');
         const currency = query.oneOf('currency', CRYPTO_CURRENCIES);
-        const rows = store.cryptoAddresses.list(partnerId, (row) => (customerId === undefined || row.customerId === customerId) && (currency === undefined || row.currency === currency));
+        const rows = store.cryptoAddresses.list(
+          partnerId,
+          (row) =>
+            (customerId === undefined || row.customerId === customerId) &&
+            (currency === undefined || row.currency === currency),
+        );
         return paginate(query, rows, (row) => views.cryptoAddress(row));
       },
     },
@@ -60,7 +72,8 @@ export function payoutAccountRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: ({ partnerId, query }) => {
         const address = store.cryptoAddresses.find(partnerId, query.required('id'));
         const customerId = query.optional('customerId');
-        if (address === undefined || (customerId !== undefined && address.customerId !== customerId)) throw notFound('crypto address');
+        if (address === undefined || (customerId !== undefined && address.customerId !== customerId))
+          throw notFound('crypto address');
         return views.cryptoAddress(address);
       },
     },

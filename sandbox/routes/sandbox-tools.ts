@@ -49,7 +49,10 @@ const FaultBody = z.object({
 
 const SeedBody = z.object({
   customers: z.number().int().min(0).max(1_000_000).default(0),
-  externalIdPrefix: z.string().regex(/^[A-Za-z0-9._:@-]{1,64}$/).default('seeded-'),
+  externalIdPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._:@-]{1,64}$/)
+    .default('seeded-'),
   deposits: z.number().int().min(0).max(10_000).default(0),
   flows: z.number().int().min(0).max(1_000_000).default(0),
   trades: z.number().int().min(0).max(1_000_000).default(0),
@@ -95,7 +98,11 @@ function pendingFaults(faults: FaultInjector, partnerId: string) {
   return faults.pending(partnerId).map(({ path, rule }) => ({ path, ...rule }));
 }
 
-export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, faults: FaultInjector): RouteDefinition[] {
+export function sandboxToolRoutes(
+  ctx: DomainContext,
+  deliveries: Deliveries,
+  faults: FaultInjector,
+): RouteDefinition[] {
   const { clock } = ctx;
   return [
     {
@@ -104,7 +111,10 @@ export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, fa
       handler: (request) => {
         const body = jsonBody(request, CreditBody);
         ctx.adjustBalance(request.partnerId, body.currency, parseDecimal(body.amount));
-        return { currency: body.currency, balance: formatAmount(ctx.store.partner(request.partnerId).balances.get(body.currency) ?? 0n, body.currency) };
+        return {
+          currency: body.currency,
+          balance: formatAmount(ctx.store.partner(request.partnerId).balances.get(body.currency) ?? 0n, body.currency),
+        };
       },
     },
     {
@@ -132,7 +142,12 @@ export function sandboxToolRoutes(ctx: DomainContext, deliveries: Deliveries, fa
         const payloadId = query.optional('payloadId');
         return deliveries
           .list(partnerId)
-          .filter((record) => (event === undefined || record.event === event) && (status === undefined || record.status === status) && (payloadId === undefined || record.payload.id === payloadId))
+          .filter(
+            (record) =>
+              (event === undefined || record.event === event) &&
+              (status === undefined || record.status === status) &&
+              (payloadId === undefined || record.payload.id === payloadId),
+          )
           .map(deliveryView);
       },
     },

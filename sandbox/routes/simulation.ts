@@ -9,16 +9,40 @@
  */
 import type { DomainContext } from '../domain/context';
 import { approveCustomer, deleteCustomer, rejectCustomer } from '../domain/customers';
-import { confirmDeposit, failPayment, receiveDeposit, refundDeposit, rejectDeposit, requireDepositAction, settlePayment, settleTrade } from '../domain/money-movement';
+import {
+  confirmDeposit,
+  failPayment,
+  receiveDeposit,
+  refundDeposit,
+  rejectDeposit,
+  requireDepositAction,
+  settlePayment,
+  settleTrade,
+} from '../domain/money-movement';
 import { createBankAccount, createCryptoAddress } from '../domain/payout-accounts';
-import { approveDepositAddress, approveVirtualAccount, rejectDepositAddress, rejectVirtualAccount } from '../domain/receiving-accounts';
-import { FailPaymentBody, IdBody, NewBankAccountBody, NewCryptoAddressBody, SimulatedDepositBody } from '../http/request-schemas';
+import {
+  approveDepositAddress,
+  approveVirtualAccount,
+  rejectDepositAddress,
+  rejectVirtualAccount,
+} from '../domain/receiving-accounts';
+import {
+  FailPaymentBody,
+  IdBody,
+  NewBankAccountBody,
+  NewCryptoAddressBody,
+  SimulatedDepositBody,
+} from '../http/request-schemas';
 import { jsonBody, type RouteContext, type RouteDefinition } from '../http/route';
 
 export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
   const { views } = ctx;
   /** A step that takes `{id}` and answers the moved record's view. */
-  const step = <R>(path: string, move: (ctx: DomainContext, partnerId: string, id: string) => R, view: (record: R) => unknown): RouteDefinition => ({
+  const step = <R>(
+    path: string,
+    move: (ctx: DomainContext, partnerId: string, id: string) => R,
+    view: (record: R) => unknown,
+  ): RouteDefinition => ({
     method: 'POST',
     path,
     handler: (request: RouteContext) => view(move(ctx, request.partnerId, jsonBody(request, IdBody).id)),
@@ -34,7 +58,8 @@ export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
     {
       method: 'POST',
       path: '/sandbox/deposit/simulate',
-      handler: (request) => views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, SimulatedDepositBody))),
+      handler: (request) =>
+        views.deposit(receiveDeposit(ctx, request.partnerId, jsonBody(request, SimulatedDepositBody))),
     },
     step('/sandbox/deposit/confirm', confirmDeposit, (r) => views.deposit(r)),
     step('/sandbox/deposit/reject', rejectDeposit, (r) => views.deposit(r)),
@@ -47,18 +72,22 @@ export function simulationRoutes(ctx: DomainContext): RouteDefinition[] {
       path: '/sandbox/payment/fail',
       handler: (request) => {
         const body = jsonBody(request, FailPaymentBody);
-        return views.payment(failPayment(ctx, request.partnerId, body.id, body.reason ?? 'rejected by the beneficiary bank'));
+        return views.payment(
+          failPayment(ctx, request.partnerId, body.id, body.reason ?? 'rejected by the beneficiary bank'),
+        );
       },
     },
     {
       method: 'POST',
       path: '/sandbox/bank-account/create',
-      handler: (request) => views.bankAccount(createBankAccount(ctx, request.partnerId, jsonBody(request, NewBankAccountBody))),
+      handler: (request) =>
+        views.bankAccount(createBankAccount(ctx, request.partnerId, jsonBody(request, NewBankAccountBody))),
     },
     {
       method: 'POST',
       path: '/sandbox/crypto-address/create',
-      handler: (request) => views.cryptoAddress(createCryptoAddress(ctx, request.partnerId, jsonBody(request, NewCryptoAddressBody))),
+      handler: (request) =>
+        views.cryptoAddress(createCryptoAddress(ctx, request.partnerId, jsonBody(request, NewCryptoAddressBody))),
     },
   ];
 }

@@ -42,7 +42,8 @@ function currencyParameter(query: Query, name: string): Currency {
 
 function amountParameter(query: Query, name: string): string {
   const value = query.required(name);
-  if (!AmountSchema.safeParse(value).success) throw invalidParameters(`${name} must be a positive decimal string such as "100.50"`);
+  if (!AmountSchema.safeParse(value).success)
+    throw invalidParameters(`${name} must be a positive decimal string such as "100.50"`);
   return value;
 }
 
@@ -68,7 +69,12 @@ export function tradeAndPaymentRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: ({ partnerId, query }) => {
         const customerId = query.optional('customerId');
         const status = query.oneOf('status', TRADE_STATUSES);
-        const rows = store.trades.list(partnerId, (row) => (customerId === undefined || row.customerId === customerId) && (status === undefined || row.status === status));
+        const rows = store.trades.list(
+          partnerId,
+          (row) =>
+            (customerId === undefined || row.customerId === customerId) &&
+            (status === undefined || row.status === status),
+        );
         return paginate(query, ctx.listed(rows), (row) => views.trade(row));
       },
     },
@@ -104,7 +110,10 @@ export function tradeAndPaymentRoutes(ctx: DomainContext): RouteDefinition[] {
         const reference = query.optional('reference');
         const rows = store.payments.list(
           partnerId,
-          (row) => (customerId === undefined || row.customerId === customerId) && (status === undefined || row.status === status) && (reference === undefined || row.reference === reference),
+          (row) =>
+            (customerId === undefined || row.customerId === customerId) &&
+            (status === undefined || row.status === status) &&
+            (reference === undefined || row.reference === reference),
         );
         return paginate(query, rows, (row) => views.payment(row));
       },
@@ -121,7 +130,12 @@ export function tradeAndPaymentRoutes(ctx: DomainContext): RouteDefinition[] {
       // The same estimate with its fields in the query (the real service answers GET too).
       method: 'GET',
       path: '/payment/estimate',
-      handler: ({ query }) => estimate(currencyParameter(query, 'deductCurrency'), amountParameter(query, 'deductAmount'), currencyParameter(query, 'receivedCurrency')),
+      handler: ({ query }) =>
+        estimate(
+          currencyParameter(query, 'deductCurrency'),
+          amountParameter(query, 'deductAmount'),
+          currencyParameter(query, 'receivedCurrency'),
+        ),
     },
     {
       // An indicative conversion of `amount` from one currency to another, as a trade would make it.

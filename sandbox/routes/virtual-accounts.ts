@@ -6,7 +6,12 @@
  */
 import { z } from 'zod';
 import type { DomainContext } from '../domain/context';
-import { audWhitelistOf, createVirtualAccount, replaceWhitelistEntry, requestWhitelistEntry } from '../domain/receiving-accounts';
+import {
+  audWhitelistOf,
+  createVirtualAccount,
+  replaceWhitelistEntry,
+  requestWhitelistEntry,
+} from '../domain/receiving-accounts';
 import { notFound } from '../http/errors';
 import { paginate } from '../http/query';
 import { FiatCurrencySchema, SourceAccountSchema, toSourceAccount } from '../http/request-schemas';
@@ -20,7 +25,11 @@ const CreateVirtualAccountBody = z.object({
 
 /** Which virtual account the entry is for is not shown; we assume `virtualAccountId`, as the client does. */
 /** POST /virtual-account/update-aud-whitelist (rampflow's assumed shape, ramp/schemas/virtual-account.ts). */
-const UpdateAudWhitelistBody = z.object({ virtualAccountId: z.string().min(1), id: z.number().int().positive(), sourceAccount: SourceAccountSchema });
+const UpdateAudWhitelistBody = z.object({
+  virtualAccountId: z.string().min(1),
+  id: z.number().int().positive(),
+  sourceAccount: SourceAccountSchema,
+});
 
 const CreateAudWhitelistBody = z.object({
   virtualAccountId: z.string().min(1),
@@ -38,7 +47,13 @@ export function virtualAccountRoutes(ctx: DomainContext): RouteDefinition[] {
       handler: (request) => {
         const body = jsonBody(request, CreateVirtualAccountBody);
         const whitelist = body.whitelist === undefined ? undefined : toSourceAccount(body.whitelist);
-        return views.virtualAccount(createVirtualAccount(ctx, request.partnerId, { customerId: body.customerId, currency: body.currency, whitelist }));
+        return views.virtualAccount(
+          createVirtualAccount(ctx, request.partnerId, {
+            customerId: body.customerId,
+            currency: body.currency,
+            whitelist,
+          }),
+        );
       },
     },
     {
@@ -59,7 +74,10 @@ export function virtualAccountRoutes(ctx: DomainContext): RouteDefinition[] {
         const status = query.oneOf('status', VIRTUAL_ACCOUNT_STATUSES);
         const rows = store.virtualAccounts.list(
           partnerId,
-          (row) => (customerId === undefined || row.customerId === customerId) && (currency === undefined || row.currency === currency) && (status === undefined || row.status === status),
+          (row) =>
+            (customerId === undefined || row.customerId === customerId) &&
+            (currency === undefined || row.currency === currency) &&
+            (status === undefined || row.status === status),
         );
         return paginate(query, rows, (row) => views.virtualAccount(row));
       },
@@ -68,14 +86,17 @@ export function virtualAccountRoutes(ctx: DomainContext): RouteDefinition[] {
       // Not paginated (interface: "data = array of AUD whitelist entries").
       method: 'GET',
       path: '/virtual-account/get-aud-whitelist',
-      handler: ({ partnerId, query }) => audWhitelistOf(ctx, partnerId, query.required('id')).map((entry) => views.whitelistEntry(entry)),
+      handler: ({ partnerId, query }) =>
+        audWhitelistOf(ctx, partnerId, query.required('id')).map((entry) => views.whitelistEntry(entry)),
     },
     {
       method: 'POST',
       path: '/virtual-account/create-aud-whitelist',
       handler: (request) => {
         const body = jsonBody(request, CreateAudWhitelistBody);
-        return views.whitelistEntry(requestWhitelistEntry(ctx, request.partnerId, body.virtualAccountId, toSourceAccount(body.sourceAccount)));
+        return views.whitelistEntry(
+          requestWhitelistEntry(ctx, request.partnerId, body.virtualAccountId, toSourceAccount(body.sourceAccount)),
+        );
       },
     },
     {
@@ -83,7 +104,15 @@ export function virtualAccountRoutes(ctx: DomainContext): RouteDefinition[] {
       path: '/virtual-account/update-aud-whitelist',
       handler: (request) => {
         const body = jsonBody(request, UpdateAudWhitelistBody);
-        return views.whitelistEntry(replaceWhitelistEntry(ctx, request.partnerId, body.virtualAccountId, body.id, toSourceAccount(body.sourceAccount)));
+        return views.whitelistEntry(
+          replaceWhitelistEntry(
+            ctx,
+            request.partnerId,
+            body.virtualAccountId,
+            body.id,
+            toSourceAccount(body.sourceAccount),
+          ),
+        );
       },
     },
   ];

@@ -115,8 +115,14 @@ export class Views {
 
   /** `timestamp` is the time of the deposit's latest event (interface: "Event time"). */
   deposit(record: DepositRecord) {
-    const virtualAccount = record.virtualAccountId === null ? undefined : this.store.virtualAccounts.find(record.partnerId, record.virtualAccountId);
-    const depositAddress = record.depositAddressId === null ? undefined : this.store.depositAddresses.find(record.partnerId, record.depositAddressId);
+    const virtualAccount =
+      record.virtualAccountId === null
+        ? undefined
+        : this.store.virtualAccounts.find(record.partnerId, record.virtualAccountId);
+    const depositAddress =
+      record.depositAddressId === null
+        ? undefined
+        : this.store.depositAddresses.find(record.partnerId, record.depositAddressId);
     const sender = record.sender;
     return {
       id: record.id,
@@ -126,9 +132,17 @@ export class Views {
       amount: formatAmount(record.amount, record.currency),
       senderBankAccount:
         sender.kind === 'BANK'
-          ? { accountNo: sender.accountNumber, bsbNumber: sender.bsbNumber, accountName: sender.accountName, currency: record.currency }
+          ? {
+              accountNo: sender.accountNumber,
+              bsbNumber: sender.bsbNumber,
+              accountName: sender.accountName,
+              currency: record.currency,
+            }
           : null,
-      senderCryptoAddress: sender.kind === 'CRYPTO' ? { address: sender.address, network: sender.network, currency: record.currency } : null,
+      senderCryptoAddress:
+        sender.kind === 'CRYPTO'
+          ? { address: sender.address, network: sender.network, currency: record.currency }
+          : null,
       receiverDepositAddress: depositAddress === undefined ? null : this.depositAddress(depositAddress),
       receiverVirtualAccount: virtualAccount === undefined ? null : this.virtualAccount(virtualAccount),
       txid: record.txid,
@@ -172,7 +186,14 @@ export class Views {
 
   autorampFlow(record: AutorampFlowRecord) {
     // No customerId and no creator since release 2026-03-27.
-    return { id: record.id, type: record.type, from: record.from, to: record.to, status: record.status, createTime: isoTime(record.createTime) };
+    return {
+      id: record.id,
+      type: record.type,
+      from: record.from,
+      to: record.to,
+      status: record.status,
+      createTime: isoTime(record.createTime),
+    };
   }
 
   trade(record: TradeRecord) {
@@ -196,7 +217,10 @@ export class Views {
       deposit: {
         id: record.depositId,
         currency: deposit?.currency ?? record.fromCurrency,
-        amount: deposit === undefined ? formatAmount(record.fromAmount, record.fromCurrency) : formatAmount(deposit.amount, deposit.currency),
+        amount:
+          deposit === undefined
+            ? formatAmount(record.fromAmount, record.fromCurrency)
+            : formatAmount(deposit.amount, deposit.currency),
       },
     };
   }
@@ -225,7 +249,12 @@ export class Views {
     const bank = this.store.bankAccounts.find(record.partnerId, record.bankAccountId);
     return {
       ...this.paymentCore(record),
-      bankAccount: { bankName: bank?.bankName ?? '', accountNo: bank?.accountNo ?? '', currency: record.currency, beneficiaryName: bank?.beneficiaryName ?? '' },
+      bankAccount: {
+        bankName: bank?.bankName ?? '',
+        accountNo: bank?.accountNo ?? '',
+        currency: record.currency,
+        beneficiaryName: bank?.beneficiaryName ?? '',
+      },
     };
   }
 
@@ -248,6 +277,8 @@ export class Views {
 
   private txFrom(record: DepositRecord): string {
     const sender = record.sender;
-    return sender.kind === 'CRYPTO' ? sender.address : [sender.bsbNumber, sender.accountNumber].filter((part) => part !== null).join(' ');
+    return sender.kind === 'CRYPTO'
+      ? sender.address
+      : [sender.bsbNumber, sender.accountNumber].filter((part) => part !== null).join(' ');
   }
 }

@@ -29,9 +29,20 @@ let bankAccountId: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox();
   impatient = new RampClient({ baseUrl: sandbox.sandbox.url, ...TEST_PARTNER, headersTimeoutMs: 300 });
-  const { id: customerId } = await sandbox.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  const { id: customerId } = await sandbox.ramp.customers.create({
+    externalId: `payee-${randomUUID()}`,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
   await sandbox.control.approveCustomer(customerId!);
-  ({ id: bankAccountId } = (await sandbox.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string });
+  ({ id: bankAccountId } = (await sandbox.ramp.bankAccounts.add({
+    customerId: customerId!,
+    currency: 'GBP',
+    bankName: 'Barclays',
+    accountNo: '20000012345678',
+    swift: 'BARCGB22',
+    beneficiaryName: 'Ada Lovelace',
+  })) as { id: string });
   await sandbox.control.creditBalance({ currency: 'USDT', amount: '1000' });
 });
 afterAll(async () => {
@@ -39,18 +50,26 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const activities = (ramp: RampClient) => createPayoutActivities(ramp, { outcomeUnknownRetryDelayMs: SETTLE_MS, refusedCreateParkAfterMs: REFUSED_AFTER_MS });
-const newOrder = (): PayoutOrder => ({ reference: `po-${randomUUID()}`, bankAccountId, deductCurrency: 'USDT', deductAmount: '1' });
+const activities = (ramp: RampClient) =>
+  createPayoutActivities(ramp, { outcomeUnknownRetryDelayMs: SETTLE_MS, refusedCreateParkAfterMs: REFUSED_AFTER_MS });
+const newOrder = (): PayoutOrder => ({
+  reference: `po-${randomUUID()}`,
+  bankAccountId,
+  deductCurrency: 'USDT',
+  deductAmount: '1',
+});
 const paymentsWith = async (reference: string) => (await sandbox.ramp.payments.list({ reference })).list;
 
 /** One attempt as Temporal would run it: a change's one-minute timeout, scheduled now unless told. */
 function attempt(info: Partial<Info> = {}) {
-  const env = new MockActivityEnvironment({ attempt: 1, startToCloseTimeoutMs: 60_000, scheduledTimestampMs: Date.now(), ...info }, { logger: new DefaultLogger('ERROR') });
+  const env = new MockActivityEnvironment(
+    { attempt: 1, startToCloseTimeoutMs: 60_000, scheduledTimestampMs: Date.now(), ...info },
+    { logger: new DefaultLogger('ERROR') },
+  );
   const heartbeats: unknown[] = [];
   env.on('heartbeat', (details: unknown) => heartbeats.push(details));
   return { env, heartbeats };
 }
-
 
 describe('a create whose outcome is unknown', () => {
   it('records when it left, and the next attempt waits until it has settled before looking up: one payment', async () => {
@@ -81,7 +100,7 @@ describe('a create whose outcome is unknown', () => {
     expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
   });
 
-  it('waits out a request sent by a worker whose clock runs behind the next one\'s: one create', async () => {
+  it("waits out a request sent by a worker whose clock runs behind the next one's: one create", async () => {
     const order = newOrder();
     // Every create is held (two of them, should a second be sent).
     await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS, count: 2 });
@@ -90,7 +109,9 @@ describe('a create whose outcome is unknown', () => {
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: Date.now() - 30_000 });
     const first = attempt();
     try {
-      expect(await failureOf(first.env.run(activities(impatient).ensurePayoutPayment, order))).toMatchObject({ type: 'OutcomeUnknown' });
+      expect(await failureOf(first.env.run(activities(impatient).ensurePayoutPayment, order))).toMatchObject({
+        type: 'OutcomeUnknown',
+      });
     } finally {
       vi.useRealTimers();
     }
@@ -99,11 +120,13 @@ describe('a create whose outcome is unknown', () => {
     const second = attempt({ attempt: 2, heartbeatDetails: first.heartbeats[0] });
     const payment: PaymentRecord = await second.env.run(activities(impatient).ensurePayoutPayment, order);
     expect((await paymentsWith(order.reference)).map((found) => found.id)).toEqual([payment.id]);
-    expect(await sandbox.control.pendingFaults()).toMatchObject([{ path: '/payment/create', kind: 'DELAY', remaining: 1 }]);
+    expect(await sandbox.control.pendingFaults()).toMatchObject([
+      { path: '/payment/create', kind: 'DELAY', remaining: 1 },
+    ]);
     await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', count: 0 });
   });
 
-  it('leaves the retry to the policy\'s backoff once the request has already settled (a zero delay would end the retries)', async () => {
+  it("leaves the retry to the policy's backoff once the request has already settled (a zero delay would end the retries)", async () => {
     await sandbox.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS });
     const settledAlready = createPayoutActivities(impatient, { outcomeUnknownRetryDelayMs: 100 });
     const failure = await failureOf(attempt().env.run(settledAlready.ensurePayoutPayment, newOrder()));
@@ -121,7 +144,9 @@ describe('a create whose outcome is unknown', () => {
     expect(failure).toMatchObject({ type: 'OutcomeUnknown', nonRetryable: false });
     expect(failure.nextRetryDelay).toBeGreaterThan(35_000);
     expect(failure.nextRetryDelay).toBeLessThanOrEqual(40_000);
-    expect(await sandbox.control.pendingFaults()).toMatchObject([{ path: '/payment/list', kind: 'REFUSED', remaining: 1 }]);
+    expect(await sandbox.control.pendingFaults()).toMatchObject([
+      { path: '/payment/list', kind: 'REFUSED', remaining: 1 },
+    ]);
     await sandbox.control.injectFault({ path: '/payment/list', kind: 'REFUSED', count: 0 });
   });
 
@@ -145,11 +170,17 @@ describe('a create whose outcome is unknown', () => {
 describe('a create the service refuses (FAILED)', () => {
   it('is retried as Failed at first, and is Refused, with the service words, once refused past the bound', async () => {
     await sandbox.control.injectFault({ path: '/payment/create', kind: 'REFUSED', count: 2 });
-    const create = (order: PayoutOrder) => asCreate(() => sandbox.ramp.payments.create(order), { outcomeUnknownRetryDelayMs: SETTLE_MS, refusedCreateParkAfterMs: REFUSED_AFTER_MS });
+    const create = (order: PayoutOrder) =>
+      asCreate(() => sandbox.ramp.payments.create(order), {
+        outcomeUnknownRetryDelayMs: SETTLE_MS,
+        refusedCreateParkAfterMs: REFUSED_AFTER_MS,
+      });
     const early = await failureOf(attempt().env.run(create, newOrder()));
     expect(early).toMatchObject({ type: 'Failed', nonRetryable: false });
 
-    const late = await failureOf(attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(create, newOrder()));
+    const late = await failureOf(
+      attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(create, newOrder()),
+    );
     expect(late).toMatchObject({ type: 'Refused', nonRetryable: true });
     expect(late.message).toContain('POST /payment/create (HTTP 422)');
     expect(late.message).toContain('FAILED: the operation was refused (injected fault)');
@@ -163,7 +194,12 @@ describe('a create the service refuses (FAILED)', () => {
 
   it('is never Refused for a read that fails: only the create itself is', async () => {
     await sandbox.control.injectFault({ path: '/payment/list', kind: 'REFUSED' });
-    const failure = await failureOf(attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(activities(sandbox.ramp).ensurePayoutPayment, newOrder()));
+    const failure = await failureOf(
+      attempt({ attempt: 9, scheduledTimestampMs: Date.now() - REFUSED_AFTER_MS - 1 }).env.run(
+        activities(sandbox.ramp).ensurePayoutPayment,
+        newOrder(),
+      ),
+    );
     expect(failure).toMatchObject({ type: 'Failed', nonRetryable: false });
   });
 });

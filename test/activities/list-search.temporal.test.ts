@@ -26,7 +26,10 @@ let client: Awaited<ReturnType<typeof connectClient>>;
 let workflowBundle: { code: string };
 beforeAll(async () => {
   client = await connectClient();
-  workflowBundle = await bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'support', 'workflows', 'lookups.ts'), logger: QUIET_BUNDLER });
+  workflowBundle = await bundleWorkflowCode({
+    workflowsPath: join(__dirname, '..', 'support', 'workflows', 'lookups.ts'),
+    logger: QUIET_BUNDLER,
+  });
 });
 afterAll(async () => {
   await client?.close();
@@ -54,13 +57,21 @@ async function startLookups(options: Partial<SandboxOptions> = {}) {
   });
   const running = worker.run();
   /** Runs a lookup workflow; returns its result, the calls it made per path, and the attempts its activity took. */
-  async function lookUp<R>(workflow: 'lookUpOnramp' | 'lookUpTrade', arg: unknown): Promise<{ result: R; calls: Map<string, number>; attempts: number }> {
+  async function lookUp<R>(
+    workflow: 'lookUpOnramp' | 'lookUpTrade',
+    arg: unknown,
+  ): Promise<{ result: R; calls: Map<string, number>; attempts: number }> {
     calls.clear();
-    const handle = await client.client.workflow.start<typeof lookUpOnramp | typeof lookUpTrade>(workflow, { taskQueue, workflowId: `${workflow}-${randomUUID()}`, args: [arg as never] });
+    const handle = await client.client.workflow.start<typeof lookUpOnramp | typeof lookUpTrade>(workflow, {
+      taskQueue,
+      workflowId: `${workflow}-${randomUUID()}`,
+      args: [arg as never],
+    });
     const result = (await handle.result()) as R;
     let attempts = 0;
     for (const event of (await handle.fetchHistory()).events ?? []) {
-      if (event.activityTaskStartedEventAttributes) attempts = Math.max(attempts, event.activityTaskStartedEventAttributes.attempt ?? 0);
+      if (event.activityTaskStartedEventAttributes)
+        attempts = Math.max(attempts, event.activityTaskStartedEventAttributes.attempt ?? 0);
     }
     return { result, calls: new Map(calls), attempts };
   }
@@ -78,48 +89,76 @@ async function startLookups(options: Partial<SandboxOptions> = {}) {
 
 /** An approved customer with a USDT wallet, ready for an onramp. */
 async function customerWithWallet(s: TestSandbox) {
-  const { id } = await s.ramp.customers.create({ externalId: `lookup-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  const { id } = await s.ramp.customers.create({
+    externalId: `lookup-${randomUUID()}`,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
   await s.control.approveCustomer(id!);
-  const wallet = await s.control.registerCryptoAddress({ customerId: id!, currency: 'USDT', network: 'ETH', address: '0x52908400098527886E0F7030069857D2E4169EE7' });
+  const wallet = await s.control.registerCryptoAddress({
+    customerId: id!,
+    currency: 'USDT',
+    network: 'ETH',
+    address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  });
   return { customerId: id!, cryptoAddressId: wallet.id };
 }
 
-describe.each(['oldest-first', 'newest-first'] as const)('finding an onramp among 20,000 older flows (the sandbox listing %s)', (listOrder) => {
-  let s: Awaited<ReturnType<typeof startLookups>>;
-  beforeAll(async () => {
-    s = await startLookups({ listOrder });
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
+describe.each(['oldest-first', 'newest-first'] as const)(
+  'finding an onramp among 20,000 older flows (the sandbox listing %s)',
+  (listOrder) => {
+    let s: Awaited<ReturnType<typeof startLookups>>;
+    beforeAll(async () => {
+      s = await startLookups({ listOrder });
+    });
+    afterAll(async () => {
+      await s?.close();
+    });
 
-  it('reads the two ends of the list, not its 200 pages', async () => {
-    // Other customers' flows, a day old; then a create whose answer was lost made this customer's.
-    await s.control.seed({ flows: 20_000, ageSeconds: DAY_SECONDS });
-    const { customerId, cryptoAddressId } = await customerWithWallet(s);
-    const { id: flowId } = await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'EUR' }, to: cryptoAddressId });
+    it('reads the two ends of the list, not its 200 pages', async () => {
+      // Other customers' flows, a day old; then a create whose answer was lost made this customer's.
+      await s.control.seed({ flows: 20_000, ageSeconds: DAY_SECONDS });
+      const { customerId, cryptoAddressId } = await customerWithWallet(s);
+      const { id: flowId } = await s.ramp.autorampFlows.createOnramp({
+        from: { customerId, currency: 'EUR' },
+        to: cryptoAddressId,
+      });
 
-    const { result, calls, attempts } = await s.lookUp<{ flowId: string }>('lookUpOnramp', { customerId, currency: 'EUR', cryptoAddressId });
-    expect(result.flowId).toBe(flowId);
-    expect(calls.get('/autoramp-flow/list')).toBeLessThanOrEqual(2);
-    expect(calls.has('/autoramp-flow/onramp')).toBe(false);
-    expect(attempts).toBe(1);
-  });
+      const { result, calls, attempts } = await s.lookUp<{ flowId: string }>('lookUpOnramp', {
+        customerId,
+        currency: 'EUR',
+        cryptoAddressId,
+      });
+      expect(result.flowId).toBe(flowId);
+      expect(calls.get('/autoramp-flow/list')).toBeLessThanOrEqual(2);
+      expect(calls.has('/autoramp-flow/onramp')).toBe(false);
+      expect(attempts).toBe(1);
+    });
 
-  it('stops at the entry\'s creation time when the customer\'s entry has no flow to this exit', async () => {
-    const { customerId, cryptoAddressId } = await customerWithWallet(s);
-    const other = await s.control.registerCryptoAddress({ customerId, currency: 'USDC', network: 'ETH', address: '0x52908400098527886E0F7030069857D2E4169EE8' });
-    // The customer's EUR entry leads elsewhere: the lookup must prove there is no flow to `other`, then create it.
-    await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'EUR' }, to: cryptoAddressId });
-    await s.control.seed({ flows: 1_000 }); // newer than the entry: read, the day-old ones are not
+    it("stops at the entry's creation time when the customer's entry has no flow to this exit", async () => {
+      const { customerId, cryptoAddressId } = await customerWithWallet(s);
+      const other = await s.control.registerCryptoAddress({
+        customerId,
+        currency: 'USDC',
+        network: 'ETH',
+        address: '0x52908400098527886E0F7030069857D2E4169EE8',
+      });
+      // The customer's EUR entry leads elsewhere: the lookup must prove there is no flow to `other`, then create it.
+      await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'EUR' }, to: cryptoAddressId });
+      await s.control.seed({ flows: 1_000 }); // newer than the entry: read, the day-old ones are not
 
-    const { result, calls } = await s.lookUp<{ flowId: string }>('lookUpOnramp', { customerId, currency: 'EUR', cryptoAddressId: other.id });
-    expect(result.flowId).toBeTruthy();
-    expect(calls.get('/autoramp-flow/onramp')).toBe(1);
-    // 10,000 day-old onramps and about 500 new ones: the two ends, the new ones' pages and the one where the old begin.
-    expect(calls.get('/autoramp-flow/list')).toBeLessThanOrEqual(14);
-  });
-});
+      const { result, calls } = await s.lookUp<{ flowId: string }>('lookUpOnramp', {
+        customerId,
+        currency: 'EUR',
+        cryptoAddressId: other.id,
+      });
+      expect(result.flowId).toBeTruthy();
+      expect(calls.get('/autoramp-flow/onramp')).toBe(1);
+      // 10,000 day-old onramps and about 500 new ones: the two ends, the new ones' pages and the one where the old begin.
+      expect(calls.get('/autoramp-flow/list')).toBeLessThanOrEqual(14);
+    });
+  },
+);
 
 describe('a lookup no creation time can bound', () => {
   let s: Awaited<ReturnType<typeof startLookups>>;
@@ -130,14 +169,21 @@ describe('a lookup no creation time can bound', () => {
     await s?.close();
   });
 
-  it('reads a slice of pages per attempt and resumes from the heartbeat (the journey\'s own options for ensureOnramp)', async () => {
+  it("reads a slice of pages per attempt and resumes from the heartbeat (the journey's own options for ensureOnramp)", async () => {
     // The flow sits in the middle of flows as new as itself, 20 pages from either end of the onramps.
     await s.control.seed({ flows: 4_000 });
     const { customerId, cryptoAddressId } = await customerWithWallet(s);
-    const { id: flowId } = await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'EUR' }, to: cryptoAddressId });
+    const { id: flowId } = await s.ramp.autorampFlows.createOnramp({
+      from: { customerId, currency: 'EUR' },
+      to: cryptoAddressId,
+    });
     await s.control.seed({ flows: 4_000 });
 
-    const { result, calls, attempts } = await s.lookUp<{ flowId: string }>('lookUpOnramp', { customerId, currency: 'EUR', cryptoAddressId });
+    const { result, calls, attempts } = await s.lookUp<{ flowId: string }>('lookUpOnramp', {
+      customerId,
+      currency: 'EUR',
+      cryptoAddressId,
+    });
     expect(result.flowId).toBe(flowId);
     expect(attempts).toBeGreaterThanOrEqual(2);
     // Onramps are half of them: pages 1 and 41, then 40 down to 21; each read once, none again by a later attempt.
@@ -147,7 +193,7 @@ describe('a lookup no creation time can bound', () => {
   });
 });
 
-describe('finding a deposit\'s trade among a long history', () => {
+describe("finding a deposit's trade among a long history", () => {
   let s: Awaited<ReturnType<typeof startLookups>>;
   beforeAll(async () => {
     // Oldest first, so the customer's newest trade is the last entry of its list (confirmedDeposit).
@@ -159,10 +205,18 @@ describe('finding a deposit\'s trade among a long history', () => {
 
   /** A confirmed EUR deposit on the customer's onramp, which makes its trade. */
   async function confirmedDeposit(customerId: string, cryptoAddressId: string) {
-    const { id: flowId } = await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'EUR' }, to: cryptoAddressId });
+    const { id: flowId } = await s.ramp.autorampFlows.createOnramp({
+      from: { customerId, currency: 'EUR' },
+      to: cryptoAddressId,
+    });
     const flow = await s.ramp.autorampFlows.detail({ id: flowId });
     await s.control.approveVirtualAccount(flow.from);
-    const deposit = await s.control.simulateFiatDeposit({ virtualAccountId: flow.from, amount: '100.00', currency: 'EUR', sender: { accountNumber: '12345678' } });
+    const deposit = await s.control.simulateFiatDeposit({
+      virtualAccountId: flow.from,
+      amount: '100.00',
+      currency: 'EUR',
+      sender: { accountNumber: '12345678' },
+    });
     await s.control.confirmDeposit(deposit.id);
     // The customer's newest trade, last on the sandbox's oldest-first list.
     const { total } = await s.ramp.trades.list({ customerId, pageSize: 1 });
@@ -170,7 +224,7 @@ describe('finding a deposit\'s trade among a long history', () => {
     return { depositId: deposit.id, tradeId: trade!.id };
   }
 
-  it('finds it at the newest end, and with no trade yet stops at the deposit\'s confirmation', async () => {
+  it("finds it at the newest end, and with no trade yet stops at the deposit's confirmation", async () => {
     const { customerId, cryptoAddressId } = await customerWithWallet(s);
     // Five thousand older trades of the same customer (50 pages), then this deposit's.
     await s.control.seed({ trades: 5_000, tradesCustomerId: customerId, ageSeconds: DAY_SECONDS });
@@ -182,11 +236,19 @@ describe('finding a deposit\'s trade among a long history', () => {
     expect(found.attempts).toBe(1);
 
     // A deposit confirmed just now whose trade the service has not made: no trade of it can be older.
-    const late = await s.ramp.autorampFlows.createOnramp({ from: { customerId, currency: 'USD' }, to: cryptoAddressId });
+    const late = await s.ramp.autorampFlows.createOnramp({
+      from: { customerId, currency: 'USD' },
+      to: cryptoAddressId,
+    });
     const entry = (await s.ramp.autorampFlows.detail({ id: late.id })).from;
     await s.control.approveVirtualAccount(entry);
     await s.ramp.autorampFlows.delete({ id: late.id }); // no flow: a confirmed deposit makes no trade
-    const deposit = await s.control.simulateFiatDeposit({ virtualAccountId: entry, amount: '5.00', currency: 'USD', sender: { accountNumber: '12345678' } });
+    const deposit = await s.control.simulateFiatDeposit({
+      virtualAccountId: entry,
+      amount: '5.00',
+      currency: 'USD',
+      sender: { accountNumber: '12345678' },
+    });
     await s.control.confirmDeposit(deposit.id);
     const missing = await s.lookUp<string | null>('lookUpTrade', { depositId: deposit.id, customerId });
     expect(missing.result).toBeNull();

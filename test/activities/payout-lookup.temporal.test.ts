@@ -47,7 +47,10 @@ beforeAll(async () => {
   worker = await Worker.create({
     connection: await connectWorker(),
     taskQueue,
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: join(__dirname, '..', 'support', 'workflows', 'payout-lookups.ts'), logger: QUIET_BUNDLER }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: join(__dirname, '..', 'support', 'workflows', 'payout-lookups.ts'),
+      logger: QUIET_BUNDLER,
+    }),
     dataConverter: dataConverterFromEnv(),
     activities: createPayoutActivities(workerRamp),
   });
@@ -68,33 +71,59 @@ async function payOut(bankAccountId: string, count: number): Promise<void> {
   const lane = async () => {
     while (next < count) {
       next += 1;
-      await s.ramp.payments.create({ reference: `other-${randomUUID()}`, bankAccountId, deductCurrency: 'USDT', deductAmount: '1' });
+      await s.ramp.payments.create({
+        reference: `other-${randomUUID()}`,
+        bankAccountId,
+        deductCurrency: 'USDT',
+        deductAmount: '1',
+      });
     }
   };
   await Promise.all(Array.from({ length: 8 }, lane));
 }
 
-describe('the payout\'s look-up by reference, against a service that ignores the filter', () => {
+describe("the payout's look-up by reference, against a service that ignores the filter", () => {
   it('reads a slice of pages per attempt and resumes from the heartbeat, finding the payment without creating another', async () => {
-    const { id: customerId } = await s.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    const { id: customerId } = await s.ramp.customers.create({
+      externalId: `payee-${randomUUID()}`,
+      realName: 'Ada Lovelace',
+      email: 'ada@example.com',
+    });
     await s.control.approveCustomer(customerId!);
-    const { id: bankAccountId } = (await s.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string };
+    const { id: bankAccountId } = (await s.ramp.bankAccounts.add({
+      customerId: customerId!,
+      currency: 'GBP',
+      bankName: 'Barclays',
+      accountNo: '20000012345678',
+      swift: 'BARCGB22',
+      beneficiaryName: 'Ada Lovelace',
+    })) as { id: string };
     await s.control.creditBalance({ currency: 'USDT', amount: '5000' });
     // The payment whose create answer was lost sits in the middle of 4,001 payments: page 21 of 41.
     await payOut(bankAccountId, 2_000);
-    const order = { reference: `po-${randomUUID()}`, bankAccountId, deductCurrency: 'USDT' as const, deductAmount: '1' };
+    const order = {
+      reference: `po-${randomUUID()}`,
+      bankAccountId,
+      deductCurrency: 'USDT' as const,
+      deductAmount: '1',
+    };
     const { id: paymentId } = await s.ramp.payments.create(order);
     await payOut(bankAccountId, 2_000);
 
     calls.clear();
-    const handle = await client.client.workflow.start<typeof ensurePayout>('ensurePayout', { taskQueue, workflowId: `ensure-payout-${randomUUID()}`, args: [order] });
+    const handle = await client.client.workflow.start<typeof ensurePayout>('ensurePayout', {
+      taskQueue,
+      workflowId: `ensure-payout-${randomUUID()}`,
+      args: [order],
+    });
     const found: PaymentRecord = await handle.result();
     expect(found.id).toBe(paymentId);
     expect(calls.has('/payment/create')).toBe(false);
 
     let attempts = 0;
     for (const event of (await handle.fetchHistory()).events ?? []) {
-      if (event.activityTaskStartedEventAttributes) attempts = Math.max(attempts, event.activityTaskStartedEventAttributes.attempt ?? 0);
+      if (event.activityTaskStartedEventAttributes)
+        attempts = Math.max(attempts, event.activityTaskStartedEventAttributes.attempt ?? 0);
     }
     // Past the first attempt's slice, the next attempt went on where it stopped: no page read twice.
     expect(attempts).toBeGreaterThanOrEqual(2);

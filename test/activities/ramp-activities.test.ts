@@ -17,9 +17,13 @@ let activities: RampActivities;
 // Failures are what several tests expect; only errors of the environment itself are printed. The
 // attempt has a change's one-minute timeout (the mock's default second would bound every call to
 // 800 ms) and was scheduled now, so no refusal has lasted long enough to park.
-const env = new MockActivityEnvironment({ startToCloseTimeoutMs: 60_000, scheduledTimestampMs: Date.now() }, { logger: new DefaultLogger('ERROR') });
+const env = new MockActivityEnvironment(
+  { startToCloseTimeoutMs: 60_000, scheduledTimestampMs: Date.now() },
+  { logger: new DefaultLogger('ERROR') },
+);
 /** MockActivityEnvironment.run, typed by the activity it runs. */
-const run = <A extends unknown[], R>(activity: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(activity, ...args);
+const run = <A extends unknown[], R>(activity: (...args: A) => Promise<R>, ...args: A): Promise<R> =>
+  env.run(activity, ...args);
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
@@ -33,10 +37,10 @@ const newCustomer = () => ({ externalId: `user-${randomUUID()}`, realName: 'Ada 
 
 async function customersWithExternalId(externalId: string): Promise<number> {
   let count = 0;
-  for await (const customer of sandbox.ramp.customers.iterate({ pageSize: 100 })) if (customer.externalId === externalId) count += 1;
+  for await (const customer of sandbox.ramp.customers.iterate({ pageSize: 100 }))
+    if (customer.externalId === externalId) count += 1;
   return count;
 }
-
 
 describe('ensureCustomer', () => {
   it('creates the customer once and finds it on every later call', async () => {
@@ -71,11 +75,28 @@ describe('ensureOnramp and ensureOfframp', () => {
   it('look the flows up before creating them', async () => {
     const customer = await run(activities.ensureCustomer, newCustomer());
     await sandbox.control.approveCustomer(customer.id);
-    const crypto = await sandbox.control.registerCryptoAddress({ customerId: customer.id, currency: 'USDT', network: 'ETH', address: '0x52908400098527886E0F7030069857D2E4169EE7' });
-    const bank = await sandbox.control.registerBankAccount({ customerId: customer.id, currency: 'AUD', bankName: 'Test Bank', accountNo: '1234', swift: 'TESTAU2S' });
+    const crypto = await sandbox.control.registerCryptoAddress({
+      customerId: customer.id,
+      currency: 'USDT',
+      network: 'ETH',
+      address: '0x52908400098527886E0F7030069857D2E4169EE7',
+    });
+    const bank = await sandbox.control.registerBankAccount({
+      customerId: customer.id,
+      currency: 'AUD',
+      bankName: 'Test Bank',
+      accountNo: '1234',
+      swift: 'TESTAU2S',
+    });
 
     // Found by address (hex addresses compare without case) and by account number.
-    expect(await run(activities.findCryptoAddress, { customerId: customer.id, address: '0x52908400098527886e0f7030069857d2e4169ee7', network: 'ETH' })).toBe(crypto.id);
+    expect(
+      await run(activities.findCryptoAddress, {
+        customerId: customer.id,
+        address: '0x52908400098527886e0f7030069857d2e4169ee7',
+        network: 'ETH',
+      }),
+    ).toBe(crypto.id);
     expect(await run(activities.findBankAccount, { customerId: customer.id, accountNo: '1234' })).toBe(bank.id);
     expect(await run(activities.findBankAccount, { customerId: customer.id, accountNo: '9999' })).toBeNull();
 
@@ -89,7 +110,8 @@ describe('ensureOnramp and ensureOfframp', () => {
 
     const entries = [];
     for await (const flow of sandbox.ramp.autorampFlows.iterate({ pageSize: 100 })) {
-      if (flow.from === firstOnramp.virtualAccountId || flow.from === firstOfframp.depositAddressId) entries.push(flow.id);
+      if (flow.from === firstOnramp.virtualAccountId || flow.from === firstOfframp.depositAddressId)
+        entries.push(flow.id);
     }
     expect(entries.sort()).toEqual([firstOnramp.flowId, firstOfframp.flowId].sort());
   });
@@ -99,14 +121,20 @@ describe('service errors as Temporal failures', () => {
   it('makes refused parameters a non-retryable InvalidParameters failure', async () => {
     const customer = await run(activities.ensureCustomer, newCustomer());
     await sandbox.control.approveCustomer(customer.id);
-    const failure = await failureOf(run(activities.ensureOnramp, { customerId: customer.id, currency: 'XXX', cryptoAddressId: 'missing' }));
+    const failure = await failureOf(
+      run(activities.ensureOnramp, { customerId: customer.id, currency: 'XXX', cryptoAddressId: 'missing' }),
+    );
     expect(failure.type).toBe('InvalidParameters');
     expect(failure.nonRetryable).toBe(true);
   });
 
   it('makes bad credentials a retryable Unauthorised failure (one incident for the worker, not a park per workflow) that does not carry the secret', async () => {
     const wrongSecret = 'definitely-not-the-secret';
-    const client = new RampClient({ baseUrl: sandbox.sandbox.url, apiKey: TEST_PARTNER.apiKey, apiSecret: wrongSecret });
+    const client = new RampClient({
+      baseUrl: sandbox.sandbox.url,
+      apiKey: TEST_PARTNER.apiKey,
+      apiSecret: wrongSecret,
+    });
     try {
       const failure = await failureOf(run(createRampActivities(client).getCustomer, 'any'));
       expect(failure.type).toBe('Unauthorised');

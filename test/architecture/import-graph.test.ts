@@ -38,7 +38,9 @@ describe('the import graph', () => {
   it('has config/ import nothing of ours outside config/', () => {
     const reachingOut = Object.entries(imports)
       .filter(([file]) => file.startsWith('config/'))
-      .flatMap(([file, targets]) => targets.filter((target) => !target.startsWith('config/')).map((target) => `${file} -> ${target}`));
+      .flatMap(([file, targets]) =>
+        targets.filter((target) => !target.startsWith('config/')).map((target) => `${file} -> ${target}`),
+      );
     expect(reachingOut).toEqual([]);
   });
 });

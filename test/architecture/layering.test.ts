@@ -22,14 +22,18 @@ const TOP = Number.POSITIVE_INFINITY;
 /** The folder table of docs/architecture.md: folder -> its layer and what it may import. */
 function layersOnThePage(): Map<string, Layer> {
   const page = readFileSync(join(PROJECT_ROOT, 'docs', 'architecture.md'), 'utf8');
-  const table = page.slice(page.indexOf(FOLDER_TABLE_START) + FOLDER_TABLE_START.length, page.indexOf(FOLDER_TABLE_END));
+  const table = page.slice(
+    page.indexOf(FOLDER_TABLE_START) + FOLDER_TABLE_START.length,
+    page.indexOf(FOLDER_TABLE_END),
+  );
   const folders = (cell: string): string[] => [...cell.matchAll(/`([^`]+)\/`/g)].map((match) => match[1]!);
   const layers = new Map<string, Layer>();
   for (const row of table.split('\n').filter((line) => /^\| (\d+|top) \|/.test(line))) {
     const [layerCell, folderCell, , importsCell] = row.split(' | ').map((cell) => cell.replace(/^\| /, ''));
     const [values, types = ''] = importsCell!.split('types only from');
     const layer = layerCell === 'top' ? TOP : Number(layerCell);
-    for (const folder of folders(folderCell!)) layers.set(folder, { layer, imports: folders(values!), typesFrom: folders(types) });
+    for (const folder of folders(folderCell!))
+      layers.set(folder, { layer, imports: folders(values!), typesFrom: folders(types) });
   }
   return layers;
 }
@@ -42,7 +46,10 @@ function arrowsUp(root: string, layers: Map<string, Layer>): string[] {
       if (layerOf(imported) < layerOf(folder)) return false;
       return !(typeOnly && layers.get(folder)?.typesFrom.includes(imported));
     })
-    .map(({ file, line, folder, imported }) => `${file}:${line}: ${folder}/ (layer ${layerOf(folder)}) imports ${imported}/ (layer ${layerOf(imported)})`);
+    .map(
+      ({ file, line, folder, imported }) =>
+        `${file}:${line}: ${folder}/ (layer ${layerOf(folder)}) imports ${imported}/ (layer ${layerOf(imported)})`,
+    );
 }
 
 describe('the layering of docs/architecture.md', () => {
@@ -50,16 +57,24 @@ describe('the layering of docs/architecture.md', () => {
 
   it('is on the page, for every folder that holds TypeScript', () => {
     const withTypeScript = readdirSync(PROJECT_ROOT, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !['node_modules', 'docs'].includes(entry.name) && !entry.name.startsWith('.'))
+      .filter(
+        (entry) => entry.isDirectory() && !['node_modules', 'docs'].includes(entry.name) && !entry.name.startsWith('.'),
+      )
       .map((entry) => entry.name)
-      .filter((folder) => readdirSync(join(PROJECT_ROOT, folder), { recursive: true, encoding: 'utf8' }).some((file) => /\.(ts|mts|cts)$/.test(file)));
+      .filter((folder) =>
+        readdirSync(join(PROJECT_ROOT, folder), { recursive: true, encoding: 'utf8' }).some((file) =>
+          /\.(ts|mts|cts)$/.test(file),
+        ),
+      );
     expect(withTypeScript.length).toBeGreaterThan(15);
     expect(withTypeScript.filter((folder) => !layers.has(folder))).toEqual([]);
   });
 
   it('allows, in its own table, value imports of lower layers only', () => {
     const upwards = [...layers].flatMap(([folder, { layer, imports }]) =>
-      imports.filter((imported) => !((layers.get(imported)?.layer ?? TOP) < layer)).map((imported) => `${folder}/ may import ${imported}/`),
+      imports
+        .filter((imported) => !((layers.get(imported)?.layer ?? TOP) < layer))
+        .map((imported) => `${folder}/ may import ${imported}/`),
     );
     expect(upwards).toEqual([]);
   });
@@ -72,9 +87,12 @@ describe('the layering of docs/architecture.md', () => {
   const root = mkdtempSync(join(tmpdir(), 'rampflow-layering-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('catches an arrow up, and one within a layer, but lets the page\'s types-only arrow through', () => {
+  it("catches an arrow up, and one within a layer, but lets the page's types-only arrow through", () => {
     for (const { folder } of FOLDER_RULES) mkdirSync(join(root, folder), { recursive: true });
-    writeFileSync(join(root, 'observability', 'scan.ts'), "import { RampStage } from '../workflows/search-attributes';\n");
+    writeFileSync(
+      join(root, 'observability', 'scan.ts'),
+      "import { RampStage } from '../workflows/search-attributes';\n",
+    );
     writeFileSync(join(root, 'codec', 'server.ts'), "import { tokenMatches } from '../sandbox/token';\n");
     writeFileSync(join(root, 'workflows', 'steps.ts'), "import type * as activities from '../activities';\n");
     writeFileSync(join(root, 'cli', 'docs.ts'), "import { pages } from '../dev/docs/reference-pages';\n");

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkIn, checkOut, LocalFolderAttachmentStore } from '../../attachments';
 
-const DOCUMENT = { fileName: 'payslip.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 payslip of Ada Lovelace') };
+const DOCUMENT = {
+  fileName: 'payslip.pdf',
+  contentType: 'application/pdf',
+  content: Buffer.from('%PDF-1.4 payslip of Ada Lovelace'),
+};
 
 describe('the attachment store', () => {
   it('keeps the bytes under an opaque reference, owner-readable only, and hands back a reference with their hash', async () => {
@@ -30,8 +34,14 @@ describe('the attachment store', () => {
     const store = new LocalFolderAttachmentStore(folder);
     const attachment = await checkIn(store, DOCUMENT);
     writeFileSync(join(folder, attachment.reference), Buffer.from('%PDF-1.4 something else entirely'));
-    await expect(checkOut(store, attachment)).rejects.toThrow(`attachment ${attachment.reference} does not match the hash it was submitted with`);
-    await expect(checkOut(store, { ...attachment, reference: '../../etc/passwd' })).rejects.toThrow('not a reference of this attachment store');
-    await expect(checkOut(store, { ...attachment, reference: '00000000-0000-4000-8000-000000000000' })).rejects.toThrow(/is not in .*: ENOENT/);
+    await expect(checkOut(store, attachment)).rejects.toThrow(
+      `attachment ${attachment.reference} does not match the hash it was submitted with`,
+    );
+    await expect(checkOut(store, { ...attachment, reference: '../../etc/passwd' })).rejects.toThrow(
+      'not a reference of this attachment store',
+    );
+    await expect(checkOut(store, { ...attachment, reference: '00000000-0000-4000-8000-000000000000' })).rejects.toThrow(
+      /is not in .*: ENOENT/,
+    );
   });
 });

@@ -6,12 +6,16 @@ import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { actionsOfHistory, partnerEventActionsOfHistory, totalActions } from '../../bench/support/billable-actions';
 
-const event = (id: number, attributes: Record<string, unknown>) => temporal.api.history.v1.HistoryEvent.fromObject({ eventId: id, ...attributes });
+const event = (id: number, attributes: Record<string, unknown>) =>
+  temporal.api.history.v1.HistoryEvent.fromObject({ eventId: id, ...attributes });
 const started = (id: number) => event(id, { workflowExecutionStartedEventAttributes: { workflowType: { name: 'w' } } });
 const signalled = (id: number) => event(id, { workflowExecutionSignaledEventAttributes: { signalName: 's' } });
 const taskScheduled = (id: number) => event(id, { workflowTaskScheduledEventAttributes: {} });
 const taskCompleted = (id: number) => event(id, { workflowTaskCompletedEventAttributes: {} });
-const localActivity = (id: number, taskCompletedId: number) => event(id, { markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: taskCompletedId } });
+const localActivity = (id: number, taskCompletedId: number) =>
+  event(id, {
+    markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: taskCompletedId },
+  });
 
 describe('billable actions of a history', () => {
   it('counts a signal-with-start as one action, and a signal after the first task as one more', () => {
@@ -40,17 +44,37 @@ describe('billable actions of a history', () => {
       event(11, { upsertWorkflowSearchAttributesEventAttributes: {} }),
       event(12, { workflowExecutionUpdateAcceptedEventAttributes: {} }),
     ]);
-    expect(counts).toMatchObject({ 'local-activity batches': 2, 'activity attempts': 3, timers: 1, 'search-attribute upserts': 1, updates: 1 });
+    expect(counts).toMatchObject({
+      'local-activity batches': 2,
+      'activity attempts': 3,
+      timers: 1,
+      'search-attribute upserts': 1,
+      updates: 1,
+    });
     expect(totalActions(counts)).toBe(9);
   });
 
-  it('counts partner events\' share: push and publish attempts, recording batches, and the first upsert naming each partner-events patch', () => {
-    const scheduled = (id: number, name: string) => event(id, { activityTaskScheduledEventAttributes: { activityType: { name } } });
-    const attempt = (id: number, scheduledEventId: number, n: number) => event(id, { activityTaskStartedEventAttributes: { scheduledEventId, attempt: n } });
+  it("counts partner events' share: push and publish attempts, recording batches, and the first upsert naming each partner-events patch", () => {
+    const scheduled = (id: number, name: string) =>
+      event(id, { activityTaskScheduledEventAttributes: { activityType: { name } } });
+    const attempt = (id: number, scheduledEventId: number, n: number) =>
+      event(id, { activityTaskStartedEventAttributes: { scheduledEventId, attempt: n } });
     const changeVersion = (id: number, patches: string[]) =>
-      event(id, { upsertWorkflowSearchAttributesEventAttributes: { searchAttributes: { indexedFields: { TemporalChangeVersion: { data: Buffer.from(JSON.stringify(patches)) } } } } });
+      event(id, {
+        upsertWorkflowSearchAttributesEventAttributes: {
+          searchAttributes: {
+            indexedFields: { TemporalChangeVersion: { data: Buffer.from(JSON.stringify(patches)) } },
+          },
+        },
+      });
     const localActivity = (id: number, task: number, type: string) =>
-      event(id, { markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: task, details: { data: { payloads: [{ data: Buffer.from(JSON.stringify({ seq: 1, activity_type: type })) }] } } } });
+      event(id, {
+        markerRecordedEventAttributes: {
+          markerName: 'core_local_activity',
+          workflowTaskCompletedEventId: task,
+          details: { data: { payloads: [{ data: Buffer.from(JSON.stringify({ seq: 1, activity_type: type })) }] } },
+        },
+      });
     const counts = partnerEventActionsOfHistory([
       started(1),
       changeVersion(2, ['other-patch']),
@@ -70,7 +94,11 @@ describe('billable actions of a history', () => {
       attempt(16, 15, 1),
     ]);
     // publish 2 + push 1 attempts; recordings in tasks 20 and 40; one upsert for each patch.
-    expect(counts).toMatchObject({ 'activity attempts': 3, 'local-activity batches': 2, 'search-attribute upserts': 2 });
+    expect(counts).toMatchObject({
+      'activity attempts': 3,
+      'local-activity batches': 2,
+      'search-attribute upserts': 2,
+    });
     expect(totalActions(counts)).toBe(7);
   });
 });

@@ -3,7 +3,12 @@ import { describeSchedule, drawSchedule } from '../../chaos/schedule';
 
 describe('the chaos schedule on the cluster profile', () => {
   it('restarts PostgreSQL as well as the Temporal server, and only on the cluster', () => {
-    const kinds = (cluster: boolean) => new Set(Array.from({ length: 50 }, (_, seed) => drawSchedule({ seed, customers: 5, minutes: 2, cluster }).faults.map((fault) => fault.kind)).flat());
+    const kinds = (cluster: boolean) =>
+      new Set(
+        Array.from({ length: 50 }, (_, seed) =>
+          drawSchedule({ seed, customers: 5, minutes: 2, cluster }).faults.map((fault) => fault.kind),
+        ).flat(),
+      );
     expect(kinds(true)).toContain('RESTART_POSTGRES');
     expect(kinds(true)).toContain('RESTART_TEMPORAL');
     expect(kinds(false)).not.toContain('RESTART_POSTGRES');

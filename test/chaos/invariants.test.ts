@@ -1,33 +1,89 @@
 import { describe, expect, it } from 'vitest';
-import { eventsGenuine, missedWhileGone, refundsReported, storeDelivered, type ServiceDeposit } from '../../chaos/invariants';
+import {
+  eventsGenuine,
+  missedWhileGone,
+  refundsReported,
+  storeDelivered,
+  type ServiceDeposit,
+} from '../../chaos/invariants';
 import type { StoredPartnerEvent } from '../../chaos/partner-api';
 import type { PartnerEvent } from '../../partner-events/catalogue';
 import type { ReceivedDelivery } from '../../test/support/partner-endpoint';
 
-const event = (sequence: number, type: PartnerEvent['type'], data: Record<string, unknown> = {}, externalId = 'chaos-9-0'): PartnerEvent =>
-  ({ id: `evt_${externalId.replace(/\W/g, '')}${String(sequence).padStart(16, '0')}`, type, timestamp: '2026-01-01T00:00:00.000Z', sequence, externalId, data }) as PartnerEvent;
-const stored = (events: PartnerEvent[]): StoredPartnerEvent[] => events.map((each, index) => ({ ...each, cursor: String(index + 1) }));
-const delivered = (events: PartnerEvent[]): ReceivedDelivery[] => events.map((each) => ({ webhookId: each.id, event: each }));
-const deposit = (id: string, overrides: Partial<ServiceDeposit> = {}): ServiceDeposit => ({ id, customerId: 'c1', status: 'CONFIRMED', currency: 'USD', amount: '100', completed: true, refundedAfterCompleting: false, ...overrides });
+const event = (
+  sequence: number,
+  type: PartnerEvent['type'],
+  data: Record<string, unknown> = {},
+  externalId = 'chaos-9-0',
+): PartnerEvent =>
+  ({
+    id: `evt_${externalId.replace(/\W/g, '')}${String(sequence).padStart(16, '0')}`,
+    type,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    sequence,
+    externalId,
+    data,
+  }) as PartnerEvent;
+const stored = (events: PartnerEvent[]): StoredPartnerEvent[] =>
+  events.map((each, index) => ({ ...each, cursor: String(index + 1) }));
+const delivered = (events: PartnerEvent[]): ReceivedDelivery[] =>
+  events.map((each) => ({ webhookId: each.id, event: each }));
+const deposit = (id: string, overrides: Partial<ServiceDeposit> = {}): ServiceDeposit => ({
+  id,
+  customerId: 'c1',
+  status: 'CONFIRMED',
+  currency: 'USD',
+  amount: '100',
+  completed: true,
+  refundedAfterCompleting: false,
+  ...overrides,
+});
 
-describe('the chaos run\'s event checks', () => {
-  const stream = [event(1, 'journey.kyc_required', { kycLink: 'https://service/kyc/c1' }), event(2, 'journey.approved'), event(3, 'deposit.received', { depositId: 'd1', kind: 'ONRAMP', amount: '100', currency: 'USD' })];
+describe("the chaos run's event checks", () => {
+  const stream = [
+    event(1, 'journey.kyc_required', { kycLink: 'https://service/kyc/c1' }),
+    event(2, 'journey.approved'),
+    event(3, 'deposit.received', { depositId: 'd1', kind: 'ONRAMP', amount: '100', currency: 'USD' }),
+  ];
 
   it('holds the store to the endpoint both ways: the tail arrived, and nothing arrived the store lacks', () => {
-    expect(storeDelivered({ storedBefore: stored(stream), delivered: delivered(stream), storedAfter: stored(stream) })).toEqual([]);
+    expect(
+      storeDelivered({ storedBefore: stored(stream), delivered: delivered(stream), storedAfter: stored(stream) }),
+    ).toEqual([]);
     // Recorded after the endpoint was copied: not yet owed to it, but what the endpoint got must be stored by then.
-    expect(storeDelivered({ storedBefore: stored(stream.slice(0, 2)), delivered: delivered(stream), storedAfter: stored(stream) })).toEqual([]);
-    const tailLost = storeDelivered({ storedBefore: stored(stream), delivered: delivered(stream.slice(0, 2)), storedAfter: stored(stream) });
+    expect(
+      storeDelivered({
+        storedBefore: stored(stream.slice(0, 2)),
+        delivered: delivered(stream),
+        storedAfter: stored(stream),
+      }),
+    ).toEqual([]);
+    const tailLost = storeDelivered({
+      storedBefore: stored(stream),
+      delivered: delivered(stream.slice(0, 2)),
+      storedAfter: stored(stream),
+    });
     expect(tailLost).toEqual([expect.stringContaining('the endpoint never got #3 deposit.received')]);
-    const notStored = storeDelivered({ storedBefore: stored(stream.slice(0, 2)), delivered: delivered(stream), storedAfter: stored(stream.slice(0, 2)) });
+    const notStored = storeDelivered({
+      storedBefore: stored(stream.slice(0, 2)),
+      delivered: delivered(stream),
+      storedAfter: stored(stream.slice(0, 2)),
+    });
     expect(notStored).toEqual([expect.stringContaining('the endpoint got #3 deposit.received')]);
-    const gap = storeDelivered({ storedBefore: stored([stream[0]!, stream[2]!]), delivered: delivered([stream[0]!, stream[2]!]), storedAfter: stored([stream[0]!, stream[2]!]) });
+    const gap = storeDelivered({
+      storedBefore: stored([stream[0]!, stream[2]!]),
+      delivered: delivered([stream[0]!, stream[2]!]),
+      storedAfter: stored([stream[0]!, stream[2]!]),
+    });
     expect(gap).toEqual([expect.stringContaining('a gap or repeat at position 2')]);
   });
 
   it('excuses only what the endpoint missed while a 410 Gone disabled it, which the partner reads through GET /events', () => {
     const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds)).toISOString();
-    const events = [1, 2, 3, 4, 5].map((sequence) => ({ ...event(sequence, 'journey.approved'), timestamp: at(sequence * 10) }));
+    const events = [1, 2, 3, 4, 5].map((sequence) => ({
+      ...event(sequence, 'journey.approved'),
+      timestamp: at(sequence * 10),
+    }));
     // #1 accepted before the endpoint answered 410 at 25 s; #2 (in flight) and #3 (recorded at 30 s) never pushed; enabled at 35 s.
     const window = { from: Date.parse(at(25)), acceptedBefore: 1, enabledAt: Date.parse(at(35)) };
     const accepted = delivered([events[0]!, events[3]!, events[4]!]);
@@ -39,31 +95,54 @@ describe('the chaos run\'s event checks', () => {
     expect(missedWhileGone(stored(events), lostAfter, [window]).map((each) => each.sequence)).toEqual([2, 3]);
     const reading = { storedBefore: stored(events), delivered: lostAfter, storedAfter: stored(events) };
     const excused = new Set(missedWhileGone(stored(events), lostAfter, [window]).map((each) => each.id));
-    expect(storeDelivered(reading, excused)).toEqual([expect.stringContaining('the endpoint never got #4 journey.approved')]);
+    expect(storeDelivered(reading, excused)).toEqual([
+      expect.stringContaining('the endpoint never got #4 journey.approved'),
+    ]);
     expect(storeDelivered({ ...reading, delivered: accepted }, excused)).toEqual([]);
     // An event before the last one the endpoint had accepted when the 410 began was owed before it: never excused.
-    expect(missedWhileGone(stored(events), delivered([events[1]!, events[4]!]), [window]).map((each) => each.sequence)).toEqual([3]);
+    expect(
+      missedWhileGone(stored(events), delivered([events[1]!, events[4]!]), [window]).map((each) => each.sequence),
+    ).toEqual([3]);
   });
 
   it('wants one deposit.reversed for a deposit refunded after it completed, and none for one not refunded', () => {
-    const reversed = event(4, 'deposit.reversed', { depositId: 'd1', kind: 'ONRAMP', amount: '100', currency: 'USD', after: 'COMPLETED' });
+    const reversed = event(4, 'deposit.reversed', {
+      depositId: 'd1',
+      kind: 'ONRAMP',
+      amount: '100',
+      currency: 'USD',
+      after: 'COMPLETED',
+    });
     const refunded = deposit('d1', { status: 'REJECTED', completed: false, refundedAfterCompleting: true });
     expect(refundsReported(delivered([...stream, reversed]), [refunded])).toEqual([]);
-    expect(refundsReported(delivered(stream), [refunded])).toEqual(['deposit d1 (refunded after it completed): 0 deposit.reversed event ids']);
-    expect(refundsReported(delivered([...stream, reversed]), [deposit('d1')])).toEqual(['deposit d1 (CONFIRMED at the service, not refunded): 1 deposit.reversed event ids']);
-    expect(refundsReported(delivered([...stream, reversed]), [])).toEqual(['deposit.reversed for d1, which the service does not have']);
+    expect(refundsReported(delivered(stream), [refunded])).toEqual([
+      'deposit d1 (refunded after it completed): 0 deposit.reversed event ids',
+    ]);
+    expect(refundsReported(delivered([...stream, reversed]), [deposit('d1')])).toEqual([
+      'deposit d1 (CONFIRMED at the service, not refunded): 1 deposit.reversed event ids',
+    ]);
+    expect(refundsReported(delivered([...stream, reversed]), [])).toEqual([
+      'deposit.reversed for d1, which the service does not have',
+    ]);
   });
 
   it('refuses an event naming an id only the forger sent, or a record the service does not have', () => {
     const serviceIds = new Set(['c1', 'd1']);
     expect(eventsGenuine(delivered(stream), serviceIds, [], new Set(['forged-1', 'd1']))).toEqual([]);
-    const believed = event(4, 'deposit.received', { depositId: 'forged-1', kind: 'ONRAMP', amount: '1', currency: 'USD' });
+    const believed = event(4, 'deposit.received', {
+      depositId: 'forged-1',
+      kind: 'ONRAMP',
+      amount: '1',
+      currency: 'USD',
+    });
     expect(eventsGenuine(delivered([...stream, believed]), serviceIds, [], new Set(['forged-1']))).toEqual([
       expect.stringContaining('depositId forged-1, which the service does not have'),
       expect.stringContaining('names forged-1, an id only the forger sent'),
     ]);
     const accounts = event(4, 'journey.accounts_ready', { virtualAccount: { id: 'va-1' } });
     expect(eventsGenuine(delivered([...stream, accounts]), serviceIds, ['va-1'], new Set(['va-1']))).toEqual([]);
-    expect(eventsGenuine(delivered([...stream, accounts]), serviceIds, [], new Set(['va-1']))).toEqual([expect.stringContaining('names va-1')]);
+    expect(eventsGenuine(delivered([...stream, accounts]), serviceIds, [], new Set(['va-1']))).toEqual([
+      expect.stringContaining('names va-1'),
+    ]);
   });
 });

@@ -19,17 +19,27 @@ afterEach(() => {
   launcher?.kill('SIGTERM');
 });
 
-describe('a worker\'s resident memory, as the chaos run reads it', () => {
-  it('is the relaunched worker\'s, not its launcher\'s', async () => {
+describe("a worker's resident memory, as the chaos run reads it", () => {
+  it("is the relaunched worker's, not its launcher's", async () => {
     launcher = spawn(process.execPath, ['-e', LAUNCHER], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((held) => launcher!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('holding') && held()));
+    await new Promise<void>((held) =>
+      launcher!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('holding') && held()),
+    );
     const resident = await until('a reading', async () => workerResidentMiB(launcher!.pid!), 5_000);
     expect(resident).toBeGreaterThan(HELD_MIB);
   });
 
   it('breaks the budget row for a worker above it, and for a run where no worker could be read', () => {
     expect(memoryWithinBudget({ budgetMiB: 512, peaks: [{ worker: 1, peakMiB: 300 }] })).toEqual([]);
-    expect(memoryWithinBudget({ budgetMiB: 512, peaks: [{ worker: 1, peakMiB: 300 }, { worker: 2, peakMiB: 600.4 }] })).toEqual(['worker 2 peaked at 600 MiB resident']);
+    expect(
+      memoryWithinBudget({
+        budgetMiB: 512,
+        peaks: [
+          { worker: 1, peakMiB: 300 },
+          { worker: 2, peakMiB: 600.4 },
+        ],
+      }),
+    ).toEqual(['worker 2 peaked at 600 MiB resident']);
     expect(memoryWithinBudget({ budgetMiB: 512, peaks: [] })).toHaveLength(1);
   });
 });

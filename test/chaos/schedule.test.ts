@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { describeSchedule, drawSchedule, EDGE_FAULT_KINDS, MAX_WORKERS, WEBHOOK_FAULT_KINDS } from '../../chaos/schedule';
+import {
+  describeSchedule,
+  drawSchedule,
+  EDGE_FAULT_KINDS,
+  MAX_WORKERS,
+  WEBHOOK_FAULT_KINDS,
+} from '../../chaos/schedule';
 
 const SEED_1_FAULTS = [
   { atSeconds: 11.5, kind: 'SCALE_WORKERS', workers: 2 },
@@ -35,7 +41,13 @@ describe('the chaos schedule', () => {
       expect(schedule.customerPlans[0]!.kyc).toBe('APPROVED');
       expect(schedule.customerPlans.filter((plan) => plan.closesAndReturns).length).toBeLessThanOrEqual(1);
       for (const plan of schedule.customerPlans) {
-        if (plan.refund !== 'NONE' || plan.closesAndReturns || plan.payout !== 'NONE' || plan.onrampDeposit !== 'CONFIRMED') expect(plan.kyc).toBe('APPROVED');
+        if (
+          plan.refund !== 'NONE' ||
+          plan.closesAndReturns ||
+          plan.payout !== 'NONE' ||
+          plan.onrampDeposit !== 'CONFIRMED'
+        )
+          expect(plan.kyc).toBe('APPROVED');
         // A refund before the trade needs a deposit the service confirmed.
         if (plan.refund === 'ONRAMP_BEFORE_TRADE') expect(plan.onrampDeposit).toBe('CONFIRMED');
         if (plan.closesAndReturns) expect([plan.refund, plan.payout]).toEqual(['NONE', 'NONE']);
@@ -44,28 +56,45 @@ describe('the chaos schedule', () => {
   });
 
   it('plays every path of the workload across a handful of seeds', () => {
-    const plans = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).customerPlans).flat();
+    const plans = Array.from(
+      { length: 20 },
+      (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).customerPlans,
+    ).flat();
     const seen = (pick: (plan: (typeof plans)[number]) => string) => new Set(plans.map(pick));
     expect(seen((plan) => plan.signupVia)).toEqual(new Set(['CLIENT_LIBRARY', 'TEMPORAL_CLI', 'PARTNER_API']));
     expect(seen((plan) => plan.kyc)).toEqual(new Set(['APPROVED', 'REJECTED', 'PENDING']));
     const approved = plans.filter((plan) => plan.kyc === 'APPROVED');
-    expect(new Set(approved.map((plan) => plan.onrampDeposit))).toEqual(new Set(['CONFIRMED', 'REJECTED', 'HELD_FOR_ACTION']));
-    expect(new Set(approved.map((plan) => plan.refund))).toEqual(new Set(['NONE', 'ONRAMP_BEFORE_TRADE', 'OFFRAMP_AFTER_PAYOUT']));
-    expect(new Set(approved.map((plan) => plan.payout))).toEqual(new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']));
+    expect(new Set(approved.map((plan) => plan.onrampDeposit))).toEqual(
+      new Set(['CONFIRMED', 'REJECTED', 'HELD_FOR_ACTION']),
+    );
+    expect(new Set(approved.map((plan) => plan.refund))).toEqual(
+      new Set(['NONE', 'ONRAMP_BEFORE_TRADE', 'OFFRAMP_AFTER_PAYOUT']),
+    );
+    expect(new Set(approved.map((plan) => plan.payout))).toEqual(
+      new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']),
+    );
     // The operator resumes some refused payouts with the bulk command, others one by one; nothing else in bulk.
-    expect(new Set(plans.filter((plan) => plan.payout === 'REFUSED_THEN_RETRIED').map((plan) => plan.retriedInBulk))).toEqual(new Set([true, false]));
-    expect(plans.filter((plan) => plan.retriedInBulk).every((plan) => plan.payout === 'REFUSED_THEN_RETRIED')).toBe(true);
+    expect(
+      new Set(plans.filter((plan) => plan.payout === 'REFUSED_THEN_RETRIED').map((plan) => plan.retriedInBulk)),
+    ).toEqual(new Set([true, false]));
+    expect(plans.filter((plan) => plan.retriedInBulk).every((plan) => plan.payout === 'REFUSED_THEN_RETRIED')).toBe(
+      true,
+    );
   });
 
   it('lets the partner endpoint answer 410 at most once a run, early enough to be enabled again within the play', () => {
-    const gone = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).faults.filter((fault) => fault.kind === 'ENDPOINT_GONE'));
+    const gone = Array.from({ length: 20 }, (_, seed) =>
+      drawSchedule({ seed, customers: 4, minutes: 1.5 }).faults.filter((fault) => fault.kind === 'ENDPOINT_GONE'),
+    );
     expect(gone.some((faults) => faults.length === 1)).toBe(true);
     expect(gone.some((faults) => faults.length === 0)).toBe(true);
     for (const fault of gone.flat()) {
       expect(fault.kind === 'ENDPOINT_GONE' && fault.atSeconds + fault.forSeconds).toBeLessThan(0.75 * 90);
       expect(EDGE_FAULT_KINDS.has(fault.kind)).toBe(true);
     }
-    expect(describeSchedule(drawSchedule({ seed: 2, customers: 4, minutes: 1.5 }))).toContain('  t+28.9s ENDPOINT_GONE 410 for 10s, then enabled again');
+    expect(describeSchedule(drawSchedule({ seed: 2, customers: 4, minutes: 1.5 }))).toContain(
+      '  t+28.9s ENDPOINT_GONE 410 for 10s, then enabled again',
+    );
   });
 
   it('keeps the faults a seed drew before the workload and the edges widened', () => {
@@ -74,16 +103,21 @@ describe('the chaos schedule', () => {
     expect(faults.filter((fault) => !EDGE_FAULT_KINDS.has(fault.kind))).toEqual(SEED_1_FAULTS);
   });
 
-  it('draws the service\'s lowered rate, the partner endpoint down and slow, and webhooks duplicated and out of order across seeds', () => {
+  it("draws the service's lowered rate, the partner endpoint down and slow, and webhooks duplicated and out of order across seeds", () => {
     const schedules = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 3, minutes: 1.5 }));
-    const edgeKinds = new Set(schedules.flatMap((schedule) => schedule.faults.filter((fault) => EDGE_FAULT_KINDS.has(fault.kind)).map((fault) => fault.kind)));
+    const edgeKinds = new Set(
+      schedules.flatMap((schedule) =>
+        schedule.faults.filter((fault) => EDGE_FAULT_KINDS.has(fault.kind)).map((fault) => fault.kind),
+      ),
+    );
     expect(edgeKinds).toEqual(EDGE_FAULT_KINDS);
     expect(new Set(schedules.map((schedule) => schedule.webhooks.duplicate))).toEqual(new Set([true, false]));
     expect(new Set(schedules.map((schedule) => schedule.webhooks.outOfOrder))).toEqual(new Set([true, false]));
-    for (const schedule of schedules) expect(schedule.faults.some((fault) => EDGE_FAULT_KINDS.has(fault.kind))).toBe(true);
+    for (const schedule of schedules)
+      expect(schedule.faults.some((fault) => EDGE_FAULT_KINDS.has(fault.kind))).toBe(true);
   });
 
-  it('keeps the edges a seed drew before the service\'s webhooks were lost and delayed', () => {
+  it("keeps the edges a seed drew before the service's webhooks were lost and delayed", () => {
     const { faults } = drawSchedule({ seed: 1, customers: 4, minutes: 1.5 });
     expect(faults.filter((fault) => EDGE_FAULT_KINDS.has(fault.kind) && !WEBHOOK_FAULT_KINDS.has(fault.kind))).toEqual([
       { atSeconds: 11.3, kind: 'ENDPOINT_SLOW', answerMs: 1_500, forSeconds: 12 },
@@ -93,7 +127,9 @@ describe('the chaos schedule', () => {
 
   it('draws windows of webhook loss and delay inside the play time, in the edges, for every seed', () => {
     const schedules = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }));
-    const webhookFaults = schedules.map((schedule) => schedule.faults.filter((fault) => WEBHOOK_FAULT_KINDS.has(fault.kind)));
+    const webhookFaults = schedules.map((schedule) =>
+      schedule.faults.filter((fault) => WEBHOOK_FAULT_KINDS.has(fault.kind)),
+    );
     for (const faults of webhookFaults) expect(faults.length).toBeGreaterThanOrEqual(1);
     const all = webhookFaults.flat();
     expect(new Set(all.map((fault) => fault.kind))).toEqual(WEBHOOK_FAULT_KINDS);
@@ -109,15 +145,20 @@ describe('the chaos schedule', () => {
     expect(describeSchedule(schedules[1]!)).toContain('  t+31.5s WEBHOOKS_LOST 94 % of attempts for 13s');
   });
 
-  it('sets some workers\' clocks a few seconds off, one in each cycle exact, the faults a seed drew before unchanged', () => {
+  it("sets some workers' clocks a few seconds off, one in each cycle exact, the faults a seed drew before unchanged", () => {
     for (let seed = 0; seed < 20; seed++) {
       const schedule = drawSchedule({ seed, customers: 4, minutes: 1.5 });
       expect(schedule.workerClockOffsetsSeconds).toHaveLength(4);
       expect(schedule.workerClockOffsetsSeconds.filter((offset) => offset === 0).length).toBeGreaterThanOrEqual(1);
       for (const offset of schedule.workerClockOffsetsSeconds) expect(Math.abs(offset)).toBeLessThanOrEqual(8);
-      expect(drawSchedule({ seed, customers: 4, minutes: 1.5 }).workerClockOffsetsSeconds).toEqual(schedule.workerClockOffsetsSeconds);
+      expect(drawSchedule({ seed, customers: 4, minutes: 1.5 }).workerClockOffsetsSeconds).toEqual(
+        schedule.workerClockOffsetsSeconds,
+      );
     }
-    const offsets = Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).workerClockOffsetsSeconds).flat();
+    const offsets = Array.from(
+      { length: 20 },
+      (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).workerClockOffsetsSeconds,
+    ).flat();
     expect(offsets.some((offset) => offset >= 3)).toBe(true);
     expect(offsets.some((offset) => offset <= -3)).toBe(true);
   });

@@ -27,7 +27,11 @@ let baseUrl: string;
 
 beforeAll(async () => {
   h = await startJourneyHarness();
-  rampflow = await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() });
+  rampflow = await createRampflowClient({
+    connection: h.client.connection as Connection,
+    taskQueue: h.taskQueue,
+    payloadKeys: testPayloadKeys(),
+  });
   api = buildPartnerApi({ token: TOKEN, rampflow, logger: pino({ level: 'silent' }) });
   await api.listen({ port: 0, host: '127.0.0.1' });
   const address = api.server.address();
@@ -40,7 +44,9 @@ afterAll(async () => {
 });
 
 function rampflowCli(...args: string[]): Promise<RunResult> {
-  return runRampflow(args, { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue } });
+  return runRampflow(args, {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue },
+  });
 }
 
 async function getJourney(externalId: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -89,14 +95,21 @@ describe('a journey whose start input the workflow refused', () => {
     const json = await rampflowCli('journey', 'status', externalId, '--json');
     expect(json.code).toBe(0);
     expect(json.stderr).toBe('');
-    expect(JSON.parse(json.stdout)).toEqual({ externalId, status: 'FAILED', failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      externalId,
+      status: 'FAILED',
+      failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES },
+    });
     // The bad value itself is customer data: named by its path, never echoed.
     expect(human.stdout + json.stdout).not.toContain(BAD_EMAIL);
   });
 
   it('the partner API answers the decoded reason', async () => {
     const answer = await getJourney(externalId);
-    expect(answer).toEqual({ status: 200, body: { externalId, status: 'FAILED', failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES } } });
+    expect(answer).toEqual({
+      status: 200,
+      body: { externalId, status: 'FAILED', failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES } },
+    });
     expect(JSON.stringify(answer.body)).not.toContain(BAD_EMAIL);
   });
 
@@ -105,30 +118,49 @@ describe('a journey whose start input the workflow refused', () => {
     // The shared dev server holds every test's journeys, and the files beside this one start more than
     // the default 100 while it runs: a limit that reaches back to this file's own journey.
     const reachBack = ['--limit', '5000'];
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline && !listed.some((entry) => entry.externalId === externalId); ) {
+    for (
+      const deadline = Date.now() + 20_000;
+      Date.now() < deadline && !listed.some((entry) => entry.externalId === externalId);
+    ) {
       const result = await rampflowCli('journey', 'list', '--json', ...reachBack);
       expect(result.code).toBe(0);
       listed = JSON.parse(result.stdout) as typeof listed;
     }
-    expect(listed.find((entry) => entry.externalId === externalId)).toMatchObject({ status: 'FAILED', failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES } });
+    expect(listed.find((entry) => entry.externalId === externalId)).toMatchObject({
+      status: 'FAILED',
+      failure: { type: 'InvalidStartInput', message: MESSAGE, issues: ISSUES },
+    });
     const table = await rampflowCli('journey', 'list', ...reachBack);
     // The shared dev server may hold another test's parked journey: then the list has the parked column too.
-    expect(table.stdout).toMatch(/^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED +ENDED BECAUSE( +PARKED BECAUSE)?\n/);
-    expect(table.stdout).toMatch(new RegExp(`\\n${externalId} +- +FAILED +- +\\S+ +InvalidStartInput: ${MESSAGE}( +-)?\\n`));
+    expect(table.stdout).toMatch(
+      /^EXTERNAL ID +STAGE +STATUS +CUSTOMER ID +STARTED +ENDED BECAUSE( +PARKED BECAUSE)?\n/,
+    );
+    expect(table.stdout).toMatch(
+      new RegExp(`\\n${externalId} +- +FAILED +- +\\S+ +InvalidStartInput: ${MESSAGE}( +-)?\\n`),
+    );
   });
 
   it('the library throws it typed, and an operator update is refused with it', async () => {
     const error = await rampflow.getJourney(externalId).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(RampflowWorkflowEndedError);
-    expect((error as RampflowWorkflowEndedError).end).toEqual({ status: 'FAILED', type: 'InvalidStartInput', message: MESSAGE, fields: { issues: ISSUES } });
+    expect((error as RampflowWorkflowEndedError).end).toEqual({
+      status: 'FAILED',
+      type: 'InvalidStartInput',
+      message: MESSAGE,
+      fields: { issues: ISSUES },
+    });
 
     const cancel = await rampflowCli('journey', 'cancel', externalId);
-    expect(cancel).toEqual({ code: 1, stdout: '', stderr: `rampflow: cancel refused by journey ${externalId}: it has already ended (FAILED, InvalidStartInput: ${MESSAGE})\n` });
+    expect(cancel).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `rampflow: cancel refused by journey ${externalId}: it has already ended (FAILED, InvalidStartInput: ${MESSAGE})\n`,
+    });
   });
 });
 
 describe('a journey that was terminated or timed out', () => {
-  it('journey status and the partner API show Terminated, the operator\'s reason and the last stage', async () => {
+  it("journey status and the partner API show Terminated, the operator's reason and the last stage", async () => {
     const handle = await h.startJourney({ offramp: TEST_OFFRAMP });
     const externalId = handle.workflowId.replace(/^customer\//, '');
     await h.waitForJourney(handle, (state) => state.stage === 'AWAITING_KYC');
@@ -137,12 +169,26 @@ describe('a journey that was terminated or timed out', () => {
     const human = await rampflowCli('journey', 'status', externalId);
     expect(human.stderr).toBe('');
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^journey ${externalId} was terminated: Terminated: fraud review: closed by ops\\n {2}last stage: [A-Z_]+\\n$`));
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^journey ${externalId} was terminated: Terminated: fraud review: closed by ops\\n {2}last stage: [A-Z_]+\\n$`,
+      ),
+    );
     const json = await rampflowCli('journey', 'status', externalId, '--json');
-    expect(JSON.parse(json.stdout)).toEqual({ externalId, status: 'TERMINATED', stage: expect.any(String), failure: { type: 'Terminated', message: 'fraud review: closed by ops' } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      externalId,
+      status: 'TERMINATED',
+      stage: expect.any(String),
+      failure: { type: 'Terminated', message: 'fraud review: closed by ops' },
+    });
     expect(await getJourney(externalId)).toEqual({
       status: 200,
-      body: { externalId, status: 'TERMINATED', stage: expect.any(String), failure: { type: 'Terminated', message: 'fraud review: closed by ops' } },
+      body: {
+        externalId,
+        status: 'TERMINATED',
+        stage: expect.any(String),
+        failure: { type: 'Terminated', message: 'fraud review: closed by ops' },
+      },
     });
   });
 
@@ -158,23 +204,47 @@ describe('a journey that was terminated or timed out', () => {
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     const json = await rampflowCli('journey', 'status', externalId, '--json');
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ externalId, status: 'TIMED_OUT', failure: { type: 'WorkflowTimedOut', message: 'Workflow execution timed out' } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      externalId,
+      status: 'TIMED_OUT',
+      failure: { type: 'WorkflowTimedOut', message: 'Workflow execution timed out' },
+    });
   });
 });
 
 describe('deposits and payouts that ended without completing', () => {
   it('deposit status shows the refused start input; payout status a termination', async () => {
     const depositId = `ended-${randomUUID()}`;
-    const deposit = await h.client.workflow.start('depositLifecycle', { taskQueue: h.taskQueue, workflowId: depositWorkflowId(depositId), args: [{}] });
+    const deposit = await h.client.workflow.start('depositLifecycle', {
+      taskQueue: h.taskQueue,
+      workflowId: depositWorkflowId(depositId),
+      args: [{}],
+    });
     await expect(deposit.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     const depositStatus = await rampflowCli('deposit', 'status', depositId, '--json');
     expect(depositStatus.code).toBe(0);
-    expect(JSON.parse(depositStatus.stdout)).toMatchObject({ depositId, status: 'FAILED', failure: { type: 'InvalidStartInput', message: expect.stringMatching(/^invalid depositLifecycle input: /), issues: expect.any(Array) } });
+    expect(JSON.parse(depositStatus.stdout)).toMatchObject({
+      depositId,
+      status: 'FAILED',
+      failure: {
+        type: 'InvalidStartInput',
+        message: expect.stringMatching(/^invalid depositLifecycle input: /),
+        issues: expect.any(Array),
+      },
+    });
 
     const reference = `ended-${randomUUID()}`;
     // On a queue no worker polls: its end is read without one.
-    const payout = await h.client.workflow.start('payout', { taskQueue: uniqueTaskQueue('nobody'), workflowId: payoutWorkflowId(reference), args: [{}] });
+    const payout = await h.client.workflow.start('payout', {
+      taskQueue: uniqueTaskQueue('nobody'),
+      workflowId: payoutWorkflowId(reference),
+      args: [{}],
+    });
     await payout.terminate('paid by hand');
-    expect(await rampflowCli('payout', 'status', reference)).toEqual({ code: 0, stderr: '', stdout: `payout ${reference} was terminated: Terminated: paid by hand\n` });
+    expect(await rampflowCli('payout', 'status', reference)).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: `payout ${reference} was terminated: Terminated: paid by hand\n`,
+    });
   });
 });

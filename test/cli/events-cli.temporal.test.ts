@@ -20,7 +20,9 @@ afterAll(async () => {
 });
 
 function rampflow(...args: string[]): Promise<RunResult> {
-  return runRampflow(args, { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue } });
+  return runRampflow(args, {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue },
+  });
 }
 
 async function listedEvents(...flags: string[]): Promise<EventReport[]> {
@@ -51,7 +53,13 @@ describe('rampflow events', () => {
       parked = (await listedEvents()).find((event) => event.workflowId === delivery.workflowId);
       if (!parked) await new Promise((wake) => setTimeout(wake, 200));
     }
-    expect(parked).toMatchObject({ event: 'CUSTOMER_APPROVED', payloadId: customerId, stage: 'EVENT_UNROUTED', outcome: 'PARKED', parkCode: 'NO_TARGET' });
+    expect(parked).toMatchObject({
+      event: 'CUSTOMER_APPROVED',
+      payloadId: customerId,
+      stage: 'EVENT_UNROUTED',
+      outcome: 'PARKED',
+      parkCode: 'NO_TARGET',
+    });
     const table = await rampflow('events', 'list');
     expect(table.stdout).toContain('NO_TARGET');
 
@@ -69,7 +77,9 @@ describe('rampflow events', () => {
   it('refuses to replay what is not an event, or an event that does not exist, in one line', async () => {
     const notAnEvent = await rampflow('events', 'replay', 'customer/someone');
     expect(notAnEvent.code).toBe(1);
-    expect(notAnEvent.stderr.trim()).toBe("rampflow: workflowId: expected event/<EVENT>/<payload id>, got 'customer/someone'");
+    expect(notAnEvent.stderr.trim()).toBe(
+      "rampflow: workflowId: expected event/<EVENT>/<payload id>, got 'customer/someone'",
+    );
     const missing = await rampflow('events', 'replay', 'event/CUSTOMER_APPROVED/no-such-id');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^rampflow: .*not found/);

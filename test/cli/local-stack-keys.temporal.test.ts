@@ -32,7 +32,11 @@ function newFolder(): string {
 
 /** The CLI run from `cwd` in a shell that sets no RAMPFLOW_PAYLOAD_KEYS. */
 function rampflowIn(cwd: string, ...args: string[]): Promise<RunResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: temporalAddress(),
+    TEMPORAL_TASK_QUEUE: h.taskQueue,
+  };
   delete env.RAMPFLOW_PAYLOAD_KEYS;
   return runRampflow(args, { env, cwd });
 }
@@ -54,12 +58,19 @@ describe('the payload keys of the operator commands', () => {
   });
 
   it('fail with one line naming the variable to set when neither is there', async () => {
-    for (const command of [['journey', 'list'], ['payout', 'list'], ['deposit', 'list'], ['status'], ['partner-events', 'endpoints']]) {
+    for (const command of [
+      ['journey', 'list'],
+      ['payout', 'list'],
+      ['deposit', 'list'],
+      ['status'],
+      ['partner-events', 'endpoints'],
+    ]) {
       const result = await rampflowIn(newFolder(), ...command);
       expect(result, command.join(' ')).toEqual({
         code: 1,
         stdout: '',
-        stderr: 'rampflow: RAMPFLOW_PAYLOAD_KEYS is not set and there is no .data/payload-keys here (where npm start keeps its key): set RAMPFLOW_PAYLOAD_KEYS to the keys the worker uses (docs/deploying/customer-data-and-keys.md)\n',
+        stderr:
+          'rampflow: RAMPFLOW_PAYLOAD_KEYS is not set and there is no .data/payload-keys here (where npm start keeps its key): set RAMPFLOW_PAYLOAD_KEYS to the keys the worker uses (docs/deploying/customer-data-and-keys.md)\n',
       });
     }
   });

@@ -8,11 +8,20 @@ import { READ_DEADLINE_MS, withParkedReasons, type WithDeadline } from '../../cl
 
 /** What Connection.withDeadline does to a call no worker answers: it fails at the deadline with DEADLINE_EXCEEDED. */
 const noWorkerAnswers: WithDeadline = (deadline) =>
-  new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error('4 DEADLINE_EXCEEDED: Deadline exceeded'), { code: 4 })), Math.max(0, deadline - Date.now())));
+  new Promise((_, reject) =>
+    setTimeout(
+      () => reject(Object.assign(new Error('4 DEADLINE_EXCEEDED: Deadline exceeded'), { code: 4 })),
+      Math.max(0, deadline - Date.now()),
+    ),
+  );
 
 describe('reading the reasons of parked rows', () => {
   it('gives up on a read no worker answers, once, and prints the rest without trying them', async () => {
-    const rows = Array.from({ length: 20 }, (_, index) => ({ id: `row-${index}`, stage: 'NEEDS_ATTENTION', status: 'RUNNING' }));
+    const rows = Array.from({ length: 20 }, (_, index) => ({
+      id: `row-${index}`,
+      stage: 'NEEDS_ATTENTION',
+      status: 'RUNNING',
+    }));
     let tried = 0;
     const read = await withParkedReasons(
       rows,
@@ -22,7 +31,9 @@ describe('reading the reasons of parked rows', () => {
         return noWorkerAnswers(deadline, call);
       },
     );
-    expect(read.every((row) => row.attentionNotRead === `no worker answered within ${READ_DEADLINE_MS / 1000} s`)).toBe(true);
+    expect(read.every((row) => row.attentionNotRead === `no worker answered within ${READ_DEADLINE_MS / 1000} s`)).toBe(
+      true,
+    );
     // The first eight at once (the bound), then no more: one deadline's wait, not one per row.
     expect(tried).toBe(8);
   });
@@ -43,6 +54,12 @@ describe('reading the reasons of parked rows', () => {
       },
       (_deadline, call) => call(),
     );
-    expect(read.map((row) => row.attention?.reason ?? row.attentionNotRead)).toEqual(['why a', undefined, undefined, 'workflow not found', 'why e']);
+    expect(read.map((row) => row.attention?.reason ?? row.attentionNotRead)).toEqual([
+      'why a',
+      undefined,
+      undefined,
+      'workflow not found',
+      'why e',
+    ]);
   });
 });

@@ -25,7 +25,14 @@ function newFolder(): string {
 /** The command run from `cwd` in a shell that sets no endpoints and no payload keys, plus `env`. */
 function endpointsIn(cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
   const shell: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['PARTNER_EVENT_ENDPOINTS', 'PARTNER_EVENT_ENDPOINTS_FILE', 'PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS', 'PARTNER_EVENTS_DIR', 'RAMPFLOW_PAYLOAD_KEYS']) delete shell[name];
+  for (const name of [
+    'PARTNER_EVENT_ENDPOINTS',
+    'PARTNER_EVENT_ENDPOINTS_FILE',
+    'PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS',
+    'PARTNER_EVENTS_DIR',
+    'RAMPFLOW_PAYLOAD_KEYS',
+  ])
+    delete shell[name];
   return runRampflow(['partner-events', 'endpoints'], { cwd, env: { ...shell, ...env } });
 }
 
@@ -33,7 +40,9 @@ describe('rampflow partner-events endpoints', () => {
   it("shows the local stack's worker's endpoints when the shell configures none", async () => {
     const checkout = newFolder();
     mkdirSync(join(checkout, '.data'));
-    writeFileSync(join(checkout, '.data', PAYLOAD_KEYS_FILE), `${process.env.RAMPFLOW_PAYLOAD_KEYS}\n`, { mode: 0o600 });
+    writeFileSync(join(checkout, '.data', PAYLOAD_KEYS_FILE), `${process.env.RAMPFLOW_PAYLOAD_KEYS}\n`, {
+      mode: 0o600,
+    });
     // As dev/stack.ts records them for its worker: its own endpoint on loopback.
     const worker = [localEndpointConfig('http://127.0.0.1:8791/', generateEndpointSecret(), 'dev')];
     writeFileSync(join(checkout, '.data', PARTNER_ENDPOINTS_FILE), `${endpointsVariable(worker)}\n`, { mode: 0o600 });
@@ -41,14 +50,18 @@ describe('rampflow partner-events endpoints', () => {
     const result = await endpointsIn(checkout);
     expect(result).toEqual({
       code: 0,
-      stdout: "endpoints of the local stack's worker (npm start), as it last started: .data/partner-event-endpoints.json\ndev  http://127.0.0.1:8791/  enabled\n",
+      stdout:
+        "endpoints of the local stack's worker (npm start), as it last started: .data/partner-event-endpoints.json\ndev  http://127.0.0.1:8791/  enabled\n",
       stderr: '',
     });
   });
 
   it("shows this shell's endpoints when it sets them, and says a worker reads its own environment", async () => {
     const shell = [localEndpointConfig('https://partner.example/hooks', generateEndpointSecret(), 'partner')];
-    const result = await endpointsIn(newFolder(), { PARTNER_EVENT_ENDPOINTS: endpointsVariable(shell), RAMPFLOW_PAYLOAD_KEYS: process.env.RAMPFLOW_PAYLOAD_KEYS });
+    const result = await endpointsIn(newFolder(), {
+      PARTNER_EVENT_ENDPOINTS: endpointsVariable(shell),
+      RAMPFLOW_PAYLOAD_KEYS: process.env.RAMPFLOW_PAYLOAD_KEYS,
+    });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(
       "endpoints as this shell's PARTNER_EVENT_ENDPOINTS / PARTNER_EVENT_ENDPOINTS_FILE configure them (a worker reads its own environment: check it matches)\npartner  https://partner.example/hooks  enabled\n",

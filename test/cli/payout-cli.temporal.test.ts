@@ -16,8 +16,19 @@ let bankAccountId: string;
 
 beforeAll(async () => {
   h = await startJourneyHarness();
-  const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
-  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'AUD', bankName: 'Test Bank', accountNo: '11223344', swift: 'TESTAU2S', beneficiaryName: 'Ada Lovelace' })) as { id: string });
+  const { id: customerId } = await h.ramp.customers.create({
+    externalId: `payee-${randomUUID()}`,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
+  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({
+    customerId: customerId!,
+    currency: 'AUD',
+    bankName: 'Test Bank',
+    accountNo: '11223344',
+    swift: 'TESTAU2S',
+    beneficiaryName: 'Ada Lovelace',
+  })) as { id: string });
 }, 120_000);
 
 afterAll(async () => {
@@ -25,7 +36,9 @@ afterAll(async () => {
 });
 
 function rampflow(...args: string[]): Promise<RunResult> {
-  return runRampflow(args, { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue } });
+  return runRampflow(args, {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue },
+  });
 }
 
 async function stateOf(reference: string, accept: (state: PayoutState) => boolean): Promise<PayoutState> {
@@ -41,7 +54,19 @@ async function stateOf(reference: string, accept: (state: PayoutState) => boolea
 describe('rampflow payout', () => {
   it('create parks a payout the balance cannot cover, status shows the service words, retry pays it once topped up', async () => {
     const reference = `cli-${randomUUID()}`;
-    const created = await rampflow('payout', 'create', '--reference', reference, '--bank-account', bankAccountId, '--currency', 'USDT', '--amount', '65', '--json');
+    const created = await rampflow(
+      'payout',
+      'create',
+      '--reference',
+      reference,
+      '--bank-account',
+      bankAccountId,
+      '--currency',
+      'USDT',
+      '--amount',
+      '65',
+      '--json',
+    );
     expect(created.stderr).toBe('');
     expect((JSON.parse(created.stdout) as PayoutState).reference).toBe(reference);
     expect((await stateOf(reference, (s) => s.stage === 'NEEDS_ATTENTION')).stage).toBe('NEEDS_ATTENTION');
@@ -67,13 +92,32 @@ describe('rampflow payout', () => {
     const reference = `cli-wait-${randomUUID()}`;
     // More than any test tops the balance up with: it parks at once.
     const amount = '7777777';
-    const created = await runRampflow(['payout', 'create', '--reference', reference, '--bank-account', bankAccountId, '--currency', 'USDC', '--amount', amount, '--wait'], {
-      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue },
-      timeoutMs: 45_000,
-    });
+    const created = await runRampflow(
+      [
+        'payout',
+        'create',
+        '--reference',
+        reference,
+        '--bank-account',
+        bankAccountId,
+        '--currency',
+        'USDC',
+        '--amount',
+        amount,
+        '--wait',
+      ],
+      {
+        env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue },
+        timeoutMs: 45_000,
+      },
+    );
     expect(created.code).toBe(2);
     expect(created.stdout).toContain(`payout ${reference}: NEEDS_ATTENTION`);
-    expect(created.stderr).toMatch(new RegExp(`^rampflow: payout ${reference} parked in NEEDS_ATTENTION: .*insufficient USDC balance: [\\d.]+ available, 7777777\\.000000 needed\n$`));
+    expect(created.stderr).toMatch(
+      new RegExp(
+        `^rampflow: payout ${reference} parked in NEEDS_ATTENTION: .*insufficient USDC balance: [\\d.]+ available, 7777777\\.000000 needed\n$`,
+      ),
+    );
 
     const listed = await until(
       'visibility to index the parked payout',
@@ -86,7 +130,11 @@ describe('rampflow payout', () => {
     );
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^REFERENCE +STAGE +STATUS +STARTED +PARKED BECAUSE\n/);
-    expect(listed.stdout).toMatch(new RegExp(`\\n${reference} +NEEDS_ATTENTION +RUNNING +\\S+ +Refused: .*insufficient USDC balance: [\\d.]+ available, 7777777\\.000000 needed\\n`));
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `\\n${reference} +NEEDS_ATTENTION +RUNNING +\\S+ +Refused: .*insufficient USDC balance: [\\d.]+ available, 7777777\\.000000 needed\\n`,
+      ),
+    );
 
     // status: the whole reason, not one cut at 100 characters.
     const reason = (await stateOf(reference, () => true)).attention!.reason;
@@ -103,12 +151,25 @@ describe('rampflow payout', () => {
     await h.control.creditBalance({ currency: 'USDC', amount });
     const retried = await rampflow('payout', 'retry', '--all', '--error-type', 'Refused');
     expect(retried.code).toBe(0);
-    expect(retried.stdout).toMatch(/^retried [1-9]\d* of \d+ payouts? at NEEDS_ATTENTION with error type Refused; refused 0 \(moved on meanwhile\), failed 0, skipped 0\n$/);
+    expect(retried.stdout).toMatch(
+      /^retried [1-9]\d* of \d+ payouts? at NEEDS_ATTENTION with error type Refused; refused 0 \(moved on meanwhile\), failed 0, skipped 0\n$/,
+    );
     expect((await stateOf(reference, (s) => s.stage === 'AWAITING_SETTLEMENT')).stage).toBe('AWAITING_SETTLEMENT');
   });
 
   it('refuses bad flags naming the field, before reaching Temporal', async () => {
-    const result = await rampflow('payout', 'create', '--reference', 'has space', '--bank-account', bankAccountId, '--currency', 'USDT', '--amount', '1');
+    const result = await rampflow(
+      'payout',
+      'create',
+      '--reference',
+      'has space',
+      '--bank-account',
+      bankAccountId,
+      '--currency',
+      'USDT',
+      '--amount',
+      '1',
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('reference: must be 1 to 64 letters');
   });

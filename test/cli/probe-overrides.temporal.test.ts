@@ -12,7 +12,13 @@ import { loadAssumptionsFile } from '../../ramp/assumptions-file';
 import { runProbe } from '../../ramp/probe';
 import { createSandbox, variantOptions } from '../../sandbox';
 import { shownDeposit } from '../../workflows/deposit-board';
-import { registerTestExits, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, TEST_ONRAMP } from '../support/journey-harness';
+import {
+  registerTestExits,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  TEST_OFFRAMP,
+  TEST_ONRAMP,
+} from '../support/journey-harness';
 import { TEST_PARTNER } from '../support/sandbox';
 
 const folder = mkdtempSync(join(tmpdir(), 'rampflow-probe-override-'));
@@ -32,22 +38,38 @@ async function probedFile(variants: string[]): Promise<string> {
   }
 }
 
-describe.each(['query-parameters=snake_case', 'max-page-size=37', 'accepted-skew=10', 'list-order=oldest-first', 'legacy-create-va-path=/v2/create-va'])('a worker given the probe\'s override for --variant %s', (variant) => {
+describe.each([
+  'query-parameters=snake_case',
+  'max-page-size=37',
+  'accepted-skew=10',
+  'list-order=oldest-first',
+  'legacy-create-va-path=/v2/create-va',
+])("a worker given the probe's override for --variant %s", (variant) => {
   it('completes the demo journey', { timeout: 240_000 }, async () => {
-    const h = await startJourneyHarness(variantOptions([variant]), { rampAssumptions: loadAssumptionsFile(await probedFile([variant])) });
+    const h = await startJourneyHarness(variantOptions([variant]), {
+      rampAssumptions: loadAssumptionsFile(await probedFile([variant])),
+    });
     try {
       const handle = await h.startJourney({ onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP });
       let state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
       const customerId = state.customer.id!;
       await h.control.approveCustomer(customerId);
       await registerTestExits(h.control, customerId);
-      state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+      state = await h.waitForJourney(
+        handle,
+        (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress,
+      );
       const virtualAccountId = state.onramp!.virtualAccount!.id;
       await h.control.approveVirtualAccount(virtualAccountId);
       await h.control.approveDepositAddress(state.offramp!.depositAddress!.id);
       await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
 
-      const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '100.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+      const deposit = await h.control.simulateFiatDeposit({
+        virtualAccountId,
+        amount: '100.00',
+        currency: 'AUD',
+        sender: TEST_AUD_SOURCE,
+      });
       await h.reconcile(); // no webhooks here: reconciliation, paging the service's lists, finds the deposit
       await h.waitForJourney(handle, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'RECEIVED');
       await h.control.confirmDeposit(deposit.id);

@@ -14,20 +14,39 @@ import { createSandbox, variantOptions, type Sandbox } from '../../sandbox';
 
 const PARTNER = { apiKey: 'probe-key', apiSecret: 'probe-secret-never-printed' };
 const BIN = join(__dirname, '../../bin/rampflow.cjs');
-const CHECKED = ['clock-and-latency', 'query-parameter-names', 'max-page-size', 'accepted-clock-skew', 'bad-signature', 'replayed-nonce', 'list-order', 'legacy-create-va-path'];
+const CHECKED = [
+  'clock-and-latency',
+  'query-parameter-names',
+  'max-page-size',
+  'accepted-clock-skew',
+  'bad-signature',
+  'replayed-nonce',
+  'list-order',
+  'legacy-create-va-path',
+];
 const folder = mkdtempSync(join(tmpdir(), 'rampflow-probe-'));
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const { RAMP_ASSUMPTIONS_FILE: _file, RECONCILE_LIST_ORDER: _order, ...inherited } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'probe', ...args], { env: { ...inherited, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, 'probe', ...args],
+      { env: { ...inherited, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 function statuses(report: ProbeReport): Record<string, string> {
-  return Object.fromEntries(report.lines.filter((line) => CHECKED.includes(line.check)).map((line) => [line.check, line.status]));
+  return Object.fromEntries(
+    report.lines.filter((line) => CHECKED.includes(line.check)).map((line) => [line.check, line.status]),
+  );
 }
 
 async function withSandbox<T>(variants: string[], body: (sandbox: Sandbox) => Promise<T>): Promise<T> {
@@ -52,23 +71,43 @@ describe('rampflow probe against the default sandbox', { timeout: 120_000 }, () 
 
   it('prints every checked line held and exits 0; --create says so first', async () => {
     const result = await runCli(['--create'], env());
-    expect(result.stderr).toMatch(/^rampflow probe: --create will create two test customers .* sandbox deployment only\n$/);
+    expect(result.stderr).toMatch(
+      /^rampflow probe: --create will create two test customers .* sandbox deployment only\n$/,
+    );
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    for (const check of CHECKED) expect(lines.find((line) => line.startsWith(`${check} `)), check).toMatch(new RegExp(`^${check} +held: `));
+    for (const check of CHECKED)
+      expect(
+        lines.find((line) => line.startsWith(`${check} `)),
+        check,
+      ).toMatch(new RegExp(`^${check} +held: `));
     expect(lines.filter((line) => / differs: /.test(line))).toEqual([]);
     expect(lines.at(-1)).toBe('every assumption checked held');
     expect(result.stdout).not.toContain(PARTNER.apiSecret);
   });
 
   it('--json gives the same report, with the lines it could not check and why', async () => {
-    const result = await runCli(['--json', '--webhook-url', `${sandbox.url}/webhooks/ramp/a-secret-token-in-the-path`], env());
+    const result = await runCli(
+      ['--json', '--webhook-url', `${sandbox.url}/webhooks/ramp/a-secret-token-in-the-path`],
+      env(),
+    );
     expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout) as { held: boolean; lines: { check: string; status: string; detail: string }[]; overrides: object };
+    const report = JSON.parse(result.stdout) as {
+      held: boolean;
+      lines: { check: string; status: string; detail: string }[];
+      overrides: object;
+    };
     expect(report.held).toBe(true);
     expect(report.overrides).toEqual({});
-    expect(report.lines.find((line) => line.check === 'callback-url')).toMatchObject({ status: 'unchecked', detail: expect.stringMatching(/no call that makes the service deliver a test event; this machine reached it \(HTTP \d{3} in \d+ ms\)/) });
-    expect(report.lines.filter((line) => line.status === 'unchecked').every((line) => line.detail.length > 0)).toBe(true);
+    expect(report.lines.find((line) => line.check === 'callback-url')).toMatchObject({
+      status: 'unchecked',
+      detail: expect.stringMatching(
+        /no call that makes the service deliver a test event; this machine reached it \(HTTP \d{3} in \d+ ms\)/,
+      ),
+    });
+    expect(report.lines.filter((line) => line.status === 'unchecked').every((line) => line.detail.length > 0)).toBe(
+      true,
+    );
     expect(result.stdout).not.toContain('a-secret-token-in-the-path');
     expect(result.stdout).not.toContain(PARTNER.apiSecret);
   });
@@ -77,17 +116,34 @@ describe('rampflow probe against the default sandbox', { timeout: 120_000 }, () 
     const result = await runCli([], { ...env(), RAMP_API_SECRET: 'a-wrong-secret-value' });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^rampflow probe: the service refused the credentials \(HTTP 422 UNAUTHORISED\): check RAMP_API_KEY and RAMP_API_SECRET\n$/);
+    expect(result.stderr).toMatch(
+      /^rampflow probe: the service refused the credentials \(HTTP 422 UNAUTHORISED\): check RAMP_API_KEY and RAMP_API_SECRET\n$/,
+    );
     expect(result.stderr).not.toContain('a-wrong-secret-value');
   });
 });
 
 describe.each([
-  { variant: 'query-parameters=snake_case', check: 'query-parameter-names', override: { queryParameterNames: expect.objectContaining({ externalId: 'external_id', customerId: 'customer_id', pageNum: 'page_num', pageSize: 'page_size' }) } },
+  {
+    variant: 'query-parameters=snake_case',
+    check: 'query-parameter-names',
+    override: {
+      queryParameterNames: expect.objectContaining({
+        externalId: 'external_id',
+        customerId: 'customer_id',
+        pageNum: 'page_num',
+        pageSize: 'page_size',
+      }),
+    },
+  },
   { variant: 'max-page-size=37', check: 'max-page-size', override: { maxPageSize: 37 } },
   { variant: 'accepted-skew=8', check: 'accepted-clock-skew', override: { clockSkewToleranceMs: expect.any(Number) } },
   { variant: 'list-order=oldest-first', check: 'list-order', override: { listOrder: 'unknown' } },
-  { variant: 'legacy-create-va-path=/old/create-va', check: 'legacy-create-va-path', override: { legacyCreateVaPath: '/old/create-va' } },
+  {
+    variant: 'legacy-create-va-path=/old/create-va',
+    check: 'legacy-create-va-path',
+    override: { legacyCreateVaPath: '/old/create-va' },
+  },
 ])('the sandbox with --variant $variant', ({ variant, check, override }) => {
   it(`differs on ${check} alone, and holds everywhere with the override it prints`, async () => {
     await withSandbox([variant], async (sandbox) => {
@@ -107,7 +163,7 @@ describe.each([
   });
 });
 
-it('the accepted-skew override keeps the client\'s correction well inside what the service accepts', async () => {
+it("the accepted-skew override keeps the client's correction well inside what the service accepts", async () => {
   await withSandbox(['accepted-skew=8'], async (sandbox) => {
     const report = await runProbe({ baseUrl: sandbox.url, ...PARTNER });
     expect(report.overrides.clockSkewToleranceMs).toBeGreaterThanOrEqual(1_000);

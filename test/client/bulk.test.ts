@@ -13,13 +13,17 @@ describe('forEachBounded', () => {
     let running = 0;
     let peak = 0;
     const seen: number[] = [];
-    await forEachBounded(Array.from({ length: 40 }, (_, i) => i), 8, async (item) => {
-      running++;
-      peak = Math.max(peak, running);
-      await tick();
-      seen.push(item);
-      running--;
-    });
+    await forEachBounded(
+      Array.from({ length: 40 }, (_, i) => i),
+      8,
+      async (item) => {
+        running++;
+        peak = Math.max(peak, running);
+        await tick();
+        seen.push(item);
+        running--;
+      },
+    );
     expect(peak).toBe(8);
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
   });
@@ -46,7 +50,12 @@ function fakeWorkflows() {
     attentionOf: async (id) => attention[id],
     apply: async (id) => {
       await tick();
-      if (id === 'd') throw new RampflowUpdateRefusedError('retry', `journey ${id}`, 'nothing to retry: the workflow is not in NEEDS_ATTENTION');
+      if (id === 'd')
+        throw new RampflowUpdateRefusedError(
+          'retry',
+          `journey ${id}`,
+          'nothing to retry: the workflow is not in NEEDS_ATTENTION',
+        );
       if (id === 'e') throw new Error('no worker answered within 10 s');
       applied.push(id);
     },
@@ -58,9 +67,21 @@ describe('runBulk', () => {
   it('counts done, refused and failed apart, and acts on every listed workflow without a filter', async () => {
     const { action, applied, ids } = fakeWorkflows();
     const report = await runBulk(ids, action, undefined);
-    expect(report).toMatchObject({ listed: 6, settled: 6, matched: 6, done: 4, refused: 1, failed: 1, skipped: 0, dryRun: false, wouldAct: [] });
+    expect(report).toMatchObject({
+      listed: 6,
+      settled: 6,
+      matched: 6,
+      done: 4,
+      refused: 1,
+      failed: 1,
+      skipped: 0,
+      dryRun: false,
+      wouldAct: [],
+    });
     expect(applied.sort()).toEqual(['a', 'b', 'c', 'f']);
-    expect(report.refusals).toEqual([{ id: 'd', reason: 'retry refused by journey d: nothing to retry: the workflow is not in NEEDS_ATTENTION' }]);
+    expect(report.refusals).toEqual([
+      { id: 'd', reason: 'retry refused by journey d: nothing to retry: the workflow is not in NEEDS_ATTENTION' },
+    ]);
     expect(report.failures).toEqual([{ id: 'e', error: 'no worker answered within 10 s' }]);
   });
 
@@ -75,14 +96,32 @@ describe('runBulk', () => {
     const { action, applied, ids } = fakeWorkflows();
     const report = await runBulk(ids, action, 'Unauthorised', { dryRun: true });
     expect(applied).toEqual([]);
-    expect(report).toMatchObject({ listed: 6, settled: 6, matched: 4, done: 0, refused: 0, failed: 0, skipped: 2, dryRun: true });
+    expect(report).toMatchObject({
+      listed: 6,
+      settled: 6,
+      matched: 4,
+      done: 0,
+      refused: 0,
+      failed: 0,
+      skipped: 2,
+      dryRun: true,
+    });
     expect(report.wouldAct.map((target) => target.id).sort()).toEqual(['a', 'b', 'd', 'e']);
     expect(report.wouldAct[0]).toMatchObject({ errorType: 'Unauthorised', reason: 'the service refused our key' });
   });
 
   it('counts a state query that fails as failed, not skipped', async () => {
-    const report = await runBulk(['x'], { attentionOf: () => Promise.reject(new Error('query timed out')), apply: async () => {} }, 'Deadline');
-    expect(report).toMatchObject({ matched: 0, failed: 1, skipped: 0, failures: [{ id: 'x', error: 'query timed out' }] });
+    const report = await runBulk(
+      ['x'],
+      { attentionOf: () => Promise.reject(new Error('query timed out')), apply: async () => {} },
+      'Deadline',
+    );
+    expect(report).toMatchObject({
+      matched: 0,
+      failed: 1,
+      skipped: 0,
+      failures: [{ id: 'x', error: 'query timed out' }],
+    });
   });
 
   it('reports progress after every workflow, ending at the whole set', async () => {

@@ -13,14 +13,24 @@ import {
   type JourneyRequest,
   type RampflowClient,
 } from '../../client';
-import { FAST_TIMINGS, startActiveJourney, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import {
+  FAST_TIMINGS,
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_OFFRAMP,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { temporalAddress, testPayloadKeys, uniqueTaskQueue } from '../support/temporal';
 
 let h: JourneyHarness;
 let rampflow: RampflowClient;
 beforeAll(async () => {
   h = await startJourneyHarness();
-  rampflow = await createRampflowClient({ address: temporalAddress(), taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() });
+  rampflow = await createRampflowClient({
+    address: temporalAddress(),
+    taskQueue: h.taskQueue,
+    payloadKeys: testPayloadKeys(),
+  });
 });
 afterAll(async () => {
   await rampflow.close();
@@ -62,7 +72,10 @@ describe('startJourney', () => {
 
   it('names every bad field, nested ones with their path', async () => {
     const error = await rampflow
-      .startJourney({ customer: { externalId: 'has space', realName: '', email: 'a@example.com' }, onramp: { currency: 'usd', cryptoAddress: { address: '0xabc' } } })
+      .startJourney({
+        customer: { externalId: 'has space', realName: '', email: 'a@example.com' },
+        onramp: { currency: 'usd', cryptoAddress: { address: '0xabc' } },
+      })
       .catch((caught: unknown) => caught);
     expect((error as RampflowInputError).issues).toEqual([
       'customer.externalId: letters, digits and . _ : @ - only, at most 128',
@@ -75,7 +88,10 @@ describe('startJourney', () => {
     const request = signup();
     const first = await rampflow.startJourney(request);
     // The second call carries different details: the journey keeps its own input.
-    const second = await rampflow.startJourney({ ...request, customer: { ...request.customer, realName: 'Someone Else' } });
+    const second = await rampflow.startJourney({
+      ...request,
+      customer: { ...request.customer, realName: 'Someone Else' },
+    });
     expect(second.workflowId).toBe(first.workflowId);
     expect(second.workflowId).toBe(`customer/${request.customer.externalId}`);
     expect((await second.describe()).runId).toBe((await first.describe()).runId);
@@ -121,7 +137,10 @@ describe('signUp', () => {
     expect(state.customer.kycLink).toBe(first.kycLink);
 
     const startedAt = Date.now();
-    const again = await rampflow.signUp({ ...request, customer: { ...request.customer, realName: 'Someone Else' } }, { waitSeconds: 0 });
+    const again = await rampflow.signUp(
+      { ...request, customer: { ...request.customer, realName: 'Someone Else' } },
+      { waitSeconds: 0 },
+    );
     expect(Date.now() - startedAt).toBeLessThan(3_000);
     expect(again).toMatchObject({ stage: 'AWAITING_KYC', kycLink: first.kycLink });
     expect((await again.handle.describe()).runId).toBe((await first.handle.describe()).runId);
@@ -138,7 +157,11 @@ describe('signUp', () => {
   });
 
   it('answers without the link within its bound when no worker runs the journey, which it starts', async () => {
-    const idle = await createRampflowClient({ address: temporalAddress(), taskQueue: uniqueTaskQueue('no-worker'), payloadKeys: testPayloadKeys() });
+    const idle = await createRampflowClient({
+      address: temporalAddress(),
+      taskQueue: uniqueTaskQueue('no-worker'),
+      payloadKeys: testPayloadKeys(),
+    });
     try {
       const request = signup();
       const startedAt = Date.now();
@@ -156,7 +179,9 @@ describe('signUp', () => {
   it('refuses a bad request or wait before anything reaches Temporal', async () => {
     const request = signup();
     await expect(rampflow.signUp(request, { waitSeconds: 31 })).rejects.toThrow(/^waitSeconds: Too big/);
-    await expect(rampflow.signUp({ ...request, customer: { ...request.customer, email: 'nope' } })).rejects.toBeInstanceOf(RampflowInputError);
+    await expect(
+      rampflow.signUp({ ...request, customer: { ...request.customer, email: 'nope' } }),
+    ).rejects.toBeInstanceOf(RampflowInputError);
     await expect(rampflow.getJourney(request.customer.externalId)).rejects.toBeInstanceOf(RampflowNotFoundError);
   });
 });
@@ -165,8 +190,14 @@ describe('reading journeys', () => {
   it('getJourney returns the state query, kycLink included', async () => {
     const request = signup();
     await rampflow.startJourney(request);
-    const state = await eventually(() => rampflow.getJourney(request.customer.externalId), (s) => s.stage === 'AWAITING_KYC');
-    expect(state).toMatchObject({ externalId: request.customer.externalId, offramp: { currency: 'USDT', network: 'ETH' } });
+    const state = await eventually(
+      () => rampflow.getJourney(request.customer.externalId),
+      (s) => s.stage === 'AWAITING_KYC',
+    );
+    expect(state).toMatchObject({
+      externalId: request.customer.externalId,
+      offramp: { currency: 'USDT', network: 'ETH' },
+    });
     expect(state.customer.kycLink).toMatch(/^https?:\/\//);
     await rampflow.closeCustomer(request.customer.externalId);
   });
@@ -191,7 +222,10 @@ describe('reading journeys', () => {
       customerId: expect.any(String),
     });
     expect(stuck.every((journey) => journey.stage === 'NEEDS_ATTENTION')).toBe(true);
-    const all = await eventually(() => rampflow.listJourneys(), (list) => list.some((journey) => journey.externalId === waiting.customer.externalId));
+    const all = await eventually(
+      () => rampflow.listJourneys(),
+      (list) => list.some((journey) => journey.externalId === waiting.customer.externalId),
+    );
     expect(all.filter((journey) => journey.externalId === parked.customer.externalId)).toHaveLength(1);
     expect(await rampflow.listJourneys({ limit: 1 })).toHaveLength(1);
     await rampflow.cancel(parked.customer.externalId);
@@ -212,13 +246,21 @@ describe('operator updates', () => {
     const parked = await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
     expect(parked.attention).toMatchObject({ stage: 'AWAITING_KYC', errorType: 'Deadline' });
 
-    await expect(rampflow.retry(externalId, { customer: { ...request.customer, externalId: 'someone-else' } })).rejects.toThrow(
-      `correctedInput.customer.externalId: must stay ${externalId}, the journey's own`,
+    await expect(
+      rampflow.retry(externalId, { customer: { ...request.customer, externalId: 'someone-else' } }),
+    ).rejects.toThrow(`correctedInput.customer.externalId: must stay ${externalId}, the journey's own`);
+    await expect(rampflow.retry(externalId, { offRamp: TEST_OFFRAMP } as never)).rejects.toThrow(
+      /^correctedInput: Unrecognized key: "offRamp"/,
     );
-    await expect(rampflow.retry(externalId, { offRamp: TEST_OFFRAMP } as never)).rejects.toThrow(/^correctedInput: Unrecognized key: "offRamp"/);
 
     await h.control.approveCustomer(parked.customer.id!);
-    await h.control.registerBankAccount({ customerId: parked.customer.id!, currency: 'AUD', bankName: 'Test Bank', accountNo: '111222333', swift: 'TESTAU2S' });
+    await h.control.registerBankAccount({
+      customerId: parked.customer.id!,
+      currency: 'AUD',
+      bankName: 'Test Bank',
+      accountNo: '111222333',
+      swift: 'TESTAU2S',
+    });
     const corrected = { ...TEST_OFFRAMP, bankAccount: { accountNo: '111222333' } };
     expect(await rampflow.retry(externalId, { offramp: corrected })).toEqual({ resumed: 'AWAITING_KYC' });
     // The retry asks the service at once, and the corrected bank account is the one the journey finds.
@@ -227,7 +269,9 @@ describe('operator updates', () => {
 
     const refused = await rampflow.retry(externalId).catch((caught: unknown) => caught);
     expect(refused).toBeInstanceOf(RampflowUpdateRefusedError);
-    expect((refused as Error).message).toBe(`retry refused by journey ${externalId}: nothing to retry: the workflow is not in NEEDS_ATTENTION`);
+    expect((refused as Error).message).toBe(
+      `retry refused by journey ${externalId}: nothing to retry: the workflow is not in NEEDS_ATTENTION`,
+    );
     await rampflow.closeCustomer(externalId, 'test over');
     expect(await handle.result()).toEqual({ stage: 'CLOSED', reason: 'test over' });
   });
@@ -252,23 +296,42 @@ describe('operator updates', () => {
 });
 
 describe('deposits', () => {
-  it('lists a customer\'s deposits, reads one, and submits the attachment the service asked for', async () => {
+  it("lists a customer's deposits, reads one, and submits the attachment the service asked for", async () => {
     const externalId = `user-${randomUUID()}`;
     const { handle, virtualAccountId } = await startActiveJourney(h, { customer: { externalId } });
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '75.00', currency: 'AUD', sender: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' } });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '75.00',
+      currency: 'AUD',
+      sender: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' },
+    });
     await h.reconcile();
     await h.waitForJourney(handle, (s) => s.deposits.open.some((d) => d.depositId === deposit.id));
-    const attachment = { fileName: 'payslip.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 payslip') };
+    const attachment = {
+      fileName: 'payslip.pdf',
+      contentType: 'application/pdf',
+      content: Buffer.from('%PDF-1.4 payslip'),
+    };
 
     const early = await rampflow.submitAttachment(deposit.id, attachment).catch((caught: unknown) => caught);
-    expect((early as Error).message).toMatch(new RegExp(`^submitAttachment refused by deposit ${deposit.id}: the deposit is \\w+, not ACTION_REQUIRED`));
+    expect((early as Error).message).toMatch(
+      new RegExp(`^submitAttachment refused by deposit ${deposit.id}: the deposit is \\w+, not ACTION_REQUIRED`),
+    );
 
     await h.control.requireDepositAction(deposit.id);
-    await eventually(() => rampflow.getDeposit(deposit.id), (s) => s.stage === 'ACTION_REQUIRED');
-    const listed = await eventually(() => rampflow.listDeposits({ externalId }), (list) => list[0]?.stage === 'ACTION_REQUIRED');
+    await eventually(
+      () => rampflow.getDeposit(deposit.id),
+      (s) => s.stage === 'ACTION_REQUIRED',
+    );
+    const listed = await eventually(
+      () => rampflow.listDeposits({ externalId }),
+      (list) => list[0]?.stage === 'ACTION_REQUIRED',
+    );
     expect(listed).toEqual([expect.objectContaining({ depositId: deposit.id, externalId, status: 'RUNNING' })]);
 
-    await expect(rampflow.submitAttachment(deposit.id, { ...attachment, content: new Uint8Array() })).rejects.toThrow(/^attachment\.content: is empty/);
+    await expect(rampflow.submitAttachment(deposit.id, { ...attachment, content: new Uint8Array() })).rejects.toThrow(
+      /^attachment\.content: is empty/,
+    );
     expect(await rampflow.submitAttachment(deposit.id, attachment)).toEqual({ submitted: true });
     expect((await rampflow.getDeposit(deposit.id)).waitingFor).toMatch(/review the attachment/);
     await handle.terminate('test over');

@@ -10,7 +10,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRampflowClient, RampflowInputError, type DepositListItem, type DepositStage, type RampflowClient } from '../../client';
+import {
+  createRampflowClient,
+  RampflowInputError,
+  type DepositListItem,
+  type DepositStage,
+  type RampflowClient,
+} from '../../client';
 import { depositWorkflowId } from '../../workflows/ids';
 import { RampExternalId, RampStage } from '../../observability/search-attributes';
 import { runRampflow, type RunResult } from '../support/run';
@@ -29,7 +35,12 @@ const depositsOfA: { depositId: string; stage: DepositStage }[] = Array.from({ l
   stage: i % 5 < 3 ? 'NEEDS_ATTENTION' : 'CONFIRMED',
 }));
 
-async function startDeposit(externalId: string, depositId: string, stage: DepositStage, memo?: Record<string, string>): Promise<void> {
+async function startDeposit(
+  externalId: string,
+  depositId: string,
+  stage: DepositStage,
+  memo?: Record<string, string>,
+): Promise<void> {
   const handle = await client.workflow.start('depositLifecycle', {
     taskQueue: uniqueTaskQueue('no-worker'),
     workflowId: depositWorkflowId(depositId),
@@ -45,7 +56,7 @@ async function startDeposit(externalId: string, depositId: string, stage: Deposi
 
 /** Visibility is eventually consistent: waits until the customer's deposits are all indexed. */
 async function indexed(externalId: string, count: number): Promise<void> {
-  for (const deadline = Date.now() + 30_000; ; ) {
+  for (const deadline = Date.now() + 30_000; ;) {
     const found = await client.workflow.count(`WorkflowType = 'depositLifecycle' AND RampExternalId = '${externalId}'`);
     if (found.count === count) return;
     if (Date.now() > deadline) throw new Error(`visibility shows ${found.count} of ${count} deposits of ${externalId}`);
@@ -58,7 +69,12 @@ beforeAll(async () => {
   rampflow = await createRampflowClient({ address: temporalAddress(), payloadKeys: testPayloadKeys() });
   // One after the other, so start times (the list's order) are distinct.
   for (const { depositId, stage } of depositsOfA) await startDeposit(customerA, depositId, stage);
-  for (let i = 0; i < 3; i++) await startDeposit(customerB, `dep-${randomUUID()}`, 'NEEDS_ATTENTION', { kind: 'ONRAMP', amount: '100.00', currency: 'AUD' });
+  for (let i = 0; i < 3; i++)
+    await startDeposit(customerB, `dep-${randomUUID()}`, 'NEEDS_ATTENTION', {
+      kind: 'ONRAMP',
+      amount: '100.00',
+      currency: 'AUD',
+    });
   await Promise.all([indexed(customerA, 25), indexed(customerB, 3)]);
 });
 
@@ -75,7 +91,10 @@ describe('listDepositsPage', () => {
     const pages: DepositListItem[][] = [];
     let nextPageToken: string | undefined;
     do {
-      const page = await rampflow.listDepositsPage({ externalId: customerA }, { pageSize: 10, ...(nextPageToken ? { nextPageToken } : {}) });
+      const page = await rampflow.listDepositsPage(
+        { externalId: customerA },
+        { pageSize: 10, ...(nextPageToken ? { nextPageToken } : {}) },
+      );
       pages.push(page.deposits);
       nextPageToken = page.nextPageToken;
     } while (nextPageToken);
@@ -101,7 +120,11 @@ describe('listDepositsPage', () => {
     expect(first.nextPageToken).toMatch(/^[A-Za-z0-9_-]+$/);
 
     const all: DepositListItem[] = [];
-    for await (const deposit of rampflow.iterateDeposits({ externalId: customerA, stage: 'NEEDS_ATTENTION' }, { pageSize: 4 })) all.push(deposit);
+    for await (const deposit of rampflow.iterateDeposits(
+      { externalId: customerA, stage: 'NEEDS_ATTENTION' },
+      { pageSize: 4 },
+    ))
+      all.push(deposit);
     expect(all.map((deposit) => deposit.depositId)).toEqual(newestFirst(parked));
     expect(all.slice(0, 4)).toEqual(first.deposits);
     expect(new Set(all.map((deposit) => deposit.stage))).toEqual(new Set(['NEEDS_ATTENTION']));
@@ -118,30 +141,58 @@ describe('listDepositsPage', () => {
   it('refuses a bad page size, a mangled page token and one from another filter, naming the field', async () => {
     const notOurs = 'nextPageToken: not a page token this list gave';
     await expect(rampflow.listDepositsPage({ externalId: customerA }, { pageSize: 0 })).rejects.toThrow(/^pageSize: /);
-    await expect(rampflow.listDepositsPage({ externalId: customerA }, { pageSize: 1001 })).rejects.toBeInstanceOf(RampflowInputError);
-    await expect(rampflow.listDepositsPage({ externalId: customerA }, { nextPageToken: 'not a token!' })).rejects.toThrow(notOurs);
+    await expect(rampflow.listDepositsPage({ externalId: customerA }, { pageSize: 1001 })).rejects.toBeInstanceOf(
+      RampflowInputError,
+    );
+    await expect(
+      rampflow.listDepositsPage({ externalId: customerA }, { nextPageToken: 'not a token!' }),
+    ).rejects.toThrow(notOurs);
 
     const { nextPageToken } = await rampflow.listDepositsPage({ externalId: customerA }, { pageSize: 10 });
     const mangled = `${nextPageToken!.slice(0, 10)}${nextPageToken![10] === 'A' ? 'B' : 'A'}${nextPageToken!.slice(11)}`;
-    await expect(rampflow.listDepositsPage({ externalId: customerA }, { pageSize: 10, nextPageToken: mangled })).rejects.toThrow(notOurs);
-    await expect(rampflow.listDepositsPage({ externalId: customerA, stage: 'CONFIRMED' }, { pageSize: 10, nextPageToken: nextPageToken! })).rejects.toThrow(notOurs);
+    await expect(
+      rampflow.listDepositsPage({ externalId: customerA }, { pageSize: 10, nextPageToken: mangled }),
+    ).rejects.toThrow(notOurs);
+    await expect(
+      rampflow.listDepositsPage(
+        { externalId: customerA, stage: 'CONFIRMED' },
+        { pageSize: 10, nextPageToken: nextPageToken! },
+      ),
+    ).rejects.toThrow(notOurs);
     await expect(rampflow.listDepositsPage({ externalId: "x' OR '1'='1" })).rejects.toThrow(/^externalId: /);
   });
 });
 
 describe('rampflow deposit list', () => {
-  const rampflowCli = (...args: string[]): Promise<RunResult> => runRampflow(args, { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress() } });
+  const rampflowCli = (...args: string[]): Promise<RunResult> =>
+    runRampflow(args, { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress() } });
 
   it('prints a page and the token of the next, follows the token, and --all prints every page', async () => {
     const first = await rampflowCli('deposit', 'list', '--customer', customerA, '--page-size', '10', '--json');
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    const page = JSON.parse(first.stdout) as { deposits: { depositId: string; stage: string; externalId: string; startTime: string }[]; nextPageToken?: string };
+    const page = JSON.parse(first.stdout) as {
+      deposits: { depositId: string; stage: string; externalId: string; startTime: string }[];
+      nextPageToken?: string;
+    };
     expect(page.deposits).toHaveLength(10);
-    expect(page.deposits[0]).toMatchObject({ depositId: depositsOfA.at(-1)!.depositId, externalId: customerA, startTime: expect.stringMatching(/^\d{4}-/) });
+    expect(page.deposits[0]).toMatchObject({
+      depositId: depositsOfA.at(-1)!.depositId,
+      externalId: customerA,
+      startTime: expect.stringMatching(/^\d{4}-/),
+    });
     expect(page.nextPageToken).toBeDefined();
 
-    const second = await rampflowCli('deposit', 'list', '--customer', customerA, '--page-size', '10', '--page-token', page.nextPageToken!);
+    const second = await rampflowCli(
+      'deposit',
+      'list',
+      '--customer',
+      customerA,
+      '--page-size',
+      '10',
+      '--page-token',
+      page.nextPageToken!,
+    );
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^DEPOSIT ID +STAGE +STATUS +EXTERNAL ID +AMOUNT +STARTED( +PARKED BECAUSE)?\n/);
     expect(second.stdout).toContain(`\n${newestFirst(depositsOfA)[10]} `);

@@ -21,7 +21,14 @@ afterAll(async () => {
 
 async function start(options: Partial<ClusterOptions> = {}): Promise<{ cluster: TemporalCluster; progress: string[] }> {
   const progress: string[] = [];
-  const started = await startTemporalCluster({ dataDir, port: await freePort(), historyShards: 4, namespace: 'default', progress: (line) => progress.push(line), ...options });
+  const started = await startTemporalCluster({
+    dataDir,
+    port: await freePort(),
+    historyShards: 4,
+    namespace: 'default',
+    progress: (line) => progress.push(line),
+    ...options,
+  });
   return { cluster: started, progress };
 }
 
@@ -41,7 +48,12 @@ describe('a second start of the cluster', () => {
     expect(first.progress.join('\n')).toContain('new data');
     // No worker polls this queue: the workflow simply stays open in the database.
     await withClient(cluster.address, (client) =>
-      client.workflow.start('customerJourney', { taskQueue: 'second-start', workflowId: 'customer/second-start', args: [], searchAttributes: { RampExternalId: ['second-start'] } }),
+      client.workflow.start('customerJourney', {
+        taskQueue: 'second-start',
+        workflowId: 'customer/second-start',
+        args: [],
+        searchAttributes: { RampExternalId: ['second-start'] },
+      }),
     );
     await cluster.stop();
     cluster = undefined;
@@ -65,6 +77,8 @@ describe('a second start of the cluster', () => {
   it('refuses another history shard count, naming the one to use', async () => {
     await cluster?.stop();
     cluster = undefined;
-    await expect(start({ historyShards: 8 })).rejects.toThrow('was created with 4 history shards and cannot change to 8: start it with --history-shards 4');
+    await expect(start({ historyShards: 8 })).rejects.toThrow(
+      'was created with 4 history shards and cannot change to 8: start it with --history-shards 4',
+    );
   });
 });

@@ -91,11 +91,13 @@ describe('visibility on the cluster profile', () => {
     }
   });
 
-  it('`rampflow status --json` reads the journeys by stage, the longest waiter\'s time in stage, in 8 visibility calls', async () => {
+  it("`rampflow status --json` reads the journeys by stage, the longest waiter's time in stage, in 8 visibility calls", async () => {
     const status = await until(
       'visibility to index both journeys',
       async () => {
-        const result = await runRampflow(['status', '--json'], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue } });
+        const result = await runRampflow(['status', '--json'], {
+          env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: h.taskQueue },
+        });
         expect(result.stderr).toBe('');
         expect(result.code).toBe(0);
         const read = JSON.parse(result.stdout) as StatusSnapshot;
@@ -137,8 +139,19 @@ describe('visibility on the cluster profile', () => {
       ids.push(workflowId);
     }
     try {
-      await until('visibility to index the waiters', async () => ((await h.client.workflow.count(`TaskQueue = '${taskQueue}'`)).count === 3 ? true : undefined), 60_000);
-      const scan = new StageAgeScan({ client: h.client, taskQueue, registry: new Registry(), now: () => now, pageSize: 2, callsPerStage: 10 });
+      await until(
+        'visibility to index the waiters',
+        async () => ((await h.client.workflow.count(`TaskQueue = '${taskQueue}'`)).count === 3 ? true : undefined),
+        60_000,
+      );
+      const scan = new StageAgeScan({
+        client: h.client,
+        taskQueue,
+        registry: new Registry(),
+        now: () => now,
+        pageSize: 2,
+        callsPerStage: 10,
+      });
       await scan.scanOnce();
       expect(scan.oldestAt('payout', 'AWAITING_SETTLEMENT')).toEqual({ since: now - 125 * 60_000, exact: true });
       const before = scan.calls;
@@ -147,7 +160,14 @@ describe('visibility on the cluster profile', () => {
       // The remembered waiter is still there: one call for this stage, one for each empty one.
       expect(scan.calls - before).toBe(15);
     } finally {
-      await Promise.all(ids.map((id) => h.client.workflow.getHandle(id).terminate('test over').catch(() => undefined)));
+      await Promise.all(
+        ids.map((id) =>
+          h.client.workflow
+            .getHandle(id)
+            .terminate('test over')
+            .catch(() => undefined),
+        ),
+      );
     }
   });
 });

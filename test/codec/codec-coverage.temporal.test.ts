@@ -85,7 +85,10 @@ describe('what the payload codec covers', () => {
     expect(text).toContain(`coverage/${marker}`);
     expect(text).toContain(`sa-${marker}`);
     // What the Web UI's list and detail pages get from the server: memo and summary sealed, search attributes plain.
-    const rawDescribe = await raw.workflowService.describeWorkflowExecution({ namespace: 'default', execution: { workflowId: handle.workflowId } });
+    const rawDescribe = await raw.workflowService.describeWorkflowExecution({
+      namespace: 'default',
+      execution: { workflowId: handle.workflowId },
+    });
     expect(readableText(rawDescribe.workflowExecutionInfo?.searchAttributes)).toContain(`sa-${marker}`);
     expect(readableText(rawDescribe.workflowExecutionInfo?.memo)).toContain(ENCRYPTED_ENCODING);
     expect(readableText(rawDescribe)).not.toContain(secret);
@@ -103,7 +106,9 @@ describe('what the payload codec covers', () => {
       expect(text, queryType).toContain(ENCRYPTED_ENCODING);
       expect(text, queryType).not.toContain(secret);
     }
-    const { currentDetails } = await encrypted.client.workflow.getHandle(handle.workflowId).query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    const { currentDetails } = await encrypted.client.workflow
+      .getHandle(handle.workflowId)
+      .query<{ currentDetails: string }>('__temporal_workflow_metadata');
     expect(currentDetails).toBe(`current details ${secret}`);
     await handle.result();
   });

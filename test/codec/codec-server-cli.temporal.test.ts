@@ -25,13 +25,22 @@ beforeAll(async () => {
   temporalCli = (await requireTemporalCli()).path;
   const port = await freePort();
   endpoint = `http://127.0.0.1:${port}`;
-  codecServer = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'codec-server', '--host', '127.0.0.1'], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CODEC_SERVER_PORT: String(port), CODEC_SERVER_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
-  });
+  codecServer = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'codec-server', '--host', '127.0.0.1'],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, CODEC_SERVER_PORT: String(port), CODEC_SERVER_TOKEN: TOKEN, LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    },
+  );
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${endpoint}/healthz`).then((answer) => answer.ok, () => false))) {
+  while (
+    !(await fetch(`${endpoint}/healthz`).then(
+      (answer) => answer.ok,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error('rampflow codec-server did not start');
     await new Promise((wake) => setTimeout(wake, 250));
   }
@@ -43,7 +52,9 @@ beforeAll(async () => {
   await client.workflow.start('customerJourney', {
     taskQueue: uniqueTaskQueue('codec-cli'),
     workflowId,
-    args: [JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email }, offramp: TEST_OFFRAMP })],
+    args: [
+      JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email }, offramp: TEST_OFFRAMP }),
+    ],
   });
   await close();
 });
@@ -53,8 +64,20 @@ afterAll(async () => {
 
 /** `temporal workflow show --output json`, with every payload's data (base64 there) read as text. */
 async function show(...codecFlags: string[]) {
-  const result = await run(temporalCli, ['workflow', 'show', '--address', temporalAddress(), '--workflow-id', workflowId, '--output', 'json', ...codecFlags]);
-  const data = [...result.stdout.matchAll(/"data": "([A-Za-z0-9+/=]*)"/g)].map((match) => Buffer.from(match[1]!, 'base64').toString('latin1'));
+  const result = await run(temporalCli, [
+    'workflow',
+    'show',
+    '--address',
+    temporalAddress(),
+    '--workflow-id',
+    workflowId,
+    '--output',
+    'json',
+    ...codecFlags,
+  ]);
+  const data = [...result.stdout.matchAll(/"data": "([A-Za-z0-9+/=]*)"/g)].map((match) =>
+    Buffer.from(match[1]!, 'base64').toString('latin1'),
+  );
   return { ...result, stdout: `${result.stdout}\n${data.join('\n')}` };
 }
 
@@ -78,8 +101,12 @@ describe('rampflow codec-server with the temporal CLI', () => {
   });
 
   it('will not start without its keys or its token, saying so in one line each', async () => {
-    const refused = await runRampflow(['codec-server'], { env: { ...process.env, RAMPFLOW_PAYLOAD_KEYS: 'k1:short', CODEC_SERVER_TOKEN: '' } });
+    const refused = await runRampflow(['codec-server'], {
+      env: { ...process.env, RAMPFLOW_PAYLOAD_KEYS: 'k1:short', CODEC_SERVER_TOKEN: '' },
+    });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^rampflow: invalid configuration:\n {2}CODEC_SERVER_TOKEN: is required\n {2}RAMPFLOW_PAYLOAD_KEYS: key k1 is not the base64 of 32 bytes; .*\n$/);
+    expect(refused.stderr).toMatch(
+      /^rampflow: invalid configuration:\n {2}CODEC_SERVER_TOKEN: is required\n {2}RAMPFLOW_PAYLOAD_KEYS: key k1 is not the base64 of 32 bytes; .*\n$/,
+    );
   });
 });

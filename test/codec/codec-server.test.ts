@@ -22,7 +22,9 @@ afterAll(async () => {
 });
 
 const toJson = (payload: { metadata?: Record<string, Uint8Array | null> | null; data?: Uint8Array | null }) => ({
-  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value!).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value!).toString('base64')]),
+  ),
   data: Buffer.from(payload.data!).toString('base64'),
 });
 
@@ -32,7 +34,11 @@ async function sealedCustomer() {
 }
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 function decodedData(body: { payloads: { data: string }[] }): unknown {
   return JSON.parse(Buffer.from(body.payloads[0]!.data, 'base64').toString('utf8'));
@@ -51,9 +57,13 @@ describe('rampflow codec-server', () => {
 
   it('encodes what it is given (the Web UI encodes the input of a signal or update it sends)', async () => {
     const plain = { payloads: [toJson(defaultPayloadConverter.toPayload('hello'))] };
-    const encoded = (await (await post('/encode', plain, { authorization: `Bearer ${TOKEN}` })).json()) as { payloads: { metadata: Record<string, string> }[] };
+    const encoded = (await (await post('/encode', plain, { authorization: `Bearer ${TOKEN}` })).json()) as {
+      payloads: { metadata: Record<string, string> }[];
+    };
     expect(Buffer.from(encoded.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('binary/encrypted');
-    const decoded = (await (await post('/decode', encoded, { authorization: `Bearer ${TOKEN}` })).json()) as { payloads: { data: string }[] };
+    const decoded = (await (await post('/decode', encoded, { authorization: `Bearer ${TOKEN}` })).json()) as {
+      payloads: { data: string }[];
+    };
     expect(decodedData(decoded)).toBe('hello');
   });
 
@@ -67,16 +77,24 @@ describe('rampflow codec-server', () => {
 
   it('answers a malformed body with 400 and an undecryptable payload with 422 naming only the key id', async () => {
     expect((await post('/decode', { nope: true }, { authorization: `Bearer ${TOKEN}` })).status).toBe(400);
-    const [foreign] = await new EncryptionCodec(PayloadKeysSchema.parse(generatePayloadKey('other'))).encode([defaultPayloadConverter.toPayload('x')]);
+    const [foreign] = await new EncryptionCodec(PayloadKeysSchema.parse(generatePayloadKey('other'))).encode([
+      defaultPayloadConverter.toPayload('x'),
+    ]);
     const refused = await post('/decode', { payloads: [toJson(foreign!)] }, { authorization: `Bearer ${TOKEN}` });
     expect(refused.status).toBe(422);
-    expect(await refused.json()).toEqual({ error: "cannot decrypt a payload sealed with key id 'other': it is not in RAMPFLOW_PAYLOAD_KEYS" });
+    expect(await refused.json()).toEqual({
+      error: "cannot decrypt a payload sealed with key id 'other': it is not in RAMPFLOW_PAYLOAD_KEYS",
+    });
   });
 
-  it('allows the Web UI\'s origin (preflight included) and no other', async () => {
+  it("allows the Web UI's origin (preflight included) and no other", async () => {
     const preflight = await fetch(`${base}/${TOKEN}/decode`, {
       method: 'OPTIONS',
-      headers: { origin: UI_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+      headers: {
+        origin: UI_ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-namespace',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(UI_ORIGIN);

@@ -2,7 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { ENCRYPTED_ENCODING, EncryptionCodec, generatePayloadKey, KEY_ID_METADATA, payloadKeysFromEnv } from '../../codec';
+import {
+  ENCRYPTED_ENCODING,
+  EncryptionCodec,
+  generatePayloadKey,
+  KEY_ID_METADATA,
+  payloadKeysFromEnv,
+} from '../../codec';
 import { ConfigError, PayloadKeysSchema } from '../../config/env';
 
 const keys = (text: string) => PayloadKeysSchema.parse(text);
@@ -46,10 +52,14 @@ describe('EncryptionCodec', () => {
     const [sealed] = await codec.encode([plain(CUSTOMER)]);
     const altered = Buffer.from(sealed!.data!);
     altered[20] = altered[20]! ^ 1;
-    await expect(codec.decode([{ ...sealed!, data: altered }])).rejects.toThrow(/the key does not match or the payload was altered/);
+    await expect(codec.decode([{ ...sealed!, data: altered }])).rejects.toThrow(
+      /the key does not match or the payload was altered/,
+    );
     const relabelled = { ...sealed!, metadata: { ...sealed!.metadata, [KEY_ID_METADATA]: Buffer.from('k0') } };
     await expect(codec.decode([relabelled])).rejects.toThrow(/key id 'k0': the key does not match/);
-    await expect(new EncryptionCodec(keys(generatePayloadKey('k1'))).decode([sealed!])).rejects.toThrow(/the key does not match/);
+    await expect(new EncryptionCodec(keys(generatePayloadKey('k1'))).decode([sealed!])).rejects.toThrow(
+      /the key does not match/,
+    );
   });
 
   it('uses a fresh IV for every payload', async () => {
@@ -71,8 +81,13 @@ describe('RAMPFLOW_PAYLOAD_KEYS', () => {
   };
 
   it('reads several keys, the first of which encrypts', () => {
-    const parsed = payloadKeysFromEnv({ RAMPFLOW_PAYLOAD_KEYS: `${generatePayloadKey('new')}, ${generatePayloadKey('old')}` });
-    expect(parsed.map(({ id, key }) => [id, key.length])).toEqual([['new', 32], ['old', 32]]);
+    const parsed = payloadKeysFromEnv({
+      RAMPFLOW_PAYLOAD_KEYS: `${generatePayloadKey('new')}, ${generatePayloadKey('old')}`,
+    });
+    expect(parsed.map(({ id, key }) => [id, key.length])).toEqual([
+      ['new', 32],
+      ['old', 32],
+    ]);
   });
 
   it('fails with one clear line when missing or malformed, never echoing a key', () => {
@@ -81,7 +96,9 @@ describe('RAMPFLOW_PAYLOAD_KEYS', () => {
     expect(problemOf('')).toEqual(['RAMPFLOW_PAYLOAD_KEYS: is required']);
     const tooShort = problemOf(`k1:${secret}`);
     expect(tooShort).toHaveLength(1);
-    expect(tooShort![0]).toMatch(/^RAMPFLOW_PAYLOAD_KEYS: key k1 is not the base64 of 32 bytes; expected <keyId>:<base64 of 32 bytes>.*openssl rand -base64 32/);
+    expect(tooShort![0]).toMatch(
+      /^RAMPFLOW_PAYLOAD_KEYS: key k1 is not the base64 of 32 bytes; expected <keyId>:<base64 of 32 bytes>.*openssl rand -base64 32/,
+    );
     expect(tooShort![0]).not.toContain(secret);
     expect(problemOf(randomBytes(32).toString('base64'))![0]).toMatch(/key 1 has no valid id/);
     const twice = generatePayloadKey('k1');

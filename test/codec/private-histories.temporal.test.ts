@@ -21,13 +21,25 @@ import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
 const digits = (count: number) => Array.from({ length: count }, () => randomInt(10)).join('');
 // Values no other test uses, long enough that no id or timestamp contains them by chance (the BSB's six
 // digits are not: the field-name check below covers it).
-const CUSTOMER = { realName: `Zelda Quixote-${randomBytes(4).toString('hex')}`, email: `zelda.${randomUUID()}@example.com` };
+const CUSTOMER = {
+  realName: `Zelda Quixote-${randomBytes(4).toString('hex')}`,
+  email: `zelda.${randomUUID()}@example.com`,
+};
 const WALLET = `0x${randomBytes(20).toString('hex')}`;
 const AUD_SOURCE = { bsbNumber: digits(6), accountNumber: digits(10), accountName: CUSTOMER.realName };
 const OFFRAMP_ACCOUNT_NO = digits(14);
 const DOCUMENT = Buffer.from(`%PDF-1.4 payslip of ${CUSTOMER.realName} ${randomUUID()}`);
 /** JSON field names of personal data: in a sealed payload not even these can be read. */
-const PERSONAL_FIELDS = ['realName', 'email', 'kycLink', 'bsbNumber', 'accountNo', 'accountNumber', 'accountName', 'cryptoAddress'];
+const PERSONAL_FIELDS = [
+  'realName',
+  'email',
+  'kycLink',
+  'bsbNumber',
+  'accountNo',
+  'accountNumber',
+  'accountName',
+  'cryptoAddress',
+];
 
 let h: JourneyHarness;
 let receiver: TestReceiver;
@@ -60,24 +72,46 @@ describe('customer data in Temporal', () => {
     const customerId = state.customer.id!;
     // The partner registers the customer's exits: the same wallet and bank account as the ramps name.
     await h.control.registerCryptoAddress({ customerId, currency: 'USDT', network: 'ETH', address: WALLET });
-    await h.control.registerBankAccount({ customerId, currency: 'AUD', bankName: 'Test Bank', accountNo: OFFRAMP_ACCOUNT_NO, swift: 'TESTAU2S' });
+    await h.control.registerBankAccount({
+      customerId,
+      currency: 'AUD',
+      bankName: 'Test Bank',
+      accountNo: OFFRAMP_ACCOUNT_NO,
+      swift: 'TESTAU2S',
+    });
     await h.control.approveCustomer(customerId);
-    state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+    state = await h.waitForJourney(
+      handle,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress,
+    );
     await h.control.approveVirtualAccount(state.onramp!.virtualAccount!.id);
     await h.control.approveDepositAddress(state.offramp!.depositAddress!.id);
     state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
     expect(state.onramp).toMatchObject({ whitelisted: true });
 
     // Onramp: the service wants a document before it confirms; the operator submits one.
-    const fiat = await h.control.simulateFiatDeposit({ virtualAccountId: state.onramp!.virtualAccount!.id, amount: '100.00', currency: 'AUD', sender: AUD_SOURCE });
+    const fiat = await h.control.simulateFiatDeposit({
+      virtualAccountId: state.onramp!.virtualAccount!.id,
+      amount: '100.00',
+      currency: 'AUD',
+      sender: AUD_SOURCE,
+    });
     await h.waitForJourney(handle, (s) => depositOf(s, fiat.id) !== undefined);
     await h.control.requireDepositAction(fiat.id);
     await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'ACTION_REQUIRED');
     const { createRampflowClient } = await import('../../client');
     const { testPayloadKeys } = await import('../support/temporal');
-    const rampflow = await createRampflowClient({ address: temporalAddress(), taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() });
+    const rampflow = await createRampflowClient({
+      address: temporalAddress(),
+      taskQueue: h.taskQueue,
+      payloadKeys: testPayloadKeys(),
+    });
     try {
-      await rampflow.submitAttachment(fiat.id, { fileName: `payslip-${CUSTOMER.realName}.pdf`, contentType: 'application/pdf', content: DOCUMENT });
+      await rampflow.submitAttachment(fiat.id, {
+        fileName: `payslip-${CUSTOMER.realName}.pdf`,
+        contentType: 'application/pdf',
+        content: DOCUMENT,
+      });
     } finally {
       await rampflow.close();
     }
@@ -86,7 +120,12 @@ describe('customer data in Temporal', () => {
     await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'COMPLETED');
 
     // Offramp: USDT in, paid out to the customer's bank account.
-    const crypto = await h.control.simulateCryptoDeposit({ depositAddressId: state.offramp!.depositAddress!.id, amount: '50.00', currency: 'USDT', sender: { address: WALLET, network: 'ETH' } });
+    const crypto = await h.control.simulateCryptoDeposit({
+      depositAddressId: state.offramp!.depositAddress!.id,
+      amount: '50.00',
+      currency: 'USDT',
+      sender: { address: WALLET, network: 'ETH' },
+    });
     await h.waitForJourney(handle, (s) => depositOf(s, crypto.id) !== undefined);
     await h.control.confirmDeposit(crypto.id);
     await h.control.settleTrade((await h.waitForDeposit(crypto.id, (s) => s.tradeId !== undefined)).tradeId!);
@@ -96,7 +135,11 @@ describe('customer data in Temporal', () => {
 
     const rawClient = new Client({ connection: raw });
     const histories = await rawHistoriesText(rawClient);
-    const ours = [...histories.keys()].filter((key) => [handle.workflowId, depositWorkflowId(fiat.id), depositWorkflowId(crypto.id)].some((id) => key.startsWith(`${id}/`)));
+    const ours = [...histories.keys()].filter((key) =>
+      [handle.workflowId, depositWorkflowId(fiat.id), depositWorkflowId(crypto.id)].some((id) =>
+        key.startsWith(`${id}/`),
+      ),
+    );
     // The journey, both deposits, and the events that woke them are all among what was read.
     expect(ours.length).toBeGreaterThanOrEqual(3);
     expect([...histories.keys()].some((key) => key.startsWith('event/'))).toBe(true);
@@ -111,9 +154,15 @@ describe('customer data in Temporal', () => {
       documentBytes: DOCUMENT.toString('latin1'),
       documentBase64: DOCUMENT.toString('base64'),
     };
-    const leaks = [...histories].flatMap(([key, text]) => Object.entries(secrets).filter(([, value]) => text.includes(value)).map(([what]) => `${what} in ${key}`));
+    const leaks = [...histories].flatMap(([key, text]) =>
+      Object.entries(secrets)
+        .filter(([, value]) => text.includes(value))
+        .map(([what]) => `${what} in ${key}`),
+    );
     expect(leaks).toEqual([]);
-    const fieldLeaks = ours.flatMap((key) => PERSONAL_FIELDS.filter((field) => histories.get(key)!.includes(field)).map((field) => `${field} in ${key}`));
+    const fieldLeaks = ours.flatMap((key) =>
+      PERSONAL_FIELDS.filter((field) => histories.get(key)!.includes(field)).map((field) => `${field} in ${key}`),
+    );
     expect(fieldLeaks).toEqual([]);
   });
 });

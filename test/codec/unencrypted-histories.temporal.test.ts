@@ -12,7 +12,14 @@ import type { customerJourney } from '../../workflows';
 import { journeyWorkflowId } from '../../workflows/ids';
 import { JourneyInputSchema } from '../../workflows/journey-input';
 import { journeyStateQuery } from '../../workflows/messages';
-import { FAST_TIMINGS, registerTestExits, startJourneyHarness, TEST_OFFRAMP, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
+import {
+  FAST_TIMINGS,
+  registerTestExits,
+  startJourneyHarness,
+  TEST_OFFRAMP,
+  TEST_ONRAMP,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { readableText } from '../support/raw-history';
 import { connectWorker, temporalAddress } from '../support/temporal';
 
@@ -49,9 +56,19 @@ describe('histories from before encryption', () => {
     const handle = await plainClient.workflow.start<typeof customerJourney>('customerJourney', {
       taskQueue: h.taskQueue,
       workflowId: journeyWorkflowId(externalId),
-      args: [JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP, timings: FAST_TIMINGS })],
+      args: [
+        JourneyInputSchema.parse({
+          customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+          onramp: TEST_ONRAMP,
+          offramp: TEST_OFFRAMP,
+          timings: FAST_TIMINGS,
+        }),
+      ],
     });
-    const before = await h.waitForJourney(h.client.workflow.getHandle(handle.workflowId), (s) => s.stage === 'AWAITING_KYC');
+    const before = await h.waitForJourney(
+      h.client.workflow.getHandle(handle.workflowId),
+      (s) => s.stage === 'AWAITING_KYC',
+    );
     plainWorker.shutdown();
     await plainRun;
     await workerConnection.close();
@@ -64,7 +81,10 @@ describe('histories from before encryption', () => {
     const journey = h.client.workflow.getHandle<typeof customerJourney>(handle.workflowId);
     await registerTestExits(h.control, before.customer.id!);
     await h.control.approveCustomer(before.customer.id!);
-    const accounts = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+    const accounts = await h.waitForJourney(
+      journey,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress,
+    );
     await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
     await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
     const active = await h.waitForJourney(journey, (s) => s.stage === 'ACTIVE');

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DeploymentEnvSchema, parseEnv, PartnerEventsEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import {
+  ConfigError,
+  DeploymentEnvSchema,
+  parseEnv,
+  PartnerEventsEnvSchema,
+  RampEnvSchema,
+  TemporalEnvSchema,
+  WebhookEnvSchema,
+} from '../../config/env';
 
 describe('parseEnv', () => {
   it('fills the documented defaults', () => {
@@ -37,29 +45,47 @@ describe('parseEnv', () => {
   });
 
   it('rejects an address without a port', () => {
-    expect(() => parseEnv(TemporalEnvSchema, { TEMPORAL_ADDRESS: 'localhost' })).toThrow(/TEMPORAL_ADDRESS: expected host:port/);
+    expect(() => parseEnv(TemporalEnvSchema, { TEMPORAL_ADDRESS: 'localhost' })).toThrow(
+      /TEMPORAL_ADDRESS: expected host:port/,
+    );
   });
 
   it('versions workers by default, in the rampflow deployment, and names a bad build ID or switch', () => {
-    expect(parseEnv(DeploymentEnvSchema, {})).toEqual({ TEMPORAL_DEPLOYMENT_NAME: 'rampflow', TEMPORAL_WORKER_VERSIONING: true });
-    expect(parseEnv(DeploymentEnvSchema, { TEMPORAL_WORKER_VERSIONING: 'false', TEMPORAL_WORKER_BUILD_ID: 'v1.2.3' })).toMatchObject({ TEMPORAL_WORKER_VERSIONING: false, TEMPORAL_WORKER_BUILD_ID: 'v1.2.3' });
+    expect(parseEnv(DeploymentEnvSchema, {})).toEqual({
+      TEMPORAL_DEPLOYMENT_NAME: 'rampflow',
+      TEMPORAL_WORKER_VERSIONING: true,
+    });
+    expect(
+      parseEnv(DeploymentEnvSchema, { TEMPORAL_WORKER_VERSIONING: 'false', TEMPORAL_WORKER_BUILD_ID: 'v1.2.3' }),
+    ).toMatchObject({ TEMPORAL_WORKER_VERSIONING: false, TEMPORAL_WORKER_BUILD_ID: 'v1.2.3' });
     let error: unknown;
     try {
       parseEnv(DeploymentEnvSchema, { TEMPORAL_WORKER_BUILD_ID: "x' OR 1=1", TEMPORAL_WORKER_VERSIONING: 'maybe' });
     } catch (caught) {
       error = caught;
     }
-    expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^TEMPORAL_WORKER_BUILD_ID: letters, digits/), expect.stringMatching(/^TEMPORAL_WORKER_VERSIONING: /)]);
+    expect((error as ConfigError).problems).toEqual([
+      expect.stringMatching(/^TEMPORAL_WORKER_BUILD_ID: letters, digits/),
+      expect.stringMatching(/^TEMPORAL_WORKER_VERSIONING: /),
+    ]);
   });
 
   it('keeps partner events in the file store by default, in PostgreSQL given a URL, and names a bad URL without echoing it', () => {
-    expect(parseEnv(PartnerEventsEnvSchema, {})).toEqual({ PARTNER_EVENTS_DIR: '.data/partner-events', PARTNER_EVENTS_DATABASE_POOL_SIZE: 4 });
+    expect(parseEnv(PartnerEventsEnvSchema, {})).toEqual({
+      PARTNER_EVENTS_DIR: '.data/partner-events',
+      PARTNER_EVENTS_DATABASE_POOL_SIZE: 4,
+    });
     const url = 'postgresql://rampflow:pw@db.internal:5432/rampflow';
-    expect(parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: url })).toMatchObject({ PARTNER_EVENTS_DATABASE_URL: url });
+    expect(parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: url })).toMatchObject({
+      PARTNER_EVENTS_DATABASE_URL: url,
+    });
     const password = 'a-password-that-must-not-leak';
     let error: unknown;
     try {
-      parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: `mysql://rampflow:${password}@db:3306/x`, PARTNER_EVENTS_DATABASE_POOL_SIZE: '0' });
+      parseEnv(PartnerEventsEnvSchema, {
+        PARTNER_EVENTS_DATABASE_URL: `mysql://rampflow:${password}@db:3306/x`,
+        PARTNER_EVENTS_DATABASE_POOL_SIZE: '0',
+      });
     } catch (caught) {
       error = caught;
     }

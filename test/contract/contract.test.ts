@@ -25,13 +25,15 @@ describe('the published contract', () => {
     expect(readFileSync(CONTRACT_PATH, 'utf8')).toBe(contractText());
   });
 
-  it("names the workflow types, ID formats, task queue and ID policies a caller must use", () => {
+  it('names the workflow types, ID formats, task queue and ID policies a caller must use', () => {
     const journey = contract.workflows.customerJourney;
     expect(journey.workflowType).toBe('customerJourney');
     expect(journey.workflowId.format).toBe('customer/<customer.externalId>');
     expect(new RegExp(journey.workflowId.pattern).test(journeyWorkflowId('user-42'))).toBe(true);
     expect(new RegExp(journey.workflowId.pattern).test(journeyWorkflowId('has space'))).toBe(false);
-    expect(new RegExp(contract.workflows.depositLifecycle.workflowId.pattern).test(depositWorkflowId('d-1'))).toBe(true);
+    expect(new RegExp(contract.workflows.depositLifecycle.workflowId.pattern).test(depositWorkflowId('d-1'))).toBe(
+      true,
+    );
     expect(journey.startWith.workflowIdConflictPolicy).toBe('USE_EXISTING');
     expect(contract.taskQueue.default).toBe('rampflow');
   });
@@ -46,12 +48,13 @@ describe('the published contract', () => {
       { customer, offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: '1' } } },
       { customer, onramp: { currency: 'aud', cryptoAddress: { address: '0x1' } } },
     ];
-    for (const input of cases) expect(accepts(input), JSON.stringify(input)).toBe(JourneyInputSchema.safeParse(input).success);
+    for (const input of cases)
+      expect(accepts(input), JSON.stringify(input)).toBe(JourneyInputSchema.safeParse(input).success);
     expect(accepts({ customer })).toBe(true);
     expect(accepts({ customer: { realName: 'X' } })).toBe(false);
   });
 
-  it('has query answer schemas that the workflows\' answers satisfy', () => {
+  it("has query answer schemas that the workflows' answers satisfy", () => {
     const state = JourneyStateSchema.parse({
       externalId: 'user-42',
       stage: 'AWAITING_KYC',
@@ -78,7 +81,8 @@ describe('the published contract', () => {
     for (const workflow of Object.values(contract.workflows)) {
       schemas.push(workflow.input, workflow.result, workflow.invalidStartInput.details);
       for (const part of [workflow.queries, workflow.updates, workflow.signals]) {
-        for (const message of Object.values(part) as Record<string, unknown>[]) schemas.push(...['input', 'result'].filter((key) => key in message).map((key) => message[key]));
+        for (const message of Object.values(part) as Record<string, unknown>[])
+          schemas.push(...['input', 'result'].filter((key) => key in message).map((key) => message[key]));
       }
     }
     expect(schemas.length).toBeGreaterThan(20);

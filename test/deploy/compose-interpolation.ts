@@ -6,16 +6,26 @@
 const REFERENCE = /\$\$|\$\{([A-Za-z_]\w*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_]\w*)/g;
 
 function interpolateString(value: string, env: Record<string, string>): string {
-  return value.replace(REFERENCE, (match, braced: string | undefined, colon: string | undefined, kind: string | undefined, word: string | undefined, bare: string | undefined) => {
-    if (match === '$$') return '$';
-    const name = (braced ?? bare)!;
-    const current = env[name];
-    const unset = current === undefined || (colon === ':' && current === '');
-    if (!unset) return current;
-    if (kind === '-') return word!;
-    if (kind === '?') throw new Error(`${name}: ${word || 'required'}`);
-    return '';
-  });
+  return value.replace(
+    REFERENCE,
+    (
+      match,
+      braced: string | undefined,
+      colon: string | undefined,
+      kind: string | undefined,
+      word: string | undefined,
+      bare: string | undefined,
+    ) => {
+      if (match === '$$') return '$';
+      const name = (braced ?? bare)!;
+      const current = env[name];
+      const unset = current === undefined || (colon === ':' && current === '');
+      if (!unset) return current;
+      if (kind === '-') return word!;
+      if (kind === '?') throw new Error(`${name}: ${word || 'required'}`);
+      return '';
+    },
+  );
 }
 
 export function interpolate(value: unknown, env: Record<string, string>): unknown {

@@ -12,7 +12,16 @@ import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { ALL_ENV_SCHEMAS, CodecServerEnvSchema, parseEnv, PartnerApiEnvSchema, PayloadEnvSchema, RampEnvSchema, TemporalEnvSchema, WebhookEnvSchema } from '../../config/env';
+import {
+  ALL_ENV_SCHEMAS,
+  CodecServerEnvSchema,
+  parseEnv,
+  PartnerApiEnvSchema,
+  PayloadEnvSchema,
+  RampEnvSchema,
+  TemporalEnvSchema,
+  WebhookEnvSchema,
+} from '../../config/env';
 import { TEMPORAL_SERVER_VERSION } from '../../dev/temporal-server-tools';
 import { RAMP_SEARCH_ATTRIBUTES } from '../../observability/search-attributes';
 import { PROJECT_ROOT, runRampflow } from '../support/run';
@@ -78,14 +87,16 @@ describe('docker-compose.yml', () => {
     expect(services.temporal!.environment).toMatchObject({ POSTGRES_SEEDS: 'postgresql' });
     expect(services.postgresql!.image).toMatch(/^postgres:\d+$/);
     expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
-    expect(rampflowServices.map(([, service]) => service.command!.slice(0, 2).filter((word) => !word.startsWith('-')).join(' ')).sort()).toEqual([
-      'codec-server',
-      'partner-api',
-      'sandbox',
-      'webhooks register',
-      'webhooks serve',
-      'worker',
-    ]);
+    expect(
+      rampflowServices
+        .map(([, service]) =>
+          service
+            .command!.slice(0, 2)
+            .filter((word) => !word.startsWith('-'))
+            .join(' '),
+        )
+        .sort(),
+    ).toEqual(['codec-server', 'partner-api', 'sandbox', 'webhooks register', 'webhooks serve', 'worker']);
   });
 
   it('registers the receiver with the sandbox by name, on a host the sandbox accepts plain http for', () => {
@@ -110,7 +121,9 @@ describe('docker-compose.yml', () => {
     expect(ui.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:8234/${OPERATOR_ENV.CODEC_SERVER_TOKEN}`);
     expect(codec.CODEC_SERVER_TOKEN).toBe(OPERATOR_ENV.CODEC_SERVER_TOKEN);
     expect(codec.CODEC_SERVER_CORS_ORIGINS).toEqual(['http://localhost:8080']);
-    expect(services['codec-server']!.environment!.RAMPFLOW_PAYLOAD_KEYS).toBe(services.worker!.environment!.RAMPFLOW_PAYLOAD_KEYS);
+    expect(services['codec-server']!.environment!.RAMPFLOW_PAYLOAD_KEYS).toBe(
+      services.worker!.environment!.RAMPFLOW_PAYLOAD_KEYS,
+    );
   });
 
   it('needs the partner API token from the operator: there is no default secret', () => {
@@ -123,13 +136,18 @@ describe('docker-compose.yml', () => {
     const known = new Set(ALL_ENV_SCHEMAS.flatMap((schema) => Object.keys(schema.shape)));
     for (const [name, service] of rampflowServices) {
       const env = service.environment ?? {};
-      expect(Object.keys(env).filter((variable) => !known.has(variable)), `${name}: unknown variables`).toEqual([]);
+      expect(
+        Object.keys(env).filter((variable) => !known.has(variable)),
+        `${name}: unknown variables`,
+      ).toEqual([]);
       // A section the service sets any variable of must parse whole (parseEnv throws one line per bad variable).
       for (const schema of ALL_ENV_SCHEMAS) {
-        if (Object.keys(schema.shape).some((variable) => variable in env)) expect(() => parseEnv(schema, env), name).not.toThrow();
+        if (Object.keys(schema.shape).some((variable) => variable in env))
+          expect(() => parseEnv(schema, env), name).not.toThrow();
       }
       const command = commandOf(service);
-      for (const schema of REQUIRED_SECTIONS[command] ?? []) expect(() => parseEnv(schema, env), `${name} (${command})`).not.toThrow();
+      for (const schema of REQUIRED_SECTIONS[command] ?? [])
+        expect(() => parseEnv(schema, env), `${name} (${command})`).not.toThrow();
     }
   });
 
@@ -154,17 +172,22 @@ describe('docker-compose.yml', () => {
     expect(new Set(published).size).toBe(published.length);
   });
 
-  it("runs a real rampflow command in every rampflow service, with flags that command takes", { timeout: 60_000 }, async () => {
-    const checks = rampflowServices.map(async ([name, service]) => {
-      const words = service.command!.filter((word) => !word.startsWith('-'));
-      const help = await runRampflow([...words, '--help']);
-      expect(help.code, name).toBe(0);
-      // An unknown subcommand with --help prints the parent's help: the usage line tells them apart.
-      expect(help.stdout.split('\n')[0], name).toBe(`Usage: rampflow ${words.join(' ')} [options]`);
-      for (const flag of service.command!.filter((word) => word.startsWith('--'))) expect(help.stdout, `${name}: ${flag}`).toContain(`${flag.split('=')[0]} `);
-    });
-    await Promise.all(checks);
-  });
+  it(
+    'runs a real rampflow command in every rampflow service, with flags that command takes',
+    { timeout: 60_000 },
+    async () => {
+      const checks = rampflowServices.map(async ([name, service]) => {
+        const words = service.command!.filter((word) => !word.startsWith('-'));
+        const help = await runRampflow([...words, '--help']);
+        expect(help.code, name).toBe(0);
+        // An unknown subcommand with --help prints the parent's help: the usage line tells them apart.
+        expect(help.stdout.split('\n')[0], name).toBe(`Usage: rampflow ${words.join(' ')} [options]`);
+        for (const flag of service.command!.filter((word) => word.startsWith('--')))
+          expect(help.stdout, `${name}: ${flag}`).toContain(`${flag.split('=')[0]} `);
+      });
+      await Promise.all(checks);
+    },
+  );
 
   it('sets up the Temporal schema and the cluster with scripts that exist, before rampflow starts', () => {
     for (const name of ['temporal-schema', 'temporal-setup']) {
@@ -174,30 +197,43 @@ describe('docker-compose.yml', () => {
       expect(script).toMatch(/^\/deploy\//);
       expect(existsSync(join(PROJECT_ROOT, 'deploy', script.slice('/deploy/'.length))), script).toBe(true);
     }
-    expect(services.temporal!.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
-    const talkToTemporal = rampflowServices.filter(([, service]) => REQUIRED_SECTIONS[commandOf(service)]?.includes(TemporalEnvSchema));
+    expect(services.temporal!.depends_on).toEqual({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
+    const talkToTemporal = rampflowServices.filter(([, service]) =>
+      REQUIRED_SECTIONS[commandOf(service)]?.includes(TemporalEnvSchema),
+    );
     expect(talkToTemporal.map(([name]) => name).sort()).toEqual(['partner-api', 'webhooks', 'worker']);
     for (const [name, service] of talkToTemporal) {
-      expect(service.depends_on, name).toMatchObject({ 'temporal-setup': { condition: 'service_completed_successfully' } });
+      expect(service.depends_on, name).toMatchObject({
+        'temporal-setup': { condition: 'service_completed_successfully' },
+      });
     }
   });
 
   it('registers every search attribute the workflows set, with its type', () => {
     const script = read('deploy/temporal-setup.sh');
-    const command = /temporal operator search-attribute create([^;]*?)(?:;|\n\s*\n|; do)/.exec(script.replace(/\\\n/g, ' '))?.[1] ?? '';
+    const command =
+      /temporal operator search-attribute create([^;]*?)(?:;|\n\s*\n|; do)/.exec(script.replace(/\\\n/g, ' '))?.[1] ??
+      '';
     // The CLI pairs each --name with the --type at the same position (one --type registers one name).
     const names = [...command.matchAll(/--name (\w+)/g)].map((match) => match[1]);
     const types = [...command.matchAll(/--type (\w+)/g)].map((match) => match[1]);
     const registered = names.map((name, index) => ({ name, type: types[index] }));
     expect(types).toHaveLength(names.length);
-    expect(registered.sort((a, b) => a.name!.localeCompare(b.name!))).toEqual(RAMP_SEARCH_ATTRIBUTES.map(({ name, type }) => ({ name, type })).sort((a, b) => a.name.localeCompare(b.name)));
+    expect(registered.sort((a, b) => a.name!.localeCompare(b.name!))).toEqual(
+      RAMP_SEARCH_ATTRIBUTES.map(({ name, type }) => ({ name, type })).sort((a, b) => a.name.localeCompare(b.name)),
+    );
   });
 });
 
 describe('one Temporal topology: docker-compose.yml runs what `npm run cluster` runs', () => {
   it('the same server version as the project builds (and the Temporal CLI embeds)', () => {
     expect(services.temporal!.image).toBe(`temporalio/server:${TEMPORAL_SERVER_VERSION}`);
-    for (const name of ['temporal-schema', 'temporal-setup']) expect(services[name]!.image, name).toMatch(new RegExp(`^temporalio/admin-tools:${TEMPORAL_SERVER_VERSION.replace(/\./g, '\\.')}-`));
+    for (const name of ['temporal-schema', 'temporal-setup'])
+      expect(services[name]!.image, name).toMatch(
+        new RegExp(`^temporalio/admin-tools:${TEMPORAL_SERVER_VERSION.replace(/\./g, '\\.')}-`),
+      );
   });
 
   it('the same server config and start script, and the same schema and setup scripts', () => {
@@ -212,7 +248,9 @@ describe('one Temporal topology: docker-compose.yml runs what `npm run cluster` 
 
   it('gives the server and the schema job the variables the config and the script read', () => {
     const config = read('deploy/temporal-server/rampflow.yaml') + read('deploy/temporal-schema.sh');
-    const variablesRead = new Set([...config.matchAll(/env "(\w+)"|\$\{(\w+)[:}]/g)].map((match) => match[1] ?? match[2]));
+    const variablesRead = new Set(
+      [...config.matchAll(/env "(\w+)"|\$\{(\w+)[:}]/g)].map((match) => match[1] ?? match[2]),
+    );
     for (const name of ['temporal', 'temporal-schema']) {
       const unknown = Object.keys(services[name]!.environment ?? {}).filter((variable) => !variablesRead.has(variable));
       expect(unknown, `${name}: variables nothing reads`).toEqual([]);
@@ -238,20 +276,26 @@ describe('Dockerfile', () => {
     expect(rampflowServices.length).toBe(6);
   });
 
-  it('never copies the host\'s node_modules or build into the image', () => {
+  it("never copies the host's node_modules or build into the image", () => {
     expect(read('.dockerignore').split('\n')).toContain('node_modules/');
     expect(read('.dockerignore').split('\n')).toContain('dist/');
   });
 });
 
 describe('docker-compose.yml: metrics and alerts', () => {
-  it('runs Prometheus on the repository\'s config and rules, scraping the worker\'s and the receiver\'s ports', () => {
+  it("runs Prometheus on the repository's config and rules, scraping the worker's and the receiver's ports", () => {
     const prometheus = services.prometheus!;
     expect(prometheus.image).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
     expect(prometheus.volumes).toContain('./deploy/observability/prometheus:/etc/prometheus:ro');
-    const config = parse(read('deploy/observability/prometheus/prometheus.yml')) as { rule_files: string[]; scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
-    for (const file of config.rule_files) expect(existsSync(join(PROJECT_ROOT, 'deploy/observability/prometheus', file)), file).toBe(true);
-    const targets = Object.fromEntries(config.scrape_configs.map((job) => [job.job_name, job.static_configs.flatMap((c) => c.targets)]));
+    const config = parse(read('deploy/observability/prometheus/prometheus.yml')) as {
+      rule_files: string[];
+      scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+    };
+    for (const file of config.rule_files)
+      expect(existsSync(join(PROJECT_ROOT, 'deploy/observability/prometheus', file)), file).toBe(true);
+    const targets = Object.fromEntries(
+      config.scrape_configs.map((job) => [job.job_name, job.static_configs.flatMap((c) => c.targets)]),
+    );
     expect(targets['rampflow-worker']).toEqual([`worker:${services.worker!.environment!.WORKER_METRICS_PORT}`]);
     expect(targets['rampflow-webhooks']).toEqual([`webhooks:${services.webhooks!.environment!.WEBHOOK_PORT}`]);
   });
@@ -259,12 +303,22 @@ describe('docker-compose.yml: metrics and alerts', () => {
   it('runs Grafana with the provisioned data source and dashboard, mounted where the provider looks', () => {
     const grafana = services.grafana!;
     expect(grafana.image).toMatch(/^grafana\/grafana:\d+\.\d+\.\d+$/);
-    const mounts = new Map((grafana.volumes ?? []).map((volume) => volume.split(':') as [string, string, string?]).map(([from, to]) => [to, from]));
-    expect(existsSync(join(PROJECT_ROOT, mounts.get('/etc/grafana/provisioning')!, 'datasources', 'prometheus.yml'))).toBe(true);
-    const provider = parse(read('deploy/observability/grafana/provisioning/dashboards/rampflow.yml')) as { providers: { options: { path: string } }[] };
+    const mounts = new Map(
+      (grafana.volumes ?? [])
+        .map((volume) => volume.split(':') as [string, string, string?])
+        .map(([from, to]) => [to, from]),
+    );
+    expect(
+      existsSync(join(PROJECT_ROOT, mounts.get('/etc/grafana/provisioning')!, 'datasources', 'prometheus.yml')),
+    ).toBe(true);
+    const provider = parse(read('deploy/observability/grafana/provisioning/dashboards/rampflow.yml')) as {
+      providers: { options: { path: string } }[];
+    };
     const dashboards = mounts.get(provider.providers[0]!.options.path)!;
     expect(existsSync(join(PROJECT_ROOT, dashboards, 'rampflow.json'))).toBe(true);
-    const datasource = parse(read('deploy/observability/grafana/provisioning/datasources/prometheus.yml')) as { datasources: { url: string }[] };
+    const datasource = parse(read('deploy/observability/grafana/provisioning/datasources/prometheus.yml')) as {
+      datasources: { url: string }[];
+    };
     expect(datasource.datasources[0]!.url).toBe('http://prometheus:9090');
   });
 });

@@ -32,7 +32,8 @@ describe('the dev-server launcher on a database file made before an attribute ex
     const connection = await Connection.connect({ address: server.address });
     try {
       const listed = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-      for (const { name, type } of RAMP_SEARCH_ATTRIBUTES) expect(listed.customAttributes?.[name], name).toBe(INDEXED_VALUE_TYPES[type]);
+      for (const { name, type } of RAMP_SEARCH_ATTRIBUTES)
+        expect(listed.customAttributes?.[name], name).toBe(INDEXED_VALUE_TYPES[type]);
     } finally {
       await connection.close();
     }

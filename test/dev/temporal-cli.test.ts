@@ -33,7 +33,9 @@ describe('npm run setup:temporal', () => {
   });
 
   it('fails clearly when TEMPORAL_CLI points at something that does not run', async () => {
-    const result = await runScript('dev/install-temporal-cli.ts', [], { env: bareEnv({ TEMPORAL_CLI: '/nonexistent/temporal' }) });
+    const result = await runScript('dev/install-temporal-cli.ts', [], {
+      env: bareEnv({ TEMPORAL_CLI: '/nonexistent/temporal' }),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('TEMPORAL_CLI=/nonexistent/temporal does not run');
   });
@@ -41,12 +43,16 @@ describe('npm run setup:temporal', () => {
   it('uses a temporal on PATH only when its version is the pinned one', async () => {
     const right = fakeTemporal(TEMPORAL_CLI_VERSION);
     const env = bareEnv();
-    const accepted = await runScript('dev/install-temporal-cli.ts', [], { env: { ...env, PATH: `${dirname(right)}:${env.PATH}` } });
+    const accepted = await runScript('dev/install-temporal-cli.ts', [], {
+      env: { ...env, PATH: `${dirname(right)}:${env.PATH}` },
+    });
     expect(accepted.stdout).toContain(`ready (PATH): ${right}`);
 
     // A wrong version on PATH is passed over; with no Go either, the script says how to get one.
     const wrong = fakeTemporal('1.0.0');
-    const refused = await runScript('dev/install-temporal-cli.ts', [], { env: { ...env, PATH: `${dirname(wrong)}:${env.PATH}` } });
+    const refused = await runScript('dev/install-temporal-cli.ts', [], {
+      env: { ...env, PATH: `${dirname(wrong)}:${env.PATH}` },
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('Go is not available to build it');
     expect(refused.stderr).toContain('set TEMPORAL_CLI');

@@ -35,11 +35,14 @@ describe.skipIf(chromiumMissing !== undefined)('the Web UI with the codec server
       dbFile: join(mkdtempSync(join(tmpdir(), 'rampflow-ui-')), 'temporal.db'),
       progress: () => {},
     });
-    demo = runDemo(stack, { progress: () => {}, timeoutMs: 120_000, signal: stopDemo.signal }).catch((error: unknown) => error);
+    demo = runDemo(stack, { progress: () => {}, timeoutMs: 120_000, signal: stopDemo.signal }).catch(
+      (error: unknown) => error,
+    );
     const deadline = Date.now() + 60_000;
     let workflowId: string | undefined;
     while (!workflowId) {
-      for await (const execution of stack.rampflow.temporal.workflow.list({ query: journeyListQuery({}).query })) workflowId ??= execution.workflowId;
+      for await (const execution of stack.rampflow.temporal.workflow.list({ query: journeyListQuery({}).query }))
+        workflowId ??= execution.workflowId;
       if (Date.now() > deadline) throw new Error('the demo journey did not start');
       await new Promise((wake) => setTimeout(wake, 500));
     }
@@ -53,7 +56,7 @@ describe.skipIf(chromiumMissing !== undefined)('the Web UI with the codec server
     await stack?.stop();
   }, 60_000);
 
-  it('shows the demo customer\'s input decrypted', async () => {
+  it("shows the demo customer's input decrypted", async () => {
     const page = await browser.context.newPage();
     await page.goto(journeyUrl);
     await page.getByText('ada@example.com').first().waitFor({ timeout: 60_000 });
@@ -76,7 +79,11 @@ describe.skipIf(chromiumMissing !== undefined)('the Web UI with the codec server
     });
     await page.goto(journeyUrl);
     // The UI says so, and shows the input as it is stored: sealed, with its key id.
-    await page.getByText('Codec Server could not connect').filter({ visible: true }).first().waitFor({ timeout: 60_000 });
+    await page
+      .getByText('Codec Server could not connect')
+      .filter({ visible: true })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await page.getByText(Buffer.from('binary/encrypted').toString('base64')).first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(tmpdir(), 'rampflow-ui-encrypted.png'), fullPage: true });
     const content = await page.content();

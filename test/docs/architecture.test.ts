@@ -11,7 +11,7 @@ import { crossFolderImports, FOLDER_RULES, importViolations } from '../../dev/do
 import { PROJECT_ROOT } from '../support/run';
 
 describe('the folder rules of docs/architecture.md', () => {
-  it('hold: every import between the project\'s folders is one its folder may make', () => {
+  it("hold: every import between the project's folders is one its folder may make", () => {
     expect(crossFolderImports(PROJECT_ROOT).length).toBeGreaterThan(100);
     expect(importViolations(PROJECT_ROOT)).toEqual([]);
   });
@@ -21,9 +21,15 @@ describe('the folder rules of docs/architecture.md', () => {
 
   it('catch a value import where only types are allowed, and an import of a folder not allowed at all', () => {
     for (const { folder } of FOLDER_RULES) mkdirSync(join(root, folder), { recursive: true });
-    writeFileSync(join(root, 'workflows', 'fine.ts'), "import type { RampClient } from '../ramp';\nimport { METRICS } from '../observability/metric-catalogue';\n");
+    writeFileSync(
+      join(root, 'workflows', 'fine.ts'),
+      "import type { RampClient } from '../ramp';\nimport { METRICS } from '../observability/metric-catalogue';\n",
+    );
     writeFileSync(join(root, 'workflows', 'bad.ts'), "import { RampClient } from '../ramp';\n");
-    writeFileSync(join(root, 'ramp', 'bad.ts'), "export {\n  parseEnv,\n} from '../config/env';\nconst lazy = () => import('../client');\n");
+    writeFileSync(
+      join(root, 'ramp', 'bad.ts'),
+      "export {\n  parseEnv,\n} from '../config/env';\nconst lazy = () => import('../client');\n",
+    );
     expect(importViolations(root)).toEqual([
       'ramp/bad.ts:3 imports config/, which its folder may not (dev/docs/folder-rules.ts)',
       'ramp/bad.ts:4 imports client/, which its folder may not (dev/docs/folder-rules.ts)',

@@ -31,7 +31,10 @@ describe('the client library API reference', () => {
     const expected = filesUnder(fresh);
     const committed = filesUnder(join(PROJECT_ROOT, CLIENT_API_DIR));
     expect(expected.has('README.md')).toBe(true);
-    expect([...committed.keys()].sort(), `${CLIENT_API_DIR} has the files TypeDoc makes`).toEqual([...expected.keys()].sort());
-    for (const [file, text] of expected) expect(committed.get(file), `${CLIENT_API_DIR}/${file} is stale: run \`npm run docs:generate\``).toBe(text);
+    expect([...committed.keys()].sort(), `${CLIENT_API_DIR} has the files TypeDoc makes`).toEqual(
+      [...expected.keys()].sort(),
+    );
+    for (const [file, text] of expected)
+      expect(committed.get(file), `${CLIENT_API_DIR}/${file} is stale: run \`npm run docs:generate\``).toBe(text);
   }, 180_000);
 });

@@ -27,7 +27,8 @@ describe('the generated reference pages', () => {
     expect(commands.length).toBeGreaterThan(30);
     for (const command of commands) {
       expect(page, commandPath(command)).toContain(`## \`${commandPath(command)}\``);
-      for (const option of command.options) expect(page, `${commandPath(command)} ${option.flags}`).toContain(`| \`${tableCode(option.flags)}\` |`);
+      for (const option of command.options)
+        expect(page, `${commandPath(command)} ${option.flags}`).toContain(`| \`${tableCode(option.flags)}\` |`);
     }
   });
 
@@ -47,7 +48,9 @@ describe('the generated sections of hand-written pages', () => {
   for (const section of GENERATED_SECTIONS) {
     it(`${section.path}'s generated section is up to date (run \`npm run docs:generate\`)`, () => {
       const page = readFileSync(join(PROJECT_ROOT, section.path), 'utf8');
-      expect(page, `${section.path} is stale: run \`npm run docs:generate\``).toBe(withSection(page, section, section.generate()));
+      expect(page, `${section.path} is stale: run \`npm run docs:generate\``).toBe(
+        withSection(page, section, section.generate()),
+      );
     });
   }
 });

@@ -8,7 +8,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { payoutReferenceOf } from '../../chaos/customers';
-import { checkInvariants, GENUINE_ROW, PAYOUTS_ROW, STORE_ROW, TOTALS_ROW, type InvariantRow, type RunRecord } from '../../chaos/invariants';
+import {
+  checkInvariants,
+  GENUINE_ROW,
+  PAYOUTS_ROW,
+  STORE_ROW,
+  TOTALS_ROW,
+  type InvariantRow,
+  type RunRecord,
+} from '../../chaos/invariants';
 import { playChaos, type ChaosResult } from '../../chaos/play';
 import { describeSchedule } from '../../chaos/schedule';
 import { SHORT_RUN, SHORT_RUN_SEEDS } from '../../chaos/seeds';
@@ -20,7 +28,13 @@ async function checkWithOneCountTampered(result: ChaosResult): Promise<Invariant
     if (customer !== result.record.customers[0] || !customer.lastState) return customer;
     const { deposits } = customer.lastState;
     const usd = Number(deposits.completedTotals.USD ?? '0') + 1;
-    return { ...customer, lastState: { ...customer.lastState, deposits: { ...deposits, completedTotals: { ...deposits.completedTotals, USD: usd.toFixed(2) } } } };
+    return {
+      ...customer,
+      lastState: {
+        ...customer.lastState,
+        deposits: { ...deposits, completedTotals: { ...deposits.completedTotals, USD: usd.toFixed(2) } },
+      },
+    };
   });
   return checkInvariants({ ...result.record, customers });
 }
@@ -31,7 +45,10 @@ const lastIndexOf = (deliveries: readonly Delivery[], match: (delivery: Delivery
   for (let index = deliveries.length - 1; index >= 0; index -= 1) if (match(deliveries[index]!)) return index;
   return -1;
 };
-const withDelivered = (record: RunRecord, delivered: RunRecord['eventStore']['delivered']): RunRecord => ({ ...record, eventStore: { ...record.eventStore, delivered } });
+const withDelivered = (record: RunRecord, delivered: RunRecord['eventStore']['delivered']): RunRecord => ({
+  ...record,
+  eventStore: { ...record.eventStore, delivered },
+});
 
 /**
  * The endpoint never got the last event of a customer's stream (the tail did not arrive): the first
@@ -44,17 +61,32 @@ const tailLost: Tamper = (record) => {
     const last = lastIndexOf(record.eventStore.delivered, ({ event }) => event.externalId === stream);
     if (last < 0 || !record.eventStore.delivered[last]!.event.type.startsWith('journey.')) continue;
     const { id } = record.eventStore.delivered[last]!.event;
-    return withDelivered(record, record.eventStore.delivered.filter(({ event }) => event.id !== id));
+    return withDelivered(
+      record,
+      record.eventStore.delivered.filter(({ event }) => event.id !== id),
+    );
   }
   return undefined;
 };
 
 /** A delivered deposit.received names a deposit only the forger sent (as if a worker believed a forgery). */
 const forgedIdReported: Tamper = (record) => {
-  const forged = [...record.forger.forgedIds].find((id) => !record.customers.some((customer) => [customer.customerId, customer.onrampDepositId, customer.offrampDepositId].includes(id)));
+  const forged = [...record.forger.forgedIds].find(
+    (id) =>
+      !record.customers.some((customer) =>
+        [customer.customerId, customer.onrampDepositId, customer.offrampDepositId].includes(id),
+      ),
+  );
   const index = record.eventStore.delivered.findIndex(({ event }) => event.type === 'deposit.received');
   if (!forged || index < 0) return undefined;
-  const delivered = record.eventStore.delivered.map((delivery, at) => (at === index ? { ...delivery, event: { ...delivery.event, data: { ...delivery.event.data, depositId: forged } } as typeof delivery.event } : delivery));
+  const delivered = record.eventStore.delivered.map((delivery, at) =>
+    at === index
+      ? {
+          ...delivery,
+          event: { ...delivery.event, data: { ...delivery.event.data, depositId: forged } } as typeof delivery.event,
+        }
+      : delivery,
+  );
   return withDelivered(record, delivered);
 };
 
@@ -63,10 +95,21 @@ const payoutMisreported: Tamper = (record) => {
   const payout = record.customers.find((customer) => customer.payoutStarted);
   if (!payout) return undefined;
   const reference = payoutReferenceOf(payout.plan);
-  const last = lastIndexOf(record.eventStore.delivered, ({ event }) => event.payoutReference === reference && event.type.startsWith('payout.'));
+  const last = lastIndexOf(
+    record.eventStore.delivered,
+    ({ event }) => event.payoutReference === reference && event.type.startsWith('payout.'),
+  );
   if (last < 0) return undefined;
   const delivered = record.eventStore.delivered.map((delivery, at) =>
-    at === last ? { ...delivery, event: { ...delivery.event, type: delivery.event.type === 'payout.settled' ? 'payout.failed' : 'payout.settled' } as typeof delivery.event } : delivery,
+    at === last
+      ? {
+          ...delivery,
+          event: {
+            ...delivery.event,
+            type: delivery.event.type === 'payout.settled' ? 'payout.failed' : 'payout.settled',
+          } as typeof delivery.event,
+        }
+      : delivery,
   );
   return withDelivered(record, delivered);
 };
@@ -79,28 +122,50 @@ const EVENT_TAMPERS: [string, Tamper, string][] = [
 
 describe('the short chaos run', () => {
   for (const seed of SHORT_RUN_SEEDS) {
-    it(`holds every invariant with seed ${seed}, and a tampered count breaks its row`, async () => {
-      const lines: string[] = [];
-      let tampered: InvariantRow[] = [];
-      const tamperedEvents: { what: string; row: string; broken: string[] | undefined }[] = [];
-      const result = await playChaos({ seed, ...SHORT_RUN }, (line) => lines.push(line), async (played) => {
-        tampered = await checkWithOneCountTampered(played);
-        for (const [what, tamper, row] of EVENT_TAMPERS) {
-          const record = tamper(played.record);
-          const rows = record && (await checkInvariants(record));
-          tamperedEvents.push({ what, row, broken: rows?.filter((checked) => checked.evidence.length > 0).map((checked) => checked.name) });
-        }
-      });
-      const explain = [...lines, formatTable(result.rows), 'schedule:', ...describeSchedule(result.schedule)].join('\n');
-      expect(result.rows.filter((row) => row.evidence.length > 0), explain).toEqual([]);
+    it(
+      `holds every invariant with seed ${seed}, and a tampered count breaks its row`,
+      async () => {
+        const lines: string[] = [];
+        let tampered: InvariantRow[] = [];
+        const tamperedEvents: { what: string; row: string; broken: string[] | undefined }[] = [];
+        const result = await playChaos(
+          { seed, ...SHORT_RUN },
+          (line) => lines.push(line),
+          async (played) => {
+            tampered = await checkWithOneCountTampered(played);
+            for (const [what, tamper, row] of EVENT_TAMPERS) {
+              const record = tamper(played.record);
+              const rows = record && (await checkInvariants(record));
+              tamperedEvents.push({
+                what,
+                row,
+                broken: rows?.filter((checked) => checked.evidence.length > 0).map((checked) => checked.name),
+              });
+            }
+          },
+        );
+        const explain = [...lines, formatTable(result.rows), 'schedule:', ...describeSchedule(result.schedule)].join(
+          '\n',
+        );
+        expect(
+          result.rows.filter((row) => row.evidence.length > 0),
+          explain,
+        ).toEqual([]);
 
-      const firstCustomer = result.schedule.customerPlans[0]!.externalId;
-      const broken = tampered.filter((row) => row.evidence.length > 0);
-      expect(broken.map((row) => row.name), formatTable(tampered)).toEqual([TOTALS_ROW]);
-      expect(broken[0]!.evidence.join('\n')).toContain(`${firstCustomer} `);
-      // Each tamper needs the run to have made what it tampers with (the seed's first customer pays out).
-      expect(tamperedEvents.map(({ what, broken }) => [what, broken])).toEqual(tamperedEvents.map(({ what, row }) => [what, [row]]));
-      // The run's own bounds (play, SETTLE_BOUND_SECONDS, the checks) end it first; this only stops a hang.
-    }, 15 * 60_000);
+        const firstCustomer = result.schedule.customerPlans[0]!.externalId;
+        const broken = tampered.filter((row) => row.evidence.length > 0);
+        expect(
+          broken.map((row) => row.name),
+          formatTable(tampered),
+        ).toEqual([TOTALS_ROW]);
+        expect(broken[0]!.evidence.join('\n')).toContain(`${firstCustomer} `);
+        // Each tamper needs the run to have made what it tampers with (the seed's first customer pays out).
+        expect(tamperedEvents.map(({ what, broken }) => [what, broken])).toEqual(
+          tamperedEvents.map(({ what, row }) => [what, [row]]),
+        );
+        // The run's own bounds (play, SETTLE_BOUND_SECONDS, the checks) end it first; this only stops a hang.
+      },
+      15 * 60_000,
+    );
   }
 });

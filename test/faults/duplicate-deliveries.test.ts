@@ -25,9 +25,18 @@ let stack: FaultStack;
 let worker: InProcessWorker | undefined;
 
 beforeAll(async () => {
-  stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT, duplicateDeliveries: true, outOfOrderDeliveries: true }, startTemporalOnFile, EVENTS_ONLY_DEPOSIT_TIMINGS);
+  stack = await startFaultStack(
+    { clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT, duplicateDeliveries: true, outOfOrderDeliveries: true },
+    startTemporalOnFile,
+    EVENTS_ONLY_DEPOSIT_TIMINGS,
+  );
   await stack.service.ramp.subscribedEvents.set([...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)]);
-  worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp, depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS });
+  worker = await startInProcessWorker({
+    temporalAddress: stack.temporal.address,
+    taskQueue: stack.taskQueue,
+    ramp: stack.service.ramp,
+    depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS,
+  });
 });
 afterAll(async () => {
   await worker?.stop();
@@ -36,7 +45,9 @@ afterAll(async () => {
 
 /** Event keys a workflow was signalled with more than once (its own progress reports aside). */
 async function keysSignalledTwice(workflowId: string): Promise<string[]> {
-  const keys = (await signalsReceived(stack.client.workflow.getHandle(workflowId))).flatMap((signal) => (signal.key ? [signal.key] : []));
+  const keys = (await signalsReceived(stack.client.workflow.getHandle(workflowId))).flatMap((signal) =>
+    signal.key ? [signal.key] : [],
+  );
   return keys.filter((key, index) => keys.indexOf(key) !== index);
 }
 
@@ -46,23 +57,47 @@ describe('duplicate and out-of-order delivery at volume', () => {
     const externalIds = Array.from({ length: JOURNEYS }, (_, index) => `duplicates-${index}`);
     const partner = new Partner(service, new Set(externalIds), USD_RAMPS);
     for (const externalId of externalIds) await partner.signUp(externalId);
-    const batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'duplicates', count: JOURNEYS, ramps: USD_RAMPS, timings: EVENTS_ONLY_TIMINGS });
+    const batch = await startJourneys({
+      connection: stack.connection,
+      taskQueue: stack.taskQueue,
+      prefix: 'duplicates',
+      count: JOURNEYS,
+      ramps: USD_RAMPS,
+      timings: EVENTS_ONLY_TIMINGS,
+    });
 
     // Each round is one run of the service's delivery scheduler (and the autopilot's steps).
-    await driveUntilDepositsFinish({ client, batch, partner, timeoutMs: 180_000, round: async () => void (await service.sandbox.clock.advance(60)) });
+    await driveUntilDepositsFinish({
+      client,
+      batch,
+      partner,
+      timeoutMs: 180_000,
+      round: async () => void (await service.sandbox.clock.advance(60)),
+    });
 
     // The service did deliver everything twice, under both names.
     const log = await allDeliveries(service.ramp);
-    expect(log.filter((delivery) => delivery.status !== 'DELIVERED' || !delivery.attempts.some((attempt) => attempt.trigger === 'DUPLICATE'))).toEqual([]);
+    expect(
+      log.filter(
+        (delivery) =>
+          delivery.status !== 'DELIVERED' || !delivery.attempts.some((attempt) => attempt.trigger === 'DUPLICATE'),
+      ),
+    ).toEqual([]);
     const names = new Set(log.map((delivery) => delivery.event));
     for (const [legacy, name] of Object.entries(LEGACY_EVENT_NAMES)) {
-      if (!name.endsWith('_REJECTED')) expect([...names], 'delivered under both names').toEqual(expect.arrayContaining([name, legacy]));
+      if (!name.endsWith('_REJECTED'))
+        expect([...names], 'delivered under both names').toEqual(expect.arrayContaining([name, legacy]));
     }
     // Every target heard each event once.
     const doubled: string[] = [];
-    for (const externalId of externalIds) doubled.push(...(await keysSignalledTwice(journeyWorkflowId(externalId))).map((key) => `${externalId}: ${key}`));
+    for (const externalId of externalIds)
+      doubled.push(...(await keysSignalledTwice(journeyWorkflowId(externalId))).map((key) => `${externalId}: ${key}`));
     for (const paid of partner.deposits.values()) {
-      for (const depositId of [paid.onramp, paid.offramp]) if (depositId) doubled.push(...(await keysSignalledTwice(depositWorkflowId(depositId))).map((key) => `${depositId}: ${key}`));
+      for (const depositId of [paid.onramp, paid.offramp])
+        if (depositId)
+          doubled.push(
+            ...(await keysSignalledTwice(depositWorkflowId(depositId))).map((key) => `${depositId}: ${key}`),
+          );
     }
     expect(doubled).toEqual([]);
     expect(await findProblems({ client, ramp: service.ramp, batch, partner })).toEqual([]);

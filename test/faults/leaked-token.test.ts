@@ -45,7 +45,12 @@ const MEMORY_MB = 512;
 /** The forger's own source address (loopback: all of 127/8 is local); the service delivers from 127.0.0.1. */
 const FORGER_ADDRESS = '127.0.0.2';
 /** Polls a backstop only (events move the journeys), deadlines well beyond the case. */
-const JOURNEY_TIMINGS = { pollIntervalSeconds: 10, pollBackoffCapSeconds: 30, kycDeadlineSeconds: 3_600, accountsDeadlineSeconds: 3_600 };
+const JOURNEY_TIMINGS = {
+  pollIntervalSeconds: 10,
+  pollBackoffCapSeconds: 30,
+  kycDeadlineSeconds: 3_600,
+  accountsDeadlineSeconds: 3_600,
+};
 const DEPOSIT_TIMINGS = { pollIntervalSeconds: 10, pollBackoffCapSeconds: 30, stepDeadlineSeconds: 3_600 };
 /** An unconfirmed claim is dismissed after 30 s (production: an hour), so the case can wait for every event to end. */
 const EVENT_TIMINGS = { targetWaitSeconds: 30 };
@@ -94,7 +99,8 @@ beforeAll(async () => {
       write: (text: string) => {
         const line = JSON.parse(text) as { msg: string; outcome?: string };
         if (line.msg === 'request') serviceRequests.push(line as unknown as RequestLine);
-        else if (line.msg === 'event delivery attempt' && line.outcome === 'FAILED') failedDeliveries.push(line as unknown as FailedDeliveryLine);
+        else if (line.msg === 'event delivery attempt' && line.outcome === 'FAILED')
+          failedDeliveries.push(line as unknown as FailedDeliveryLine);
       },
     },
   );
@@ -114,7 +120,12 @@ beforeAll(async () => {
     },
   );
   stack = await startFaultStack(
-    { autopilot: ONE_SECOND_AUTOPILOT, deliveryTickSeconds: 1, rateLimit: { callsPerSecond: CALLS_PER_SECOND }, logger },
+    {
+      autopilot: ONE_SECOND_AUTOPILOT,
+      deliveryTickSeconds: 1,
+      rateLimit: { callsPerSecond: CALLS_PER_SECOND },
+      logger,
+    },
     startTemporalOnFile,
     DEPOSIT_TIMINGS,
     EVENT_TIMINGS,
@@ -133,7 +144,10 @@ beforeAll(async () => {
     },
   });
   await worker.started;
-  memorySampler = setInterval(() => (peakWorkerRssBytes = Math.max(peakWorkerRssBytes, workerRssBytes(worker.pid))), 500);
+  memorySampler = setInterval(
+    () => (peakWorkerRssBytes = Math.max(peakWorkerRssBytes, workerRssBytes(worker.pid))),
+    500,
+  );
 }, 120_000);
 afterAll(async () => {
   if (memorySampler) clearInterval(memorySampler);
@@ -145,7 +159,10 @@ afterAll(async () => {
 function workerRssBytes(launcher: number | undefined): number {
   if (launcher === undefined) return 0;
   try {
-    const children = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    const children = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     const pid = children[0] ?? String(launcher);
     const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return Number(kib ?? 0) * 1024;
@@ -179,7 +196,12 @@ function figure(name: string, value: number | string, target: string): void {
 const forgedIds = new Set<string>();
 
 /** What the genuine side knows, which the forger copies from: every real id so far. */
-const real = { externalIds: [] as string[], customerIds: new Set<string>(), accountIds: new Set<string>(), depositIds: new Set<string>() };
+const real = {
+  externalIds: [] as string[],
+  customerIds: new Set<string>(),
+  accountIds: new Set<string>(),
+  depositIds: new Set<string>(),
+};
 
 /**
  * The partner's customers: registers each one's exit accounts once the service has the customer, and
@@ -213,17 +235,35 @@ async function playThePartner(timeoutMs: number): Promise<void> {
         const mine = paid.get(externalId) ?? {};
         paid.set(externalId, mine);
         if (!mine.onramp && account?.id && account.status === 'VERIFIED') {
-          mine.onramp = (await control.simulateFiatDeposit({ virtualAccountId: account.id, amount: ONRAMP_AMOUNT, currency: 'USD', sender: USD_SENDER })).id;
+          mine.onramp = (
+            await control.simulateFiatDeposit({
+              virtualAccountId: account.id,
+              amount: ONRAMP_AMOUNT,
+              currency: 'USD',
+              sender: USD_SENDER,
+            })
+          ).id;
           real.depositIds.add(mine.onramp);
         }
         if (!mine.offramp && address?.id && address.status === 'APPROVED') {
-          mine.offramp = (await control.simulateCryptoDeposit({ depositAddressId: address.id, amount: OFFRAMP_AMOUNT, currency: 'USDT', sender: CRYPTO_SENDER })).id;
+          mine.offramp = (
+            await control.simulateCryptoDeposit({
+              depositAddressId: address.id,
+              amount: OFFRAMP_AMOUNT,
+              currency: 'USDT',
+              sender: CRYPTO_SENDER,
+            })
+          ).id;
           real.depositIds.add(mine.offramp);
         }
       }
       return finished === batch.externalIds.length ? true : undefined;
     },
-    { timeoutMs, intervalMs: 1_000, describe: async () => `${await describeJourneys(stack.client, batch)}\n${await describeUnfinishedDeposits()}` },
+    {
+      timeoutMs,
+      intervalMs: 1_000,
+      describe: async () => `${await describeJourneys(stack.client, batch)}\n${await describeUnfinishedDeposits()}`,
+    },
   );
 }
 
@@ -234,21 +274,50 @@ async function describeUnfinishedDeposits(): Promise<string> {
     const status = await stack.client.workflow
       .getHandle(depositWorkflowId(depositId))
       .describe()
-      .then((description) => `${description.status.name} ${description.typedSearchAttributes.get(RampStage) ?? ''}`, () => 'no workflow');
+      .then(
+        (description) => `${description.status.name} ${description.typedSearchAttributes.get(RampStage) ?? ''}`,
+        () => 'no workflow',
+      );
     if (status.startsWith('COMPLETED COMPLETED')) continue;
-    lines.push(`deposit ${depositId}: ${status}; receiver: ${(receiverLinesById.get(depositId) ?? []).join('; ') || 'nothing'}`);
+    lines.push(
+      `deposit ${depositId}: ${status}; receiver: ${(receiverLinesById.get(depositId) ?? []).join('; ') || 'nothing'}`,
+    );
   }
   return lines.join('\n');
 }
 
 const EVENT_NAMES = [
-  'CUSTOMER_APPROVED', 'CUSTOMER_REJECTED', 'CUSTOMER_DELETED', 'VIRTUAL_ACCOUNT_APPROVED', 'VIRTUAL_ACCOUNT_REJECTED',
-  'DEPOSIT_ADDRESS_APPROVED', 'DEPOSIT_ADDRESS_REJECTED', 'DEPOSIT_RECEIVED', 'DEPOSIT_APPROVED', 'DEPOSIT_REJECTED',
-  'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'user.approved', 'deposit.received',
+  'CUSTOMER_APPROVED',
+  'CUSTOMER_REJECTED',
+  'CUSTOMER_DELETED',
+  'VIRTUAL_ACCOUNT_APPROVED',
+  'VIRTUAL_ACCOUNT_REJECTED',
+  'DEPOSIT_ADDRESS_APPROVED',
+  'DEPOSIT_ADDRESS_REJECTED',
+  'DEPOSIT_RECEIVED',
+  'DEPOSIT_APPROVED',
+  'DEPOSIT_REJECTED',
+  'TRADE_CREATED',
+  'TRADE_SETTLED',
+  'PAYMENT_SETTLED',
+  'user.approved',
+  'deposit.received',
   // Names rampflow does not know.
-  'ACCOUNT_FROZEN', 'CUSTOMER_UPGRADED',
+  'ACCOUNT_FROZEN',
+  'CUSTOMER_UPGRADED',
 ];
-const STATUSES = ['APPROVED', 'CONFIRMED', 'VERIFIED', 'REJECTED', 'DELETED', 'SETTLED', 'PENDING', 'RECEIVED', 'CREATED', 'FAILED'];
+const STATUSES = [
+  'APPROVED',
+  'CONFIRMED',
+  'VERIFIED',
+  'REJECTED',
+  'DELETED',
+  'SETTLED',
+  'PENDING',
+  'RECEIVED',
+  'CREATED',
+  'FAILED',
+];
 
 /** Made up (a fresh UUID) or taken from the genuine side, half and half. */
 function someId(from: Set<string>): string {
@@ -296,7 +365,12 @@ async function storm(): Promise<StormOutcome> {
   let sent = 0;
   const post = async (body: unknown): Promise<void> => {
     try {
-      const response = await request(stack.receiver.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), dispatcher: agent });
+      const response = await request(stack.receiver.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        dispatcher: agent,
+      });
       await response.body.text();
       byStatus.set(response.statusCode, (byStatus.get(response.statusCode) ?? 0) + 1);
     } catch {
@@ -325,7 +399,9 @@ async function storm(): Promise<StormOutcome> {
 /** Which of the receiver's rates refused whom, and which of the service's deliveries failed; the service's must all pass. */
 function checkGenuineDeliveriesPassed(): void {
   // The service delivers from 127.0.0.1, the forger from its own address: none of the service's deliveries is refused.
-  const refusedGenuine = receiverRefusals.filter((line) => line.source !== undefined && !line.source.endsWith(FORGER_ADDRESS));
+  const refusedGenuine = receiverRefusals.filter(
+    (line) => line.source !== undefined && !line.source.endsWith(FORGER_ADDRESS),
+  );
   const byBudget = (lines: ReceiverLine[]) => {
     const counts = new Map<string, number>();
     for (const line of lines) {
@@ -334,9 +410,19 @@ function checkGenuineDeliveriesPassed(): void {
     }
     return [...counts].map(([key, n]) => `${n} ${key}`).join(', ') || 'none';
   };
-  figure('receiver refusals by source and budget', byBudget(receiverRefusals.filter((line) => line.status === 429)), 'only the forger address');
-  figure('service deliveries that failed', `${failedDeliveries.length} (${failedDeliveries.map((line) => `${line.event} ${line.httpStatus ?? 'no answer'}`).join(', ') || 'none'})`, '0');
-  expect.soft(refusedGenuine.map((line) => `${line.event ?? '?'} ${line.payloadId ?? ''} ${line.budget ?? line.status}`)).toEqual([]);
+  figure(
+    'receiver refusals by source and budget',
+    byBudget(receiverRefusals.filter((line) => line.status === 429)),
+    'only the forger address',
+  );
+  figure(
+    'service deliveries that failed',
+    `${failedDeliveries.length} (${failedDeliveries.map((line) => `${line.event} ${line.httpStatus ?? 'no answer'}`).join(', ') || 'none'})`,
+    '0',
+  );
+  expect
+    .soft(refusedGenuine.map((line) => `${line.event ?? '?'} ${line.payloadId ?? ''} ${line.budget ?? line.status}`))
+    .toEqual([]);
   expect.soft(failedDeliveries.length).toBe(0);
   // The case holds only while the forger's requests come from its own address (an agent's `connect.localAddress` is ignored).
   expect(receiverRefusals.filter((line) => line.source?.endsWith(FORGER_ADDRESS)).length).toBeGreaterThan(0);
@@ -346,24 +432,48 @@ const count = async (query: string): Promise<number> => (await stack.client.work
 
 describe('a leaked webhook token', () => {
   it(`buys no more than the receiver's budget: ${JOURNEYS} journeys sign up and pay through ${FORGED_PER_SECOND} forged deliveries a second for ${STORM_SECONDS} s`, async () => {
-    batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'leaked', count: JOURNEYS, ramps: USD_RAMPS, timings: JOURNEY_TIMINGS });
+    batch = await startJourneys({
+      connection: stack.connection,
+      taskQueue: stack.taskQueue,
+      prefix: 'leaked',
+      count: JOURNEYS,
+      ramps: USD_RAMPS,
+      timings: JOURNEY_TIMINGS,
+    });
     real.externalIds.push(...batch.externalIds);
     const partner = playThePartner(600_000);
     const forged = await storm();
     // Printed before a partner that timed out fails the case: they tell why a journey did not finish.
-    const partnerFailed = await partner.then(() => undefined, (error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    const partnerFailed = await partner.then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
     checkGenuineDeliveriesPassed();
     if (partnerFailed) throw partnerFailed;
 
     // Everything started ends: the forged workflows reading at the lowest priority, the deposits they named dismissed.
-    await until('every ramp-event and deposit workflow ended', async () => ((await count("WorkflowType IN ('rampEvent', 'depositLifecycle') AND ExecutionStatus = 'Running'")) === 0 ? true : undefined), {
-      timeoutMs: 300_000,
-      intervalMs: 2_000,
-    });
+    await until(
+      'every ramp-event and deposit workflow ended',
+      async () =>
+        (await count("WorkflowType IN ('rampEvent', 'depositLifecycle') AND ExecutionStatus = 'Running'")) === 0
+          ? true
+          : undefined,
+      {
+        timeoutMs: 300_000,
+        intervalMs: 2_000,
+      },
+    );
 
     // 503: Temporal did not accept a start or signal within the receiver's 10 s (the service would retry); 0: no answer.
-    const answers = [...forged.byStatus.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${n} answered ${status}`).join(', ');
-    figure('forged deliveries sent', `${forged.sent} in ${forged.seconds.toFixed(1)} s (${answers})`, `${FORGED_PER_SECOND * STORM_SECONDS} in ${STORM_SECONDS} s, each answered 200, 429 or 503`);
+    const answers = [...forged.byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${n} answered ${status}`)
+      .join(', ');
+    figure(
+      'forged deliveries sent',
+      `${forged.sent} in ${forged.seconds.toFixed(1)} s (${answers})`,
+      `${FORGED_PER_SECOND * STORM_SECONDS} in ${STORM_SECONDS} s, each answered 200, 429 or 503`,
+    );
     expect.soft(forged.sent).toBe(FORGED_PER_SECOND * STORM_SECONDS);
     expect.soft([...forged.byStatus.keys()].filter((status) => ![200, 429, 503].includes(status))).toEqual([]);
 
@@ -374,7 +484,11 @@ describe('a leaked webhook token', () => {
     const calls = serviceRequests.filter((line) => !line.path.startsWith('/sandbox/'));
     const busiest = busiestSecond(calls.map((line) => line.receivedAt));
     const refusedByService = calls.filter((line) => line.statusCode === 429).length;
-    figure('service calls in the busiest second', `${busiest} (${refusedByService} answered 429)`, `at most ${CALLS_PER_SECOND}, none 429`);
+    figure(
+      'service calls in the busiest second',
+      `${busiest} (${refusedByService} answered 429)`,
+      `at most ${CALLS_PER_SECOND}, none 429`,
+    );
     expect.soft(busiest).toBeLessThanOrEqual(CALLS_PER_SECOND);
     expect.soft(refusedByService).toBe(0);
 
@@ -384,20 +498,32 @@ describe('a leaked webhook token', () => {
     const { starts } = DEFAULT_RECEIVER_BUDGET;
     const bound = Math.ceil(starts.burst + starts.perSecond * forged.seconds);
     let forgedStarts = 0;
-    for await (const execution of stack.client.workflow.list({ query: `WorkflowType IN ('rampEvent', 'depositLifecycle') AND StartTime >= '${new Date(forged.startedAt).toISOString()}'` })) {
+    for await (const execution of stack.client.workflow.list({
+      query: `WorkflowType IN ('rampEvent', 'depositLifecycle') AND StartTime >= '${new Date(forged.startedAt).toISOString()}'`,
+    })) {
       const id = execution.workflowId.split('/').at(-1)!;
       if (forgedIds.has(id) && !real.depositIds.has(id)) forgedStarts += 1;
     }
-    figure('workflows started by forged deliveries', forgedStarts, `at most ${bound} (${starts.burst} + ${starts.perSecond} a second)`);
+    figure(
+      'workflows started by forged deliveries',
+      forgedStarts,
+      `at most ${bound} (${starts.burst} + ${starts.perSecond} a second)`,
+    );
     expect.soft(forgedStarts).toBeLessThanOrEqual(bound);
 
     const parkedEvents = await count(`WorkflowType = 'rampEvent' AND RampStage = 'EVENT_UNROUTED'`);
-    const needingAttention = await count(`WorkflowType IN ('customerJourney', 'depositLifecycle') AND RampStage = 'NEEDS_ATTENTION'`);
+    const needingAttention = await count(
+      `WorkflowType IN ('customerJourney', 'depositLifecycle') AND RampStage = 'NEEDS_ATTENTION'`,
+    );
     figure('parked', `${parkedEvents} events, ${needingAttention} journeys or deposits`, '0');
     expect.soft(parkedEvents).toBe(0);
     expect.soft(needingAttention).toBe(0);
 
-    figure('worker resident memory at its peak', `${Math.round(peakWorkerRssBytes / 2 ** 20)} MiB`, `at most ${MEMORY_MB} MiB (WORKER_MEMORY_MB)`);
+    figure(
+      'worker resident memory at its peak',
+      `${Math.round(peakWorkerRssBytes / 2 ** 20)} MiB`,
+      `at most ${MEMORY_MB} MiB (WORKER_MEMORY_MB)`,
+    );
     expect(peakWorkerRssBytes).toBeGreaterThan(0);
     expect(peakWorkerRssBytes).toBeLessThanOrEqual(MEMORY_MB * 2 ** 20);
     expect(worker.exited(), worker.output()).toBe(false);

@@ -21,7 +21,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PartnerEvent, PartnerEventStream } from '../../partner-events/catalogue';
 import { openFilePartnerEventStore } from '../../partner-events/file-store';
 import type { partnerEventDelivery } from '../../workflows/partner-event-delivery';
-import { morePartnerEventsSignal, partnerEventDeliveryWorkflowId, type MorePartnerEvents } from '../../workflows/partner-event-delivery-messages';
+import {
+  morePartnerEventsSignal,
+  partnerEventDeliveryWorkflowId,
+  type MorePartnerEvents,
+} from '../../workflows/partner-event-delivery-messages';
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../support/partner-endpoint';
 import { testPayloadKeys } from '../support/temporal';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
@@ -76,7 +80,12 @@ async function setUp(name: string, customers: number, eventsEach: number): Promi
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   const endpoint = await startTestPartnerEndpoint();
   cleanups.push(() => endpoint.close());
-  const streams = new Map(Array.from({ length: customers }, (_, index) => `${name}${index}`).map((externalId) => [externalId, eventsOf(externalId, eventsEach)]));
+  const streams = new Map(
+    Array.from({ length: customers }, (_, index) => `${name}${index}`).map((externalId) => [
+      externalId,
+      eventsOf(externalId, eventsEach),
+    ]),
+  );
   const store = await openFilePartnerEventStore({ dir, payloadKeys: testPayloadKeys(), role: 'writer' });
   try {
     for (const [externalId, events] of streams) await store.append(streamOf(externalId), events);
@@ -98,20 +107,28 @@ async function setUp(name: string, customers: number, eventsEach: number): Promi
     streams,
     worker: () => worker!,
     async startWorker() {
-      worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url, env });
+      worker = startWorkerProcess({
+        temporalAddress: stack.temporal.address,
+        taskQueue: stack.taskQueue,
+        rampBaseUrl: stack.service.sandbox.url,
+        env,
+      });
       await worker.started;
     },
     async startDeliveries() {
       for (const [externalId, events] of streams) {
         const stream = streamOf(externalId);
         const progress = { [ENDPOINT]: 0 };
-        await stack.client.workflow.signalWithStart<typeof partnerEventDelivery, [MorePartnerEvents]>('partnerEventDelivery', {
-          workflowId: partnerEventDeliveryWorkflowId(stream),
-          taskQueue: stack.taskQueue,
-          args: [{ stream, throughSequence: events.length, endpoints: progress, retrySeconds: RETRY_SECONDS }],
-          signal: morePartnerEventsSignal,
-          signalArgs: [{ throughSequence: events.length, endpoints: progress }],
-        });
+        await stack.client.workflow.signalWithStart<typeof partnerEventDelivery, [MorePartnerEvents]>(
+          'partnerEventDelivery',
+          {
+            workflowId: partnerEventDeliveryWorkflowId(stream),
+            taskQueue: stack.taskQueue,
+            args: [{ stream, throughSequence: events.length, endpoints: progress, retrySeconds: RETRY_SECONDS }],
+            signal: morePartnerEventsSignal,
+            signalArgs: [{ throughSequence: events.length, endpoints: progress }],
+          },
+        );
       }
     },
   };
@@ -124,11 +141,16 @@ const distinctAccepted = (c: Case) => new Set(c.endpoint.accepted.map((delivery)
 async function waitDelivered(c: Case, timeoutMs: number): Promise<void> {
   await until('every event to be delivered', async () => (distinctAccepted(c) === total(c) ? true : undefined), {
     timeoutMs,
-    describe: () => `${distinctAccepted(c)}/${total(c)} delivered, ${c.endpoint.attempts.length} attempts; worker ${c.worker().exited() ? 'exited' : 'running'}`,
+    describe: () =>
+      `${distinctAccepted(c)}/${total(c)} delivered, ${c.endpoint.attempts.length} attempts; worker ${c.worker().exited() ? 'exited' : 'running'}`,
   });
   for (const externalId of c.streams.keys()) {
     const handle = stack.client.workflow.getHandle(partnerEventDeliveryWorkflowId(streamOf(externalId)));
-    await until(`${externalId}'s delivery workflow to end`, async () => ((await handle.describe()).status.name === 'COMPLETED' ? true : undefined), { timeoutMs: 30_000 });
+    await until(
+      `${externalId}'s delivery workflow to end`,
+      async () => ((await handle.describe()).status.name === 'COMPLETED' ? true : undefined),
+      { timeoutMs: 30_000 },
+    );
   }
 }
 
@@ -144,7 +166,10 @@ function expectDeliveredInOrder(c: Case): void {
     expect(c.endpoint.eventsOf(externalId).map((event) => event.id)).toEqual(events.map((event) => event.id));
     let highest = 0;
     for (const { event } of c.endpoint.accepted.filter((delivery) => delivery.event.externalId === externalId)) {
-      expect(event.sequence, `${externalId}: #${event.sequence} arrived with only #${highest} before it`).toBeLessThanOrEqual(highest + 1);
+      expect(
+        event.sequence,
+        `${externalId}: #${event.sequence} arrived with only #${highest} before it`,
+      ).toBeLessThanOrEqual(highest + 1);
       highest = Math.max(highest, event.sequence);
     }
   }
@@ -154,20 +179,24 @@ function expectDeliveredInOrder(c: Case): void {
 async function deliveryAttempts(client: Client, c: Case): Promise<number> {
   let attempts = 0;
   for (const externalId of c.streams.keys()) {
-    const history = await client.workflow.getHandle(partnerEventDeliveryWorkflowId(streamOf(externalId))).fetchHistory();
+    const history = await client.workflow
+      .getHandle(partnerEventDeliveryWorkflowId(streamOf(externalId)))
+      .fetchHistory();
     for (const event of history.events ?? []) attempts += event.activityTaskStartedEventAttributes?.attempt ?? 0;
   }
   return attempts;
 }
 
 describe('partner event delivery under faults', () => {
-  it('loses nothing and keeps each customer\'s order when the worker is killed mid-delivery; the retried deliveries carry the same webhook-id', async () => {
+  it("loses nothing and keeps each customer's order when the worker is killed mid-delivery; the retried deliveries carry the same webhook-id", async () => {
     const c = await setUp('killed', 3, 60);
     // Slow answers: at any moment a delivery is in flight, and the kill catches it.
     c.endpoint.answer({ status: 204, delayMs: 100 });
     await c.startWorker();
     await c.startDeliveries();
-    await until('some events to be delivered', async () => (distinctAccepted(c) >= 30 ? true : undefined), { timeoutMs: 60_000 });
+    await until('some events to be delivered', async () => (distinctAccepted(c) >= 30 ? true : undefined), {
+      timeoutMs: 60_000,
+    });
     await c.worker().kill();
     const atKill = distinctAccepted(c);
     expect(atKill).toBeLessThan(total(c));
@@ -187,7 +216,9 @@ describe('partner event delivery under faults', () => {
     c.endpoint.answer({ status: 204, delayMs: 20 });
     await c.startWorker();
     await c.startDeliveries();
-    await until('some events to be delivered', async () => (distinctAccepted(c) >= 15 ? true : undefined), { timeoutMs: 60_000 });
+    await until('some events to be delivered', async () => (distinctAccepted(c) >= 15 ? true : undefined), {
+      timeoutMs: 60_000,
+    });
     await c.endpoint.down();
     // Requests it had already read finish (their answers are lost: those are delivered again, same id); then nothing gets in.
     await pause(200);
@@ -218,7 +249,10 @@ describe('partner event delivery under faults', () => {
     await c.startWorker();
     await c.startDeliveries();
     const firstIds = [...c.streams.values()].map((events) => events[0]!.id);
-    const triedTimes = (times: number) => async () => (firstIds.every((id) => c.endpoint.attempts.filter((attempt) => attempt === id).length >= times) ? true : undefined);
+    const triedTimes = (times: number) => async () =>
+      firstIds.every((id) => c.endpoint.attempts.filter((attempt) => attempt === id).length >= times)
+        ? true
+        : undefined;
     await until('the first events to be tried three times', triedTimes(3), { timeoutMs: 60_000 });
     c.endpoint.answer({ status: 307, location });
     await until('the first events to be tried twice more', triedTimes(5), { timeoutMs: 60_000 });

@@ -53,7 +53,12 @@ const BULK_PREFIX = 'bulk-';
 const SIGNUP_PREFIX = 'signup-';
 
 /** Journeys that wait for nothing after their customer exists: no poll, no deadline within the case. */
-const QUIET_TIMINGS = { pollIntervalSeconds: 3_600, pollBackoffCapSeconds: 3_600, kycDeadlineSeconds: 86_400, accountsDeadlineSeconds: 86_400 };
+const QUIET_TIMINGS = {
+  pollIntervalSeconds: 3_600,
+  pollBackoffCapSeconds: 3_600,
+  kycDeadlineSeconds: 86_400,
+  accountsDeadlineSeconds: 86_400,
+};
 
 /** A wait's limit, `msPerJourney` for each journey (at least 5 minutes): they only stop a case that hangs. */
 function waitLimitMs(msPerJourney: number): number {
@@ -78,7 +83,8 @@ function maxPerSlidingSecond(times: number[]): number {
 }
 
 async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(work));
+  for (let start = 0; start < items.length; start += size)
+    await Promise.all(items.slice(start, start + size).map(work));
 }
 
 let temporal: TemporalOnFile;
@@ -98,7 +104,10 @@ async function setServiceQueueRate(requestsPerSecond: number | undefined): Promi
     identity: 'rate-limit-test',
     taskQueue: serviceTaskQueueOf(taskQueue),
     taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-    updateQueueRateLimit: { reason: 'rate-limit test', ...(requestsPerSecond === undefined ? {} : { rateLimit: { requestsPerSecond } }) },
+    updateQueueRateLimit: {
+      reason: 'rate-limit test',
+      ...(requestsPerSecond === undefined ? {} : { rateLimit: { requestsPerSecond } }),
+    },
   });
 }
 
@@ -117,14 +126,25 @@ function startJourney(externalId: string) {
   return client.workflow.start('customerJourney', {
     taskQueue,
     workflowId: journeyWorkflowId(externalId),
-    args: [JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, timings: QUIET_TIMINGS })],
+    args: [
+      JourneyInputSchema.parse({
+        customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+        timings: QUIET_TIMINGS,
+      }),
+    ],
   });
 }
 
 beforeAll(async () => {
   temporal = await startTemporalOnFile();
   // The sandbox's request log, kept: one line per request with when it arrived (no customer data).
-  const log = pino({ level: 'info' }, { write: (line: string) => void (JSON.parse(line).msg === 'request' && requests.push(JSON.parse(line) as RequestLine)) });
+  const log = pino(
+    { level: 'info' },
+    {
+      write: (line: string) =>
+        void (JSON.parse(line).msg === 'request' && requests.push(JSON.parse(line) as RequestLine)),
+    },
+  );
   // Oldest first: the customer list is read below as the service's creation order.
   service = await startTestSandbox({ logger: log, listOrder: 'oldest-first' });
   connection = await Connection.connect({ address: temporal.address });
@@ -135,7 +155,13 @@ beforeAll(async () => {
     const sentAt: number[] = [];
     sent.push(sentAt);
     // The partner's limit, as workers/process.ts gives it; each attempt noted as it leaves.
-    const ramp = new RampClient({ baseUrl: service.sandbox.url, ...TEST_PARTNER, maxCallsPerSecond: N, now: () => Date.now(), onCanonicalString: () => void sentAt.push(Date.now()) });
+    const ramp = new RampClient({
+      baseUrl: service.sandbox.url,
+      ...TEST_PARTNER,
+      maxCallsPerSecond: N,
+      now: () => Date.now(),
+      onCanonicalString: () => void sentAt.push(Date.now()),
+    });
     const worker = await createRampflowWorker({
       connection: workerConnection,
       namespace: 'default',
@@ -200,8 +226,13 @@ describe('a bulk retry of thousands of parked journeys, with signups arriving du
     await service.control.injectFault({ path: '/customer/create', kind: 'REFUSED', count: JOURNEYS });
     const externalIds = Array.from({ length: JOURNEYS }, (_, index) => `${BULK_PREFIX}${index}-${randomUUID()}`);
     await inBatches(externalIds, 50, startJourney);
-    const count = (query: string) => client.workflow.count(`${query} AND TaskQueue = '${taskQueue}'`).then((answer) => answer.count);
-    await until('every journey to park', async () => ((await count(`RampStage = 'NEEDS_ATTENTION'`)) === JOURNEYS ? true : undefined), { timeoutMs: waitLimitMs(300), intervalMs: 1_000 });
+    const count = (query: string) =>
+      client.workflow.count(`${query} AND TaskQueue = '${taskQueue}'`).then((answer) => answer.count);
+    await until(
+      'every journey to park',
+      async () => ((await count(`RampStage = 'NEEDS_ATTENTION'`)) === JOURNEYS ? true : undefined),
+      { timeoutMs: waitLimitMs(300), intervalMs: 1_000 },
+    );
 
     // The service now answers 429 above N calls a second; the whole backlog is retried at once.
     await service.control.limitRate({ callsPerSecond: N, retryAfterSeconds: 1 });
@@ -209,23 +240,38 @@ describe('a bulk retry of thousands of parked journeys, with signups arriving du
     // (on this machine the updates themselves go at about the queue's rate, and would leave no backlog).
     await setServiceQueueRate(0);
     const from = Date.now();
-    const creates = () => requests.filter((line) => line.receivedAt >= from && line.path === '/customer/create' && line.outcome === 'SUCCESS').length;
+    const creates = () =>
+      requests.filter(
+        (line) => line.receivedAt >= from && line.path === '/customer/create' && line.outcome === 'SUCCESS',
+      ).length;
     const rampflow = new RampflowClient(client, taskQueue);
     const report = await rampflow.retryAllJourneys({}, { concurrency: 32 });
     expect(report).toMatchObject({ listed: JOURNEYS, done: JOURNEYS, failed: 0, refused: 0 });
     // (The server's count is approximate; nearly all is what matters.)
-    await until('the retried journeys to wait on the service queue', async () => ((await serviceBacklog()) >= JOURNEYS * 0.95 ? true : undefined), { timeoutMs: 60_000, intervalMs: 500, describe: async () => `${await serviceBacklog()} waiting` });
+    await until(
+      'the retried journeys to wait on the service queue',
+      async () => ((await serviceBacklog()) >= JOURNEYS * 0.95 ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 500, describe: async () => `${await serviceBacklog()} waiting` },
+    );
     await setServiceQueueRate(undefined);
     const released = Date.now();
 
     // With the backlog draining at the queue's rate (a quarter of it sent), new customers sign up.
-    await until('a quarter of the bulk creates to be sent', async () => (creates() >= JOURNEYS / 4 ? true : undefined), { timeoutMs: waitLimitMs(300), intervalMs: 100 });
+    await until(
+      'a quarter of the bulk creates to be sent',
+      async () => (creates() >= JOURNEYS / 4 ? true : undefined),
+      { timeoutMs: waitLimitMs(300), intervalMs: 100 },
+    );
     const bulkCreatedBeforeSignups = creates();
     const serviceBacklogAtSignups = await serviceBacklog();
     const signupIds = Array.from({ length: SIGNUPS }, (_, index) => `${SIGNUP_PREFIX}${index}-${randomUUID()}`);
     await Promise.all(signupIds.map(startJourney));
 
-    await until('every journey to have its customer created', async () => ((await count(`RampStage = 'AWAITING_KYC'`)) === JOURNEYS + SIGNUPS ? true : undefined), { timeoutMs: waitLimitMs(480), intervalMs: 1_000 });
+    await until(
+      'every journey to have its customer created',
+      async () => ((await count(`RampStage = 'AWAITING_KYC'`)) === JOURNEYS + SIGNUPS ? true : undefined),
+      { timeoutMs: waitLimitMs(480), intervalMs: 1_000 },
+    );
     const seconds = (Date.now() - from) / 1_000;
 
     const calls = requests.filter((line) => line.receivedAt >= from && !line.path.startsWith('/sandbox/'));
@@ -235,10 +281,17 @@ describe('a bulk retry of thousands of parked journeys, with signups arriving du
     // The service's customers in the order they were created (the limit lifted: these reads are the test's, not the workers').
     await service.control.limitRate({ callsPerSecond: 0 });
     const createdInOrder: string[] = [];
-    for await (const customer of service.ramp.customers.iterate({ pageSize: 100 })) createdInOrder.push(customer.externalId ?? '');
+    for await (const customer of service.ramp.customers.iterate({ pageSize: 100 }))
+      createdInOrder.push(customer.externalId ?? '');
     const signups = signupIds.map((externalId) => {
-      const bulkCreatedBefore = createdInOrder.slice(0, createdInOrder.indexOf(externalId)).filter((id) => id.startsWith(BULK_PREFIX)).length;
-      return { bulkPendingAtStart: JOURNEYS - bulkCreatedBeforeSignups, serviceBacklogAtStart: serviceBacklogAtSignups, bulkCreatesAhead: bulkCreatedBefore - bulkCreatedBeforeSignups };
+      const bulkCreatedBefore = createdInOrder
+        .slice(0, createdInOrder.indexOf(externalId))
+        .filter((id) => id.startsWith(BULK_PREFIX)).length;
+      return {
+        bulkPendingAtStart: JOURNEYS - bulkCreatedBeforeSignups,
+        serviceBacklogAtStart: serviceBacklogAtSignups,
+        bulkCreatesAhead: bulkCreatedBefore - bulkCreatedBeforeSignups,
+      };
     });
 
     measured = {
@@ -254,7 +307,11 @@ describe('a bulk retry of thousands of parked journeys, with signups arriving du
       signups,
     };
     const summary = { ...measured, calls: calls.length };
-    if (process.env.RATE_LIMIT_REPORT) writeFileSync(process.env.RATE_LIMIT_REPORT, JSON.stringify({ ...summary, from, calls: process.env.RATE_LIMIT_REPORT_CALLS ? calls : calls.length }));
+    if (process.env.RATE_LIMIT_REPORT)
+      writeFileSync(
+        process.env.RATE_LIMIT_REPORT,
+        JSON.stringify({ ...summary, from, calls: process.env.RATE_LIMIT_REPORT_CALLS ? calls : calls.length }),
+      );
   }, waitLimitMs(1_500));
 
   it('never sends the service more than N calls in any second, and every journey resumes', () => {
@@ -262,7 +319,9 @@ describe('a bulk retry of thousands of parked journeys, with signups arriving du
     expect(measured.maxCallsInAnySecond, summary).toBeLessThanOrEqual(N);
     expect(measured.refusedWith429, summary).toBe(0);
     // Every create was sent (lookup and create per journey, then one look at the customer).
-    expect(measured.calls.filter((line) => line.path === '/customer/create' && line.outcome === 'SUCCESS')).toHaveLength(JOURNEYS + SIGNUPS);
+    expect(
+      measured.calls.filter((line) => line.path === '/customer/create' && line.outcome === 'SUCCESS'),
+    ).toHaveLength(JOURNEYS + SIGNUPS);
   });
 
   it("sends a signup's create before the bulk backlog that was waiting when it started", () => {
@@ -271,7 +330,9 @@ describe('a bulk retry of thousands of parked journeys, with signups arriving du
     // first-come order it would wait for nearly all of bulkPendingAtStart.
     for (const signup of measured.signups) {
       expect(signup.bulkPendingAtStart, JSON.stringify(measured.signups)).toBeGreaterThanOrEqual(JOURNEYS / 2);
-      expect(signup.bulkCreatesAhead, JSON.stringify(measured.signups)).toBeLessThanOrEqual(signup.bulkPendingAtStart / 10);
+      expect(signup.bulkCreatesAhead, JSON.stringify(measured.signups)).toBeLessThanOrEqual(
+        signup.bulkPendingAtStart / 10,
+      );
     }
   });
 });

@@ -28,8 +28,17 @@ let stack: FaultStack;
 let worker: InProcessWorker | undefined;
 
 beforeAll(async () => {
-  stack = await startFaultStack({ clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT }, startTemporalOnFile, EVENTS_ONLY_DEPOSIT_TIMINGS);
-  worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: stack.service.ramp, depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS });
+  stack = await startFaultStack(
+    { clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT },
+    startTemporalOnFile,
+    EVENTS_ONLY_DEPOSIT_TIMINGS,
+  );
+  worker = await startInProcessWorker({
+    temporalAddress: stack.temporal.address,
+    taskQueue: stack.taskQueue,
+    ramp: stack.service.ramp,
+    depositTimings: EVENTS_ONLY_DEPOSIT_TIMINGS,
+  });
 });
 afterAll(async () => {
   await worker?.stop();
@@ -46,26 +55,43 @@ async function stages(batch: JourneyBatch): Promise<string[]> {
 function undelivered(log: DeliveryLog): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const delivery of log) {
-    if (delivery.status === 'PENDING' && delivery.attempts.length > 0 && delivery.attempts.every((attempt) => attempt.outcome === 'FAILED')) counts[delivery.event] = (counts[delivery.event] ?? 0) + 1;
+    if (
+      delivery.status === 'PENDING' &&
+      delivery.attempts.length > 0 &&
+      delivery.attempts.every((attempt) => attempt.outcome === 'FAILED')
+    )
+      counts[delivery.event] = (counts[delivery.event] ?? 0) + 1;
   }
   return counts;
 }
 
 describe('the webhook receiver down while the service delivers', () => {
-  it('gets every event through on the service\'s retries once it is back, and nothing is lost or doubled', async () => {
+  it("gets every event through on the service's retries once it is back, and nothing is lost or doubled", async () => {
     const { client, service, receiver } = stack;
     const externalIds = Array.from({ length: JOURNEYS }, (_, index) => `receiver-down-${index}`);
     const partner = new Partner(service, new Set(externalIds), USD_RAMPS);
     for (const externalId of externalIds) await partner.signUp(externalId);
-    const batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'receiver-down', count: JOURNEYS, ramps: USD_RAMPS, timings: EVENTS_ONLY_TIMINGS });
-    await until('every journey waiting for KYC', async () => ((await stages(batch)).every((stage) => stage === 'AWAITING_KYC') ? true : undefined), { timeoutMs: 60_000, describe: async () => (await stages(batch)).join() });
+    const batch = await startJourneys({
+      connection: stack.connection,
+      taskQueue: stack.taskQueue,
+      prefix: 'receiver-down',
+      count: JOURNEYS,
+      ramps: USD_RAMPS,
+      timings: EVENTS_ONLY_TIMINGS,
+    });
+    await until(
+      'every journey waiting for KYC',
+      async () => ((await stages(batch)).every((stage) => stage === 'AWAITING_KYC') ? true : undefined),
+      { timeoutMs: 60_000, describe: async () => (await stages(batch)).join() },
+    );
 
     // ---- outage 1: the service approves every customer and cannot tell anyone ----
     await receiver.stop();
     await advance(MINUTE); // KYC submitted and approved; CUSTOMER_APPROVED's first attempt fails
     await advance(MINUTE);
     expect(undelivered(await allDeliveries(service.ramp))).toEqual({ CUSTOMER_APPROVED: JOURNEYS });
-    for (const externalId of externalIds) expect((await service.ramp.customers.detail({ externalId })).status).toBe('APPROVED');
+    for (const externalId of externalIds)
+      expect((await service.ramp.customers.detail({ externalId })).status).toBe('APPROVED');
     expect(await stages(batch)).toEqual(externalIds.map(() => 'AWAITING_KYC'));
 
     // ---- back: the first retry carries the approvals, and the journeys set up their ramps ----
@@ -87,7 +113,9 @@ describe('the webhook receiver down while the service delivers', () => {
       async () => {
         await partner.playOnce();
         await advance(MINUTE);
-        return [...partner.deposits.values()].filter((paid) => paid.onramp && paid.offramp).length === JOURNEYS ? true : undefined;
+        return [...partner.deposits.values()].filter((paid) => paid.onramp && paid.offramp).length === JOURNEYS
+          ? true
+          : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 200 },
     );
@@ -105,7 +133,13 @@ describe('the webhook receiver down while the service delivers', () => {
     // ---- back: the retries carry the whole backlog at once, newest after oldest ----
     await receiver.start();
     await advance(FIRST_RETRY);
-    await driveUntilDepositsFinish({ client, batch, partner, timeoutMs: 180_000, round: async () => void (await advance(MINUTE)) });
+    await driveUntilDepositsFinish({
+      client,
+      batch,
+      partner,
+      timeoutMs: 180_000,
+      round: async () => void (await advance(MINUTE)),
+    });
 
     expect(undelivered(await allDeliveries(service.ramp))).toEqual({});
     expect(await findProblems({ client, ramp: service.ramp, batch, partner })).toEqual([]);

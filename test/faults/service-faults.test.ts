@@ -36,7 +36,12 @@ const OUTCOME_UNKNOWN_RETRY_DELAY_MS = DELAY_MS + 2_000;
 const STORM_MS = 40_000;
 
 /** The POSTs the worker sends to create something: each may have taken effect when its answer is lost. */
-const CREATES = ['/customer/create', '/autoramp-flow/onramp', '/autoramp-flow/offramp', '/virtual-account/create-aud-whitelist'];
+const CREATES = [
+  '/customer/create',
+  '/autoramp-flow/onramp',
+  '/autoramp-flow/offramp',
+  '/virtual-account/create-aud-whitelist',
+];
 /** The reads the worker's activities and the event router send. */
 const READS = [
   '/customer/detail',
@@ -61,9 +66,22 @@ let workerRamp: RampClient;
 let worker: InProcessWorker | undefined;
 
 beforeAll(async () => {
-  stack = await startFaultStack({ autopilot: ONE_SECOND_AUTOPILOT, audWhitelistDelaySeconds: 1, deliveryTickSeconds: 1 });
-  workerRamp = new RampClient({ baseUrl: stack.service.sandbox.url, ...TEST_PARTNER, headersTimeoutMs: CLIENT_TIMEOUT_MS });
-  worker = await startInProcessWorker({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, ramp: workerRamp, outcomeUnknownRetryDelayMs: OUTCOME_UNKNOWN_RETRY_DELAY_MS });
+  stack = await startFaultStack({
+    autopilot: ONE_SECOND_AUTOPILOT,
+    audWhitelistDelaySeconds: 1,
+    deliveryTickSeconds: 1,
+  });
+  workerRamp = new RampClient({
+    baseUrl: stack.service.sandbox.url,
+    ...TEST_PARTNER,
+    headersTimeoutMs: CLIENT_TIMEOUT_MS,
+  });
+  worker = await startInProcessWorker({
+    temporalAddress: stack.temporal.address,
+    taskQueue: stack.taskQueue,
+    ramp: workerRamp,
+    outcomeUnknownRetryDelayMs: OUTCOME_UNKNOWN_RETRY_DELAY_MS,
+  });
 });
 afterAll(async () => {
   await worker?.stop();
@@ -90,7 +108,14 @@ describe('the service failing for a while', () => {
       ]),
     ]);
     const stormEndsAt = Date.now() + STORM_MS;
-    const batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'service-faults', count: JOURNEYS, ramps: AUD_RAMPS, timings: FAST_TIMINGS });
+    const batch = await startJourneys({
+      connection: stack.connection,
+      taskQueue: stack.taskQueue,
+      prefix: 'service-faults',
+      count: JOURNEYS,
+      ramps: AUD_RAMPS,
+      timings: FAST_TIMINGS,
+    });
     const partner = new Partner(service, new Set(batch.externalIds), AUD_RAMPS);
 
     await driveUntilDepositsFinish({
@@ -100,7 +125,8 @@ describe('the service failing for a while', () => {
       timeoutMs: 180_000,
       // The storm blows until half the deposits are done (or STORM_MS), then stops for good.
       round: async () => {
-        if (storm.blowing && (Date.now() > stormEndsAt || (await finishedDeposits(client)) >= JOURNEYS)) await storm.end();
+        if (storm.blowing && (Date.now() > stormEndsAt || (await finishedDeposits(client)) >= JOURNEYS))
+          await storm.end();
         if (storm.blowing) await storm.rearm();
       },
     });
@@ -110,9 +136,17 @@ describe('the service failing for a while', () => {
     const served = storm.served();
     for (const kind of ['HTTP_5XX', 'RESET', 'DELAY'] as const) {
       for (const afterHandling of [false, true]) {
-        expect(served.filter((fault) => CREATES.includes(fault.path) && fault.kind === kind && fault.afterHandling === afterHandling).length, `${kind}${afterHandling ? ' after handling' : ''} on a create`).toBeGreaterThan(0);
+        expect(
+          served.filter(
+            (fault) => CREATES.includes(fault.path) && fault.kind === kind && fault.afterHandling === afterHandling,
+          ).length,
+          `${kind}${afterHandling ? ' after handling' : ''} on a create`,
+        ).toBeGreaterThan(0);
       }
-      expect(served.filter((fault) => READS.includes(fault.path) && fault.kind === kind).length, `${kind} on a read`).toBeGreaterThan(0);
+      expect(
+        served.filter((fault) => READS.includes(fault.path) && fault.kind === kind).length,
+        `${kind} on a read`,
+      ).toBeGreaterThan(0);
     }
     expect(await findProblems({ client, ramp: service.ramp, batch, partner })).toEqual([]);
   });

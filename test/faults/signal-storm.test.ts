@@ -37,14 +37,29 @@ let batch: JourneyBatch;
 
 beforeAll(async () => {
   stack = await startFaultStack({ autopilot: ONE_SECOND_AUTOPILOT, deliveryTickSeconds: 1 });
-  worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url });
+  worker = startWorkerProcess({
+    temporalAddress: stack.temporal.address,
+    taskQueue: stack.taskQueue,
+    rampBaseUrl: stack.service.sandbox.url,
+  });
   await worker.started;
   // Eleven journeys to ACTIVE on events alone: one for the storm on one journey, ten for the storm on ten.
   const externalIds = Array.from({ length: 11 }, (_, index) => `storm-${index}`);
   const partner = new Partner(stack.service, new Set(externalIds), USD_RAMPS);
   for (const externalId of externalIds) await partner.signUp(externalId);
-  batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'storm', count: externalIds.length, ramps: USD_RAMPS, timings: EVENTS_ONLY_TIMINGS });
-  await until('the journeys to be ACTIVE', async () => ((await activeJourneys(stack.client)) === externalIds.length ? true : undefined), { timeoutMs: 110_000 });
+  batch = await startJourneys({
+    connection: stack.connection,
+    taskQueue: stack.taskQueue,
+    prefix: 'storm',
+    count: externalIds.length,
+    ramps: USD_RAMPS,
+    timings: EVENTS_ONLY_TIMINGS,
+  });
+  await until(
+    'the journeys to be ACTIVE',
+    async () => ((await activeJourneys(stack.client)) === externalIds.length ? true : undefined),
+    { timeoutMs: 110_000 },
+  );
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();
@@ -72,10 +87,19 @@ async function storm(client: Client, journeyIds: string[]): Promise<Map<string, 
   const paid = new Map(journeyIds.map((id) => [id, { deposits: 0, total: '0', refusals: 0, gone: 0 }]));
   const depositsPerWave = REPORTS_PER_SECOND / REPORTS_PER_DEPOSIT / 10;
   const reporting: Promise<void>[] = [];
-  const offerUntilTaken = async (journeyId: string, depositId: string, n: number, summary: DepositSummary, previousStage?: DepositStage) => {
+  const offerUntilTaken = async (
+    journeyId: string,
+    depositId: string,
+    n: number,
+    summary: DepositSummary,
+    previousStage?: DepositStage,
+  ) => {
     const tally = paid.get(journeyId)!;
     for (;;) {
-      const outcome = await sender.offer(journeyId, { key: depositReportKey(depositId, 'storm', n), progress: { summary, ...(previousStage ? { previousStage } : {}) } });
+      const outcome = await sender.offer(journeyId, {
+        key: depositReportKey(depositId, 'storm', n),
+        progress: { summary, ...(previousStage ? { previousStage } : {}) },
+      });
       if (outcome === 'taken') return;
       if (outcome === 'journey-gone') {
         tally.gone += 1;
@@ -99,7 +123,13 @@ async function storm(client: Client, journeyIds: string[]): Promise<Map<string, 
       reporting.push(
         (async () => {
           await offerUntilTaken(journeyId, depositId, 1, { ...base, stage: 'RECEIVED' });
-          await offerUntilTaken(journeyId, depositId, 2, { ...base, stage: 'COMPLETED', tradeId: `trade-${n}` }, 'RECEIVED');
+          await offerUntilTaken(
+            journeyId,
+            depositId,
+            2,
+            { ...base, stage: 'COMPLETED', tradeId: `trade-${n}` },
+            'RECEIVED',
+          );
         })(),
       );
     }

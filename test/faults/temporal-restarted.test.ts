@@ -16,8 +16,16 @@ let stack: FaultStack;
 let worker: WorkerProcess;
 
 beforeAll(async () => {
-  stack = await startFaultStack({ autopilot: ONE_SECOND_AUTOPILOT, audWhitelistDelaySeconds: 1, deliveryTickSeconds: 1 });
-  worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url });
+  stack = await startFaultStack({
+    autopilot: ONE_SECOND_AUTOPILOT,
+    audWhitelistDelaySeconds: 1,
+    deliveryTickSeconds: 1,
+  });
+  worker = startWorkerProcess({
+    temporalAddress: stack.temporal.address,
+    taskQueue: stack.taskQueue,
+    rampBaseUrl: stack.service.sandbox.url,
+  });
   await worker.started;
 });
 afterAll(async () => {

@@ -26,9 +26,20 @@ let stack: FaultStack;
 let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
-  stack = await startFaultStack({ autopilot: ONE_SECOND_AUTOPILOT, audWhitelistDelaySeconds: 1, deliveryTickSeconds: 1, partners: [TEST_PARTNER, WORKER_KEY] });
+  stack = await startFaultStack({
+    autopilot: ONE_SECOND_AUTOPILOT,
+    audWhitelistDelaySeconds: 1,
+    deliveryTickSeconds: 1,
+    partners: [TEST_PARTNER, WORKER_KEY],
+  });
   // All of its output: the case counts the outage lines in it.
-  worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url, credentials: WORKER_KEY, keepOutputChars: 64 * 1024 * 1024 });
+  worker = startWorkerProcess({
+    temporalAddress: stack.temporal.address,
+    taskQueue: stack.taskQueue,
+    rampBaseUrl: stack.service.sandbox.url,
+    credentials: WORKER_KEY,
+    keepOutputChars: 64 * 1024 * 1024,
+  });
   await worker.started;
 });
 afterAll(async () => {
@@ -38,15 +49,24 @@ afterAll(async () => {
 
 /** Journeys and deposits parked for an operator (visibility; needs no worker). */
 async function parked(stack: FaultStack): Promise<number> {
-  const { count } = await stack.client.workflow.count("WorkflowType IN ('customerJourney', 'depositLifecycle') AND RampStage = 'NEEDS_ATTENTION'");
+  const { count } = await stack.client.workflow.count(
+    "WorkflowType IN ('customerJourney', 'depositLifecycle') AND RampStage = 'NEEDS_ATTENTION'",
+  );
   return count;
 }
 
-describe('the worker\'s key refused for a while', () => {
+describe("the worker's key refused for a while", () => {
   it('parks nothing, reports one incident, and resumes by itself once the key works', async () => {
     const { client, service } = stack;
     const refuse = { path: '*', kind: 'UNAUTHORISED' as const, apiKey: WORKER_KEY.apiKey };
-    const batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'unauthorised', count: JOURNEYS, ramps: AUD_RAMPS, timings: FAST_TIMINGS });
+    const batch = await startJourneys({
+      connection: stack.connection,
+      taskQueue: stack.taskQueue,
+      prefix: 'unauthorised',
+      count: JOURNEYS,
+      ramps: AUD_RAMPS,
+      timings: FAST_TIMINGS,
+    });
     const partner = new Partner(service, new Set(batch.externalIds), AUD_RAMPS);
     // The outage starts once the journeys are under way (customers created, deposits on their way).
     await service.control.injectFault({ ...refuse, count: 100_000 });

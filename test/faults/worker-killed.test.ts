@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_TIMINGS } from '../support/test-journeys';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
-import { activeJourneys, driveUntilDepositsFinish, finishedDeposits, startedDeposits, startJourneys } from './support/journeys';
+import {
+  activeJourneys,
+  driveUntilDepositsFinish,
+  finishedDeposits,
+  startedDeposits,
+  startJourneys,
+} from './support/journeys';
 import { findProblems } from './support/ledger';
 import { AUD_RAMPS, Partner } from './support/partner';
 import { seededRandom } from './support/random';
@@ -38,11 +44,22 @@ describe('the worker killed mid-journey', () => {
     const random = seededRandom();
     const { client } = stack;
     const startWorker = async () => {
-      worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url });
+      worker = startWorkerProcess({
+        temporalAddress: stack.temporal.address,
+        taskQueue: stack.taskQueue,
+        rampBaseUrl: stack.service.sandbox.url,
+      });
       await worker.started;
     };
     await startWorker();
-    const batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: 'killed', count: JOURNEYS, ramps: AUD_RAMPS, timings: FAST_TIMINGS });
+    const batch = await startJourneys({
+      connection: stack.connection,
+      taskQueue: stack.taskQueue,
+      prefix: 'killed',
+      count: JOURNEYS,
+      ramps: AUD_RAMPS,
+      timings: FAST_TIMINGS,
+    });
     const partner = new Partner(stack.service, new Set(batch.externalIds), AUD_RAMPS);
 
     // Kills at random moments, a few seconds apart while the journeys are onboarding (they are
@@ -74,7 +91,8 @@ describe('the worker killed mid-journey', () => {
 
     // Every kill struck while work was in flight, so there was something to lose.
     expect(kills, `seed ${random.seed}`).toHaveLength(4);
-    for (const { at, finishedDeposits: finished } of kills) expect(finished, `seed ${random.seed}: the kill at ${at}`).toBeLessThan(JOURNEYS * 2);
+    for (const { at, finishedDeposits: finished } of kills)
+      expect(finished, `seed ${random.seed}: the kill at ${at}`).toBeLessThan(JOURNEYS * 2);
     expect(await findProblems({ client, ramp: stack.service.ramp, batch, partner }), `seed ${random.seed}`).toEqual([]);
   });
 });

@@ -29,10 +29,17 @@ const CODEC_TOKEN = 'go-starter-codec-token-0123456789';
 
 beforeAll(async () => {
   // A cold module cache downloads the SDK first: 4 to 8 minutes on a busy 2-core machine, seconds after.
-  const build = await run('go', ['build', '-C', SOURCE_DIR, '-buildvcs=false', '-o', binary, '.'], { timeoutMs: 900_000 });
+  const build = await run('go', ['build', '-C', SOURCE_DIR, '-buildvcs=false', '-o', binary, '.'], {
+    timeoutMs: 900_000,
+  });
   expect(build.code, `go build failed:\n${build.stderr}`).toBe(0);
   h = await startJourneyHarness();
-  codecServer = await buildCodecServer({ codec: new EncryptionCodec(testPayloadKeys()), token: CODEC_TOKEN, corsOrigins: [], logger: pino({ level: 'silent' }) });
+  codecServer = await buildCodecServer({
+    codec: new EncryptionCodec(testPayloadKeys()),
+    token: CODEC_TOKEN,
+    corsOrigins: [],
+    logger: pino({ level: 'silent' }),
+  });
   await codecServer.listen({ host: '127.0.0.1', port: 0 });
 }, 960_000);
 
@@ -49,7 +56,22 @@ describe('a journey started from Go with the Temporal Go SDK', () => {
     const codecEndpoint = `http://127.0.0.1:${(codecServer.server.address() as AddressInfo).port}`;
     const result = await run(
       binary,
-      ['-address', temporalAddress(), '-task-queue', h.taskQueue, '-input', JSON.stringify(input), '-wait-stage', 'AWAITING_KYC', '-timeout', '90s', '-codec-endpoint', codecEndpoint, '-codec-auth', `Bearer ${CODEC_TOKEN}`],
+      [
+        '-address',
+        temporalAddress(),
+        '-task-queue',
+        h.taskQueue,
+        '-input',
+        JSON.stringify(input),
+        '-wait-stage',
+        'AWAITING_KYC',
+        '-timeout',
+        '90s',
+        '-codec-endpoint',
+        codecEndpoint,
+        '-codec-auth',
+        `Bearer ${CODEC_TOKEN}`,
+      ],
       { timeoutMs: 120_000 },
     );
     expect(result.code, result.stderr).toBe(0);

@@ -7,10 +7,30 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { METRICS, METRICS_TABLE_END, METRICS_TABLE_START, metricsTableMarkdown, type MetricType } from '../../observability/metric-catalogue';
+import {
+  METRICS,
+  METRICS_TABLE_END,
+  METRICS_TABLE_START,
+  metricsTableMarkdown,
+  type MetricType,
+} from '../../observability/metric-catalogue';
 import { PROJECT_ROOT } from '../support/run';
 
-const SOURCE_FOLDERS = ['activities', 'workflows', 'workers', 'webhooks', 'ramp', 'client', 'cli', 'partner-api', 'partner-events', 'codec', 'config', 'observability', 'attachments'];
+const SOURCE_FOLDERS = [
+  'activities',
+  'workflows',
+  'workers',
+  'webhooks',
+  'ramp',
+  'client',
+  'cli',
+  'partner-api',
+  'partner-events',
+  'codec',
+  'config',
+  'observability',
+  'attachments',
+];
 
 function sourceFiles(folder: string): string[] {
   const root = join(PROJECT_ROOT, folder);
@@ -83,17 +103,21 @@ describe('the metric catalogue', () => {
       expect(metric.name, metric.name).toMatch(/^[a-z_][a-z0-9_]*$/);
       expect(metric.name.endsWith('_total'), metric.name).toBe(metric.type === 'counter');
       expect(metric.name, metric.name).not.toMatch(/_(ms|milliseconds|minutes|hours)(_|$)/);
-      for (const label of metric.labels) expect(label, `${metric.name}{${label}}`).not.toMatch(/id$|_id|external|customer|email|name/i);
+      for (const label of metric.labels)
+        expect(label, `${metric.name}{${label}}`).not.toMatch(/id$|_id|external|customer|email|name/i);
       if (metric.buckets) expect(metric.type).toBe('histogram');
     }
   });
 
-  it('is the metrics reference page\'s table, between its markers', () => {
+  it("is the metrics reference page's table, between its markers", () => {
     const page = readFileSync(join(PROJECT_ROOT, 'docs', 'reference', 'metrics.md'), 'utf8');
     const start = page.indexOf(METRICS_TABLE_START);
     const end = page.indexOf(METRICS_TABLE_END);
-    expect(start, 'docs/reference/metrics.md has the table\'s start marker').toBeGreaterThanOrEqual(0);
+    expect(start, "docs/reference/metrics.md has the table's start marker").toBeGreaterThanOrEqual(0);
     expect(end).toBeGreaterThan(start);
-    expect(page.slice(start + METRICS_TABLE_START.length, end).trim(), 'docs/reference/metrics.md is stale: run `npm run docs:generate`').toBe(metricsTableMarkdown());
+    expect(
+      page.slice(start + METRICS_TABLE_START.length, end).trim(),
+      'docs/reference/metrics.md is stale: run `npm run docs:generate`',
+    ).toBe(metricsTableMarkdown());
   });
 });

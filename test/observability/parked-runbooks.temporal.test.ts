@@ -35,15 +35,46 @@ beforeAll(async () => {
   parked.journey.workflowId = journey.workflowId;
 
   const { handle, depositAddressId } = await startActiveJourney(h);
-  const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '5.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
+  const deposit = await h.control.simulateCryptoDeposit({
+    depositAddressId,
+    amount: '5.00',
+    currency: 'USDT',
+    sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' },
+  });
   await h.reconcile();
   parked.deposit.workflowId = depositWorkflowId(deposit.id);
 
   // A payout the partner's balance (empty in the sandbox) cannot cover.
-  const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
-  const { id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'AUD', bankName: 'Test Bank', accountNo: '11223344', swift: 'TESTAU2S', beneficiaryName: 'Ada Lovelace' })) as { id: string };
+  const { id: customerId } = await h.ramp.customers.create({
+    externalId: `payee-${randomUUID()}`,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
+  const { id: bankAccountId } = (await h.ramp.bankAccounts.add({
+    customerId: customerId!,
+    currency: 'AUD',
+    bankName: 'Test Bank',
+    accountNo: '11223344',
+    swift: 'TESTAU2S',
+    beneficiaryName: 'Ada Lovelace',
+  })) as { id: string };
   const reference = `parked-${randomUUID()}`;
-  const created = await runRampflow(['payout', 'create', '--reference', reference, '--bank-account', bankAccountId, '--currency', 'USDT', '--amount', '65', '--json'], { env: rampflowEnv() });
+  const created = await runRampflow(
+    [
+      'payout',
+      'create',
+      '--reference',
+      reference,
+      '--bank-account',
+      bankAccountId,
+      '--currency',
+      'USDT',
+      '--amount',
+      '65',
+      '--json',
+    ],
+    { env: rampflowEnv() },
+  );
   expect(created.stderr).toBe('');
   parked.payout.workflowId = payoutWorkflowId(reference);
 
@@ -73,8 +104,8 @@ function parkedSection(stdout: string): string {
   return from < 0 ? '' : stdout.slice(from, stdout.indexOf('\nlast reconciliation', from));
 }
 
-describe('the parked alerts\' input', () => {
-  it('the receiver\'s scan serves each type\'s longest parked, from when it parked: what RampflowPayoutParked compares with its SLA', async () => {
+describe("the parked alerts' input", () => {
+  it("the receiver's scan serves each type's longest parked, from when it parked: what RampflowPayoutParked compares with its SLA", async () => {
     const registry = new Registry();
     const scan = new StageAgeScan({ client: h.client, taskQueue: h.taskQueue, registry });
     const since = await until(
@@ -89,18 +120,23 @@ describe('the parked alerts\' input', () => {
     const { attention } = await h.client.workflow.getHandle(parked.payout.workflowId).query(payoutStateQuery);
     // RampStageSince is the park's own time (workflow time, indexed in the same upsert as the stage).
     expect(Math.abs(since - Date.parse(attention!.since))).toBeLessThan(1_000);
-    const line = (await registry.metrics()).split('\n').find((one) => one.startsWith('rampflow_stage_oldest_waiter_seconds{workflow_type="payout",stage="NEEDS_ATTENTION"}'));
+    const line = (await registry.metrics())
+      .split('\n')
+      .find((one) =>
+        one.startsWith('rampflow_stage_oldest_waiter_seconds{workflow_type="payout",stage="NEEDS_ATTENTION"}'),
+      );
     expect(Number(line?.split(' ').at(-1))).toBeGreaterThan(0);
-    for (const workflowType of ['depositLifecycle', 'customerJourney']) expect(scan.oldestAt(workflowType, 'NEEDS_ATTENTION')?.since, workflowType).toBeDefined();
+    for (const workflowType of ['depositLifecycle', 'customerJourney'])
+      expect(scan.oldestAt(workflowType, 'NEEDS_ATTENTION')?.since, workflowType).toBeDefined();
   });
 });
 
-describe('the parked alerts\' runbooks', () => {
+describe("the parked alerts' runbooks", () => {
   it.each([
     ['RampflowPayoutParked', 'payout'],
     ['RampflowDepositParked', 'deposit'],
     ['RampflowJourneyParked', 'journey'],
-  ] as const)('%s: the first command prints the parked %s\'s ID under its reason', async (alert, kind) => {
+  ] as const)("%s: the first command prints the parked %s's ID under its reason", async (alert, kind) => {
     const command = firstCommand(alert);
     const { workflowId, row, words } = parked[kind];
     const section = await until(

@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { alertRules, MISSING_PROMETHEUS, PROMTOOL, RULES_DIR, RULES_FILE, RULES_TEST_FILE } from './support/prometheus-tools';
+import {
+  alertRules,
+  MISSING_PROMETHEUS,
+  PROMTOOL,
+  RULES_DIR,
+  RULES_FILE,
+  RULES_TEST_FILE,
+} from './support/prometheus-tools';
 
 const run = promisify(execFile);
 
@@ -45,8 +52,14 @@ describe.skipIf(!PROMTOOL)(`the alert rules, by promtool${PROMTOOL ? '' : ` (ski
     const checks = tests.flatMap((test) => test.alert_rule_test ?? []);
     for (const { alert } of alertRules()) {
       const mine = checks.filter((check) => check.alertname === alert);
-      expect(mine.some((check) => (check.exp_alerts ?? []).length > 0), `${alert} fires in some test`).toBe(true);
-      expect(mine.some((check) => (check.exp_alerts ?? []).length === 0), `${alert} stays quiet in some test`).toBe(true);
+      expect(
+        mine.some((check) => (check.exp_alerts ?? []).length > 0),
+        `${alert} fires in some test`,
+      ).toBe(true);
+      expect(
+        mine.some((check) => (check.exp_alerts ?? []).length === 0),
+        `${alert} stays quiet in some test`,
+      ).toBe(true);
     }
     // And no test names an alert rules.yml does not have.
     const alerts = new Set(alertRules().map((rule) => rule.alert));

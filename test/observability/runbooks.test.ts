@@ -22,11 +22,12 @@ describe('runbooks', () => {
       expect(existsSync(path), `${url} exists`).toBe(true);
       const page = readFileSync(path, 'utf8');
       expect(page.startsWith(`# ${alert}\n`), `${url} is titled ${alert}`).toBe(true);
-      for (const section of ['**What it means.**', '**What to look at.**', '**What to do.**']) expect(page, `${url}: ${section}`).toContain(section);
+      for (const section of ['**What it means.**', '**What to look at.**', '**What to do.**'])
+        expect(page, `${url}: ${section}`).toContain(section);
     }
   });
 
-  it('every runbook is an alert\'s, and the index and the metrics and alerts page link each one', () => {
+  it("every runbook is an alert's, and the index and the metrics and alerts page link each one", () => {
     const names = new Set(alerts.map((rule) => rule.alert));
     const pages = readdirSync(RUNBOOKS).filter((file) => file !== 'README.md' && file.endsWith('.md'));
     expect(pages.filter((file) => !names.has(file.replace(/\.md$/, '')))).toEqual([]);
@@ -34,7 +35,9 @@ describe('runbooks', () => {
     const alertsPage = readFileSync(join(PROJECT_ROOT, 'docs', 'operating', 'metrics-and-alerts.md'), 'utf8');
     for (const alert of names) {
       expect(index, `docs/runbooks/README.md links ${alert}`).toContain(`(${alert}.md)`);
-      expect(alertsPage, `docs/operating/metrics-and-alerts.md links ${alert}'s runbook`).toContain(`(../runbooks/${alert}.md)`);
+      expect(alertsPage, `docs/operating/metrics-and-alerts.md links ${alert}'s runbook`).toContain(
+        `(../runbooks/${alert}.md)`,
+      );
     }
   });
 });

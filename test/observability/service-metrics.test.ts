@@ -7,14 +7,18 @@ const files = (contents: Record<string, string>) => (path: string) => {
   throw new Error(`ENOENT: ${path}`);
 };
 
-describe('the container\'s memory limit', () => {
+describe("the container's memory limit", () => {
   it('is the cgroup v2 limit, else the v1 limit', () => {
     expect(cgroupMemoryLimitBytes(files({ '/sys/fs/cgroup/memory.max': '1073741824\n' }))).toBe(1_073_741_824);
-    expect(cgroupMemoryLimitBytes(files({ '/sys/fs/cgroup/memory/memory.limit_in_bytes': '536870912\n' }))).toBe(536_870_912);
+    expect(cgroupMemoryLimitBytes(files({ '/sys/fs/cgroup/memory/memory.limit_in_bytes': '536870912\n' }))).toBe(
+      536_870_912,
+    );
   });
   it('is none when the cgroup says unlimited or there is no cgroup', () => {
     expect(cgroupMemoryLimitBytes(files({ '/sys/fs/cgroup/memory.max': 'max\n' }))).toBeUndefined();
-    expect(cgroupMemoryLimitBytes(files({ '/sys/fs/cgroup/memory/memory.limit_in_bytes': '9223372036854771712\n' }))).toBeUndefined();
+    expect(
+      cgroupMemoryLimitBytes(files({ '/sys/fs/cgroup/memory/memory.limit_in_bytes': '9223372036854771712\n' })),
+    ).toBeUndefined();
     expect(cgroupMemoryLimitBytes(files({}))).toBeUndefined();
   });
 });

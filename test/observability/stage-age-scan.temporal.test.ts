@@ -24,12 +24,24 @@ beforeAll(async () => {
   ({ client, close } = await connectClient());
 });
 afterAll(async () => {
-  await Promise.all(started.map((workflowId) => client.workflow.getHandle(workflowId).terminate('test over').catch(() => undefined)));
+  await Promise.all(
+    started.map((workflowId) =>
+      client.workflow
+        .getHandle(workflowId)
+        .terminate('test over')
+        .catch(() => undefined),
+    ),
+  );
   await close?.();
 });
 
 /** A waiter: a `workflowType` run at `stage` since `minutesAgo` before NOW, never picked up. */
-async function waiter(taskQueue: string, workflowType: string, stage: string, minutesAgo: number | undefined): Promise<string> {
+async function waiter(
+  taskQueue: string,
+  workflowType: string,
+  stage: string,
+  minutesAgo: number | undefined,
+): Promise<string> {
   const workflowId = `stage-age/${randomUUID()}`;
   await client.workflow.start(workflowType, {
     taskQueue,
@@ -45,15 +57,33 @@ async function waiter(taskQueue: string, workflowType: string, stage: string, mi
 }
 
 async function indexed(taskQueue: string, count: number): Promise<void> {
-  await until(`visibility to list ${count} waiters`, async () => ((await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count === count ? true : undefined), 30_000);
+  await until(
+    `visibility to list ${count} waiters`,
+    async () =>
+      (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count === count
+        ? true
+        : undefined,
+    30_000,
+  );
 }
 
 function scanOf(taskQueue: string, options: { pageSize?: number; callsPerStage?: number } = {}) {
   const registry = new Registry();
   const failures: string[] = [];
-  const scan = new StageAgeScan({ client, taskQueue, registry, now: () => NOW, onError: (failure) => failures.push(failure.message), ...options });
+  const scan = new StageAgeScan({
+    client,
+    taskQueue,
+    registry,
+    now: () => NOW,
+    onError: (failure) => failures.push(failure.message),
+    ...options,
+  });
   const gauge = async (workflowType: string, stage: string): Promise<number | undefined> => {
-    const line = (await registry.metrics()).split('\n').find((one) => one.startsWith(`rampflow_stage_oldest_waiter_seconds{workflow_type="${workflowType}",stage="${stage}"}`));
+    const line = (await registry.metrics())
+      .split('\n')
+      .find((one) =>
+        one.startsWith(`rampflow_stage_oldest_waiter_seconds{workflow_type="${workflowType}",stage="${stage}"}`),
+      );
     return line === undefined ? undefined : Number(line.split(' ').at(-1));
   };
   return { scan, gauge, failures };
@@ -62,7 +92,7 @@ function scanOf(taskQueue: string, options: { pageSize?: number; callsPerStage?:
 const STAGES_SCANNED = SCANNED_STAGES.reduce((sum, kind) => sum + kind.stages.length, 0);
 
 describe('the longest waiter per stage, from visibility', () => {
-  it('serves each stage\'s oldest waiter on its task queue, 0 for an empty stage, one call a stage', async () => {
+  it("serves each stage's oldest waiter on its task queue, 0 for an empty stage, one call a stage", async () => {
     const taskQueue = uniqueTaskQueue('stage-age');
     const other = uniqueTaskQueue('stage-age-other');
     await waiter(taskQueue, 'customerJourney', 'AWAITING_ACCOUNTS', 30);
@@ -95,13 +125,17 @@ describe('the longest waiter per stage, from visibility', () => {
     const taskQueue = uniqueTaskQueue('stage-age-narrow');
     const minutes = [3, 50, 7, 41, 12, 44, 9, 30, 2];
     const ids = [];
-    for (const minutesAgo of minutes) ids.push(await waiter(taskQueue, 'depositLifecycle', 'TRADE_CREATED', minutesAgo));
+    for (const minutesAgo of minutes)
+      ids.push(await waiter(taskQueue, 'depositLifecycle', 'TRADE_CREATED', minutesAgo));
     await indexed(taskQueue, minutes.length);
 
     // Pages of 2 and calls enough: one scan narrows down to the oldest.
     const unbounded = scanOf(taskQueue, { pageSize: 2, callsPerStage: 20 });
     await unbounded.scan.scanOnce();
-    expect(unbounded.scan.oldestAt('depositLifecycle', 'TRADE_CREATED')).toEqual({ since: NOW - 50 * MINUTE, exact: true });
+    expect(unbounded.scan.oldestAt('depositLifecycle', 'TRADE_CREATED')).toEqual({
+      since: NOW - 50 * MINUTE,
+      exact: true,
+    });
 
     // At most 3 calls a stage a scan: it may take a few scans to be sure.
     const { scan, gauge } = scanOf(taskQueue, { pageSize: 2, callsPerStage: 3 });
@@ -123,7 +157,8 @@ describe('the longest waiter per stage, from visibility', () => {
     await client.workflow.getHandle(ids[minutes.indexOf(50)]!).terminate('moved on');
     await indexed(taskQueue, minutes.length - 1);
     const found = () => scan.oldestAt('depositLifecycle', 'TRADE_CREATED');
-    for (let scans = 0; scans < 10 && !(found()?.exact && found()?.since === NOW - 44 * MINUTE); scans += 1) await scan.scanOnce();
+    for (let scans = 0; scans < 10 && !(found()?.exact && found()?.since === NOW - 44 * MINUTE); scans += 1)
+      await scan.scanOnce();
     expect(scan.oldestAt('depositLifecycle', 'TRADE_CREATED')).toEqual({ since: NOW - 44 * MINUTE, exact: true });
     expect(await gauge('depositLifecycle', 'TRADE_CREATED')).toBe(44 * 60);
   }, 60_000);

@@ -37,7 +37,11 @@ async function listen(api: FastifyInstance): Promise<string> {
 
 beforeAll(async () => {
   h = await startJourneyHarness();
-  rampflow = await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() });
+  rampflow = await createRampflowClient({
+    connection: h.client.connection as Connection,
+    taskQueue: h.taskQueue,
+    payloadKeys: testPayloadKeys(),
+  });
   app = buildPartnerApi({ token: TOKEN, rampflow, logger: quiet });
   baseUrl = await listen(app);
 });
@@ -46,17 +50,31 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function call(method: string, path: string, body?: unknown, options: { token?: string | null; base?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { token?: string | null; base?: string } = {},
+) {
   const token = options.token === undefined ? TOKEN : options.token;
   const response = await fetch(`${options.base ?? baseUrl}${path}`, {
     method,
-    headers: { ...(token !== null ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token !== null ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
-const signup = (externalId: string) => ({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' } });
+const signup = (externalId: string) => ({
+  customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+});
 
 describe('the partner API', () => {
   it('starts a journey on signup and answers its KYC link in the same round trip; a repeated signup returns the same journey (one run) and the link at once', async () => {
@@ -64,13 +82,20 @@ describe('the partner API', () => {
     const reference = { externalId, workflowId: journeyWorkflowId(externalId), stateUrl: `/journeys/${externalId}` };
     const first = await call('POST', '/journeys', signup(externalId));
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ ...reference, stage: expect.stringMatching(/^(CREATING_CUSTOMER|AWAITING_KYC)$/), kycLink: expect.stringMatching(/^https?:\/\//) });
+    expect(first.body).toEqual({
+      ...reference,
+      stage: expect.stringMatching(/^(CREATING_CUSTOMER|AWAITING_KYC)$/),
+      kycLink: expect.stringMatching(/^https?:\/\//),
+    });
     expect(first.headers.get('location')).toBe(`/journeys/${externalId}`);
     const handle = h.client.workflow.getHandle(journeyWorkflowId(externalId));
     const { runId } = await handle.describe();
 
     const startedAt = Date.now();
-    const again = await call('POST', '/journeys', { ...signup(externalId), customer: { ...signup(externalId).customer, realName: 'Ada King' } });
+    const again = await call('POST', '/journeys', {
+      ...signup(externalId),
+      customer: { ...signup(externalId).customer, realName: 'Ada King' },
+    });
     expect(Date.now() - startedAt).toBeLessThan(3_000);
     expect(again.status).toBe(201);
     expect(again.body).toEqual({ ...reference, stage: expect.any(String), kycLink: first.body.kycLink });
@@ -106,7 +131,11 @@ describe('the partner API', () => {
   it('answers 202 without the KYC link within the bounded wait when no worker runs the journey, and starts it', async () => {
     const idle = buildPartnerApi({
       token: TOKEN,
-      rampflow: await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: uniqueTaskQueue('no-worker'), payloadKeys: testPayloadKeys() }),
+      rampflow: await createRampflowClient({
+        connection: h.client.connection as Connection,
+        taskQueue: uniqueTaskQueue('no-worker'),
+        payloadKeys: testPayloadKeys(),
+      }),
       logger: quiet,
       signupWaitSeconds: 1,
     });
@@ -117,7 +146,12 @@ describe('the partner API', () => {
       const answer = await call('POST', '/journeys', signup(externalId), { base });
       expect(Date.now() - startedAt).toBeLessThan(1_000 + SIGNUP_GRACE_MS + 2_000);
       expect(answer.status).toBe(202);
-      expect(answer.body).toEqual({ externalId, workflowId: journeyWorkflowId(externalId), stateUrl: `/journeys/${externalId}`, stage: 'CREATING_CUSTOMER' });
+      expect(answer.body).toEqual({
+        externalId,
+        workflowId: journeyWorkflowId(externalId),
+        stateUrl: `/journeys/${externalId}`,
+        stage: 'CREATING_CUSTOMER',
+      });
       const handle = h.client.workflow.getHandle(journeyWorkflowId(externalId));
       expect((await handle.describe()).status.name).toBe('RUNNING');
       await handle.terminate('test over');
@@ -126,10 +160,12 @@ describe('the partner API', () => {
     }
   });
 
-  it('resends a stream\'s parked partner event deliveries: 400 for a malformed stream, 404 when none are under way', async () => {
+  it("resends a stream's parked partner event deliveries: 400 for a malformed stream, 404 when none are under way", async () => {
     expect((await call('POST', '/partner-events/resend', { stream: 'customers/x' })).status).toBe(400);
     expect((await call('POST', '/partner-events/resend', {})).status).toBe(400);
-    expect((await call('POST', '/partner-events/resend', { stream: `customer/nobody-${Date.now()}` })).status).toBe(404);
+    expect((await call('POST', '/partner-events/resend', { stream: `customer/nobody-${Date.now()}` })).status).toBe(
+      404,
+    );
     const parked = await call('GET', '/partner-events/parked');
     expect(parked.status).toBe(200);
     expect(parked.body.streams).toEqual(expect.any(Array));
@@ -141,7 +177,7 @@ describe('the partner API', () => {
     expect((await call('POST', '/journeys/nobody-here/cancel', {})).status).toBe(404);
   });
 
-  it('lists a customer\'s deposits a page at a time', async () => {
+  it("lists a customer's deposits a page at a time", async () => {
     const externalId = `api-deposits-${randomUUID()}`;
     // Three deposit workflows of this customer, on a task queue no worker polls: visibility lists
     // them by their search attributes whether or not they run.
@@ -167,18 +203,30 @@ describe('the partner API', () => {
       expect(first.status).toBe(200);
       expect(first.body.deposits).toHaveLength(2);
       expect(first.body.nextPageToken).toEqual(expect.any(String));
-      const second = await call('GET', `/journeys/${externalId}/deposits?pageSize=2&nextPageToken=${String(first.body.nextPageToken)}`);
+      const second = await call(
+        'GET',
+        `/journeys/${externalId}/deposits?pageSize=2&nextPageToken=${String(first.body.nextPageToken)}`,
+      );
       expect(second.status).toBe(200);
       expect(second.body.nextPageToken).toBeUndefined();
-      const seen = [...(first.body.deposits as { depositId: string }[]), ...(second.body.deposits as { depositId: string }[])];
+      const seen = [
+        ...(first.body.deposits as { depositId: string }[]),
+        ...(second.body.deposits as { depositId: string }[]),
+      ];
       expect(seen.map((deposit) => deposit.depositId).sort()).toEqual(depositIds);
-      expect(seen[0]).toMatchObject({ externalId, stage: 'RECEIVED', status: 'RUNNING', workflowId: expect.stringMatching(/^deposit\//) });
+      expect(seen[0]).toMatchObject({
+        externalId,
+        stage: 'RECEIVED',
+        status: 'RUNNING',
+        workflowId: expect.stringMatching(/^deposit\//),
+      });
 
       const badPage = await call('GET', `/journeys/${externalId}/deposits?pageSize=0&stage=SOMEWHERE`);
       expect(badPage.status).toBe(400);
       expect((badPage.body.issues as { path: string }[]).map((issue) => issue.path)).toEqual(['pageSize', 'stage']);
     } finally {
-      for (const depositId of depositIds) await h.client.workflow.getHandle(depositWorkflowId(depositId)).terminate('test over');
+      for (const depositId of depositIds)
+        await h.client.workflow.getHandle(depositWorkflowId(depositId)).terminate('test over');
     }
   });
 
@@ -194,11 +242,17 @@ describe('the partner API', () => {
     ]);
     const badId = await call('GET', '/journeys/has%20space');
     expect(badId.status).toBe(400);
-    expect(badId.body.issues).toEqual([{ path: 'externalId', message: 'letters, digits and . _ : @ - only, at most 128' }]);
+    expect(badId.body.issues).toEqual([
+      { path: 'externalId', message: 'letters, digits and . _ : @ - only, at most 128' },
+    ]);
     const badRetry = await call('POST', '/journeys/someone/retry', { correctedInput: { onRamp: {} } });
     expect(badRetry.status).toBe(400);
     expect((badRetry.body.issues as { path: string }[])[0]!.path).toBe('correctedInput');
-    const notJson = await fetch(`${baseUrl}/journeys`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"customer":' });
+    const notJson = await fetch(`${baseUrl}/journeys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"customer":',
+    });
     expect(notJson.status).toBe(400);
   });
 
@@ -214,7 +268,16 @@ describe('the partner API', () => {
 
   it('answers 503 while Temporal cannot be reached, so the partner retries', async () => {
     const away = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
-    const offline = buildPartnerApi({ token: TOKEN, rampflow: await createRampflowClient({ connection: away, taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() }), logger: quiet, temporalTimeoutMs: 3_000 });
+    const offline = buildPartnerApi({
+      token: TOKEN,
+      rampflow: await createRampflowClient({
+        connection: away,
+        taskQueue: h.taskQueue,
+        payloadKeys: testPayloadKeys(),
+      }),
+      logger: quiet,
+      temporalTimeoutMs: 3_000,
+    });
     const base = await listen(offline);
     try {
       const start = await call('POST', '/journeys', signup(`api-${randomUUID()}`), { base });
@@ -237,7 +300,9 @@ describe('the OpenAPI document', () => {
     const result = await new Validator().validate(structuredClone(document));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect((await call('GET', '/openapi.json', undefined, { token: null })).body).toEqual(JSON.parse(JSON.stringify(document)));
+    expect((await call('GET', '/openapi.json', undefined, { token: null })).body).toEqual(
+      JSON.parse(JSON.stringify(document)),
+    );
   });
 
   it('describes a journey request exactly as the published contract does', () => {

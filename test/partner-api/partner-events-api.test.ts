@@ -46,8 +46,14 @@ async function startApi(events: PartnerEventStore): Promise<{ base: string; app:
 const openReader = () => openFilePartnerEventStore({ dir: folder, payloadKeys: keys, role: 'reader' });
 
 async function get(base: string, path: string, token: string | null = TOKEN) {
-  const response = await fetch(`${base}${path}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  const response = await fetch(`${base}${path}`, {
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 const ids = (events: unknown) => (events as PartnerEvent[]).map((event) => event.id);
@@ -71,7 +77,10 @@ beforeAll(async () => {
   const reader = await openReader();
   const api = await startApi(reader);
   base = api.base;
-  closers.push(() => api.app.close(), () => reader.close());
+  closers.push(
+    () => api.app.close(),
+    () => reader.close(),
+  );
 });
 afterAll(async () => {
   for (const close of closers.reverse()) await close();
@@ -91,7 +100,10 @@ describe('GET /events', () => {
     // The partner API restarts (a new process on the same store): the cursor the partner kept still reads on.
     const reader = await openReader();
     const restarted = await startApi(reader);
-    closers.push(() => restarted.app.close(), () => reader.close());
+    closers.push(
+      () => restarted.app.close(),
+      () => reader.close(),
+    );
     const rest = await get(restarted.base, `/events?after=${String(first.body.next)}`);
     expect(ids(rest.body.events)).toEqual(ids(inOrder.slice(4)));
 
@@ -129,7 +141,7 @@ describe('GET /events', () => {
 });
 
 describe('GET /journeys/{externalId}/timeline', () => {
-  it('gives the customer\'s events in sequence order, a page at a time', async () => {
+  it("gives the customer's events in sequence order, a page at a time", async () => {
     const all = await get(base, '/journeys/ada/timeline');
     expect(all.status).toBe(200);
     expect(all.body).toEqual({ events: ada, nextAfterSequence: 5 });

@@ -19,10 +19,23 @@ describe('the partner event catalogue', () => {
   });
 
   it('refuses an event whose data does not match its type, or whose id is not an event id', () => {
-    const envelope = { id: 'evt_0123456789abcdef0123', timestamp: '2026-11-24T00:00:00.000Z', sequence: 1, externalId: 'user-1' };
-    expect(PartnerEventSchema.safeParse({ ...envelope, type: 'journey.kyc_required', data: { kycLink: 'https://kyc.example/x' } }).success).toBe(true);
+    const envelope = {
+      id: 'evt_0123456789abcdef0123',
+      timestamp: '2026-11-24T00:00:00.000Z',
+      sequence: 1,
+      externalId: 'user-1',
+    };
+    expect(
+      PartnerEventSchema.safeParse({
+        ...envelope,
+        type: 'journey.kyc_required',
+        data: { kycLink: 'https://kyc.example/x' },
+      }).success,
+    ).toBe(true);
     expect(PartnerEventSchema.safeParse({ ...envelope, type: 'journey.kyc_required', data: {} }).success).toBe(false);
-    expect(PartnerEventSchema.safeParse({ ...envelope, id: 'evt_short', type: 'journey.approved', data: {} }).success).toBe(false);
+    expect(
+      PartnerEventSchema.safeParse({ ...envelope, id: 'evt_short', type: 'journey.approved', data: {} }).success,
+    ).toBe(false);
     expect(PartnerEventSchema.safeParse({ ...envelope, type: 'journey.unknown', data: {} }).success).toBe(false);
   });
 });

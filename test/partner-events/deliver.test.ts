@@ -49,7 +49,8 @@ function endpoint(url: string, secrets: string[] = [NEW_SECRET]): PartnerEndpoin
   return { name: 'acme', url, secrets };
 }
 
-const deliver = (url: string, secrets?: string[], timeoutMs = 5_000) => deliverEvent(endpoint(url, secrets), sampleEvent(), { timeoutMs, dispatcher: agent });
+const deliver = (url: string, secrets?: string[], timeoutMs = 5_000) =>
+  deliverEvent(endpoint(url, secrets), sampleEvent(), { timeoutMs, dispatcher: agent });
 
 async function until(holds: () => boolean): Promise<void> {
   while (!holds()) await new Promise((wake) => setTimeout(wake, 20));
@@ -71,7 +72,11 @@ describe('a delivery a standardwebhooks endpoint verifies', () => {
 
   it('is accepted, with the envelope exactly as the body and the Standard Webhooks headers', async () => {
     const attemptAt = new Date(Date.now() - 90_000);
-    const attempt = await deliverEvent(endpoint(endpointServer.url), sampleEvent(), { timeoutMs: 5_000, dispatcher: agent, now: () => attemptAt });
+    const attempt = await deliverEvent(endpoint(endpointServer.url), sampleEvent(), {
+      timeoutMs: 5_000,
+      dispatcher: agent,
+      now: () => attemptAt,
+    });
     expect(attempt).toEqual({ outcome: 'delivered', status: 204 });
     const received = endpointServer.received.at(-1)!;
     expect(received.body).toBe(JSON.stringify(sampleEvent()));
@@ -84,7 +89,11 @@ describe('a delivery a standardwebhooks endpoint verifies', () => {
   });
 
   it('carries the same webhook-id on a retry, with a fresh timestamp and signature', async () => {
-    await deliverEvent(endpoint(endpointServer.url), sampleEvent(), { timeoutMs: 5_000, dispatcher: agent, now: () => new Date(Date.now() - 10_000) });
+    await deliverEvent(endpoint(endpointServer.url), sampleEvent(), {
+      timeoutMs: 5_000,
+      dispatcher: agent,
+      now: () => new Date(Date.now() - 10_000),
+    });
     await deliverEvent(endpoint(endpointServer.url), sampleEvent(), { timeoutMs: 5_000, dispatcher: agent });
     const [first, second] = endpointServer.received.slice(-2);
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
@@ -94,7 +103,10 @@ describe('a delivery a standardwebhooks endpoint verifies', () => {
 
   it('signs the UTF-8 bytes it sends, whatever the characters', async () => {
     const event = { ...sampleEvent({ id: 'evt_nonAsciiExternalId01' }), externalId: 'zoë-東京-🚀' };
-    expect(await deliverEvent(endpoint(endpointServer.url), event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 204 });
+    expect(await deliverEvent(endpoint(endpointServer.url), event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({
+      outcome: 'delivered',
+      status: 204,
+    });
     expect(JSON.parse(endpointServer.received.at(-1)!.body)).toEqual(event);
   });
 
@@ -136,7 +148,9 @@ describe('what an answer means', () => {
   });
 
   it('a 2xx with a large answer is delivered, only a few KiB of it read', async () => {
-    const attempt = await deliver((await answering(200, { 'content-type': 'text/plain' }, 'x'.repeat(1024 * 1024))).url);
+    const attempt = await deliver(
+      (await answering(200, { 'content-type': 'text/plain' }, 'x'.repeat(1024 * 1024))).url,
+    );
     expect(attempt).toEqual({ outcome: 'delivered', status: 200 });
   });
 
@@ -159,11 +173,21 @@ describe('what an answer means', () => {
     });
     servers.push(slow);
     const stop = new AbortController();
-    const attempt = deliverEvent(endpoint(slow.url), sampleEvent(), { timeoutMs: 10_000, dispatcher: agent, signal: stop.signal });
+    const attempt = deliverEvent(endpoint(slow.url), sampleEvent(), {
+      timeoutMs: 10_000,
+      dispatcher: agent,
+      signal: stop.signal,
+    });
     await until(() => received === 1);
     stop.abort();
     expect(await attempt).toEqual({ outcome: 'failed', reason: expect.stringMatching(/^stopped/) });
-    expect(await deliverEvent(endpoint(slow.url), sampleEvent(), { timeoutMs: 10_000, dispatcher: agent, signal: stop.signal })).toEqual({ outcome: 'failed', reason: expect.stringMatching(/^stopped/) });
+    expect(
+      await deliverEvent(endpoint(slow.url), sampleEvent(), {
+        timeoutMs: 10_000,
+        dispatcher: agent,
+        signal: stop.signal,
+      }),
+    ).toEqual({ outcome: 'failed', reason: expect.stringMatching(/^stopped/) });
     expect(received).toBe(1);
   });
 

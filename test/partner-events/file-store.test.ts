@@ -3,7 +3,17 @@
  * last line (a crash mid-append), one writer at a time, readers before any writer, a damaged log.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,7 +65,9 @@ describe('the file store', () => {
     appendFileSync(log, '{"position":3,"id":"evt_torn","stream":"customer/torn","seq');
 
     const reader = await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'reader' });
-    expect((await readAll(reader, 10)).events.map((event) => event.id)).toEqual(events.slice(0, 2).map((event) => event.id));
+    expect((await readAll(reader, 10)).events.map((event) => event.id)).toEqual(
+      events.slice(0, 2).map((event) => event.id),
+    );
 
     const reopened = await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' });
     expect(statSync(log).size).toBe(intact);
@@ -81,7 +93,9 @@ describe('the file store', () => {
 
     const lines = good.toString('utf8').split('\n');
     writeFileSync(log, [lines[0], 'not an event', lines[1], ''].join('\n'));
-    await expect(openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' })).rejects.toThrow(/damaged line at byte \d+, with events after it/);
+    await expect(openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' })).rejects.toThrow(
+      /damaged line at byte \d+, with events after it/,
+    );
     const reader = await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'reader' });
     await expect(reader.after(undefined, 10)).rejects.toThrow(/damaged line/);
     await reader.close();
@@ -92,7 +106,9 @@ describe('the file store', () => {
     const first = await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' });
     const second = openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' });
     await expect(second).rejects.toBeInstanceOf(PartnerEventWriterLockedError);
-    await expect(second).rejects.toThrow(new RegExp(`process ${process.pid} on .*one writer at a time.*PARTNER_EVENTS_DATABASE_URL`));
+    await expect(second).rejects.toThrow(
+      new RegExp(`process ${process.pid} on .*one writer at a time.*PARTNER_EVENTS_DATABASE_URL`),
+    );
     await first.close();
     const next = await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' });
     await next.close();
@@ -118,7 +134,11 @@ describe('the file store', () => {
     // stays a zombie, answering signal 0, while the sleep lasts.
     const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      const zombie = Number(await new Promise<string>((done) => parent.stdout.once('data', (chunk: Buffer) => done(chunk.toString('utf8').trim()))));
+      const zombie = Number(
+        await new Promise<string>((done) =>
+          parent.stdout.once('data', (chunk: Buffer) => done(chunk.toString('utf8').trim())),
+        ),
+      );
       const isZombie = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
       for (let waited = 0; !isZombie(); waited += 10) {
         expect(waited, 'the child to exit').toBeLessThan(5_000);
@@ -135,7 +155,11 @@ describe('the file store', () => {
 
   it('works across processes: a writer in a child, a reader here; a writer killed mid-life leaves the log to the next', async () => {
     const dir = newFolder();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'append-in-child.ts'), dir, 'child', '3'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(__dirname, 'support', 'append-in-child.ts'), dir, 'child', '3'],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     let output = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -146,7 +170,9 @@ describe('the file store', () => {
     const runKeys = testPayloadKeys();
     const reader = await openFilePartnerEventStore({ dir, payloadKeys: runKeys, role: 'reader' });
     expect((await reader.after(undefined, 10)).events.map((event) => event.sequence)).toEqual([1, 2, 3]);
-    await expect(openFilePartnerEventStore({ dir, payloadKeys: runKeys, role: 'writer' })).rejects.toThrow(`process ${child.pid} on `);
+    await expect(openFilePartnerEventStore({ dir, payloadKeys: runKeys, role: 'writer' })).rejects.toThrow(
+      `process ${child.pid} on `,
+    );
 
     child.kill('SIGKILL');
     await exited;
@@ -159,7 +185,11 @@ describe('the file store', () => {
 
   it("takes over a copied folder's lock, whose live holder writes to the original folder, and still guards the original", async () => {
     const original = newFolder();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'append-in-child.ts'), original, 'copied', '2'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(__dirname, 'support', 'append-in-child.ts'), original, 'copied', '2'],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     try {
       let output = '';
@@ -176,7 +206,10 @@ describe('the file store', () => {
       const runKeys = testPayloadKeys();
       const writer = await openFilePartnerEventStore({ dir: copy, payloadKeys: runKeys, role: 'writer' });
       expect((await writer.after(undefined, 10)).events).toHaveLength(2);
-      expect(JSON.parse(readFileSync(join(copy, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid, folder: realpathSync(copy) });
+      expect(JSON.parse(readFileSync(join(copy, LOCK_FILE), 'utf8'))).toMatchObject({
+        pid: process.pid,
+        folder: realpathSync(copy),
+      });
       await writer.close();
 
       // The original's writer is alive and writes there: its folder stays its own, and the refusal says which folder.

@@ -42,11 +42,13 @@ const results = (): GoResult[] =>
 
 beforeAll(async () => {
   // A cold module cache downloads one small module; seconds after that.
-  const build = await run('go', ['build', '-C', SOURCE_DIR, '-buildvcs=false', '-o', binary, '.'], { timeoutMs: 300_000 });
+  const build = await run('go', ['build', '-C', SOURCE_DIR, '-buildvcs=false', '-o', binary, '.'], {
+    timeoutMs: 300_000,
+  });
   expect(build.code, `go build failed:\n${build.stderr}`).toBe(0);
   backend = spawn(binary, ['-secret', SECRET]);
   backend.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  url = await until('the Go backend\'s URL', async () => /^(http:\/\/\S+)\n/.exec(output)?.[1], 10_000, 20);
+  url = await until("the Go backend's URL", async () => /^(http:\/\/\S+)\n/.exec(output)?.[1], 10_000, 20);
 }, 330_000);
 
 afterAll(async () => {
@@ -60,7 +62,7 @@ afterAll(async () => {
 
 /** The Go program's line for the delivery just made (its output arrives a moment after the answer). */
 async function nextResult(before: number): Promise<GoResult> {
-  return until('the Go backend\'s line', async () => results()[before], 5_000, 20);
+  return until("the Go backend's line", async () => results()[before], 5_000, 20);
 }
 
 const endpoint = (secrets: string[]): PartnerEndpoint => ({ name: 'go-backend', url, secrets });
@@ -69,20 +71,30 @@ describe('a Go backend using the Standard Webhooks Go library', () => {
   it('verifies a delivery', async () => {
     const before = results().length;
     const event = sampleEvent({ id: 'evt_goVerifiesThis000001', sequence: 3 });
-    expect(await deliverEvent(endpoint([SECRET]), event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 204 });
+    expect(await deliverEvent(endpoint([SECRET]), event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({
+      outcome: 'delivered',
+      status: 204,
+    });
     expect(await nextResult(before)).toEqual({ verified: true, id: event.id, type: event.type, sequence: 3 });
   });
 
   it('verifies a delivery signed with a new secret and the old one it knows (rotation)', async () => {
     const before = results().length;
     const event = sampleEvent({ id: 'evt_goVerifiesRotation01' });
-    expect(await deliverEvent(endpoint([generateEndpointSecret(), SECRET]), event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 204 });
+    expect(
+      await deliverEvent(endpoint([generateEndpointSecret(), SECRET]), event, { timeoutMs: 5_000, dispatcher: agent }),
+    ).toEqual({ outcome: 'delivered', status: 204 });
     expect(await nextResult(before)).toMatchObject({ verified: true, id: event.id });
   });
 
   it('refuses a delivery signed with a secret it does not know', async () => {
     const before = results().length;
-    expect(await deliverEvent(endpoint([generateEndpointSecret()]), sampleEvent(), { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'failed', status: 401, reason: 'HTTP 401' });
-    expect(await nextResult(before)).toEqual({ verified: false, error: expect.stringContaining('no matching signature found') });
+    expect(
+      await deliverEvent(endpoint([generateEndpointSecret()]), sampleEvent(), { timeoutMs: 5_000, dispatcher: agent }),
+    ).toEqual({ outcome: 'failed', status: 401, reason: 'HTTP 401' });
+    expect(await nextResult(before)).toEqual({
+      verified: false,
+      error: expect.stringContaining('no matching signature found'),
+    });
   });
 });

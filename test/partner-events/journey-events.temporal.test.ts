@@ -14,7 +14,12 @@ import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
 import { PartnerEventSchema, type PartnerEvent } from '../../partner-events/catalogue';
 import { customerEventSignal } from '../../workflows/messages';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { buildPartnerApi } from '../../partner-api/server';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { runRampflow } from '../support/run';
@@ -29,7 +34,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function setUp(options: Parameters<typeof startPartnerEvents>[0] = {}): Promise<{ h: JourneyHarness; events: PartnerEventsUnderTest }> {
+async function setUp(
+  options: Parameters<typeof startPartnerEvents>[0] = {},
+): Promise<{ h: JourneyHarness; events: PartnerEventsUnderTest }> {
   const events = await startPartnerEvents(options);
   cleanups.push(() => events.close());
   const h = await startJourneyHarness({}, { partnerEvents: events.wiring });
@@ -49,11 +56,19 @@ async function until<T>(what: string, look: () => T | Nothing | Promise<T | Noth
 }
 
 /** How a run published its events: recordings (local activities), pushes and one-activity publishes (activities). */
-async function publishingOf(handle: { fetchHistory(): Promise<{ events?: temporal.api.history.v1.IHistoryEvent[] | null }> }) {
+async function publishingOf(handle: {
+  fetchHistory(): Promise<{ events?: temporal.api.history.v1.IHistoryEvent[] | null }>;
+}) {
   const counted = { recordings: 0, pushes: 0, publishes: 0 };
   for (const event of (await handle.fetchHistory()).events ?? []) {
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === 'core_local_activity' && Buffer.from(marker.details?.data?.payloads?.[0]?.data ?? []).toString().includes('"activity_type":"recordPartnerEvents"')) counted.recordings += 1;
+    if (
+      marker?.markerName === 'core_local_activity' &&
+      Buffer.from(marker.details?.data?.payloads?.[0]?.data ?? [])
+        .toString()
+        .includes('"activity_type":"recordPartnerEvents"')
+    )
+      counted.recordings += 1;
     const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
     if (activity === 'pushPartnerEvents' || activity === 'pushRecordedPartnerEvents') counted.pushes += 1;
     if (activity === 'publishPartnerEvents') counted.publishes += 1;
@@ -66,10 +81,15 @@ const sequencesOf = (events: PartnerEvent[]) => events.map((event) => event.sequ
 const oneTo = (n: number) => Array.from({ length: n }, (_, index) => index + 1);
 
 describe('partner events', () => {
-  it('tells the partner of each step, in order, signed so the partner\'s own library verifies it, and keeps each for the pull API', async () => {
+  it("tells the partner of each step, in order, signed so the partner's own library verifies it, and keeps each for the pull API", async () => {
     const { h, events } = await setUp();
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '250.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     await h.control.confirmDeposit(deposit.id);
     const traded = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
@@ -87,14 +107,19 @@ describe('partner events', () => {
     for (const delivery of events.endpoint.accepted) expect(delivery.webhookId).toBe(delivery.event.id);
     const [kyc, , accounts, , depositReceived, completed] = received;
     expect(kyc!.data).toEqual({ kycLink: state.customer.kycLink });
-    expect(accounts!.data).toMatchObject({ virtualAccount: { id: virtualAccountId }, depositAddress: { id: state.offramp!.depositAddress!.id } });
+    expect(accounts!.data).toMatchObject({
+      virtualAccount: { id: virtualAccountId },
+      depositAddress: { id: state.offramp!.depositAddress!.id },
+    });
     expect(depositReceived!.data).toEqual({ depositId: deposit.id, kind: 'ONRAMP', amount: '250.00', currency: 'AUD' });
     expect(completed!.data).toMatchObject({ depositId: deposit.id, kind: 'ONRAMP', amount: '250.00', currency: 'AUD' });
 
     // The store holds exactly what was delivered, in the same order: the pull API's source.
     expect(await events.store.stream(`customer/${state.externalId}`, 0, 100)).toEqual(received);
     // Every batch went out as it was published: no delivery workflow was needed.
-    await expect(h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${state.externalId}`)).describe()).rejects.toThrow(/not found/i);
+    await expect(
+      h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${state.externalId}`)).describe(),
+    ).rejects.toThrow(/not found/i);
     // Every batch was recorded by a local activity, and pushed by an activity apart (one push takes
     // every batch recorded while the last was under way): recording never waits for the partner.
     const publishing = await publishingOf(handle);
@@ -112,7 +137,7 @@ describe('partner events', () => {
     cleanups.push(() => h.close());
     const { handle, state } = await startActiveJourney(h);
 
-    const recorded = await until('the journey\'s events to be recorded', async () => {
+    const recorded = await until("the journey's events to be recorded", async () => {
       const stream = await events.store.stream(`customer/${state.externalId}`, 0, 100);
       return stream.length === JOURNEY_EVENTS.length && stream;
     });
@@ -133,7 +158,12 @@ describe('partner events', () => {
     // What the receiver sends for a CUSTOMER_APPROVED delivery from someone holding the webhook token:
     // a hint (fromPayload), which makes the journey read the service's record at once.
     const forged = { id: kyc.customer.id!, status: 'APPROVED' };
-    await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/${forged.id}`, event: 'CUSTOMER_APPROVED', record: forged, fromPayload: true });
+    await handle.signal(customerEventSignal, {
+      key: `CUSTOMER_APPROVED/${forged.id}`,
+      event: 'CUSTOMER_APPROVED',
+      record: forged,
+      fromPayload: true,
+    });
     await new Promise((wake) => setTimeout(wake, 2_000));
     expect((await h.waitForJourney(handle, () => true)).stage).toBe('AWAITING_KYC');
     expect(typesOf(events.endpoint.eventsOf(kyc.externalId))).toEqual(['journey.kyc_required']);
@@ -141,7 +171,9 @@ describe('partner events', () => {
 
     // The service's own approval is news the partner hears.
     await h.control.approveCustomer(kyc.customer.id!);
-    await until('the approval to be delivered', () => events.endpoint.eventsOf(kyc.externalId).some((event) => event.type === 'journey.approved'));
+    await until('the approval to be delivered', () =>
+      events.endpoint.eventsOf(kyc.externalId).some((event) => event.type === 'journey.approved'),
+    );
     await handle.terminate('test over');
   });
 
@@ -150,7 +182,10 @@ describe('partner events', () => {
     events.endpoint.answer({ status: 503 });
     const { handle, state } = await startActiveJourney(h);
     // Every event was tried and refused; the first one more than once, always under its own id.
-    await until('retries of the first event', () => events.endpoint.attempts.filter((id, _, all) => id === all[0]).length >= 3);
+    await until(
+      'retries of the first event',
+      () => events.endpoint.attempts.filter((id, _, all) => id === all[0]).length >= 3,
+    );
     expect(events.endpoint.eventsOf(state.externalId)).toEqual([]);
 
     events.endpoint.answer({ status: 204 });
@@ -181,7 +216,9 @@ describe('partner events', () => {
     });
     expect(typesOf(received)).toEqual(JOURNEY_EVENTS);
     // The slow endpoint did get the first attempt (its answer came too late): the retry repeats its id.
-    expect(events.endpoint.accepted.filter((delivery) => delivery.event.id === received[0]!.id).length).toBeGreaterThan(1);
+    expect(events.endpoint.accepted.filter((delivery) => delivery.event.id === received[0]!.id).length).toBeGreaterThan(
+      1,
+    );
     await handle.terminate('test over');
   });
 
@@ -189,27 +226,40 @@ describe('partner events', () => {
     const { h, events } = await setUp();
     events.endpoint.answer({ status: 410 });
     const { handle, state } = await startActiveJourney(h);
-    await until('the journey\'s events to be recorded', async () => (await events.store.stream(`customer/${state.externalId}`, 0, 100)).length === JOURNEY_EVENTS.length);
+    await until(
+      "the journey's events to be recorded",
+      async () => (await events.store.stream(`customer/${state.externalId}`, 0, 100)).length === JOURNEY_EVENTS.length,
+    );
     expect(await events.store.disabledEndpoints()).toEqual([expect.objectContaining({ name: 'partner' })]);
     // Only the first event was offered: after the 410 the endpoint was not tried again.
     expect(events.endpoint.attempts).toHaveLength(1);
     await handle.terminate('test over');
   });
 
-  it('parks deliveries after the retry period, holds later events behind them, and an operator\'s resend delivers them in order', async () => {
+  it("parks deliveries after the retry period, holds later events behind them, and an operator's resend delivers them in order", async () => {
     const { h, events } = await setUp({ retrySeconds: 3 });
     events.endpoint.answer({ status: 500 });
     const handle = await h.startJourney({});
     const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
     const stream = `customer/${kyc.externalId}` as const;
     const deliveries = new PartnerEventDeliveries(h.client, h.taskQueue);
-    const parked = await until('the deliveries to park', async () => (await deliveries.parked()).find((entry) => entry.stream === stream));
-    expect(parked.endpoints).toEqual([expect.objectContaining({ name: 'partner', deliveredThrough: 0, reason: 'partner: HTTP 500' })]);
+    const parked = await until('the deliveries to park', async () =>
+      (await deliveries.parked()).find((entry) => entry.stream === stream),
+    );
+    expect(parked.endpoints).toEqual([
+      expect.objectContaining({ name: 'partner', deliveredThrough: 0, reason: 'partner: HTTP 500' }),
+    ]);
 
     // Later events queue behind the parked one: none is delivered ahead of it.
     await h.control.approveCustomer(kyc.customer.id!);
-    await until('the later events to be recorded', async () => (await events.store.stream(stream, 0, 10)).length === JOURNEY_EVENTS.length);
-    await until('the later events to queue', async () => (await deliveries.state(stream)).throughSequence === JOURNEY_EVENTS.length);
+    await until(
+      'the later events to be recorded',
+      async () => (await events.store.stream(stream, 0, 10)).length === JOURNEY_EVENTS.length,
+    );
+    await until(
+      'the later events to queue',
+      async () => (await deliveries.state(stream)).throughSequence === JOURNEY_EVENTS.length,
+    );
     expect(events.endpoint.accepted).toEqual([]);
 
     // Operators see it from the command line, with the last attempt's reason, and resend from there.
@@ -219,16 +269,36 @@ describe('partner events', () => {
     expect(listed.stdout).toContain('partner: HTTP 500');
     expect(listed.stdout).not.toContain(kyc.customer.kycLink!);
     // And the partner API answers the same, for a partner's own tooling.
-    const api = buildPartnerApi({ token: API_TOKEN, rampflow: await createRampflowClient({ connection: h.client.connection as Connection, taskQueue: h.taskQueue, payloadKeys: testPayloadKeys() }), logger: pino({ level: 'silent' }) });
+    const api = buildPartnerApi({
+      token: API_TOKEN,
+      rampflow: await createRampflowClient({
+        connection: h.client.connection as Connection,
+        taskQueue: h.taskQueue,
+        payloadKeys: testPayloadKeys(),
+      }),
+      logger: pino({ level: 'silent' }),
+    });
     cleanups.push(() => api.close());
-    const overHttp = await api.inject({ method: 'GET', url: '/partner-events/parked', headers: { authorization: `Bearer ${API_TOKEN}` } });
-    expect(overHttp.json<{ streams: { stream: string; endpoints: { name: string; reason: string }[] }[] }>().streams).toContainEqual(
-      expect.objectContaining({ stream, endpoints: [expect.objectContaining({ name: 'partner', reason: 'partner: HTTP 500' })] }),
+    const overHttp = await api.inject({
+      method: 'GET',
+      url: '/partner-events/parked',
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    expect(
+      overHttp.json<{ streams: { stream: string; endpoints: { name: string; reason: string }[] }[] }>().streams,
+    ).toContainEqual(
+      expect.objectContaining({
+        stream,
+        endpoints: [expect.objectContaining({ name: 'partner', reason: 'partner: HTTP 500' })],
+      }),
     );
 
     events.endpoint.answer({ status: 204 });
     const resent = await runRampflow(['partner-events', 'resend', stream], env);
-    expect({ code: resent.code, stdout: resent.stdout }).toEqual({ code: 0, stdout: `${stream}: deliveries to partner resumed\n` });
+    expect({ code: resent.code, stdout: resent.stdout }).toEqual({
+      code: 0,
+      stdout: `${stream}: deliveries to partner resumed\n`,
+    });
     const received = await until('every event', () => {
       const seen = events.endpoint.eventsOf(kyc.externalId);
       return seen.length === JOURNEY_EVENTS.length && seen;
@@ -236,7 +306,9 @@ describe('partner events', () => {
     expect(typesOf(received)).toEqual(JOURNEY_EVENTS);
     expect(events.endpoint.accepted.map((delivery) => delivery.event.sequence)).toEqual(oneTo(JOURNEY_EVENTS.length));
     await expect(deliveries.resend(stream)).rejects.toThrow(/no deliveries are parked|not found/);
-    expect((await runRampflow(['partner-events', 'resend', 'customer/not a stream'], env)).stderr).toMatch(/expected customer\/<externalId> or payout\/<reference>/);
+    expect((await runRampflow(['partner-events', 'resend', 'customer/not a stream'], env)).stderr).toMatch(
+      /expected customer\/<externalId> or payout\/<reference>/,
+    );
     await handle.terminate('test over');
   });
 });

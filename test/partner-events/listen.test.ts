@@ -38,10 +38,27 @@ describe('rampflow partner-events listen --forward-to', () => {
       }
     });
     const port = await freePort();
-    listener = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'partner-events', 'listen', '--port', String(port), '--forward-to', target.url], { cwd: PROJECT_ROOT });
+    listener = spawn(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, 'bin', 'rampflow.cjs'),
+        'partner-events',
+        'listen',
+        '--port',
+        String(port),
+        '--forward-to',
+        target.url,
+      ],
+      { cwd: PROJECT_ROOT },
+    );
     listener.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     listener.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const line = await until('the configuration line', async () => output.split('\n').find((text) => text.startsWith('PARTNER_EVENT_ENDPOINTS=')), 15_000, 50);
+    const line = await until(
+      'the configuration line',
+      async () => output.split('\n').find((text) => text.startsWith('PARTNER_EVENT_ENDPOINTS=')),
+      15_000,
+      50,
+    );
     const parsed = parsePartnerEndpoints(line.replace(/^PARTNER_EVENT_ENDPOINTS='(.*)'$/, '$1'));
     if (!parsed.ok) throw new Error(parsed.problem);
     configured = parsed.endpoints[0]!;
@@ -68,28 +85,58 @@ describe('rampflow partner-events listen --forward-to', () => {
     expect(forwarded.headers['webhook-id']).toBe(event.id);
     expect(forwarded.headers['content-type']).toBe('application/json');
     expect(new Webhook(configured.secrets[0]!).verify(forwarded.body, webhookHeaders(forwarded))).toEqual(event);
-    const line = await until('the event\'s line', async () => output.split('\n').find((text) => text.includes(event.id)), 5_000, 20);
-    expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ journey\.kyc_required user-42 #7 evt_listenForwarded000001 → 204$/);
+    const line = await until(
+      "the event's line",
+      async () => output.split('\n').find((text) => text.includes(event.id)),
+      5_000,
+      20,
+    );
+    expect(line).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ journey\.kyc_required user-42 #7 evt_listenForwarded000001 → 204$/,
+    );
     expect(output).not.toContain(KYC_LINK);
   });
 
   it('answers 401 to a bad signature, says so, and forwards nothing', async () => {
     const before = target.received.length;
     const impostor = { ...configured, secrets: [generateEndpointSecret()] };
-    const attempt = await deliverEvent(impostor, sampleEvent({ id: 'evt_listenImpostor0000001' }), { timeoutMs: 5_000, dispatcher: agent });
+    const attempt = await deliverEvent(impostor, sampleEvent({ id: 'evt_listenImpostor0000001' }), {
+      timeoutMs: 5_000,
+      dispatcher: agent,
+    });
     expect(attempt).toEqual({ outcome: 'failed', status: 401, reason: 'HTTP 401' });
     expect(target.received).toHaveLength(before);
-    await until('the refusal\'s line', async () => (output.includes('rejected a delivery (401): No matching signature found') ? true : undefined), 5_000, 20);
+    await until(
+      "the refusal's line",
+      async () => (output.includes('rejected a delivery (401): No matching signature found') ? true : undefined),
+      5_000,
+      20,
+    );
     expect(output).not.toContain('evt_listenImpostor0000001');
   });
 
-  it('passes the target\'s verdict back: 410 stays 410, any other failure becomes 502 so rampflow retries', async () => {
+  it("passes the target's verdict back: 410 stays 410, any other failure becomes 502 so rampflow retries", async () => {
     targetStatus = 410;
-    expect(await deliverEvent(configured, sampleEvent({ id: 'evt_listenGone00000000001' }), { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'gone', status: 410 });
+    expect(
+      await deliverEvent(configured, sampleEvent({ id: 'evt_listenGone00000000001' }), {
+        timeoutMs: 5_000,
+        dispatcher: agent,
+      }),
+    ).toEqual({ outcome: 'gone', status: 410 });
     targetStatus = 500;
-    expect(await deliverEvent(configured, sampleEvent({ id: 'evt_listenFailing00000001' }), { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'failed', status: 502, reason: 'HTTP 502' });
+    expect(
+      await deliverEvent(configured, sampleEvent({ id: 'evt_listenFailing00000001' }), {
+        timeoutMs: 5_000,
+        dispatcher: agent,
+      }),
+    ).toEqual({ outcome: 'failed', status: 502, reason: 'HTTP 502' });
     targetStatus = 204;
-    await until('the failing event\'s line', async () => output.split('\n').find((text) => text.includes('evt_listenFailing00000001 → 500')), 5_000, 20);
+    await until(
+      "the failing event's line",
+      async () => output.split('\n').find((text) => text.includes('evt_listenFailing00000001 → 500')),
+      5_000,
+      20,
+    );
     // One line per event: the forwarded, the gone and the failing one, plus the refusal.
     expect(output.split('\n').filter((text) => /Z (journey\.|rejected)/.test(text))).toHaveLength(4);
   });
@@ -103,9 +150,18 @@ describe('the local endpoint without a target', () => {
     try {
       const configured = localEndpointConfig(endpoint.url, secret);
       const event = sampleEvent({ id: 'evt_localNoTarget0000001' });
-      expect(await deliverEvent(configured, event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 200 });
-      expect(await deliverEvent(configured, event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({ outcome: 'delivered', status: 200 });
-      expect(lines).toEqual([expect.stringMatching(/ evt_localNoTarget0000001 → 200$/), expect.stringMatching(/ evt_localNoTarget0000001 → 200 \(again: same webhook-id\)$/)]);
+      expect(await deliverEvent(configured, event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({
+        outcome: 'delivered',
+        status: 200,
+      });
+      expect(await deliverEvent(configured, event, { timeoutMs: 5_000, dispatcher: agent })).toEqual({
+        outcome: 'delivered',
+        status: 200,
+      });
+      expect(lines).toEqual([
+        expect.stringMatching(/ evt_localNoTarget0000001 → 200$/),
+        expect.stringMatching(/ evt_localNoTarget0000001 → 200 \(again: same webhook-id\)$/),
+      ]);
     } finally {
       await endpoint.close();
     }
@@ -114,9 +170,17 @@ describe('the local endpoint without a target', () => {
   it('answers 502 when the target cannot be reached', async () => {
     const secret = generateEndpointSecret();
     const lines: string[] = [];
-    const endpoint = await startLocalEndpoint({ secret, port: 0, forwardTo: `http://127.0.0.1:${await freePort()}/hooks`, print: (line) => lines.push(line) });
+    const endpoint = await startLocalEndpoint({
+      secret,
+      port: 0,
+      forwardTo: `http://127.0.0.1:${await freePort()}/hooks`,
+      print: (line) => lines.push(line),
+    });
     try {
-      const attempt = await deliverEvent(localEndpointConfig(endpoint.url, secret), sampleEvent(), { timeoutMs: 5_000, dispatcher: agent });
+      const attempt = await deliverEvent(localEndpointConfig(endpoint.url, secret), sampleEvent(), {
+        timeoutMs: 5_000,
+        dispatcher: agent,
+      });
       expect(attempt).toEqual({ outcome: 'failed', status: 502, reason: 'HTTP 502' });
       expect(lines).toEqual([expect.stringMatching(/ → unreachable \(ECONNREFUSED\)$/)]);
     } finally {
@@ -128,7 +192,10 @@ describe('the local endpoint without a target', () => {
 describe('rampflow partner-events listen --secret', () => {
   it('refuses a malformed secret without quoting it', async () => {
     const bad = `whsec_${Buffer.alloc(8, 9).toString('base64')}`;
-    const result = await runRampflow(['partner-events', 'listen', '--port', String(await freePort()), '--secret', bad], { timeoutMs: 20_000 });
+    const result = await runRampflow(
+      ['partner-events', 'listen', '--port', String(await freePort()), '--secret', bad],
+      { timeoutMs: 20_000 },
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('rampflow: --secret must encode 24 to 64 bytes (it encodes 8)\n');
     expect(result.stdout).toBe('');

@@ -31,7 +31,10 @@ describe('openPartnerEventStore', () => {
   });
 
   it('opens the PostgreSQL store when PARTNER_EVENTS_DATABASE_URL is set (and starts while the database is away)', async () => {
-    const env = parseEnv(PartnerEventsEnvSchema, { PARTNER_EVENTS_DATABASE_URL: `postgres://rampflow:pw@127.0.0.1:${await freePort()}/events`, PARTNER_EVENTS_DIR: join(folder, 'unused') });
+    const env = parseEnv(PartnerEventsEnvSchema, {
+      PARTNER_EVENTS_DATABASE_URL: `postgres://rampflow:pw@127.0.0.1:${await freePort()}/events`,
+      PARTNER_EVENTS_DIR: join(folder, 'unused'),
+    });
     const reader = await openPartnerEventStore(env, keys, { role: 'reader' });
     await expect(reader.after(undefined, 10)).rejects.toBeInstanceOf(PartnerEventStoreUnavailableError);
     await reader.close();

@@ -31,7 +31,10 @@ async function databaseFiles(url: string): Promise<Buffer> {
   let oid: string;
   try {
     await client.query('CHECKPOINT');
-    oid = String((await client.query<{ oid: string }>('SELECT oid FROM pg_database WHERE datname = current_database()')).rows[0]!.oid);
+    oid = String(
+      (await client.query<{ oid: string }>('SELECT oid FROM pg_database WHERE datname = current_database()')).rows[0]!
+        .oid,
+    );
   } finally {
     await client.end();
   }
@@ -46,9 +49,15 @@ async function databaseFiles(url: string): Promise<Buffer> {
 async function postgresSite(): Promise<StoreSite> {
   const connectionString = await postgres.createDatabase();
   return {
-    open: (role, keys = payloadKeys('k1')) => openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role, poolSize: 2 }),
+    open: (role, keys = payloadKeys('k1')) =>
+      openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role, poolSize: 2 }),
     // Separate pools, as separate worker processes would have.
-    concurrentWriters: (count, keys) => Promise.all(Array.from({ length: count }, () => openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'writer', poolSize: 2 }))),
+    concurrentWriters: (count, keys) =>
+      Promise.all(
+        Array.from({ length: count }, () =>
+          openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'writer', poolSize: 2 }),
+        ),
+      ),
     bytesAtRest: () => databaseFiles(connectionString),
   };
 }
@@ -60,7 +69,11 @@ describe('the PostgreSQL store', () => {
 
   it('creates its tables once, whoever opens first and however many open at once, and records the schema version', async () => {
     const connectionString = await postgres.createDatabase();
-    const stores = await Promise.all(Array.from({ length: 4 }, (_, n) => openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: n === 0 ? 'writer' : 'reader' })));
+    const stores = await Promise.all(
+      Array.from({ length: 4 }, (_, n) =>
+        openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: n === 0 ? 'writer' : 'reader' }),
+      ),
+    );
     await stores[0]!.append(customerStream('m'), customerEvents('m', 1));
     const again = await openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'reader' });
     expect((await again.after(undefined, 10)).events).toHaveLength(1);
@@ -75,7 +88,9 @@ describe('the PostgreSQL store', () => {
     } finally {
       await client.end();
     }
-    await expect(openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'reader' })).rejects.toThrow(/schema is at version 99, newer than this rampflow knows \(1\)/);
+    await expect(
+      openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'reader' }),
+    ).rejects.toThrow(/schema is at version 99, newer than this rampflow knows \(1\)/);
   });
 
   it('lets a role that may only read open a database the writer migrated', async () => {
@@ -94,7 +109,11 @@ describe('the PostgreSQL store', () => {
     const url = new URL(connectionString);
     url.username = role;
     url.password = 'read-only';
-    const reader = await openPostgresPartnerEventStore({ connectionString: url.toString(), payloadKeys: keys, role: 'reader' });
+    const reader = await openPostgresPartnerEventStore({
+      connectionString: url.toString(),
+      payloadKeys: keys,
+      role: 'reader',
+    });
     expect((await reader.after(undefined, 10)).events).toHaveLength(2);
     await reader.close();
     await writer.close();
@@ -103,7 +122,12 @@ describe('the PostgreSQL store', () => {
   it('answers "unavailable" while the database cannot be reached, without the URL, and recovers when it is back', async () => {
     const port = await freePort();
     const password = 'do-not-echo-this-password';
-    const nowhere = await openPostgresPartnerEventStore({ connectionString: `postgres://rampflow:${password}@127.0.0.1:${port}/events`, payloadKeys: keys, role: 'reader', connectTimeoutMs: 1_000 });
+    const nowhere = await openPostgresPartnerEventStore({
+      connectionString: `postgres://rampflow:${password}@127.0.0.1:${port}/events`,
+      payloadKeys: keys,
+      role: 'reader',
+      connectTimeoutMs: 1_000,
+    });
     const failure = await nowhere.after(undefined, 10).then(
       () => undefined,
       (error: unknown) => error as Error,
@@ -115,12 +139,19 @@ describe('the PostgreSQL store', () => {
 
     // The shared server stopped and started again: the same store answers "unavailable", then reads.
     const connectionString = await postgres.createDatabase();
-    const writer = await openPostgresPartnerEventStore({ connectionString, payloadKeys: keys, role: 'writer', connectTimeoutMs: 1_000 });
+    const writer = await openPostgresPartnerEventStore({
+      connectionString,
+      payloadKeys: keys,
+      role: 'writer',
+      connectTimeoutMs: 1_000,
+    });
     await writer.append(customerStream('r'), customerEvents('r', 1));
     await postgres.server.stop();
     try {
       await expect(writer.after(undefined, 10)).rejects.toBeInstanceOf(PartnerEventStoreUnavailableError);
-      await expect(writer.append(customerStream('r'), customerEvents('r', 1, { from: 2 }))).rejects.toBeInstanceOf(PartnerEventStoreUnavailableError);
+      await expect(writer.append(customerStream('r'), customerEvents('r', 1, { from: 2 }))).rejects.toBeInstanceOf(
+        PartnerEventStoreUnavailableError,
+      );
     } finally {
       await postgres.server.start();
     }

@@ -24,15 +24,23 @@ let events: PartnerEventsUnderTest;
 const CONTESTED = 'contested-';
 
 beforeAll(async () => {
-  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'partner-event-burst.ts'), logger: QUIET_BUNDLER });
+  const { code } = await bundleWorkflowCode({
+    ...WORKFLOW_BUNDLE_PATHS,
+    workflowsPath: join(__dirname, '..', 'support', 'workflows', 'partner-event-burst.ts'),
+    logger: QUIET_BUNDLER,
+  });
   const workflowBundlePath = join(mkdtempSync(join(tmpdir(), 'rampflow-conflict-')), 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, code);
   events = await startPartnerEvents();
   // The real store, except that a contested stream's numbers are always already held.
   const real = events.store;
   const contested: PartnerEventStore = Object.assign(Object.create(real) as PartnerEventStore, {
-    append: async (stream: Parameters<PartnerEventStore['append']>[0], batch: Parameters<PartnerEventStore['append']>[1]) => {
-      if (stream.startsWith(`customer/${CONTESTED}`)) throw new PartnerEventConflictError(stream, batch[0]!.sequence, batch[0]!.id);
+    append: async (
+      stream: Parameters<PartnerEventStore['append']>[0],
+      batch: Parameters<PartnerEventStore['append']>[1],
+    ) => {
+      if (stream.startsWith(`customer/${CONTESTED}`))
+        throw new PartnerEventConflictError(stream, batch[0]!.sequence, batch[0]!.id);
       return real.append(stream, batch);
     },
   });
@@ -44,13 +52,21 @@ afterAll(async () => {
 });
 
 describe('a sequence conflict that numbering on cannot heal', () => {
-  it('parks the stream\'s publishing after a few tries, and the workflow ends', async () => {
+  it("parks the stream's publishing after a few tries, and the workflow ends", async () => {
     const externalId = `${CONTESTED}${randomUUID()}`;
-    const handle = await h.client.workflow.start<typeof partnerEventBurst>('partnerEventBurst', { taskQueue: h.taskQueue, workflowId: `burst/${externalId}`, args: [{ externalId, count: 3 }] });
+    const handle = await h.client.workflow.start<typeof partnerEventBurst>('partnerEventBurst', {
+      taskQueue: h.taskQueue,
+      workflowId: `burst/${externalId}`,
+      args: [{ externalId, count: 3 }],
+    });
     await handle.signal(finishSignal);
     expect(await handle.result()).toBe(3);
     const recordings = ((await handle.fetchHistory()).events ?? []).filter(
-      (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity' && Buffer.from(event.markerRecordedEventAttributes.details?.data?.payloads?.[0]?.data ?? []).toString().includes('"activity_type":"recordPartnerEvents"'),
+      (event) =>
+        event.markerRecordedEventAttributes?.markerName === 'core_local_activity' &&
+        Buffer.from(event.markerRecordedEventAttributes.details?.data?.payloads?.[0]?.data ?? [])
+          .toString()
+          .includes('"activity_type":"recordPartnerEvents"'),
     );
     // The first batch, numbered on three times, then parked: nothing more was tried, nothing pushed.
     expect(recordings.length).toBeGreaterThanOrEqual(4);

@@ -25,7 +25,11 @@ let h: JourneyHarness;
 let events: PartnerEventsUnderTest;
 
 beforeAll(async () => {
-  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'partner-event-burst.ts'), logger: QUIET_BUNDLER });
+  const { code } = await bundleWorkflowCode({
+    ...WORKFLOW_BUNDLE_PATHS,
+    workflowsPath: join(__dirname, '..', 'support', 'workflows', 'partner-event-burst.ts'),
+    logger: QUIET_BUNDLER,
+  });
   const workflowBundlePath = join(mkdtempSync(join(tmpdir(), 'rampflow-burst-')), 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, code);
   events = await startPartnerEvents({ timeoutMs: 15_000, retrySeconds: 3_600 });
@@ -50,16 +54,24 @@ async function until<T>(what: string, look: () => T | Nothing | Promise<T | Noth
 
 function startBurst(count: number) {
   const externalId = `burst-${randomUUID()}`;
-  const handle = h.client.workflow.start<typeof partnerEventBurst>('partnerEventBurst', { taskQueue: h.taskQueue, workflowId: `burst/${externalId}`, args: [{ externalId, count }] });
+  const handle = h.client.workflow.start<typeof partnerEventBurst>('partnerEventBurst', {
+    taskQueue: h.taskQueue,
+    workflowId: `burst/${externalId}`,
+    args: [{ externalId, count }],
+  });
   return { externalId, handle };
 }
 
 /** Every event once per webhook-id, in sequence order, 1..count. */
 async function expectDeliveredOnceInOrder(externalId: string, count: number): Promise<void> {
-  const received = await until('every event to reach the endpoint', () => {
-    const seen = events.endpoint.eventsOf(externalId);
-    return seen.length === count && seen;
-  }, (count * ANSWER_MS) * 3 + 60_000);
+  const received = await until(
+    'every event to reach the endpoint',
+    () => {
+      const seen = events.endpoint.eventsOf(externalId);
+      return seen.length === count && seen;
+    },
+    count * ANSWER_MS * 3 + 60_000,
+  );
   expect(received.map((event) => event.sequence)).toEqual(Array.from({ length: count }, (_, index) => index + 1));
   const mine = new Set(received.map((event) => event.id));
   const attempts = events.endpoint.attempts.filter((id) => mine.has(id));
@@ -72,7 +84,18 @@ describe('a slow partner endpoint', () => {
     const { externalId, handle: started } = startBurst(count);
     const handle = await started;
     // The push had to hand on: one attempt sends for a minute, 25 answers at this speed.
-    await until('the delivery workflow to take the stream over', () => h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${externalId}`)).describe().then(() => true, () => false), 300_000);
+    await until(
+      'the delivery workflow to take the stream over',
+      () =>
+        h.client.workflow
+          .getHandle(partnerEventDeliveryWorkflowId(`customer/${externalId}`))
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          ),
+      300_000,
+    );
     await expectDeliveredOnceInOrder(externalId, count);
     expect(events.endpoint.mostAtOnce).toBe(1);
     await handle.signal(finishSignal);
@@ -83,7 +106,11 @@ describe('a slow partner endpoint', () => {
     const count = 20;
     const { externalId, handle: started } = startBurst(count);
     const handle = await started;
-    await until('the events to be recorded', async () => (await events.store.stream(`customer/${externalId}`, 0, 100)).length === count, 60_000);
+    await until(
+      'the events to be recorded',
+      async () => (await events.store.stream(`customer/${externalId}`, 0, 100)).length === count,
+      60_000,
+    );
     await handle.signal(finishSignal);
     expect(await handle.result()).toBe(count);
     // It ended before the endpoint had them all: nothing waited on the partner.

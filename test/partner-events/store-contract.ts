@@ -21,12 +21,17 @@ export interface StoreSite {
   bytesAtRest(): Promise<Buffer>;
 }
 
-export const payloadKeys = (...ids: string[]): PayloadKey[] => PayloadKeysSchema.parse(ids.map((id) => generatePayloadKey(id)).join(','));
+export const payloadKeys = (...ids: string[]): PayloadKey[] =>
+  PayloadKeysSchema.parse(ids.map((id) => generatePayloadKey(id)).join(','));
 
 const withoutCursor = ({ cursor: _cursor, ...event }: PartnerEvent & { cursor: string }): PartnerEvent => event;
 
 /** Every event after `cursor`, a page of `limit` at a time, checking each page's `next`. */
-export async function readAll(store: PartnerEventStore, limit: number, cursor?: string): Promise<{ events: PartnerEventPage['events']; next: string }> {
+export async function readAll(
+  store: PartnerEventStore,
+  limit: number,
+  cursor?: string,
+): Promise<{ events: PartnerEventPage['events']; next: string }> {
   const events: PartnerEventPage['events'] = [];
   let next = cursor;
   for (;;) {
@@ -101,7 +106,18 @@ export function describeStoreContract(name: string, freshSite: () => Promise<Sto
     it('refuses a cursor it did not give out, and reads nothing after one beyond the end', async () => {
       await fresh();
       const writer = await open('writer');
-      for (const bad of ['', 'abc', '-1', '01', '1.5', ' 1', '1e3', '0x10', '99999999999999999999', '9223372036854775808']) {
+      for (const bad of [
+        '',
+        'abc',
+        '-1',
+        '01',
+        '1.5',
+        ' 1',
+        '1e3',
+        '0x10',
+        '99999999999999999999',
+        '9223372036854775808',
+      ]) {
         await expect(writer.after(bad, 10), JSON.stringify(bad)).rejects.toBeInstanceOf(PartnerEventCursorError);
       }
       expect(await writer.after('9223372036854775807', 10)).toEqual({ events: [], next: '9223372036854775807' });
@@ -130,14 +146,18 @@ export function describeStoreContract(name: string, freshSite: () => Promise<Sto
       const [first, second] = customerEvents('lin', 2);
       await writer.append(customerStream('lin'), [first!]);
       const impostor = { ...first!, id: newEventId() };
-      await expect(writer.append(customerStream('lin'), [impostor, second!])).rejects.toBeInstanceOf(PartnerEventConflictError);
+      await expect(writer.append(customerStream('lin'), [impostor, second!])).rejects.toBeInstanceOf(
+        PartnerEventConflictError,
+      );
       expect((await readAll(writer, 10)).events.map(withoutCursor)).toEqual([first]);
       // Batches out of order, or for another stream, are the appender's bug too.
-      await expect(writer.append(customerStream('lin'), [second!, first!])).rejects.toThrow(/increasing sequence order/);
+      await expect(writer.append(customerStream('lin'), [second!, first!])).rejects.toThrow(
+        /increasing sequence order/,
+      );
       await expect(writer.append(customerStream('someone-else'), [second!])).rejects.toThrow(/does not belong/);
     });
 
-    it('reports each stream\'s last sequence, so a new run of a stream numbers on from it', async () => {
+    it("reports each stream's last sequence, so a new run of a stream numbers on from it", async () => {
       await fresh();
       const writer = await open('writer');
       expect(await writer.lastSequence(customerStream('ode'))).toBe(0);
@@ -148,7 +168,7 @@ export function describeStoreContract(name: string, freshSite: () => Promise<Sto
       expect(await reader.lastSequence(customerStream('other'))).toBe(5);
     });
 
-    it('shows a reader in another instance what a writer appends later, and its cursor survives the reader\'s restart', async () => {
+    it("shows a reader in another instance what a writer appends later, and its cursor survives the reader's restart", async () => {
       await fresh();
       const reader = await open('reader');
       expect(await reader.after(undefined, 10)).toEqual({ events: [], next: '0' });
@@ -189,7 +209,7 @@ export function describeStoreContract(name: string, freshSite: () => Promise<Sto
       const paging = (async () => {
         let cursor: string | undefined;
         // Reads while appends land; a last pass after they all returned picks up the rest.
-        for (let last = false; ; ) {
+        for (let last = false; ;) {
           const page = await reader.after(cursor, 5);
           seen.push(...page.events);
           cursor = page.next;
@@ -245,7 +265,10 @@ export function describeStoreContract(name: string, freshSite: () => Promise<Sto
       const writer = await open('writer');
       const kycLink = secretKycLink();
       const accountNumber = `99${Date.now()}`;
-      await writer.append(customerStream('private-customer'), customerEvents('private-customer', 2, { kycLink, accountNumber }));
+      await writer.append(
+        customerStream('private-customer'),
+        customerEvents('private-customer', 2, { kycLink, accountNumber }),
+      );
       expect((await writer.stream(customerStream('private-customer'), 0, 10))[0]).toMatchObject({ data: { kycLink } });
       const atRest = await site.bytesAtRest();
       // The stream's name is stored readable: finding it shows the search looks where the events are.

@@ -40,8 +40,16 @@ async function until<T>(what: string, look: () => T | Nothing | Promise<T | Noth
 
 /** Removed as retention removes a closed workflow; gone once describing it finds nothing. */
 async function deleteWorkflow(handle: WorkflowHandle): Promise<void> {
-  await h.client.workflowService.deleteWorkflowExecution({ namespace: h.client.options.namespace, workflowExecution: { workflowId: handle.workflowId } });
-  await until('the workflow to be deleted', () => handle.describe().then(() => false, () => true));
+  await h.client.workflowService.deleteWorkflowExecution({
+    namespace: h.client.options.namespace,
+    workflowExecution: { workflowId: handle.workflowId },
+  });
+  await until('the workflow to be deleted', () =>
+    handle.describe().then(
+      () => false,
+      () => true,
+    ),
+  );
 }
 
 const sequencesOf = (stream: PartnerEvent[]) => stream.map((event) => event.sequence);
@@ -61,7 +69,7 @@ describe('a partner event stream across runs', () => {
     const again = await h.startJourney({ customer: { externalId } });
     await h.waitForJourney(again, (state) => state.stage === 'ACTIVE' || state.stage === 'AWAITING_ACCOUNTS');
     await again.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left again' }] });
-    const recorded = await until('the new journey\'s events to be recorded after the first\'s', async () => {
+    const recorded = await until("the new journey's events to be recorded after the first's", async () => {
       const held = await events.store.stream(stream, 0, 100);
       return held.filter((event) => event.type === 'journey.closed').length === 2 && held;
     });
@@ -79,16 +87,31 @@ describe('a partner event stream across runs', () => {
     expect(delivered.map((event) => event.id)).toEqual(recorded.map((event) => event.id));
   });
 
-  it('a payout reference used again after its payout was deleted: the new payout publishes and ends, its event numbered after the first\'s', async () => {
-    const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
-    const { id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'AUD', bankName: 'Test Bank', accountNo: '11223344', swift: 'TESTAU2S', beneficiaryName: 'Ada Lovelace' })) as { id: string };
+  it("a payout reference used again after its payout was deleted: the new payout publishes and ends, its event numbered after the first's", async () => {
+    const { id: customerId } = await h.ramp.customers.create({
+      externalId: `payee-${randomUUID()}`,
+      realName: 'Ada Lovelace',
+      email: 'ada@example.com',
+    });
+    const { id: bankAccountId } = (await h.ramp.bankAccounts.add({
+      customerId: customerId!,
+      currency: 'AUD',
+      bankName: 'Test Bank',
+      accountNo: '11223344',
+      swift: 'TESTAU2S',
+      beneficiaryName: 'Ada Lovelace',
+    })) as { id: string };
     const reference = `again-${randomUUID().slice(0, 8)}`;
     const input: PayoutInput = { reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '65' };
     const stream = `payout/${reference}` as const;
 
     // The balance cannot cover it: the payout parks, and an operator cancels it (payout.failed).
     async function payOutAndCancel(): Promise<WorkflowHandle<typeof payout>> {
-      const handle = await h.client.workflow.start<typeof payout>('payout', { taskQueue: h.taskQueue, workflowId: payoutWorkflowId(reference), args: [input] });
+      const handle = await h.client.workflow.start<typeof payout>('payout', {
+        taskQueue: h.taskQueue,
+        workflowId: payoutWorkflowId(reference),
+        args: [input],
+      });
       await until('the payout to park', async () => (await handle.query(payoutStateQuery)).stage === 'NEEDS_ATTENTION');
       await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'not covered' }] });
       return handle;
@@ -99,7 +122,7 @@ describe('a partner event stream across runs', () => {
     await deleteWorkflow(first);
 
     const again = await payOutAndCancel();
-    const recorded = await until('the second payout\'s event to be recorded', async () => {
+    const recorded = await until("the second payout's event to be recorded", async () => {
       const held = await events.store.stream(stream, 0, 10);
       return held.length === 2 && held;
     });
@@ -112,7 +135,7 @@ describe('a partner event stream across runs', () => {
     const first = await startActiveJourney(h);
     const { externalId } = first.state;
     const stream = `customer/${externalId}` as const;
-    const before = await until('the first run\'s events to be recorded', async () => {
+    const before = await until("the first run's events to be recorded", async () => {
       const held = await events.store.stream(stream, 0, 100);
       return held.length > 0 && held;
     });
@@ -130,21 +153,27 @@ describe('a partner event stream across runs', () => {
     await reset.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
     expect(await reset.result()).toMatchObject({ stage: 'CLOSED' });
 
-    const recorded = await until('the reset run\'s events to be recorded after the first run\'s', async () => {
+    const recorded = await until("the reset run's events to be recorded after the first run's", async () => {
       const held = await events.store.stream(stream, 0, 100);
       return held.some((event) => event.type === 'journey.closed') && held;
     });
     expect(recorded.slice(0, before.length)).toEqual(before);
     // The reset run published again what it did again (here from approval on), numbered after the old run's last.
-    expect(recorded.slice(before.length).map((event) => event.type)).toEqual(expect.arrayContaining(['journey.active', 'journey.closed']));
+    expect(recorded.slice(before.length).map((event) => event.type)).toEqual(
+      expect.arrayContaining(['journey.active', 'journey.closed']),
+    );
     expect(sequencesOf(recorded)).toEqual(oneTo(recorded.length));
     // Every event reaches the partner, the old run's included: the reset may have ended that run
     // between recording its last events and pushing them, and the reset run pushes them again (before
     // `earlier-runs-events-pushed`, about one run in four lost them here).
-    const delivered = await until('every event to reach the endpoint', () => {
-      const seen = events.endpoint.eventsOf(externalId);
-      return seen.length === recorded.length && seen;
-    }, 60_000);
+    const delivered = await until(
+      'every event to reach the endpoint',
+      () => {
+        const seen = events.endpoint.eventsOf(externalId);
+        return seen.length === recorded.length && seen;
+      },
+      60_000,
+    );
     expect(delivered.map((event) => event.id)).toEqual(recorded.map((event) => event.id));
   });
 });

@@ -15,7 +15,9 @@ export interface TestServer {
 }
 
 /** A plain node:http server that records every request (headers and the exact body) before `answer` replies. */
-export async function startServer(answer: (received: Received, response: ServerResponse) => void | Promise<void>): Promise<TestServer> {
+export async function startServer(
+  answer: (received: Received, response: ServerResponse) => void | Promise<void>,
+): Promise<TestServer> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];

@@ -23,17 +23,28 @@ function fileWith(name: string, text: string): string {
 
 function runApi(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'api', 'GET', '/customer/list?pageNum=1&pageSize=1'], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, 'api', 'GET', '/customer/list?pageNum=1&pageSize=1'],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 describe('a bad assumptions file is refused, naming the key', () => {
   it.each([
     ['{"pageSize": 50}', 'RAMP_ASSUMPTIONS_FILE: unknown key pageSize'],
-    ['{"queryParameterNames": {"externalID": "external_id"}}', 'RAMP_ASSUMPTIONS_FILE: unknown key queryParameterNames.externalID'],
-    ['{"queryParameterNames": {"externalId": "external id"}}', 'RAMP_ASSUMPTIONS_FILE: queryParameterNames.externalId: expected a parameter name'],
+    [
+      '{"queryParameterNames": {"externalID": "external_id"}}',
+      'RAMP_ASSUMPTIONS_FILE: unknown key queryParameterNames.externalID',
+    ],
+    [
+      '{"queryParameterNames": {"externalId": "external id"}}',
+      'RAMP_ASSUMPTIONS_FILE: queryParameterNames.externalId: expected a parameter name',
+    ],
     ['{"maxPageSize": 500}', 'RAMP_ASSUMPTIONS_FILE: maxPageSize: the interface allows at most 100'],
     ['{"listOrder": "oldest-first"}', 'RAMP_ASSUMPTIONS_FILE: listOrder:'],
     ['{"legacySuccessStatuses": []}', 'RAMP_ASSUMPTIONS_FILE: legacySuccessStatuses: expected at least one status'],
@@ -43,7 +54,9 @@ describe('a bad assumptions file is refused, naming the key', () => {
   });
 
   it('a file that does not exist', () => {
-    expect(() => loadAssumptionsFile(join(folder, 'missing.json'))).toThrow(/^RAMP_ASSUMPTIONS_FILE: cannot read .*missing\.json \(ENOENT\)$/);
+    expect(() => loadAssumptionsFile(join(folder, 'missing.json'))).toThrow(
+      /^RAMP_ASSUMPTIONS_FILE: cannot read .*missing\.json \(ENOENT\)$/,
+    );
   });
 });
 
@@ -51,14 +64,23 @@ describe('the client follows the file', () => {
   let s: TestSandbox;
   beforeAll(async () => {
     s = await startTestSandbox();
-    for (let index = 0; index < 7; index += 1) await s.ramp.customers.create({ externalId: `file-${index}`, realName: 'Test Person', email: `file-${index}@example.com` });
+    for (let index = 0; index < 7; index += 1)
+      await s.ramp.customers.create({
+        externalId: `file-${index}`,
+        realName: 'Test Person',
+        email: `file-${index}@example.com`,
+      });
   });
   afterAll(async () => {
     await s.close();
   });
 
   it('asks for no more than maxPageSize and walks every page at that size', async () => {
-    const ramp = new RampClient({ baseUrl: s.sandbox.url, ...TEST_PARTNER, assumptions: loadAssumptionsFile(fileWith('pages.json', '{"maxPageSize": 3}')) });
+    const ramp = new RampClient({
+      baseUrl: s.sandbox.url,
+      ...TEST_PARTNER,
+      assumptions: loadAssumptionsFile(fileWith('pages.json', '{"maxPageSize": 3}')),
+    });
     try {
       const page = await ramp.customers.list({ pageNum: 1, pageSize: 100 });
       expect(page.pageSize).toBe(3);
@@ -71,7 +93,7 @@ describe('the client follows the file', () => {
     }
   });
 
-  it('reads the older generation\'s success from legacySuccessStatuses', () => {
+  it("reads the older generation's success from legacySuccessStatuses", () => {
     const overrides = parseAssumptionsFile('{"legacySuccessStatuses": ["done", 0]}');
     expect(overrides.isLegacySuccessStatus?.('DONE')).toBe(true);
     expect(overrides.isLegacySuccessStatus?.(0)).toBe(true);
@@ -84,7 +106,10 @@ describe('rampflow api with RAMP_ASSUMPTIONS_FILE', { timeout: 120_000 }, () => 
   const env = { RAMP_BASE_URL: 'http://127.0.0.1:9', RAMP_API_KEY: 'key', RAMP_API_SECRET: 'secret-value' };
 
   it('stops at start with one line naming the key, before any call', async () => {
-    const result = await runApi({ ...env, RAMP_ASSUMPTIONS_FILE: fileWith('bad.json', '{"queryParameterNames": {"pageSize": ""}}') });
+    const result = await runApi({
+      ...env,
+      RAMP_ASSUMPTIONS_FILE: fileWith('bad.json', '{"queryParameterNames": {"pageSize": ""}}'),
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^rampflow: RAMP_ASSUMPTIONS_FILE: queryParameterNames\.pageSize: [^\n]+\n$/);
@@ -104,11 +129,15 @@ describe('the worker and the receiver stop at start on a bad file', () => {
 
   it('the worker', async () => {
     const { runWorkerProcess } = await import('../../workers/process');
-    await expect(runWorkerProcess({ ...env, RAMP_ASSUMPTIONS_FILE: fileWith('worker.json', '{"clockSkewToleranceMs": 10}') })).rejects.toThrow(/^RAMP_ASSUMPTIONS_FILE: clockSkewToleranceMs: /);
+    await expect(
+      runWorkerProcess({ ...env, RAMP_ASSUMPTIONS_FILE: fileWith('worker.json', '{"clockSkewToleranceMs": 10}') }),
+    ).rejects.toThrow(/^RAMP_ASSUMPTIONS_FILE: clockSkewToleranceMs: /);
   });
 
   it('the receiver', async () => {
     const { runWebhookReceiver } = await import('../../webhooks/receiver-process');
-    await expect(runWebhookReceiver({}, { ...env, RAMP_ASSUMPTIONS_FILE: fileWith('receiver.json', '{"listOrder": "sideways"}') })).rejects.toThrow(/^RAMP_ASSUMPTIONS_FILE: listOrder: /);
+    await expect(
+      runWebhookReceiver({}, { ...env, RAMP_ASSUMPTIONS_FILE: fileWith('receiver.json', '{"listOrder": "sideways"}') }),
+    ).rejects.toThrow(/^RAMP_ASSUMPTIONS_FILE: listOrder: /);
   });
 });

@@ -52,7 +52,14 @@ async function holdingServer(): Promise<HoldingServer> {
 
 function clientFor(url: string): RampHttpClient {
   // Timeouts far longer than any test: only the limits can end these calls.
-  const client = new RampHttpClient({ baseUrl: url, apiKey: 'key-1', apiSecret: 'secret-1', headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000, sleep: async () => undefined });
+  const client = new RampHttpClient({
+    baseUrl: url,
+    apiKey: 'key-1',
+    apiSecret: 'secret-1',
+    headersTimeoutMs: 60_000,
+    bodyTimeoutMs: 60_000,
+    sleep: async () => undefined,
+  });
   opened.push(client);
   return client;
 }
@@ -65,13 +72,19 @@ async function until(condition: () => boolean): Promise<void> {
   }
 }
 
-const caught = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
+const caught = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('a call under limits', () => {
   it('aborts its POST on the wire when the signal fires, and reports the outcome as unknown', async () => {
     const server = await holdingServer();
     const controller = new AbortController();
-    const sent = withCallLimits({ signal: controller.signal }, () => clientFor(server.url).send({ method: 'POST', path: '/payment/create', body: jsonBody({ reference: 'r' }) }));
+    const sent = withCallLimits({ signal: controller.signal }, () =>
+      clientFor(server.url).send({ method: 'POST', path: '/payment/create', body: jsonBody({ reference: 'r' }) }),
+    );
     await until(() => server.arrived.length === 1);
     controller.abort(new Error('the activity was cancelled'));
     const error = await caught(sent);
@@ -84,7 +97,9 @@ describe('a call under limits', () => {
   it('aborts a GET and starts no further attempt once the signal has fired', async () => {
     const server = await holdingServer();
     const controller = new AbortController();
-    const sent = withCallLimits({ signal: controller.signal }, () => clientFor(server.url).send({ method: 'GET', path: '/customer/detail', query: 'id=c1' }));
+    const sent = withCallLimits({ signal: controller.signal }, () =>
+      clientFor(server.url).send({ method: 'GET', path: '/customer/detail', query: 'id=c1' }),
+    );
     await until(() => server.arrived.length === 1);
     controller.abort(new Error('the activity was cancelled'));
     const error = await caught(sent);
@@ -97,13 +112,21 @@ describe('a call under limits', () => {
   it('ends an attempt at the deadline, however long its own timeouts', async () => {
     const server = await holdingServer();
     const started = Date.now();
-    const error = await caught(withCallLimits({ deadlineAt: started + 300 }, () => clientFor(server.url).send({ method: 'POST', path: '/autoramp-flow/onramp', body: jsonBody({}) })));
+    const error = await caught(
+      withCallLimits({ deadlineAt: started + 300 }, () =>
+        clientFor(server.url).send({ method: 'POST', path: '/autoramp-flow/onramp', body: jsonBody({}) }),
+      ),
+    );
     expect(error).toBeInstanceOf(RampOutcomeUnknownError);
     expect(Date.now() - started).toBeLessThan(5_000);
     await until(() => server.abandoned.length === 1);
 
     // A GET that runs out of time is not retried past the deadline.
-    const read = await caught(withCallLimits({ deadlineAt: Date.now() + 300 }, () => clientFor(server.url).send({ method: 'GET', path: '/customer/detail', query: 'id=c1' })));
+    const read = await caught(
+      withCallLimits({ deadlineAt: Date.now() + 300 }, () =>
+        clientFor(server.url).send({ method: 'GET', path: '/customer/detail', query: 'id=c1' }),
+      ),
+    );
     expect(read).toBeInstanceOf(RampConnectionError);
     expect((read as Error).message).toContain('ran out of time');
     expect(server.arrived).toEqual(['POST /autoramp-flow/onramp', 'GET /customer/detail?id=c1']);
@@ -122,7 +145,9 @@ describe('a call under limits', () => {
     const client = clientFor(server.url);
     const read = withCallLimits(limits, () => client.send({ method: 'GET', path: '/customer/detail', query: 'id=c1' }));
     await until(() => server.arrived.length === 1);
-    const create = withCallLimits(limits, () => client.send({ method: 'POST', path: '/customer/create', body: jsonBody({}) }));
+    const create = withCallLimits(limits, () =>
+      client.send({ method: 'POST', path: '/customer/create', body: jsonBody({}) }),
+    );
     await until(() => server.arrived.length === 2);
     controller.abort(new Error('done'));
     await Promise.all([caught(read), caught(create)]);

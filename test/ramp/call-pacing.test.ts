@@ -23,7 +23,12 @@ afterEach(async () => {
 
 /** A client on real time, sharing the process's pacer of its account like a worker's. */
 function realClient(baseUrl: string, apiKey: string, maxCallsPerSecond?: number): RampHttpClient {
-  const client = new RampHttpClient({ baseUrl, apiKey, apiSecret: SECRET, ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}) });
+  const client = new RampHttpClient({
+    baseUrl,
+    apiKey,
+    apiSecret: SECRET,
+    ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
+  });
   clients.push(client);
   return client;
 }
@@ -103,8 +108,10 @@ describe('the pacer', () => {
 });
 
 describe('a 429 under an activity', () => {
-  it('fails at once with the Retry-After, and holds the process\'s other calls of that account at the gate', async () => {
-    const server = await startSignedServer(SECRET, (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '30' }, text: 'Too Many Requests' } : success([])));
+  it("fails at once with the Retry-After, and holds the process's other calls of that account at the gate", async () => {
+    const server = await startSignedServer(SECRET, (_request, index) =>
+      index === 0 ? { status: 429, headers: { 'retry-after': '30' }, text: 'Too Many Requests' } : success([]),
+    );
     servers.push(server);
     const worker = realClient(server.url, 'gate-key');
     const limits = { deadlineAt: Date.now() + 10_000 };
@@ -127,7 +134,9 @@ describe('a 429 under an activity', () => {
   });
 
   it('becomes a retryable RateLimited failure whose next retry waits the Retry-After', () => {
-    const failure = toTemporalFailure(new RampRateLimitedError('rate limited', { method: 'GET', path: '/balance', retryAfterMs: 7_000 }));
+    const failure = toTemporalFailure(
+      new RampRateLimitedError('rate limited', { method: 'GET', path: '/balance', retryAfterMs: 7_000 }),
+    );
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'RateLimited', nonRetryable: false, nextRetryDelay: 7_000 });
   });
@@ -141,13 +150,20 @@ describe('a 429 under an activity', () => {
       return index % 4 === 3 ? { status: 503, text: 'Service Unavailable' } : success([]);
     });
     servers.push(server);
-    const client = new RampHttpClient({ baseUrl: server.url, apiKey: 'window-key', apiSecret: SECRET, maxCallsPerSecond: 5, retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 10 } });
+    const client = new RampHttpClient({
+      baseUrl: server.url,
+      apiKey: 'window-key',
+      apiSecret: SECRET,
+      maxCallsPerSecond: 5,
+      retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 10 },
+    });
     clients.push(client);
     const started = Date.now();
     await Promise.all(Array.from({ length: 10 }, () => client.send({ method: 'GET', path: '/balance' })));
     // Thirteen attempts (three retried), five a second at most: into the third second.
     expect(server.requests.length).toBeGreaterThan(10);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
-    for (const at of arrivals) expect(arrivals.filter((other) => other >= at && other < at + 1_000).length).toBeLessThanOrEqual(5);
+    for (const at of arrivals)
+      expect(arrivals.filter((other) => other >= at && other < at + 1_000).length).toBeLessThanOrEqual(5);
   });
 });

@@ -27,12 +27,24 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[], env: Record<string, string | undefined> = { RAMP_BASE_URL: server.url, RAMP_API_KEY: 'cli-key', RAMP_API_SECRET: SECRET }): Promise<Run> {
+function run(
+  args: string[],
+  env: Record<string, string | undefined> = {
+    RAMP_BASE_URL: server.url,
+    RAMP_API_KEY: 'cli-key',
+    RAMP_API_SECRET: SECRET,
+  },
+): Promise<Run> {
   const { RAMP_BASE_URL: _url, RAMP_API_KEY: _key, RAMP_API_SECRET: _secret, ...inherited } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'api', ...args], { env: { ...inherited, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, 'api', ...args],
+      { env: { ...inherited, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -44,7 +56,10 @@ describe('rampflow api', { timeout: 120_000 }, () => {
     const result = await run(['GET', '/customer/list?pageSize=10&pageNum=1']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ status: 'SUCCESS', data: { list: [], total: 0, pageNum: 1, pageSize: 10 } });
+    expect(JSON.parse(result.stdout)).toEqual({
+      status: 'SUCCESS',
+      data: { list: [], total: 0, pageNum: 1, pageSize: 10 },
+    });
     const request = server.requests[before];
     expect(request?.target).toBe('/customer/list?pageSize=10&pageNum=1');
     expect(request?.headers.host).toBe(`127.0.0.1:${server.port}`);
@@ -88,7 +103,9 @@ describe('rampflow api', { timeout: 120_000 }, () => {
     const result = await run(['POST', '/customer/create', '--data', '{"externalId":"dup"}']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr.trim()).toBe('rampflow: POST /customer/create (HTTP 422): the service refused the parameters: INVALID_PARAMETERS: externalId already exists');
+    expect(result.stderr.trim()).toBe(
+      'rampflow: POST /customer/create (HTTP 422): the service refused the parameters: INVALID_PARAMETERS: externalId already exists',
+    );
   });
 
   it("quotes the service's own status word and message, as a user greps for them", async () => {
@@ -102,13 +119,23 @@ describe('rampflow api', { timeout: 120_000 }, () => {
     nextReply = { json: { status: 'FAIL', message: 'bad wallet signature' } };
     const result = await run(['POST', '/create-va', '--data', '{"user_id":"u-1","currency":"AUD"}']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('POST /create-va (HTTP 200): the older generation answered a failure: FAIL: bad wallet signature');
+    expect(result.stderr).toContain(
+      'POST /create-va (HTTP 200): the older generation answered a failure: FAIL: bad wallet signature',
+    );
   });
 
   it('names every missing or bad variable on its own line, without the values', async () => {
-    const result = await run(['GET', '/balance'], { RAMP_BASE_URL: 'ftp://files.example', RAMP_API_KEY: '', RAMP_API_SECRET: undefined });
+    const result = await run(['GET', '/balance'], {
+      RAMP_BASE_URL: 'ftp://files.example',
+      RAMP_API_KEY: '',
+      RAMP_API_SECRET: undefined,
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual(['rampflow: RAMP_BASE_URL must be an http:// or https:// URL', 'RAMP_API_KEY is empty', 'RAMP_API_SECRET is not set']);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'rampflow: RAMP_BASE_URL must be an http:// or https:// URL',
+      'RAMP_API_KEY is empty',
+      'RAMP_API_SECRET is not set',
+    ]);
   });
 
   it('refuses --data that is not JSON, and a path that would need re-encoding', async () => {

@@ -17,7 +17,13 @@ import {
   RampUnauthorisedError,
 } from '../../ramp/errors';
 import { LEASE_WAIT_LIMIT_MS } from '../../ramp/call-pacing';
-import { attemptOutcome, RampHttpClient, jsonBody, type RampAttempt, type RampClientOptions } from '../../ramp/http-client';
+import {
+  attemptOutcome,
+  RampHttpClient,
+  jsonBody,
+  type RampAttempt,
+  type RampClientOptions,
+} from '../../ramp/http-client';
 import { failure, startSignedServer, success, type Reply, type SignedServer } from './support/signed-server';
 import { caught } from './support/caught';
 
@@ -30,7 +36,9 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function serve(handler: (request: Parameters<Parameters<typeof startSignedServer>[1]>[0], index: number) => Reply | Promise<Reply>) {
+async function serve(
+  handler: (request: Parameters<Parameters<typeof startSignedServer>[1]>[0], index: number) => Reply | Promise<Reply>,
+) {
   const server = await startSignedServer(SECRET, handler);
   servers.push(server);
   return server;
@@ -96,7 +104,11 @@ describe('on the wire', () => {
     const server = await serve(() => success(null));
     const { client } = clientFor(server.url);
     for (let call = 0; call < 6; call += 1) await client.send({ method: 'GET', path: '/balance' });
-    await client.send({ method: 'POST', path: '/callback-url', body: jsonBody({ callbackUrl: 'https://x.test/hook' }) });
+    await client.send({
+      method: 'POST',
+      path: '/callback-url',
+      body: jsonBody({ callbackUrl: 'https://x.test/hook' }),
+    });
     expect(server.requests).toHaveLength(7);
     // undici may open a second socket while the first is still settling; it never opens one per call.
     expect(server.connectionCount()).toBeLessThanOrEqual(2);
@@ -120,7 +132,9 @@ describe('retries of a GET', () => {
   });
 
   it('honours Retry-After on 429 when it is short, and gives up when it is long', async () => {
-    const shortWait = await serve((_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' }, text: '' } : success([])));
+    const shortWait = await serve((_request, index) =>
+      index === 0 ? { status: 429, headers: { 'retry-after': '1' }, text: '' } : success([]),
+    );
     // A clock that stands still: the wait is the Retry-After itself, not less the milliseconds the answer took.
     const first = clientFor(shortWait.url, { retry: { maxDelayMs: 2_000 }, now: () => Date.UTC(2026, 10, 24) });
     await first.client.send({ method: 'GET', path: '/balance' });
@@ -134,14 +148,14 @@ describe('retries of a GET', () => {
     expect(longWait.requests).toHaveLength(1);
   });
 
-  it('waits out a worker\'s join for a share of the partner\'s rate, and past it refuses the call unsent, so its activity frees its slot', async () => {
+  it("waits out a worker's join for a share of the partner's rate, and past it refuses the call unsent, so its activity frees its slot", async () => {
     const server = await serve(() => success([]));
     const joining = clientFor(server.url, { maxCallsPerSecond: 6 });
     // No share yet (a worker that has not been counted among the service queue's pollers).
     joining.client.pacer.lease({ places: 0, validUntil: Number.MAX_SAFE_INTEGER });
     const error = await caught(joining.client.send({ method: 'GET', path: '/balance' }));
     expect(error).toBeInstanceOf(RampRateLimitedError);
-    expect(error.message).toContain('no share of the partner\'s rate');
+    expect(error.message).toContain("no share of the partner's rate");
     expect(server.requests).toHaveLength(0);
     expect(joining.waits.reduce((sum, wait) => sum + wait, 0)).toBe(LEASE_WAIT_LIMIT_MS);
 
@@ -198,7 +212,9 @@ describe('a POST', () => {
   it('is not retried on 5xx: the outcome is unknown', async () => {
     const server = await serve(() => ({ status: 500, text: 'oops' }));
     const { client } = clientFor(server.url);
-    const error = await caught(client.send({ method: 'POST', path: '/customer/create', body: jsonBody({ externalId: 'e' }) }));
+    const error = await caught(
+      client.send({ method: 'POST', path: '/customer/create', body: jsonBody({ externalId: 'e' }) }),
+    );
     expect(error).toBeInstanceOf(RampOutcomeUnknownError);
     expect(error).toMatchObject({ httpStatus: 500, retryable: false });
     expect(server.requests).toHaveLength(1);
@@ -207,7 +223,9 @@ describe('a POST', () => {
   it('is not retried when the connection drops after sending', async () => {
     const server = await serve(() => ({ destroySocket: true }));
     const { client } = clientFor(server.url);
-    const error = await caught(client.send({ method: 'POST', path: '/customer/create', body: jsonBody({ externalId: 'e' }) }));
+    const error = await caught(
+      client.send({ method: 'POST', path: '/customer/create', body: jsonBody({ externalId: 'e' }) }),
+    );
     expect(error).toBeInstanceOf(RampOutcomeUnknownError);
     expect(server.requests).toHaveLength(1);
   });
@@ -215,7 +233,9 @@ describe('a POST', () => {
   it('is not retried when the answer times out', async () => {
     const server = await serve(() => ({ neverAnswer: true }));
     const { client } = clientFor(server.url, { headersTimeoutMs: 150 });
-    const error = await caught(client.send({ method: 'POST', path: '/autoramp-flow/onramp', body: jsonBody({ to: 'x' }) }));
+    const error = await caught(
+      client.send({ method: 'POST', path: '/autoramp-flow/onramp', body: jsonBody({ to: 'x' }) }),
+    );
     expect(error).toBeInstanceOf(RampOutcomeUnknownError);
     expect(error.message).toContain('look the record up');
     expect(server.requests).toHaveLength(1);
@@ -237,7 +257,9 @@ describe('a POST', () => {
     pool.intercept({ path: '/customer/create', method: 'POST' }).replyWithError(refused);
     pool.intercept({ path: '/customer/create', method: 'POST' }).reply(200, { status: 'SUCCESS', data: { id: 'c-1' } });
     const { client } = clientFor('https://ramp.test', { dispatcher: agent });
-    expect((await client.send({ method: 'POST', path: '/customer/create', body: jsonBody({}) })).body.data).toEqual({ id: 'c-1' });
+    expect((await client.send({ method: 'POST', path: '/customer/create', body: jsonBody({}) })).body.data).toEqual({
+      id: 'c-1',
+    });
     await agent.close();
   });
 
@@ -257,8 +279,18 @@ describe('errors keyed on the body status, then the HTTP code', () => {
     ['422 UNAUTHORISED', failure('UNAUTHORISED', 'bad signature'), RampUnauthorisedError, false],
     ['422 FAILED', failure('FAILED', 'provider down'), RampFailedError, true],
     ['422 with an unlisted status', failure('SOMETHING_NEW', 'hm'), RampFailedError, true],
-    ['a gateway 401 with an HTML body', { status: 401, text: '<html>401 Authorization Required</html>' }, RampUnauthorisedError, false],
-    ['a 200 whose body says UNAUTHORISED', { json: { status: 'UNAUTHORISED', message: 'ip not whitelisted' } }, RampUnauthorisedError, false],
+    [
+      'a gateway 401 with an HTML body',
+      { status: 401, text: '<html>401 Authorization Required</html>' },
+      RampUnauthorisedError,
+      false,
+    ],
+    [
+      'a 200 whose body says UNAUTHORISED',
+      { json: { status: 'UNAUTHORISED', message: 'ip not whitelisted' } },
+      RampUnauthorisedError,
+      false,
+    ],
     ['404', { status: 404, text: 'not found' }, RampHttpError, false],
     ['a 200 that is not JSON', { text: 'hello' }, RampSchemaError, false],
     ['a 200 without SUCCESS', { json: { status: 'DONE', data: {} } }, RampSchemaError, false],
@@ -279,9 +311,18 @@ describe('errors keyed on the body status, then the HTTP code', () => {
   it('carries the service message and never the secret, the signature or the query', async () => {
     const server = await serve(() => failure('INVALID_PARAMETERS', 'externalId already used'));
     const { client } = clientFor(server.url);
-    const error = await caught(client.send({ method: 'POST', path: '/customer/create', query: 'email=secret%40x.test', body: jsonBody({ externalId: 'e' }) }));
+    const error = await caught(
+      client.send({
+        method: 'POST',
+        path: '/customer/create',
+        query: 'email=secret%40x.test',
+        body: jsonBody({ externalId: 'e' }),
+      }),
+    );
     expect(error.serviceMessage).toBe('externalId already used');
-    expect(error.message).toBe('POST /customer/create (HTTP 422): the service refused the parameters: INVALID_PARAMETERS: externalId already used');
+    expect(error.message).toBe(
+      'POST /customer/create (HTTP 422): the service refused the parameters: INVALID_PARAMETERS: externalId already used',
+    );
     const signature = String(server.requests[0]?.headers['x-signature']);
     const everything = `${error.message} ${JSON.stringify(error)} ${String(error.stack)} ${JSON.stringify(Object.entries(error))}`;
     for (const forbidden of [SECRET, signature, 'email=']) expect(everything).not.toContain(forbidden);
@@ -294,7 +335,9 @@ describe('clock skew', () => {
   function skewCheckingReply(request: { headers: Record<string, unknown> }, serviceNowMs: number): Reply {
     const date = new Date(serviceNowMs).toUTCString();
     const skew = Math.abs(Number(request.headers['x-timestamp']) - Math.floor(serviceNowMs / 1000));
-    return skew > 60 ? { status: 422, headers: { date }, json: { status: 'UNAUTHORISED', message: 'timestamp out of range' } } : { headers: { date }, json: { status: 'SUCCESS', data: 'in time' } };
+    return skew > 60
+      ? { status: 422, headers: { date }, json: { status: 'UNAUTHORISED', message: 'timestamp out of range' } }
+      : { headers: { date }, json: { status: 'SUCCESS', data: 'in time' } };
   }
 
   it('learns the offset from Date and retries an UNAUTHORISED once', async () => {
@@ -310,7 +353,11 @@ describe('clock skew', () => {
   });
 
   it('retries only once when the credentials are what is wrong', async () => {
-    const server = await serve(() => ({ status: 401, headers: { date: new Date(Date.now() + SERVICE_AHEAD_MS).toUTCString() }, text: 'Unauthorized' }));
+    const server = await serve(() => ({
+      status: 401,
+      headers: { date: new Date(Date.now() + SERVICE_AHEAD_MS).toUTCString() },
+      text: 'Unauthorized',
+    }));
     const { client } = clientFor(server.url);
     const error = await caught(client.send({ method: 'GET', path: '/balance' }));
     expect(error).toBeInstanceOf(RampUnauthorisedError);
@@ -318,7 +365,11 @@ describe('clock skew', () => {
   });
 
   it('does not retry an UNAUTHORISED when the clocks agree', async () => {
-    const server = await serve(() => ({ status: 422, headers: { date: new Date().toUTCString() }, json: { status: 'UNAUTHORISED', message: 'bad key' } }));
+    const server = await serve(() => ({
+      status: 422,
+      headers: { date: new Date().toUTCString() },
+      json: { status: 'UNAUTHORISED', message: 'bad key' },
+    }));
     const { client } = clientFor(server.url);
     await caught(client.send({ method: 'GET', path: '/balance' }));
     expect(server.requests).toHaveLength(1);
@@ -328,7 +379,12 @@ describe('clock skew', () => {
 
 describe('onAttempt: what the worker counts (rampflow_service_requests_total)', () => {
   it('tells each attempt with the endpoint template, never the query, and its outcome class', async () => {
-    const replies: Reply[] = [{ status: 503, json: { status: 'ERROR', message: 'down' } }, { status: 429, json: { status: 'ERROR', message: 'slow down' } }, success({ id: 'c-1' }), failure('INVALID_PARAMETERS', 'bad email')];
+    const replies: Reply[] = [
+      { status: 503, json: { status: 'ERROR', message: 'down' } },
+      { status: 429, json: { status: 'ERROR', message: 'slow down' } },
+      success({ id: 'c-1' }),
+      failure('INVALID_PARAMETERS', 'bad email'),
+    ];
     const server = await serve((_request, index) => replies[index]!);
     const attempts: RampAttempt[] = [];
     const { client } = clientFor(server.url, { onAttempt: (attempt) => attempts.push(attempt) });
@@ -347,15 +403,34 @@ describe('onAttempt: what the worker counts (rampflow_service_requests_total)', 
 
   it('tells an attempt that got no answer as network, and a hook that throws never fails the call', async () => {
     const attempts: RampAttempt[] = [];
-    const { client } = clientFor(`http://127.0.0.1:${await closedPort()}`, { retry: { maxAttempts: 1 }, onAttempt: (attempt) => attempts.push(attempt) });
+    const { client } = clientFor(`http://127.0.0.1:${await closedPort()}`, {
+      retry: { maxAttempts: 1 },
+      onAttempt: (attempt) => attempts.push(attempt),
+    });
     await caught(client.send({ method: 'GET', path: '/customer/list' }));
     expect(attempts.map((attempt) => attempt.outcome)).toEqual(['network']);
     const server = await serve(() => success({ ok: true }));
-    const throwing = clientFor(server.url, { onAttempt: () => { throw new Error('metrics broke'); } });
-    await expect(throwing.client.send({ method: 'GET', path: '/customer/list' })).resolves.toMatchObject({ httpStatus: 200 });
+    const throwing = clientFor(server.url, {
+      onAttempt: () => {
+        throw new Error('metrics broke');
+      },
+    });
+    await expect(throwing.client.send({ method: 'GET', path: '/customer/list' })).resolves.toMatchObject({
+      httpStatus: 200,
+    });
   });
 
   it('classes statuses', () => {
-    expect([200, 204, 400, 404, 422, 429, 500, 503, 302].map(attemptOutcome)).toEqual(['2xx', '2xx', '4xx', '4xx', '4xx', '429', '5xx', '5xx', 'other']);
+    expect([200, 204, 400, 404, 422, 429, 500, 503, 302].map(attemptOutcome)).toEqual([
+      '2xx',
+      '2xx',
+      '4xx',
+      '4xx',
+      '4xx',
+      '429',
+      '5xx',
+      '5xx',
+      'other',
+    ]);
   });
 });

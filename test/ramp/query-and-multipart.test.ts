@@ -5,7 +5,14 @@ import { buildRawQuery, encodeQueryComponent } from '../../ramp/query';
 
 describe('buildRawQuery', () => {
   it('keeps the order given and skips undefined values', () => {
-    expect(buildRawQuery([['status', 'RECEIVED'], ['pageNum', 2], ['customerId', undefined], ['pageSize', 10]])).toBe('status=RECEIVED&pageNum=2&pageSize=10');
+    expect(
+      buildRawQuery([
+        ['status', 'RECEIVED'],
+        ['pageNum', 2],
+        ['customerId', undefined],
+        ['pageSize', 10],
+      ]),
+    ).toBe('status=RECEIVED&pageNum=2&pageSize=10');
   });
 
   it('percent-encodes everything but unreserved characters, UTF-8 included', () => {
@@ -23,7 +30,14 @@ describe('encodeMultipart', () => {
     const body = encodeMultipart(
       [
         { name: 'id', value: 'd-1' },
-        { name: 'file', file: { filename: 'a "quoted"\r\nname.txt', contentType: 'text/plain', content: new TextEncoder().encode('héllo') } },
+        {
+          name: 'file',
+          file: {
+            filename: 'a "quoted"\r\nname.txt',
+            contentType: 'text/plain',
+            content: new TextEncoder().encode('héllo'),
+          },
+        },
       ],
       'test-boundary',
     );

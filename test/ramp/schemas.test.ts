@@ -36,9 +36,19 @@ describe('resources', () => {
     ['customer without status', CustomerSchema, { ...records.customer, status: undefined }, 'status'],
     ['deposit with an unknown status', DepositSchema, { ...records.deposit, status: 'LOST' }, 'status'],
     ['deposit amount as a number', DepositSchema, { ...records.deposit, amount: 1500 }, 'amount'],
-    ['trade without its deposit id', TradeSchema, { ...records.trade, deposit: { currency: 'AUD', amount: '1' } }, 'deposit.id'],
+    [
+      'trade without its deposit id',
+      TradeSchema,
+      { ...records.trade, deposit: { currency: 'AUD', amount: '1' } },
+      'deposit.id',
+    ],
     ['payment with a non-decimal rate', PaymentSchema, { ...records.payment, rate: '1,52' }, 'rate'],
-    ['bank account without accountNo', BankAccountSchema, { ...records.bankAccount, accountNo: undefined }, 'accountNo'],
+    [
+      'bank account without accountNo',
+      BankAccountSchema,
+      { ...records.bankAccount, accountNo: undefined },
+      'accountNo',
+    ],
     ['autoramp flow with an unknown type', AutorampFlowSchema, { ...records.autorampFlow, type: 'SIDERAMP' }, 'type'],
     ['virtual account without id', VirtualAccountSchema, { ...records.virtualAccount, id: undefined }, 'id'],
   ])('refuse a %s, naming the field', (_label, schema, value, field) => {
@@ -48,7 +58,9 @@ describe('resources', () => {
   });
 
   it('accept null for the deposit records present only when applicable', () => {
-    expect(DepositSchema.safeParse({ ...records.deposit, receiverVirtualAccount: null, txReference: null }).success).toBe(true);
+    expect(
+      DepositSchema.safeParse({ ...records.deposit, receiverVirtualAccount: null, txReference: null }).success,
+    ).toBe(true);
   });
 
   it('accept the event variant of the payment bank account', () => {
@@ -64,12 +76,18 @@ describe('envelopes', () => {
   });
 
   it('refuse a page without total', () => {
-    const result = successEnvelope(pageOf(CustomerSchema)).safeParse({ status: 'SUCCESS', data: { list: [], pageNum: 1, pageSize: 10 } });
+    const result = successEnvelope(pageOf(CustomerSchema)).safeParse({
+      status: 'SUCCESS',
+      data: { list: [], pageNum: 1, pageSize: 10 },
+    });
     expect(result.error?.issues[0]?.path).toEqual(['data', 'total']);
   });
 
   it('parse the 422 failure body', () => {
-    expect(FailureEnvelopeSchema.parse({ status: 'INVALID_PARAMETERS', message: 'pageSize' })).toEqual({ status: 'INVALID_PARAMETERS', message: 'pageSize' });
+    expect(FailureEnvelopeSchema.parse({ status: 'INVALID_PARAMETERS', message: 'pageSize' })).toEqual({
+      status: 'INVALID_PARAMETERS',
+      message: 'pageSize',
+    });
   });
 });
 
@@ -89,7 +107,10 @@ describe('events', () => {
   });
 
   it('refuse an unknown name, a payload without id, and a payload of the wrong shape, saying why', () => {
-    expect(parseRampEvent({ event: 'DEPOSIT_EXPLODED', payload: { id: 'x' } })).toEqual({ success: false, reason: 'unknown event name "DEPOSIT_EXPLODED"' });
+    expect(parseRampEvent({ event: 'DEPOSIT_EXPLODED', payload: { id: 'x' } })).toEqual({
+      success: false,
+      reason: 'unknown event name "DEPOSIT_EXPLODED"',
+    });
     const noId = parseRampEvent({ event: 'DEPOSIT_RECEIVED', payload: {} });
     expect(!noId.success && noId.reason).toMatch(/payload\.id/);
     const badAmount = parseRampEvent({ event: 'DEPOSIT_RECEIVED', payload: { ...records.deposit, amount: 'lots' } });

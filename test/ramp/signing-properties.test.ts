@@ -20,7 +20,10 @@ const canonicalParts: fc.Arbitrary<CanonicalParts> = fc.record({
   host: lineValue,
   path: lineValue,
   query: lineValue,
-  bodySha256Hex: fc.oneof(fc.constant(''), fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => bytesToHex(bytes))),
+  bodySha256Hex: fc.oneof(
+    fc.constant(''),
+    fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => bytesToHex(bytes)),
+  ),
   timestamp: fc.integer({ min: 0, max: 4_102_444_800 }).map(String),
   nonce: fc.uuid(),
 });
@@ -28,12 +31,20 @@ const canonicalParts: fc.Arbitrary<CanonicalParts> = fc.record({
 describe('signature', () => {
   it('changes when any one of the seven values changes', () => {
     fc.assert(
-      fc.property(canonicalParts, fc.constantFrom(...FIELDS), lineValue, fc.string({ minLength: 1, maxLength: 64 }), (parts, field, replacement, secret) => {
-        const changed = { ...parts, [field]: replacement };
-        // METHOD is upper-cased, so "get" and "GET" are the same value.
-        fc.pre(field === 'method' ? replacement.toUpperCase() !== parts.method : replacement !== parts[field]);
-        expect(signCanonical(secret, canonicalString(changed))).not.toBe(signCanonical(secret, canonicalString(parts)));
-      }),
+      fc.property(
+        canonicalParts,
+        fc.constantFrom(...FIELDS),
+        lineValue,
+        fc.string({ minLength: 1, maxLength: 64 }),
+        (parts, field, replacement, secret) => {
+          const changed = { ...parts, [field]: replacement };
+          // METHOD is upper-cased, so "get" and "GET" are the same value.
+          fc.pre(field === 'method' ? replacement.toUpperCase() !== parts.method : replacement !== parts[field]);
+          expect(signCanonical(secret, canonicalString(changed))).not.toBe(
+            signCanonical(secret, canonicalString(parts)),
+          );
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -55,7 +66,12 @@ describe('the bytes sent', () => {
 
   beforeAll(async () => {
     server = await startSignedServer(SECRET, () => ({ json: { status: 'SUCCESS', data: null } }));
-    client = new RampHttpClient({ baseUrl: server.url, apiKey: 'k', apiSecret: SECRET, onCanonicalString: (canonical) => canonicals.push(canonical) });
+    client = new RampHttpClient({
+      baseUrl: server.url,
+      apiKey: 'k',
+      apiSecret: SECRET,
+      onCanonicalString: (canonical) => canonicals.push(canonical),
+    });
   });
   afterAll(async () => {
     await client.close();
@@ -63,7 +79,10 @@ describe('the bytes sent', () => {
   });
 
   it('hash to the signed body line, and the query arrives as signed', async () => {
-    const queryParameters = fc.array(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.string({ maxLength: 12 })), { maxLength: 4 });
+    const queryParameters = fc.array(
+      fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.string({ maxLength: 12 })),
+      { maxLength: 4 },
+    );
     await fc.assert(
       fc.asyncProperty(fc.jsonValue(), queryParameters, async (value, parameters) => {
         const body = jsonBody(value);

@@ -47,14 +47,20 @@ describe('signing vectors', () => {
     const reasons = fixture.vectors.filter((vector) => vector.expect === 'reject').map((vector) => vector.reason ?? '');
     expect(fixture.vectors.filter((vector) => vector.expect === 'accept').length).toBeGreaterThanOrEqual(10);
     for (const topic of ['milliseconds', 'lowercase hex', 're-ordered', 're-serialised']) {
-      expect(reasons.some((reason) => reason.includes(topic)), topic).toBe(true);
+      expect(
+        reasons.some((reason) => reason.includes(topic)),
+        topic,
+      ).toBe(true);
     }
   });
 
-  it.each(fixture.vectors.map((vector) => [vector.name, vector] as const))('%s: canonical string and signature', (_name, vector) => {
-    expect(rebuildCanonical(vector)).toBe(vector.expectedCanonical);
-    expect(signCanonical(vector.secret, vector.expectedCanonical)).toBe(vector.expectedSignature);
-  });
+  it.each(fixture.vectors.map((vector) => [vector.name, vector] as const))(
+    '%s: canonical string and signature',
+    (_name, vector) => {
+      expect(rebuildCanonical(vector)).toBe(vector.expectedCanonical);
+      expect(signCanonical(vector.secret, vector.expectedCanonical)).toBe(vector.expectedSignature);
+    },
+  );
 
   it.each(fixture.vectors.map((vector) => [vector.name, vector] as const))('%s: verifier outcome', (_name, vector) => {
     expect(verify(vector)).toBe(vector.expect);
@@ -77,7 +83,11 @@ describe('the client replaying each accepted vector', () => {
       .get(`${vector.request.scheme}://${vector.request.host}`)
       .intercept({ path: () => true, method: vector.request.method })
       .reply((options) => {
-        seen.push({ path: options.path, headers: options.headers as Record<string, string>, body: options.body === undefined || options.body === null ? undefined : Buffer.from(options.body as Buffer) });
+        seen.push({
+          path: options.path,
+          headers: options.headers as Record<string, string>,
+          body: options.body === undefined || options.body === null ? undefined : Buffer.from(options.body as Buffer),
+        });
         return { statusCode: 200, data: { status: 'SUCCESS', data: null } };
       });
     const client = new RampHttpClient({
@@ -94,7 +104,10 @@ describe('the client replaying each accepted vector', () => {
       method: vector.request.method,
       path,
       query,
-      body: bytes.length === 0 ? undefined : { bytes, contentType: vector.request.contentType ?? 'application/json', hashed: !isMultipart(vector) },
+      body:
+        bytes.length === 0
+          ? undefined
+          : { bytes, contentType: vector.request.contentType ?? 'application/json', hashed: !isMultipart(vector) },
     });
 
     expect(seen).toHaveLength(1);

@@ -6,7 +6,13 @@
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils';
 import { describe, expect, it } from 'vitest';
-import { addressFromPrivateKey, personalMessageDigest, signWalletOwnership, verifyWalletOwnership, walletOwnershipMessage } from '../../ramp/wallet-ownership';
+import {
+  addressFromPrivateKey,
+  personalMessageDigest,
+  signWalletOwnership,
+  verifyWalletOwnership,
+  walletOwnershipMessage,
+} from '../../ramp/wallet-ownership';
 
 const ETH_KEY = hexToBytes('4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318');
 const ETH_ADDRESS_CHECKSUMMED = '0x2c7536E3605D9C16a7a3D7b1898e529396a65c23';
@@ -41,11 +47,20 @@ describe('addressFromPrivateKey', () => {
 
 describe('ETH personal_sign', () => {
   it('reproduces the web3.js documentation signature', () => {
-    expect(signWalletOwnership({ network: 'ETH', privateKey: ETH_KEY, message: 'Some data' })).toBe(WEB3_SOME_DATA_SIGNATURE);
+    expect(signWalletOwnership({ network: 'ETH', privateKey: ETH_KEY, message: 'Some data' })).toBe(
+      WEB3_SOME_DATA_SIGNATURE,
+    );
   });
 
   it('accepts the documented signature, comparing the address case-insensitively', () => {
-    expect(verifyWalletOwnership({ network: 'ETH', address: ETH_ADDRESS_CHECKSUMMED, message: 'Some data', signature: WEB3_SOME_DATA_SIGNATURE })).toBe(true);
+    expect(
+      verifyWalletOwnership({
+        network: 'ETH',
+        address: ETH_ADDRESS_CHECKSUMMED,
+        message: 'Some data',
+        signature: WEB3_SOME_DATA_SIGNATURE,
+      }),
+    ).toBe(true);
   });
 
   it('accepts an ownership message signed by the key and rejects every change to it', () => {
@@ -54,20 +69,55 @@ describe('ETH personal_sign', () => {
     const signature = signWalletOwnership({ network: 'ETH', privateKey: ETH_KEY, message });
     expect(verifyWalletOwnership({ network: 'ETH', address, message, signature })).toBe(true);
     // Another user, another day, another signer, another network's prefix.
-    expect(verifyWalletOwnership({ network: 'ETH', address, message: message.replace('user-1', 'user-2'), signature })).toBe(false);
-    expect(verifyWalletOwnership({ network: 'ETH', address, message: message.replace('01/04/2026', '02/04/2026'), signature })).toBe(false);
-    expect(verifyWalletOwnership({ network: 'ETH', address: addressFromPrivateKey('ETH', OTHER_KEY), message, signature })).toBe(false);
+    expect(
+      verifyWalletOwnership({ network: 'ETH', address, message: message.replace('user-1', 'user-2'), signature }),
+    ).toBe(false);
+    expect(
+      verifyWalletOwnership({
+        network: 'ETH',
+        address,
+        message: message.replace('01/04/2026', '02/04/2026'),
+        signature,
+      }),
+    ).toBe(false);
+    expect(
+      verifyWalletOwnership({ network: 'ETH', address: addressFromPrivateKey('ETH', OTHER_KEY), message, signature }),
+    ).toBe(false);
     const tronStyle = signWalletOwnership({ network: 'TRX', privateKey: ETH_KEY, message });
     expect(verifyWalletOwnership({ network: 'ETH', address, message, signature: tronStyle })).toBe(false);
   });
 
   it('accepts v as 0/1 as well as 27/28, and rejects malformed signatures without throwing', () => {
     const withRecoveryBit = WEB3_SOME_DATA_SIGNATURE.slice(0, -2) + '01';
-    expect(verifyWalletOwnership({ network: 'ETH', address: ETH_ADDRESS_CHECKSUMMED, message: 'Some data', signature: withRecoveryBit })).toBe(true);
+    expect(
+      verifyWalletOwnership({
+        network: 'ETH',
+        address: ETH_ADDRESS_CHECKSUMMED,
+        message: 'Some data',
+        signature: withRecoveryBit,
+      }),
+    ).toBe(true);
     const flippedV = WEB3_SOME_DATA_SIGNATURE.slice(0, -2) + '1b';
-    expect(verifyWalletOwnership({ network: 'ETH', address: ETH_ADDRESS_CHECKSUMMED, message: 'Some data', signature: flippedV })).toBe(false);
-    for (const signature of ['', '0x', '0x1234', `${WEB3_SOME_DATA_SIGNATURE}00`, WEB3_SOME_DATA_SIGNATURE.slice(0, -2) + '05', `0x${'zz'.repeat(65)}`, `0x${'00'.repeat(65)}`]) {
-      expect(verifyWalletOwnership({ network: 'ETH', address: ETH_ADDRESS_CHECKSUMMED, message: 'Some data', signature })).toBe(false);
+    expect(
+      verifyWalletOwnership({
+        network: 'ETH',
+        address: ETH_ADDRESS_CHECKSUMMED,
+        message: 'Some data',
+        signature: flippedV,
+      }),
+    ).toBe(false);
+    for (const signature of [
+      '',
+      '0x',
+      '0x1234',
+      `${WEB3_SOME_DATA_SIGNATURE}00`,
+      WEB3_SOME_DATA_SIGNATURE.slice(0, -2) + '05',
+      `0x${'zz'.repeat(65)}`,
+      `0x${'00'.repeat(65)}`,
+    ]) {
+      expect(
+        verifyWalletOwnership({ network: 'ETH', address: ETH_ADDRESS_CHECKSUMMED, message: 'Some data', signature }),
+      ).toBe(false);
     }
   });
 });
@@ -78,21 +128,33 @@ describe('TRX signMessageV2', () => {
     const signature = signWalletOwnership({ network: 'TRX', privateKey: TRX_KEY, message });
     expect(signature).toMatch(/^0x[0-9a-f]{128}(1b|1c)$/);
     expect(verifyWalletOwnership({ network: 'TRX', address: TRX_ADDRESS, message, signature })).toBe(true);
-    expect(verifyWalletOwnership({ network: 'TRX', address: addressFromPrivateKey('TRX', OTHER_KEY), message, signature })).toBe(false);
-    expect(verifyWalletOwnership({ network: 'TRX', address: TRX_ADDRESS, message: `${message} `, signature })).toBe(false);
+    expect(
+      verifyWalletOwnership({ network: 'TRX', address: addressFromPrivateKey('TRX', OTHER_KEY), message, signature }),
+    ).toBe(false);
+    expect(verifyWalletOwnership({ network: 'TRX', address: TRX_ADDRESS, message: `${message} `, signature })).toBe(
+      false,
+    );
     const ethereumStyle = signWalletOwnership({ network: 'ETH', privateKey: TRX_KEY, message });
-    expect(verifyWalletOwnership({ network: 'TRX', address: TRX_ADDRESS, message, signature: ethereumStyle })).toBe(false);
+    expect(verifyWalletOwnership({ network: 'TRX', address: TRX_ADDRESS, message, signature: ethereumStyle })).toBe(
+      false,
+    );
   });
 
   it('compares TRON base58 addresses exactly (base58 is case-sensitive)', () => {
     const message = 'hello';
     const signature = signWalletOwnership({ network: 'TRX', privateKey: TRX_KEY, message });
-    expect(verifyWalletOwnership({ network: 'TRX', address: TRX_ADDRESS.toLowerCase(), message, signature })).toBe(false);
+    expect(verifyWalletOwnership({ network: 'TRX', address: TRX_ADDRESS.toLowerCase(), message, signature })).toBe(
+      false,
+    );
   });
 
   it('counts the message length in UTF-8 bytes, as wallets do', () => {
     const message = 'Zoë signs ✓'; // 11 characters, 14 bytes
-    expect(bytesToHex(personalMessageDigest('TRX', message))).toBe(bytesToHex(keccak_256(utf8ToBytes(`\x19TRON Signed Message:\n14${message}`))));
-    expect(bytesToHex(personalMessageDigest('ETH', message))).toBe(bytesToHex(keccak_256(utf8ToBytes(`\x19Ethereum Signed Message:\n14${message}`))));
+    expect(bytesToHex(personalMessageDigest('TRX', message))).toBe(
+      bytesToHex(keccak_256(utf8ToBytes(`\x19TRON Signed Message:\n14${message}`))),
+    );
+    expect(bytesToHex(personalMessageDigest('ETH', message))).toBe(
+      bytesToHex(keccak_256(utf8ToBytes(`\x19Ethereum Signed Message:\n14${message}`))),
+    );
   });
 });

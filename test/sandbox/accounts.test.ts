@@ -21,8 +21,17 @@ describe('virtual accounts', () => {
     const receiver = await startReceiver();
     await subscribe(a, receiver, ['VIRTUAL_ACCOUNT_APPROVED', 'va.rejected']);
     const customerId = await approvedCustomer(a);
-    const account = conforms(VirtualAccountSchema, await a.ok('POST', '/virtual-account/create', { customerId, currency: 'GBP' }));
-    expect(account).toMatchObject({ customerId, currency: 'GBP', status: 'PENDING', accountNumber: null, customerName: 'Ada Lovelace' });
+    const account = conforms(
+      VirtualAccountSchema,
+      await a.ok('POST', '/virtual-account/create', { customerId, currency: 'GBP' }),
+    );
+    expect(account).toMatchObject({
+      customerId,
+      currency: 'GBP',
+      status: 'PENDING',
+      accountNumber: null,
+      customerName: 'Ada Lovelace',
+    });
     const verified = await a.ok('POST', '/sandbox/virtual-account/approve', { id: account.id });
     expect(verified.status).toBe('VERIFIED');
     expect(verified.accountNumber).toMatch(/^\d{9}$/);
@@ -46,7 +55,9 @@ describe('virtual accounts', () => {
       message: 'customer is CREATED; it must be APPROVED first',
     });
     const customerId = await approvedCustomer(a);
-    expect((await a.post('/virtual-account/create', { customerId, currency: 'XYZ' })).json.status).toBe('INVALID_PARAMETERS');
+    expect((await a.post('/virtual-account/create', { customerId, currency: 'XYZ' })).json.status).toBe(
+      'INVALID_PARAMETERS',
+    );
     expect((await a.post('/virtual-account/create', { currency: 'AUD' })).json.status).toBe('INVALID_PARAMETERS');
   });
 
@@ -61,14 +72,20 @@ describe('virtual accounts', () => {
     const page = conforms(pageOf(VirtualAccountSchema), await a.ok('GET', `/virtual-account/list?customerId=${one}`));
     expect(page.total).toBe(2);
     expect((await a.ok('GET', '/virtual-account/list?currency=AUD')).total).toBe(2);
-    expect((await a.ok('GET', '/virtual-account/list?status=VERIFIED')).list.map((v: { id: string }) => v.id)).toEqual([aud.id]);
+    expect((await a.ok('GET', '/virtual-account/list?status=VERIFIED')).list.map((v: { id: string }) => v.id)).toEqual([
+      aud.id,
+    ]);
     expect((await a.get('/virtual-account/list?status=NOPE')).json.status).toBe('INVALID_PARAMETERS');
   });
 
   it('registers the AUD whitelist a short while after approval', async () => {
     const { a } = await startSandbox({ audWhitelistDelaySeconds: 30 });
     const customerId = await approvedCustomer(a);
-    const account = await a.ok('POST', '/virtual-account/create', { customerId, currency: 'AUD', whitelist: AUD_SENDER });
+    const account = await a.ok('POST', '/virtual-account/create', {
+      customerId,
+      currency: 'AUD',
+      whitelist: AUD_SENDER,
+    });
     expect(await a.ok('GET', `/virtual-account/get-aud-whitelist?id=${account.id}`)).toEqual([]);
     const verified = await a.ok('POST', '/sandbox/virtual-account/approve', { id: account.id });
     expect(verified.bsbNumber).toMatch(/^\d{3}-\d{3}$/);
@@ -96,13 +113,31 @@ describe('virtual accounts', () => {
     const account = await a.ok('POST', '/virtual-account/create', { customerId, currency: 'AUD' });
     const entry = conforms(
       AudWhitelistEntrySchema,
-      await a.ok('POST', '/virtual-account/create-aud-whitelist', { virtualAccountId: account.id, sourceAccount: { bsbNumber: '123-456', accountNumber: '999' } }),
+      await a.ok('POST', '/virtual-account/create-aud-whitelist', {
+        virtualAccountId: account.id,
+        sourceAccount: { bsbNumber: '123-456', accountNumber: '999' },
+      }),
     );
-    expect(entry).toMatchObject({ bsbNumber: '123-456', accountNumber: '999', accountName: null, accountStatus: 'pending' });
+    expect(entry).toMatchObject({
+      bsbNumber: '123-456',
+      accountNumber: '999',
+      accountName: null,
+      accountStatus: 'pending',
+    });
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 5 });
     expect((await a.ok('GET', `/virtual-account/get-aud-whitelist?id=${account.id}`))[0].accountStatus).toBe('active');
-    expect((await a.post('/virtual-account/create-aud-whitelist', { virtualAccountId: account.id, sourceAccount: { bsbNumber: '1' } })).json.status).toBe('INVALID_PARAMETERS');
-    expect((await b.get(`/virtual-account/get-aud-whitelist?id=${account.id}`)).json).toEqual({ status: 'FAILED', message: 'virtual account not found' });
+    expect(
+      (
+        await a.post('/virtual-account/create-aud-whitelist', {
+          virtualAccountId: account.id,
+          sourceAccount: { bsbNumber: '1' },
+        })
+      ).json.status,
+    ).toBe('INVALID_PARAMETERS');
+    expect((await b.get(`/virtual-account/get-aud-whitelist?id=${account.id}`)).json).toEqual({
+      status: 'FAILED',
+      message: 'virtual account not found',
+    });
   });
 });
 
@@ -112,7 +147,10 @@ describe('deposit addresses', () => {
     const receiver = await startReceiver();
     await subscribe(a, receiver, ['DEPOSIT_ADDRESS_APPROVED', 'DEPOSIT_ADDRESS_REJECTED']);
     const customerId = await approvedCustomer(a);
-    const eth = conforms(DepositAddressSchema, await a.ok('POST', '/deposit-address/create', { customerId, currency: 'USDT', network: 'ETH' }));
+    const eth = conforms(
+      DepositAddressSchema,
+      await a.ok('POST', '/deposit-address/create', { customerId, currency: 'USDT', network: 'ETH' }),
+    );
     expect(eth).toMatchObject({ customerId, currency: 'USDT', network: 'ETH', status: 'PENDING' });
     expect(eth.address).toMatch(/^0x[0-9a-f]{40}$/);
     const trx = await a.ok('POST', '/deposit-address/create', { customerId, currency: 'USDC', network: 'TRX' });
@@ -120,10 +158,17 @@ describe('deposit addresses', () => {
     expect((await a.ok('POST', '/sandbox/deposit-address/approve', { id: eth.id })).status).toBe('APPROVED');
     expect((await a.ok('POST', '/sandbox/deposit-address/reject', { id: trx.id })).status).toBe('REJECTED');
     expect((await a.ok('GET', `/deposit-address/detail?id=${eth.id}`)).status).toBe('APPROVED');
-    expect((await a.ok('GET', '/deposit-address/list?status=REJECTED')).list.map((d: { id: string }) => d.id)).toEqual([trx.id]);
+    expect((await a.ok('GET', '/deposit-address/list?status=REJECTED')).list.map((d: { id: string }) => d.id)).toEqual([
+      trx.id,
+    ]);
     expect((await a.ok('GET', `/deposit-address/list?customerId=${customerId}&currency=USDT`)).total).toBe(1);
-    expect((await b.get(`/deposit-address/detail?id=${eth.id}`)).json).toEqual({ status: 'FAILED', message: 'deposit address not found' });
-    expect((await a.post('/deposit-address/create', { customerId, currency: 'USDT', network: 'BTC' })).json.status).toBe('INVALID_PARAMETERS');
+    expect((await b.get(`/deposit-address/detail?id=${eth.id}`)).json).toEqual({
+      status: 'FAILED',
+      message: 'deposit address not found',
+    });
+    expect(
+      (await a.post('/deposit-address/create', { customerId, currency: 'USDT', network: 'BTC' })).json.status,
+    ).toBe('INVALID_PARAMETERS');
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 60 });
     expect(receiver.events()).toEqual(['DEPOSIT_ADDRESS_APPROVED', 'DEPOSIT_ADDRESS_REJECTED']);
     for (const delivery of receiver.received) expect(parseRampEvent(delivery.body).success).toBe(true);
@@ -137,9 +182,21 @@ describe('bank accounts and crypto addresses', () => {
     const two = await approvedCustomer(a);
     const bank = conforms(
       BankAccountSchema,
-      await a.ok('POST', '/sandbox/bank-account/create', { customerId: one, currency: 'AUD', bankName: 'Westpac', accountNo: '062000 1234', swift: 'WPACAU2S' }),
+      await a.ok('POST', '/sandbox/bank-account/create', {
+        customerId: one,
+        currency: 'AUD',
+        bankName: 'Westpac',
+        accountNo: '062000 1234',
+        swift: 'WPACAU2S',
+      }),
     );
-    await a.ok('POST', '/sandbox/bank-account/create', { customerId: two, currency: 'GBP', bankName: 'Barclays', accountNo: '20-00-00 1234', swift: 'BARCGB22' });
+    await a.ok('POST', '/sandbox/bank-account/create', {
+      customerId: two,
+      currency: 'GBP',
+      bankName: 'Barclays',
+      accountNo: '20-00-00 1234',
+      swift: 'BARCGB22',
+    });
     expect(conforms(pageOf(BankAccountSchema), await a.ok('GET', '/bank-account/list')).total).toBe(2);
     expect((await a.ok('GET', `/bank-account/list?customerId=${one}`)).list).toEqual([bank]);
     expect((await a.ok('GET', '/bank-account/list?currency=GBP')).total).toBe(1);
@@ -148,15 +205,43 @@ describe('bank accounts and crypto addresses', () => {
 
     const wallet = conforms(
       CryptoAddressSchema,
-      await a.ok('POST', '/sandbox/crypto-address/create', { customerId: one, currency: 'USDT', network: 'ETH', address: '0x00000000000000000000000000000000000000aa', label: 'cold' }),
+      await a.ok('POST', '/sandbox/crypto-address/create', {
+        customerId: one,
+        currency: 'USDT',
+        network: 'ETH',
+        address: '0x00000000000000000000000000000000000000aa',
+        label: 'cold',
+      }),
     );
-    await a.ok('POST', '/sandbox/crypto-address/create', { customerId: two, currency: 'USDC', network: 'TRX', address: 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy' });
-    expect(conforms(pageOf(CryptoAddressSchema), await a.ok('GET', '/crypto-address/list?currency=USDT')).list).toEqual([wallet]);
+    await a.ok('POST', '/sandbox/crypto-address/create', {
+      customerId: two,
+      currency: 'USDC',
+      network: 'TRX',
+      address: 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy',
+    });
+    expect(conforms(pageOf(CryptoAddressSchema), await a.ok('GET', '/crypto-address/list?currency=USDT')).list).toEqual(
+      [wallet],
+    );
     expect((await a.ok('GET', `/crypto-address/list?customerId=${two}`)).total).toBe(1);
     expect(await a.ok('GET', `/crypto-address/detail?id=${wallet.id}&customerId=${one}`)).toEqual(wallet);
-    expect((await a.get(`/crypto-address/detail?id=${wallet.id}&customerId=${two}`)).json).toEqual({ status: 'FAILED', message: 'crypto address not found' });
-    expect((await b.get(`/crypto-address/detail?id=${wallet.id}`)).json).toEqual({ status: 'FAILED', message: 'crypto address not found' });
-    expect((await a.post('/sandbox/crypto-address/create', { customerId: 'nobody', currency: 'USDT', network: 'ETH', address: '0x1' })).json).toEqual({
+    expect((await a.get(`/crypto-address/detail?id=${wallet.id}&customerId=${two}`)).json).toEqual({
+      status: 'FAILED',
+      message: 'crypto address not found',
+    });
+    expect((await b.get(`/crypto-address/detail?id=${wallet.id}`)).json).toEqual({
+      status: 'FAILED',
+      message: 'crypto address not found',
+    });
+    expect(
+      (
+        await a.post('/sandbox/crypto-address/create', {
+          customerId: 'nobody',
+          currency: 'USDT',
+          network: 'ETH',
+          address: '0x1',
+        })
+      ).json,
+    ).toEqual({
       status: 'FAILED',
       message: 'customer not found',
     });

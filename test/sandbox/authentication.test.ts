@@ -44,7 +44,9 @@ describe('sandbox authentication', () => {
 
   it('rejects a timestamp that is not whole seconds, and an uppercase signature', async () => {
     const { a } = await startSandbox();
-    expect((await a.send({ method: 'GET', target: '/balance', timestamp: '1767225600.5' })).json.message).toMatch(/whole seconds/);
+    expect((await a.send({ method: 'GET', target: '/balance', timestamp: '1767225600.5' })).json.message).toMatch(
+      /whole seconds/,
+    );
     const upper = await a.send({ method: 'GET', target: '/balance', signature: 'A'.repeat(64) });
     expect(upper.json.message).toMatch(/lowercase hex/);
   });
@@ -71,17 +73,33 @@ describe('sandbox authentication', () => {
     const { sandbox, a } = await startSandbox();
     const wrongSecret = new SignedClient(sandbox.url, PARTNER_A.apiKey, 'not-the-secret');
     expect((await wrongSecret.get('/balance')).json.message).toBe('signature does not match');
-    const reordered = await a.send({ method: 'GET', target: '/customer/list?pageSize=10&pageNum=1', signedTarget: '/customer/list?pageNum=1&pageSize=10' });
+    const reordered = await a.send({
+      method: 'GET',
+      target: '/customer/list?pageSize=10&pageNum=1',
+      signedTarget: '/customer/list?pageNum=1&pageSize=10',
+    });
     expect(reordered.json.message).toBe('signature does not match');
     const body = JSON.stringify({ realName: 'A' });
-    const reserialised = await a.send({ method: 'POST', target: '/customer/create', contentType: 'application/json', body, signedBody: JSON.stringify({ realName: 'A' }, null, 1) });
+    const reserialised = await a.send({
+      method: 'POST',
+      target: '/customer/create',
+      contentType: 'application/json',
+      body,
+      signedBody: JSON.stringify({ realName: 'A' }, null, 1),
+    });
     expect(reserialised.json.message).toBe('signature does not match');
     const portless = await a.send({ method: 'GET', target: '/balance', signedHost: '127.0.0.1' });
     expect(portless.json.message).toBe('signature does not match');
     const timestamp = String(nowSeconds());
     const nonce = 'trailing-lf';
     const canonical = `${independentCanonical({ method: 'GET', host: a.authority, target: '/balance', bodyHash: '', timestamp, nonce })}\n`;
-    const trailing = await a.send({ method: 'GET', target: '/balance', timestamp, nonce, signature: independentSignature(PARTNER_A.apiSecret, canonical) });
+    const trailing = await a.send({
+      method: 'GET',
+      target: '/balance',
+      timestamp,
+      nonce,
+      signature: independentSignature(PARTNER_A.apiSecret, canonical),
+    });
     expect(trailing.json.message).toBe('signature does not match');
   });
 
@@ -90,7 +108,9 @@ describe('sandbox authentication', () => {
     const wrongSecret = new SignedClient(sandbox.url, PARTNER_A.apiKey, 'not-the-secret');
     const timestamp = String(nowSeconds());
     const live = await wrongSecret.send({ method: 'GET', target: '/customer/list?b=2&a=1', timestamp, nonce: 'n-1' });
-    expect(live.json.canonicalString).toBe(`GET\n${wrongSecret.authority}\n/customer/list\nb=2&a=1\n\n${timestamp}\nn-1`);
+    expect(live.json.canonicalString).toBe(
+      `GET\n${wrongSecret.authority}\n/customer/list\nb=2&a=1\n\n${timestamp}\nn-1`,
+    );
   });
 
   it('without --debug, the canonical string is never disclosed', async () => {
@@ -113,7 +133,9 @@ describe('sandbox authentication', () => {
   it("applies the partner's IP whitelist first, and an empty list lifts it", async () => {
     const { a, b } = await startSandbox();
     await a.ok('POST', '/ip-white-list', { ipWhiteList: ['203.0.113.7'] });
-    expect(await a.ok('GET', '/ip-white-list').catch((error: Error) => error.message)).toMatch(/not in the partner's IP whitelist/);
+    expect(await a.ok('GET', '/ip-white-list').catch((error: Error) => error.message)).toMatch(
+      /not in the partner's IP whitelist/,
+    );
     // Even a badly signed request from a listed partner is turned away by the whitelist first.
     const unsigned = await a.send({ method: 'GET', target: '/balance', headers: { 'x-signature': undefined } });
     expect(unsigned.json.message).toMatch(/IP whitelist/);
@@ -135,7 +157,12 @@ describe('sandbox authentication', () => {
     const { a } = await startSandbox();
     const boundary = 'sandbox-test-boundary';
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="id"\r\n\r\nno-such-deposit\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="id.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\r\n--${boundary}--\r\n`;
-    const response = await a.send({ method: 'POST', target: '/deposit/submitAttachmentFile', body, contentType: `multipart/form-data; boundary=${boundary}` });
+    const response = await a.send({
+      method: 'POST',
+      target: '/deposit/submitAttachmentFile',
+      body,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    });
     // Authenticated (the empty hash line matched); the deposit is simply unknown.
     expect(response.json).toEqual({ status: 'FAILED', message: 'deposit not found' });
   });

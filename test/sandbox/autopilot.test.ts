@@ -25,23 +25,52 @@ describe('autopilot', () => {
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 3 });
     expect((await a.ok('GET', `/customer/detail?id=${customer.id}`)).status).toBe('APPROVED');
 
-    const wallet = await a.ok('POST', '/sandbox/crypto-address/create', { customerId: customer.id, currency: 'USDC', network: 'ETH', address: '0x00000000000000000000000000000000000000bb' });
-    const bank = await a.ok('POST', '/sandbox/bank-account/create', { customerId: customer.id, currency: 'USD', bankName: 'Chase', accountNo: '0001', swift: 'CHASUS33' });
-    const onramp = await a.ok('GET', `/autoramp-flow/detail?id=${(await a.ok('POST', '/autoramp-flow/onramp', { from: { customerId: customer.id, currency: 'AUD', whitelist: AUD_SENDER }, to: wallet.id })).id}`);
-    const offramp = await a.ok('GET', `/autoramp-flow/detail?id=${(await a.ok('POST', '/autoramp-flow/offramp', { from: { customerId: customer.id, currency: 'USDT', network: 'ETH' }, to: bank.id })).id}`);
+    const wallet = await a.ok('POST', '/sandbox/crypto-address/create', {
+      customerId: customer.id,
+      currency: 'USDC',
+      network: 'ETH',
+      address: '0x00000000000000000000000000000000000000bb',
+    });
+    const bank = await a.ok('POST', '/sandbox/bank-account/create', {
+      customerId: customer.id,
+      currency: 'USD',
+      bankName: 'Chase',
+      accountNo: '0001',
+      swift: 'CHASUS33',
+    });
+    const onramp = await a.ok(
+      'GET',
+      `/autoramp-flow/detail?id=${(await a.ok('POST', '/autoramp-flow/onramp', { from: { customerId: customer.id, currency: 'AUD', whitelist: AUD_SENDER }, to: wallet.id })).id}`,
+    );
+    const offramp = await a.ok(
+      'GET',
+      `/autoramp-flow/detail?id=${(await a.ok('POST', '/autoramp-flow/offramp', { from: { customerId: customer.id, currency: 'USDT', network: 'ETH' }, to: bank.id })).id}`,
+    );
     // Verification (3 s) and the whitelist registration (10 s later).
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 13 });
     expect((await a.ok('GET', `/virtual-account/detail?id=${onramp.from}`)).status).toBe('VERIFIED');
     expect((await a.ok('GET', `/deposit-address/detail?id=${offramp.from}`)).status).toBe('APPROVED');
     expect((await a.ok('GET', `/virtual-account/get-aud-whitelist?id=${onramp.from}`))[0].accountStatus).toBe('active');
 
-    await a.ok('POST', '/sandbox/deposit/simulate', { virtualAccountId: onramp.from, amount: '200', currency: 'AUD', sender: AUD_SENDER });
-    await a.ok('POST', '/sandbox/deposit/simulate', { depositAddressId: offramp.from, amount: '50', currency: 'USDT', sender: { address: '0x01', network: 'ETH' } });
+    await a.ok('POST', '/sandbox/deposit/simulate', {
+      virtualAccountId: onramp.from,
+      amount: '200',
+      currency: 'AUD',
+      sender: AUD_SENDER,
+    });
+    await a.ok('POST', '/sandbox/deposit/simulate', {
+      depositAddressId: offramp.from,
+      amount: '50',
+      currency: 'USDT',
+      sender: { address: '0x01', network: 'ETH' },
+    });
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 600 });
 
     expect((await a.ok('GET', '/deposit/list?status=CONFIRMED')).total).toBe(2);
     expect((await a.ok('GET', '/trade/list?status=SETTLED')).total).toBe(2);
-    const counts = receiver.events().reduce<Record<string, number>>((tally, event) => ({ ...tally, [event]: (tally[event] ?? 0) + 1 }), {});
+    const counts = receiver
+      .events()
+      .reduce<Record<string, number>>((tally, event) => ({ ...tally, [event]: (tally[event] ?? 0) + 1 }), {});
     expect(counts).toEqual({
       CUSTOMER_APPROVED: 1,
       VIRTUAL_ACCOUNT_APPROVED: 1,
@@ -68,9 +97,18 @@ describe('autopilot', () => {
 
     const approved = await a.ok('POST', '/customer/create', {});
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 10 });
-    const address = await a.ok('POST', '/deposit-address/create', { customerId: approved.id, currency: 'USDT', network: 'ETH' });
+    const address = await a.ok('POST', '/deposit-address/create', {
+      customerId: approved.id,
+      currency: 'USDT',
+      network: 'ETH',
+    });
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 10 });
-    const deposit = await a.ok('POST', '/sandbox/deposit/simulate', { depositAddressId: address.id, amount: '1', currency: 'USDT', sender: { address: '0x01', network: 'ETH' } });
+    const deposit = await a.ok('POST', '/sandbox/deposit/simulate', {
+      depositAddressId: address.id,
+      amount: '1',
+      currency: 'USDT',
+      sender: { address: '0x01', network: 'ETH' },
+    });
     await a.ok('POST', '/sandbox/deposit/require-action', { id: deposit.id });
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 120 });
     expect((await a.ok('GET', `/deposit/detail?id=${deposit.id}`)).status).toBe('ACTION_REQUIRED');
@@ -78,7 +116,12 @@ describe('autopilot', () => {
     form.set('id', deposit.id);
     form.set('file', new Blob(['proof']), 'proof.txt');
     const encoded = new Request('http://x', { method: 'POST', body: form });
-    await a.send({ method: 'POST', target: '/deposit/submitAttachmentFile', body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type') ?? '' });
+    await a.send({
+      method: 'POST',
+      target: '/deposit/submitAttachmentFile',
+      body: Buffer.from(await encoded.arrayBuffer()),
+      contentType: encoded.headers.get('content-type') ?? '',
+    });
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 60 });
     expect((await a.ok('GET', `/deposit/detail?id=${deposit.id}`)).status).toBe('CONFIRMED');
   });

@@ -13,7 +13,11 @@ const BIN = join(__dirname, '../../bin/rampflow.cjs');
 
 describe('rampflow sandbox', () => {
   it('serves signed requests and logs one line per request, never a secret', async () => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--partner', 'cli-key:cli-secret:with-colon'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'sandbox', '--port', '0', '--partner', 'cli-key:cli-secret:with-colon'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const lines: string[] = [];
     const waiting: ((line: string) => void)[] = [];
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -7,10 +7,19 @@ import { startReceiver, startSandbox, subscribe } from './support/sandbox-fixtur
 describe('customers', () => {
   it('creates a customer in CREATED with a kycLink, readable by id and by externalId', async () => {
     const { a } = await startSandbox();
-    const created = await a.post('/customer/create', { realName: 'Ada Lovelace', email: 'ada@example.com', externalId: 'user-42' });
+    const created = await a.post('/customer/create', {
+      realName: 'Ada Lovelace',
+      email: 'ada@example.com',
+      externalId: 'user-42',
+    });
     conforms(successEnvelope(CustomerSchema), created.json);
     const customer = created.json.data;
-    expect(customer).toMatchObject({ realName: 'Ada Lovelace', email: 'ada@example.com', externalId: 'user-42', status: 'CREATED' });
+    expect(customer).toMatchObject({
+      realName: 'Ada Lovelace',
+      email: 'ada@example.com',
+      externalId: 'user-42',
+      status: 'CREATED',
+    });
     expect(customer.kycLink).toMatch(/\/kyc\/[0-9a-f-]{36}$/);
     expect(await a.ok('GET', `/customer/detail?id=${customer.id}`)).toEqual(customer);
     expect(await a.ok('GET', '/customer/detail?externalId=user-42')).toEqual(customer);
@@ -19,9 +28,17 @@ describe('customers', () => {
   it('refuses a second customer with the same externalId, and invalid fields', async () => {
     const { a } = await startSandbox();
     await a.ok('POST', '/customer/create', { externalId: 'dup' });
-    expect((await a.post('/customer/create', { externalId: 'dup' })).json).toEqual({ status: 'FAILED', message: 'a customer with externalId dup already exists' });
+    expect((await a.post('/customer/create', { externalId: 'dup' })).json).toEqual({
+      status: 'FAILED',
+      message: 'a customer with externalId dup already exists',
+    });
     expect((await a.post('/customer/create', { email: 'not-an-email' })).json.status).toBe('INVALID_PARAMETERS');
-    const notJson = await a.send({ method: 'POST', target: '/customer/create', body: '{"oops', contentType: 'application/json' });
+    const notJson = await a.send({
+      method: 'POST',
+      target: '/customer/create',
+      body: '{"oops',
+      contentType: 'application/json',
+    });
     expect(notJson.json).toEqual({ status: 'INVALID_PARAMETERS', message: 'the body is not valid JSON' });
     expect((await a.get('/customer/detail')).json.status).toBe('INVALID_PARAMETERS');
   });
@@ -82,6 +99,9 @@ describe('customers', () => {
     expect(theirs.json).toEqual(missing.json);
     expect((await b.get('/customer/detail?externalId=mine')).json).toEqual(missing.json);
     expect((await b.ok('GET', '/customer/list')).total).toBe(0);
-    expect((await b.post('/sandbox/customer/approve', { id: customer.id })).json).toEqual({ status: 'FAILED', message: 'customer not found' });
+    expect((await b.post('/sandbox/customer/approve', { id: customer.id })).json).toEqual({
+      status: 'FAILED',
+      message: 'customer not found',
+    });
   });
 });

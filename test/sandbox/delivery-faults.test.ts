@@ -51,14 +51,24 @@ describe('webhook deliveries lost on the way', () => {
     expect(log.status).toBe('FAILED');
     expect(log.nextAttemptTime).toBeNull();
     // 10 s, 60 s, 24 min and 168 min apart: the policy's waits sixty times faster.
-    expect(log.attempts.map((attempt: Attempt) => attempt.time)).toEqual([at(1), at(11), at(71), at(71 + 1_440), at(71 + 1_440 + 10_080)]);
+    expect(log.attempts.map((attempt: Attempt) => attempt.time)).toEqual([
+      at(1),
+      at(11),
+      at(71),
+      at(71 + 1_440),
+      at(71 + 1_440 + 10_080),
+    ]);
     expect(log.attempts.every((attempt: Attempt) => attempt.error === LOST_ATTEMPT_ERROR)).toBe(true);
     expect(receiver.received).toHaveLength(0);
   });
 
   it('loses only the share of attempts the draws put below it', async () => {
     const draws = [0.2, 0.7, 0.9];
-    const { a } = await startSandbox({ deliveryTickSeconds: 1, deliveryRetrySpeedup: SPEEDUP, deliveryLossRandom: () => draws.shift() ?? 0 });
+    const { a } = await startSandbox({
+      deliveryTickSeconds: 1,
+      deliveryRetrySpeedup: SPEEDUP,
+      deliveryLossRandom: () => draws.shift() ?? 0,
+    });
     const receiver = await startReceiver();
     await subscribe(a, receiver, ['CUSTOMER_APPROVED']);
     await a.ok('POST', '/sandbox/delivery-faults', { lostShare: 0.5 });
@@ -69,10 +79,13 @@ describe('webhook deliveries lost on the way', () => {
     // The first's first attempt drew 0.2 (lost), its retry 0.9; the second's drew 0.7 (sent).
     expect(receiver.received).toHaveLength(2);
     const logs = await a.ok('GET', '/sandbox/deliveries');
-    expect(logs.map((log: { attempts: Attempt[] }) => log.attempts.map((attempt) => attempt.outcome))).toEqual([['FAILED', 'DELIVERED'], ['DELIVERED']]);
+    expect(logs.map((log: { attempts: Attempt[] }) => log.attempts.map((attempt) => attempt.outcome))).toEqual([
+      ['FAILED', 'DELIVERED'],
+      ['DELIVERED'],
+    ]);
   });
 
-  it('is the calling partner\'s only, and refuses a share outside 0 to 1', async () => {
+  it("is the calling partner's only, and refuses a share outside 0 to 1", async () => {
     const { a, b } = await startSandbox();
     const receiverA = await startReceiver();
     const receiverB = await startReceiver();

@@ -12,9 +12,15 @@ const MINUTE = 60;
 describe('callback URL and subscriptions', () => {
   it('accepts https URLs and plain http on loopback only', async () => {
     const { a } = await startSandbox();
-    expect(await a.ok('POST', '/callback-url', { callbackUrl: 'https://partner.example/hooks' })).toEqual({ callbackUrl: 'https://partner.example/hooks' });
-    expect((await a.ok('POST', '/callback-url', { callbackUrl: 'http://127.0.0.1:9000/hooks' })).callbackUrl).toBe('http://127.0.0.1:9000/hooks');
-    expect((await a.ok('POST', '/callback-url', { callbackUrl: 'http://localhost:9000/hooks' })).callbackUrl).toBe('http://localhost:9000/hooks');
+    expect(await a.ok('POST', '/callback-url', { callbackUrl: 'https://partner.example/hooks' })).toEqual({
+      callbackUrl: 'https://partner.example/hooks',
+    });
+    expect((await a.ok('POST', '/callback-url', { callbackUrl: 'http://127.0.0.1:9000/hooks' })).callbackUrl).toBe(
+      'http://127.0.0.1:9000/hooks',
+    );
+    expect((await a.ok('POST', '/callback-url', { callbackUrl: 'http://localhost:9000/hooks' })).callbackUrl).toBe(
+      'http://localhost:9000/hooks',
+    );
     const plain = await a.post('/callback-url', { callbackUrl: 'http://partner.example/hooks' });
     expect(plain.status).toBe(422);
     expect(plain.json.status).toBe('INVALID_PARAMETERS');
@@ -23,8 +29,12 @@ describe('callback URL and subscriptions', () => {
 
   it('accepts plain http to a host it was told to trust (a receiver on a private network), and to no other', async () => {
     const { a } = await startSandbox({ httpCallbackHosts: ['webhooks'] });
-    expect((await a.ok('POST', '/callback-url', { callbackUrl: 'http://webhooks:8788/hooks' })).callbackUrl).toBe('http://webhooks:8788/hooks');
-    expect((await a.post('/callback-url', { callbackUrl: 'http://partner.example/hooks' })).json.status).toBe('INVALID_PARAMETERS');
+    expect((await a.ok('POST', '/callback-url', { callbackUrl: 'http://webhooks:8788/hooks' })).callbackUrl).toBe(
+      'http://webhooks:8788/hooks',
+    );
+    expect((await a.post('/callback-url', { callbackUrl: 'http://partner.example/hooks' })).json.status).toBe(
+      'INVALID_PARAMETERS',
+    );
   });
 
   it('accepts new and old event names, rejects unknown ones, and reads the subscription back', async () => {
@@ -119,7 +129,12 @@ describe('delivery', () => {
       '2026-05-05T10:11:00.000Z',
       '2026-05-12T10:11:00.000Z',
     ]);
-    expect(log.attempts.every((attempt: { outcome: string; httpStatus: number }) => attempt.outcome === 'FAILED' && attempt.httpStatus === 500)).toBe(true);
+    expect(
+      log.attempts.every(
+        (attempt: { outcome: string; httpStatus: number }) =>
+          attempt.outcome === 'FAILED' && attempt.httpStatus === 500,
+      ),
+    ).toBe(true);
     expect(log.createTime).toBe(new Date(START_TIME.getTime() + 30_000).toISOString());
   });
 
@@ -196,7 +211,10 @@ describe('delivery', () => {
     await a.ok('POST', '/callback-url', { callbackUrl: receiver.url });
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 10 * MINUTE });
     const [log] = await a.ok('GET', '/sandbox/deliveries');
-    expect(log.attempts.map((attempt: { error: string | null }) => attempt.error)).toEqual(['no callback URL registered', null]);
+    expect(log.attempts.map((attempt: { error: string | null }) => attempt.error)).toEqual([
+      'no callback URL registered',
+      null,
+    ]);
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -236,7 +254,9 @@ describe('delivery', () => {
       await a.ok('POST', '/sandbox/customer/approve', { id: customer.id });
       await a.ok('POST', '/sandbox/customer/delete', { id: customer.id });
       await a.ok('POST', '/sandbox/clock/advance', { seconds: MINUTE });
-      expect(receiver.events()).toEqual(outOfOrder ? ['CUSTOMER_DELETED', 'CUSTOMER_APPROVED'] : ['CUSTOMER_APPROVED', 'CUSTOMER_DELETED']);
+      expect(receiver.events()).toEqual(
+        outOfOrder ? ['CUSTOMER_DELETED', 'CUSTOMER_APPROVED'] : ['CUSTOMER_APPROVED', 'CUSTOMER_DELETED'],
+      );
     }
   });
 

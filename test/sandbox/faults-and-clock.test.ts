@@ -6,7 +6,9 @@ describe('POST /sandbox/faults', () => {
   it('fails the next N responses of a path with a 5xx, then answers normally', async () => {
     const { a, b } = await startSandbox();
     const rules = await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 2 });
-    expect(rules).toEqual([{ path: '/balance', kind: 'HTTP_5XX', remaining: 2, statusCode: 503, delayMs: 35_000, afterHandling: false }]);
+    expect(rules).toEqual([
+      { path: '/balance', kind: 'HTTP_5XX', remaining: 2, statusCode: 503, delayMs: 35_000, afterHandling: false },
+    ]);
     // Another partner is not affected.
     expect((await b.get('/balance')).status).toBe(200);
     for (let i = 0; i < 2; i++) {
@@ -21,7 +23,9 @@ describe('POST /sandbox/faults', () => {
   it('lists the faults still to be served', async () => {
     const { a, b } = await startSandbox();
     await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'RESET', count: 3, afterHandling: true });
-    expect(await a.ok('GET', '/sandbox/faults')).toEqual([{ path: '/balance', kind: 'RESET', remaining: 3, statusCode: 503, delayMs: 35_000, afterHandling: true }]);
+    expect(await a.ok('GET', '/sandbox/faults')).toEqual([
+      { path: '/balance', kind: 'RESET', remaining: 3, statusCode: 503, delayMs: 35_000, afterHandling: true },
+    ]);
     expect(await b.ok('GET', '/sandbox/faults')).toEqual([]);
   });
 
@@ -34,12 +38,19 @@ describe('POST /sandbox/faults', () => {
 
   it('after handling, the operation takes effect but its answer is lost', async () => {
     const { a } = await startSandbox();
-    await a.ok('POST', '/sandbox/faults', { path: '/customer/create', kind: 'HTTP_5XX', statusCode: 502, afterHandling: true });
+    await a.ok('POST', '/sandbox/faults', {
+      path: '/customer/create',
+      kind: 'HTTP_5XX',
+      statusCode: 502,
+      afterHandling: true,
+    });
     const lost = await a.post('/customer/create', { externalId: 'was-it-created' });
     expect(lost.status).toBe(502);
     expect((await a.ok('GET', '/customer/detail?externalId=was-it-created')).externalId).toBe('was-it-created');
     await a.ok('POST', '/sandbox/faults', { path: '/customer/create', kind: 'RESET', afterHandling: true });
-    await expect(a.post('/customer/create', { externalId: 'reset-after' })).rejects.toThrow(/ECONNRESET|socket hang up/);
+    await expect(a.post('/customer/create', { externalId: 'reset-after' })).rejects.toThrow(
+      /ECONNRESET|socket hang up/,
+    );
     expect((await a.ok('GET', '/customer/detail?externalId=reset-after')).status).toBe('CREATED');
   });
 
@@ -55,8 +66,12 @@ describe('POST /sandbox/faults', () => {
     await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 5 });
     expect(await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 0 })).toEqual([]);
     expect((await a.get('/balance')).status).toBe(200);
-    expect((await a.post('/sandbox/faults', { path: 'balance', kind: 'HTTP_5XX' })).json.status).toBe('INVALID_PARAMETERS');
-    expect((await a.post('/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', statusCode: 404 })).json.status).toBe('INVALID_PARAMETERS');
+    expect((await a.post('/sandbox/faults', { path: 'balance', kind: 'HTTP_5XX' })).json.status).toBe(
+      'INVALID_PARAMETERS',
+    );
+    expect((await a.post('/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', statusCode: 404 })).json.status).toBe(
+      'INVALID_PARAMETERS',
+    );
   });
 });
 
@@ -66,7 +81,11 @@ describe('the virtual clock', () => {
     expect(await a.ok('GET', '/sandbox/clock')).toEqual({ now: START_TIME.toISOString(), frozen: true, pending: [] });
     const customerId = (await a.ok('POST', '/customer/create', {})).id;
     await a.ok('POST', '/sandbox/customer/approve', { id: customerId });
-    const account = await a.ok('POST', '/virtual-account/create', { customerId, currency: 'AUD', whitelist: { bsbNumber: '1', accountNumber: '2' } });
+    const account = await a.ok('POST', '/virtual-account/create', {
+      customerId,
+      currency: 'AUD',
+      whitelist: { bsbNumber: '1', accountNumber: '2' },
+    });
     await a.ok('POST', '/sandbox/virtual-account/approve', { id: account.id });
     const clock = await a.ok('GET', '/sandbox/clock');
     expect(clock.pending).toEqual([{ label: 'AUD whitelist registration', dueAt: '2026-05-04T09:01:30.000Z' }]);
@@ -92,7 +111,9 @@ describe('the virtual clock', () => {
 describe('POST /sandbox/rate-limit', () => {
   it('answers 429 with Retry-After above N calls in a second, for that partner only, not counting its tools', async () => {
     const { a, b } = await startSandbox();
-    expect(await a.ok('POST', '/sandbox/rate-limit', { callsPerSecond: 3, retryAfterSeconds: 2 })).toEqual({ rateLimit: { callsPerSecond: 3, retryAfterSeconds: 2 } });
+    expect(await a.ok('POST', '/sandbox/rate-limit', { callsPerSecond: 3, retryAfterSeconds: 2 })).toEqual({
+      rateLimit: { callsPerSecond: 3, retryAfterSeconds: 2 },
+    });
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await a.get('/balance'));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429]);

@@ -33,7 +33,11 @@ export async function currentBuild(releasedBuildId: string): Promise<Build> {
   const codePath = inject('workflowBundlePath');
   const buildId = buildIdOfBundle(readFileSync(codePath));
   if (buildId !== releasedBuildId) return { codePath, buildId };
-  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, 'workflows', 'next-release.ts'), logger: QUIET_BUNDLER });
+  const { code } = await bundleWorkflowCode({
+    ...WORKFLOW_BUNDLE_PATHS,
+    workflowsPath: join(__dirname, 'workflows', 'next-release.ts'),
+    logger: QUIET_BUNDLER,
+  });
   const nextPath = join(mkdtempSync(join(tmpdir(), 'rampflow-next-')), 'workflow-bundle.js');
   writeFileSync(nextPath, code);
   return { codePath: nextPath, buildId: buildIdOfBundle(code) };
@@ -54,7 +58,11 @@ export interface BuildWorker {
 }
 
 /** A second worker on the harness's task queue running the bundle at `codePath` (in a deployment version when given). */
-export async function startBuildWorker(h: JourneyHarness, codePath: string, deploymentVersion?: RampflowWorkerOptions['deploymentVersion']): Promise<BuildWorker> {
+export async function startBuildWorker(
+  h: JourneyHarness,
+  codePath: string,
+  deploymentVersion?: RampflowWorkerOptions['deploymentVersion'],
+): Promise<BuildWorker> {
   const connection = await connectWorker();
   const worker = await createRampflowWorker({
     connection,

@@ -22,14 +22,24 @@ import { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TE
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal';
 
 // The accounts and timings live apart from the harness so suites with their own servers (test/faults) share them.
-export { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_AUD_SOURCE, TEST_OFFRAMP, TEST_ONRAMP, TEST_WALLET } from './test-journeys';
+export {
+  FAST_DEPOSIT_TIMINGS,
+  FAST_TIMINGS,
+  registerTestExits,
+  TEST_AUD_SOURCE,
+  TEST_OFFRAMP,
+  TEST_ONRAMP,
+  TEST_WALLET,
+} from './test-journeys';
 
 export interface JourneyHarness extends TestSandbox {
   client: Client;
   taskQueue: string;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
-  startJourney(request: Omit<JourneyRequest, 'customer'> & { customer?: Partial<JourneyRequest['customer']> }): Promise<WorkflowHandle<typeof customerJourney>>;
+  startJourney(
+    request: Omit<JourneyRequest, 'customer'> & { customer?: Partial<JourneyRequest['customer']> },
+  ): Promise<WorkflowHandle<typeof customerJourney>>;
   /** Workflow IDs a visibility query finds, once it finds any (visibility is eventually consistent). */
   listWorkflowIds(query: string, timeoutMs?: number): Promise<string[]>;
   /**
@@ -38,16 +48,27 @@ export interface JourneyHarness extends TestSandbox {
    */
   reconcile(): Promise<ReconcileResult>;
   /** Queries the journey until `accept` holds; fails with the last state seen after `timeoutMs`. */
-  waitForJourney(handle: WorkflowHandle, accept: (state: JourneyState) => boolean, timeoutMs?: number): Promise<JourneyState>;
+  waitForJourney(
+    handle: WorkflowHandle,
+    accept: (state: JourneyState) => boolean,
+    timeoutMs?: number,
+  ): Promise<JourneyState>;
   /**
    * Queries `deposit/<depositId>` until `accept` holds (waiting for the workflow to exist first). The
    * journey hears of a deposit only when it opens, needs someone and ends; the steps between are here.
    */
-  waitForDeposit(depositId: string, accept: (state: DepositState) => boolean, timeoutMs?: number): Promise<DepositState>;
+  waitForDeposit(
+    depositId: string,
+    accept: (state: DepositState) => boolean,
+    timeoutMs?: number,
+  ): Promise<DepositState>;
   close(): Promise<void>;
 }
 
-export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnknownRetryDelayMs' | 'refusedCreateParkAfterMs' | 'deploymentVersion' | 'partnerEvents'> {
+export interface HarnessOptions extends Pick<
+  RampflowWorkerOptions,
+  'outcomeUnknownRetryDelayMs' | 'refusedCreateParkAfterMs' | 'deploymentVersion' | 'partnerEvents'
+> {
   /** The timings of the deposit workflows the worker starts (FAST_DEPOSIT_TIMINGS unless given). */
   depositTimings?: Partial<DepositTimings>;
   /** The workflow bundle the worker runs (the run's bundle of the current code unless given). */
@@ -58,7 +79,10 @@ export interface HarnessOptions extends Pick<RampflowWorkerOptions, 'outcomeUnkn
   rampAssumptions?: RampAssumptionOverrides;
 }
 
-export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions> = {}, options: HarnessOptions = {}): Promise<JourneyHarness> {
+export async function startJourneyHarness(
+  sandboxOptions: Partial<SandboxOptions> = {},
+  options: HarnessOptions = {},
+): Promise<JourneyHarness> {
   // The AUD whitelist registers a second after approval instead of the sandbox's 10 s.
   const sandbox = await startTestSandbox({ audWhitelistDelaySeconds: 1, ...sandboxOptions }, options.rampAssumptions);
   const { client, close: closeClient } = await connectClient(options.dataConverter);
@@ -115,14 +139,19 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
       }
     },
     async reconcile() {
-      return client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [{}] });
+      return client.workflow.execute<typeof reconcileWithService>('reconcileWithService', {
+        taskQueue,
+        workflowId: `reconcile-${randomUUID()}`,
+        args: [{}],
+      });
     },
     async waitForJourney(handle, accept, timeoutMs = 60_000) {
       return queryUntil('journey', () => handle.query(journeyStateQuery), accept, timeoutMs);
     },
     async waitForDeposit(depositId, accept, timeoutMs = 60_000) {
       const handle = client.workflow.getHandle(depositWorkflowId(depositId));
-      const notStartedYet = (error: unknown) => (error instanceof WorkflowNotFoundError ? undefined : Promise.reject(error));
+      const notStartedYet = (error: unknown) =>
+        error instanceof WorkflowNotFoundError ? undefined : Promise.reject(error);
       return queryUntil('deposit', () => handle.query(depositStateQuery).catch(notStartedYet), accept, timeoutMs);
     },
     async close() {
@@ -139,25 +168,42 @@ export async function startJourneyHarness(sandboxOptions: Partial<SandboxOptions
  * Starts a journey with the test ramps and plays the service's part by hand (KYC approval, account
  * approvals) until the journey is ACTIVE.
  */
-export async function startActiveJourney(h: JourneyHarness, request: Parameters<JourneyHarness['startJourney']>[0] = {}) {
+export async function startActiveJourney(
+  h: JourneyHarness,
+  request: Parameters<JourneyHarness['startJourney']>[0] = {},
+) {
   const handle = await h.startJourney({ onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP, ...request });
   const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
   await registerTestExits(h.control, kyc.customer.id!);
   await h.control.approveCustomer(kyc.customer.id!);
-  const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+  const accounts = await h.waitForJourney(
+    handle,
+    (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress,
+  );
   await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
   await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
   const state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
-  return { handle, state, virtualAccountId: state.onramp!.virtualAccount!.id, depositAddressId: state.offramp!.depositAddress!.id };
+  return {
+    handle,
+    state,
+    virtualAccountId: state.onramp!.virtualAccount!.id,
+    depositAddressId: state.offramp!.depositAddress!.id,
+  };
 }
 
 /** Asks until `accept` holds; fails with the last answer after `timeoutMs`. `ask` answers undefined while there is nothing to ask yet. */
-async function queryUntil<State>(what: string, ask: () => Promise<State | undefined>, accept: (state: State) => boolean, timeoutMs: number): Promise<State> {
+async function queryUntil<State>(
+  what: string,
+  ask: () => Promise<State | undefined>,
+  accept: (state: State) => boolean,
+  timeoutMs: number,
+): Promise<State> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const last = await ask();
     if (last !== undefined && accept(last)) return last;
-    if (Date.now() > deadline) throw new Error(`${what} never reached the expected state; last state:\n${JSON.stringify(last, null, 2)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} never reached the expected state; last state:\n${JSON.stringify(last, null, 2)}`);
     await new Promise((wake) => setTimeout(wake, 100));
   }
 }

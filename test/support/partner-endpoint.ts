@@ -95,7 +95,12 @@ export async function startTestPartnerEndpoint(options: { secret?: string } = {}
             return;
           }
           if (status >= 200 && status < 300) endpoint.accepted.push({ webhookId, event });
-          response.writeHead(status, status >= 300 && status < 400 ? { location: location ?? 'http://127.0.0.1:9/elsewhere' } : {}).end();
+          response
+            .writeHead(
+              status,
+              status >= 300 && status < 400 ? { location: location ?? 'http://127.0.0.1:9/elsewhere' } : {},
+            )
+            .end();
         })();
       });
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', () => resolve()));

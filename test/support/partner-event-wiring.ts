@@ -20,18 +20,29 @@ export interface PartnerEventsUnderTest {
   close(): Promise<void>;
 }
 
-export async function startPartnerEvents(options: { retrySeconds?: number; timeoutMs?: number; endpointName?: string } = {}): Promise<PartnerEventsUnderTest> {
+export async function startPartnerEvents(
+  options: { retrySeconds?: number; timeoutMs?: number; endpointName?: string } = {},
+): Promise<PartnerEventsUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-partner-events-'));
   const endpoint = await startTestPartnerEndpoint();
   const store = await openFilePartnerEventStore({ dir, payloadKeys: testPayloadKeys(), role: 'writer' });
   // Its endpoint is on loopback: the opt-in PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS gives.
   const agent = createDeliveryAgent({ allowPrivateAddresses: true });
-  const configured: PartnerEndpoint = { name: options.endpointName ?? 'partner', url: endpoint.url, secrets: [endpoint.secret] };
+  const configured: PartnerEndpoint = {
+    name: options.endpointName ?? 'partner',
+    url: endpoint.url,
+    secrets: [endpoint.secret],
+  };
   // The endpoint's URL is read at each attempt: a test that takes the endpoint down and up again keeps its port.
   const wiring: PartnerEventWiring = {
     store,
     endpoints: [configured],
-    deliver: (target, event, signal) => deliverEvent(target, event, { timeoutMs: options.timeoutMs ?? 2_000, dispatcher: agent, ...(signal ? { signal } : {}) }),
+    deliver: (target, event, signal) =>
+      deliverEvent(target, event, {
+        timeoutMs: options.timeoutMs ?? 2_000,
+        dispatcher: agent,
+        ...(signal ? { signal } : {}),
+      }),
     ...(options.retrySeconds !== undefined ? { retrySeconds: options.retrySeconds } : {}),
   };
   return {

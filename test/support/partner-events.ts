@@ -8,21 +8,53 @@ export const newEventId = () => `evt_${randomUUID().replaceAll('-', '')}`;
 export const secretKycLink = () => `https://kyc.example.test/verify/${randomUUID()}`;
 
 /** A customer's events 1..count, alternating kinds; the first carries `kycLink`, the second an account number. */
-export function customerEvents(externalId: string, count: number, options: { kycLink?: string; accountNumber?: string; from?: number } = {}): PartnerEvent[] {
+export function customerEvents(
+  externalId: string,
+  count: number,
+  options: { kycLink?: string; accountNumber?: string; from?: number } = {},
+): PartnerEvent[] {
   const from = options.from ?? 1;
   return Array.from({ length: count }, (_, index): PartnerEvent => {
     const sequence = from + index;
-    const envelope = { id: newEventId(), timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)).toISOString(), sequence, externalId };
-    if (sequence === 1) return { ...envelope, type: 'journey.kyc_required', data: { kycLink: options.kycLink ?? secretKycLink() } };
+    const envelope = {
+      id: newEventId(),
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)).toISOString(),
+      sequence,
+      externalId,
+    };
+    if (sequence === 1)
+      return { ...envelope, type: 'journey.kyc_required', data: { kycLink: options.kycLink ?? secretKycLink() } };
     if (sequence === 2) {
-      return { ...envelope, type: 'journey.accounts_ready', data: { virtualAccount: { id: 'va-1', currency: 'AUD', accountNumber: options.accountNumber ?? '123456789', bankName: 'Test Bank' } } };
+      return {
+        ...envelope,
+        type: 'journey.accounts_ready',
+        data: {
+          virtualAccount: {
+            id: 'va-1',
+            currency: 'AUD',
+            accountNumber: options.accountNumber ?? '123456789',
+            bankName: 'Test Bank',
+          },
+        },
+      };
     }
-    return { ...envelope, type: 'deposit.received', data: { depositId: `dep-${sequence}`, kind: 'ONRAMP', amount: `${sequence}.00`, currency: 'AUD' } };
+    return {
+      ...envelope,
+      type: 'deposit.received',
+      data: { depositId: `dep-${sequence}`, kind: 'ONRAMP', amount: `${sequence}.00`, currency: 'AUD' },
+    };
   });
 }
 
 export const customerStream = (externalId: string): PartnerEventStream => `customer/${externalId}`;
 
 export function payoutEvent(reference: string): PartnerEvent {
-  return { id: newEventId(), type: 'payout.settled', timestamp: new Date().toISOString(), sequence: 1, payoutReference: reference, data: { reference, paymentId: 'pay-1' } };
+  return {
+    id: newEventId(),
+    type: 'payout.settled',
+    timestamp: new Date().toISOString(),
+    sequence: 1,
+    payoutReference: reference,
+    data: { reference, paymentId: 'pay-1' },
+  };
 }

@@ -28,7 +28,13 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const dataDir = join(folder, 'data');
   let server: PrivatePostgres;
   try {
-    server = await startPostgres({ dataDir, port: await freePort(), user: USER, password, logFile: join(folder, 'postgres.log') });
+    server = await startPostgres({
+      dataDir,
+      port: await freePort(),
+      user: USER,
+      password,
+      logFile: join(folder, 'postgres.log'),
+    });
   } catch (error) {
     rmSync(folder, { recursive: true, force: true });
     throw error;

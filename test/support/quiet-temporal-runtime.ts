@@ -36,12 +36,20 @@ function expected(entry: LogEntry): boolean {
   // A workflow refusing its bad start input (workflows/start-input.ts) is the contract working. The
   // error comes from the workflow's thread as a structured clone, without its `type`: its message says.
   // The codec's coverage test fails a workflow on purpose, to see its failure message sealed.
-  if (entry.message === 'Workflow failed') return entry.meta?.workflowType === 'codecCoverage' || (typeof error?.message === 'string' && /^invalid \w+ input: /.test(error.message));
+  if (entry.message === 'Workflow failed')
+    return (
+      entry.meta?.workflowType === 'codecCoverage' ||
+      (typeof error?.message === 'string' && /^invalid \w+ input: /.test(error.message))
+    );
   // The trust rule at work on deliveries the tests forge or misdirect on purpose: the service's record
   // wins over the payload, and a delivery nothing can route is parked for an operator.
-  if (entry.message === 'webhook payload disagrees with the service; using the service\'s record' || entry.message === 'ramp event parked') return true;
+  if (
+    entry.message === "webhook payload disagrees with the service; using the service's record" ||
+    entry.message === 'ramp event parked'
+  )
+    return true;
   // Reconciliation learning, from a sandbox told to list oldest first, that the list is not newest first.
-  if (entry.message.startsWith('the service\'s list grew but its head did not change')) return true;
+  if (entry.message.startsWith("the service's list grew but its head did not change")) return true;
   // A partner endpoint that says 410 Gone is disabled, loudly: tests make endpoints say it on purpose.
   if (entry.message.startsWith('partner endpoint answered 410 Gone')) return true;
   // And one line per failed delivery attempt: tests make endpoints fail on purpose.

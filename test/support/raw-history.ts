@@ -26,7 +26,12 @@ export async function rawHistoriesText(client: Client, query?: string): Promise<
   const { namespace } = client.options;
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await client.workflowService.listWorkflowExecutions({ namespace, query: query ?? '', pageSize: 100, ...(nextPageToken ? { nextPageToken } : {}) });
+    const page = await client.workflowService.listWorkflowExecutions({
+      namespace,
+      query: query ?? '',
+      pageSize: 100,
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
     for (const execution of page.executions) {
       const workflowId = execution.execution?.workflowId ?? '';
       const runId = execution.execution?.runId ?? '';

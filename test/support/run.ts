@@ -25,7 +25,11 @@ export interface RunOptions {
 /** Runs a command to completion. */
 export function run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? PROJECT_ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? PROJECT_ROOT,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -36,5 +36,7 @@ export interface SigningVectorFile {
 }
 
 export function loadSigningVectors(): SigningVectorFile {
-  return JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'signing-vectors.json'), 'utf8')) as SigningVectorFile;
+  return JSON.parse(
+    readFileSync(join(__dirname, '..', 'fixtures', 'signing-vectors.json'), 'utf8'),
+  ) as SigningVectorFile;
 }

@@ -23,7 +23,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-tests-'));
   const [server, bundle] = await Promise.all([
     startDevServer({ port: await freePort(), headless: true }),
-    bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } }),
+    bundleWorkflowCode({
+      ...WORKFLOW_BUNDLE_PATHS,
+      logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
+    }),
   ]);
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

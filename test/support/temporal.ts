@@ -12,7 +12,9 @@ export function temporalAddress(): string {
 }
 
 /** A client of the shared server; it encrypts with the run's keys unless given another data converter. */
-export async function connectClient(dataConverter: DataConverter = dataConverterFromEnv()): Promise<{ client: Client; close: () => Promise<void> }> {
+export async function connectClient(
+  dataConverter: DataConverter = dataConverterFromEnv(),
+): Promise<{ client: Client; close: () => Promise<void> }> {
   const connection = await Connection.connect({ address: temporalAddress() });
   return { client: new Client({ connection, dataConverter }), close: () => connection.close() };
 }

@@ -1,5 +1,10 @@
 /** Polls `probe` until it returns a value; fails naming `what` after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, pauseMs = 200): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  pauseMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

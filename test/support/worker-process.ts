@@ -40,7 +40,12 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv): WorkerProcess {
  * The environment of an unversioned worker on the run's dev server and a task queue of the test's,
  * calling the test's sandbox as the test partner, serving metrics on `metricsPort`.
  */
-export function testWorkerEnv(options: { taskQueue: string; sandboxUrl: string; metricsPort: number; logLevel?: string }): NodeJS.ProcessEnv {
+export function testWorkerEnv(options: {
+  taskQueue: string;
+  sandboxUrl: string;
+  metricsPort: number;
+  logLevel?: string;
+}): NodeJS.ProcessEnv {
   return {
     TEMPORAL_ADDRESS: temporalAddress(),
     TEMPORAL_TASK_QUEUE: options.taskQueue,

@@ -33,17 +33,33 @@ describe('parseDelivery', () => {
     const approved = parseDelivery({ event: 'DEPOSIT_APPROVED', payload: deposit });
     if (!approved.ok) throw new Error(approved.reason);
     const serialised = JSON.stringify(approved.input);
-    for (const secret of [customer.kycLink, customer.email, deposit.receiverVirtualAccount.accountNumber, deposit.txReference]) expect(serialised).not.toContain(secret);
+    for (const secret of [
+      customer.kycLink,
+      customer.email,
+      deposit.receiverVirtualAccount.accountNumber,
+      deposit.txReference,
+    ])
+      expect(serialised).not.toContain(secret);
   });
 
-  it('hints the ids the router compares: a trade\'s deposit, a payment\'s reference', () => {
-    expect(parseDelivery({ event: 'trade.settled', payload: trade })).toMatchObject({ ok: true, input: { event: 'TRADE_SETTLED', hint: { status: 'SETTLED', depositId: deposit.id } } });
-    expect(parseDelivery({ event: 'PAYMENT_SETTLED', payload: payment })).toMatchObject({ ok: true, input: { resource: 'payment', hint: { reference: 'tr-1' } } });
+  it("hints the ids the router compares: a trade's deposit, a payment's reference", () => {
+    expect(parseDelivery({ event: 'trade.settled', payload: trade })).toMatchObject({
+      ok: true,
+      input: { event: 'TRADE_SETTLED', hint: { status: 'SETTLED', depositId: deposit.id } },
+    });
+    expect(parseDelivery({ event: 'PAYMENT_SETTLED', payload: payment })).toMatchObject({
+      ok: true,
+      input: { resource: 'payment', hint: { reference: 'tr-1' } },
+    });
   });
 
   it('accepts an unknown event name with a well-formed envelope, with no resource (the workflow parks it)', () => {
     const parsed = parseDelivery({ event: 'ACCOUNT_FROZEN', payload: { id: 'x-1', anything: true } });
-    expect(parsed).toMatchObject({ ok: true, workflowId: 'event/ACCOUNT_FROZEN/x-1', input: { event: 'ACCOUNT_FROZEN', hint: {} } });
+    expect(parsed).toMatchObject({
+      ok: true,
+      workflowId: 'event/ACCOUNT_FROZEN/x-1',
+      input: { event: 'ACCOUNT_FROZEN', hint: {} },
+    });
     if (parsed.ok) expect(parsed.input.resource).toBeUndefined();
   });
 
@@ -63,13 +79,24 @@ describe('parseDelivery', () => {
   });
 
   it('hands over a known event whose payload is not its resource, as a hint, naming the fields that do not match', () => {
-    const parsed = parseDelivery({ event: 'DEPOSIT_RECEIVED', payload: { id: 'd-1', customerId: 'c-1', status: 'RECEIVED' } });
-    expect(parsed).toMatchObject({ ok: true, workflowId: 'event/DEPOSIT_RECEIVED/d-1', input: { resource: 'deposit', hint: { status: 'RECEIVED', customerId: 'c-1' } } });
-    if (parsed.ok) expect(parsed.mismatchedFields).toEqual(expect.arrayContaining(['type', 'currency', 'amount', 'timestamp']));
+    const parsed = parseDelivery({
+      event: 'DEPOSIT_RECEIVED',
+      payload: { id: 'd-1', customerId: 'c-1', status: 'RECEIVED' },
+    });
+    expect(parsed).toMatchObject({
+      ok: true,
+      workflowId: 'event/DEPOSIT_RECEIVED/d-1',
+      input: { resource: 'deposit', hint: { status: 'RECEIVED', customerId: 'c-1' } },
+    });
+    if (parsed.ok)
+      expect(parsed.mismatchedFields).toEqual(expect.arrayContaining(['type', 'currency', 'amount', 'timestamp']));
   });
 
   it('names the mismatched fields, never their values, and takes no hint from a mistyped one', () => {
-    const parsed = parseDelivery({ event: 'TRADE_SETTLED', payload: { ...deposit, deposit: 'SECRET-VALUE', status: 7, amount: 'SECRET-VALUE' } });
+    const parsed = parseDelivery({
+      event: 'TRADE_SETTLED',
+      payload: { ...deposit, deposit: 'SECRET-VALUE', status: 7, amount: 'SECRET-VALUE' },
+    });
     expect(parsed).toMatchObject({ ok: true, input: { hint: {} } });
     if (parsed.ok) expect(parsed.mismatchedFields.length).toBeGreaterThan(0);
     if (parsed.ok) expect(JSON.stringify({ ...parsed, payload: undefined })).not.toContain('SECRET-VALUE');
@@ -85,7 +112,8 @@ describe('tokenMatches', () => {
   const token = 'correct-horse-battery-staple';
   it('accepts only the exact token', () => {
     expect(tokenMatches(token, token)).toBe(true);
-    for (const wrong of [undefined, '', token.slice(0, -1), `${token}x`, token.toUpperCase()]) expect(tokenMatches(wrong, token)).toBe(false);
+    for (const wrong of [undefined, '', token.slice(0, -1), `${token}x`, token.toUpperCase()])
+      expect(tokenMatches(wrong, token)).toBe(false);
   });
 });
 
@@ -112,11 +140,17 @@ describe('sourceIpPolicy', () => {
 describe('checkCallbackUrl', () => {
   const token = 'a-long-secret-token-123';
   it('requires https for a real service', () => {
-    expect(() => checkCallbackUrl(`http://hooks.example.com/webhooks/ramp/${token}`, 'https://api.ramp.example', token)).toThrow(RegistrationRefused);
-    expect(checkCallbackUrl(`https://hooks.example.com/webhooks/ramp/${token}`, 'https://api.ramp.example', token).host).toBe('hooks.example.com');
+    expect(() =>
+      checkCallbackUrl(`http://hooks.example.com/webhooks/ramp/${token}`, 'https://api.ramp.example', token),
+    ).toThrow(RegistrationRefused);
+    expect(
+      checkCallbackUrl(`https://hooks.example.com/webhooks/ramp/${token}`, 'https://api.ramp.example', token).host,
+    ).toBe('hooks.example.com');
   });
   it('allows http when the base URL is the local sandbox', () => {
-    expect(() => checkCallbackUrl(`http://127.0.0.1:8788/webhooks/ramp/${token}`, 'http://127.0.0.1:8787', token)).not.toThrow();
+    expect(() =>
+      checkCallbackUrl(`http://127.0.0.1:8788/webhooks/ramp/${token}`, 'http://127.0.0.1:8787', token),
+    ).not.toThrow();
   });
   it('allows http to a sandbox on a private network only when asked to (--allow-http)', () => {
     const url = `http://webhooks:8788/webhooks/ramp/${token}`;
@@ -136,6 +170,8 @@ describe('checkCallbackUrl', () => {
     expect(refusal!.message).not.toContain(token);
   });
   it('redacts the token for output', () => {
-    expect(redactCallbackUrl(`https://hooks.example.com/webhooks/ramp/${token}`)).toBe('https://hooks.example.com/webhooks/ramp/***');
+    expect(redactCallbackUrl(`https://hooks.example.com/webhooks/ramp/${token}`)).toBe(
+      'https://hooks.example.com/webhooks/ramp/***',
+    );
   });
 });

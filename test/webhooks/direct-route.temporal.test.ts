@@ -25,13 +25,21 @@ beforeAll(async () => {
   receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
 });
 afterAll(async () => {
-  for (const workflowId of startedDeposits) await h.client.workflow.getHandle(workflowId).terminate('test over').catch(() => undefined);
+  for (const workflowId of startedDeposits)
+    await h.client.workflow
+      .getHandle(workflowId)
+      .terminate('test over')
+      .catch(() => undefined);
   await receiver?.close();
   await h?.close();
 });
 
 /** A journey waiting for KYC, and its customer approved at the service (so a CUSTOMER_APPROVED is true). */
-async function approvedCustomer(): Promise<{ journey: WorkflowHandle; customerId: string; payload: Record<string, unknown> }> {
+async function approvedCustomer(): Promise<{
+  journey: WorkflowHandle;
+  customerId: string;
+  payload: Record<string, unknown>;
+}> {
   const journey = await h.startJourney({});
   const state = await h.waitForJourney(journey, (s) => s.customer.id !== undefined);
   const customerId = state.customer.id!;
@@ -53,7 +61,11 @@ const accepted = { status: 200, body: JSON.stringify({ status: 'accepted' }) };
  * written there only when that task completes.
  */
 async function expectSignal(handle: WorkflowHandle, signal: { name: string; key: string }): Promise<void> {
-  await eventually(() => signalsReceived(handle), (signals) => signals.some((seen) => seen.name === signal.name && seen.key === signal.key), `${signal.name} ${signal.key} in ${handle.workflowId}'s history`);
+  await eventually(
+    () => signalsReceived(handle),
+    (signals) => signals.some((seen) => seen.name === signal.name && seen.key === signal.key),
+    `${signal.name} ${signal.key} in ${handle.workflowId}'s history`,
+  );
 }
 
 describe('direct routing', () => {
@@ -65,7 +77,9 @@ describe('direct routing', () => {
     expect(await workflowExists(h.client, eventWorkflowId('CUSTOMER_APPROVED', customerId))).toBe(false);
     await h.waitForJourney(journey, (state) => state.stage !== 'AWAITING_KYC');
     const history = await journey.fetchHistory();
-    expect(history.events!.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'getCustomer')).toBe(true);
+    expect(
+      history.events!.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'getCustomer'),
+    ).toBe(true);
   });
 
   it('routes an account event to the journey rampflow indexed with its customer id, with no customer event before it', async () => {
@@ -89,24 +103,39 @@ describe('direct routing', () => {
     }
   });
 
-  it('starts a deposit by signal-with-start with the receiver\'s timings and nothing of the payload in its input; its payment goes to the workflow', async () => {
+  it("starts a deposit by signal-with-start with the receiver's timings and nothing of the payload in its input; its payment goes to the workflow", async () => {
     const depositId = randomUUID();
     const tradeId = `tr-${randomUUID()}`;
     const paymentId = `p-${randomUUID()}`;
     startedDeposits.push(depositWorkflowId(depositId));
 
-    expect(await receiver.post({ event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id: depositId, customerId: randomUUID(), amount: '1000000.00' } })).toEqual(accepted);
-    expect(await receiver.post({ event: 'TRADE_CREATED', payload: { ...trade, id: tradeId, status: 'CREATED', deposit: { ...trade.deposit, id: depositId } } })).toEqual(accepted);
+    expect(
+      await receiver.post({
+        event: 'DEPOSIT_RECEIVED',
+        payload: { ...deposit, id: depositId, customerId: randomUUID(), amount: '1000000.00' },
+      }),
+    ).toEqual(accepted);
+    expect(
+      await receiver.post({
+        event: 'TRADE_CREATED',
+        payload: { ...trade, id: tradeId, status: 'CREATED', deposit: { ...trade.deposit, id: depositId } },
+      }),
+    ).toEqual(accepted);
     // A payment names no deposit: which one it pays out takes the service's word.
     const paymentsBefore = await workflowRoutes(receiver, 'payment');
-    expect(await receiver.post({ event: 'PAYMENT_SETTLED', payload: { ...payment, id: paymentId, reference: tradeId } })).toEqual(accepted);
+    expect(
+      await receiver.post({ event: 'PAYMENT_SETTLED', payload: { ...payment, id: paymentId, reference: tradeId } }),
+    ).toEqual(accepted);
     expect(await workflowExists(h.client, eventWorkflowId('PAYMENT_SETTLED', paymentId))).toBe(true);
     expect(await workflowRoutes(receiver, 'payment')).toBe(paymentsBefore + 1);
 
     const handle = h.client.workflow.getHandle(depositWorkflowId(depositId));
     expect(await startInputOf(handle)).toEqual({ depositId, timings: FAST_DEPOSIT_TIMINGS });
     expect((await handle.describe()).memo ?? {}).toEqual({});
-    for (const [event, id] of [['DEPOSIT_RECEIVED', depositId], ['TRADE_CREATED', tradeId]] as const) {
+    for (const [event, id] of [
+      ['DEPOSIT_RECEIVED', depositId],
+      ['TRADE_CREATED', tradeId],
+    ] as const) {
       expect(await workflowExists(h.client, eventWorkflowId(event, id))).toBe(false);
     }
     // The service has no such deposit: its workflow read that, and ended DISMISSED with nothing reported.
@@ -118,13 +147,24 @@ describe('direct routing', () => {
     const customerId = randomUUID();
     // A deposit whose workflow has ended (here: terminated while it gives the service a minute to
     // show the record): a late event is answered 200 and starts nothing.
-    const patient = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: { ...FAST_DEPOSIT_TIMINGS, notFoundGraceSeconds: 60 } });
+    const patient = await startReceiver({
+      client: h.client,
+      taskQueue: h.taskQueue,
+      depositTimings: { ...FAST_DEPOSIT_TIMINGS, notFoundGraceSeconds: 60 },
+    });
     try {
       const depositId = randomUUID();
       const handle = h.client.workflow.getHandle(depositWorkflowId(depositId));
-      expect(await patient.post({ event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id: depositId, customerId } })).toEqual(accepted);
+      expect(
+        await patient.post({ event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id: depositId, customerId } }),
+      ).toEqual(accepted);
       await handle.terminate('ended for the test');
-      expect(await patient.post({ event: 'DEPOSIT_APPROVED', payload: { ...deposit, id: depositId, customerId, status: 'CONFIRMED' } })).toEqual(accepted);
+      expect(
+        await patient.post({
+          event: 'DEPOSIT_APPROVED',
+          payload: { ...deposit, id: depositId, customerId, status: 'CONFIRMED' },
+        }),
+      ).toEqual(accepted);
       expect((await handle.describe()).status.name).toBe('TERMINATED');
       expect(await workflowExists(h.client, eventWorkflowId('DEPOSIT_APPROVED', depositId))).toBe(false);
     } finally {
@@ -135,15 +175,25 @@ describe('direct routing', () => {
     const ghostId = randomUUID();
     const ghost = h.client.workflow.getHandle(depositWorkflowId(ghostId));
     startedDeposits.push(depositWorkflowId(ghostId));
-    expect(await receiver.post({ event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id: ghostId, customerId } })).toEqual(accepted);
+    expect(
+      await receiver.post({ event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id: ghostId, customerId } }),
+    ).toEqual(accepted);
     expect(await ghost.result()).toMatchObject({ stage: 'DISMISSED' });
     const firstRun = (await ghost.describe()).runId;
-    expect(await receiver.post({ event: 'DEPOSIT_APPROVED', payload: { ...deposit, id: ghostId, customerId, status: 'CONFIRMED' } })).toEqual(accepted);
+    expect(
+      await receiver.post({
+        event: 'DEPOSIT_APPROVED',
+        payload: { ...deposit, id: ghostId, customerId, status: 'CONFIRMED' },
+      }),
+    ).toEqual(accepted);
     expect((await h.client.workflow.getHandle(depositWorkflowId(ghostId)).describe()).runId).not.toBe(firstRun);
   });
 
   it('hands to the workflow what it cannot place: an unconfirmed status, a customer without a journey', async () => {
-    const before = { unconfirmed: await workflowRoutes(receiver, 'unconfirmed'), noTarget: await workflowRoutes(receiver, 'no-target') };
+    const before = {
+      unconfirmed: await workflowRoutes(receiver, 'unconfirmed'),
+      noTarget: await workflowRoutes(receiver, 'no-target'),
+    };
 
     // "Approved" with a status that says otherwise: the workflow re-reads the service's record.
     const disputed = { ...deposit, id: `d-${randomUUID()}`, status: 'RECEIVED' };
@@ -179,7 +229,10 @@ describe('direct routing', () => {
       expect(await workflowExists(h.client, eventWorkflowId('CUSTOMER_APPROVED', customerId))).toBe(true);
       expect(await workflowRoutes(verified, 'configured')).toBe(1);
       // The workflow re-reads the record and signals the journey.
-      await h.waitForJourney(journey, (state) => state.customer.status === 'APPROVED' || state.customer.status === 'CONFIRMED');
+      await h.waitForJourney(
+        journey,
+        (state) => state.customer.status === 'APPROVED' || state.customer.status === 'CONFIRMED',
+      );
     } finally {
       await verified.close();
     }

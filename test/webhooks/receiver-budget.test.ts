@@ -25,7 +25,11 @@ describe('keyed token buckets', () => {
     time.advance(1_000);
     expect(buckets.take('a')).toEqual({ granted: true });
     time.advance(60_000);
-    expect([buckets.take('a'), buckets.take('a'), buckets.take('a')].map((take) => take.granted)).toEqual([true, true, false]);
+    expect([buckets.take('a'), buckets.take('a'), buckets.take('a')].map((take) => take.granted)).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('keep at most their key cap, forgetting the least recently used (a forgotten key is a full bucket)', () => {
@@ -80,11 +84,21 @@ describe('the receiver budget', () => {
 
   it('keeps the start and target rates per source address, under a total for all of them, and names the budget and the wait', () => {
     const budget = new ReceiverBudget(
-      { source: { perSecond: 1, burst: 1 }, target: { perSecond: 1, burst: 1 }, starts: { perSecond: 0.25, burst: 1 }, totalStarts: { perSecond: 0.5, burst: 2 }, maxKeys: 10 },
+      {
+        source: { perSecond: 1, burst: 1 },
+        target: { perSecond: 1, burst: 1 },
+        starts: { perSecond: 0.25, burst: 1 },
+        totalStarts: { perSecond: 0.5, burst: 2 },
+        maxKeys: 10,
+      },
       clock().now,
     );
     budget.workflowStart('forger');
-    expect(thrown(() => budget.workflowStart('forger'))).toMatchObject({ name: 'OverBudget', budget: 'starts', retryAfterSeconds: 4 });
+    expect(thrown(() => budget.workflowStart('forger'))).toMatchObject({
+      name: 'OverBudget',
+      budget: 'starts',
+      retryAfterSeconds: 4,
+    });
     budget.workflowStart('service'); // the forger did not spend the service's starts
     expect(thrown(() => budget.workflowStart('third'))).toMatchObject({ budget: 'total-starts', retryAfterSeconds: 2 });
     budget.toTarget('forger', 'customer/a');

@@ -30,7 +30,11 @@ afterAll(async () => {
 /** A well-formed DEPOSIT_RECEIVED whose id is new, so its would-be workflow can be looked for. */
 function freshDelivery() {
   const id = randomUUID();
-  return { id, workflowId: `event/DEPOSIT_RECEIVED/${id}`, body: { event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id } } };
+  return {
+    id,
+    workflowId: `event/DEPOSIT_RECEIVED/${id}`,
+    body: { event: 'DEPOSIT_RECEIVED', payload: { ...deposit, id } },
+  };
 }
 
 async function expectNothingStarted(workflowId: string): Promise<void> {
@@ -44,18 +48,28 @@ describe('the webhook receiver', () => {
     expect(await workflowExists(h.client, workflowId)).toBe(true);
     expect(await receiver.post(body)).toEqual({ status: 200, body: JSON.stringify({ status: 'duplicate' }) });
     // Under its older name it is the same event.
-    expect(await receiver.post({ ...body, event: 'deposit.received' })).toMatchObject({ status: 200, body: JSON.stringify({ status: 'duplicate' }) });
+    expect(await receiver.post({ ...body, event: 'deposit.received' })).toMatchObject({
+      status: 200,
+      body: JSON.stringify({ status: 'duplicate' }),
+    });
     expect(await workflowExists(h.client, workflowId.replace('DEPOSIT_RECEIVED', 'deposit.received'))).toBe(false);
 
     // What went into the history: the name, the id and a compact hint, not the payload.
     const history = JSON.stringify(await h.client.workflow.getHandle(workflowId).fetchHistory());
-    for (const withheld of [deposit.txReference, deposit.receiverVirtualAccount.accountNumber, deposit.txid]) expect(history).not.toContain(withheld);
+    for (const withheld of [deposit.txReference, deposit.receiverVirtualAccount.accountNumber, deposit.txid])
+      expect(history).not.toContain(withheld);
   });
 
   it('answers 404 for a wrong or missing token, exactly as for a path that does not exist', async () => {
     const notFound = await receiver.post({}, { path: '/no/such/path' });
     expect(notFound.status).toBe(404);
-    for (const path of ['/webhooks/ramp/wrong-token-0123456789abcdef', `/webhooks/ramp/${TEST_TOKEN}x`, `/webhooks/ramp/${TEST_TOKEN.slice(0, -1)}`, '/webhooks/ramp/', '/webhooks/ramp']) {
+    for (const path of [
+      '/webhooks/ramp/wrong-token-0123456789abcdef',
+      `/webhooks/ramp/${TEST_TOKEN}x`,
+      `/webhooks/ramp/${TEST_TOKEN.slice(0, -1)}`,
+      '/webhooks/ramp/',
+      '/webhooks/ramp',
+    ]) {
       const { body, workflowId } = freshDelivery();
       expect(await receiver.post(body, { path })).toEqual(notFound);
       await expectNothingStarted(workflowId);
@@ -87,18 +101,37 @@ describe('the webhook receiver', () => {
     try {
       // What a user of the real service met: an id, a customer and a status, nothing else.
       const partialId = randomUUID();
-      expect((await tolerant.post({ event: 'DEPOSIT_RECEIVED', payload: { id: partialId, customerId: deposit.customerId, status: 'RECEIVED' } })).status).toBe(200);
+      expect(
+        (
+          await tolerant.post({
+            event: 'DEPOSIT_RECEIVED',
+            payload: { id: partialId, customerId: deposit.customerId, status: 'RECEIVED' },
+          })
+        ).status,
+      ).toBe(200);
       expect(await workflowExists(h.client, `event/DEPOSIT_RECEIVED/${partialId}`)).toBe(true);
       // A mistyped field under an older name: handed over too, the value never logged.
       const mistypedId = randomUUID();
-      expect((await tolerant.post({ event: 'deposit.approved', payload: { ...deposit, id: mistypedId, amount: { value: 'secret-amount-17' } } })).status).toBe(200);
+      expect(
+        (
+          await tolerant.post({
+            event: 'deposit.approved',
+            payload: { ...deposit, id: mistypedId, amount: { value: 'secret-amount-17' } },
+          })
+        ).status,
+      ).toBe(200);
       expect(await workflowExists(h.client, `event/DEPOSIT_APPROVED/${mistypedId}`)).toBe(true);
       // A payload that matches is not counted.
       expect((await tolerant.post(freshDelivery().body)).status).toBe(200);
 
-      const mismatches = lines.map((line) => JSON.parse(line) as { msg: string; payloadId?: string; fields?: string[] }).filter((line) => line.msg.includes('does not match our schema'));
+      const mismatches = lines
+        .map((line) => JSON.parse(line) as { msg: string; payloadId?: string; fields?: string[] })
+        .filter((line) => line.msg.includes('does not match our schema'));
       expect(mismatches.map(({ payloadId, fields }) => ({ payloadId, fields }))).toEqual([
-        { payloadId: partialId, fields: expect.arrayContaining(['type', 'currency', 'amount', 'timestamp']) as unknown },
+        {
+          payloadId: partialId,
+          fields: expect.arrayContaining(['type', 'currency', 'amount', 'timestamp']) as unknown,
+        },
         { payloadId: mistypedId, fields: ['amount'] },
       ]);
       expect(lines.join('\n')).not.toContain('secret-amount-17');
@@ -127,7 +160,11 @@ describe('the webhook receiver', () => {
   });
 
   it('answers 403 to a source outside WEBHOOK_ALLOWED_IPS (before looking at the token), starting nothing', async () => {
-    const guarded = await startReceiver({ client: h.client, taskQueue: h.taskQueue, allowedIps: ['203.0.113.7', '198.51.100.0/24'] });
+    const guarded = await startReceiver({
+      client: h.client,
+      taskQueue: h.taskQueue,
+      allowedIps: ['203.0.113.7', '198.51.100.0/24'],
+    });
     const open = await startReceiver({ client: h.client, taskQueue: h.taskQueue, allowedIps: ['127.0.0.0/8'] });
     try {
       const { body, workflowId } = freshDelivery();
@@ -143,9 +180,15 @@ describe('the webhook receiver', () => {
 
   it('counts an unknown event name and drops it with 200: nothing starts, nothing parks', async () => {
     const id = randomUUID();
-    const count = async () => (await receiver.metrics.registry.getSingleMetricAsString('rampflow_webhook_unknown_events_total')).match(/rampflow_webhook_unknown_events_total (\d+)/)?.[1];
+    const count = async () =>
+      (await receiver.metrics.registry.getSingleMetricAsString('rampflow_webhook_unknown_events_total')).match(
+        /rampflow_webhook_unknown_events_total (\d+)/,
+      )?.[1];
     const before = Number((await count()) ?? 0);
-    expect(await receiver.post({ event: 'ACCOUNT_FROZEN', payload: { id } })).toEqual({ status: 200, body: JSON.stringify({ status: 'ignored' }) });
+    expect(await receiver.post({ event: 'ACCOUNT_FROZEN', payload: { id } })).toEqual({
+      status: 200,
+      body: JSON.stringify({ status: 'ignored' }),
+    });
     // A replay of it is dropped the same way.
     expect((await receiver.post({ event: 'ACCOUNT_FROZEN', payload: { id } })).status).toBe(200);
     await expectNothingStarted(`event/ACCOUNT_FROZEN/${id}`);
@@ -154,10 +197,17 @@ describe('the webhook receiver', () => {
 
   it('answers 503 when Temporal cannot be reached, so the service retries', async () => {
     const nowhere = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
-    const unreachable = await startReceiver({ client: new Client({ connection: nowhere }), taskQueue: h.taskQueue, handoffTimeoutMs: 2_000 });
+    const unreachable = await startReceiver({
+      client: new Client({ connection: nowhere }),
+      taskQueue: h.taskQueue,
+      handoffTimeoutMs: 2_000,
+    });
     try {
       const { body, workflowId } = freshDelivery();
-      expect(await unreachable.post(body)).toEqual({ status: 503, body: JSON.stringify({ error: 'temporarily unavailable' }) });
+      expect(await unreachable.post(body)).toEqual({
+        status: 503,
+        body: JSON.stringify({ error: 'temporarily unavailable' }),
+      });
       await expectNothingStarted(workflowId);
     } finally {
       await unreachable.close();
@@ -169,7 +219,8 @@ describe('the webhook receiver', () => {
     const health = await fetch(`${receiver.url}/healthz`);
     expect(health.status).toBe(200);
     const metrics = await (await fetch(`${receiver.url}/metrics`)).text();
-    const count = (outcome: string) => Number(new RegExp(`rampflow_webhook_requests_total\\{outcome="${outcome}"\\} (\\d+)`).exec(metrics)?.[1]);
+    const count = (outcome: string) =>
+      Number(new RegExp(`rampflow_webhook_requests_total\\{outcome="${outcome}"\\} (\\d+)`).exec(metrics)?.[1]);
     // The tests above ran against this receiver (the 403 and 503 ones used receivers of their own).
     expect(count('accepted')).toBeGreaterThanOrEqual(1);
     expect(count('duplicate')).toBe(2);

@@ -14,14 +14,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureReconcileSchedule } from '../../webhooks/reconcile-schedule';
 import { depositWorkflowId } from '../../workflows/ids';
 import type { ReconcileResult } from '../../workflows/reconcile-types';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { eventually } from './support/receiver';
 
 let h: JourneyHarness;
 let schedule: ScheduleHandle | undefined;
 
 beforeAll(async () => {
-  h = await startJourneyHarness({ listOrder: 'newest-first' }, { depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
+  h = await startJourneyHarness(
+    { listOrder: 'newest-first' },
+    { depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } },
+  );
 });
 afterAll(async () => {
   await schedule?.delete();
@@ -30,7 +38,12 @@ afterAll(async () => {
 
 /** The result of the schedule's `n`th run (from 1), once it has completed. */
 async function nthRun(n: number): Promise<ReconcileResult> {
-  const { info } = await eventually(() => schedule!.describe(), (description) => description.info.recentActions.length >= n, `scheduled run ${n}`, 120_000);
+  const { info } = await eventually(
+    () => schedule!.describe(),
+    (description) => description.info.recentActions.length >= n,
+    `scheduled run ${n}`,
+    120_000,
+  );
   const { workflowId, firstExecutionRunId } = info.recentActions[n - 1]!.action.workflow;
   return h.client.workflow.getHandle(workflowId, firstExecutionRunId).result();
 }
@@ -38,11 +51,26 @@ async function nthRun(n: number): Promise<ReconcileResult> {
 describe('scheduled reconciliation, the service listing newest first', () => {
   it('brings a lost rejection to a deposit the watermark has passed', async () => {
     const { virtualAccountId } = await startActiveJourney(h);
-    const older = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '30.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
-    const newer = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '31.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const older = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '30.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
+    const newer = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '31.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
 
     const scheduleId = `reconcile-rejections-${randomUUID()}`;
-    await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 2, limits: { listOrder: 'newest-first' } });
+    await ensureReconcileSchedule(h.client, {
+      scheduleId,
+      taskQueue: h.taskQueue,
+      intervalSeconds: 2,
+      limits: { listOrder: 'newest-first' },
+    });
     schedule = h.client.schedule.getHandle(scheduleId);
     // The first run reads every list and starts both deposits' workflows.
     expect((await nthRun(1)).repaired).toBeGreaterThanOrEqual(2);

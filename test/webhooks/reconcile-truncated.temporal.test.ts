@@ -21,7 +21,8 @@ import { connectClient, uniqueTaskQueue } from '../support/temporal';
 import { startWorkerProcess, testWorkerEnv } from '../support/worker-process';
 import { until as waitUntil } from '../support/until';
 
-const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => waitUntil(what, probe, timeoutMs);
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> =>
+  waitUntil(what, probe, timeoutMs);
 /** Journeys that poll once an hour: only reconciliation moves them within the test. */
 const HOURLY_POLLS = { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400 };
 const TRUNCATED_LINE = 'reconciliation run truncated';
@@ -38,7 +39,9 @@ beforeAll(async () => {
   client = await connectClient();
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const started = startWorkerProcess(testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort, logLevel: 'info' }));
+  const started = startWorkerProcess(
+    testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort, logLevel: 'info' }),
+  );
   worker = { kill: () => started.child.kill('SIGTERM'), output: started.output, exited: started.exited };
   await until('the worker to start', async () => (worker.output().includes('worker started') ? true : undefined));
 });
@@ -50,7 +53,11 @@ afterAll(async () => {
 });
 
 const reconcile = (limits: Partial<ReconcileLimits>): Promise<ReconcileResult> =>
-  client.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [limits] });
+  client.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', {
+    taskQueue,
+    workflowId: `reconcile-${randomUUID()}`,
+    args: [limits],
+  });
 
 /** The value of one series of the worker's metrics, by name and a label it carries. */
 async function metric(name: string, label = ''): Promise<number | undefined> {
@@ -67,7 +74,13 @@ describe('reconciliation on an oldest-first list longer than its page limit', ()
     const journey = await client.client.workflow.start<typeof customerJourney>('customerJourney', {
       taskQueue,
       workflowId: journeyWorkflowId(externalId),
-      args: [JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, onramp: TEST_ONRAMP, timings: HOURLY_POLLS })],
+      args: [
+        JourneyInputSchema.parse({
+          customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+          onramp: TEST_ONRAMP,
+          timings: HOURLY_POLLS,
+        }),
+      ],
     });
     const customerId = await until('AWAITING_KYC', async () => {
       const state = await journey.query(journeyStateQuery);
@@ -87,12 +100,19 @@ describe('reconciliation on an oldest-first list longer than its page limit', ()
     expect(result.pages?.customers).toBe(2);
     expect(result.truncated).toBe(true);
     expect(result.repaired).toBeGreaterThanOrEqual(1);
-    await until('the journey past KYC', async () => ((await journey.query(journeyStateQuery)).stage !== 'AWAITING_KYC' ? true : undefined));
+    await until('the journey past KYC', async () =>
+      (await journey.query(journeyStateQuery)).stage !== 'AWAITING_KYC' ? true : undefined,
+    );
 
     expect(await metric('rampflow_reconcile_runs_total', 'outcome="truncated"')).toBe(1);
     expect(await metric('rampflow_reconcile_runs_total', 'outcome="complete"')).toBeUndefined();
     await until('the log line', async () => (worker.output().includes(TRUNCATED_LINE) ? true : undefined), 10_000);
-    expect(worker.output().split('\n').filter((line) => line.includes(TRUNCATED_LINE))).toHaveLength(1);
+    expect(
+      worker
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(TRUNCATED_LINE)),
+    ).toHaveLength(1);
     expect(worker.output()).not.toContain('ada@example.com');
     await journey.terminate('test over');
   });
@@ -104,6 +124,11 @@ describe('reconciliation on an oldest-first list longer than its page limit', ()
     expect(await metric('rampflow_reconcile_runs_total', 'outcome="complete"')).toBe(1);
     expect(await metric('rampflow_reconcile_last_complete_run_timestamp_seconds')).toBeGreaterThanOrEqual(before);
     expect(await metric('rampflow_reconcile_runs_total', 'outcome="truncated"')).toBe(1);
-    expect(worker.output().split('\n').filter((line) => line.includes(TRUNCATED_LINE))).toHaveLength(1);
+    expect(
+      worker
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(TRUNCATED_LINE)),
+    ).toHaveLength(1);
   });
 });

@@ -34,7 +34,12 @@ afterAll(async () => {
 
 async function startSchedule(harness: JourneyHarness): Promise<void> {
   const scheduleId = `reconcile-watermark-${randomUUID()}`;
-  await ensureReconcileSchedule(harness.client, { scheduleId, taskQueue: harness.taskQueue, intervalSeconds: 2, limits: { listOrder: 'newest-first' } });
+  await ensureReconcileSchedule(harness.client, {
+    scheduleId,
+    taskQueue: harness.taskQueue,
+    intervalSeconds: 2,
+    limits: { listOrder: 'newest-first' },
+  });
   await schedule?.delete();
   schedule = harness.client.schedule.getHandle(scheduleId);
   scheduled = harness;
@@ -42,7 +47,12 @@ async function startSchedule(harness: JourneyHarness): Promise<void> {
 
 /** The result of the schedule's `n`th run (from 1), once it has completed. */
 async function nthRun(n: number): Promise<ReconcileResult> {
-  const { info } = await eventually(() => schedule!.describe(), (description) => description.info.recentActions.length >= n, `scheduled run ${n}`, 120_000);
+  const { info } = await eventually(
+    () => schedule!.describe(),
+    (description) => description.info.recentActions.length >= n,
+    `scheduled run ${n}`,
+    120_000,
+  );
   const { workflowId, firstExecutionRunId } = info.recentActions[n - 1]!.action.workflow;
   return scheduled.client.workflow.getHandle(workflowId, firstExecutionRunId).result();
 }
@@ -73,7 +83,9 @@ describe('scheduled reconciliation, the service listing newest first', () => {
     expect(found.examined.deposits).toBe(1);
     expect(found.pages?.deposits).toBe(1);
     expect(found.repaired).toBe(1);
-    expect((await h.client.workflow.getHandle(depositWorkflowId(deposit!.id)).describe()).type).toBe('depositLifecycle');
+    expect((await h.client.workflow.getHandle(depositWorkflowId(deposit!.id)).describe()).type).toBe(
+      'depositLifecycle',
+    );
     // ...and the run after it reads past it no more.
     expect((await nthRun(run + 1)).examined.deposits).toBe(0);
   }, 240_000);

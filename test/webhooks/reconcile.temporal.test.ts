@@ -23,9 +23,15 @@ const HOURLY_POLLS = JourneyTimingsSchema.parse({ pollIntervalSeconds: 3600, kyc
 
 let h: JourneyHarness;
 beforeAll(async () => {
-  h = await startJourneyHarness({ clock: { frozen: true } }, { depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
+  h = await startJourneyHarness(
+    { clock: { frozen: true } },
+    { depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } },
+  );
   // The receiver is down for good: every delivery attempt is refused.
-  await registerWebhooks(h.ramp, { callbackUrl: `http://127.0.0.1:${await freePort()}/webhooks/ramp/receiver-that-is-down`, rampBaseUrl: h.sandbox.url });
+  await registerWebhooks(h.ramp, {
+    callbackUrl: `http://127.0.0.1:${await freePort()}/webhooks/ramp/receiver-that-is-down`,
+    rampBaseUrl: h.sandbox.url,
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -38,7 +44,8 @@ async function visibleAt(workflowId: string, stage: string | string[]): Promise<
   const stages = [stage].flat();
   await eventually(
     async () => {
-      for await (const workflow of h.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) return workflow.typedSearchAttributes.get(RampStage);
+      for await (const workflow of h.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+        return workflow.typedSearchAttributes.get(RampStage);
       return undefined;
     },
     (seen) => seen !== undefined && stages.includes(seen),
@@ -47,7 +54,11 @@ async function visibleAt(workflowId: string, stage: string | string[]): Promise<
 }
 
 async function depositAt(handle: WorkflowHandle, stage: DepositStage): Promise<void> {
-  await eventually(() => handle.query(depositStateQuery), (state) => state.stage === stage, `deposit at ${stage}`);
+  await eventually(
+    () => handle.query(depositStateQuery),
+    (state) => state.stage === stage,
+    `deposit at ${stage}`,
+  );
 }
 
 describe('reconciliation', () => {
@@ -83,7 +94,12 @@ describe('reconciliation', () => {
     const depositAddressId = accounts.offramp!.depositAddress!.id;
     await h.control.approveDepositAddress(depositAddressId);
     await h.waitForJourney(journey, (s) => s.stage === 'ACTIVE');
-    const simulated = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '20.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
+    const simulated = await h.control.simulateCryptoDeposit({
+      depositAddressId,
+      amount: '20.00',
+      currency: 'USDT',
+      sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' },
+    });
 
     // No event will ever come: reconciliation starts the deposit's workflow.
     const workflowId = depositWorkflowId(simulated.id);
@@ -121,7 +137,10 @@ describe('reconciliation', () => {
     await h.control.refundDeposit(simulated.id);
     expect((await reconcile()).repaired).toBeGreaterThanOrEqual(1);
     expect(await handle.result()).toMatchObject({ stage: 'REVERSED' });
-    await h.waitForJourney(journey, (s) => s.deposits.byStage.REVERSED === 1 && s.deposits.byStage.COMPLETED === undefined);
+    await h.waitForJourney(
+      journey,
+      (s) => s.deposits.byStage.REVERSED === 1 && s.deposits.byStage.COMPLETED === undefined,
+    );
     // ...once: later full passes see the reversal (the newest run), not the completed run before it.
     await visibleAt(workflowId, 'REVERSED');
     expect(await reconcile()).toMatchObject({ repaired: 0, missed: 0 });
@@ -130,13 +149,21 @@ describe('reconciliation', () => {
 
   it('keeps one schedule, created once and updated after', async () => {
     const scheduleId = `reconcile-test-${randomUUID()}`;
-    expect(await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 3600 })).toBe('created');
-    expect(await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 1800 })).toBe('updated');
+    expect(await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 3600 })).toBe(
+      'created',
+    );
+    expect(await ensureReconcileSchedule(h.client, { scheduleId, taskQueue: h.taskQueue, intervalSeconds: 1800 })).toBe(
+      'updated',
+    );
     const schedule = h.client.schedule.getHandle(scheduleId);
     try {
       const description = await schedule.describe();
       expect(description.spec.intervals?.map((interval) => interval.every)).toEqual([1_800_000]);
-      expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: 'reconcileWithService', taskQueue: h.taskQueue });
+      expect(description.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'reconcileWithService',
+        taskQueue: h.taskQueue,
+      });
       expect(description.policies.overlap).toBe('SKIP');
     } finally {
       await schedule.delete();

@@ -15,7 +15,12 @@ let receiver: TestReceiver;
 
 beforeAll(async () => {
   h = await startJourneyHarness();
-  receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, routing: 'workflow', eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1, notFoundGraceSeconds: 1 } });
+  receiver = await startReceiver({
+    client: h.client,
+    taskQueue: h.taskQueue,
+    routing: 'workflow',
+    eventTimings: { targetWaitSeconds: 2, firstRetrySeconds: 0.5, maxRetrySeconds: 1, notFoundGraceSeconds: 1 },
+  });
 });
 afterAll(async () => {
   await receiver?.close();
@@ -31,11 +36,15 @@ describe('a replayed delivery', () => {
     const workflowId = `event/CUSTOMER_APPROVED/${customer.id}`;
 
     expect(JSON.parse((await receiver.post(event)).body)).toEqual({ status: 'accepted' });
-    expect(await h.client.workflow.getHandle(workflowId).result()).toMatchObject({ outcome: 'DISMISSED', serviceStatus: customer.status });
+    expect(await h.client.workflow.getHandle(workflowId).result()).toMatchObject({
+      outcome: 'DISMISSED',
+      serviceStatus: customer.status,
+    });
     const { typedSearchAttributes, runId } = await h.client.workflow.getHandle(workflowId).describe();
     expect(typedSearchAttributes.getAll()).toContainEqual(expect.objectContaining({ value: 'EVENT_DISMISSED' }));
 
-    for (let replay = 0; replay < 3; replay++) expect(JSON.parse((await receiver.post(event)).body)).toEqual({ status: 'duplicate' });
+    for (let replay = 0; replay < 3; replay++)
+      expect(JSON.parse((await receiver.post(event)).body)).toEqual({ status: 'duplicate' });
     // describe answers the latest run: still the first.
     expect((await h.client.workflow.getHandle(workflowId).describe()).runId).toBe(runId);
     await journey.terminate('test over');
@@ -48,7 +57,8 @@ describe('a replayed delivery', () => {
     const handle = h.client.workflow.getHandle(workflowId);
     expect(await handle.result()).toMatchObject({ outcome: 'DISMISSED' });
     const { runId } = await handle.describe();
-    for (let replay = 0; replay < 3; replay++) expect(JSON.parse((await receiver.post(made)).body)).toEqual({ status: 'duplicate' });
+    for (let replay = 0; replay < 3; replay++)
+      expect(JSON.parse((await receiver.post(made)).body)).toEqual({ status: 'duplicate' });
     expect((await handle.describe()).runId).toBe(runId);
   });
 });

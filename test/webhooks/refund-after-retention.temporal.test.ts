@@ -28,7 +28,10 @@ let depositAddressId: string;
 
 beforeAll(async () => {
   events = await startPartnerEvents();
-  h = await startJourneyHarness({ clock: { frozen: true } }, { depositTimings: EVENTS_ONLY_DEPOSITS, partnerEvents: events.wiring });
+  h = await startJourneyHarness(
+    { clock: { frozen: true } },
+    { depositTimings: EVENTS_ONLY_DEPOSITS, partnerEvents: events.wiring },
+  );
   customer = await startOfframpByWebhooks(h, EVENTS_ONLY_DEPOSITS);
   ({ journey, externalId, depositAddressId } = customer);
 });
@@ -39,7 +42,10 @@ afterAll(async () => {
 });
 
 const deliver = () => customer.deliver();
-const totals = (state: JourneyState) => ({ completed: state.deposits.completedTotals.USDT, reversed: state.deposits.reversedTotals.USDT });
+const totals = (state: JourneyState) => ({
+  completed: state.deposits.completedTotals.USDT,
+  reversed: state.deposits.reversedTotals.USDT,
+});
 
 /** A deposit confirmed, traded, paid out and COMPLETED, the journey's board showing it. */
 async function completedDeposit(amount: string): Promise<{ depositId: string; handle: WorkflowHandle }> {
@@ -60,30 +66,49 @@ async function completedDeposit(amount: string): Promise<{ depositId: string; ha
 
 /** Retention removes the deposit's completed run: nothing of rampflow's remembers that it completed. */
 async function removeAtRetention(handle: WorkflowHandle): Promise<void> {
-  await h.client.workflowService.deleteWorkflowExecution({ namespace: h.client.options.namespace, workflowExecution: { workflowId: handle.workflowId } });
+  await h.client.workflowService.deleteWorkflowExecution({
+    namespace: h.client.options.namespace,
+    workflowExecution: { workflowId: handle.workflowId },
+  });
   // The server deletes asynchronously: the refund must find no run of the deposit at all.
-  await until('the run to be deleted', () => handle.describe().then(() => undefined, (error: unknown) => (error instanceof WorkflowNotFoundError ? true : Promise.reject(error))), 120_000);
+  await until(
+    'the run to be deleted',
+    () =>
+      handle.describe().then(
+        () => undefined,
+        (error: unknown) => (error instanceof WorkflowNotFoundError ? true : Promise.reject(error)),
+      ),
+    120_000,
+  );
 }
 
 /** The service refunds the deposit and its DEPOSIT_REJECTED arrives: the run it starts must end REVERSED. */
 async function refund(depositId: string, handle: WorkflowHandle): Promise<void> {
   await h.control.refundDeposit(depositId);
   await deliver();
-  expect((await h.client.workflow.getHandle(`event/DEPOSIT_REJECTED/${depositId}`).result()) as RampEventResult).toMatchObject({ outcome: 'ROUTED', target: handle.workflowId });
+  expect(
+    (await h.client.workflow.getHandle(`event/DEPOSIT_REJECTED/${depositId}`).result()) as RampEventResult,
+  ).toMatchObject({ outcome: 'ROUTED', target: handle.workflowId });
   expect(await handle.result()).toMatchObject({ stage: 'REVERSED' });
 }
 
 /** The types of the partner's events about one deposit, once one of them is `deposit.reversed`. */
 async function partnerHeardOf(depositId: string): Promise<string[]> {
-  const heard = await until('the partner to hear of the reversal', async () => {
-    const ofDeposit = events.endpoint.eventsOf(externalId).filter((event) => (event.data as { depositId?: string }).depositId === depositId);
-    return ofDeposit.some((event) => event.type === 'deposit.reversed') ? ofDeposit : undefined;
-  }, 60_000);
+  const heard = await until(
+    'the partner to hear of the reversal',
+    async () => {
+      const ofDeposit = events.endpoint
+        .eventsOf(externalId)
+        .filter((event) => (event.data as { depositId?: string }).depositId === depositId);
+      return ofDeposit.some((event) => event.type === 'deposit.reversed') ? ofDeposit : undefined;
+    },
+    60_000,
+  );
   return heard.map((event) => event.type);
 }
 
 describe('a refund of a completed deposit whose workflow was removed at retention', () => {
-  it('is recognised as a reversal from the service\'s records: the totals drop it and the partner hears deposit.reversed', async () => {
+  it("is recognised as a reversal from the service's records: the totals drop it and the partner hears deposit.reversed", async () => {
     const { depositId, handle } = await completedDeposit('14.000000');
     expect(totals(await journey.query(journeyStateQuery))).toEqual({ completed: '14.000000', reversed: undefined });
     await removeAtRetention(handle);
@@ -95,11 +120,16 @@ describe('a refund of a completed deposit whose workflow was removed at retentio
     expect(await partnerHeardOf(depositId)).toEqual(['deposit.received', 'deposit.completed', 'deposit.reversed']);
   });
 
-  it('is, even once the journey\'s board no longer lists the deposit: never news of a rejection', async () => {
+  it("is, even once the journey's board no longer lists the deposit: never news of a rejection", async () => {
     const { depositId, handle } = await completedDeposit('15.000000');
     // Five deposits rejected since push it out of the board's recent list.
     for (let n = 0; n < RECENT_DEPOSITS_SHOWN; n++) {
-      const rejected = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '1.000000', currency: 'USDT', sender: SENDER });
+      const rejected = await h.control.simulateCryptoDeposit({
+        depositAddressId,
+        amount: '1.000000',
+        currency: 'USDT',
+        sender: SENDER,
+      });
       await h.control.rejectDeposit(rejected.id);
     }
     await deliver();

@@ -37,7 +37,15 @@ async function startServer(): Promise<void> {
 
 async function startWorker(): Promise<void> {
   const connection = await NativeConnection.connect({ address: server!.address });
-  const worker = await createRampflowWorker({ connection, namespace: 'default', taskQueue, ramp: sandbox.ramp, dataConverter: dataConverterFromEnv(), workflowBundle: { codePath: inject('workflowBundlePath') }, shutdownGraceTime: '1 second' });
+  const worker = await createRampflowWorker({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    ramp: sandbox.ramp,
+    dataConverter: dataConverterFromEnv(),
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    shutdownGraceTime: '1 second',
+  });
   running = { worker, connection, done: worker.run() };
 }
 
@@ -57,7 +65,11 @@ beforeAll(async () => {
   await startWorker();
   // The receiver's connection is lazy, as in `rampflow webhooks serve`: it survives the outage.
   receiverConnection = Connection.lazy({ address: server!.address });
-  receiver = await startReceiver({ client: new Client({ connection: receiverConnection, dataConverter: dataConverterFromEnv() }), taskQueue, handoffTimeoutMs: 3_000 });
+  receiver = await startReceiver({
+    client: new Client({ connection: receiverConnection, dataConverter: dataConverterFromEnv() }),
+    taskQueue,
+    handoffTimeoutMs: 3_000,
+  });
   await registerWebhooks(sandbox.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: sandbox.sandbox.url });
 });
 
@@ -71,7 +83,7 @@ afterAll(async () => {
 });
 
 describe('a Temporal outage', () => {
-  it('is answered with 503, and the service\'s retry delivers the event once Temporal is back', async () => {
+  it("is answered with 503, and the service's retry delivers the event once Temporal is back", async () => {
     const connection = await Connection.connect({ address: server!.address });
     const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
     const externalId = `outage-${Date.now()}`;
@@ -79,9 +91,18 @@ describe('a Temporal outage', () => {
       taskQueue,
       workflowId: journeyWorkflowId(externalId),
       // Polls an hour apart: only the event can move this journey past KYC.
-      args: [JourneyInputSchema.parse({ customer: { externalId, realName: 'Grace Hopper', email: 'grace@example.com' }, timings: { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400 } })],
+      args: [
+        JourneyInputSchema.parse({
+          customer: { externalId, realName: 'Grace Hopper', email: 'grace@example.com' },
+          timings: { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400 },
+        }),
+      ],
     });
-    const awaitingKyc = await eventually(() => handle.query(journeyStateQuery), (state: JourneyState) => state.stage === 'AWAITING_KYC', 'the journey waiting for KYC');
+    const awaitingKyc = await eventually(
+      () => handle.query(journeyStateQuery),
+      (state: JourneyState) => state.stage === 'AWAITING_KYC',
+      'the journey waiting for KYC',
+    );
     const customerId = awaitingKyc.customer.id!;
     await connection.close();
 
@@ -93,13 +114,21 @@ describe('a Temporal outage', () => {
     await sandbox.control.approveCustomer(customerId);
     await sandbox.sandbox.clock.advance(60);
     let [delivery] = await deliveriesOf(sandbox.ramp, customerId);
-    expect(delivery).toMatchObject({ event: 'CUSTOMER_APPROVED', status: 'PENDING', attempts: [{ outcome: 'FAILED', httpStatus: 503 }] });
+    expect(delivery).toMatchObject({
+      event: 'CUSTOMER_APPROVED',
+      status: 'PENDING',
+      attempts: [{ outcome: 'FAILED', httpStatus: 503 }],
+    });
 
     await startServer();
     await startWorker();
     // Wait until the receiver's own connection reaches the restarted server before the retry is due.
     await eventually(
-      () => receiverConnection.workflowService.getSystemInfo({}).then(() => true, () => false),
+      () =>
+        receiverConnection.workflowService.getSystemInfo({}).then(
+          () => true,
+          () => false,
+        ),
       (reachable) => reachable,
       'the receiver reconnecting to Temporal',
     );
@@ -107,15 +136,25 @@ describe('a Temporal outage', () => {
     // The retry policy's first retry, ten minutes later on the service's clock.
     await sandbox.sandbox.clock.advance(10 * 60);
     [delivery] = await deliveriesOf(sandbox.ramp, customerId);
-    expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: [{ httpStatus: 503 }, { outcome: 'DELIVERED', httpStatus: 200 }] });
+    expect(delivery).toMatchObject({
+      status: 'DELIVERED',
+      attempts: [{ httpStatus: 503 }, { outcome: 'DELIVERED', httpStatus: 200 }],
+    });
 
     const after = await Connection.connect({ address: server!.address });
     try {
       const restarted = new Client({ connection: after, dataConverter: dataConverterFromEnv() });
       const journey = restarted.workflow.getHandle(journeyWorkflowId(externalId));
       // The receiver routed the retried delivery straight to the journey.
-      expect(await signalsReceived(journey)).toContainEqual({ name: 'customerEvent', key: `CUSTOMER_APPROVED/${customerId}` });
-      const state = await eventually(() => journey.query(journeyStateQuery), (s: JourneyState) => s.stage === 'ACTIVE', 'the journey moving past KYC');
+      expect(await signalsReceived(journey)).toContainEqual({
+        name: 'customerEvent',
+        key: `CUSTOMER_APPROVED/${customerId}`,
+      });
+      const state = await eventually(
+        () => journey.query(journeyStateQuery),
+        (s: JourneyState) => s.stage === 'ACTIVE',
+        'the journey moving past KYC',
+      );
       expect(state.customer.status).toBe('APPROVED');
       await journey.terminate('test over');
     } finally {

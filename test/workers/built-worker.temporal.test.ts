@@ -29,7 +29,11 @@ interface WorkerProcess {
 }
 
 function startWorker(entry: string, env: NodeJS.ProcessEnv): WorkerProcess {
-  const child = spawn(process.execPath, [entry, 'worker'], { cwd: PROJECT_ROOT, env: { ...process.env, PARTNER_EVENTS_DIR: scratchPartnerEventsDir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, 'worker'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, PARTNER_EVENTS_DIR: scratchPartnerEventsDir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -37,12 +41,21 @@ function startWorker(entry: string, env: NodeJS.ProcessEnv): WorkerProcess {
 }
 
 /** Waits as long as a worker start may take on a loaded machine. */
-const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> => waitUntil(what, probe, timeoutMs);
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> =>
+  waitUntil(what, probe, timeoutMs);
 
 /** `temporal worker deployment describe --name <deployment>`, as an operator runs it. */
 async function describeWithCli(deploymentName: string): Promise<string> {
   const cli = await requireTemporalCli();
-  const { stdout } = await promisify(execFile)(cli.path, ['worker', 'deployment', 'describe', '--name', deploymentName, '--address', temporalAddress()]);
+  const { stdout } = await promisify(execFile)(cli.path, [
+    'worker',
+    'deployment',
+    'describe',
+    '--name',
+    deploymentName,
+    '--address',
+    temporalAddress(),
+  ]);
   return stdout;
 }
 
@@ -57,7 +70,10 @@ beforeAll(async () => {
   // Inside the project, like dist/: the compiled code finds node_modules by walking up from itself.
   mkdirSync(join(PROJECT_ROOT, '.data'), { recursive: true });
   buildDir = join(mkdtempSync(join(PROJECT_ROOT, '.data', 'test-build-')), 'dist');
-  const [build] = await Promise.all([runScript('dev/build.ts', ['--out-dir', buildDir], { timeoutMs: 240_000 }), (async () => (sandbox = await startTestSandbox()))()]);
+  const [build] = await Promise.all([
+    runScript('dev/build.ts', ['--out-dir', buildDir], { timeoutMs: 240_000 }),
+    (async () => (sandbox = await startTestSandbox()))(),
+  ]);
   expect(build.stderr).toBe('');
   expect(build.code).toBe(0);
   client = await connectClient();
@@ -89,12 +105,21 @@ describe('the built worker', () => {
     const taskQueue = uniqueTaskQueue('built-worker');
     const deploymentName = `built-${randomUUID().slice(0, 8)}`;
     const buildId = buildIdOfBundle(readFileSync(join(buildDir, 'workflow-bundle.js')));
-    const worker = startWorker(join(buildDir, 'cli', 'main.js'), { ...workerEnv(taskQueue, deploymentName), NODE_ENV: 'production' });
-    workers.push(worker);
-    const started = await until('the built worker to start', async () => startedLine(worker.output())).catch((error: unknown) => {
-      throw new Error(`${String(error)}; its output:\n${worker.output()}`);
+    const worker = startWorker(join(buildDir, 'cli', 'main.js'), {
+      ...workerEnv(taskQueue, deploymentName),
+      NODE_ENV: 'production',
     });
-    expect(JSON.parse(started)).toMatchObject({ deployment: `${deploymentName}:${buildId}`, bundleBuildId: buildId, taskQueue });
+    workers.push(worker);
+    const started = await until('the built worker to start', async () => startedLine(worker.output())).catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}; its output:\n${worker.output()}`);
+      },
+    );
+    expect(JSON.parse(started)).toMatchObject({
+      deployment: `${deploymentName}:${buildId}`,
+      bundleBuildId: buildId,
+      taskQueue,
+    });
     expect(worker.output()).not.toContain('bundled the workflows at start');
 
     const described = await until('the deployment to list the version', async () => {
@@ -105,19 +130,30 @@ describe('the built worker', () => {
 
     // Production makes a version current by hand; until then the worker says how.
     await until('the worker to say its version is not current', async () =>
-      worker.output().includes(`set-current-version --deployment-name ${deploymentName} --build-id ${buildId}`) ? true : undefined,
+      worker.output().includes(`set-current-version --deployment-name ${deploymentName} --build-id ${buildId}`)
+        ? true
+        : undefined,
     );
     await setCurrentVersion(client.client, { deploymentName, buildId });
-    const result = await client.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', { taskQueue, workflowId: `reconcile-${randomUUID()}`, args: [{}] });
+    const result = await client.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', {
+      taskQueue,
+      workflowId: `reconcile-${randomUUID()}`,
+      args: [{}],
+    });
     expect(result).toMatchObject({ truncated: false });
   }, 240_000);
 
-  it('from source, takes TEMPORAL_WORKER_BUILD_ID as its build ID instead of the bundle\'s hash', async () => {
+  it("from source, takes TEMPORAL_WORKER_BUILD_ID as its build ID instead of the bundle's hash", async () => {
     const deploymentName = `by-hand-${randomUUID().slice(0, 8)}`;
-    const worker = startWorker(join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), { ...workerEnv(uniqueTaskQueue('by-hand'), deploymentName), TEMPORAL_WORKER_BUILD_ID: 'release-2026.11.23' });
+    const worker = startWorker(join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), {
+      ...workerEnv(uniqueTaskQueue('by-hand'), deploymentName),
+      TEMPORAL_WORKER_BUILD_ID: 'release-2026.11.23',
+    });
     workers.push(worker);
     const started = await until('the worker to start', async () => startedLine(worker.output()));
     expect(JSON.parse(started)).toMatchObject({ deployment: `${deploymentName}:release-2026.11.23` });
-    await until('the deployment to list the version', async () => ((await describeWithCli(deploymentName).catch(() => '')).includes('release-2026.11.23') ? true : undefined));
+    await until('the deployment to list the version', async () =>
+      (await describeWithCli(deploymentName).catch(() => '')).includes('release-2026.11.23') ? true : undefined,
+    );
   }, 240_000);
 });

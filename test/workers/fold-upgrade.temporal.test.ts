@@ -24,7 +24,16 @@ const BEFORE_FOLDS = 'v0.6.0';
 function patchIdsOf(history: temporal.api.history.v1.IHistory): string[] {
   return (history.events ?? [])
     .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')
-    .map((event) => (JSON.parse(Buffer.from(event.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString('utf8')) as { id: string }).id);
+    .map(
+      (event) =>
+        (
+          JSON.parse(
+            Buffer.from(event.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString(
+              'utf8',
+            ),
+          ) as { id: string }
+        ).id,
+    );
 }
 
 let h: JourneyHarness;
@@ -54,7 +63,10 @@ describe('a journey that began before patches were folded', () => {
     current = await startBuildWorker(h, currentCodePath);
     await registerTestExits(h.control, waiting.customer.id!);
     await h.control.approveCustomer(waiting.customer.id!);
-    const accounts = await h.waitForJourney(moved, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
+    const accounts = await h.waitForJourney(
+      moved,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress,
+    );
     await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
     await h.waitForJourney(moved, (s) => s.stage === 'ACTIVE');
 
@@ -74,9 +86,18 @@ describe('a journey that began before patches were folded', () => {
     const foldedOrFold = (id: string) => FOLDS.some((fold) => fold.patchId === id || fold.takes.has(id));
     expect(patchIdsOf(await fresh.fetchHistory()).filter(foldedOrFold)).toEqual([newestFold]);
 
-    const histories = await Promise.all([moved, fresh].map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })));
+    const histories = await Promise.all(
+      [moved, fresh].map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })),
+    );
     const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: currentCodePath }, dataConverter: dataConverterFromEnv(), replayName: 'fold-upgrade' }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      {
+        workflowBundle: { codePath: currentCodePath },
+        dataConverter: dataConverterFromEnv(),
+        replayName: 'fold-upgrade',
+      },
+      histories,
+    )) {
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
     }
     expect(failures).toEqual([]);

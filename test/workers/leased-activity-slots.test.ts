@@ -3,11 +3,17 @@ import { LeasedActivitySlots } from '../../workers/leased-activity-slots';
 
 const context = {} as never;
 const settled = async <T>(promise: Promise<T>): Promise<'pending' | 'resolved' | 'rejected'> => {
-  const state = await Promise.race([promise.then(() => 'resolved' as const, () => 'rejected' as const), new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
+  const state = await Promise.race([
+    promise.then(
+      () => 'resolved' as const,
+      () => 'rejected' as const,
+    ),
+    new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending'))),
+  ]);
   return state;
 };
 
-describe('the service worker\'s activity slots, sized to its share', () => {
+describe("the service worker's activity slots, sized to its share", () => {
   it('hold one until a share is given, then as many as the share, and a reservation past them waits for a release', async () => {
     const slots = new LeasedActivitySlots();
     const never = new AbortController().signal;
@@ -40,7 +46,7 @@ describe('the service worker\'s activity slots, sized to its share', () => {
     expect(await settled(waiting)).toBe('resolved');
   });
 
-  it('reject a waiting reservation the worker aborts, with the signal\'s reason, and hold nothing for it', async () => {
+  it("reject a waiting reservation the worker aborts, with the signal's reason, and hold nothing for it", async () => {
     const slots = new LeasedActivitySlots();
     const never = new AbortController().signal;
     await slots.reserveSlot(context, never);

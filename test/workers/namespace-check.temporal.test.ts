@@ -37,7 +37,8 @@ async function untilStarted(worker: WorkerProcess): Promise<void> {
   let exitedWith: number | null | undefined;
   void worker.exited.then((code) => (exitedWith = code));
   while (!worker.output().includes('worker started')) {
-    if (exitedWith !== undefined) throw new Error(`the worker exited (${exitedWith}) instead of starting:\n${worker.output()}`);
+    if (exitedWith !== undefined)
+      throw new Error(`the worker exited (${exitedWith}) instead of starting:\n${worker.output()}`);
     await new Promise((wake) => setTimeout(wake, 200));
   }
 }
@@ -47,11 +48,12 @@ async function stopped(worker: WorkerProcess): Promise<number | null> {
   return worker.exited;
 }
 
-describe('rampflow worker on a namespace without rampflow\'s search attributes', () => {
+describe("rampflow worker on a namespace without rampflow's search attributes", () => {
   let server: DevServer | undefined;
   const workers: WorkerProcess[] = [];
   afterEach(async () => {
-    for (const worker of workers.splice(0)) if (worker.child.exitCode === null && worker.child.signalCode === null) await stopped(worker);
+    for (const worker of workers.splice(0))
+      if (worker.child.exitCode === null && worker.child.signalCode === null) await stopped(worker);
     await server?.stop();
     server = undefined;
   });
@@ -62,11 +64,16 @@ describe('rampflow worker on a namespace without rampflow\'s search attributes',
     workers.push(refused);
     expect(await refused.exited).not.toBe(0);
 
-    const stderr = refused.output().split('\n').filter((line) => line.startsWith('rampflow: '));
+    const stderr = refused
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('rampflow: '));
     expect(stderr).toHaveLength(1);
     expect(stderr[0]).toContain('RampStageSince (Datetime) is not registered');
     const command = /`(temporal operator search-attribute create [^`]+)`/.exec(stderr[0]!)?.[1];
-    expect(command).toBe(`temporal operator search-attribute create --address ${server.address} --namespace default --name RampStageSince --type Datetime`);
+    expect(command).toBe(
+      `temporal operator search-attribute create --address ${server.address} --namespace default --name RampStageSince --type Datetime`,
+    );
     expect(stderr[0]).not.toMatch(/RampStage |RampExternalId|RampCustomerId/);
 
     // The command, run as printed, is what the namespace needed.
@@ -81,19 +88,30 @@ describe('rampflow worker on a namespace without rampflow\'s search attributes',
   });
 
   it('exits non-zero when an attribute is registered with another type, naming both types and the commands', async () => {
-    server = await startDevServer({ port: await freePort(), headless: true, searchAttributes: [...KEYWORDS_ONLY, { name: 'RampStageSince', type: 'Keyword' }] });
+    server = await startDevServer({
+      port: await freePort(),
+      headless: true,
+      searchAttributes: [...KEYWORDS_ONLY, { name: 'RampStageSince', type: 'Keyword' }],
+    });
     const refused = startWorkerProcess(workerEnv(server.address));
     workers.push(refused);
     expect(await refused.exited).not.toBe(0);
 
-    const stderr = refused.output().split('\n').filter((line) => line.startsWith('rampflow: '));
+    const stderr = refused
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('rampflow: '));
     expect(stderr).toHaveLength(1);
     expect(stderr[0]).toContain('RampStageSince is registered as Keyword, not Datetime');
-    expect(stderr[0]).toContain(`\`temporal operator search-attribute remove --address ${server.address} --namespace default --name RampStageSince\``);
-    expect(stderr[0]).toContain(`\`temporal operator search-attribute create --address ${server.address} --namespace default --name RampStageSince --type Datetime\``);
+    expect(stderr[0]).toContain(
+      `\`temporal operator search-attribute remove --address ${server.address} --namespace default --name RampStageSince\``,
+    );
+    expect(stderr[0]).toContain(
+      `\`temporal operator search-attribute create --address ${server.address} --namespace default --name RampStageSince --type Datetime\``,
+    );
   });
 
-  it('starts on a namespace with every attribute (the run\'s shared dev server)', async () => {
+  it("starts on a namespace with every attribute (the run's shared dev server)", async () => {
     const worker = startWorkerProcess(workerEnv(temporalAddress()));
     workers.push(worker);
     await untilStarted(worker);

@@ -13,16 +13,20 @@ import { buildIdOfBundle } from '../../workers/versioning';
 import { depositWorkflowId } from '../../workflows/ids';
 import { closeCustomerUpdate, retryUpdate } from '../../workflows/messages';
 import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { runRampflow } from '../support/run';
 import { temporalAddress } from '../support/temporal';
 import { until as waitUntil } from '../support/until';
 
 const PINNED = '1'; // temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
 
-
-
-const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs);
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> =>
+  waitUntil(what, probe, timeoutMs);
 
 let h: JourneyHarness;
 let workerB: BuildWorker | undefined;
@@ -34,7 +38,10 @@ beforeAll(async () => {
   const released = latestReleaseBundle();
   buildA = { codePath: released.codePath, buildId: buildIdOfBundle(released.code) };
   buildB = await currentBuild(buildA.buildId);
-  h = await startJourneyHarness({}, { workflowBundlePath: buildA.codePath, deploymentVersion: { deploymentName, buildId: buildA.buildId } });
+  h = await startJourneyHarness(
+    {},
+    { workflowBundlePath: buildA.codePath, deploymentVersion: { deploymentName, buildId: buildA.buildId } },
+  );
   await setCurrentVersion(h.client, { deploymentName, buildId: buildA.buildId });
 }, 180_000);
 
@@ -44,33 +51,50 @@ afterAll(async () => {
 });
 
 describe('a deposit parked on an old version', () => {
-  it('is moved off it, so the old version drains and its workers stop, and an operator\'s retry runs it on the new version', async () => {
+  it("is moved off it, so the old version drains and its workers stop, and an operator's retry runs it on the new version", async () => {
     // On A: money arrives for a customer whose journey has ended, so the deposit parks for an operator.
     const active = await startActiveJourney(h);
     await active.handle.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
     await active.handle.result();
-    const money = await h.control.simulateFiatDeposit({ virtualAccountId: active.virtualAccountId, amount: '25.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const money = await h.control.simulateFiatDeposit({
+      virtualAccountId: active.virtualAccountId,
+      amount: '25.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     await h.waitForDeposit(money.id, (s) => s.stage === 'NEEDS_ATTENTION');
     const deposit = h.client.workflow.getHandle(depositWorkflowId(money.id));
     const versioning = (await deposit.describe()).raw.workflowExecutionInfo?.versioningInfo;
-    expect({ behavior: String(versioning?.behavior), buildId: versioning?.deploymentVersion?.buildId }).toEqual({ behavior: PINNED, buildId: buildA.buildId });
+    expect({ behavior: String(versioning?.behavior), buildId: versioning?.deploymentVersion?.buildId }).toEqual({
+      behavior: PINNED,
+      buildId: buildA.buildId,
+    });
 
     // The deploy: B beside A, then B current. The parked deposit still holds A.
     workerB = await startBuildWorker(h, buildB.codePath, { deploymentName, buildId: buildB.buildId });
     await setCurrentVersion(h.client, { deploymentName, buildId: buildB.buildId });
-    const pinnedOnA = async () => (await describeDeployment(h.client, deploymentName)).versions.find((version) => version.buildId === buildA.buildId)?.pinned;
-    await until('visibility to count the parked deposit as pinned to A', async () => ((await pinnedOnA()) === 1 ? true : undefined));
+    const pinnedOnA = async () =>
+      (await describeDeployment(h.client, deploymentName)).versions.find(
+        (version) => version.buildId === buildA.buildId,
+      )?.pinned;
+    await until('visibility to count the parked deposit as pinned to A', async () =>
+      (await pinnedOnA()) === 1 ? true : undefined,
+    );
 
     // What the operator runs after the deploy.
     const env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_DEPLOYMENT_NAME: deploymentName };
     const dry = await runRampflow(['versions', '--move-parked', '--dry-run'], { env });
     expect(dry.stderr).toBe('');
-    expect(dry.stdout).toContain(`would move ${depositWorkflowId(money.id)} (depositLifecycle, parked on ${buildA.buildId}) to the current version`);
+    expect(dry.stdout).toContain(
+      `would move ${depositWorkflowId(money.id)} (depositLifecycle, parked on ${buildA.buildId}) to the current version`,
+    );
     expect(await pinnedOnA()).toBe(1);
     const moved = await runRampflow(['versions', '--move-parked'], { env });
     expect(moved.stderr).toBe('');
-    expect(moved.stdout).toContain(`moved ${depositWorkflowId(money.id)} (depositLifecycle, parked on ${buildA.buildId}) to the current version`);
+    expect(moved.stdout).toContain(
+      `moved ${depositWorkflowId(money.id)} (depositLifecycle, parked on ${buildA.buildId}) to the current version`,
+    );
 
     // A has nothing pinned to it any more: its workers can go.
     await until('A to have nothing pinned', async () => ((await pinnedOnA()) === 0 ? true : undefined));

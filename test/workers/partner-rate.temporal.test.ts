@@ -25,7 +25,12 @@ const N = 6;
 /** Signups per case: three calls each (look the customer up, create it, read it back). */
 const SIGNUPS = 30;
 /** Journeys that make no call after their customer exists within the case. */
-const QUIET_TIMINGS = { pollIntervalSeconds: 3_600, pollBackoffCapSeconds: 3_600, kycDeadlineSeconds: 86_400, accountsDeadlineSeconds: 86_400 };
+const QUIET_TIMINGS = {
+  pollIntervalSeconds: 3_600,
+  pollBackoffCapSeconds: 3_600,
+  kycDeadlineSeconds: 86_400,
+  accountsDeadlineSeconds: 86_400,
+};
 
 interface RequestLine {
   path: string;
@@ -51,10 +56,12 @@ beforeAll(async () => {
   connection = await connectClient();
 });
 afterAll(async () => {
-  await Promise.all(running.map(async (worker) => {
-    worker.child.kill('SIGTERM');
-    await worker.exited;
-  }));
+  await Promise.all(
+    running.map(async (worker) => {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }),
+  );
   await connection?.close();
 });
 
@@ -65,7 +72,10 @@ afterAll(async () => {
 async function signUpWith(workers: number, service: TestSandbox, requests: RequestLine[]): Promise<RequestLine[]> {
   const taskQueue = uniqueTaskQueue('partner-rate');
   const processes = Array.from({ length: workers }, () =>
-    startWorkerProcess({ ...testWorkerEnv({ taskQueue, sandboxUrl: service.sandbox.url, metricsPort: 0, logLevel: 'warn' }), RAMP_MAX_CALLS_PER_SECOND: String(N) }),
+    startWorkerProcess({
+      ...testWorkerEnv({ taskQueue, sandboxUrl: service.sandbox.url, metricsPort: 0, logLevel: 'warn' }),
+      RAMP_MAX_CALLS_PER_SECOND: String(N),
+    }),
   );
   running.push(...processes);
   const prefix = `rate-${randomUUID()}-`;
@@ -74,17 +84,24 @@ async function signUpWith(workers: number, service: TestSandbox, requests: Reque
       connection.client.workflow.start('customerJourney', {
         taskQueue,
         workflowId: journeyWorkflowId(`${prefix}${index}`),
-        args: [JourneyInputSchema.parse({ customer: { externalId: `${prefix}${index}`, realName: 'Ada Lovelace', email: 'ada@example.com' }, timings: QUIET_TIMINGS })],
+        args: [
+          JourneyInputSchema.parse({
+            customer: { externalId: `${prefix}${index}`, realName: 'Ada Lovelace', email: 'ada@example.com' },
+            timings: QUIET_TIMINGS,
+          }),
+        ],
       }),
     ),
   );
   const created = () => requests.filter((line) => line.path === '/customer/create' && line.statusCode === 200).length;
-  await until('every signup\'s customer created', async () => (created() >= SIGNUPS ? true : undefined), 300_000, 500);
-  await Promise.all(processes.map(async (worker) => {
-    worker.child.kill('SIGTERM');
-    const code = await worker.exited;
-    if (code !== 0) throw new Error(`a worker exited with ${code}:\n${worker.output()}`);
-  }));
+  await until("every signup's customer created", async () => (created() >= SIGNUPS ? true : undefined), 300_000, 500);
+  await Promise.all(
+    processes.map(async (worker) => {
+      worker.child.kill('SIGTERM');
+      const code = await worker.exited;
+      if (code !== 0) throw new Error(`a worker exited with ${code}:\n${worker.output()}`);
+    }),
+  );
   running.splice(0, running.length);
   return requests.filter((line) => !line.path.startsWith('/sandbox/'));
 }
@@ -92,8 +109,17 @@ async function signUpWith(workers: number, service: TestSandbox, requests: Reque
 /** A sandbox whose request log is kept; `allowed`: its 429 limit (refused calls counting), none when undefined. */
 async function serviceWithLog(allowed?: number): Promise<{ service: TestSandbox; requests: RequestLine[] }> {
   const requests: RequestLine[] = [];
-  const logger = pino({ level: 'info' }, { write: (text: string) => void (JSON.parse(text).msg === 'request' && requests.push(JSON.parse(text) as RequestLine)) });
-  const service = await startTestSandbox({ logger, ...(allowed === undefined ? {} : { rateLimit: { callsPerSecond: allowed, retryAfterSeconds: 2 } }) });
+  const logger = pino(
+    { level: 'info' },
+    {
+      write: (text: string) =>
+        void (JSON.parse(text).msg === 'request' && requests.push(JSON.parse(text) as RequestLine)),
+    },
+  );
+  const service = await startTestSandbox({
+    logger,
+    ...(allowed === undefined ? {} : { rateLimit: { callsPerSecond: allowed, retryAfterSeconds: 2 } }),
+  });
   return { service, requests };
 }
 

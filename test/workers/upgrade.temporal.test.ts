@@ -17,14 +17,24 @@ import { shownDeposit } from '../../workflows/deposit-board';
 import { depositWorkflowId } from '../../workflows/ids';
 import { closeCustomerUpdate, type JourneyState } from '../../workflows/messages';
 import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
-import { registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import {
+  registerTestExits,
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  TEST_OFFRAMP,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { runRampflow } from '../support/run';
 import { temporalAddress } from '../support/temporal';
 import { until as waitUntil } from '../support/until';
 
 async function versioningOf(handle: WorkflowHandle): Promise<{ behavior?: string | null; buildId?: string | null }> {
   const info = (await handle.describe()).raw.workflowExecutionInfo?.versioningInfo;
-  return { behavior: info?.behavior == null ? null : String(info.behavior), buildId: info?.deploymentVersion?.buildId ?? null };
+  return {
+    behavior: info?.behavior == null ? null : String(info.behavior),
+    buildId: info?.deploymentVersion?.buildId ?? null,
+  };
 }
 
 const PINNED = '1'; // temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
@@ -40,7 +50,10 @@ beforeAll(async () => {
   const released = latestReleaseBundle();
   buildA = { release: released.release, codePath: released.codePath, buildId: buildIdOfBundle(released.code) };
   buildB = await currentBuild(buildA.buildId);
-  h = await startJourneyHarness({ audWhitelistDelaySeconds: 1 }, { workflowBundlePath: buildA.codePath, deploymentVersion: { deploymentName, buildId: buildA.buildId } });
+  h = await startJourneyHarness(
+    { audWhitelistDelaySeconds: 1 },
+    { workflowBundlePath: buildA.codePath, deploymentVersion: { deploymentName, buildId: buildA.buildId } },
+  );
   await setCurrentVersion(h.client, { deploymentName, buildId: buildA.buildId });
 }, 180_000);
 
@@ -52,7 +65,8 @@ afterAll(async () => {
 const stageOf = (state: JourneyState, depositId: string) => shownDeposit(state.deposits, depositId)?.stage;
 
 /** Waits as long as a worker start may take on a loaded machine. */
-const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs);
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> =>
+  waitUntil(what, probe, timeoutMs);
 
 describe('deploying new workflow code while journeys and deposits run', () => {
   it('finishes pinned deposits on the old build, starts new ones on the new build and moves journeys to it', async () => {
@@ -62,7 +76,12 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     const active = await startActiveJourney(h);
     const waiting = await h.startJourney({ offramp: TEST_OFFRAMP });
     const kyc = await h.waitForJourney(waiting, (s) => s.stage === 'AWAITING_KYC');
-    const first = await h.control.simulateFiatDeposit({ virtualAccountId: active.virtualAccountId, amount: '40.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const first = await h.control.simulateFiatDeposit({
+      virtualAccountId: active.virtualAccountId,
+      amount: '40.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     await h.waitForDeposit(first.id, (s) => s.stage === 'RECEIVED');
     const firstDeposit = h.client.workflow.getHandle(depositWorkflowId(first.id));
@@ -71,7 +90,9 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     // What `rampflow versions` reads from visibility (TemporalWorkerDeploymentVersion and
     // TemporalWorkflowVersioningBehavior, set by the server): A runs both journeys and the pinned deposit.
     const onA = await until('visibility to count the workflows on A', async () => {
-      const version = (await describeDeployment(h.client, deploymentName)).versions.find((candidate) => candidate.buildId === buildA.buildId);
+      const version = (await describeDeployment(h.client, deploymentName)).versions.find(
+        (candidate) => candidate.buildId === buildA.buildId,
+      );
       return version && version.pinned === 1 && version.running.customerJourney === 2 ? version : undefined;
     });
     expect(onA).toMatchObject({ status: 'CURRENT', running: { customerJourney: 2, depositLifecycle: 1 }, pinned: 1 });
@@ -87,7 +108,12 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     expect(await taskBuildIds(firstDeposit)).toEqual([buildA.buildId]);
 
     // A deposit found now starts on B.
-    const second = await h.control.simulateFiatDeposit({ virtualAccountId: active.virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const second = await h.control.simulateFiatDeposit({
+      virtualAccountId: active.virtualAccountId,
+      amount: '60.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     await h.waitForDeposit(second.id, (s) => s.stage === 'RECEIVED');
     const secondDeposit = h.client.workflow.getHandle(depositWorkflowId(second.id));
@@ -95,12 +121,18 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     await h.control.settleTrade((await h.waitForDeposit(second.id, (s) => s.tradeId !== undefined)).tradeId!);
     expect(await secondDeposit.result()).toMatchObject({ stage: 'COMPLETED' });
     expect(await taskBuildIds(secondDeposit)).toEqual([buildB.buildId]);
-    await h.waitForJourney(active.handle, (s) => stageOf(s, first.id) === 'COMPLETED' && stageOf(s, second.id) === 'COMPLETED');
+    await h.waitForJourney(
+      active.handle,
+      (s) => stageOf(s, first.id) === 'COMPLETED' && stageOf(s, second.id) === 'COMPLETED',
+    );
 
     // The journey waiting for KYC carries on to ACTIVE, on B.
     await registerTestExits(h.control, kyc.customer.id!);
     await h.control.approveCustomer(kyc.customer.id!);
-    const accounts = await h.waitForJourney(waiting, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
+    const accounts = await h.waitForJourney(
+      waiting,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress,
+    );
     await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
     await h.waitForJourney(waiting, (s) => s.stage === 'ACTIVE');
 
@@ -113,9 +145,21 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     }
 
     // Every one of these histories, of runs that moved between builds, replays on B.
-    const histories = await Promise.all([active.handle, waiting, firstDeposit, secondDeposit].map(async (handle) => ({ workflowId: handle.workflowId, history: await handle.fetchHistory() })));
+    const histories = await Promise.all(
+      [active.handle, waiting, firstDeposit, secondDeposit].map(async (handle) => ({
+        workflowId: handle.workflowId,
+        history: await handle.fetchHistory(),
+      })),
+    );
     const replayFailures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: buildB.codePath }, dataConverter: dataConverterFromEnv(), replayName: 'upgrade-replay' }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      {
+        workflowBundle: { codePath: buildB.codePath },
+        dataConverter: dataConverterFromEnv(),
+        replayName: 'upgrade-replay',
+      },
+      histories,
+    )) {
       if (result.error) replayFailures.push(`${result.workflowId}: ${result.error.message}`);
     }
     expect(replayFailures).toEqual([]);
@@ -123,8 +167,11 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     // Nothing failed and nothing is left running on the task queue (visibility lags a little).
     const statuses = await until('every workflow of the test to be listed as completed', async () => {
       const seen: Record<string, string[]> = {};
-      for await (const execution of h.client.workflow.list({ query: `TaskQueue = '${h.taskQueue}'` })) (seen[execution.status.name] ??= []).push(execution.workflowId);
-      return Object.keys(seen).every((status) => status === 'COMPLETED' || status === 'CONTINUED_AS_NEW') ? seen : undefined;
+      for await (const execution of h.client.workflow.list({ query: `TaskQueue = '${h.taskQueue}'` }))
+        (seen[execution.status.name] ??= []).push(execution.workflowId);
+      return Object.keys(seen).every((status) => status === 'COMPLETED' || status === 'CONTINUED_AS_NEW')
+        ? seen
+        : undefined;
     });
     expect(statuses.COMPLETED!.length).toBeGreaterThanOrEqual(6); // 2 journeys, 2 deposits, 2 reconciliation passes
 
@@ -135,7 +182,9 @@ describe('deploying new workflow code while journeys and deposits run', () => {
     });
     expect(report.current).toBe(buildB.buildId);
     expect(report.versions.map((version) => version.buildId).sort()).toEqual([buildA.buildId, buildB.buildId].sort());
-    const printed = await runRampflow(['versions'], { env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_DEPLOYMENT_NAME: deploymentName } });
+    const printed = await runRampflow(['versions'], {
+      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_DEPLOYMENT_NAME: deploymentName },
+    });
     expect(printed.stderr).toBe('');
     expect(printed.stdout).toContain(`deployment ${deploymentName}: current ${buildB.buildId}, ramping none`);
     expect(printed.stdout).toMatch(new RegExp(`${buildA.buildId}\\s+(DRAINING|DRAINED)\\s`));

@@ -28,10 +28,21 @@ interface StartedLine {
 
 async function startedWith(memoryMb: string): Promise<StartedLine> {
   const taskQueue = uniqueTaskQueue('worker-memory');
-  const worker = startWorkerProcess({ ...testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort: 0 }), WORKER_MEMORY_MB: memoryMb });
+  const worker = startWorkerProcess({
+    ...testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort: 0 }),
+    WORKER_MEMORY_MB: memoryMb,
+  });
   try {
     // A start bundles the workflows when there is no prebuilt bundle: slow on a loaded machine.
-    const line = await until('the worker to start', async () => worker.output().split('\n').find((text) => text.includes('"worker started"')), 240_000).catch((error: unknown) => {
+    const line = await until(
+      'the worker to start',
+      async () =>
+        worker
+          .output()
+          .split('\n')
+          .find((text) => text.includes('"worker started"')),
+      240_000,
+    ).catch((error: unknown) => {
       throw new Error(`${String(error)}; the worker printed:\n${worker.output()}`);
     });
     return JSON.parse(line) as StartedLine;
@@ -42,15 +53,19 @@ async function startedWith(memoryMb: string): Promise<StartedLine> {
 }
 
 describe('rampflow worker with WORKER_MEMORY_MB', () => {
-  it('caches as many workflows as its budget holds, and its heap stops where the budget says', { timeout: 600_000 }, async () => {
-    for (const budget of [400, 1024]) {
-      const plan = workerMemoryPlan(budget);
-      const started = await startedWith(String(budget));
-      expect(started.memoryBudgetMiB).toBe(budget);
-      // What the SDK compiled into the workflow worker's options, not what was asked for.
-      expect(started.maxCachedWorkflows).toBe(plan.maxCachedWorkflows);
-      expect(started.heapLimitMiB).toBeGreaterThanOrEqual(plan.heapLimitMiB);
-      expect(started.heapLimitMiB).toBeLessThanOrEqual(plan.heapLimitMiB + YOUNG_GENERATION_MIB);
-    }
-  });
+  it(
+    'caches as many workflows as its budget holds, and its heap stops where the budget says',
+    { timeout: 600_000 },
+    async () => {
+      for (const budget of [400, 1024]) {
+        const plan = workerMemoryPlan(budget);
+        const started = await startedWith(String(budget));
+        expect(started.memoryBudgetMiB).toBe(budget);
+        // What the SDK compiled into the workflow worker's options, not what was asked for.
+        expect(started.maxCachedWorkflows).toBe(plan.maxCachedWorkflows);
+        expect(started.heapLimitMiB).toBeGreaterThanOrEqual(plan.heapLimitMiB);
+        expect(started.heapLimitMiB).toBeLessThanOrEqual(plan.heapLimitMiB + YOUNG_GENERATION_MIB);
+      }
+    },
+  );
 });

@@ -19,13 +19,22 @@ import { until as waitUntil } from '../support/until';
 import { startWorkerProcess, testWorkerEnv } from '../support/worker-process';
 
 /** Waits as long as a worker start may take on a loaded machine. */
-const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => waitUntil(what, probe, timeoutMs);
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> =>
+  waitUntil(what, probe, timeoutMs);
 
 let sandbox: TestSandbox;
 let client: Awaited<ReturnType<typeof connectClient>>;
 beforeAll(async () => {
   // The service moves on by itself (autopilot), as the real one would while the worker is down.
-  sandbox = await startTestSandbox({ autopilot: { kycSubmittedSeconds: 1, customerApprovedSeconds: 1, virtualAccountVerifiedSeconds: 1, depositAddressApprovedSeconds: 1 }, audWhitelistDelaySeconds: 1 });
+  sandbox = await startTestSandbox({
+    autopilot: {
+      kycSubmittedSeconds: 1,
+      customerApprovedSeconds: 1,
+      virtualAccountVerifiedSeconds: 1,
+      depositAddressApprovedSeconds: 1,
+    },
+    audWhitelistDelaySeconds: 1,
+  });
   client = await connectClient();
 });
 afterAll(async () => {
@@ -39,18 +48,29 @@ describe('rampflow worker', () => {
     const metricsPort = await freePort();
     const env = testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort });
     const first = startWorkerProcess(env);
-    await until('the first worker to start', async () => (first.output().includes('worker started') ? true : undefined));
+    await until('the first worker to start', async () =>
+      first.output().includes('worker started') ? true : undefined,
+    );
 
     const externalId = `killed-${taskQueue}`;
     const handle = await client.client.workflow.start<typeof customerJourney>('customerJourney', {
       taskQueue,
       workflowId: journeyWorkflowId(externalId),
-      args: [JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP, timings: FAST_TIMINGS })],
+      args: [
+        JourneyInputSchema.parse({
+          customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+          onramp: TEST_ONRAMP,
+          offramp: TEST_OFFRAMP,
+          timings: FAST_TIMINGS,
+        }),
+      ],
     });
     const state = (): Promise<JourneyState> => handle.query(journeyStateQuery);
 
     // The worker dies without warning while the journey waits for KYC.
-    const awaitingKyc = await until('AWAITING_KYC', async () => ((await state()).stage === 'AWAITING_KYC' ? await state() : undefined));
+    const awaitingKyc = await until('AWAITING_KYC', async () =>
+      (await state()).stage === 'AWAITING_KYC' ? await state() : undefined,
+    );
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     await registerTestExits(sandbox.control, awaitingKyc.customer.id!);
@@ -64,11 +84,13 @@ describe('rampflow worker', () => {
 
     // One customer, one flow each way.
     let customers = 0;
-    for await (const customer of sandbox.ramp.customers.iterate({ pageSize: 100 })) if (customer.externalId === externalId) customers += 1;
+    for await (const customer of sandbox.ramp.customers.iterate({ pageSize: 100 }))
+      if (customer.externalId === externalId) customers += 1;
     expect(customers).toBe(1);
     const flows: string[] = [];
     for await (const flow of sandbox.ramp.autorampFlows.iterate({ pageSize: 100 })) {
-      if (flow.from === active.onramp!.virtualAccount!.id || flow.from === active.offramp!.depositAddress!.id) flows.push(flow.type);
+      if (flow.from === active.onramp!.virtualAccount!.id || flow.from === active.offramp!.depositAddress!.id)
+        flows.push(flow.type);
     }
     expect(flows.sort()).toEqual(['OFFRAMP', 'ONRAMP']);
 
@@ -85,7 +107,13 @@ describe('rampflow worker', () => {
   });
 
   it('refuses to start with a bad environment, naming each bad variable and never a secret', async () => {
-    const worker = startWorkerProcess({ TEMPORAL_ADDRESS: 'nowhere', RAMP_BASE_URL: '', RAMP_API_KEY: '', RAMP_API_SECRET: 'hunter2-secret', RAMPFLOW_PAYLOAD_KEYS: 'k1:hunter3-not-a-key' });
+    const worker = startWorkerProcess({
+      TEMPORAL_ADDRESS: 'nowhere',
+      RAMP_BASE_URL: '',
+      RAMP_API_KEY: '',
+      RAMP_API_SECRET: 'hunter2-secret',
+      RAMPFLOW_PAYLOAD_KEYS: 'k1:hunter3-not-a-key',
+    });
     expect(await worker.exited).toBe(1);
     expect(worker.output()).toContain('TEMPORAL_ADDRESS: expected host:port');
     expect(worker.output()).toContain('RAMP_BASE_URL: is required');
@@ -96,12 +124,23 @@ describe('rampflow worker', () => {
   });
 
   it('refuses to start with both partner endpoint variables set, which its combined schema once let through', async () => {
-    const endpoints = JSON.stringify([{ name: 'acme', url: 'https://partner.example.com/hooks', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }]);
+    const endpoints = JSON.stringify([
+      { name: 'acme', url: 'https://partner.example.com/hooks', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] },
+    ]);
     const file = join(mkdtempSync(join(tmpdir(), 'rampflow-endpoints-')), 'endpoints.json');
     writeFileSync(file, endpoints);
-    const worker = startWorkerProcess({ TEMPORAL_ADDRESS: '127.0.0.1:1', RAMP_BASE_URL: 'http://127.0.0.1:1', RAMP_API_KEY: 'key', RAMP_API_SECRET: 'secret', PARTNER_EVENT_ENDPOINTS: endpoints, PARTNER_EVENT_ENDPOINTS_FILE: file });
+    const worker = startWorkerProcess({
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      RAMP_BASE_URL: 'http://127.0.0.1:1',
+      RAMP_API_KEY: 'key',
+      RAMP_API_SECRET: 'secret',
+      PARTNER_EVENT_ENDPOINTS: endpoints,
+      PARTNER_EVENT_ENDPOINTS_FILE: file,
+    });
     expect(await worker.exited).toBe(1);
-    expect(worker.output()).toContain('PARTNER_EVENT_ENDPOINTS_FILE: set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both');
+    expect(worker.output()).toContain(
+      'PARTNER_EVENT_ENDPOINTS_FILE: set PARTNER_EVENT_ENDPOINTS or PARTNER_EVENT_ENDPOINTS_FILE, not both',
+    );
     expect(worker.output()).not.toContain('whsec_');
   });
 });

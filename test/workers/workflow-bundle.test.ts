@@ -12,7 +12,8 @@ import { buildIdOfBundle } from '../../workers/versioning';
 import { resolveWorkflowBundle } from '../../workers/workflow-bundle';
 
 const CODE = 'exports.importWorkflows = function () {};\n';
-const sourceMap = (folder: string) => `//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify({ version: 3, sources: [`${folder}/workflows/index.ts`] })).toString('base64')}`;
+const sourceMap = (folder: string) =>
+  `//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify({ version: 3, sources: [`${folder}/workflows/index.ts`] })).toString('base64')}`;
 
 function prebuilt(content: string, modified?: Date): string {
   const path = join(mkdtempSync(join(tmpdir(), 'rampflow-prebuilt-')), 'workflow-bundle.js');
@@ -34,13 +35,22 @@ describe('the bundle a worker runs', () => {
   it('is the prebuilt one, with the build ID of its code', async () => {
     const content = `${CODE}${sourceMap('/app')}`;
     const path = prebuilt(content);
-    expect(await resolveWorkflowBundle({ production: false, prebuiltPath: path })).toEqual({ codePath: path, buildId: buildIdOfBundle(content), origin: 'prebuilt' });
+    expect(await resolveWorkflowBundle({ production: false, prebuiltPath: path })).toEqual({
+      codePath: path,
+      buildId: buildIdOfBundle(content),
+      origin: 'prebuilt',
+    });
   });
 
   it('in production, is the prebuilt one however old, and there must be one', async () => {
     const path = prebuilt(CODE, new Date('2001-01-01T00:00:00Z'));
-    expect(await resolveWorkflowBundle({ production: true, prebuiltPath: path })).toMatchObject({ codePath: path, origin: 'prebuilt' });
-    await expect(resolveWorkflowBundle({ production: true, prebuiltPath: join(tmpdir(), 'no-such-bundle.js') })).rejects.toThrow(/no prebuilt workflow bundle at .*: run `npm run build`/);
+    expect(await resolveWorkflowBundle({ production: true, prebuiltPath: path })).toMatchObject({
+      codePath: path,
+      origin: 'prebuilt',
+    });
+    await expect(
+      resolveWorkflowBundle({ production: true, prebuiltPath: join(tmpdir(), 'no-such-bundle.js') }),
+    ).rejects.toThrow(/no prebuilt workflow bundle at .*: run `npm run build`/);
   });
 
   it('in development, is bundled from the sources when the prebuilt one is older than workflows/', async () => {

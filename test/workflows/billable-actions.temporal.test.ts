@@ -10,7 +10,12 @@ import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositWorkflowId } from '../../workflows/ids';
 import { FOLDS, PARTNER_EVENT_STREAMS_CONTINUE } from '../../workflows/patches';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 
 let h: JourneyHarness;
 beforeAll(async () => {
@@ -28,26 +33,37 @@ function upserts(events: HistoryEvent[]): Record<string, unknown>[] {
     .filter((event) => event.upsertWorkflowSearchAttributesEventAttributes)
     .map((event) => {
       const fields = event.upsertWorkflowSearchAttributesEventAttributes!.searchAttributes?.indexedFields ?? {};
-      return Object.fromEntries(Object.entries(fields).map(([name, payload]) => [name, JSON.parse(Buffer.from(payload.data!).toString('utf8')) as unknown]));
+      return Object.fromEntries(
+        Object.entries(fields).map(([name, payload]) => [
+          name,
+          JSON.parse(Buffer.from(payload.data!).toString('utf8')) as unknown,
+        ]),
+      );
     });
 }
 
 /** The SDK's own upsert for each patch a run passes (sdk-core writes the patch ids to TemporalChangeVersion). */
-const isPatchUpsert = (upsert: Record<string, unknown>): boolean => Object.keys(upsert).length === 1 && 'TemporalChangeVersion' in upsert;
+const isPatchUpsert = (upsert: Record<string, unknown>): boolean =>
+  Object.keys(upsert).length === 1 && 'TemporalChangeVersion' in upsert;
 
 /** The patches a run passed, from its last patch upsert (each upsert carries every patch so far), and how many upserts that took. */
 function patchesOf(upserts: Record<string, unknown>[]): { patches: string[]; upserts: number } {
   const patchUpserts = upserts.filter(isPatchUpsert);
-  return { patches: [...((patchUpserts.at(-1)?.TemporalChangeVersion as string[] | undefined) ?? [])].sort(), upserts: patchUpserts.length };
+  return {
+    patches: [...((patchUpserts.at(-1)?.TemporalChangeVersion as string[] | undefined) ?? [])].sort(),
+    upserts: patchUpserts.length,
+  };
 }
 
 /** The patch markers of a history (sdk-core names them `core_patch`). */
-const patchMarkers = (events: HistoryEvent[]): number => events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch').length;
+const patchMarkers = (events: HistoryEvent[]): number =>
+  events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch').length;
 const NEWEST_FOLD = FOLDS[0]!.patchId;
 
 const anIsoTime = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/) as unknown as string;
 
-const historyOf = async (workflowId: string): Promise<HistoryEvent[]> => (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+const historyOf = async (workflowId: string): Promise<HistoryEvent[]> =>
+  (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 
 describe('a journey and its deposit, moved by polls', () => {
   it('upsert once per change of stage and cancel no timer', async () => {
@@ -58,19 +74,41 @@ describe('a journey and its deposit, moved by polls', () => {
     // A patch is a marker and an upsert (a billed action): the fold, for all the journey's earlier
     // patches, and the one added since that every journey asks (its outbox numbers on after a stream's
     // earlier runs); a patch it asks only on a storm, a park or a conflict costs nothing here.
-    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [NEWEST_FOLD, PARTNER_EVENT_STREAMS_CONTINUE].sort(), upserts: 2 });
+    expect(patchesOf(allJourneyUpserts)).toEqual({
+      patches: [NEWEST_FOLD, PARTNER_EVENT_STREAMS_CONTINUE].sort(),
+      upserts: 2,
+    });
     expect(patchMarkers(journey)).toBe(2);
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
-    expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual(['CREATING_CUSTOMER', 'AWAITING_KYC', 'SETTING_UP_RAMPS', 'AWAITING_ACCOUNTS', 'ACTIVE']);
+    expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual([
+      'CREATING_CUSTOMER',
+      'AWAITING_KYC',
+      'SETTING_UP_RAMPS',
+      'AWAITING_ACCOUNTS',
+      'ACTIVE',
+    ]);
     // The externalId rides on the first upsert, the service's customer id on the first after it is
     // known; each change of stage carries when it happened (RampStageSince), in the same upsert.
-    expect(journeyUpserts[0]).toEqual({ RampStage: 'CREATING_CUSTOMER', RampStageSince: anIsoTime, RampExternalId: state.externalId });
-    expect(journeyUpserts[1]).toEqual({ RampStage: 'AWAITING_KYC', RampStageSince: anIsoTime, RampCustomerId: state.customer.id });
+    expect(journeyUpserts[0]).toEqual({
+      RampStage: 'CREATING_CUSTOMER',
+      RampStageSince: anIsoTime,
+      RampExternalId: state.externalId,
+    });
+    expect(journeyUpserts[1]).toEqual({
+      RampStage: 'AWAITING_KYC',
+      RampStageSince: anIsoTime,
+      RampCustomerId: state.customer.id,
+    });
     const sinces = journeyUpserts.map((upsert) => Date.parse(upsert.RampStageSince as string));
     expect(sinces).toEqual([...sinces].sort((a, b) => a - b));
     expect(journey.filter((event) => event.timerCanceledEventAttributes)).toEqual([]);
 
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '60.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     await h.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
     await h.control.confirmDeposit(deposit.id);
@@ -88,7 +126,12 @@ describe('a journey and its deposit, moved by polls', () => {
     expect(patchesOf(depositUpserts)).toEqual({ patches: [NEWEST_FOLD], upserts: 1 });
     expect(patchMarkers(depositHistory)).toBe(1);
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
-      { RampStage: 'RECEIVED', RampStageSince: anIsoTime, RampExternalId: state.externalId, RampCustomerId: state.customer.id },
+      {
+        RampStage: 'RECEIVED',
+        RampStageSince: anIsoTime,
+        RampExternalId: state.externalId,
+        RampCustomerId: state.customer.id,
+      },
       { RampStage: 'CONFIRMED', RampStageSince: anIsoTime },
       { RampStage: 'TRADE_CREATED', RampStageSince: anIsoTime },
       { RampStage: 'COMPLETED', RampStageSince: anIsoTime },

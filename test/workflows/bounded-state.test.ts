@@ -6,11 +6,24 @@
 import { describe, expect, it } from 'vitest';
 import { AppliedKeys, APPLIED_KEYS_WINDOW } from '../../workflows/applied-keys';
 import { addDecimal } from '../../workflows/decimal';
-import { applyDepositProgress, emptyDepositBoard, isNewsForJourney, MAX_OPEN_DEPOSITS_SHOWN, RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/deposit-board';
+import {
+  applyDepositProgress,
+  emptyDepositBoard,
+  isNewsForJourney,
+  MAX_OPEN_DEPOSITS_SHOWN,
+  RECENT_DEPOSITS_SHOWN,
+  shownDeposit,
+} from '../../workflows/deposit-board';
 import { upgradeCarriedJourney } from '../../workflows/journey-carry';
 import type { DepositStage, DepositSummary, JourneyState } from '../../workflows/messages';
 
-const summary = (depositId: string, stage: DepositStage, amount = '10.00'): DepositSummary => ({ depositId, kind: 'ONRAMP', stage, amount, currency: 'AUD' });
+const summary = (depositId: string, stage: DepositStage, amount = '10.00'): DepositSummary => ({
+  depositId,
+  kind: 'ONRAMP',
+  stage,
+  amount,
+  currency: 'AUD',
+});
 
 describe('the deposit board', () => {
   it('counts every deposit by stage, lists those in progress and the last few that ended', () => {
@@ -38,9 +51,22 @@ describe('the deposit board', () => {
       });
       return reports;
     };
-    expect(heard(['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'COMPLETED'])).toEqual(['RECEIVED', 'COMPLETED']);
-    expect(heard(['RECEIVED', 'ACTION_REQUIRED', 'CONFIRMED', 'TRADE_CREATED', 'COMPLETED'])).toEqual(['RECEIVED', 'ACTION_REQUIRED', 'CONFIRMED', 'COMPLETED']);
-    expect(heard(['RECEIVED', 'CONFIRMED', 'NEEDS_ATTENTION', 'CONFIRMED', 'TRADE_CREATED', 'CANCELLED'], 2)).toEqual(['RECEIVED', 'NEEDS_ATTENTION', 'CONFIRMED', 'CANCELLED']);
+    expect(heard(['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED', 'PAYMENT_SETTLED', 'COMPLETED'])).toEqual([
+      'RECEIVED',
+      'COMPLETED',
+    ]);
+    expect(heard(['RECEIVED', 'ACTION_REQUIRED', 'CONFIRMED', 'TRADE_CREATED', 'COMPLETED'])).toEqual([
+      'RECEIVED',
+      'ACTION_REQUIRED',
+      'CONFIRMED',
+      'COMPLETED',
+    ]);
+    expect(heard(['RECEIVED', 'CONFIRMED', 'NEEDS_ATTENTION', 'CONFIRMED', 'TRADE_CREATED', 'CANCELLED'], 2)).toEqual([
+      'RECEIVED',
+      'NEEDS_ATTENTION',
+      'CONFIRMED',
+      'CANCELLED',
+    ]);
     expect(heard(['RECEIVED', 'REJECTED'])).toEqual(['RECEIVED', 'REJECTED']);
   });
 
@@ -63,10 +89,13 @@ describe('the deposit board', () => {
     expect(JSON.stringify(board).length).toBeLessThan(8_000);
   });
 
-  it('replaces a listed deposit\'s summary when only its details change', () => {
+  it("replaces a listed deposit's summary when only its details change", () => {
     const board = emptyDepositBoard();
     applyDepositProgress(board, { summary: summary('d1', 'TRADE_CREATED') });
-    applyDepositProgress(board, { summary: { ...summary('d1', 'TRADE_CREATED'), tradeId: 't1' }, previousStage: 'TRADE_CREATED' });
+    applyDepositProgress(board, {
+      summary: { ...summary('d1', 'TRADE_CREATED'), tradeId: 't1' },
+      previousStage: 'TRADE_CREATED',
+    });
     expect(board.byStage).toEqual({ TRADE_CREATED: 1 });
     expect(board.open).toEqual([{ ...summary('d1', 'TRADE_CREATED'), tradeId: 't1' }]);
   });
@@ -100,7 +129,13 @@ describe('exact decimal sums', () => {
 
 describe('the carried journey', () => {
   it('accepts what the previous code carried: the list of deposits becomes the board, queued deposit events are dropped', () => {
-    const state = { externalId: 'u1', stage: 'ACTIVE', waitingFor: 'deposits', customer: { id: 'c1' }, deposits: [summary('d1', 'COMPLETED'), summary('d2', 'RECEIVED')] };
+    const state = {
+      externalId: 'u1',
+      stage: 'ACTIVE',
+      waitingFor: 'deposits',
+      customer: { id: 'c1' },
+      deposits: [summary('d1', 'COMPLETED'), summary('d2', 'RECEIVED')],
+    };
     const upgraded = upgradeCarriedJourney({
       state: state as unknown as Omit<JourneyState, 'deposits'> & { deposits: DepositSummary[] },
       appliedEventKeys: ['CUSTOMER_APPROVED/c1'],

@@ -6,7 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownDeposit } from '../../workflows/deposit-board';
 import { customerEventSignal, journeyStateQuery } from '../../workflows/messages';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 
 let h: JourneyHarness;
 beforeAll(async () => {
@@ -17,9 +22,14 @@ afterAll(async () => {
 });
 
 describe('continue-as-new', () => {
-  it('keeps the journey\'s state and applied event keys across runs', async () => {
+  it("keeps the journey's state and applied event keys across runs", async () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h, { timings: { maxHistoryEvents: 100 } });
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '20.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '20.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     await h.waitForJourney(handle, (s) => shownDeposit(s.deposits, deposit.id) !== undefined);
 
@@ -32,7 +42,11 @@ describe('continue-as-new', () => {
     let sentToRun = 0;
     for (;;) {
       expect(sent).toBeLessThan(200);
-      await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/filler-${sent++}`, event: 'CUSTOMER_APPROVED', record: customer });
+      await handle.signal(customerEventSignal, {
+        key: `CUSTOMER_APPROVED/filler-${sent++}`,
+        event: 'CUSTOMER_APPROVED',
+        record: customer,
+      });
       sentToRun++;
       const runId = (await handle.describe()).runId;
       if (runId === fillersRunId) continue;
@@ -42,16 +56,28 @@ describe('continue-as-new', () => {
     }
 
     const carried = await handle.query(journeyStateQuery);
-    expect(carried).toMatchObject({ stage: 'ACTIVE', customer: { id: state.customer.id }, onramp: { virtualAccount: { id: virtualAccountId }, whitelisted: true } });
+    expect(carried).toMatchObject({
+      stage: 'ACTIVE',
+      customer: { id: state.customer.id },
+      onramp: { virtualAccount: { id: virtualAccountId }, whitelisted: true },
+    });
     expect(shownDeposit(carried.deposits, deposit.id)).toMatchObject({ amount: '20.00', currency: 'AUD' });
     expect(Object.values(carried.deposits.byStage).reduce((sum, count) => sum + count, 0)).toBe(1);
 
     // A key applied in an earlier run is not applied again in the new one, whatever its record says.
     // One from the middle of the last run's fillers: the last one may have reached the new run.
-    await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/filler-${sent - Math.ceil(sentToRun / 2)}`, event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
+    await handle.signal(customerEventSignal, {
+      key: `CUSTOMER_APPROVED/filler-${sent - Math.ceil(sentToRun / 2)}`,
+      event: 'CUSTOMER_DELETED',
+      record: { ...customer, status: 'DELETED' },
+    });
     expect((await handle.query(journeyStateQuery)).stage).toBe('ACTIVE');
     // ...while a new key is: the service deleted the customer, so the journey closes.
-    await handle.signal(customerEventSignal, { key: `CUSTOMER_DELETED/${customer.id}`, event: 'CUSTOMER_DELETED', record: { ...customer, status: 'DELETED' } });
+    await handle.signal(customerEventSignal, {
+      key: `CUSTOMER_DELETED/${customer.id}`,
+      event: 'CUSTOMER_DELETED',
+      record: { ...customer, status: 'DELETED' },
+    });
     expect(await handle.result()).toEqual({ stage: 'CLOSED', reason: 'the service deleted the customer' });
   });
 });

@@ -9,7 +9,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CHECKED_SCHEMAS, CONTRACT_CHECK_TYPES_PATH, CONTRACT_CHECKS_PATH, contractChecksSource, contractCheckTypesSource } from '../../dev/contract-checks';
+import {
+  CHECKED_SCHEMAS,
+  CONTRACT_CHECK_TYPES_PATH,
+  CONTRACT_CHECKS_PATH,
+  contractChecksSource,
+  contractCheckTypesSource,
+} from '../../dev/contract-checks';
 import {
   checkAttachmentReference,
   checkDepositLifecycleInput,
@@ -22,9 +28,22 @@ import {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const customer = { externalId: 'user-42', realName: 'Ada Lovelace', email: 'ada@example.com', dateOfBirth: '1815-12-10' };
+const customer = {
+  externalId: 'user-42',
+  realName: 'Ada Lovelace',
+  email: 'ada@example.com',
+  dateOfBirth: '1815-12-10',
+};
 const cryptoAddress = { address: '0xabc', network: 'ETH', registeredBy: 'journey', currency: 'USDT', label: 'main' };
-const bankAccount = { accountNo: '12345678', registeredBy: 'journey', currency: 'GBP', bankName: 'Bank', swift: 'BANKGB2L', beneficiaryName: 'Ada', bankCountry: 'GB' };
+const bankAccount = {
+  accountNo: '12345678',
+  registeredBy: 'journey',
+  currency: 'GBP',
+  bankName: 'Bank',
+  swift: 'BANKGB2L',
+  beneficiaryName: 'Ada',
+  bankCountry: 'GB',
+};
 const summary = {
   depositId: 'dep-1',
   kind: 'ONRAMP',
@@ -43,11 +62,24 @@ const CASES: { name: keyof typeof CHECKED_SCHEMAS; check: (raw: unknown) => Chec
     valid: [
       {
         customer,
-        onramp: { currency: 'AUD', cryptoAddress, audSourceAccount: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada' } },
+        onramp: {
+          currency: 'AUD',
+          cryptoAddress,
+          audSourceAccount: { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada' },
+        },
         offramp: { currency: 'USDT', network: 'TRX', bankAccount },
-        timings: { pollIntervalSeconds: 5, pollBackoffCapSeconds: 60, kycDeadlineSeconds: 600, accountsDeadlineSeconds: 600, maxHistoryEvents: 100 },
+        timings: {
+          pollIntervalSeconds: 5,
+          pollBackoffCapSeconds: 60,
+          kycDeadlineSeconds: 600,
+          accountsDeadlineSeconds: 600,
+          maxHistoryEvents: 100,
+        },
       },
-      { customer: { externalId: 'a', realName: 'B', email: 'b@example.org' }, onramp: { currency: 'EUR', cryptoAddress: { address: 'x' } } },
+      {
+        customer: { externalId: 'a', realName: 'B', email: 'b@example.org' },
+        onramp: { currency: 'EUR', cryptoAddress: { address: 'x' } },
+      },
     ],
   },
   {
@@ -56,7 +88,14 @@ const CASES: { name: keyof typeof CHECKED_SCHEMAS; check: (raw: unknown) => Chec
     valid: [
       {
         depositId: 'dep-1',
-        deposit: { id: 'dep-1', customerId: 'cus-1', status: 'RECEIVED', amount: '10', currency: 'AUD', virtualAccountId: 'va-1' },
+        deposit: {
+          id: 'dep-1',
+          customerId: 'cus-1',
+          status: 'RECEIVED',
+          amount: '10',
+          currency: 'AUD',
+          virtualAccountId: 'va-1',
+        },
         externalId: 'user-42',
         reversalOf: 'COMPLETED',
         timings: { pollIntervalSeconds: 1, pollBackoffCapSeconds: 2, stepDeadlineSeconds: 3, notFoundGraceSeconds: 4 },
@@ -68,24 +107,49 @@ const CASES: { name: keyof typeof CHECKED_SCHEMAS; check: (raw: unknown) => Chec
   {
     name: 'retryRequest',
     check: checkRetryRequest,
-    valid: [{ correctedInput: { customer, onramp: { currency: 'AUD', cryptoAddress }, offramp: { currency: 'USDT', network: 'TRX', bankAccount } }, bulk: true }, {}],
+    valid: [
+      {
+        correctedInput: {
+          customer,
+          onramp: { currency: 'AUD', cryptoAddress },
+          offramp: { currency: 'USDT', network: 'TRX', bankAccount },
+        },
+        bulk: true,
+      },
+      {},
+    ],
   },
   {
     name: 'attachmentReference',
     check: checkAttachmentReference,
-    valid: [{ reference: 'att/1', sha256: 'a'.repeat(64), fileName: 'id.pdf', contentType: 'application/pdf', size: 1024 }],
+    valid: [
+      { reference: 'att/1', sha256: 'a'.repeat(64), fileName: 'id.pdf', contentType: 'application/pdf', size: 1024 },
+    ],
   },
   {
     name: 'depositReports',
     check: checkDepositReports,
-    valid: [[{ key: 'dep-1#r.1', progress: { summary, previousStage: 'CONFIRMED' } }, { key: 'dep-2#r.1', progress: { summary: { depositId: 'dep-2', kind: 'OFFRAMP', stage: 'RECEIVED', amount: '5', currency: 'USDT' } } }]],
+    valid: [
+      [
+        { key: 'dep-1#r.1', progress: { summary, previousStage: 'CONFIRMED' } },
+        {
+          key: 'dep-2#r.1',
+          progress: {
+            summary: { depositId: 'dep-2', kind: 'OFFRAMP', stage: 'RECEIVED', amount: '5', currency: 'USDT' },
+          },
+        },
+      ],
+    ],
   },
 ];
 
 const WRONG_VALUES: Json[] = [null, 0, -1, 1.5, '', 'x', 'x'.repeat(300), true, [], {}];
 
 /** Every input one change away from `value`: each node replaced, removed, or given an unknown key. */
-function breaks(value: Json, path: (string | number)[] = []): { path: (string | number)[]; input: (root: Json) => Json }[] {
+function breaks(
+  value: Json,
+  path: (string | number)[] = [],
+): { path: (string | number)[]; input: (root: Json) => Json }[] {
   const found: { path: (string | number)[]; input: (root: Json) => Json }[] = [];
   for (const wrong of WRONG_VALUES) found.push({ path, input: (root) => replaceAt(root, path, () => wrong) });
   if (Array.isArray(value)) {
@@ -93,7 +157,10 @@ function breaks(value: Json, path: (string | number)[] = []): { path: (string | 
   } else if (value !== null && typeof value === 'object') {
     found.push({ path, input: (root) => replaceAt(root, path, (node) => ({ ...(node as object), unknownKey: 'x' })) });
     for (const [key, item] of Object.entries(value)) {
-      found.push({ path: [...path, key], input: (root) => replaceAt(root, path, (node) => withoutKey(node as Record<string, Json>, key)) });
+      found.push({
+        path: [...path, key],
+        input: (root) => replaceAt(root, path, (node) => withoutKey(node as Record<string, Json>, key)),
+      });
       found.push(...breaks(item, [...path, key]));
     }
   }
@@ -115,8 +182,8 @@ function withoutKey(node: Record<string, Json>, key: string): Json {
 
 const clone = (value: Json): Json => JSON.parse(JSON.stringify(value)) as Json;
 
-describe('the workflows\' generated contract checks', () => {
-  it('are what the generator writes from today\'s schemas (npm run generate:contract-checks)', () => {
+describe("the workflows' generated contract checks", () => {
+  it("are what the generator writes from today's schemas (npm run generate:contract-checks)", () => {
     expect(readFileSync(CONTRACT_CHECKS_PATH, 'utf8')).toBe(contractChecksSource());
     expect(readFileSync(CONTRACT_CHECK_TYPES_PATH, 'utf8')).toBe(contractCheckTypesSource());
   });
@@ -132,7 +199,10 @@ describe('the workflows\' generated contract checks', () => {
       let refused = 0;
       let formatsCompared = 0;
       for (const base of valid) {
-        const inputs = [{ path: [] as (string | number)[], input: clone(base) }, ...breaks(clone(base)).map((entry) => ({ path: entry.path, input: entry.input(clone(base)) }))];
+        const inputs = [
+          { path: [] as (string | number)[], input: clone(base) },
+          ...breaks(clone(base)).map((entry) => ({ path: entry.path, input: entry.input(clone(base)) })),
+        ];
         for (const { path, input } of inputs) {
           const before = JSON.stringify(input);
           const zod = schema.safeParse(clone(input));
@@ -145,8 +215,14 @@ describe('the workflows\' generated contract checks', () => {
             refused++;
             // The same field, or (for a key a strict object refuses, which zod names by its object) one below it.
             const zodPath = zod.error.issues[0]!.path.join('.');
-            const same = (path: string) => path === (zodPath || '(input)') || (zodPath === '' ? !path.includes('.') : path.startsWith(`${zodPath}.`));
-            if (zod.error.issues.length === 1) expect(ours.issues.map((issue) => issue.path).some(same), `${where}: ${JSON.stringify(ours.issues)}`).toBe(true);
+            const same = (path: string) =>
+              path === (zodPath || '(input)') ||
+              (zodPath === '' ? !path.includes('.') : path.startsWith(`${zodPath}.`));
+            if (zod.error.issues.length === 1)
+              expect(
+                ours.issues.map((issue) => issue.path).some(same),
+                `${where}: ${JSON.stringify(ours.issues)}`,
+              ).toBe(true);
             // A refused pattern, in zod's words (the schema's own, or its format's).
             const [only] = zod.error.issues;
             if (zod.error.issues.length === 1 && only!.code === 'invalid_format') {
@@ -159,20 +235,37 @@ describe('the workflows\' generated contract checks', () => {
       }
       // Enough breaks were refused for the comparison to mean something, patterns among them where the schema has any.
       expect(refused).toBeGreaterThan(compared / 3);
-      if (JSON.stringify(z.toJSONSchema(schema, { io: 'input' })).includes('"pattern"')) expect(formatsCompared).toBeGreaterThan(0);
+      if (JSON.stringify(z.toJSONSchema(schema, { io: 'input' })).includes('"pattern"'))
+        expect(formatsCompared).toBeGreaterThan(0);
     });
   }
 
   it('name the field and the rule, never the value sent', () => {
-    const result = checkJourneyInput({ customer: { ...customer, email: 'secret-not-an-email' }, offramp: { currency: 'USDT', network: 'TRX', bankAccount: { accountNo: '1', registeredBy: 'journey' } } });
+    const result = checkJourneyInput({
+      customer: { ...customer, email: 'secret-not-an-email' },
+      offramp: { currency: 'USDT', network: 'TRX', bankAccount: { accountNo: '1', registeredBy: 'journey' } },
+    });
     expect(result.ok).toBe(false);
     const text = JSON.stringify(result);
     expect(text).not.toContain('secret-not-an-email');
     expect(text).toContain('customer.email');
   });
 
-  it('apply the rules that span fields, with zod\'s words', () => {
-    const result = checkRetryRequest({ correctedInput: { onramp: { currency: 'EUR', cryptoAddress: { address: 'x' }, audSourceAccount: { bsbNumber: '062000', accountNumber: '1234' } } } });
-    expect(result).toEqual({ ok: false, issues: [{ path: 'correctedInput.onramp.audSourceAccount', message: 'only an AUD onramp takes a source account' }] });
+  it("apply the rules that span fields, with zod's words", () => {
+    const result = checkRetryRequest({
+      correctedInput: {
+        onramp: {
+          currency: 'EUR',
+          cryptoAddress: { address: 'x' },
+          audSourceAccount: { bsbNumber: '062000', accountNumber: '1234' },
+        },
+      },
+    });
+    expect(result).toEqual({
+      ok: false,
+      issues: [
+        { path: 'correctedInput.onramp.audSourceAccount', message: 'only an AUD onramp takes a source account' },
+      ],
+    });
   });
 });

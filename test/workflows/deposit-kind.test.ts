@@ -9,11 +9,24 @@ import { DepositLedger } from '../../workflows/deposit-ledger';
 import type { DepositRecord } from '../../workflows/records';
 
 /** An offramp deposit in a stablecoin outside the currencies the guess knows (USDT, USDC). */
-const detail: DepositRecord = { id: 'dep-1', customerId: 'cus-1', status: 'RECEIVED', amount: '50.000000', currency: 'PYUSD', depositAddressId: 'da-1' };
-const listItem = (status: string): DepositRecord => ({ id: 'dep-1', customerId: 'cus-1', status, amount: '50.000000', currency: 'PYUSD' });
+const detail: DepositRecord = {
+  id: 'dep-1',
+  customerId: 'cus-1',
+  status: 'RECEIVED',
+  amount: '50.000000',
+  currency: 'PYUSD',
+  depositAddressId: 'da-1',
+};
+const listItem = (status: string): DepositRecord => ({
+  id: 'dep-1',
+  customerId: 'cus-1',
+  status,
+  amount: '50.000000',
+  currency: 'PYUSD',
+});
 
-describe('a deposit\'s kind', () => {
-  it('is decided by the detail record and kept against a list item\'s guess', () => {
+describe("a deposit's kind", () => {
+  it("is decided by the detail record and kept against a list item's guess", () => {
     const ledger = new DepositLedger('dep-1', true, undefined, () => true);
     ledger.takeOwnRecord(detail);
     expect(ledger.state.kind).toBe('OFFRAMP');
@@ -21,7 +34,7 @@ describe('a deposit\'s kind', () => {
     expect(ledger.state).toMatchObject({ status: 'CONFIRMED', kind: 'OFFRAMP' });
   });
 
-  it('is kept from the starter\'s detail record too', () => {
+  it("is kept from the starter's detail record too", () => {
     const ledger = new DepositLedger('dep-1', true, detail, () => true);
     ledger.applyDeposit(listItem('CONFIRMED'));
     expect(ledger.state.kind).toBe('OFFRAMP');

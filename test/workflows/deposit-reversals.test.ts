@@ -5,11 +5,24 @@
  * (repeats and late reports change nothing), and a journey carried before reversals still upgrades.
  */
 import { describe, expect, it } from 'vitest';
-import { applyDepositProgress, emptyDepositBoard, isNewsForJourney, MAX_OPEN_DEPOSITS_SHOWN, RECENT_DEPOSITS_SHOWN, REVERSALS_REMEMBERED } from '../../workflows/deposit-board';
+import {
+  applyDepositProgress,
+  emptyDepositBoard,
+  isNewsForJourney,
+  MAX_OPEN_DEPOSITS_SHOWN,
+  RECENT_DEPOSITS_SHOWN,
+  REVERSALS_REMEMBERED,
+} from '../../workflows/deposit-board';
 import { upgradeCarriedJourney, type AnyCarriedJourney } from '../../workflows/journey-carry';
 import type { DepositProgress, DepositStage, DepositSummary, JourneyDeposits } from '../../workflows/messages';
 
-const summary = (depositId: string, stage: DepositStage, amount = '10.00', currency = 'AUD'): DepositSummary => ({ depositId, kind: 'ONRAMP', stage, amount, currency });
+const summary = (depositId: string, stage: DepositStage, amount = '10.00', currency = 'AUD'): DepositSummary => ({
+  depositId,
+  kind: 'ONRAMP',
+  stage,
+  amount,
+  currency,
+});
 
 /** A board that has seen `d1` (100.50 AUD) and `d2` (0.005 AUD) complete. */
 function boardWithCompleted(): JourneyDeposits {
@@ -47,12 +60,15 @@ describe('a deposit reversed after it completed', () => {
     expect(board.byStage).toEqual({ COMPLETED: 1, REVERSED: 1 });
   });
 
-  it('takes a deposit no longer listed off by the report\'s previous stage, and the total stops at zero rather than go below it', () => {
+  it("takes a deposit no longer listed off by the report's previous stage, and the total stops at zero rather than go below it", () => {
     const board = emptyDepositBoard();
     applyDepositProgress(board, { summary: summary('small', 'COMPLETED', '3.10', 'USDT') });
     // 'big' completed while the board was not listening (its completion never counted): nothing of
     // it to take back beyond what the total holds, and the reversal is counted in full.
-    applyDepositProgress(board, { summary: summary('big', 'REVERSED', '500.000001', 'USDT'), previousStage: 'COMPLETED' });
+    applyDepositProgress(board, {
+      summary: summary('big', 'REVERSED', '500.000001', 'USDT'),
+      previousStage: 'COMPLETED',
+    });
     expect(board.completedTotals).toEqual({ USDT: '0.000000' });
     expect(board.reversedTotals).toEqual({ USDT: '500.000001' });
     expect(board.byStage).toEqual({ REVERSED: 1 });
@@ -69,7 +85,10 @@ describe('a deposit reversed before it completed', () => {
     applyDepositProgress(board, { summary: summary('d1', 'COMPLETED', '40.00') });
     applyDepositProgress(board, { summary: summary('d2', 'RECEIVED') });
     applyDepositProgress(board, { summary: summary('d2', 'CONFIRMED'), previousStage: 'RECEIVED' });
-    applyDepositProgress(board, { summary: { ...summary('d2', 'REVERSED'), tradeId: 't2' }, previousStage: 'CONFIRMED' });
+    applyDepositProgress(board, {
+      summary: { ...summary('d2', 'REVERSED'), tradeId: 't2' },
+      previousStage: 'CONFIRMED',
+    });
     expect(board.byStage).toEqual({ COMPLETED: 1, REVERSED: 1 });
     expect(board.completedTotals).toEqual({ AUD: '40.00' });
     expect(board.reversedTotals).toEqual({ AUD: '10.00' });
@@ -79,9 +98,13 @@ describe('a deposit reversed before it completed', () => {
 
   it('from an open stage beyond the listed cap: the count of those not shown goes down', () => {
     const board = emptyDepositBoard();
-    for (let i = 0; i <= MAX_OPEN_DEPOSITS_SHOWN; i += 1) applyDepositProgress(board, { summary: summary(`d${i}`, 'RECEIVED') });
+    for (let i = 0; i <= MAX_OPEN_DEPOSITS_SHOWN; i += 1)
+      applyDepositProgress(board, { summary: summary(`d${i}`, 'RECEIVED') });
     expect(board.openNotShown).toBe(1);
-    applyDepositProgress(board, { summary: summary(`d${MAX_OPEN_DEPOSITS_SHOWN}`, 'REVERSED'), previousStage: 'RECEIVED' });
+    applyDepositProgress(board, {
+      summary: summary(`d${MAX_OPEN_DEPOSITS_SHOWN}`, 'REVERSED'),
+      previousStage: 'RECEIVED',
+    });
     expect(board.openNotShown).toBe(0);
     expect(board.byStage).toEqual({ RECEIVED: MAX_OPEN_DEPOSITS_SHOWN, REVERSED: 1 });
     expect(board.reversedTotals).toEqual({ AUD: '10.00' });
@@ -89,7 +112,8 @@ describe('a deposit reversed before it completed', () => {
   });
 
   it('is news for the journey from any stage the deposit last reported', () => {
-    for (const reported of ['RECEIVED', 'CONFIRMED', 'TRADE_SETTLED', 'COMPLETED'] as const) expect(isNewsForJourney(reported, 'REVERSED', false)).toBe(true);
+    for (const reported of ['RECEIVED', 'CONFIRMED', 'TRADE_SETTLED', 'COMPLETED'] as const)
+      expect(isNewsForJourney(reported, 'REVERSED', false)).toBe(true);
   });
 });
 
@@ -102,7 +126,8 @@ describe('a reversal is final', () => {
     applyDepositProgress(board, reversal);
     expect(board).toEqual(once);
 
-    for (let i = 0; i < RECENT_DEPOSITS_SHOWN; i += 1) applyDepositProgress(board, { summary: summary(`later${i}`, 'REJECTED') });
+    for (let i = 0; i < RECENT_DEPOSITS_SHOWN; i += 1)
+      applyDepositProgress(board, { summary: summary(`later${i}`, 'REJECTED') });
     expect(board.recent.map((shown) => shown.depositId)).not.toContain('d1');
     const later = snapshot(board);
     applyDepositProgress(board, reversal);
@@ -135,8 +160,15 @@ describe('a reversal is final', () => {
     const board = emptyDepositBoard();
     for (let i = 0; i < 1_000; i += 1) {
       applyDepositProgress(board, { summary: summary(`d${i}`, 'RECEIVED', '1.00', i % 2 === 0 ? 'AUD' : 'USDT') });
-      applyDepositProgress(board, { summary: summary(`d${i}`, 'COMPLETED', '1.00', i % 2 === 0 ? 'AUD' : 'USDT'), previousStage: 'RECEIVED' });
-      if (i % 4 < 2) applyDepositProgress(board, { summary: summary(`d${i}`, 'REVERSED', '1.00', i % 2 === 0 ? 'AUD' : 'USDT'), previousStage: 'COMPLETED' });
+      applyDepositProgress(board, {
+        summary: summary(`d${i}`, 'COMPLETED', '1.00', i % 2 === 0 ? 'AUD' : 'USDT'),
+        previousStage: 'RECEIVED',
+      });
+      if (i % 4 < 2)
+        applyDepositProgress(board, {
+          summary: summary(`d${i}`, 'REVERSED', '1.00', i % 2 === 0 ? 'AUD' : 'USDT'),
+          previousStage: 'COMPLETED',
+        });
     }
     expect(board.reversedDepositIds).toHaveLength(REVERSALS_REMEMBERED);
     expect(board.reversedDepositIds[0]).toBe('d997');
@@ -161,7 +193,10 @@ describe('a journey carried before reversals', () => {
     const upgraded = upgradeCarriedJourney(carried);
     expect(upgraded.state.deposits).toEqual({ ...before, reversedTotals: {}, reversedDepositIds: [] });
     expect(upgraded).toMatchObject({ version: 2, appliedEventKeys: ['CUSTOMER_APPROVED/c1'], stageDeadlineAt: 42 });
-    applyDepositProgress(upgraded.state.deposits, { summary: summary('d1', 'REVERSED', '100.50'), previousStage: 'COMPLETED' });
+    applyDepositProgress(upgraded.state.deposits, {
+      summary: summary('d1', 'REVERSED', '100.50'),
+      previousStage: 'COMPLETED',
+    });
     expect(upgraded.state.deposits.reversedTotals).toEqual({ AUD: '100.50' });
     // What this code carries is taken as it is.
     expect(upgradeCarriedJourney(upgraded).state.deposits).toEqual(upgraded.state.deposits);

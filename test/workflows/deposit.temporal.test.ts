@@ -5,7 +5,12 @@ import { depositWorkflowId } from '../../workflows/ids';
 import { cancelUpdate, depositStateQuery, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
 import type { depositLifecycle } from '../../workflows/deposit';
 import { attachmentStoreFromEnv, checkIn } from '../../attachments';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 
 let h: JourneyHarness;
 /** A worker whose deposit steps park after two seconds without an answer. */
@@ -20,12 +25,21 @@ afterAll(async () => {
 });
 
 const stageOf = (state: JourneyState, depositId: string) => shownDeposit(state.deposits, depositId)?.stage;
-const DOCUMENT = { fileName: 'proof-of-funds.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 test') };
+const DOCUMENT = {
+  fileName: 'proof-of-funds.pdf',
+  contentType: 'application/pdf',
+  content: Buffer.from('%PDF-1.4 test'),
+};
 
 describe('the deposit lifecycle', () => {
-  it('waits in ACTION_REQUIRED for an operator\'s attachment, then carries on to completion', async () => {
+  it("waits in ACTION_REQUIRED for an operator's attachment, then carries on to completion", async () => {
     const { handle, virtualAccountId } = await startActiveJourney(h);
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '250.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     // The claim check: the bytes go to the attachment store, only their reference to the workflow.
     const ATTACHMENT = await checkIn(attachmentStoreFromEnv(), DOCUMENT);
@@ -34,7 +48,9 @@ describe('the deposit lifecycle', () => {
 
     // An attachment nobody asked for is refused: the deposit reads itself first (ACTION_REQUIRED comes
     // with no event), and the service still says RECEIVED.
-    const refused = await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] }).catch((error: unknown) => error);
+    const refused = await depositHandle
+      .executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] })
+      .catch((error: unknown) => error);
     expect((refused as Error).cause).toMatchObject({ message: expect.stringMatching(/not ACTION_REQUIRED/) });
 
     await h.control.requireDepositAction(deposit.id);
@@ -42,21 +58,43 @@ describe('the deposit lifecycle', () => {
     expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/submit the attachment/);
 
     // The document's bytes themselves are refused: they would be written into the history.
-    const inline = { fileName: DOCUMENT.fileName, contentType: DOCUMENT.contentType, contentBase64: DOCUMENT.content.toString('base64') };
-    const bytesRefused = await depositHandle.executeUpdate('submitAttachment', { args: [inline] }).catch((error: unknown) => error);
-    expect((bytesRefused as Error).cause).toMatchObject({ message: expect.stringMatching(/expected an attachment reference/) });
-    const extraField = await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [{ ...ATTACHMENT, contentBase64: 'x' } as typeof ATTACHMENT] }).catch((error: unknown) => error);
-    expect((extraField as Error).cause).toMatchObject({ message: expect.stringMatching(/expected an attachment reference/) });
+    const inline = {
+      fileName: DOCUMENT.fileName,
+      contentType: DOCUMENT.contentType,
+      contentBase64: DOCUMENT.content.toString('base64'),
+    };
+    const bytesRefused = await depositHandle
+      .executeUpdate('submitAttachment', { args: [inline] })
+      .catch((error: unknown) => error);
+    expect((bytesRefused as Error).cause).toMatchObject({
+      message: expect.stringMatching(/expected an attachment reference/),
+    });
+    const extraField = await depositHandle
+      .executeUpdate(submitAttachmentUpdate, { args: [{ ...ATTACHMENT, contentBase64: 'x' } as typeof ATTACHMENT] })
+      .catch((error: unknown) => error);
+    expect((extraField as Error).cause).toMatchObject({
+      message: expect.stringMatching(/expected an attachment reference/),
+    });
 
     await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] });
     expect((await depositHandle.query(depositStateQuery)).waitingFor).toMatch(/review the attachment/);
     // One attachment per deposit: a second, different file is refused; the same file again (a client
     // retrying after a lost answer) gets the first submission's answer, and the service gets it once.
-    const other = await checkIn(attachmentStoreFromEnv(), { ...DOCUMENT, fileName: 'other.pdf', content: Buffer.from('%PDF-1.4 another') });
-    const second = await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [other] }).catch((error: unknown) => error);
+    const other = await checkIn(attachmentStoreFromEnv(), {
+      ...DOCUMENT,
+      fileName: 'other.pdf',
+      content: Buffer.from('%PDF-1.4 another'),
+    });
+    const second = await depositHandle
+      .executeUpdate(submitAttachmentUpdate, { args: [other] })
+      .catch((error: unknown) => error);
     expect((second as Error).cause).toMatchObject({ message: expect.stringMatching(/already submitted/) });
-    expect(await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] })).toEqual({ submitted: true });
-    const submissions = ((await depositHandle.fetchHistory()).events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'submitDepositAttachment');
+    expect(await depositHandle.executeUpdate(submitAttachmentUpdate, { args: [ATTACHMENT] })).toEqual({
+      submitted: true,
+    });
+    const submissions = ((await depositHandle.fetchHistory()).events ?? []).filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'submitDepositAttachment',
+    );
     expect(submissions).toHaveLength(1);
     await h.control.confirmDeposit(deposit.id);
     const traded = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
@@ -78,7 +116,10 @@ describe('the deposit lifecycle', () => {
     await h.reconcile();
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) !== undefined);
-    expect(await depositHandle.result()).toEqual({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
+    expect(await depositHandle.result()).toEqual({
+      stage: 'REJECTED',
+      reason: 'the service rejected or refunded the deposit',
+    });
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'REJECTED');
     await handle.terminate('test over');
   });
@@ -86,7 +127,12 @@ describe('the deposit lifecycle', () => {
   it('parks a deposit the service never confirms, and an operator can cancel it', async () => {
     const h = impatient;
     const { handle, depositAddressId } = await startActiveJourney(h);
-    const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount: '5.00', currency: 'USDT', sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' } });
+    const deposit = await h.control.simulateCryptoDeposit({
+      depositAddressId,
+      amount: '5.00',
+      currency: 'USDT',
+      sender: { address: '0x0000000000000000000000000000000000000002', network: 'ETH' },
+    });
     await h.reconcile();
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
     await h.waitForJourney(handle, (s) => stageOf(s, deposit.id) === 'NEEDS_ATTENTION');

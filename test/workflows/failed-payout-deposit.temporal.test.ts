@@ -41,12 +41,22 @@ describe('an offramp deposit whose payout the service fails', () => {
 
     const handle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(depositId));
     const parked = await h.waitForDeposit(depositId, (s) => s.stage === 'NEEDS_ATTENTION');
-    expect(parked.attention).toMatchObject({ stage: 'TRADE_SETTLED', errorType: 'PaymentFailed', reason: `payment ${paymentId} ended FAILED` });
-    const state = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, depositId)?.stage === 'NEEDS_ATTENTION');
+    expect(parked.attention).toMatchObject({
+      stage: 'TRADE_SETTLED',
+      errorType: 'PaymentFailed',
+      reason: `payment ${paymentId} ended FAILED`,
+    });
+    const state = await h.waitForJourney(
+      journey,
+      (s) => shownDeposit(s.deposits, depositId)?.stage === 'NEEDS_ATTENTION',
+    );
     expect(state.deposits.completedTotals.USDT).toBeUndefined();
 
     await handle.executeUpdate(retryUpdate, { args: [{}] });
-    const again = await h.waitForDeposit(depositId, (s) => s.stage === 'NEEDS_ATTENTION' && s.attention?.since !== parked.attention?.since);
+    const again = await h.waitForDeposit(
+      depositId,
+      (s) => s.stage === 'NEEDS_ATTENTION' && s.attention?.since !== parked.attention?.since,
+    );
     expect(again.attention).toMatchObject({ errorType: 'PaymentFailed' });
     expect((await handle.query(depositStateQuery)).stage).toBe('NEEDS_ATTENTION');
   });

@@ -15,26 +15,57 @@ import { depositWorkflowId } from '../../workflows/ids';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit-carry';
 import { shownDeposit } from '../../workflows/deposit-board';
-import { cancelUpdate, closeCustomerUpdate, depositEventSignal, depositStateQuery, paymentEventSignal, retryUpdate, tradeEventSignal } from '../../workflows/messages';
+import {
+  cancelUpdate,
+  closeCustomerUpdate,
+  depositEventSignal,
+  depositStateQuery,
+  paymentEventSignal,
+  retryUpdate,
+  tradeEventSignal,
+} from '../../workflows/messages';
 import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/records';
 import { until } from '../support/until';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 
 /** A TRADE_CREATED delivery as the receiver routes it: the payload's record, a hint. */
 function tradeHint(depositId: string, tradeId: string): RampEvent<TradeRecord> {
-  const record = { id: tradeId, status: 'CREATED', depositId, fromAmount: '250.00', fromCurrency: 'AUD', toAmount: '160.00', toCurrency: 'USDT' };
+  const record = {
+    id: tradeId,
+    status: 'CREATED',
+    depositId,
+    fromAmount: '250.00',
+    fromCurrency: 'AUD',
+    toAmount: '160.00',
+    toCurrency: 'USDT',
+  };
   return { key: `TRADE_CREATED/${tradeId}/${randomUUID()}`, event: 'TRADE_CREATED', record, fromPayload: true };
 }
 
 /** A delivery claiming the deposit was approved (news while it waits for that: each costs a read). */
 function depositHint(record: DepositRecord): RampEvent<DepositRecord> {
-  return { key: `DEPOSIT_APPROVED/${record.id}/${randomUUID()}`, event: 'DEPOSIT_APPROVED', record: { ...record, status: 'CONFIRMED' }, fromPayload: true };
+  return {
+    key: `DEPOSIT_APPROVED/${record.id}/${randomUUID()}`,
+    event: 'DEPOSIT_APPROVED',
+    record: { ...record, status: 'CONFIRMED' },
+    fromPayload: true,
+  };
 }
 
 /** A PAYMENT_SETTLED with a made-up id (no news for an onramp deposit: nothing to read, only history). */
 function paymentHint(): RampEvent<PaymentRecord> {
   const id = `forged-${randomUUID()}`;
-  return { key: `PAYMENT_SETTLED/${id}`, event: 'PAYMENT_SETTLED', record: { id, status: 'SETTLED' }, fromPayload: true };
+  return {
+    key: `PAYMENT_SETTLED/${id}`,
+    event: 'PAYMENT_SETTLED',
+    record: { id, status: 'SETTLED' },
+    fromPayload: true,
+  };
 }
 
 /** The trade the service made of a deposit (the customer has only the one). */
@@ -61,9 +92,30 @@ let hintsOnly: JourneyHarness;
 let parking: JourneyHarness;
 
 beforeAll(async () => {
-  polling = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: POLL_SECONDS, pollBackoffCapSeconds: POLL_SECONDS, stepDeadlineSeconds: 600 } });
-  hintsOnly = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: 3600, pollBackoffCapSeconds: 3600, stepDeadlineSeconds: 86_400 } });
-  parking = await startJourneyHarness({}, { depositTimings: { pollIntervalSeconds: POLL_SECONDS, pollBackoffCapSeconds: POLL_SECONDS, stepDeadlineSeconds: 2 } });
+  polling = await startJourneyHarness(
+    {},
+    {
+      depositTimings: {
+        pollIntervalSeconds: POLL_SECONDS,
+        pollBackoffCapSeconds: POLL_SECONDS,
+        stepDeadlineSeconds: 600,
+      },
+    },
+  );
+  hintsOnly = await startJourneyHarness(
+    {},
+    { depositTimings: { pollIntervalSeconds: 3600, pollBackoffCapSeconds: 3600, stepDeadlineSeconds: 86_400 } },
+  );
+  parking = await startJourneyHarness(
+    {},
+    {
+      depositTimings: {
+        pollIntervalSeconds: POLL_SECONDS,
+        pollBackoffCapSeconds: POLL_SECONDS,
+        stepDeadlineSeconds: 2,
+      },
+    },
+  );
 });
 afterAll(async () => {
   await polling?.close();
@@ -74,16 +126,25 @@ afterAll(async () => {
 /** A journey's AUD deposit, its workflow waiting in `stage` (RECEIVED: for the service's confirmation). */
 async function receivedDeposit(h: JourneyHarness, stage: 'RECEIVED' | 'NEEDS_ATTENTION' = 'RECEIVED') {
   const { handle: journey, virtualAccountId } = await startActiveJourney(h);
-  const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '250.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+  const deposit = await h.control.simulateFiatDeposit({
+    virtualAccountId,
+    amount: '250.00',
+    currency: 'AUD',
+    sender: TEST_AUD_SOURCE,
+  });
   await h.reconcile();
   await h.waitForDeposit(deposit.id, (s) => s.stage === stage && s.customerId !== '');
-  return { journey, deposit, handle: h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id)) };
+  return {
+    journey,
+    deposit,
+    handle: h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id)),
+  };
 }
 
 /** Every run of a workflow, newest first, by the run each continued: the length of its history. */
 async function runHistoryLengths(h: JourneyHarness, workflowId: string): Promise<number[]> {
   const lengths: number[] = [];
-  for (let runId: string | undefined = (await h.client.workflow.getHandle(workflowId).describe()).runId; runId; ) {
+  for (let runId: string | undefined = (await h.client.workflow.getHandle(workflowId).describe()).runId; runId;) {
     const { events } = await h.client.workflow.getHandle(workflowId, runId).fetchHistory();
     lengths.push(events!.length);
     runId = events![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
@@ -109,7 +170,12 @@ async function stormOfDeliveries(handle: WorkflowHandle<typeof depositLifecycle>
   const AT_ONCE = 25;
   for (let sent = 0; sent < STORM; sent += AT_ONCE) {
     await Promise.all(Array.from({ length: AT_ONCE }, (_, n) => deliveries[(sent + n) % deliveries.length]!()));
-    await until('the deposit to take the deliveries', async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true), 60_000, 20);
+    await until(
+      'the deposit to take the deliveries',
+      async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true),
+      60_000,
+      20,
+    );
   }
 }
 
@@ -129,12 +195,14 @@ describe('forged hints do not hold a deposit back', () => {
       tradeId = (await handle.query(depositStateQuery)).tradeId;
     }
     expect(tradeId, 'the deposit found its trade by poll while the forged hints kept coming').toBeDefined();
-    expect(tradeId).toBe(await serviceTradeOf(polling.ramp, (await handle.query(depositStateQuery)).customerId, deposit.id));
+    expect(tradeId).toBe(
+      await serviceTradeOf(polling.ramp, (await handle.query(depositStateQuery)).customerId, deposit.id),
+    );
     await handle.terminate('test over');
     await journey.terminate('test over');
   });
 
-  it('a parked deposit under forged trade hints still looks again on schedule, and finds the service\'s confirmation', async () => {
+  it("a parked deposit under forged trade hints still looks again on schedule, and finds the service's confirmation", async () => {
     const { journey, deposit, handle } = await receivedDeposit(parking, 'NEEDS_ATTENTION');
     await parking.control.confirmDeposit(deposit.id);
 
@@ -172,7 +240,7 @@ describe('forged hints do not hold a deposit back', () => {
     await journey.terminate('test over');
   });
 
-  it('a storm of 2,000 deliveries to one deposit: every run\'s history stays under its bound, and the deposit completes and reports once', async () => {
+  it("a storm of 2,000 deliveries to one deposit: every run's history stays under its bound, and the deposit completes and reports once", async () => {
     const h = polling;
     const { journey, deposit, handle } = await receivedDeposit(h);
     const { amount, currency } = await handle.query(depositStateQuery);
@@ -193,14 +261,17 @@ describe('forged hints do not hold a deposit back', () => {
 });
 
 describe('a parked deposit under a storm of deliveries', () => {
-  it('continues as new still parked, with the same attention, and an operator\'s retry resumes it to completion', async () => {
+  it("continues as new still parked, with the same attention, and an operator's retry resumes it to completion", async () => {
     const h = parking;
     const { journey, deposit, handle } = await receivedDeposit(h, 'NEEDS_ATTENTION');
     const { attention, amount, currency } = await handle.query(depositStateQuery);
     expect(attention?.errorType).toBe('Deadline');
     const indexed = async () => {
       const { typedSearchAttributes } = await handle.describe();
-      return { stage: typedSearchAttributes.get(RampStage), since: typedSearchAttributes.get(RampStageSince)?.toISOString() };
+      return {
+        stage: typedSearchAttributes.get(RampStage),
+        since: typedSearchAttributes.get(RampStageSince)?.toISOString(),
+      };
     };
     const indexedWhenParked = await indexed();
     expect(indexedWhenParked.stage).toBe('NEEDS_ATTENTION');
@@ -216,7 +287,10 @@ describe('a parked deposit under a storm of deliveries', () => {
     expect(parked.stage).toBe('NEEDS_ATTENTION');
     expect(parked.attention).toEqual(attention);
     expect(await indexed(), 'what the stage-age scan and lists read').toEqual(indexedWhenParked);
-    const board = await h.waitForJourney(journey, (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'NEEDS_ATTENTION');
+    const board = await h.waitForJourney(
+      journey,
+      (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'NEEDS_ATTENTION',
+    );
     expect(shownDeposit(board.deposits, deposit.id)).toMatchObject({ stage: 'NEEDS_ATTENTION', attention });
 
     // The run the storm left takes an operator's retry; the deposit then goes on to completion.
@@ -230,12 +304,17 @@ describe('a parked deposit under a storm of deliveries', () => {
     await journey.terminate('test over');
   });
 
-  it('a park with no fact to look for (money for a customer not served) continues as new parked too, and an operator\'s cancel ends the run the storm left', async () => {
+  it("a park with no fact to look for (money for a customer not served) continues as new parked too, and an operator's cancel ends the run the storm left", async () => {
     const h = parking;
     const { handle: journey, virtualAccountId } = await startActiveJourney(h);
     await journey.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
     await journey.result();
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '60.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     const { attention } = await h.waitForDeposit(deposit.id, (s) => s.stage === 'NEEDS_ATTENTION');
     expect(attention?.errorType).toBe('CustomerNotServed');
@@ -247,7 +326,9 @@ describe('a parked deposit under a storm of deliveries', () => {
     for (const length of lengths) expect(length).toBeLessThanOrEqual(HISTORY_BOUND);
     expect(await handle.query(depositStateQuery)).toMatchObject({ stage: 'NEEDS_ATTENTION', attention });
 
-    expect(await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'returned to the sender' }] })).toEqual({ cancelled: true });
+    expect(await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'returned to the sender' }] })).toEqual({
+      cancelled: true,
+    });
     expect(await handle.result()).toEqual({ stage: 'CANCELLED', reason: 'returned to the sender' });
   });
 });

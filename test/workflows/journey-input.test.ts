@@ -11,19 +11,28 @@ describe('JourneyInputSchema', () => {
   // A default filled in here would be carried for the journey's life: the workflow resolves them (workflows/timings.ts).
   it('keeps only the timings given', () => {
     expect(JourneyInputSchema.parse({ customer }).timings).toBeUndefined();
-    expect(JourneyInputSchema.parse({ customer, timings: { pollIntervalSeconds: 5 } }).timings).toEqual({ pollIntervalSeconds: 5 });
+    expect(JourneyInputSchema.parse({ customer, timings: { pollIntervalSeconds: 5 } }).timings).toEqual({
+      pollIntervalSeconds: 5,
+    });
   });
 
   it('takes a source account on an AUD onramp only', () => {
     const source = { bsbNumber: '062000', accountNumber: '12345678' };
-    expect(issues({ customer, onramp: { currency: 'AUD', cryptoAddress: { address: '0xabc' }, audSourceAccount: source } })).toEqual([]);
-    expect(issues({ customer, onramp: { currency: 'EUR', cryptoAddress: { address: '0xabc' }, audSourceAccount: source } })).toEqual([
-      'onramp.audSourceAccount: only an AUD onramp takes a source account',
-    ]);
+    expect(
+      issues({ customer, onramp: { currency: 'AUD', cryptoAddress: { address: '0xabc' }, audSourceAccount: source } }),
+    ).toEqual([]);
+    expect(
+      issues({ customer, onramp: { currency: 'EUR', cryptoAddress: { address: '0xabc' }, audSourceAccount: source } }),
+    ).toEqual(['onramp.audSourceAccount: only an AUD onramp takes a source account']);
   });
 
   it('names each bad field', () => {
-    expect(issues({ customer: { ...customer, externalId: 'has space', email: 'nope' }, offramp: { currency: 'usdt', network: 'ETH', bankAccount: {} } })).toEqual([
+    expect(
+      issues({
+        customer: { ...customer, externalId: 'has space', email: 'nope' },
+        offramp: { currency: 'usdt', network: 'ETH', bankAccount: {} },
+      }),
+    ).toEqual([
       'customer.externalId: letters, digits and . _ : @ - only, at most 128',
       'customer.email: Invalid email address',
       'offramp.currency: a crypto currency code such as USDT',

@@ -17,9 +17,24 @@ afterAll(async () => {
   await h?.close();
 });
 
-const BANK_ACCOUNT = { accountNo: '20000012345678', currency: 'GBP' as const, bankName: 'Barclays', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace', bankCountry: 'GB' };
-const ONRAMP = { currency: 'AUD', cryptoAddress: { address: TEST_WALLET, network: 'ETH', currency: 'USDT' as const, registeredBy: 'journey' as const }, audSourceAccount: TEST_AUD_SOURCE };
-const OFFRAMP = { currency: 'USDT', network: 'ETH', bankAccount: { ...BANK_ACCOUNT, registeredBy: 'journey' as const } };
+const BANK_ACCOUNT = {
+  accountNo: '20000012345678',
+  currency: 'GBP' as const,
+  bankName: 'Barclays',
+  swift: 'BARCGB22',
+  beneficiaryName: 'Ada Lovelace',
+  bankCountry: 'GB',
+};
+const ONRAMP = {
+  currency: 'AUD',
+  cryptoAddress: { address: TEST_WALLET, network: 'ETH', currency: 'USDT' as const, registeredBy: 'journey' as const },
+  audSourceAccount: TEST_AUD_SOURCE,
+};
+const OFFRAMP = {
+  currency: 'USDT',
+  network: 'ETH',
+  bankAccount: { ...BANK_ACCOUNT, registeredBy: 'journey' as const },
+};
 
 async function exitsAtTheService(customerId: string) {
   return {
@@ -32,7 +47,10 @@ async function exitsAtTheService(customerId: string) {
 async function untilActive(handle: Awaited<ReturnType<JourneyHarness['startJourney']>>) {
   const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
   await h.control.approveCustomer(kyc.customer.id!);
-  const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+  const accounts = await h.waitForJourney(
+    handle,
+    (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress,
+  );
   await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
   await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
   return h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
@@ -44,10 +62,22 @@ describe('a journey that registers the exit accounts', () => {
     const active = await untilActive(handle);
     const customerId = active.customer.id!;
     const { wallets, bankAccounts } = await exitsAtTheService(customerId);
-    expect(wallets.map((wallet) => ({ id: wallet.id, address: wallet.address, network: wallet.network, currency: wallet.currency }))).toEqual([
-      { id: active.onramp!.cryptoAddressId, address: TEST_WALLET, network: 'ETH', currency: 'USDT' },
-    ]);
-    expect(bankAccounts.map((account) => ({ id: account.id, accountNo: account.accountNo, currency: account.currency, swift: account.swift }))).toEqual([
+    expect(
+      wallets.map((wallet) => ({
+        id: wallet.id,
+        address: wallet.address,
+        network: wallet.network,
+        currency: wallet.currency,
+      })),
+    ).toEqual([{ id: active.onramp!.cryptoAddressId, address: TEST_WALLET, network: 'ETH', currency: 'USDT' }]);
+    expect(
+      bankAccounts.map((account) => ({
+        id: account.id,
+        accountNo: account.accountNo,
+        currency: account.currency,
+        swift: account.swift,
+      })),
+    ).toEqual([
       { id: active.offramp!.bankAccountId, accountNo: BANK_ACCOUNT.accountNo, currency: 'GBP', swift: 'BARCGB22' },
     ]);
     const flows = (await h.ramp.autorampFlows.list({})).list;
@@ -57,7 +87,11 @@ describe('a journey that registers the exit accounts', () => {
 
   it('finds an account the service already has instead of adding it again', async () => {
     const externalId = `user-${randomUUID()}`;
-    const { id: customerId } = await h.ramp.customers.create({ externalId, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    const { id: customerId } = await h.ramp.customers.create({
+      externalId,
+      realName: 'Ada Lovelace',
+      email: 'ada@example.com',
+    });
     const { id: existingBankAccount } = await h.ramp.bankAccounts.add({ customerId: customerId!, ...BANK_ACCOUNT });
     const handle = await h.startJourney({ customer: { externalId }, onramp: ONRAMP, offramp: OFFRAMP });
     const active = await untilActive(handle);
@@ -68,6 +102,10 @@ describe('a journey that registers the exit accounts', () => {
   });
 
   it('refuses, naming the fields, an input that asks the journey to register an account it cannot describe', async () => {
-    await expect(h.startJourney({ offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: '1', registeredBy: 'journey' } } })).rejects.toThrow(/bankName/);
+    await expect(
+      h.startJourney({
+        offramp: { currency: 'USDT', network: 'ETH', bankAccount: { accountNo: '1', registeredBy: 'journey' } },
+      }),
+    ).rejects.toThrow(/bankName/);
   });
 });

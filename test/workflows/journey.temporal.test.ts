@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownDeposit } from '../../workflows/deposit-board';
-import { cancelUpdate, closeCustomerUpdate, retryUpdate, type DepositSummary, type JourneyState } from '../../workflows/messages';
+import {
+  cancelUpdate,
+  closeCustomerUpdate,
+  retryUpdate,
+  type DepositSummary,
+  type JourneyState,
+} from '../../workflows/messages';
 import {
   registerTestExits,
   startJourneyHarness,
@@ -30,7 +36,8 @@ const depositOf = (state: JourneyState, id: string): DepositSummary | undefined 
 
 async function customersWithExternalId(externalId: string): Promise<number> {
   let count = 0;
-  for await (const customer of h.ramp.customers.iterate({ pageSize: 100 })) if (customer.externalId === externalId) count += 1;
+  for await (const customer of h.ramp.customers.iterate({ pageSize: 100 }))
+    if (customer.externalId === externalId) count += 1;
   return count;
 }
 
@@ -46,7 +53,10 @@ describe('the customer journey', () => {
     state = await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.waitingFor.includes('register'));
     await registerExits(customerId);
 
-    state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress);
+    state = await h.waitForJourney(
+      handle,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount && !!s.offramp?.depositAddress,
+    );
     const virtualAccountId = state.onramp!.virtualAccount!.id;
     const depositAddressId = state.offramp!.depositAddress!.id;
     await h.control.approveVirtualAccount(virtualAccountId);
@@ -55,12 +65,21 @@ describe('the customer journey', () => {
     state = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
     expect(state.onramp).toMatchObject({ whitelisted: true, virtualAccount: { status: 'VERIFIED' } });
     // Operators find it by stage, partner user id and service customer id.
-    expect(await h.listWorkflowIds(`RampStage = 'ACTIVE' AND RampExternalId = '${state.externalId}' AND RampCustomerId = '${customerId}'`)).toEqual([handle.workflowId]);
+    expect(
+      await h.listWorkflowIds(
+        `RampStage = 'ACTIVE' AND RampExternalId = '${state.externalId}' AND RampCustomerId = '${customerId}'`,
+      ),
+    ).toEqual([handle.workflowId]);
     expect(state.onramp!.virtualAccount!.accountNumber).toBeTruthy();
     expect(state.offramp!.depositAddress!.address).toBeTruthy();
 
     // Onramp: AUD arrives from the whitelisted source, is confirmed, traded and settled.
-    const fiat = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '100.00', currency: 'AUD', sender: SOURCE });
+    const fiat = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '100.00',
+      currency: 'AUD',
+      sender: SOURCE,
+    });
     await h.reconcile(); // no webhooks here: reconciliation starts the deposit's workflow
     await h.waitForJourney(handle, (s) => depositOf(s, fiat.id)?.stage === 'RECEIVED');
     await h.control.confirmDeposit(fiat.id);
@@ -121,7 +140,9 @@ describe('the customer journey', () => {
 
   it('parks a refused autoramp creation and retries it with corrected input', async () => {
     // The sandbox refuses an onramp in a currency it does not support.
-    const handle = await h.startJourney({ onramp: { currency: 'XXX', cryptoAddress: { address: WALLET, network: 'ETH' } } });
+    const handle = await h.startJourney({
+      onramp: { currency: 'XXX', cryptoAddress: { address: WALLET, network: 'ETH' } },
+    });
     let state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
     await registerExits(state.customer.id!);
     await h.control.approveCustomer(state.customer.id!);
@@ -132,13 +153,23 @@ describe('the customer journey', () => {
     // A retry sent past the client library (as another SDK or the Temporal CLI would) meets the contract:
     // a corrected input it does not allow is refused, and the journey stays parked.
     const refusal = (message: RegExp) => ({ cause: { message: expect.stringMatching(message) } });
-    await expect(handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onramp: { currency: 'aud', cryptoAddress: { address: WALLET } } } }] })).rejects.toMatchObject(
+    await expect(
+      handle.executeUpdate(retryUpdate, {
+        args: [{ correctedInput: { onramp: { currency: 'aud', cryptoAddress: { address: WALLET } } } }],
+      }),
+    ).rejects.toMatchObject(
       refusal(/^invalid retry request: correctedInput\.onramp\.currency: a fiat currency code such as AUD/),
     );
-    await expect(handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onRamp: {} } } as never] })).rejects.toMatchObject(refusal(/correctedInput\.onRamp: not a field of this input/));
-    expect((await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION')).attention).toMatchObject({ stage: 'SETTING_UP_RAMPS' });
+    await expect(
+      handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onRamp: {} } } as never] }),
+    ).rejects.toMatchObject(refusal(/correctedInput\.onRamp: not a field of this input/));
+    expect((await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION')).attention).toMatchObject({
+      stage: 'SETTING_UP_RAMPS',
+    });
 
-    await handle.executeUpdate(retryUpdate, { args: [{ correctedInput: { onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' } } } }] });
+    await handle.executeUpdate(retryUpdate, {
+      args: [{ correctedInput: { onramp: { currency: 'AUD', cryptoAddress: { address: WALLET, network: 'ETH' } } } }],
+    });
     state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount);
     expect(state.onramp).toMatchObject({ currency: 'AUD' });
     await h.control.approveVirtualAccount(state.onramp!.virtualAccount!.id);
@@ -154,7 +185,10 @@ describe('the customer journey', () => {
     // More failures than one look's attempts (3 activity attempts of 3 HTTP attempts each).
     await h.control.injectFault({ path: '/crypto-address/list', kind: 'HTTP_5XX', count: 12 });
     await h.control.approveCustomer(state.customer.id!);
-    const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' || s.stage === 'NEEDS_ATTENTION');
+    const accounts = await h.waitForJourney(
+      handle,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' || s.stage === 'NEEDS_ATTENTION',
+    );
     expect(accounts.attention).toBeUndefined();
     expect(accounts.onramp?.cryptoAddressId).toBeDefined();
     expect(await h.control.pendingFaults()).toEqual([]);
@@ -175,7 +209,7 @@ describe('the customer journey', () => {
     expect(await handle.result()).toEqual({ stage: 'CLOSED', reason: 'the service deleted the customer' });
   });
 
-  it('looks the customer up before creating it: a second journey run finds the first one\'s customer', async () => {
+  it("looks the customer up before creating it: a second journey run finds the first one's customer", async () => {
     const first = await h.startJourney({});
     const state = await h.waitForJourney(first, (s) => s.stage === 'AWAITING_KYC');
     await first.terminate('simulating a lost journey');

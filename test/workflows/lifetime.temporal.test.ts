@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { depositLifecycle } from '../../workflows/deposit';
 import { depositWorkflowId } from '../../workflows/ids';
 import { closeCustomerUpdate, customerEventSignal, depositStateQuery, retryUpdate } from '../../workflows/messages';
-import { startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, type JourneyHarness } from '../support/journey-harness';
+import {
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { eventually } from '../webhooks/support/receiver';
 
 let h: JourneyHarness;
@@ -24,44 +29,88 @@ describe('a deposit for a customer rampflow no longer serves', () => {
     expect(await handle.result()).toEqual({ stage: 'CLOSED', reason: 'the customer left' });
 
     // The customer pays in all the same.
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '60.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '60.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
-    const parked = await eventually(() => depositHandle.query(depositStateQuery), (s) => s.stage === 'NEEDS_ATTENTION', 'the deposit parked');
+    const parked = await eventually(
+      () => depositHandle.query(depositStateQuery),
+      (s) => s.stage === 'NEEDS_ATTENTION',
+      'the deposit parked',
+    );
     expect(parked.attention).toMatchObject({ stage: 'RECEIVED', errorType: 'CustomerNotServed' });
     expect(parked.attention!.reason).toMatch(`journey customer/${state.externalId} is not running`);
-    expect(await h.listWorkflowIds(`WorkflowType = 'depositLifecycle' AND RampStage = 'NEEDS_ATTENTION' AND RampExternalId = '${state.externalId}'`)).toEqual([depositWorkflowId(deposit.id)]);
+    expect(
+      await h.listWorkflowIds(
+        `WorkflowType = 'depositLifecycle' AND RampStage = 'NEEDS_ATTENTION' AND RampExternalId = '${state.externalId}'`,
+      ),
+    ).toEqual([depositWorkflowId(deposit.id)]);
 
     // An operator decides to see it through anyway.
     await depositHandle.executeUpdate(retryUpdate, { args: [{}] });
     await h.control.confirmDeposit(deposit.id);
-    const traded = await eventually(() => depositHandle.query(depositStateQuery), (s) => s.tradeId !== undefined, 'the trade');
+    const traded = await eventually(
+      () => depositHandle.query(depositStateQuery),
+      (s) => s.tradeId !== undefined,
+      'the trade',
+    );
     await h.control.settleTrade(traded.tradeId!);
     expect(await depositHandle.result()).toMatchObject({ stage: 'COMPLETED' });
   });
 });
 
-describe('a deposit whose customer rampflow\'s index does not hold', () => {
-  it('finds its journey from the service\'s record of the customer', async () => {
+describe("a deposit whose customer rampflow's index does not hold", () => {
+  it("finds its journey from the service's record of the customer", async () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     await handle.executeUpdate(closeCustomerUpdate, { args: [{ reason: 'the customer left' }] });
     await handle.result();
     // Gone from visibility too (past retention, say): the index has no journey for this customer.
-    await h.client.workflowService.deleteWorkflowExecution({ namespace: h.client.options.namespace, workflowExecution: { workflowId: handle.workflowId } });
-    await eventually(() => h.client.workflow.count(`RampCustomerId = '${state.customer.id}'`), (counted) => counted.count === 0, 'the journey to leave visibility');
+    await h.client.workflowService.deleteWorkflowExecution({
+      namespace: h.client.options.namespace,
+      workflowExecution: { workflowId: handle.workflowId },
+    });
+    await eventually(
+      () => h.client.workflow.count(`RampCustomerId = '${state.customer.id}'`),
+      (counted) => counted.count === 0,
+      'the journey to leave visibility',
+    );
 
-    const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '25.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '25.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
     await h.reconcile();
     const depositHandle = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(deposit.id));
-    const parked = await eventually(() => depositHandle.query(depositStateQuery), (s) => s.stage === 'NEEDS_ATTENTION', 'the deposit parked');
+    const parked = await eventually(
+      () => depositHandle.query(depositStateQuery),
+      (s) => s.stage === 'NEEDS_ATTENTION',
+      'the deposit parked',
+    );
     // The service named the customer's externalId, so the deposit knows whose it is, and that the journey has ended.
     expect(parked.attention).toMatchObject({ stage: 'RECEIVED', errorType: 'CustomerNotServed' });
     expect(parked.attention!.reason).toMatch(`journey customer/${state.externalId} is not running`);
     // The index was asked by a local activity, the service by an activity (on the service queue).
     const events = (await depositHandle.fetchHistory()).events ?? [];
-    const localActivities = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').map((event) => JSON.parse(Buffer.from(event.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!).toString('utf8')).activity_type as string);
+    const localActivities = events
+      .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .map(
+        (event) =>
+          JSON.parse(
+            Buffer.from(event.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!).toString('utf8'),
+          ).activity_type as string,
+      );
     expect(localActivities).toContain('findIndexedJourney');
-    const activities = events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+    const activities = events.flatMap((event) =>
+      event.activityTaskScheduledEventAttributes
+        ? [event.activityTaskScheduledEventAttributes.activityType!.name!]
+        : [],
+    );
     expect(activities).toContain('findCustomerExternalId');
     expect(activities).not.toContain('findCustomerJourney');
   });
@@ -88,7 +137,11 @@ describe('a parked journey', () => {
     const handle = await h.startJourney({ timings: { kycDeadlineSeconds: 1, pollIntervalSeconds: 3600 } });
     const parked = await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
     expect(parked.attention).toMatchObject({ stage: 'AWAITING_KYC', errorType: 'Deadline' });
-    await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/${parked.customer.id}`, event: 'CUSTOMER_APPROVED', record: { id: parked.customer.id!, status: 'APPROVED' } });
+    await handle.signal(customerEventSignal, {
+      key: `CUSTOMER_APPROVED/${parked.customer.id}`,
+      event: 'CUSTOMER_APPROVED',
+      record: { id: parked.customer.id!, status: 'APPROVED' },
+    });
     const resumed = await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE');
     expect(resumed.attention).toBeUndefined();
     await handle.terminate('test over');

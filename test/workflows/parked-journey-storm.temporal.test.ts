@@ -33,7 +33,12 @@ afterAll(async () => {
 
 /** A CUSTOMER_APPROVED delivery as the receiver routes it: the payload's record, a hint (each a look while the journey waits for KYC). */
 function approvalHint(customerId: string): RampEvent<CustomerRecord> {
-  return { key: `CUSTOMER_APPROVED/${customerId}/${randomUUID()}`, event: 'CUSTOMER_APPROVED', record: { id: customerId, status: 'APPROVED' }, fromPayload: true };
+  return {
+    key: `CUSTOMER_APPROVED/${customerId}/${randomUUID()}`,
+    event: 'CUSTOMER_APPROVED',
+    record: { id: customerId, status: 'APPROVED' },
+    fromPayload: true,
+  };
 }
 
 /** 2,000 deliveries, 25 at a time, each batch as soon as the journey has taken the last one. */
@@ -41,15 +46,22 @@ async function stormOfDeliveries(handle: WorkflowHandle, customerId: string): Pr
   const STORM = 2_000;
   const AT_ONCE = 25;
   for (let sent = 0; sent < STORM; sent += AT_ONCE) {
-    await Promise.all(Array.from({ length: AT_ONCE }, () => handle.signal(customerEventSignal, approvalHint(customerId))));
-    await until('the journey to take the deliveries', async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true), 60_000, 20);
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, () => handle.signal(customerEventSignal, approvalHint(customerId))),
+    );
+    await until(
+      'the journey to take the deliveries',
+      async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true),
+      60_000,
+      20,
+    );
   }
 }
 
 /** Every run of the journey, newest first, by the run each continued: the length of its history. */
 async function runHistoryLengths(workflowId: string): Promise<number[]> {
   const lengths: number[] = [];
-  for (let runId: string | undefined = (await h.client.workflow.getHandle(workflowId).describe()).runId; runId; ) {
+  for (let runId: string | undefined = (await h.client.workflow.getHandle(workflowId).describe()).runId; runId;) {
     const { events: history } = await h.client.workflow.getHandle(workflowId, runId).fetchHistory();
     lengths.push(history!.length);
     runId = history![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
@@ -59,7 +71,10 @@ async function runHistoryLengths(workflowId: string): Promise<number[]> {
 
 async function indexed(handle: WorkflowHandle) {
   const { typedSearchAttributes } = await handle.describe();
-  return { stage: typedSearchAttributes.get(RampStage), since: typedSearchAttributes.get(RampStageSince)?.toISOString() };
+  return {
+    stage: typedSearchAttributes.get(RampStage),
+    since: typedSearchAttributes.get(RampStageSince)?.toISOString(),
+  };
 }
 
 describe('a parked journey under a storm of deliveries', () => {
@@ -84,7 +99,10 @@ describe('a parked journey under a storm of deliveries', () => {
     // Resumed: the retry's look read the approval, and the journey went on to set up its ramps.
     await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.attention === undefined);
     const told = (await events.store.stream(`customer/${parked.externalId}`, 0, 100)).map(({ type }) => type);
-    expect(told.filter((type) => type === 'journey.needs_attention' || type === 'journey.resumed')).toEqual(['journey.needs_attention', 'journey.resumed']);
+    expect(told.filter((type) => type === 'journey.needs_attention' || type === 'journey.resumed')).toEqual([
+      'journey.needs_attention',
+      'journey.resumed',
+    ]);
     await handle.terminate('test over');
   });
 });

@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient, type PayoutHandle } from '../../client/payouts';
 import { retryUpdate } from '../../workflows/messages';
 import { PAYOUT_MAX_HISTORY_EVENTS } from '../../workflows/payout-carry';
-import { payoutPaymentEventSignal, payoutStateQuery, type PayoutState, type PayoutTimings } from '../../workflows/payout-messages';
+import {
+  payoutPaymentEventSignal,
+  payoutStateQuery,
+  type PayoutState,
+  type PayoutTimings,
+} from '../../workflows/payout-messages';
 import type { PaymentRecord, RampEvent } from '../../workflows/records';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
@@ -33,9 +38,20 @@ beforeAll(async () => {
   events = await startPartnerEvents();
   h = await startJourneyHarness({}, { partnerEvents: events.wiring });
   payouts = new PayoutClient(h.client, h.taskQueue);
-  const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  const { id: customerId } = await h.ramp.customers.create({
+    externalId: `payee-${randomUUID()}`,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
   await h.control.approveCustomer(customerId!);
-  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string });
+  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({
+    customerId: customerId!,
+    currency: 'GBP',
+    bankName: 'Barclays',
+    accountNo: '20000012345678',
+    swift: 'BARCGB22',
+    beneficiaryName: 'Ada Lovelace',
+  })) as { id: string });
 }, 120_000);
 
 afterAll(async () => {
@@ -44,15 +60,24 @@ afterAll(async () => {
 });
 
 async function parked(handle: WorkflowHandle): Promise<PayoutState> {
-  return eventually('the payout to park', async () => {
-    const state = await handle.query(payoutStateQuery);
-    return state.stage === 'NEEDS_ATTENTION' ? state : undefined;
-  }, 60_000);
+  return eventually(
+    'the payout to park',
+    async () => {
+      const state = await handle.query(payoutStateQuery);
+      return state.stage === 'NEEDS_ATTENTION' ? state : undefined;
+    },
+    60_000,
+  );
 }
 
 /** A PAYMENT_SETTLED about `paymentId` as the router signals it. */
 function paymentSettled(paymentId: string): RampEvent<PaymentRecord> {
-  return { key: `PAYMENT_SETTLED/${paymentId}/${randomUUID()}`, event: 'PAYMENT_SETTLED', record: { id: paymentId, status: 'PENDING' }, fromPayload: true };
+  return {
+    key: `PAYMENT_SETTLED/${paymentId}/${randomUUID()}`,
+    event: 'PAYMENT_SETTLED',
+    record: { id: paymentId, status: 'PENDING' },
+    fromPayload: true,
+  };
 }
 
 /**
@@ -65,15 +90,22 @@ async function stormOfDeliveries(handle: WorkflowHandle, paymentId: string): Pro
   const STORM = 2_000;
   const AT_ONCE = 25;
   for (let sent = 0; sent < STORM; sent += AT_ONCE) {
-    await Promise.all(Array.from({ length: AT_ONCE }, () => handle.signal(payoutPaymentEventSignal, paymentSettled(paymentId))));
-    await eventually('the payout to take the deliveries', async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true), 60_000, 20);
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, () => handle.signal(payoutPaymentEventSignal, paymentSettled(paymentId))),
+    );
+    await eventually(
+      'the payout to take the deliveries',
+      async () => ((await handle.describe()).raw.pendingWorkflowTask ? undefined : true),
+      60_000,
+      20,
+    );
   }
 }
 
 /** Every run of the payout, newest first, by the run each continued: the length of its history. */
 async function runHistoryLengths(workflowId: string): Promise<number[]> {
   const lengths: number[] = [];
-  for (let runId: string | undefined = (await h.client.workflow.getHandle(workflowId).describe()).runId; runId; ) {
+  for (let runId: string | undefined = (await h.client.workflow.getHandle(workflowId).describe()).runId; runId;) {
     const { events: history } = await h.client.workflow.getHandle(workflowId, runId).fetchHistory();
     lengths.push(history!.length);
     runId = history![0]!.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
@@ -83,7 +115,10 @@ async function runHistoryLengths(workflowId: string): Promise<number[]> {
 
 async function indexed(handle: WorkflowHandle) {
   const { typedSearchAttributes } = await handle.describe();
-  return { stage: typedSearchAttributes.get(RampStage), since: typedSearchAttributes.get(RampStageSince)?.toISOString() };
+  return {
+    stage: typedSearchAttributes.get(RampStage),
+    since: typedSearchAttributes.get(RampStageSince)?.toISOString(),
+  };
 }
 
 async function partnerEventsOf(reference: string) {
@@ -110,13 +145,21 @@ describe('a parked payout under a storm of deliveries', () => {
   it('parked at its settlement deadline, continues as new still parked; the run the storm left refuses a cancel and takes a retry, and it settles with one payout.settled', async () => {
     await h.control.creditBalance({ currency: 'USDT', amount: '3' });
     const reference = `po-${randomUUID()}`;
-    const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '3', timings: PARKS_AT_ONCE });
+    const handle = await payouts.start({
+      reference,
+      bankAccountId,
+      deductCurrency: 'USDT',
+      deductAmount: '3',
+      timings: PARKS_AT_ONCE,
+    });
     const { paymentId, attention } = await parked(handle);
     expect(attention).toMatchObject({ stage: 'AWAITING_SETTLEMENT', errorType: 'Deadline' });
     await expectParkedThroughTheStorm(handle, paymentId!);
 
     // Its cancel guard reads the payment, as documented: pending, so the cancel is refused.
-    await expect(payouts.cancel(reference, 'paid by hand')).rejects.toThrow(`cancel refused: payment ${paymentId} exists at the service (PENDING)`);
+    await expect(payouts.cancel(reference, 'paid by hand')).rejects.toThrow(
+      `cancel refused: payment ${paymentId} exists at the service (PENDING)`,
+    );
     expect(await handle.executeUpdate(retryUpdate, { args: [{}] })).toEqual({ resumed: 'AWAITING_SETTLEMENT' });
     await h.control.settlePayment(paymentId!);
     const receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });

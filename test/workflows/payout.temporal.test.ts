@@ -22,21 +22,37 @@ const FAST = { pollIntervalSeconds: 1, settlementDeadlineSeconds: 120 };
 beforeAll(async () => {
   h = await startJourneyHarness({}, { outcomeUnknownRetryDelayMs: OUTCOME_UNKNOWN_RETRY_DELAY_MS });
   payouts = new PayoutClient(h.client, h.taskQueue);
-  const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  const { id: customerId } = await h.ramp.customers.create({
+    externalId: `payee-${randomUUID()}`,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
   await h.control.approveCustomer(customerId!);
-  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string });
+  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({
+    customerId: customerId!,
+    currency: 'GBP',
+    bankName: 'Barclays',
+    accountNo: '20000012345678',
+    swift: 'BARCGB22',
+    beneficiaryName: 'Ada Lovelace',
+  })) as { id: string });
 }, 120_000);
 
 afterAll(async () => {
   await h?.close();
 });
 
-async function until(handle: WorkflowHandle, accept: (state: PayoutState) => boolean, timeoutMs = 60_000): Promise<PayoutState> {
+async function until(
+  handle: WorkflowHandle,
+  accept: (state: PayoutState) => boolean,
+  timeoutMs = 60_000,
+): Promise<PayoutState> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const state = await handle.query(payoutStateQuery);
     if (accept(state)) return state;
-    if (Date.now() > deadline) throw new Error(`the payout never reached the expected state; last:\n${JSON.stringify(state, null, 2)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the payout never reached the expected state; last:\n${JSON.stringify(state, null, 2)}`);
     await new Promise((wake) => setTimeout(wake, 100));
   }
 }
@@ -47,18 +63,40 @@ describe('a payout from the partner balance', () => {
   it('creates the payment once, settles, and a duplicate start returns the same payout', async () => {
     await h.control.creditBalance({ currency: 'USDT', amount: '127' });
     const reference = `po-${randomUUID()}`;
-    const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '127', timings: FAST });
+    const handle = await payouts.start({
+      reference,
+      bankAccountId,
+      deductCurrency: 'USDT',
+      deductAmount: '127',
+      timings: FAST,
+    });
     const waiting = await until(handle, (state) => state.stage === 'AWAITING_SETTLEMENT');
     expect(waiting).toMatchObject({ paymentStatus: 'PENDING', receivedAmount: '100.00', receivedCurrency: 'GBP' });
 
-    const again = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '999', timings: FAST });
+    const again = await payouts.start({
+      reference,
+      bankAccountId,
+      deductCurrency: 'USDT',
+      deductAmount: '999',
+      timings: FAST,
+    });
     expect(again.workflowId).toBe(`payout/${reference}`);
     expect((await again.describe()).runId).toBe((await handle.describe()).runId);
 
     await h.control.settlePayment(waiting.paymentId!);
-    expect(await handle.result()).toMatchObject({ stage: 'SETTLED', paymentId: waiting.paymentId, paymentStatus: 'CONFIRMED' });
+    expect(await handle.result()).toMatchObject({
+      stage: 'SETTLED',
+      paymentId: waiting.paymentId,
+      paymentStatus: 'CONFIRMED',
+    });
     // Finished, the same reference is still the same payout: nothing new is started or paid.
-    const afterwards = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '127', timings: FAST });
+    const afterwards = await payouts.start({
+      reference,
+      bankAccountId,
+      deductCurrency: 'USDT',
+      deductAmount: '127',
+      timings: FAST,
+    });
     expect((await afterwards.describe()).runId).toBe((await handle.describe()).runId);
     expect(await paymentsWith(reference)).toHaveLength(1);
   });
@@ -68,7 +106,13 @@ describe('a payout from the partner balance', () => {
     // The service acts on the request, then answers 503: the client cannot know the payment exists.
     await h.control.injectFault({ path: '/payment/create', kind: 'HTTP_5XX', afterHandling: true });
     const reference = `po-${randomUUID()}`;
-    const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '10', timings: FAST });
+    const handle = await payouts.start({
+      reference,
+      bankAccountId,
+      deductCurrency: 'USDT',
+      deductAmount: '10',
+      timings: FAST,
+    });
     const waiting = await until(handle, (state) => state.stage === 'AWAITING_SETTLEMENT');
     expect(await h.control.pendingFaults()).toEqual([]);
     expect((await paymentsWith(reference)).map((payment) => payment.id)).toEqual([waiting.paymentId]);
@@ -79,9 +123,17 @@ describe('a payout from the partner balance', () => {
 
   it('parks a payout the balance cannot cover with the service words, and an operator retry pays it once topped up', async () => {
     const reference = `po-${randomUUID()}`;
-    const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDC', deductAmount: '40', timings: FAST });
+    const handle = await payouts.start({
+      reference,
+      bankAccountId,
+      deductCurrency: 'USDC',
+      deductAmount: '40',
+      timings: FAST,
+    });
     const parked = await until(handle, (state) => state.stage === 'NEEDS_ATTENTION');
-    expect(parked.attention?.reason).toContain('FAILED: insufficient USDC balance: 0.000000 available, 40.000000 needed');
+    expect(parked.attention?.reason).toContain(
+      'FAILED: insufficient USDC balance: 0.000000 available, 40.000000 needed',
+    );
     expect(parked.attention?.errorType).toBe('Refused');
     expect(await paymentsWith(reference)).toHaveLength(0);
 
@@ -97,7 +149,13 @@ describe('a payout from the partner balance', () => {
     await h.control.creditBalance({ currency: 'USDT', amount: '5' });
     const reference = `po-${randomUUID()}`;
     // Polls an hour apart: only the event can settle it within the test.
-    const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '5', timings: { pollIntervalSeconds: 3600, settlementDeadlineSeconds: 7200 } });
+    const handle = await payouts.start({
+      reference,
+      bankAccountId,
+      deductCurrency: 'USDT',
+      deductAmount: '5',
+      timings: { pollIntervalSeconds: 3600, settlementDeadlineSeconds: 7200 },
+    });
     const waiting = await until(handle, (state) => state.stage === 'AWAITING_SETTLEMENT');
     await h.control.settlePayment(waiting.paymentId!);
     const receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue });
@@ -112,6 +170,8 @@ describe('a payout from the partner balance', () => {
   });
 
   it('refuses a bad request before it reaches Temporal', async () => {
-    await expect(payouts.start({ reference: 'has space', bankAccountId, deductCurrency: 'USDT', deductAmount: '-1' })).rejects.toThrow(/reference: .*deductAmount: /);
+    await expect(
+      payouts.start({ reference: 'has space', bankAccountId, deductCurrency: 'USDT', deductAmount: '-1' }),
+    ).rejects.toThrow(/reference: .*deductAmount: /);
   });
 });

@@ -38,7 +38,12 @@ describe('a first-come box of pending hints', () => {
     const carried = firstCome();
     for (let n = 0; n < 100; n++) carried.note({ id: `forged-${n}`, status: 'CREATED' });
     expect(carried.carry().pending).toHaveLength(4);
-    expect(new PendingHints(4, () => false, carried.carry()).ids()).toEqual(['forged-0', 'forged-1', 'forged-2', 'forged-3']);
+    expect(new PendingHints(4, () => false, carried.carry()).ids()).toEqual([
+      'forged-0',
+      'forged-1',
+      'forged-2',
+      'forged-3',
+    ]);
   });
 
   it('latest wins where the owner did not choose first come (journeys, and runs recorded before it)', () => {

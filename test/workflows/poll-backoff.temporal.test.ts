@@ -23,11 +23,14 @@ const seconds = (duration: temporal.api.history.v1.ITimerStartedEventAttributes[
   Number(duration?.seconds ?? 0) + (duration?.nanos ?? 0) / 1e9;
 
 const activityTypeOf = (events: HistoryEvent[], scheduledEventId: unknown): string | undefined =>
-  events.find((event) => String(event.eventId) === String(scheduledEventId))?.activityTaskScheduledEventAttributes?.activityType?.name ?? undefined;
+  events.find((event) => String(event.eventId) === String(scheduledEventId))?.activityTaskScheduledEventAttributes
+    ?.activityType?.name ?? undefined;
 
 describe('a wait for the service', () => {
   it('polls after the interval, then doubles the pause up to the cap', async () => {
-    const handle = await h.startJourney({ timings: { pollIntervalSeconds: 1, pollBackoffCapSeconds: 4, kycDeadlineSeconds: 3600 } });
+    const handle = await h.startJourney({
+      timings: { pollIntervalSeconds: 1, pollBackoffCapSeconds: 4, kycDeadlineSeconds: 3600 },
+    });
     await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
     // Polls due at 1, 3, 7, 11 and 15 s (every second without the backoff: 16 of them).
     await new Promise((wake) => setTimeout(wake, 16_500));
@@ -35,8 +38,14 @@ describe('a wait for the service', () => {
     await handle.terminate('test over');
 
     const events = (await handle.fetchHistory()).events ?? [];
-    const timers = events.filter((event) => event.timerStartedEventAttributes).map((event) => seconds(event.timerStartedEventAttributes!.startToFireTimeout));
-    const polls = events.filter((event) => event.activityTaskStartedEventAttributes && activityTypeOf(events, event.activityTaskStartedEventAttributes.scheduledEventId) === 'getCustomer');
+    const timers = events
+      .filter((event) => event.timerStartedEventAttributes)
+      .map((event) => seconds(event.timerStartedEventAttributes!.startToFireTimeout));
+    const polls = events.filter(
+      (event) =>
+        event.activityTaskStartedEventAttributes &&
+        activityTypeOf(events, event.activityTaskStartedEventAttributes.scheduledEventId) === 'getCustomer',
+    );
     // A slow machine fires timers late, never early: it may see fewer polls, never other pauses.
     expect(timers.length).toBeGreaterThanOrEqual(4);
     expect(timers).toEqual([1, 2, 4, 4, 4, 4, 4].slice(0, timers.length));

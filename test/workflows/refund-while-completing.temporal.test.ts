@@ -47,7 +47,12 @@ async function gateInPlaceOfJourney() {
   await customer.journey.terminate('replaced by a report gate for this test');
   const taskQueue = uniqueTaskQueue('report-gate');
   const connection = await connectWorker();
-  const worker = await Worker.create({ connection, taskQueue, workflowsPath: join(__dirname, '../support/workflows/report-gate.ts'), dataConverter: dataConverterFromEnv() });
+  const worker = await Worker.create({
+    connection,
+    taskQueue,
+    workflowsPath: join(__dirname, '../support/workflows/report-gate.ts'),
+    dataConverter: dataConverterFromEnv(),
+  });
   const running = worker.run();
   gateWorker = {
     stop: async () => {
@@ -75,16 +80,27 @@ describe('a deposit refunded while it ends COMPLETED', () => {
     await h.control.refundDeposit(depositId);
     await customer.deliver();
     // The service's REJECTED record reached the running deposit (no reversal run of the receiver's).
-    expect((await h.client.workflow.getHandle(`event/DEPOSIT_REJECTED/${depositId}`).result()) as RampEventResult).toMatchObject({ outcome: 'ROUTED', target: depositWorkflowId(depositId) });
+    expect(
+      (await h.client.workflow.getHandle(`event/DEPOSIT_REJECTED/${depositId}`).result()) as RampEventResult,
+    ).toMatchObject({ outcome: 'ROUTED', target: depositWorkflowId(depositId) });
 
     await journey.signal(openGateSignal);
     // The run that was ending COMPLETED ends REVERSED itself.
     const deposit = h.client.workflow.getHandle<typeof depositLifecycle>(depositWorkflowId(depositId), runId);
-    expect(await deposit.result()).toMatchObject({ stage: 'REVERSED', reason: expect.stringContaining('after its trade settled') });
-    const reports = await until('the journey took the reversal', async () => {
-      const taken = (await journey.query(takenReportsQuery)).filter((report) => report.progress.summary.depositId === depositId);
-      return taken.at(-1)?.progress.summary.stage === 'REVERSED' ? taken : undefined;
-    }, 30_000);
+    expect(await deposit.result()).toMatchObject({
+      stage: 'REVERSED',
+      reason: expect.stringContaining('after its trade settled'),
+    });
+    const reports = await until(
+      'the journey took the reversal',
+      async () => {
+        const taken = (await journey.query(takenReportsQuery)).filter(
+          (report) => report.progress.summary.depositId === depositId,
+        );
+        return taken.at(-1)?.progress.summary.stage === 'REVERSED' ? taken : undefined;
+      },
+      30_000,
+    );
     const stages = reports.map((report) => report.progress.summary.stage);
     expect(stages.slice(-2)).toEqual(['COMPLETED', 'REVERSED']);
     expect(reports.at(-1)!.progress.previousStage).toBe('COMPLETED');

@@ -32,7 +32,9 @@ describe('a create the service keeps refusing', () => {
     const parked = await h.waitForJourney(handle, (s) => s.stage === 'NEEDS_ATTENTION');
     expect(Date.now() - refusingSince).toBeGreaterThanOrEqual(REFUSED_AFTER_MS);
     expect(parked.attention).toMatchObject({ stage: 'SETTING_UP_RAMPS', errorType: 'Refused' });
-    expect(parked.attention!.reason).toBe('creating the onramp: POST /autoramp-flow/onramp (HTTP 422): the operation failed: FAILED: the operation was refused (injected fault)');
+    expect(parked.attention!.reason).toBe(
+      'creating the onramp: POST /autoramp-flow/onramp (HTTP 422): the operation failed: FAILED: the operation was refused (injected fault)',
+    );
     // Refused more than once (retried until the bound), and it has stopped asking.
     const [rule] = await h.control.pendingFaults();
     expect(1_000 - rule!.remaining).toBeGreaterThan(1);
@@ -41,10 +43,14 @@ describe('a create the service keeps refusing', () => {
 
     await h.control.injectFault({ path: '/autoramp-flow/onramp', kind: 'REFUSED', count: 0 });
     await handle.executeUpdate(retryUpdate, { args: [{}] });
-    const resumed = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount);
+    const resumed = await h.waitForJourney(
+      handle,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount,
+    );
     expect(resumed.attention).toBeUndefined();
     const flows = [];
-    for await (const flow of h.ramp.autorampFlows.iterate({ type: 'ONRAMP', pageSize: 100 })) if (flow.to === resumed.onramp!.cryptoAddressId) flows.push(flow.id);
+    for await (const flow of h.ramp.autorampFlows.iterate({ type: 'ONRAMP', pageSize: 100 }))
+      if (flow.to === resumed.onramp!.cryptoAddressId) flows.push(flow.id);
     expect(flows).toEqual([resumed.onramp!.flowId]);
   });
 });

@@ -42,7 +42,9 @@ const recordedJourney = load(newest, 'journey-by-polls-closed.json');
 
 describe('the replay corpus', () => {
   it('holds the paths a release records, for every workflow type', () => {
-    const types = new Set(corpus.map(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name));
+    const types = new Set(
+      corpus.map(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name),
+    );
     // Every type the worker runs (client/deployment.ts lists them all) has a recorded history.
     expect([...types].sort()).toEqual([...WORKFLOW_TYPES].sort());
     expect(corpus.length).toBeGreaterThanOrEqual(18);
@@ -50,9 +52,16 @@ describe('the replay corpus', () => {
 
   it('replays every history of every release against the current code', async () => {
     // Runs of one chain (continue-as-new) share a workflow ID, so a failure names every file it may be.
-    const filesOf = (workflowId: string) => corpus.filter((recorded) => recorded.workflowId === workflowId).map((recorded) => recorded.name).join(' or ');
+    const filesOf = (workflowId: string) =>
+      corpus
+        .filter((recorded) => recorded.workflowId === workflowId)
+        .map((recorded) => recorded.name)
+        .join(' or ');
     const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ ...WORKFLOW_BUNDLE_PATHS, replayName: 'rampflow-replay-corpus' }, corpus.map(({ workflowId, history }) => ({ workflowId, history })))) {
+    for await (const result of Worker.runReplayHistories(
+      { ...WORKFLOW_BUNDLE_PATHS, replayName: 'rampflow-replay-corpus' },
+      corpus.map(({ workflowId, history }) => ({ workflowId, history })),
+    )) {
       if (result.error) failures.push(`${filesOf(result.workflowId)}: ${result.error.message}`);
     }
     expect(failures).toEqual([]);
@@ -62,18 +71,29 @@ describe('the replay corpus', () => {
   // recorded before it replays with the defaults of its day, whatever the retune changes.
   it('replays every journey and deposit history on code that retunes their defaults', async () => {
     const failures: string[] = [];
-    const retunable = corpus.filter(({ history }) => ['customerJourney', 'depositLifecycle'].includes(history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? ''));
+    const retunable = corpus.filter(({ history }) =>
+      ['customerJourney', 'depositLifecycle'].includes(
+        history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '',
+      ),
+    );
     const replays = Worker.runReplayHistories(
-      { workflowsPath: join(__dirname, '..', 'support', 'workflows', 'retuned-everything.ts'), replayName: 'retuned-everything' },
+      {
+        workflowsPath: join(__dirname, '..', 'support', 'workflows', 'retuned-everything.ts'),
+        replayName: 'retuned-everything',
+      },
       retunable.map(({ workflowId, history }) => ({ workflowId, history })),
     );
-    for await (const result of replays) if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    for await (const result of replays)
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
     expect(failures).toEqual([]);
   }, 180_000);
 
   it('catches a change of shape that is not behind patched()', async () => {
     const replay = Worker.runReplayHistory(
-      { workflowsPath: join(__dirname, '..', 'support', 'workflows', 'unpatched-change.ts'), replayName: 'unpatched-change' },
+      {
+        workflowsPath: join(__dirname, '..', 'support', 'workflows', 'unpatched-change.ts'),
+        replayName: 'unpatched-change',
+      },
       recordedJourney.history,
       recordedJourney.workflowId,
     );
@@ -82,7 +102,10 @@ describe('the replay corpus', () => {
 
   it('accepts the same change behind patched()', async () => {
     await Worker.runReplayHistory(
-      { workflowsPath: join(__dirname, '..', 'support', 'workflows', 'patched-change.ts'), replayName: 'patched-change' },
+      {
+        workflowsPath: join(__dirname, '..', 'support', 'workflows', 'patched-change.ts'),
+        replayName: 'patched-change',
+      },
       recordedJourney.history,
       recordedJourney.workflowId,
     );

@@ -27,9 +27,20 @@ let bankAccountId: string;
 beforeAll(async () => {
   h = await startJourneyHarness({}, { outcomeUnknownRetryDelayMs: SETTLE_MS });
   payouts = new PayoutClient(h.client, h.taskQueue);
-  const { id: customerId } = await h.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+  const { id: customerId } = await h.ramp.customers.create({
+    externalId: `payee-${randomUUID()}`,
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+  });
   await h.control.approveCustomer(customerId!);
-  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345678', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string });
+  ({ id: bankAccountId } = (await h.ramp.bankAccounts.add({
+    customerId: customerId!,
+    currency: 'GBP',
+    bankName: 'Barclays',
+    accountNo: '20000012345678',
+    swift: 'BARCGB22',
+    beneficiaryName: 'Ada Lovelace',
+  })) as { id: string });
 });
 afterAll(async () => {
   await h?.close();
@@ -46,7 +57,8 @@ async function payoutUntil(handle: WorkflowHandle, accept: (state: PayoutState) 
   for (;;) {
     const state = await handle.query(payoutStateQuery);
     if (accept(state)) return state;
-    if (Date.now() > deadline) throw new Error(`the payout never reached the expected state; last:\n${JSON.stringify(state, null, 2)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the payout never reached the expected state; last:\n${JSON.stringify(state, null, 2)}`);
     await new Promise((wake) => setTimeout(wake, 200));
   }
 }
@@ -56,7 +68,8 @@ async function onrampFlowsOf(customerId: string): Promise<string[]> {
   const accounts = new Set<string>();
   for await (const account of h.ramp.virtualAccounts.iterate({ customerId, pageSize: 100 })) accounts.add(account.id);
   const flows: string[] = [];
-  for await (const flow of h.ramp.autorampFlows.iterate({ type: 'ONRAMP', pageSize: 100 })) if (accounts.has(flow.from)) flows.push(flow.id);
+  for await (const flow of h.ramp.autorampFlows.iterate({ type: 'ONRAMP', pageSize: 100 }))
+    if (accounts.has(flow.from)) flows.push(flow.id);
   return flows;
 }
 
@@ -73,8 +86,14 @@ describe.concurrent('a create the service holds longer than the activity timeout
       const heldFrom = Date.now();
       await h.control.approveCustomer(customerId);
 
-      const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount, CASE_TIMEOUT_MS);
-      expect(await h.control.pendingFaults()).not.toContainEqual(expect.objectContaining({ path: '/autoramp-flow/onramp' }));
+      const accounts = await h.waitForJourney(
+        handle,
+        (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount,
+        CASE_TIMEOUT_MS,
+      );
+      expect(await h.control.pendingFaults()).not.toContainEqual(
+        expect.objectContaining({ path: '/autoramp-flow/onramp' }),
+      );
       expect(await onrampFlowsOf(customerId)).toEqual([accounts.onramp!.flowId]);
 
       await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
@@ -93,7 +112,13 @@ describe.concurrent('a create the service holds longer than the activity timeout
       await h.control.injectFault({ path: '/payment/create', kind: 'DELAY', delayMs: HOLD_MS });
       const heldFrom = Date.now();
       const reference = `po-${randomUUID()}`;
-      const handle = await payouts.start({ reference, bankAccountId, deductCurrency: 'USDT', deductAmount: '3', timings: { pollIntervalSeconds: 1, settlementDeadlineSeconds: 600 } });
+      const handle = await payouts.start({
+        reference,
+        bankAccountId,
+        deductCurrency: 'USDT',
+        deductAmount: '3',
+        timings: { pollIntervalSeconds: 1, settlementDeadlineSeconds: 600 },
+      });
 
       const waiting = await payoutUntil(handle, (state) => state.stage === 'AWAITING_SETTLEMENT');
       expect(await h.control.pendingFaults()).not.toContainEqual(expect.objectContaining({ path: '/payment/create' }));

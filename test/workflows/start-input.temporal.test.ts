@@ -33,12 +33,18 @@ afterAll(async () => {
 /** `temporal workflow start --type customerJourney ...`, as the issue's new user typed it. */
 async function startWithCli(workflowId: string, input: unknown): Promise<WorkflowHandle> {
   const result = await run(cli, [
-    'workflow', 'start',
-    '--address', temporalAddress(),
-    '--task-queue', h.taskQueue,
-    '--type', 'customerJourney',
-    '--workflow-id', workflowId,
-    '--input', JSON.stringify(input),
+    'workflow',
+    'start',
+    '--address',
+    temporalAddress(),
+    '--task-queue',
+    h.taskQueue,
+    '--type',
+    'customerJourney',
+    '--workflow-id',
+    workflowId,
+    '--input',
+    JSON.stringify(input),
   ]);
   expect(result.code, result.stderr).toBe(0);
   return h.client.workflow.getHandle(workflowId);
@@ -96,7 +102,9 @@ describe('a journey started with the temporal CLI', () => {
   });
 
   it('fails at once when the workflow ID is not customer/<externalId>', async () => {
-    const handle = await startWithCli('customer/someone-else', { customer: { externalId: 'cli-wrong-id', realName: 'Y Z', email: 'y@example.com' } });
+    const handle = await startWithCli('customer/someone-else', {
+      customer: { externalId: 'cli-wrong-id', realName: 'Y Z', email: 'y@example.com' },
+    });
     const failure = await failureOf(handle);
     expect(failure.message).toContain('must run as customer/cli-wrong-id');
     await expectFailedAtFirstTask(handle);
@@ -107,7 +115,9 @@ describe('a journey started with the temporal CLI', () => {
   });
 
   it('runs valid minimal input (no timings) with the production defaults, up to the KYC wait', async () => {
-    const handle = await startWithCli(journeyWorkflowId('cli-good-1'), { customer: { externalId: 'cli-good-1', realName: 'Y Z', email: 'y@example.com' } });
+    const handle = await startWithCli(journeyWorkflowId('cli-good-1'), {
+      customer: { externalId: 'cli-good-1', realName: 'Y Z', email: 'y@example.com' },
+    });
     const state = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
     expect(state.customer.id).toBeTruthy();
     const events = (await handle.fetchHistory()).events ?? [];

@@ -31,7 +31,11 @@ let retunedCodePath: string;
 let workerB: BuildWorker | undefined;
 
 beforeAll(async () => {
-  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, workflowsPath: join(__dirname, '..', 'support', 'workflows', 'retuned-timings.ts'), logger: QUIET_BUNDLER });
+  const { code } = await bundleWorkflowCode({
+    ...WORKFLOW_BUNDLE_PATHS,
+    workflowsPath: join(__dirname, '..', 'support', 'workflows', 'retuned-timings.ts'),
+    logger: QUIET_BUNDLER,
+  });
   retunedCodePath = join(mkdtempSync(join(tmpdir(), 'rampflow-retuned-')), 'workflow-bundle.js');
   writeFileSync(retunedCodePath, code);
   // Build A: the previous release, whose client and journeys filled every default into the input.
@@ -54,8 +58,16 @@ async function deployRetunedRelease(): Promise<void> {
 /** Starts a journey with exactly this input's timings (the harness would add its fast ones). */
 async function startJourney(timings: JourneyRequest['timings']): Promise<WorkflowHandle<typeof customerJourney>> {
   const externalId = `user-${randomUUID()}`;
-  const input = JourneyInputSchema.parse({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, offramp: TEST_OFFRAMP, ...(timings ? { timings } : {}) });
-  return h.client.workflow.start<typeof customerJourney>('customerJourney', { taskQueue: h.taskQueue, workflowId: journeyWorkflowId(externalId), args: [input] });
+  const input = JourneyInputSchema.parse({
+    customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+    offramp: TEST_OFFRAMP,
+    ...(timings ? { timings } : {}),
+  });
+  return h.client.workflow.start<typeof customerJourney>('customerJourney', {
+    taskQueue: h.taskQueue,
+    workflowId: journeyWorkflowId(externalId),
+    args: [input],
+  });
 }
 
 /** The durations of the timers the run started, in seconds, in order. */
@@ -72,27 +84,39 @@ async function patchesMarked(handle: WorkflowHandle): Promise<string> {
   const history = await handle.fetchHistory();
   return (history.events ?? [])
     .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')
-    .flatMap((event) => Object.values(event.markerRecordedEventAttributes?.details ?? {}).flatMap((details) => (details.payloads ?? []).map((payload) => Buffer.from(payload.data ?? []).toString())))
+    .flatMap((event) =>
+      Object.values(event.markerRecordedEventAttributes?.details ?? {}).flatMap((details) =>
+        (details.payloads ?? []).map((payload) => Buffer.from(payload.data ?? []).toString()),
+      ),
+    )
     .join('\n');
 }
 
 /** The input a run of the journey started with. */
 async function runInput(handle: WorkflowHandle): Promise<{ timings?: Record<string, number> }> {
   const history = await handle.fetchHistory();
-  return decodeFromPayloadsAtIndex(h.client.options.loadedDataConverter, 0, history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads);
+  return decodeFromPayloadsAtIndex(
+    h.client.options.loadedDataConverter,
+    0,
+    history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads,
+  );
 }
 
 describe('timings resolved in workflow code', () => {
-  it('moves running journeys to retuned defaults from the retune on, and keeps a starter\'s overrides through continue-as-new', async () => {
+  it("moves running journeys to retuned defaults from the retune on, and keeps a starter's overrides through continue-as-new", async () => {
     // On A: one journey as A's client started it (every default filled in), one started with no timings.
     const filledIn = await startJourney({ ...JOURNEY_TIMING_DEFAULTS });
     const bare = await startJourney(undefined);
     expect((await runInput(filledIn)).timings).toEqual({ ...JOURNEY_TIMING_DEFAULTS });
     expect((await runInput(bare)).timings).toBeUndefined();
-    const kyc = await Promise.all([filledIn, bare].map((handle) => h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC')));
+    const kyc = await Promise.all(
+      [filledIn, bare].map((handle) => h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC')),
+    );
     // Both wait for KYC by A's defaults: the first poll in 15 minutes.
     for (const handle of [filledIn, bare]) {
-      await expect.poll(() => timerSeconds(handle), { timeout: 10_000 }).toEqual([JOURNEY_TIMING_DEFAULTS.pollIntervalSeconds]);
+      await expect
+        .poll(() => timerSeconds(handle), { timeout: 10_000 })
+        .toEqual([JOURNEY_TIMING_DEFAULTS.pollIntervalSeconds]);
     }
 
     await deployRetunedRelease();
@@ -103,12 +127,20 @@ describe('timings resolved in workflow code', () => {
     for (const [index, handle] of [filledIn, bare].entries()) {
       const customerId = kyc[index]!.customer.id!;
       await h.control.approveCustomer(customerId);
-      await handle.signal(customerEventSignal, { key: `CUSTOMER_APPROVED/${customerId}`, event: 'CUSTOMER_APPROVED', record: { id: customerId, status: 'APPROVED' } });
+      await handle.signal(customerEventSignal, {
+        key: `CUSTOMER_APPROVED/${customerId}`,
+        event: 'CUSTOMER_APPROVED',
+        record: { id: customerId, status: 'APPROVED' },
+      });
     }
     for (const [index, handle] of [filledIn, bare].entries()) {
       await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.waitingFor.includes('register'));
       await registerTestExits(h.control, kyc[index]!.customer.id!);
-      const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress, 30_000);
+      const accounts = await h.waitForJourney(
+        handle,
+        (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress,
+        30_000,
+      );
       await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
       await h.waitForJourney(handle, (s) => s.stage === 'ACTIVE', 30_000);
       const timers = await timerSeconds(handle);
@@ -123,7 +155,9 @@ describe('timings resolved in workflow code', () => {
     const overrides = { pollIntervalSeconds: 1, pollBackoffCapSeconds: 1, maxHistoryEvents: 100 };
     const overridden = await startJourney(overrides);
     const firstRunId = (await overridden.describe()).runId;
-    await expect.poll(async () => (await overridden.describe()).runId, { timeout: 60_000, interval: 500 }).not.toBe(firstRunId);
+    await expect
+      .poll(async () => (await overridden.describe()).runId, { timeout: 60_000, interval: 500 })
+      .not.toBe(firstRunId);
     const nextRun = h.client.workflow.getHandle(overridden.workflowId);
     expect((await runInput(nextRun)).timings).toEqual(overrides);
     // ... and the next run still polls every second (the retune would make it 2 s), and continues as new at 100 events.

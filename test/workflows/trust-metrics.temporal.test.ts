@@ -25,9 +25,15 @@ beforeAll(async () => {
   client = await connectClient();
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const started = startWorkerProcess(testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort, logLevel: 'error' }));
+  const started = startWorkerProcess(
+    testWorkerEnv({ taskQueue, sandboxUrl: sandbox.sandbox.url, metricsPort, logLevel: 'error' }),
+  );
   worker = { kill: () => started.child.kill('SIGTERM'), output: started.output, exited: started.exited };
-  await until('the worker to serve its metrics', async () => ((await fetch(metricsUrl).catch(() => undefined))?.ok ? true : undefined), 90_000);
+  await until(
+    'the worker to serve its metrics',
+    async () => ((await fetch(metricsUrl).catch(() => undefined))?.ok ? true : undefined),
+    90_000,
+  );
 });
 afterAll(async () => {
   worker?.kill();
@@ -42,20 +48,39 @@ async function series(name: string): Promise<string[]> {
   return text.split('\n').filter((line) => line.startsWith(`${name}{`));
 }
 
-describe('what the trust rule turns away, on the worker\'s metrics endpoint', () => {
+describe("what the trust rule turns away, on the worker's metrics endpoint", () => {
   it('counts each deposit workflow a delivery started for a deposit the service does not have, by type and reason, never by id', async () => {
     const starter = { client: client.client, taskQueue, depositTimings: TIMINGS };
     const made = [randomUUID(), randomUUID()];
     for (const depositId of made) {
-      const record = { id: depositId, customerId: randomUUID(), status: 'RECEIVED', amount: '1000000.00', currency: 'USD' };
-      await deliverToDeposit(starter, { depositId, signal: 'deposit', event: { key: `DEPOSIT_RECEIVED/${depositId}`, event: 'DEPOSIT_RECEIVED', record, fromPayload: true } });
+      const record = {
+        id: depositId,
+        customerId: randomUUID(),
+        status: 'RECEIVED',
+        amount: '1000000.00',
+        currency: 'USD',
+      };
+      await deliverToDeposit(starter, {
+        depositId,
+        signal: 'deposit',
+        event: { key: `DEPOSIT_RECEIVED/${depositId}`, event: 'DEPOSIT_RECEIVED', record, fromPayload: true },
+      });
     }
-    for (const depositId of made) expect(await client.client.workflow.getHandle(depositWorkflowId(depositId)).result()).toMatchObject({ stage: 'DISMISSED' });
+    for (const depositId of made)
+      expect(await client.client.workflow.getHandle(depositWorkflowId(depositId)).result()).toMatchObject({
+        stage: 'DISMISSED',
+      });
 
-    const dismissed = await until('the dismissals on the endpoint', async () => {
-      const lines = await series('rampflow_deliveries_dismissed_total');
-      return lines.some((line) => line.includes('workflow_type="depositLifecycle"') && line.endsWith(' 2')) ? lines : undefined;
-    }, 30_000);
+    const dismissed = await until(
+      'the dismissals on the endpoint',
+      async () => {
+        const lines = await series('rampflow_deliveries_dismissed_total');
+        return lines.some((line) => line.includes('workflow_type="depositLifecycle"') && line.endsWith(' 2'))
+          ? lines
+          : undefined;
+      },
+      30_000,
+    );
     const line = dismissed.find((candidate) => candidate.includes('workflow_type="depositLifecycle"'))!;
     expect(line).toContain('reason="record-not-found"');
     for (const depositId of made) expect(line).not.toContain(depositId);

@@ -19,13 +19,26 @@ import { registerWebhooks } from '../../webhooks/registration';
 import { depositWorkflowId } from '../../workflows/ids';
 import { DEPOSIT_TIMING_DEFAULTS, JOURNEY_TIMING_DEFAULTS } from '../../workflows/timings';
 import { EARLY_FIRST_POLL_MS } from '../../workflows/waiting';
-import { registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
+import {
+  registerTestExits,
+  startActiveJourney,
+  startJourneyHarness,
+  TEST_AUD_SOURCE,
+  TEST_ONRAMP,
+  type JourneyHarness,
+} from '../support/journey-harness';
 import { runRampflow } from '../support/run';
 import { temporalAddress } from '../support/temporal';
 import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
 
-const { pollIntervalSeconds, pollBackoffCapSeconds, kycDeadlineSeconds, accountsDeadlineSeconds } = JOURNEY_TIMING_DEFAULTS;
-const PRODUCTION_JOURNEY_TIMINGS = { pollIntervalSeconds, pollBackoffCapSeconds, kycDeadlineSeconds, accountsDeadlineSeconds };
+const { pollIntervalSeconds, pollBackoffCapSeconds, kycDeadlineSeconds, accountsDeadlineSeconds } =
+  JOURNEY_TIMING_DEFAULTS;
+const PRODUCTION_JOURNEY_TIMINGS = {
+  pollIntervalSeconds,
+  pollBackoffCapSeconds,
+  kycDeadlineSeconds,
+  accountsDeadlineSeconds,
+};
 /** Production's poll interval, which none of these facts may wait for. */
 const POLL_INTERVAL_MS = JOURNEY_TIMING_DEFAULTS.pollIntervalSeconds * 1000;
 
@@ -33,7 +46,10 @@ let h: JourneyHarness;
 let receiver: TestReceiver;
 beforeAll(async () => {
   // Deposits, whoever starts them (the receiver here), run on production's timings.
-  h = await startJourneyHarness({ deliveryTickSeconds: 1, audWhitelistDelaySeconds: 10 }, { depositTimings: DEPOSIT_TIMING_DEFAULTS });
+  h = await startJourneyHarness(
+    { deliveryTickSeconds: 1, audWhitelistDelaySeconds: 10 },
+    { depositTimings: DEPOSIT_TIMING_DEFAULTS },
+  );
   receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings: DEPOSIT_TIMING_DEFAULTS });
   await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
 });
@@ -43,15 +59,25 @@ afterAll(async () => {
 });
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const historyOf = async (workflowId: string): Promise<HistoryEvent[]> => (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+const historyOf = async (workflowId: string): Promise<HistoryEvent[]> =>
+  (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
 /** The durations of a history's timers, in seconds, in the order they were started. */
 const timersOf = (events: HistoryEvent[]): number[] =>
-  events.flatMap((event) => (event.timerStartedEventAttributes ? [Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0)] : []));
+  events.flatMap((event) =>
+    event.timerStartedEventAttributes
+      ? [Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0)]
+      : [],
+  );
 
 /** An AUD deposit from the whitelisted sender into an ACTIVE journey's account (a new journey's unless given), once its workflow shows it RECEIVED. */
 async function receivedDeposit(into?: string): Promise<{ depositId: string; virtualAccountId: string }> {
   const virtualAccountId = into ?? (await startActiveJourney(h)).virtualAccountId;
-  const deposit = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '75.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+  const deposit = await h.control.simulateFiatDeposit({
+    virtualAccountId,
+    amount: '75.00',
+    currency: 'AUD',
+    sender: TEST_AUD_SOURCE,
+  });
   // DEPOSIT_RECEIVED reaches the receiver, which starts the deposit's workflow.
   await h.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
   return { depositId: deposit.id, virtualAccountId };
@@ -63,7 +89,10 @@ describe('a fact no event announces, with production timings', () => {
     const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
     await registerTestExits(h.control, kyc.customer.id!);
     await h.control.approveCustomer(kyc.customer.id!);
-    const accounts = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount);
+    const accounts = await h.waitForJourney(
+      handle,
+      (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.onramp?.virtualAccount,
+    );
 
     await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
     const approvedAt = Date.now();
@@ -102,13 +131,13 @@ describe('a fact no event announces, with production timings', () => {
     await h.client.workflow.getHandle(depositWorkflowId(depositId)).terminate('test over');
   }, 240_000);
 
-  it('`deposit attach` reads the deposit before refusing: the service held it after the workflow\'s last read', async () => {
+  it("`deposit attach` reads the deposit before refusing: the service held it after the workflow's last read", async () => {
     const { depositId, virtualAccountId } = await receivedDeposit();
     const deposit = h.client.workflow.getHandle(depositWorkflowId(depositId));
     // Once the wait has polled at 5 s and 15 s and set its next pause to 20 s, no poll comes for a while:
     // what the service does now the workflow learns only by reading it.
-    for (const deadline = Date.now() + 60_000; !timersOf(await historyOf(deposit.workflowId)).includes(20); ) {
-      if (Date.now() > deadline) throw new Error('the deposit\'s wait never set a 20 s pause');
+    for (const deadline = Date.now() + 60_000; !timersOf(await historyOf(deposit.workflowId)).includes(20);) {
+      if (Date.now() > deadline) throw new Error("the deposit's wait never set a 20 s pause");
       await new Promise((wake) => setTimeout(wake, 200));
     }
     await h.control.requireDepositAction(depositId);
@@ -120,13 +149,17 @@ describe('a fact no event announces, with production timings', () => {
     const attached = await runRampflow(['deposit', 'attach', depositId, file], { env });
     expect(attached.stderr).toBe('');
     expect(attached.stdout).toBe(`deposit ${depositId}: payslip.pdf submitted to the service\n`);
-    expect((await h.waitForDeposit(depositId, (s) => /review the attachment/.test(s.waitingFor))).stage).toBe('ACTION_REQUIRED');
+    expect((await h.waitForDeposit(depositId, (s) => /review the attachment/.test(s.waitingFor))).stage).toBe(
+      'ACTION_REQUIRED',
+    );
 
     // A deposit the service did not hold is still refused, after the read, with the service's word.
     const { depositId: otherId } = await receivedDeposit(virtualAccountId);
     const refused = await runRampflow(['deposit', 'attach', otherId, file], { env });
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain('the deposit is RECEIVED, not ACTION_REQUIRED: the service asked for no attachment (read from the service just now)');
+    expect(refused.stderr).toContain(
+      'the deposit is RECEIVED, not ACTION_REQUIRED: the service asked for no attachment (read from the service just now)',
+    );
     await deposit.terminate('test over');
     await h.client.workflow.getHandle(depositWorkflowId(otherId)).terminate('test over');
   }, 240_000);

@@ -12,7 +12,8 @@ export interface FaultRule {
   delayMs?: number;
 }
 
-const ruleKey = (rule: { path: string; kind: string; afterHandling: boolean }): string => `${rule.kind} ${rule.afterHandling ? 'after' : 'before'} ${rule.path}`;
+const ruleKey = (rule: { path: string; kind: string; afterHandling: boolean }): string =>
+  `${rule.kind} ${rule.afterHandling ? 'after' : 'before'} ${rule.path}`;
 
 export class FaultStorm {
   blowing = true;
@@ -39,8 +40,10 @@ export class FaultStorm {
   /** Stops the storm: the faults still pending are withdrawn. */
   async end(): Promise<void> {
     const pending = new Set((await this.control.pendingFaults()).map(ruleKey));
-    for (const rule of this.rules) if (this.armed.has(ruleKey(rule)) && !pending.has(ruleKey(rule))) this.servedFaults.push(rule);
-    for (const path of new Set(this.rules.map((rule) => rule.path))) await this.control.injectFault({ path, kind: 'HTTP_5XX', count: 0 });
+    for (const rule of this.rules)
+      if (this.armed.has(ruleKey(rule)) && !pending.has(ruleKey(rule))) this.servedFaults.push(rule);
+    for (const path of new Set(this.rules.map((rule) => rule.path)))
+      await this.control.injectFault({ path, kind: 'HTTP_5XX', count: 0 });
     this.blowing = false;
   }
 

@@ -18,7 +18,10 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const dir = mkdtempSync(join(tmpdir(), 'rampflow-faults-'));
-  const bundle = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE_PATHS, logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } });
+  const bundle = await bundleWorkflowCode({
+    ...WORKFLOW_BUNDLE_PATHS,
+    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
+  });
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
   project.provide('workflowBundlePath', bundlePath);

@@ -32,7 +32,9 @@ export async function startInProcessWorker(options: {
     workflowBundle: { codePath: inject('workflowBundlePath') },
     shutdownGraceTime: '2 seconds',
     depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
-    ...(options.outcomeUnknownRetryDelayMs !== undefined ? { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs } : {}),
+    ...(options.outcomeUnknownRetryDelayMs !== undefined
+      ? { outcomeUnknownRetryDelayMs: options.outcomeUnknownRetryDelayMs }
+      : {}),
   });
   const running = worker.run();
   return {

@@ -16,11 +16,28 @@ export interface JourneyBatch {
   rampflow: RampflowClient;
 }
 
-export async function startJourneys(options: { connection: Connection; taskQueue: string; prefix: string; count: number; ramps: Ramps; timings: Partial<JourneyTimings> }): Promise<JourneyBatch> {
-  const rampflow = await createRampflowClient({ connection: options.connection, taskQueue: options.taskQueue, payloadKeys: payloadKeysFromEnv() });
+export async function startJourneys(options: {
+  connection: Connection;
+  taskQueue: string;
+  prefix: string;
+  count: number;
+  ramps: Ramps;
+  timings: Partial<JourneyTimings>;
+}): Promise<JourneyBatch> {
+  const rampflow = await createRampflowClient({
+    connection: options.connection,
+    taskQueue: options.taskQueue,
+    payloadKeys: payloadKeysFromEnv(),
+  });
   const externalIds = Array.from({ length: options.count }, (_, index) => `${options.prefix}-${index}`);
   await Promise.all(
-    externalIds.map((externalId) => rampflow.startJourney({ customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' }, ...options.ramps, timings: options.timings })),
+    externalIds.map((externalId) =>
+      rampflow.startJourney({
+        customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
+        ...options.ramps,
+        timings: options.timings,
+      }),
+    ),
   );
   return { externalIds, rampflow };
 }
@@ -51,7 +68,13 @@ export async function activeJourneys(client: Client): Promise<number> {
  * while the money (which needs only the service's whitelist) moves on. Visibility and the service may be unreachable for a while (a case stops them on purpose):
  * such a round counts as not done.
  */
-export async function driveUntilDepositsFinish(options: { client: Client; batch: JourneyBatch; partner: Partner; timeoutMs: number; round?: () => Promise<void> }): Promise<void> {
+export async function driveUntilDepositsFinish(options: {
+  client: Client;
+  batch: JourneyBatch;
+  partner: Partner;
+  timeoutMs: number;
+  round?: () => Promise<void>;
+}): Promise<void> {
   const { client, batch, partner } = options;
   const expected = batch.externalIds.length * 2;
   const deadline = Date.now() + options.timeoutMs;
@@ -60,7 +83,10 @@ export async function driveUntilDepositsFinish(options: { client: Client; batch:
     await partner.playOnce();
     const finished = await finishedDeposits(client).catch(() => 0);
     if (finished >= expected && (await activeJourneys(client).catch(() => 0)) === batch.externalIds.length) return;
-    if (Date.now() > deadline) throw new Error(`the journeys did not finish ${expected} deposits within ${options.timeoutMs / 1000} s:\n${await describeJourneys(client, batch)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the journeys did not finish ${expected} deposits within ${options.timeoutMs / 1000} s:\n${await describeJourneys(client, batch)}`,
+      );
     await pause(500);
   }
 }
@@ -74,7 +100,9 @@ export async function describeJourneys(client: Client, batch: JourneyBatch): Pro
     batch.externalIds.map(async (externalId) => {
       try {
         const state = await batch.rampflow.getJourney(externalId);
-        const deposits = [...state.deposits.open, ...state.deposits.recent].map((deposit) => `${deposit.kind} ${deposit.stage}`).join(', ');
+        const deposits = [...state.deposits.open, ...state.deposits.recent]
+          .map((deposit) => `${deposit.kind} ${deposit.stage}`)
+          .join(', ');
         const retrying = await pendingActivities(client, journeyWorkflowId(externalId));
         return `${externalId}: ${state.stage} (${state.waitingFor})${state.attention ? ` attention: ${state.attention.reason}` : ''} [${deposits}]${retrying}`;
       } catch (error) {
@@ -89,7 +117,9 @@ async function pendingActivities(client: Client, workflowId: string): Promise<st
   const { raw } = await client.workflow.getHandle(workflowId).describe();
   return (raw.pendingActivities ?? [])
     .map((activity) => {
-      const next = activity.nextAttemptScheduleTime?.seconds ? `, next in ${Math.round(Number(activity.nextAttemptScheduleTime.seconds) - Date.now() / 1000)} s` : '';
+      const next = activity.nextAttemptScheduleTime?.seconds
+        ? `, next in ${Math.round(Number(activity.nextAttemptScheduleTime.seconds) - Date.now() / 1000)} s`
+        : '';
       return `\n    retrying ${activity.activityType?.name} (attempt ${activity.attempt}${next}): ${activity.lastFailure?.message ?? 'no failure yet'}`;
     })
     .join('');

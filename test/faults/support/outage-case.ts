@@ -30,7 +30,14 @@ export async function expectNothingLostThroughTwoOutages<T extends FaultTemporal
   const { stack, worker, journeys } = options;
   const random = seededRandom();
   const { client } = stack;
-  const batch = await startJourneys({ connection: stack.connection, taskQueue: stack.taskQueue, prefix: options.prefix, count: journeys, ramps: AUD_RAMPS, timings: FAST_TIMINGS });
+  const batch = await startJourneys({
+    connection: stack.connection,
+    taskQueue: stack.taskQueue,
+    prefix: options.prefix,
+    count: journeys,
+    ramps: AUD_RAMPS,
+    timings: FAST_TIMINGS,
+  });
   const partner = new Partner(stack.service, new Set(batch.externalIds), AUD_RAMPS);
 
   const outages = outageAtOnboardingAndInFlight({ client, journeys, random, outage: () => options.outage(random) });
@@ -38,7 +45,8 @@ export async function expectNothingLostThroughTwoOutages<T extends FaultTemporal
   const struck = await outages;
 
   expect(struck, `seed ${random.seed}`).toHaveLength(2);
-  for (const { at, finishedDeposits } of struck) expect(finishedDeposits, `seed ${random.seed}: the outage at ${at}`).toBeLessThan(journeys * 2);
+  for (const { at, finishedDeposits } of struck)
+    expect(finishedDeposits, `seed ${random.seed}: the outage at ${at}`).toBeLessThan(journeys * 2);
   options.stillRunning?.();
   expect(worker.exited(), worker.output()).toBe(false);
   expect(await findProblems({ client, ramp: stack.service.ramp, batch, partner }), `seed ${random.seed}`).toEqual([]);
@@ -48,12 +56,21 @@ export async function expectNothingLostThroughTwoOutages<T extends FaultTemporal
  * The stack an outage case runs on (the service walking every step by itself, a second each; a worker
  * process that must ride the outages out), started before the file's cases and stopped after them.
  */
-export function outageStackPerFile<T extends FaultTemporal>(startTemporal: () => Promise<T>): { stack: () => FaultStack<T>; worker: () => WorkerProcess } {
+export function outageStackPerFile<T extends FaultTemporal>(
+  startTemporal: () => Promise<T>,
+): { stack: () => FaultStack<T>; worker: () => WorkerProcess } {
   let stack: FaultStack<T> | undefined;
   let worker: WorkerProcess | undefined;
   beforeAll(async () => {
-    stack = await startFaultStack({ autopilot: ONE_SECOND_AUTOPILOT, audWhitelistDelaySeconds: 1, deliveryTickSeconds: 1 }, startTemporal);
-    worker = startWorkerProcess({ temporalAddress: stack.temporal.address, taskQueue: stack.taskQueue, rampBaseUrl: stack.service.sandbox.url });
+    stack = await startFaultStack(
+      { autopilot: ONE_SECOND_AUTOPILOT, audWhitelistDelaySeconds: 1, deliveryTickSeconds: 1 },
+      startTemporal,
+    );
+    worker = startWorkerProcess({
+      temporalAddress: stack.temporal.address,
+      taskQueue: stack.taskQueue,
+      rampBaseUrl: stack.service.sandbox.url,
+    });
     await worker.started;
   });
   afterAll(async () => {

@@ -26,7 +26,9 @@ export async function outageAtOnboardingAndInFlight(options: {
     outages.push({ at, finishedDeposits: await finishedDeposits(client) });
     await options.outage();
   };
-  await until('a journey ACTIVE', async () => ((await activeJourneys(client).catch(() => 0)) >= 1 ? true : undefined), { timeoutMs: 120_000 });
+  await until('a journey ACTIVE', async () => ((await activeJourneys(client).catch(() => 0)) >= 1 ? true : undefined), {
+    timeoutMs: 120_000,
+  });
   await pause(random.next() * 2_000);
   await strike(`onboarding, ${await activeJourneys(client)} journeys ACTIVE`);
   const depositsInFlight = async () => {

@@ -8,7 +8,13 @@
 import { RampError } from '../../../ramp';
 import type { OfframpRequest, OnrampRequest } from '../../../workflows/journey-input';
 import type { TestSandbox } from '../../support/sandbox';
-import { registerTestExits, TEST_AUD_SOURCE, TEST_OFFRAMP, TEST_ONRAMP, TEST_WALLET } from '../../support/test-journeys';
+import {
+  registerTestExits,
+  TEST_AUD_SOURCE,
+  TEST_OFFRAMP,
+  TEST_ONRAMP,
+  TEST_WALLET,
+} from '../../support/test-journeys';
 
 export interface Ramps {
   onramp: OnrampRequest;
@@ -19,7 +25,10 @@ export interface Ramps {
 export const AUD_RAMPS: Ramps = { onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP };
 
 /** A USD onramp needs no whitelist, so events alone can carry the journey: for events-only cases. */
-export const USD_RAMPS: Ramps = { onramp: { currency: 'USD', cryptoAddress: { address: TEST_WALLET, network: 'ETH' } }, offramp: TEST_OFFRAMP };
+export const USD_RAMPS: Ramps = {
+  onramp: { currency: 'USD', cryptoAddress: { address: TEST_WALLET, network: 'ETH' } },
+  offramp: TEST_OFFRAMP,
+};
 
 export const ONRAMP_AMOUNT = '100.00';
 export const OFFRAMP_AMOUNT = '50.000000';
@@ -47,7 +56,11 @@ export class Partner {
    * a whole poll interval for exits registered after KYC.
    */
   async signUp(externalId: string): Promise<void> {
-    const { id } = await this.service.ramp.customers.create({ externalId, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    const { id } = await this.service.ramp.customers.create({
+      externalId,
+      realName: 'Ada Lovelace',
+      email: 'ada@example.com',
+    });
     if (!id) throw new Error(`the service did not say the id of customer ${externalId}`);
     await registerTestExits(this.service.control, id);
     this.exitsRegistered.add(id);
@@ -78,17 +91,42 @@ export class Partner {
     this.deposits.set(customerId, paid);
     const { onramp } = this.ramps;
     if (!paid.onramp) {
-      for await (const account of ramp.virtualAccounts.iterate({ customerId, currency: onramp.currency, pageSize: 100 })) {
+      for await (const account of ramp.virtualAccounts.iterate({
+        customerId,
+        currency: onramp.currency,
+        pageSize: 100,
+      })) {
         if (account.status !== 'VERIFIED' || !(await this.mayPayInto(account.id))) continue;
-        const sender = onramp.audSourceAccount ?? { accountNumber: TEST_AUD_SOURCE.accountNumber, accountName: TEST_AUD_SOURCE.accountName };
-        paid.onramp = (await control.simulateFiatDeposit({ virtualAccountId: account.id, amount: ONRAMP_AMOUNT, currency: onramp.currency, sender })).id;
+        const sender = onramp.audSourceAccount ?? {
+          accountNumber: TEST_AUD_SOURCE.accountNumber,
+          accountName: TEST_AUD_SOURCE.accountName,
+        };
+        paid.onramp = (
+          await control.simulateFiatDeposit({
+            virtualAccountId: account.id,
+            amount: ONRAMP_AMOUNT,
+            currency: onramp.currency,
+            sender,
+          })
+        ).id;
         break;
       }
     }
     if (!paid.offramp) {
-      for await (const address of ramp.depositAddresses.iterate({ customerId, currency: this.ramps.offramp.currency, pageSize: 100 })) {
+      for await (const address of ramp.depositAddresses.iterate({
+        customerId,
+        currency: this.ramps.offramp.currency,
+        pageSize: 100,
+      })) {
         if (address.status !== 'APPROVED') continue;
-        paid.offramp = (await control.simulateCryptoDeposit({ depositAddressId: address.id, amount: OFFRAMP_AMOUNT, currency: this.ramps.offramp.currency, sender: CRYPTO_SENDER })).id;
+        paid.offramp = (
+          await control.simulateCryptoDeposit({
+            depositAddressId: address.id,
+            amount: OFFRAMP_AMOUNT,
+            currency: this.ramps.offramp.currency,
+            sender: CRYPTO_SENDER,
+          })
+        ).id;
         break;
       }
     }
@@ -99,6 +137,11 @@ export class Partner {
     const source = this.ramps.onramp.audSourceAccount;
     if (!source) return true;
     const entries = await this.service.ramp.virtualAccounts.audWhitelist({ virtualAccountId });
-    return entries.some((entry) => entry.bsbNumber === source.bsbNumber && entry.accountNumber === source.accountNumber && entry.accountStatus.toLowerCase() === 'active');
+    return entries.some(
+      (entry) =>
+        entry.bsbNumber === source.bsbNumber &&
+        entry.accountNumber === source.accountNumber &&
+        entry.accountStatus.toLowerCase() === 'active',
+    );
   }
 }

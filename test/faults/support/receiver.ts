@@ -29,7 +29,13 @@ export interface RestartableReceiver {
   stop(): Promise<void>;
 }
 
-export async function startRestartableReceiver(options: { client: Client; taskQueue: string; depositTimings?: Partial<DepositTimings>; eventTimings?: Partial<RampEventTimings>; logger?: pino.Logger }): Promise<RestartableReceiver> {
+export async function startRestartableReceiver(options: {
+  client: Client;
+  taskQueue: string;
+  depositTimings?: Partial<DepositTimings>;
+  eventTimings?: Partial<RampEventTimings>;
+  logger?: pino.Logger;
+}): Promise<RestartableReceiver> {
   const port = await freePort();
   let app: FastifyInstance | undefined;
   const receiver: RestartableReceiver = {

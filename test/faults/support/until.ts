@@ -6,7 +6,11 @@ export const pause = (ms: number): Promise<void> => new Promise((wake) => setTim
  * Calls `probe` until it returns a value (not undefined); fails after `timeoutMs` with `what` and the
  * description of the last state `describe` gives, so a hang says where it stuck.
  */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, options: { timeoutMs: number; intervalMs?: number; describe?: () => Promise<string> | string }): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  options: { timeoutMs: number; intervalMs?: number; describe?: () => Promise<string> | string },
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     const value = await probe();

@@ -19,11 +19,14 @@ export interface Panel {
 /** Every panel's every query, with its panel's title and its refId. */
 export function dashboardExpressions(file = DASHBOARD_FILE): { panel: string; refId: string; expr: string }[] {
   const dashboard = JSON.parse(readFileSync(file, 'utf8')) as { panels: Panel[] };
-  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, refId: target.refId, expr: target.expr })));
+  return dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ panel: panel.title, refId: target.refId, expr: target.expr })),
+  );
 }
 
 /**
  * Grafana's variables, as Grafana fills them in before the query reaches Prometheus: its intervals
  * as `window`. The data source variable is the panels' (not in a query), and there is no other.
  */
-export const withGrafanaVariables = (expr: string, window = '5m'): string => expr.replace(/\$__rate_interval|\$__interval|\$__range/g, window);
+export const withGrafanaVariables = (expr: string, window = '5m'): string =>
+  expr.replace(/\$__rate_interval|\$__interval|\$__range/g, window);

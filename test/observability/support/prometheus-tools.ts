@@ -22,7 +22,8 @@ function which(command: string): string | undefined {
 
 export const PROMTOOL = which('promtool');
 export const PROMETHEUS = which('prometheus');
-export const MISSING_PROMETHEUS = 'Debian\'s prometheus package is not installed (apt-get install -y prometheus; .ci/run does)';
+export const MISSING_PROMETHEUS =
+  "Debian's prometheus package is not installed (apt-get install -y prometheus; .ci/run does)";
 
 export const RULES_DIR = join(PROJECT_ROOT, 'deploy', 'observability', 'prometheus');
 export const RULES_FILE = join(RULES_DIR, 'rules.yml');
@@ -53,7 +54,9 @@ export interface RunningPrometheus {
  * A real Prometheus server on a loopback port with its own storage, scraping `jobs` (job name →
  * host:port targets) every `scrapeInterval` and evaluating `ruleFiles`.
  */
-export async function startPrometheus(options: { jobs?: Record<string, string[]>; ruleFiles?: string[]; scrapeInterval?: string } = {}): Promise<RunningPrometheus> {
+export async function startPrometheus(
+  options: { jobs?: Record<string, string[]>; ruleFiles?: string[]; scrapeInterval?: string } = {},
+): Promise<RunningPrometheus> {
   const { spawn } = await import('node:child_process');
   const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -64,11 +67,23 @@ export async function startPrometheus(options: { jobs?: Record<string, string[]>
   const config = {
     global: { scrape_interval: interval, evaluation_interval: interval },
     rule_files: options.ruleFiles ?? [],
-    scrape_configs: Object.entries(options.jobs ?? {}).map(([job, targets]) => ({ job_name: job, static_configs: [{ targets }] })),
+    scrape_configs: Object.entries(options.jobs ?? {}).map(([job, targets]) => ({
+      job_name: job,
+      static_configs: [{ targets }],
+    })),
   };
   writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
   const port = await freePort();
-  const child = spawn(PROMETHEUS!, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    PROMETHEUS!,
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -76,7 +91,10 @@ export async function startPrometheus(options: { jobs?: Record<string, string[]>
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ready = await fetch(`${url}/-/ready`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${url}/-/ready`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill();
@@ -88,8 +106,16 @@ export async function startPrometheus(options: { jobs?: Record<string, string[]>
     url,
     output: () => output,
     async query(expr) {
-      const response = await fetch(`${url}/api/v1/query`, { method: 'POST', body: new URLSearchParams({ query: expr }) });
-      const body = (await response.json()) as { status: string; error?: string; errorType?: string; data?: { resultType: string; result: unknown } };
+      const response = await fetch(`${url}/api/v1/query`, {
+        method: 'POST',
+        body: new URLSearchParams({ query: expr }),
+      });
+      const body = (await response.json()) as {
+        status: string;
+        error?: string;
+        errorType?: string;
+        data?: { resultType: string; result: unknown };
+      };
       if (body.status !== 'success') throw new Error(`${body.errorType}: ${body.error} in ${expr}`);
       if (body.data!.resultType === 'scalar') return [{ metric: {}, value: body.data!.result as [number, string] }];
       return body.data!.result as { metric: Record<string, string>; value: [number, string] }[];
@@ -103,7 +129,19 @@ export async function startPrometheus(options: { jobs?: Record<string, string[]>
 }
 
 const PROMQL_WORDS = new Set([
-  'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'offset', 'bool', 'inf', 'nan',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'bool',
+  'inf',
+  'nan',
 ]);
 
 /**

@@ -36,20 +36,36 @@ export interface SignedServer {
   close(): Promise<void>;
 }
 
-export function independentCanonical(method: string, headers: IncomingHttpHeaders, target: string, body: Buffer): string {
+export function independentCanonical(
+  method: string,
+  headers: IncomingHttpHeaders,
+  target: string,
+  body: Buffer,
+): string {
   const at = target.indexOf('?');
   const path = at === -1 ? target : target.slice(0, at);
   const query = at === -1 ? '' : target.slice(at + 1);
   const multipart = String(headers['content-type'] ?? '').startsWith('multipart/form-data');
   const bodyHash = body.length === 0 || multipart ? '' : bytesToHex(sha256(body));
-  return [method, String(headers.host), path, query, bodyHash, String(headers['x-timestamp']), String(headers['x-nonce'])].join('\n');
+  return [
+    method,
+    String(headers.host),
+    path,
+    query,
+    bodyHash,
+    String(headers['x-timestamp']),
+    String(headers['x-nonce']),
+  ].join('\n');
 }
 
 export function independentSignature(secret: string, canonical: string): string {
   return bytesToHex(hmac(sha256, utf8ToBytes(secret), utf8ToBytes(canonical)));
 }
 
-export async function startSignedServer(secret: string, handler: (request: ReceivedRequest, index: number) => Reply | Promise<Reply>): Promise<SignedServer> {
+export async function startSignedServer(
+  secret: string,
+  handler: (request: ReceivedRequest, index: number) => Reply | Promise<Reply>,
+): Promise<SignedServer> {
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
@@ -76,7 +92,10 @@ export async function startSignedServer(secret: string, handler: (request: Recei
         if ('destroySocket' in reply) return incoming.socket.destroy();
         if ('neverAnswer' in reply) return;
         const text = reply.text ?? JSON.stringify(reply.json ?? { status: 'SUCCESS', data: null });
-        response.writeHead(reply.status ?? 200, { 'content-type': reply.text === undefined ? 'application/json' : 'text/plain', ...reply.headers });
+        response.writeHead(reply.status ?? 200, {
+          'content-type': reply.text === undefined ? 'application/json' : 'text/plain',
+          ...reply.headers,
+        });
         response.end(text);
       });
     });

@@ -25,7 +25,12 @@ export interface Harness {
 }
 
 export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Harness> {
-  const sandbox = await createSandbox({ partners: [PARTNER_A, PARTNER_B], clock: { startTime: START_TIME, frozen: true }, audWhitelistDelaySeconds: 30, ...options });
+  const sandbox = await createSandbox({
+    partners: [PARTNER_A, PARTNER_B],
+    clock: { startTime: START_TIME, frozen: true },
+    audWhitelistDelaySeconds: 30,
+    ...options,
+  });
   cleanups.push(() => sandbox.close());
   return {
     sandbox,
@@ -47,8 +52,15 @@ export async function subscribe(client: SignedClient, receiver: WebhookReceiver,
 }
 
 /** A customer approved through the simulation endpoint. */
-export async function approvedCustomer(client: SignedClient, externalId = `user-${Math.random().toString(36).slice(2)}`): Promise<string> {
-  const customer = await client.ok('POST', '/customer/create', { realName: 'Ada Lovelace', email: 'ada@example.com', externalId });
+export async function approvedCustomer(
+  client: SignedClient,
+  externalId = `user-${Math.random().toString(36).slice(2)}`,
+): Promise<string> {
+  const customer = await client.ok('POST', '/customer/create', {
+    realName: 'Ada Lovelace',
+    email: 'ada@example.com',
+    externalId,
+  });
   await client.ok('POST', '/sandbox/customer/approve', { id: customer.id });
   return customer.id as string;
 }

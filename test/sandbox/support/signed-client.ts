@@ -38,7 +38,14 @@ export interface TestResponse {
 }
 
 /** The interface's canonical string, written independently of ramp/signing. */
-export function independentCanonical(parts: { method: string; host: string; target: string; bodyHash: string; timestamp: string; nonce: string }): string {
+export function independentCanonical(parts: {
+  method: string;
+  host: string;
+  target: string;
+  bodyHash: string;
+  timestamp: string;
+  nonce: string;
+}): string {
   const queryAt = parts.target.indexOf('?');
   const path = queryAt === -1 ? parts.target : parts.target.slice(0, queryAt);
   const query = queryAt === -1 ? '' : parts.target.slice(queryAt + 1);
@@ -87,24 +94,29 @@ export class SignedClient {
       ...(options.contentType === undefined ? {} : { 'content-type': options.contentType }),
       ...options.headers,
     };
-    const sent = Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const sent = Object.fromEntries(
+      Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
     const url = new URL(this.baseUrl);
     return new Promise((resolve, reject) => {
-      const request = httpRequest({ host: url.hostname, port: url.port, method: options.method, path: options.target, headers: sent }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
-        });
-        response.on('error', reject);
-      });
+      const request = httpRequest(
+        { host: url.hostname, port: url.port, method: options.method, path: options.target, headers: sent },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let json: unknown;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+          });
+          response.on('error', reject);
+        },
+      );
       request.on('error', reject);
       if (options.body !== undefined) request.write(options.body);
       request.end();

@@ -19,7 +19,10 @@ export class TestWallet {
     private readonly privateKey: Uint8Array = secp256k1.utils.randomPrivateKey(),
   ) {
     const accountId = keccak_256(secp256k1.getPublicKey(this.privateKey, false).slice(1)).slice(-20);
-    this.address = network === 'ETH' ? `0x${bytesToHex(accountId)}` : createBase58check(sha256).encode(new Uint8Array([0x41, ...accountId]));
+    this.address =
+      network === 'ETH'
+        ? `0x${bytesToHex(accountId)}`
+        : createBase58check(sha256).encode(new Uint8Array([0x41, ...accountId]));
   }
 
   signPersonalMessage(message: string): string {

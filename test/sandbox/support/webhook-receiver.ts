@@ -32,7 +32,11 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        this.received.push({ path: request.url ?? '', contentType: request.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        this.received.push({
+          path: request.url ?? '',
+          contentType: request.headers['content-type'],
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        });
         const answer = this.script.shift() ?? this.fallback;
         const reply = (): void => {
           if (response.destroyed) return;

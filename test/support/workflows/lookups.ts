@@ -12,5 +12,8 @@ export async function lookUpOnramp(setup: OnrampSetup): Promise<{ flowId: string
 
 /** As a confirmed deposit looks for its trade (workflows/deposit.ts). */
 export async function lookUpTrade(lookup: { depositId: string; customerId: string }): Promise<string | null> {
-  return (await act.findTradeForDeposit.executeWithOptions(listSearchOptions('look for the deposit\'s trade'), [lookup]))?.id ?? null;
+  return (
+    (await act.findTradeForDeposit.executeWithOptions(listSearchOptions("look for the deposit's trade"), [lookup]))
+      ?.id ?? null
+  );
 }

@@ -20,7 +20,13 @@ export async function partnerEventBurst({ externalId, count }: PartnerEventBurst
   let finish = false;
   setHandler(finishSignal, () => void (finish = true));
   const outbox = new PartnerEventOutbox({ externalId });
-  for (let index = 1; index <= count; index += 1) outbox.emit('deposit.received', { depositId: `dep-${index}`, kind: 'ONRAMP', amount: `${index}.00`, currency: 'AUD' });
+  for (let index = 1; index <= count; index += 1)
+    outbox.emit('deposit.received', {
+      depositId: `dep-${index}`,
+      kind: 'ONRAMP',
+      amount: `${index}.00`,
+      currency: 'AUD',
+    });
   await condition(() => finish);
   await outbox.drained();
   return count;

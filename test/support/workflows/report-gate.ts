@@ -25,7 +25,8 @@ export async function reportGate(): Promise<void> {
     },
     {
       validator: (reports: DepositReport[]) => {
-        if (!open && reports.some((report) => report.progress.summary.stage === 'COMPLETED')) throw new Error(HANDING_OVER);
+        if (!open && reports.some((report) => report.progress.summary.stage === 'COMPLETED'))
+          throw new Error(HANDING_OVER);
       },
     },
   );

@@ -8,8 +8,17 @@ import { DEPOSIT_RETUNES, JOURNEY_RETUNES } from '../../../workflows/timings';
 
 JOURNEY_RETUNES.push({
   patchId: 'test-retune-every-journey-default',
-  defaults: { pollIntervalSeconds: 1, pollBackoffCapSeconds: 1, kycDeadlineSeconds: 1, accountsDeadlineSeconds: 1, maxHistoryEvents: 20 },
+  defaults: {
+    pollIntervalSeconds: 1,
+    pollBackoffCapSeconds: 1,
+    kycDeadlineSeconds: 1,
+    accountsDeadlineSeconds: 1,
+    maxHistoryEvents: 20,
+  },
 });
-DEPOSIT_RETUNES.push({ patchId: 'test-retune-every-deposit-default', defaults: { pollIntervalSeconds: 1, pollBackoffCapSeconds: 1, stepDeadlineSeconds: 1 } });
+DEPOSIT_RETUNES.push({
+  patchId: 'test-retune-every-deposit-default',
+  defaults: { pollIntervalSeconds: 1, pollBackoffCapSeconds: 1, stepDeadlineSeconds: 1 },
+});
 
 export * from '../../../workflows';

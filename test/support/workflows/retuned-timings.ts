@@ -7,7 +7,13 @@
 import { DEPOSIT_RETUNES, JOURNEY_RETUNES } from '../../../workflows/timings';
 
 // Only workflows may be exported from a bundle's entry, so the tests spell these change-ids themselves.
-JOURNEY_RETUNES.push({ patchId: 'test-retune-journey-polls-2s', defaults: { pollIntervalSeconds: 2, pollBackoffCapSeconds: 2, maxHistoryEvents: 150 } });
-DEPOSIT_RETUNES.push({ patchId: 'test-retune-deposit-polls-2s', defaults: { pollIntervalSeconds: 2, pollBackoffCapSeconds: 2 } });
+JOURNEY_RETUNES.push({
+  patchId: 'test-retune-journey-polls-2s',
+  defaults: { pollIntervalSeconds: 2, pollBackoffCapSeconds: 2, maxHistoryEvents: 150 },
+});
+DEPOSIT_RETUNES.push({
+  patchId: 'test-retune-deposit-polls-2s',
+  defaults: { pollIntervalSeconds: 2, pollBackoffCapSeconds: 2 },
+});
 
 export * from '../../../workflows';

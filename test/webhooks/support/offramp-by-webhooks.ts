@@ -29,16 +29,28 @@ export interface OfframpByWebhooks {
 }
 
 /** `depositTimings`: the same as the harness's worker was given, for the deposits the receiver starts. */
-export async function startOfframpByWebhooks(h: JourneyHarness, depositTimings: Partial<DepositTimings>): Promise<OfframpByWebhooks> {
+export async function startOfframpByWebhooks(
+  h: JourneyHarness,
+  depositTimings: Partial<DepositTimings>,
+): Promise<OfframpByWebhooks> {
   const receiver = await startReceiver({ client: h.client, taskQueue: h.taskQueue, depositTimings });
   await registerWebhooks(h.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: h.sandbox.url });
   const deliver = () => h.sandbox.clock.advance(60);
   const journey = await h.startJourney({ offramp: OFFRAMP, timings: EVENTS_ONLY });
   const kyc = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_KYC');
-  await h.control.registerBankAccount({ customerId: kyc.customer.id!, currency: 'AUD', bankName: 'Test Bank', accountNo: BANK_ACCOUNT_NO, swift: 'TESTAU2S' });
+  await h.control.registerBankAccount({
+    customerId: kyc.customer.id!,
+    currency: 'AUD',
+    bankName: 'Test Bank',
+    accountNo: BANK_ACCOUNT_NO,
+    swift: 'TESTAU2S',
+  });
   await h.control.approveCustomer(kyc.customer.id!);
   await deliver();
-  const accounts = await h.waitForJourney(journey, (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress);
+  const accounts = await h.waitForJourney(
+    journey,
+    (s) => s.stage === 'AWAITING_ACCOUNTS' && !!s.offramp?.depositAddress,
+  );
   const depositAddressId = accounts.offramp!.depositAddress!.id;
   await h.control.approveDepositAddress(depositAddressId);
   await deliver();
@@ -50,14 +62,20 @@ export async function startOfframpByWebhooks(h: JourneyHarness, depositTimings: 
     depositAddressId,
     deliver,
     async pay(amount) {
-      const deposit = await h.control.simulateCryptoDeposit({ depositAddressId, amount, currency: 'USDT', sender: SENDER });
+      const deposit = await h.control.simulateCryptoDeposit({
+        depositAddressId,
+        amount,
+        currency: 'USDT',
+        sender: SENDER,
+      });
       await h.control.confirmDeposit(deposit.id);
       return deposit.id;
     },
     async tradeOf(depositId) {
       for await (const item of h.ramp.trades.iterate({ pageSize: 100 })) {
         const trade = await h.ramp.trades.detail({ id: item.id });
-        if (trade.deposit.id === depositId) return { id: trade.id, ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}) };
+        if (trade.deposit.id === depositId)
+          return { id: trade.id, ...(typeof trade.paymentId === 'string' ? { paymentId: trade.paymentId } : {}) };
       }
       throw new Error(`no trade for deposit ${depositId}`);
     },

@@ -17,7 +17,12 @@ import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 export const TEST_TOKEN = 'test-webhook-token-0123456789abcdef';
 
 /** Production waits an hour for a target; tests a few seconds. */
-export const FAST_EVENT_TIMINGS = { targetWaitSeconds: 30, firstRetrySeconds: 0.5, maxRetrySeconds: 2, notFoundGraceSeconds: 1 };
+export const FAST_EVENT_TIMINGS = {
+  targetWaitSeconds: 30,
+  firstRetrySeconds: 0.5,
+  maxRetrySeconds: 2,
+  notFoundGraceSeconds: 1,
+};
 
 export interface TestReceiver {
   /** Base URL, e.g. http://127.0.0.1:40123 */
@@ -25,14 +30,27 @@ export interface TestReceiver {
   /** The URL the service delivers to. */
   webhookUrl: string;
   metrics: WebhookMetrics;
-  post(body: unknown, options?: { path?: string; contentType?: string | null; raw?: string | Buffer }): Promise<{ status: number; body: string }>;
+  post(
+    body: unknown,
+    options?: { path?: string; contentType?: string | null; raw?: string | Buffer },
+  ): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(options: Omit<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'> & Partial<Pick<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'>>): Promise<TestReceiver> {
+export async function startReceiver(
+  options: Omit<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'> &
+    Partial<Pick<WebhookServerOptions, 'token' | 'allowedIps' | 'logger'>>,
+): Promise<TestReceiver> {
   const token = options.token ?? TEST_TOKEN;
   // Deposits the receiver starts get the same timings as those the test worker starts (journey harness).
-  const { app, metrics } = buildWebhookServer({ allowedIps: [], eventTimings: FAST_EVENT_TIMINGS, depositTimings: FAST_DEPOSIT_TIMINGS, logger: pino({ level: 'silent' }), ...options, token });
+  const { app, metrics } = buildWebhookServer({
+    allowedIps: [],
+    eventTimings: FAST_EVENT_TIMINGS,
+    depositTimings: FAST_DEPOSIT_TIMINGS,
+    logger: pino({ level: 'silent' }),
+    ...options,
+    token,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const webhookUrl = `${url}/webhooks/ramp/${token}`;
@@ -68,11 +86,15 @@ export async function workflowExists(client: Client, workflowId: string): Promis
 export async function signalsReceived(handle: WorkflowHandle): Promise<{ name: string; key?: string }[]> {
   const history = await handle.fetchHistory();
   const codec = new EncryptionCodec(payloadKeysFromEnv());
-  const signals = (history.events ?? []).map((event) => event.workflowExecutionSignaledEventAttributes).filter((attributes) => attributes != null);
+  const signals = (history.events ?? [])
+    .map((event) => event.workflowExecutionSignaledEventAttributes)
+    .filter((attributes) => attributes != null);
   return Promise.all(
     signals.map(async (attributes) => {
       const [sealed] = attributes.input?.payloads ?? [];
-      const decoded = sealed ? defaultPayloadConverter.fromPayload<{ key?: string }>((await codec.decode([sealed]))[0]!) : {};
+      const decoded = sealed
+        ? defaultPayloadConverter.fromPayload<{ key?: string }>((await codec.decode([sealed]))[0]!)
+        : {};
       return { name: attributes.signalName ?? '', ...(decoded.key ? { key: decoded.key } : {}) };
     }),
   );
@@ -88,14 +110,23 @@ export async function depositReportsTaken(handle: WorkflowHandle): Promise<strin
   const batches = await Promise.all(
     accepted.map(async (input) => {
       const [sealed] = input?.args?.payloads ?? [];
-      return sealed ? defaultPayloadConverter.fromPayload<{ key: string }[]>((await codec.decode([sealed]))[0]!).map((report) => report.key) : [];
+      return sealed
+        ? defaultPayloadConverter
+            .fromPayload<{ key: string }[]>((await codec.decode([sealed]))[0]!)
+            .map((report) => report.key)
+        : [];
     }),
   );
   return batches.flat();
 }
 
 /** Polls `probe` until it returns a value `accept` holds for; fails with the last value after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -110,14 +141,19 @@ const DeliveryLogSchema = z.array(
     event: z.string(),
     payloadId: z.string(),
     status: z.enum(['PENDING', 'DELIVERED', 'FAILED']),
-    attempts: z.array(z.looseObject({ trigger: z.string(), time: z.string(), outcome: z.string(), httpStatus: z.number().nullable() })),
+    attempts: z.array(
+      z.looseObject({ trigger: z.string(), time: z.string(), outcome: z.string(), httpStatus: z.number().nullable() }),
+    ),
   }),
 );
 export type DeliveryLog = z.infer<typeof DeliveryLogSchema>;
 
 /** The sandbox's log of deliveries of one record's events (GET /sandbox/deliveries). */
 export function deliveriesOf(ramp: RampClient, payloadId: string): Promise<DeliveryLog> {
-  return ramp.http.request({ method: 'GET', path: '/sandbox/deliveries', query: `payloadId=${encodeURIComponent(payloadId)}` }, DeliveryLogSchema);
+  return ramp.http.request(
+    { method: 'GET', path: '/sandbox/deliveries', query: `payloadId=${encodeURIComponent(payloadId)}` },
+    DeliveryLogSchema,
+  );
 }
 
 /** The sandbox's log of every delivery to the partner, oldest first. */
