@@ -195,11 +195,15 @@ describe('the partner API', () => {
       });
     }
     try {
-      let first = await call('GET', `/journeys/${externalId}/deposits?pageSize=2`);
-      for (let attempt = 0; attempt < 100 && (first.body.deposits as unknown[]).length < 2; attempt++) {
+      // Visibility is eventually consistent: page only once it lists all three.
+      const all = () => call('GET', `/journeys/${externalId}/deposits?pageSize=10`);
+      let listed = await all();
+      for (let attempt = 0; attempt < 300 && (listed.body.deposits as unknown[]).length < 3; attempt++) {
         await new Promise((wake) => setTimeout(wake, 100));
-        first = await call('GET', `/journeys/${externalId}/deposits?pageSize=2`);
+        listed = await all();
       }
+      expect(listed.body.deposits).toHaveLength(3);
+      const first = await call('GET', `/journeys/${externalId}/deposits?pageSize=2`);
       expect(first.status).toBe(200);
       expect(first.body.deposits).toHaveLength(2);
       expect(first.body.nextPageToken).toEqual(expect.any(String));
