@@ -4,8 +4,9 @@
  * partner registers its exit accounts, and it pays in once each way as soon as its journey shows the
  * accounts usable. The service confirms, rejects or holds the onramp deposit (the customer then sends
  * its document through the client library), refunds a deposit before its trade or after its payout,
- * and settles or fails a payout, or refuses it for a short balance (an operator then retries or
- * cancels it: chaos/operator.ts); one customer closes and returns. Everything the service does goes
+ * fails an offramp deposit's payout to the customer's bank (an operator then retries the parked
+ * deposit and cancels it), and settles or fails a payout, or refuses it for a short balance (an
+ * operator then retries or cancels it: chaos/operator.ts); one customer closes and returns. Everything the service does goes
  * through the sandbox's own tools (not the partner ramp API), so the service's request log holds
  * rampflow's calls only; what the customer knows of its journey and payout it reads from Temporal.
  * Each step is tried again on the next round when it fails (Temporal or a worker may be down): the
@@ -22,7 +23,14 @@ import { OFFRAMP_AMOUNT, ONRAMP_AMOUNT, USD_RAMPS } from '../test/faults/support
 import type { SandboxControl } from '../test/support/sandbox';
 import { registerTestExits } from '../test/support/test-journeys';
 import type { PayoutState } from '../workflows/payout-messages';
-import { operatorCancelsPayout, operatorRetriesPayout, operatorRetriesRefusedPayouts } from './operator';
+import {
+  operatorCancelsDeposit,
+  operatorCancelsFailedPayoutDeposits,
+  operatorCancelsPayout,
+  operatorRetriesDeposit,
+  operatorRetriesPayout,
+  operatorRetriesRefusedPayouts,
+} from './operator';
 import type { ChaosPartnerApi } from './partner-api';
 import type { CustomerPlan } from './schedule';
 import { JOURNEY_TIMINGS } from './stack';
@@ -69,6 +77,12 @@ export interface CustomerProgress {
   paymentFailed: boolean;
   /** The operator's retry or cancel of the parked payout went through (at least once). */
   operatorActed: boolean;
+  /** The service failed the offramp deposit's payout (the FAILED offramp plan; false when it was paid first). */
+  offrampPaymentFailed: boolean;
+  /** The park of the offramp deposit (its `since`) the operator retried: the next park is cancelled. */
+  depositRetriedAt?: string;
+  /** The offramp deposit's workflow was seen ended (cancelled by the operator, singly or in another's bulk cancel, or paid): nothing more to do. */
+  offrampDepositEnded: boolean;
   /** The park (its `since`) the balance was topped up for: once a park, whatever retries it. */
   toppedUpFor?: string;
   /** The payout's last state read. */
@@ -110,6 +124,8 @@ export class Customers {
       payoutStarted: false,
       paymentFailed: false,
       operatorActed: false,
+      offrampPaymentFailed: false,
+      offrampDepositEnded: false,
       missedMoves: [],
       closed: false,
       removed: false,
@@ -216,6 +232,8 @@ export class Customers {
       );
       customer.refunded = true;
     }
+    if (plan.offrampPayment === 'FAILED' && customer.offrampDepositId)
+      await this.failOfframpPayment(customer, customer.offrampDepositId);
     if (plan.payout !== 'NONE' && state.offramp?.bankAccountId)
       await this.payout(customer, state.offramp.bankAccountId);
     if (plan.closesAndReturns && !customer.closed && bothDepositsEnded(customer, state)) {
@@ -251,6 +269,39 @@ export class Customers {
       );
     }
     customer.onrampSteered = true;
+  }
+
+  /**
+   * The offramp deposit's payout, failed by the service while pending (the customer's bank refused it),
+   * then the operator's two moves on the deposit that parks PaymentFailed: a retry (it reads the payment
+   * again, still failed, and parks again), then a cancel, singly or in bulk. What the customer knows of
+   * the deposit (its payment, its park) it reads from the deposit's workflow.
+   */
+  private async failOfframpPayment(customer: CustomerProgress, depositId: string): Promise<void> {
+    if (customer.offrampDepositEnded || customer.missedMoves.some((move) => move.startsWith('fail the offramp')))
+      return;
+    const deposit = await this.rampflow.getDeposit(depositId);
+    if (DEPOSIT_ENDED.has(deposit.stage)) {
+      customer.offrampDepositEnded = true;
+      return;
+    }
+    if (!customer.offrampPaymentFailed) {
+      if (!deposit.paymentId) return;
+      customer.offrampPaymentFailed = await this.serviceMoves(customer, "fail the offramp deposit's payout", () =>
+        this.control.failPayment(deposit.paymentId!, "chaos: the customer's bank refused the payout"),
+      );
+      return;
+    }
+    if (deposit.stage !== 'NEEDS_ATTENTION' || deposit.attention?.errorType !== 'PaymentFailed') return;
+    if (customer.depositRetriedAt === undefined) {
+      await operatorRetriesDeposit(this.operatorEnv(), depositId);
+      customer.depositRetriedAt = deposit.attention.since;
+      return;
+    }
+    // The park after the retry: the payment is still failed.
+    if (deposit.attention.since === customer.depositRetriedAt) return;
+    if (customer.plan.depositCancelledInBulk) await operatorCancelsFailedPayoutDeposits(this.operatorEnv());
+    else await operatorCancelsDeposit(this.operatorEnv(), depositId);
   }
 
   /** Payout steps: start it, fail its payment, have the operator act on its park, follow it to its end. */

@@ -46,3 +46,26 @@ export const operatorCancelsPayout = (env: NodeJS.ProcessEnv, reference: string)
 /** `rampflow partner-events enable <name>`: once the partner's endpoint that answered 410 Gone accepts again. */
 export const operatorEnablesEndpoint = (env: NodeJS.ProcessEnv, name: string): Promise<void> =>
   rampflow(env, ['partner-events', 'enable', name]);
+
+/** `rampflow deposit retry <depositId>`: the deposit reads its payout again (and parks again while it stays failed). */
+export const operatorRetriesDeposit = (env: NodeJS.ProcessEnv, depositId: string): Promise<void> =>
+  rampflow(env, ['deposit', 'retry', depositId]);
+
+/** `rampflow deposit cancel <depositId>`: a payout the service failed, settled with the customer by hand. */
+export const operatorCancelsDeposit = (env: NodeJS.ProcessEnv, depositId: string): Promise<void> =>
+  rampflow(env, ['deposit', 'cancel', depositId, '--reason', 'chaos: the payout failed; refunded by hand']);
+
+/**
+ * `rampflow deposit cancel --all --error-type PaymentFailed` (docs/operating/bulk-actions.md): every
+ * deposit parked on a failed payout at this moment, another customer's too.
+ */
+export const operatorCancelsFailedPayoutDeposits = (env: NodeJS.ProcessEnv): Promise<void> =>
+  rampflow(env, [
+    'deposit',
+    'cancel',
+    '--all',
+    '--error-type',
+    'PaymentFailed',
+    '--reason',
+    'chaos: the payout failed; refunded by hand',
+  ]);

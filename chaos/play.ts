@@ -244,6 +244,15 @@ async function playWith(
   print(
     `the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} lost for good`,
   );
+  const failedPayments = customers.progress.filter((customer) => customer.plan.offrampPayment === 'FAILED');
+  if (failedPayments.length > 0) {
+    const failed = failedPayments.filter((customer) => customer.offrampPaymentFailed);
+    const retried = failed.filter((customer) => customer.depositRetriedAt !== undefined);
+    const ended = failed.filter((customer) => customer.offrampDepositEnded);
+    print(
+      `offramp payouts the service was to fail: ${failedPayments.length}; failed ${failed.length} (the rest paid first); their deposits retried by the operator ${retried.length}, ended (cancelled) ${ended.length}`,
+    );
+  }
   for (const window of faults.endpointGone) {
     const missed = missedWhileGone(record.eventStore.storedBefore, record.endpoint.accepted, [window]);
     const before = missed.filter((event) => Date.parse(event.timestamp) < window.from).length;

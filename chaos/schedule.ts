@@ -54,11 +54,22 @@ export interface CustomerPlan {
    */
   retriedInBulk: boolean;
   /**
+   * What the service does with the offramp deposit's payout to the customer's bank: pays it, or fails
+   * it while it is pending (the deposit then parks PaymentFailed; the operator retries it once, which
+   * parks it again, then cancels it: singly, or with `rampflow deposit cancel --all --error-type
+   * PaymentFailed` when `depositCancelledInBulk`). Approved customers only, and not with a refund after
+   * the payout (a payout that failed never completes, so there is nothing to refund after it).
+   */
+  offrampPayment: OfframpPayment;
+  depositCancelledInBulk: boolean;
+  /**
    * Approved customers only: once both deposits ended, the customer is closed, its journey removed as
    * retention would (`temporal workflow delete`), and it signs up again under the same externalId.
    */
   closesAndReturns: boolean;
 }
+
+export type OfframpPayment = 'PAID' | 'FAILED';
 
 export type ServiceFaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET';
 
@@ -127,6 +138,8 @@ export interface Schedule extends ChaosOptions {
 export const MAX_WORKERS = 3;
 /** The share of refused-then-retried payouts the operator resumes with the bulk command. */
 const BULK_RETRY_SHARE = 0.5;
+/** The share of approved customers (without a refund after the payout) whose offramp payout the service fails. */
+const FAILED_OFFRAMP_PAYMENT_SHARE = 0.3;
 /** Faults a minute of play, on average. */
 const FAULTS_PER_MINUTE = 4;
 const FORGED_PER_SECOND = 20;
@@ -192,6 +205,8 @@ export function drawSchedule(options: ChaosOptions): Schedule {
       refund,
       payout,
       retriedInBulk: false,
+      offrampPayment: 'PAID',
+      depositCancelledInBulk: false,
       closesAndReturns: false,
     };
   });
@@ -206,6 +221,15 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   const nextBulk = mulberry32(options.seed ^ 0xb01c);
   for (const plan of customerPlans)
     if (plan.payout === 'REFUSED_THEN_RETRIED') plan.retriedInBulk = nextBulk() < BULK_RETRY_SHARE;
+  // Which offramp deposits' payouts the service fails: from a stream of its own too.
+  const nextPayment = mulberry32(options.seed ^ 0xfa11);
+  for (const plan of customerPlans) {
+    if (plan.kyc !== 'APPROVED' || plan.refund === 'OFFRAMP_AFTER_PAYOUT') continue;
+    if (nextPayment() < FAILED_OFFRAMP_PAYMENT_SHARE) {
+      plan.offrampPayment = 'FAILED';
+      plan.depositCancelledInBulk = nextPayment() < BULK_RETRY_SHARE;
+    }
+  }
 
   const faults: Fault[] = [];
   const count = Math.max(3, Math.round(options.minutes * FAULTS_PER_MINUTE));
@@ -328,7 +352,7 @@ export function describeSchedule(schedule: Schedule): string[] {
     (plan) =>
       `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}, KYC ${plan.kyc}` +
       (plan.kyc === 'APPROVED'
-        ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}${plan.retriedInBulk ? ' (in bulk)' : ''}`
+        ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}${plan.retriedInBulk ? ' (in bulk)' : ''}${plan.offrampPayment === 'FAILED' ? `, offramp payment FAILED (deposit cancelled ${plan.depositCancelledInBulk ? 'in bulk' : 'singly'})` : ''}`
         : '') +
       `${plan.closesAndReturns ? ', closed, removed and signed up again' : ''}`,
   );

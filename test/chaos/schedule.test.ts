@@ -73,6 +73,17 @@ describe('the chaos schedule', () => {
     expect(new Set(approved.map((plan) => plan.payout))).toEqual(
       new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']),
     );
+    // Some offramp payouts fail at the service (never with a refund after the payout), their deposits
+    // then cancelled by the operator singly or in bulk.
+    const failedPayments = approved.filter((plan) => plan.offrampPayment === 'FAILED');
+    expect(new Set(failedPayments.map((plan) => plan.depositCancelledInBulk))).toEqual(new Set([true, false]));
+    expect(failedPayments.every((plan) => plan.refund !== 'OFFRAMP_AFTER_PAYOUT')).toBe(true);
+    expect(plans.filter((plan) => plan.offrampPayment === 'FAILED').every((plan) => plan.kyc === 'APPROVED')).toBe(
+      true,
+    );
+    expect(plans.filter((plan) => plan.depositCancelledInBulk).every((plan) => plan.offrampPayment === 'FAILED')).toBe(
+      true,
+    );
     // The operator resumes some refused payouts with the bulk command, others one by one; nothing else in bulk.
     expect(
       new Set(plans.filter((plan) => plan.payout === 'REFUSED_THEN_RETRIED').map((plan) => plan.retriedInBulk)),
