@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES, LEGACY_EVENT_NAMES } from '../../ramp/events';
+import { DEFAULT_RECEIVER_BUDGET } from '../../webhooks/receiver-budget';
 import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
 import { allDeliveries, signalsReceived } from '../webhooks/support/receiver';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
@@ -21,6 +22,19 @@ import { Partner, USD_RAMPS } from './support/partner';
 
 const JOURNEYS = 20;
 
+/**
+ * Production's receiver budget for each copy: the service here sends every event four times, within
+ * seconds of real time (each round is a minute of the sandbox's clock), so production's rates, met by
+ * one copy of each, would answer 429 to the copies of a fast run: those wait out the service's
+ * 10-minute retry, and the case is about applying copies once, not about the budget (its own cases:
+ * test/webhooks/receiver-budget.test.ts and the leaked-token fault case).
+ */
+const FOUR_COPIES_BUDGET = {
+  source: { perSecond: 4 * DEFAULT_RECEIVER_BUDGET.source.perSecond, burst: 4 * DEFAULT_RECEIVER_BUDGET.source.burst },
+  target: { perSecond: 4 * DEFAULT_RECEIVER_BUDGET.target.perSecond, burst: 4 * DEFAULT_RECEIVER_BUDGET.target.burst },
+  starts: { perSecond: 4 * DEFAULT_RECEIVER_BUDGET.starts.perSecond, burst: 4 * DEFAULT_RECEIVER_BUDGET.starts.burst },
+};
+
 let stack: FaultStack;
 let worker: InProcessWorker | undefined;
 
@@ -29,6 +43,9 @@ beforeAll(async () => {
     { clock: { frozen: true }, autopilot: ONE_SECOND_AUTOPILOT, duplicateDeliveries: true, outOfOrderDeliveries: true },
     startTemporalOnFile,
     EVENTS_ONLY_DEPOSIT_TIMINGS,
+    undefined,
+    undefined,
+    FOUR_COPIES_BUDGET,
   );
   await stack.service.ramp.subscribedEvents.set([...EVENT_NAMES, ...Object.keys(LEGACY_EVENT_NAMES)]);
   worker = await startInProcessWorker({

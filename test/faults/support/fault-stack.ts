@@ -13,6 +13,7 @@ import type { DepositTimings } from '../../../workflows/deposit-input';
 import type { RampEventTimings } from '../../../workflows/ramp-event-types';
 import { registerWebhooks } from '../../../webhooks/registration';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox';
+import type { ReceiverBudgetOptions } from '../../../webhooks/receiver-budget';
 import { startRestartableReceiver, type RestartableReceiver } from './receiver';
 import { startTemporalOnFile, type TemporalOnFile } from './temporal-on-file';
 
@@ -46,6 +47,7 @@ export async function startFaultStack<T extends FaultTemporal>(
   receiverDepositTimings?: Partial<DepositTimings>,
   receiverEventTimings?: Partial<RampEventTimings>,
   receiverLogger?: Logger,
+  receiverBudget?: Partial<ReceiverBudgetOptions>,
 ): Promise<FaultStack<T>>;
 export async function startFaultStack(
   sandboxOptions: Partial<SandboxOptions>,
@@ -53,6 +55,7 @@ export async function startFaultStack(
   receiverDepositTimings?: Partial<DepositTimings>,
   receiverEventTimings?: Partial<RampEventTimings>,
   receiverLogger?: Logger,
+  receiverBudget?: Partial<ReceiverBudgetOptions>,
 ): Promise<FaultStack<FaultTemporal>> {
   const temporal = await startTemporal();
   const service = await startTestSandbox(sandboxOptions);
@@ -65,6 +68,7 @@ export async function startFaultStack(
     ...(receiverDepositTimings ? { depositTimings: receiverDepositTimings } : {}),
     ...(receiverEventTimings ? { eventTimings: receiverEventTimings } : {}),
     ...(receiverLogger ? { logger: receiverLogger } : {}),
+    ...(receiverBudget ? { budget: receiverBudget } : {}),
   });
   await registerWebhooks(service.ramp, { callbackUrl: receiver.webhookUrl, rampBaseUrl: service.sandbox.url });
   return {

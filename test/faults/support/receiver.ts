@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { freePort } from '../../../dev/ports';
+import type { ReceiverBudgetOptions } from '../../../webhooks/receiver-budget';
 import { buildWebhookServer } from '../../../webhooks/server';
 import type { DepositTimings } from '../../../workflows/deposit-input';
 import type { RampEventTimings } from '../../../workflows/ramp-event-types';
@@ -35,6 +36,8 @@ export async function startRestartableReceiver(options: {
   depositTimings?: Partial<DepositTimings>;
   eventTimings?: Partial<RampEventTimings>;
   logger?: pino.Logger;
+  /** Over production's budget (webhooks/receiver-budget.ts), for a case whose service multiplies its deliveries. */
+  budget?: Partial<ReceiverBudgetOptions>;
 }): Promise<RestartableReceiver> {
   const port = await freePort();
   let app: FastifyInstance | undefined;
@@ -53,6 +56,7 @@ export async function startRestartableReceiver(options: {
         eventTimings: { ...EVENT_TIMINGS, ...options.eventTimings },
         // Deposits it starts directly get the timings the case's worker gives those it starts.
         depositTimings: options.depositTimings ?? FAST_DEPOSIT_TIMINGS,
+        ...(options.budget ? { budget: options.budget } : {}),
       }).app;
       await built.listen({ host: '127.0.0.1', port });
       app = built;
