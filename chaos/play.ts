@@ -3,6 +3,8 @@
  * at its time, the forger all along), lets everything settle under a bound, checks the invariants and
  * closes the stack. What it prints goes to `print`; the caller decides what a failure does.
  */
+import type { Client } from '@temporalio/client';
+import { RampStage } from '../observability/search-attributes';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { payloadKeysFromEnv } from '../codec';
 import { LOST_ATTEMPT_ERROR } from '../sandbox/events/deliveries';
@@ -236,6 +238,7 @@ async function playWith(
     workersBetween: (from, to) => workers.mostBetween(from, to),
   };
   const rows = await checkInvariants(record);
+  await printParked(client, print);
   const deliveries = await service.control.deliveries();
   const webhookAttemptsLost = deliveries
     .flatMap((delivery) => delivery.attempts)
@@ -426,4 +429,21 @@ class FaultPlayer {
         return;
     }
   }
+}
+
+/** What the run leaves parked for an operator: the first lines, and how many in all (forged deliveries park too). */
+const PARKED_AT_THE_END = "ExecutionStatus = 'Running' AND RampStage IN ('NEEDS_ATTENTION', 'EVENT_UNROUTED')";
+const PARKED_LINES = 10;
+
+async function printParked(client: Client, print: (line: string) => void): Promise<void> {
+  let count = 0;
+  for await (const execution of client.workflow.list({ query: PARKED_AT_THE_END })) {
+    count += 1;
+    if (count <= PARKED_LINES)
+      print(
+        `parked at the end: ${execution.type} ${execution.workflowId} ${execution.typedSearchAttributes.get(RampStage) ?? ''}`,
+      );
+  }
+  if (count === 0) print('parked at the end: none');
+  if (count > PARKED_LINES) print(`parked at the end: ... and ${count - PARKED_LINES} more`);
 }
