@@ -10,7 +10,7 @@ import { payloadKeysFromEnv } from '../codec';
 import { LOST_ATTEMPT_ERROR } from '../sandbox/events/deliveries';
 import { mulberry32 } from '../test/faults/support/random';
 import { Customers, customerAtRest, describeCustomer, type CustomerProgress } from './customers';
-import { Forger } from './forger';
+import { FORGER_ADDRESS, Forger } from './forger';
 import { checkInvariants, missedWhileGone, type GoneWindow, type InvariantRow, type RunRecord } from './invariants';
 import { operatorEnablesEndpoint } from './operator';
 import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
@@ -246,6 +246,17 @@ async function playWith(
   const webhooksLostForGood = deliveries.filter((delivery) => delivery.status === 'FAILED').length;
   print(
     `the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} lost for good`,
+  );
+  // The receiver's answers to the service itself (not the forger): a 429 or 503 leaves that delivery to
+  // the service's retry, minutes later, or to the workflows' polls and reconciliation.
+  const answers = new Map<string, number>();
+  for (const line of stack.receiverLines) {
+    if (line.source === FORGER_ADDRESS || typeof line.status !== 'number') continue;
+    const key = `${line.status}${line.budget ? ` (${line.budget})` : ''}`;
+    answers.set(key, (answers.get(key) ?? 0) + 1);
+  }
+  print(
+    `the receiver answered the service: ${[...answers].map(([answer, count]) => `${answer} x${count}`).join(', ') || 'nothing'}`,
   );
   const failedPayments = customers.progress.filter((customer) => customer.plan.offrampPayment === 'FAILED');
   if (failedPayments.length > 0) {
