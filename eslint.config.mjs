@@ -6,7 +6,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 // Workflow code is replayed: it must not do I/O or reach the ramp client directly. Activities and
-// ramp types may be imported as types only. Patches are asked through workflows/patches.ts, which
+// ramp types may be imported as types only. Patches are asked through workflows/common/patches.ts, which
 // folds them (its comment says why), so `patched` is imported there and nowhere else.
 const workflowImportRules = ({ patchesModule }) => [
   'error',
@@ -19,7 +19,7 @@ const workflowImportRules = ({ patchesModule }) => [
             {
               name: '@temporalio/workflow',
               importNames: ['patched', 'deprecatePatch'],
-              message: 'Ask takesPatch() from workflows/patches.ts, and add the patch there.',
+              message: 'Ask takesPatch() from workflows/common/patches.ts, and add the patch there.',
             },
           ]),
     ],
@@ -131,7 +131,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/patches.ts'],
+    files: ['workflows/common/patches.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': workflowImportRules({ patchesModule: true }) },
   },
 );

@@ -1,6 +1,6 @@
 /**
  * Which journey a customer of the service belongs to, for a deposit that read its customer id from the
- * service (workflows/trust.ts: an owner is learned from a signed read or rampflow's own records, never
+ * service (workflows/common/trust.ts: an owner is learned from a signed read or rampflow's own records, never
  * from a payload).
  *
  * rampflow's own record comes first: each journey indexes the service's id of its customer as
@@ -13,7 +13,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
-import { journeyWorkflowId } from '../workflows/ids';
+import { journeyWorkflowId } from '../workflows/common/ids';
 import { RampExternalId } from '../observability/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, type FailureOptions } from './failures';
 

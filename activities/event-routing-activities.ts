@@ -5,8 +5,8 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { RampClient } from '../ramp';
-import { payoutWorkflowId } from '../workflows/ids';
-import type { EventResolution, EventResource, TargetWorkflowState } from '../workflows/ramp-event-types';
+import { payoutWorkflowId } from '../workflows/common/ids';
+import type { EventResolution, EventResource, TargetWorkflowState } from '../workflows/ramp-event/types';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import {
   customerRecord,
@@ -85,7 +85,7 @@ export function createEventRoutingActivities(
       }
       case 'deposit': {
         // Money that arrived is never dropped: a deposit of a customer without an externalId still gets
-        // its workflow, which parks for an operator (workflows/deposit.ts).
+        // its workflow, which parks for an operator (workflows/deposit/workflow.ts).
         const record = depositRecord(await read(() => ramp.deposits.detail({ id: payloadId })));
         const externalId = await externalIdOf(record.customerId);
         return {

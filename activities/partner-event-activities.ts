@@ -1,5 +1,5 @@
 /**
- * Partner events leave the workflows here (workflows/partner-event-outbox.ts): recorded in the event
+ * Partner events leave the workflows here (workflows/partner-events/outbox.ts): recorded in the event
  * store, then delivered to the partner's endpoints.
  *
  * A batch is recorded by a local activity (`recordPartnerEvents`: an append to the store in the
@@ -21,7 +21,7 @@
  *
  * On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a delivery
  * workflow exists only when one is needed. An endpoint that fails hands the stream to its delivery
- * workflow (workflows/partner-event-delivery.ts), which retries for days and parks after that.
+ * workflow (workflows/partner-events/delivery.ts), which retries for days and parks after that.
  *
  * Order per stream holds because a stream's batches are published one at a time by the workflow that
  * owns the stream (the next batch is recorded only once the last one is pushed), and while the
@@ -46,7 +46,7 @@ import {
   type MorePartnerEvents,
   type PartnerEventDeliveryInput,
   type PartnerEventDeliveryWorkflow,
-} from '../workflows/partner-event-delivery-messages';
+} from '../workflows/partner-events/messages';
 import { RampExternalId, RampStage } from '../observability/search-attributes';
 
 /** What the worker delivers with; without it partner events are off (nothing recorded or sent). */

@@ -10,8 +10,8 @@
  */
 import type { RampClient } from '../ramp';
 import type { Payment } from '../ramp/schemas';
-import type { PayoutInput } from '../workflows/payout-messages';
-import type { PaymentRecord } from '../workflows/records';
+import type { PayoutInput } from '../workflows/payout/messages';
+import type { PaymentRecord } from '../workflows/common/records';
 import { asCreate } from './creates';
 import { asActivity, DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS, type FailureOptions } from './failures';
 import { searchListInActivity, timeOf } from './list-search';

@@ -7,8 +7,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import { attachmentStoreFromEnv, checkOut, type AttachmentStore } from '../attachments';
-import type { AttachmentReference } from '../workflows/messages';
-import type { AudSourceAccount, CustomerDetails } from '../workflows/journey-input';
+import type { AttachmentReference } from '../workflows/common/messages';
+import type { AudSourceAccount, CustomerDetails } from '../workflows/common/journey-input';
 import type {
   CustomerRecord,
   DepositAddressRecord,
@@ -17,7 +17,7 @@ import type {
   TradeRecord,
   VirtualAccountRecord,
   WhitelistEntryRecord,
-} from '../workflows/records';
+} from '../workflows/common/records';
 import { findFlow } from './flow-lookup';
 import { findTradeOfDeposit } from './trade-lookup';
 import {

@@ -19,15 +19,15 @@ import { Context, log } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import type { DepositListItem } from '../ramp/schemas';
 import type { EventName } from '../ramp/events';
-import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
-import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
+import { depositWorkflowId, journeyWorkflowId } from '../workflows/common/ids';
+import { isCustomerApproved, isPaymentSettled } from '../workflows/common/records';
 import type {
   LagReport,
   ListWatermark,
   ReconcileLimits,
   RejectedDepositLagReport,
   Repair,
-} from '../workflows/reconcile-types';
+} from '../workflows/reconcile/types';
 import { RampStage } from '../observability/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import { BOUND_SLACK_MS, timeOf } from './list-search';

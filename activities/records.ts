@@ -1,4 +1,4 @@
-/** From the service's records to the slices workflows keep (workflows/records.ts). */
+/** From the service's records to the slices workflows keep (workflows/common/records.ts). */
 import type {
   AudWhitelistEntry,
   Customer,
@@ -17,7 +17,7 @@ import type {
   TradeRecord,
   VirtualAccountRecord,
   WhitelistEntryRecord,
-} from '../workflows/records';
+} from '../workflows/common/records';
 
 /** Copies the named string fields that are present, leaving absent and null ones out. */
 function strings<K extends string>(source: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, string>> {

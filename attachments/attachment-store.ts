@@ -1,11 +1,11 @@
 /**
  * Customers' documents are kept out of Temporal (a claim check): the bytes go to an attachment store
- * and only an `AttachmentReference` (workflows/messages.ts) travels through the update, the activity
+ * and only an `AttachmentReference` (workflows/common/messages.ts) travels through the update, the activity
  * and the history. A local folder is the default; an object store (S3, GCS, Azure Blob) implements
  * the same two methods.
  */
 import { createHash } from 'node:crypto';
-import type { AttachmentReference } from '../workflows/messages';
+import type { AttachmentReference } from '../workflows/common/messages';
 
 export interface AttachmentStore {
   /** Stores the bytes and returns a reference that `get` accepts; the reference says nothing about the content. */

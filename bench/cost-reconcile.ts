@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { jsonBody } from '../ramp';
 import { ensureReconcileSchedule } from '../webhooks/reconcile-schedule';
-import type { ReconcileResult } from '../workflows/reconcile-types';
+import type { ReconcileResult } from '../workflows/reconcile/types';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';
 import { sleep } from './support/concurrency';

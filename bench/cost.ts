@@ -16,7 +16,7 @@
  * - reconciliation: service calls per run (bench/cost-reconcile.ts).
  */
 import { createRampflowClient, type RampflowClient } from '../client';
-import { JOURNEY_TIMING_DEFAULTS } from '../workflows/timings';
+import { JOURNEY_TIMING_DEFAULTS } from '../workflows/common/timings';
 import { benchReconcileCost } from './cost-reconcile';
 import { journeyRequest } from './journeys/partner';
 import { runJourneys } from './journeys/run-journeys';
@@ -62,7 +62,7 @@ const ACTIONS_WITH_EVENTS_TARGET = 75;
  */
 const WEBHOOK_JOURNEY_TIMINGS = { pollIntervalSeconds: 20 };
 /**
- * 20 before the trust rule (workflows/trust.ts); 25 since: a delivery only hints, so the customer's
+ * 20 before the trust rule (workflows/common/trust.ts); 25 since: a delivery only hints, so the customer's
  * approval, the receiving accounts, each deposit, its trade and its payment are read from the service
  * once each (the money-integrity issue set the new target).
  */

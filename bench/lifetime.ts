@@ -16,10 +16,15 @@
 import type { Client } from '@temporalio/client';
 import { createRampflowClient } from '../client';
 import { JourneyReportSender } from '../client/journey-report-sender';
-import { isNewsForJourney } from '../workflows/deposit-board';
-import { journeyWorkflowId } from '../workflows/ids';
-import { depositReportKey } from '../workflows/deposit-reports';
-import { journeyStateQuery, type DepositStage, type DepositSummary, type JourneyState } from '../workflows/messages';
+import { isNewsForJourney } from '../workflows/journey/board';
+import { journeyWorkflowId } from '../workflows/common/ids';
+import { depositReportKey } from '../workflows/common/deposit-reports';
+import {
+  journeyStateQuery,
+  type DepositStage,
+  type DepositSummary,
+  type JourneyState,
+} from '../workflows/common/messages';
 import { journeyRequest, prepareCustomer } from './journeys/partner';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';

@@ -1,6 +1,6 @@
 /**
  * Partner event delivery throughput (issue 24): events a second delivered to one endpoint, against a
- * floor. The path measured is the delivery workflow's (workflows/partner-event-delivery.ts), the one
+ * floor. The path measured is the delivery workflow's (workflows/partner-events/delivery.ts), the one
  * that carries volume: a stream catching up after its endpoint was down, or a burst of events. S
  * streams of K events each are appended to the embedded file store (partner-events/file-store.ts)
  * before the worker starts, then S delivery workflows are started at once by signal-with-start,
@@ -26,8 +26,8 @@ import {
   morePartnerEventsSignal,
   partnerEventDeliveryWorkflowId,
   type MorePartnerEvents,
-} from '../workflows/partner-event-delivery-messages';
-import type { partnerEventDelivery } from '../workflows/partner-event-delivery';
+} from '../workflows/partner-events/messages';
+import type { partnerEventDelivery } from '../workflows/partner-events/delivery';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';
 import { actionsOfWorkflows, totalActions } from './support/billable-actions';

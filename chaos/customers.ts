@@ -17,12 +17,12 @@ import { promisify } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { PayoutClient, type RampflowClient } from '../client';
 import { requireTemporalCli } from '../dev/temporal-cli';
-import { journeyWorkflowId } from '../workflows/ids';
-import type { JourneyState } from '../workflows/messages';
+import { journeyWorkflowId } from '../workflows/common/ids';
+import type { JourneyState } from '../workflows/common/messages';
 import { OFFRAMP_AMOUNT, ONRAMP_AMOUNT, USD_RAMPS } from '../test/faults/support/partner';
 import type { SandboxControl } from '../test/support/sandbox';
 import { registerTestExits } from '../test/support/test-journeys';
-import type { PayoutState } from '../workflows/payout-messages';
+import type { PayoutState } from '../workflows/payout/messages';
 import {
   operatorCancelsDeposit,
   operatorCancelsFailedPayoutDeposits,

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { DEFAULT_RECEIVER_BUDGET } from '../webhooks/receiver-budget';
 import type { RampClient } from '../ramp';
 import { streamOf, type PartnerEvent } from '../partner-events/catalogue';
-import { isPaymentFailed, isPaymentSettled } from '../workflows/records';
+import { isPaymentFailed, isPaymentSettled } from '../workflows/common/records';
 import { RampStage } from '../observability/search-attributes';
 import type { ReceivedDelivery, TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import { payoutReferenceOf, type CustomerProgress } from './customers';

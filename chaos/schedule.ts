@@ -28,7 +28,7 @@ export type OnrampDeposit = 'CONFIRMED' | 'REJECTED' | 'HELD_FOR_ACTION';
  */
 export type Refund = 'NONE' | 'ONRAMP_BEFORE_TRADE' | 'OFFRAMP_AFTER_PAYOUT';
 /**
- * A payout from the partner's balance to the customer's bank account (workflows/payout.ts): settled;
+ * A payout from the partner's balance to the customer's bank account (workflows/payout/workflow.ts): settled;
  * failed by the service once pending; or refused for a short balance and parked, then an operator
  * (the `rampflow` CLI) tops the balance up and retries it, or cancels it.
  */

@@ -19,7 +19,7 @@ import { RampClient } from '../ramp';
 import { loadAssumptionsFile } from '../ramp/assumptions-file';
 import { redactCallbackUrl, registerWebhooks, runWebhookReceiver } from '../webhooks';
 import { RECONCILE_SCHEDULE_ID } from '../webhooks/reconcile-schedule';
-import type { reconcileWithService } from '../workflows/reconcile';
+import type { reconcileWithService } from '../workflows/reconcile/workflow';
 import { withPayloadKeys } from './local-stack';
 
 function positiveSeconds(value: string): number {

@@ -4,7 +4,7 @@
  * only their reference and SHA-256. RampflowClient (client/rampflow-client.ts) offers this as its own.
  */
 import { checkIn, type AttachmentFile, type AttachmentStore } from '../attachments';
-import { submitAttachmentUpdate } from '../workflows/messages';
+import { submitAttachmentUpdate } from '../workflows/common/messages';
 import type { DepositOperations } from './deposits';
 import { parseAttachment } from './input-validation';
 

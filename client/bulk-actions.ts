@@ -5,8 +5,8 @@
  * RampflowClient (client/rampflow-client.ts) offers these as its own.
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import type { DepositStage, JourneyStage } from '../workflows/messages';
-import type { PayoutStage } from '../workflows/payout-messages';
+import type { DepositStage, JourneyStage } from '../workflows/common/messages';
+import type { PayoutStage } from '../workflows/payout/messages';
 import { runBulk, type BulkOptions, type BulkReport } from './bulk';
 import type { DepositOperations } from './deposits';
 import { RampflowInputError } from './errors';

@@ -8,9 +8,9 @@
 import { z } from 'zod';
 import { TemporalEnvSchema } from '../config/env';
 import { PARTNER_EVENT_DATA, PARTNER_EVENT_TYPES, PartnerEventSchema } from '../partner-events/catalogue';
-import { journeyWorkflowId } from '../workflows/ids';
-import { DepositLifecycleInputSchema } from '../workflows/deposit-input';
-import { CustomerDetailsSchema, JourneyInputSchema } from '../workflows/journey-input';
+import { journeyWorkflowId } from '../workflows/common/ids';
+import { DepositLifecycleInputSchema } from '../workflows/common/deposit-input';
+import { CustomerDetailsSchema, JourneyInputSchema } from '../workflows/common/journey-input';
 import {
   AttachmentReferenceSchema,
   AttachmentResultSchema,
@@ -26,9 +26,9 @@ import {
   SignalSchemas,
   SignupRequestSchema,
   SignupResultSchema,
-} from '../workflows/message-schemas';
+} from '../workflows/common/message-schemas';
 import { RAMP_SEARCH_ATTRIBUTES } from '../observability/search-attributes';
-import { INVALID_START_INPUT, START_CONTRACTS } from '../workflows/start-input';
+import { INVALID_START_INPUT, START_CONTRACTS } from '../workflows/common/start-input';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -6,17 +6,17 @@
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import type { depositLifecycle } from '../workflows/deposit';
-import type { DepositLifecycleRequest, DepositTimings } from '../workflows/deposit-input';
-import { depositWorkflowId } from '../workflows/ids';
-import { depositEventSignal, paymentEventSignal, tradeEventSignal } from '../workflows/messages';
+import type { depositLifecycle } from '../workflows/deposit/workflow';
+import type { DepositLifecycleRequest, DepositTimings } from '../workflows/common/deposit-input';
+import { depositWorkflowId } from '../workflows/common/ids';
+import { depositEventSignal, paymentEventSignal, tradeEventSignal } from '../workflows/common/messages';
 import {
   depositKindOf,
   type DepositRecord,
   type PaymentRecord,
   type RampEvent,
   type TradeRecord,
-} from '../workflows/records';
+} from '../workflows/common/records';
 import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
 
 export type DepositDelivery = { depositId: string; externalId?: string } & (
@@ -37,7 +37,7 @@ export interface DepositStarter {
 
 export async function deliverToDeposit(starter: DepositStarter, delivery: DepositDelivery): Promise<DeliveryOutcome> {
   const { client, taskQueue, depositTimings } = starter;
-  // A payload is a hint (workflows/trust.ts): it names the deposit and nothing more. Only a record
+  // A payload is a hint (workflows/common/trust.ts): it names the deposit and nothing more. Only a record
   // rampflow read itself goes into the start input, the memo and the index; the workflow reads the
   // rest and indexes it itself.
   const deposit = delivery.signal === 'deposit' && !delivery.event.fromPayload ? delivery.event.record : undefined;

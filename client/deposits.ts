@@ -7,9 +7,9 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 // The SDK's own conversion of a listed execution, which its list() iterator uses but does not export
 // from the package root; listDepositsPage needs it because that iterator hides the page token.
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
-import type { DepositOutcome, depositLifecycle } from '../workflows/deposit';
-import { depositWorkflowId } from '../workflows/ids';
-import { cancelUpdate, depositStateQuery, retryUpdate, type DepositState } from '../workflows/messages';
+import type { DepositOutcome, depositLifecycle } from '../workflows/deposit/workflow';
+import { depositWorkflowId } from '../workflows/common/ids';
+import { cancelUpdate, depositStateQuery, retryUpdate, type DepositState } from '../workflows/common/messages';
 import { explained, stateOrEnd } from './explained';
 import { parseDepositId } from './input-validation';
 import { listed } from './listing';

@@ -11,7 +11,7 @@ export { SIGNUP_GRACE_MS, type JourneyHandle, type JourneyOutcome, type SignUp, 
 export type { DepositHandle, DepositOutcome } from './deposits';
 export type { DepositBulkFilter, JourneyBulkFilter, PayoutBulkFilter } from './bulk-actions';
 export type { EventReport } from './events';
-export type { ParkCode, RampEventResult } from '../workflows/ramp-event-types';
+export type { ParkCode, RampEventResult } from '../workflows/ramp-event/types';
 export {
   DEFAULT_BULK_CONCURRENCY,
   type BulkOptions,
@@ -26,7 +26,7 @@ export {
   type PayoutStage,
   type PayoutState,
   type PayoutTimings,
-} from '../workflows/payout-messages';
+} from '../workflows/payout/messages';
 export {
   RampflowInputError,
   RampflowNotFoundError,
@@ -67,7 +67,7 @@ export {
   type PayoutFilter,
   type PayoutListing,
 } from './visibility';
-export type { JourneyRequest } from '../workflows/journey-input';
+export type { JourneyRequest } from '../workflows/common/journey-input';
 export {
   DEPOSIT_STAGES,
   JOURNEY_STAGES,
@@ -81,5 +81,5 @@ export {
   type JourneyState,
   type RetryRequest,
   type SignupResult,
-} from '../workflows/messages';
-export type { DepositAddressRecord, VirtualAccountRecord } from '../workflows/records';
+} from '../workflows/common/messages';
+export type { DepositAddressRecord, VirtualAccountRecord } from '../workflows/common/records';

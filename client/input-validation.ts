@@ -3,10 +3,10 @@
  * operator's corrected input. Errors name the field, e.g. `customer.email: Invalid email address`.
  */
 import { z } from 'zod';
-import { CustomerDetailsSchema, JourneyInputSchema, type JourneyInput } from '../workflows/journey-input';
-import { CorrectedInputSchema, SignupRequestSchema } from '../workflows/message-schemas';
+import { CustomerDetailsSchema, JourneyInputSchema, type JourneyInput } from '../workflows/common/journey-input';
+import { CorrectedInputSchema, SignupRequestSchema } from '../workflows/common/message-schemas';
 import type { AttachmentFile } from '../attachments';
-import type { RetryRequest } from '../workflows/messages';
+import type { RetryRequest } from '../workflows/common/messages';
 import { RampflowInputError } from './errors';
 
 export type CorrectedInput = NonNullable<RetryRequest['correctedInput']>;

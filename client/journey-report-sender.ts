@@ -1,5 +1,5 @@
 /**
- * Offers deposits' progress reports to their journeys by update (workflows/deposit-reports.ts), the
+ * Offers deposits' progress reports to their journeys by update (workflows/common/deposit-reports.ts), the
  * reports waiting for the same journey together: at most one offer per journey is in flight from
  * this process, and the reports that arrive meanwhile go in the next one (up to
  * MAX_REPORTS_PER_OFFER). However fast reports come, a journey receives one update at a time from a
@@ -10,7 +10,7 @@
  * not have taken it) is asked again at once, as the same update: within one run of the journey,
  * Temporal answers a repeated update id with the first one's outcome and never runs it twice, so the
  * journey takes the batch once however many of its answers are lost, beyond the window of report keys
- * it remembers (workflows/deposit-report-intake.ts). That window is left for the rest: an answer still
+ * it remembers (workflows/journey/report-intake.ts). That window is left for the rest: an answer still
  * unknown after `unknownOutcomeBudgetMs` (the offer counts as refused and the report's next attempt is
  * a new update), and an ask that reaches the journey's next run after the first was taken.
  */
@@ -27,7 +27,7 @@ import {
   HANDING_OVER,
   MAX_REPORTS_PER_OFFER,
   type DepositReport,
-} from '../workflows/deposit-reports';
+} from '../workflows/common/deposit-reports';
 
 /**
  * - `taken`: the journey applied the report (or had already, under its key);
@@ -54,7 +54,7 @@ export interface OfferTimings {
 }
 
 /**
- * Within the report activity's minute (workflows/deposit-report.ts): an offer is asked for up to 30 s,
+ * Within the report activity's minute (workflows/deposit/report.ts): an offer is asked for up to 30 s,
  * 10 s at a time, so a journey whose worker is briefly away still answers the same update.
  */
 export const DEFAULT_OFFER_TIMINGS: OfferTimings = { offerDeadlineMs: 10_000, unknownOutcomeBudgetMs: 30_000 };

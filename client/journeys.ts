@@ -13,9 +13,9 @@ import {
 } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
-import { journeyWorkflowId } from '../workflows/ids';
-import type { customerJourney, JourneyOutcome } from '../workflows/journey';
-import type { JourneyInput, JourneyRequest } from '../workflows/journey-input';
+import { journeyWorkflowId } from '../workflows/common/ids';
+import type { customerJourney, JourneyOutcome } from '../workflows/journey/workflow';
+import type { JourneyInput, JourneyRequest } from '../workflows/common/journey-input';
 import {
   cancelUpdate,
   closeCustomerUpdate,
@@ -25,7 +25,7 @@ import {
   signupUpdate,
   type JourneyStage,
   type JourneyState,
-} from '../workflows/messages';
+} from '../workflows/common/messages';
 import { RampExternalId, RampStage } from '../observability/search-attributes';
 import { explained, stateOrEnd } from './explained';
 import {

@@ -1,6 +1,6 @@
 /**
  * Operators' view of partner event deliveries that need them: the streams whose delivery workflow
- * (`partner-events/<stream>`, workflows/partner-event-delivery.ts) parked an endpoint after its retry
+ * (`partner-events/<stream>`, workflows/partner-events/delivery.ts) parked an endpoint after its retry
  * period, and `resend`, which resumes them with a fresh one. Used by `rampflow partner-events parked`
  * and `resend`, and by the partner API's `/partner-events/parked` routes.
  */
@@ -11,7 +11,7 @@ import {
   partnerEventDeliveryWorkflowId,
   resendUpdate,
   type PartnerEventDeliveryState,
-} from '../workflows/partner-event-delivery-messages';
+} from '../workflows/partner-events/messages';
 import { explainTemporalError, RampflowInputError, RampflowNotFoundError } from './errors';
 
 export interface ParkedDeliveries {

@@ -5,8 +5,8 @@
  */
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
-import { cancelUpdate, retryUpdate } from '../workflows/messages';
-import type { payout } from '../workflows/payout';
+import { cancelUpdate, retryUpdate } from '../workflows/common/messages';
+import type { payout } from '../workflows/payout/workflow';
 import {
   PAYOUT_REFERENCE,
   payoutStateQuery,
@@ -14,7 +14,7 @@ import {
   type PayoutInput,
   type PayoutStage,
   type PayoutState,
-} from '../workflows/payout-messages';
+} from '../workflows/payout/messages';
 import { RampStage } from '../observability/search-attributes';
 import { RampflowInputError, RampflowWorkflowEndedError } from './errors';
 import { explained, stateOrEnd } from './explained';

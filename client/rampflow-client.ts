@@ -4,11 +4,11 @@
  * (client/attachments.ts), acting on every parked workflow at once (client/bulk-actions.ts) and
  * delivered webhooks (client/events.ts). Each method is the part's, documented there. Everything a
  * caller sends is validated before it reaches Temporal; every message is typed from the shared
- * definitions in workflows/messages.ts.
+ * definitions in workflows/common/messages.ts.
  */
 import type { Client } from '@temporalio/client';
 import { attachmentStoreFromEnv, type AttachmentFile, type AttachmentStore } from '../attachments';
-import type { JourneyRequest } from '../workflows/journey-input';
+import type { JourneyRequest } from '../workflows/common/journey-input';
 import { AttachmentOperations } from './attachments';
 import type { BulkOptions } from './bulk';
 import { BulkActions, type DepositBulkFilter, type JourneyBulkFilter, type PayoutBulkFilter } from './bulk-actions';

@@ -28,12 +28,12 @@
 import type { Client } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { QueryDefinition } from '@temporalio/common';
-import { depositStateQuery, journeyStateQuery, type Attention } from '../workflows/messages';
+import { depositStateQuery, journeyStateQuery, type Attention } from '../workflows/common/messages';
 import type { PartnerEventStream } from '../partner-events/catalogue';
-import { partnerEventDeliveryWorkflowId } from '../workflows/partner-event-delivery-messages';
-import { payoutStateQuery } from '../workflows/payout-messages';
-import { EVENT_STAGE } from '../workflows/ramp-event-types';
-import type { ReconcileResult } from '../workflows/reconcile-types';
+import { partnerEventDeliveryWorkflowId } from '../workflows/partner-events/messages';
+import { payoutStateQuery } from '../workflows/payout/messages';
+import { EVENT_STAGE } from '../workflows/ramp-event/types';
+import type { ReconcileResult } from '../workflows/reconcile/types';
 import { RampStage, RampStageSince } from '../observability/search-attributes';
 import { RampflowInputError } from './errors';
 import { readWorkerMetrics, type WorkerMetrics } from './worker-metrics';

@@ -9,10 +9,10 @@ import type { EndFailure } from './workflow-end';
 import { createHash } from 'node:crypto';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
-import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../workflows/ids';
-import { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from '../workflows/messages';
-import { PAYOUT_STAGES, type PayoutStage } from '../workflows/payout-messages';
-import { EVENT_STAGE } from '../workflows/ramp-event-types';
+import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../workflows/common/ids';
+import { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from '../workflows/common/messages';
+import { PAYOUT_STAGES, type PayoutStage } from '../workflows/payout/messages';
+import { EVENT_STAGE } from '../workflows/ramp-event/types';
 import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
 import { RampflowInputError } from './errors';
 import { parseExternalId } from './input-validation';
@@ -163,7 +163,7 @@ function depositClauses(filter: { stage?: DepositStage | undefined; externalId?:
   return clauses;
 }
 
-// A parked payout continues as new while it stays parked (workflows/payout-carry.ts).
+// A parked payout continues as new while it stays parked (workflows/payout/carry.ts).
 function payoutClauses(filter: { stage?: PayoutStage | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'payout'), CURRENT_RUNS_ONLY];
   if (filter.stage !== undefined)
@@ -258,7 +258,7 @@ function oneOf<T extends string>(values: readonly T[], value: string | undefined
   return values.find((candidate) => candidate === value);
 }
 
-/** The business key back out of a workflow ID built by workflows/ids.ts (`customer/<externalId>`). */
+/** The business key back out of a workflow ID built by workflows/common/ids.ts (`customer/<externalId>`). */
 function keyOf(workflowId: string, idOf: (key: string) => string): string {
   const prefix = idOf('');
   return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
@@ -290,11 +290,11 @@ export function toPayoutListing(info: WorkflowExecutionInfo): PayoutListing {
   return { reference: keyOf(info.workflowId, payoutWorkflowId), ...common(info), ...(stage ? { stage } : {}) };
 }
 
-/** `event/<EVENT>/<payload.id>` (workflows/ids.ts) read back; the payload id may itself hold slashes. */
+/** `event/<EVENT>/<payload.id>` (workflows/common/ids.ts) read back; the payload id may itself hold slashes. */
 export function toEventListing(info: WorkflowExecutionInfo): EventListing {
   const [, event = '', ...rest] = info.workflowId.split('/');
   const indexedStage = info.typedSearchAttributes.get(RampStage);
-  // An event routed at once keeps the stage it started with (workflows/ramp-event.ts, `routed`).
+  // An event routed at once keeps the stage it started with (workflows/ramp-event/workflow.ts, `routed`).
   const stage =
     indexedStage === EVENT_STAGE.RECEIVED && info.status.name === 'COMPLETED' ? EVENT_STAGE.ROUTED : indexedStage;
   const externalId = info.typedSearchAttributes.get(RampExternalId);

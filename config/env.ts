@@ -123,7 +123,7 @@ export const PartnerApiEnvSchema = z.object({
 });
 
 /**
- * Timings of the deposit workflows a process starts (workflows/deposit-input.ts), read by the worker
+ * Timings of the deposit workflows a process starts (workflows/common/deposit-input.ts), read by the worker
  * (reconciliation, ramp-event workflows) and the receiver (direct routing) alike: how long a deposit
  * waits for an event before asking the service (default 900), how long each step may take before it
  * parks (default 259200, three days), and the longest pause its polls back off to (default 21600, six
@@ -163,7 +163,7 @@ export const WorkerEnvSchema = z.object({
 });
 
 /**
- * The deposit timings an environment overrides: the part of DepositTimings (workflows/timings.ts) the
+ * The deposit timings an environment overrides: the part of DepositTimings (workflows/common/timings.ts) the
  * DEPOSIT_* variables set, named here because config/ imports nothing of ours; whoever passes it on
  * as a Partial<DepositTimings> has the compiler check that the two agree.
  */

@@ -6,8 +6,8 @@
  * deposits have completed. The sandbox's autopilot plays the service; its webhooks, through the
  * receiver, wake the journey. No /sandbox/... call is needed.
  */
-import { journeyWorkflowId } from '../workflows/ids';
-import type { JourneyState } from '../workflows/messages';
+import { journeyWorkflowId } from '../workflows/common/ids';
+import type { JourneyState } from '../workflows/common/messages';
 import type { Stack } from './stack';
 
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -68,7 +68,7 @@ export async function runDemo(stack: Stack, options: DemoOptions): Promise<void>
     },
     offramp: { currency: 'USDT', network: 'ETH', bankAccount: { ...BANK_ACCOUNT, registeredBy: 'journey' } },
     // Production's timings: webhooks drive the demo, and the AUD whitelist, which no event announces,
-    // is polled early (workflows/waiting.ts), so the onramp is ACTIVE seconds after its approval.
+    // is polled early (workflows/common/waiting.ts), so the onramp is ACTIVE seconds after its approval.
   });
   const { uiUrl, namespace } = stack.temporal;
   progress(

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FOLDS } from '../workflows/patches';
+import { FOLDS } from '../workflows/common/patches';
 import {
   FIXTURES_DIR,
   foldsAsRecorded,

@@ -18,7 +18,7 @@ export const RELEASES_DIR = join(FIXTURES_DIR, 'releases');
 /** `<sha256>  <path under test/fixtures>` per file, in the order the files were recorded. */
 export const MANIFEST_PATH = join(FIXTURES_DIR, 'replay-corpus.sha256');
 export const RELEASE_BUNDLE_FILE = 'workflow-bundle.js.gz';
-/** The patch folds a release's code knew (workflows/patches.ts), as { patchId: [ids it takes] }: what its fold markers mean forever. */
+/** The patch folds a release's code knew (workflows/common/patches.ts), as { patchId: [ids it takes] }: what its fold markers mean forever. */
 export const RELEASE_FOLDS_FILE = 'patch-folds.json';
 
 /** The folds of the current code, in the form RELEASE_FOLDS_FILE keeps them. */

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { jsonSchemaOf, type JsonSchema } from '../client/contract';
-import { JourneyInputSchema } from '../workflows/journey-input';
+import { JourneyInputSchema } from '../workflows/common/journey-input';
 import {
   CancelResultSchema,
   CloseResultSchema,
@@ -12,7 +12,7 @@ import {
   JourneyStateSchema,
   RetryRequestSchema,
   RetryResultSchema,
-} from '../workflows/message-schemas';
+} from '../workflows/common/message-schemas';
 import {
   DepositPageQuerySchema,
   DepositPageSchema,

@@ -31,10 +31,10 @@ import {
   type RampflowClient,
 } from '../client';
 import { tokenMatches } from '../config/secret-token';
-import { JourneyInputSchema } from '../workflows/journey-input';
+import { JourneyInputSchema } from '../workflows/common/journey-input';
 import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
-import { EndRequestSchema, RetryRequestSchema } from '../workflows/message-schemas';
-import { startInputIssues, type StartInputIssue } from '../workflows/start-input';
+import { EndRequestSchema, RetryRequestSchema } from '../workflows/common/message-schemas';
+import { startInputIssues, type StartInputIssue } from '../workflows/common/start-input';
 import { PartnerEventCursorError, PartnerEventStoreUnavailableError } from '../partner-events/store-errors';
 import type { PartnerEventStore } from '../partner-events/store';
 import { buildOpenApiDocument } from './openapi';

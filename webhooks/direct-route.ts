@@ -1,7 +1,7 @@
 /**
  * Direct routing: the receiver signals an event's target itself, so a webhook costs one Temporal
  * action (a signal, or a deposit's signal-with-start) and no service call. What it sends is a hint
- * (workflows/trust.ts): the target reads the record the hint names from the service before anything
+ * (workflows/common/trust.ts): the target reads the record the hint names from the service before anything
  * it shows or counts changes, and takes it only when the service links it to the target. So a payload
  * here only decides whom to wake, and a forged one wakes a workflow to read and find nothing new.
  *
@@ -40,14 +40,18 @@ import {
 import { deliverToDeposit, type DepositDelivery } from '../client/deposit-delivery';
 import { EVENT_RESOURCE, type EventName } from '../ramp/events';
 import type { Customer, Deposit, DepositAddress, Trade, VirtualAccount } from '../ramp';
-import type { DepositTimings } from '../workflows/deposit-input';
-import { serviceConfirms } from '../workflows/event-claims';
-import { depositWorkflowId, journeyWorkflowId } from '../workflows/ids';
-import type { EventResource } from '../workflows/ramp-event-types';
+import type { DepositTimings } from '../workflows/common/deposit-input';
+import { serviceConfirms } from '../workflows/ramp-event/claims';
+import { depositWorkflowId, journeyWorkflowId } from '../workflows/common/ids';
+import type { EventResource } from '../workflows/ramp-event/types';
 import type { ReceiverBudget } from './receiver-budget';
-import { isCustomerApproved, isPaymentSettled } from '../workflows/records';
-import { isAccountApproved } from '../workflows/status-order';
-import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from '../workflows/messages';
+import { isCustomerApproved, isPaymentSettled } from '../workflows/common/records';
+import { isAccountApproved } from '../workflows/common/status-order';
+import {
+  customerEventSignal,
+  depositAddressEventSignal,
+  virtualAccountEventSignal,
+} from '../workflows/common/messages';
 import { RampCustomerId, RampExternalId } from '../observability/search-attributes';
 
 /** Why a delivery went to the ramp-event workflow instead (a label of rampflow_webhook_workflow_routes_total). */

@@ -16,8 +16,8 @@
  *   answers 503 so the service retries later.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import type { rampEvent } from '../workflows/ramp-event';
-import { EVENT_STAGE, type RampEventInput } from '../workflows/ramp-event-types';
+import type { rampEvent } from '../workflows/ramp-event/workflow';
+import { EVENT_STAGE, type RampEventInput } from '../workflows/ramp-event/types';
 import { RampStage } from '../observability/search-attributes';
 
 export class TemporalUnavailable extends Error {

@@ -5,8 +5,8 @@
  * updates it instead. Runs never overlap (a run still going when the next is due makes that one skip).
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { reconcileWithService } from '../workflows/reconcile';
-import type { ReconcileLimits } from '../workflows/reconcile-types';
+import type { reconcileWithService } from '../workflows/reconcile/workflow';
+import type { ReconcileLimits } from '../workflows/reconcile/types';
 
 export const RECONCILE_SCHEDULE_ID = 'rampflow-reconcile';
 

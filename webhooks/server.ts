@@ -12,7 +12,7 @@
  * (rampflow_webhook_unknown_events_total) and dropped with 200: nothing starts, nothing parks. Then the
  * event is routed (200; 429 past the target's rate or the start rate; 503 when Temporal cannot be reached):
  * directly, by a signal to its target carrying the payload as a hint the target reads from the service
- * (webhooks/direct-route.ts, workflows/trust.ts), or, where
+ * (webhooks/direct-route.ts, workflows/common/trust.ts), or, where
  * that path is unsure or `routing` is `workflow`, by the durable handoff to a ramp-event workflow,
  * whatever else the payload holds or lacks. Payload fields that do not match our schema are counted
  * (rampflow_webhook_payload_mismatches_total) and logged by path, never by value.
@@ -23,9 +23,9 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { DepositTimings } from '../workflows/deposit-input';
+import type { DepositTimings } from '../workflows/common/deposit-input';
 import type { EventName } from '../ramp/events';
-import type { RampEventTimings } from '../workflows/ramp-event-types';
+import type { RampEventTimings } from '../workflows/ramp-event/types';
 import { parseDelivery, type ParsedDelivery } from './delivery';
 import { routeDirectly, RoutingMemory, type DirectRouteOutcome } from './direct-route';
 import { handOff, TemporalUnavailable } from './handoff';

@@ -14,12 +14,12 @@
  */
 import type { VersioningBehavior, WorkflowDefinitionOptions } from '@temporalio/common';
 import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
-import { depositLifecycle } from './deposit';
-import { customerJourney } from './journey';
-import { partnerEventDelivery } from './partner-event-delivery';
-import { payout } from './payout';
-import { rampEvent } from './ramp-event';
-import { reconcileWithService } from './reconcile';
+import { depositLifecycle } from './deposit/workflow';
+import { customerJourney } from './journey/workflow';
+import { partnerEventDelivery } from './partner-events/delivery';
+import { payout } from './payout/workflow';
+import { rampEvent } from './ramp-event/workflow';
+import { reconcileWithService } from './reconcile/workflow';
 
 /**
  * The behaviour on a versioned worker, nothing on an unversioned one (TEMPORAL_WORKER_VERSIONING=false,

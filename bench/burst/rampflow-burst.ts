@@ -7,8 +7,8 @@
  */
 import type { Client } from '@temporalio/client';
 import { createRampflowClient } from '../../client';
-import { journeyWorkflowId } from '../../workflows/ids';
-import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
+import { journeyWorkflowId } from '../../workflows/common/ids';
+import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
 import { journeyRequest, prepareCustomer } from '../journeys/partner';
 import { forEachLimited, sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';

@@ -10,8 +10,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { RampflowClient } from '../../client';
-import type { JourneyRequest } from '../../workflows/journey-input';
-import type { JourneyState } from '../../workflows/messages';
+import type { JourneyRequest } from '../../workflows/common/journey-input';
+import type { JourneyState } from '../../workflows/common/messages';
 import { forEachLimited, sleep } from '../support/concurrency';
 import type { RampflowStack } from '../support/rampflow-stack';
 import { countWorkflows } from '../support/temporal';

@@ -85,10 +85,10 @@ export function actionsOfHistory(events: HistoryEvent[]): ActionCounts {
 const PUBLISH_ACTIVITIES = new Set(['pushPartnerEvents', 'publishPartnerEvents']);
 /** The local activity that records a batch. */
 const RECORD_LOCAL_ACTIVITY = 'recordPartnerEvents';
-/** The workflow that retries a stream's deliveries (workflows/partner-event-delivery.ts). */
+/** The workflow that retries a stream's deliveries (workflows/partner-events/delivery.ts). */
 export const DELIVERY_WORKFLOW = 'partnerEventDelivery';
 /**
- * The patches partner events are behind (workflows/patches.ts); each one's first use in a run upserts
+ * The patches partner events are behind (workflows/common/patches.ts); each one's first use in a run upserts
  * TemporalChangeVersion. A run that took a fold asks neither (the fold's one upsert is paid whether or
  * not the run emits anything, so none of it is partner events').
  */

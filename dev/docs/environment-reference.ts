@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { ENV_DESCRIPTIONS, type EnvVariable } from '../../config/env-descriptions';
 import { ALL_ENV_SCHEMAS } from '../../config/env';
 import { ASSUMPTION_FILE_KEYS } from '../../ramp/assumptions-file';
-import { DEPOSIT_TIMING_DEFAULTS } from '../../workflows/timings';
+import { DEPOSIT_TIMING_DEFAULTS } from '../../workflows/common/timings';
 import { generatedNotice, markdownCell } from './markdown';
 
 /** Variables whose unset value is a default of the workflow code rather than of the schema. */
@@ -51,7 +51,7 @@ function defaultCell(name: EnvVariable, schema: z.ZodType): string {
   const value = schemaDefault(schema);
   if (value !== undefined && value !== '') return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
   const fromCode = WORKFLOW_CODE_DEFAULTS[name];
-  if (fromCode !== undefined) return `\`${fromCode}\` (the workflow code's, \`workflows/timings.ts\`)`;
+  if (fromCode !== undefined) return `\`${fromCode}\` (the workflow code's, \`workflows/common/timings.ts\`)`;
   if (described.unset) return described.unset;
   return schema.safeParse(undefined).success ? '—' : '**required**';
 }

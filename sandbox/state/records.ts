@@ -131,7 +131,7 @@ export interface TradeRecord extends Owned {
   paymentId: string | null;
 }
 
-/** FAILED: the bank or the service gave up on a PENDING payment (rampflow reads it as workflows/records.ts `isPaymentFailed` says). */
+/** FAILED: the bank or the service gave up on a PENDING payment (rampflow reads it as workflows/common/records.ts `isPaymentFailed` says). */
 export type PaymentStatus = 'PENDING' | 'CONFIRMED' | 'FAILED';
 
 /**

@@ -13,7 +13,7 @@ import { failureOf } from '../support/activity-failure';
 import { createPayoutActivities, type PayoutOrder } from '../../activities';
 import { asCreate, createRecordOf } from '../../activities/creates';
 import { RampClient } from '../../ramp';
-import type { PaymentRecord } from '../../workflows/records';
+import type { PaymentRecord } from '../../workflows/common/records';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
 
 /** The settle delay here: longer than the sandbox holds the slow create below. */

@@ -15,7 +15,7 @@ import { createPayoutActivities } from '../../activities';
 import { DEFAULT_PAGES_PER_ATTEMPT } from '../../activities/list-search';
 import { dataConverterFromEnv } from '../../codec';
 import { RampClient } from '../../ramp';
-import type { PaymentRecord } from '../../workflows/records';
+import type { PaymentRecord } from '../../workflows/common/records';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../support/temporal';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../support/sandbox';
 import type { ensurePayout } from '../support/workflows/payout-lookups';

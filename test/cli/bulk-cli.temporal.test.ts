@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkReport } from '../../client';
 import type { customerJourney, depositLifecycle } from '../../workflows';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
-import { depositStateQuery, type JourneyState } from '../../workflows/messages';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
+import { depositStateQuery, type JourneyState } from '../../workflows/common/messages';
 import {
   registerTestExits,
   startActiveJourney,

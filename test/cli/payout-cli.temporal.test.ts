@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayoutState } from '../../workflows/payout-messages';
-import { payoutStateQuery, payoutWorkflowId } from '../../workflows/payout-messages';
+import type { PayoutState } from '../../workflows/payout/messages';
+import { payoutStateQuery, payoutWorkflowId } from '../../workflows/payout/messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { runRampflow, type RunResult } from '../support/run';
 import { temporalAddress } from '../support/temporal';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAssumptionsFile } from '../../ramp/assumptions-file';
 import { runProbe } from '../../ramp/probe';
 import { createSandbox, variantOptions } from '../../sandbox';
-import { shownDeposit } from '../../workflows/deposit-board';
+import { shownDeposit } from '../../workflows/journey/board';
 import {
   registerTestExits,
   startJourneyHarness,

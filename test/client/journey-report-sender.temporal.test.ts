@@ -12,10 +12,10 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createJourneyReportActivities } from '../../activities/journey-reports';
 import { JourneyReportSender } from '../../client/journey-report-sender';
-import { addDecimal } from '../../workflows/decimal';
-import { REPORT_KEYS_REMEMBERED } from '../../workflows/deposit-report-intake';
-import { depositReportKey, depositReportsUpdate, type DepositReport } from '../../workflows/deposit-reports';
-import { journeyStateQuery, type DepositSummary } from '../../workflows/messages';
+import { addDecimal } from '../../workflows/journey/decimal';
+import { REPORT_KEYS_REMEMBERED } from '../../workflows/journey/report-intake';
+import { depositReportKey, depositReportsUpdate, type DepositReport } from '../../workflows/common/deposit-reports';
+import { journeyStateQuery, type DepositSummary } from '../../workflows/common/messages';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;

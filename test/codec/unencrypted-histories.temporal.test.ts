@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ENCRYPTED_ENCODING } from '../../codec';
 import { createRampflowWorker } from '../../workers/worker';
 import type { customerJourney } from '../../workflows';
-import { journeyWorkflowId } from '../../workflows/ids';
-import { JourneyInputSchema } from '../../workflows/journey-input';
-import { journeyStateQuery } from '../../workflows/messages';
+import { journeyWorkflowId } from '../../workflows/common/ids';
+import { JourneyInputSchema } from '../../workflows/common/journey-input';
+import { journeyStateQuery } from '../../workflows/common/messages';
 import {
   FAST_TIMINGS,
   registerTestExits,

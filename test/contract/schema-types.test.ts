@@ -5,9 +5,9 @@
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import type { DepositLifecycleInput, DepositOutcome } from '../../workflows/deposit';
-import type { DepositLifecycleInputSchema } from '../../workflows/deposit-input';
-import type { JourneyOutcome } from '../../workflows/journey';
+import type { DepositLifecycleInput, DepositOutcome } from '../../workflows/deposit/workflow';
+import type { DepositLifecycleInputSchema } from '../../workflows/common/deposit-input';
+import type { JourneyOutcome } from '../../workflows/journey/workflow';
 import type {
   DepositOutcomeSchema,
   DepositStateSchema,
@@ -15,8 +15,8 @@ import type {
   JourneyOutcomeSchema,
   JourneyStateSchema,
   SignalSchemas,
-} from '../../workflows/message-schemas';
-import type { DepositProgress, DepositState, DepositSummary, JourneyState } from '../../workflows/messages';
+} from '../../workflows/common/message-schemas';
+import type { DepositProgress, DepositState, DepositSummary, JourneyState } from '../../workflows/common/messages';
 import type {
   CustomerRecord,
   DepositAddressRecord,
@@ -25,7 +25,7 @@ import type {
   RampEvent,
   TradeRecord,
   VirtualAccountRecord,
-} from '../../workflows/records';
+} from '../../workflows/common/records';
 
 type Out<S extends z.ZodType> = z.output<S>;
 type Signal<K extends keyof typeof SignalSchemas> = Out<(typeof SignalSchemas)[K]>;

@@ -2,7 +2,7 @@
  * Forgery: someone who holds the webhook path token (it leaks through proxy logs, the service's
  * dashboard, a support ticket) posts deliveries of their own to the receiver on its default routing.
  * Two customers A and B are ACTIVE; A's deposits have completed; the receiver then restarts (as on
- * every deploy), so it remembers nothing; then come the forgeries the trust rule (workflows/trust.ts)
+ * every deploy), so it remembers nothing; then come the forgeries the trust rule (workflows/common/trust.ts)
  * must turn away: a made-up deposit, a real trade re-pointed at a made-up deposit, a real payment
  * re-pointed at another customer's trade, a forged approval while a journey creates its customer, a
  * forged account approval with another account number, and a forged claim that B belongs to A. After
@@ -16,9 +16,9 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journeyWorkflowId, depositWorkflowId } from '../../workflows/ids';
-import { depositStateQuery, type DepositState, type JourneyState } from '../../workflows/messages';
-import type { RampEventResult } from '../../workflows/ramp-event-types';
+import { journeyWorkflowId, depositWorkflowId } from '../../workflows/common/ids';
+import { depositStateQuery, type DepositState, type JourneyState } from '../../workflows/common/messages';
+import type { RampEventResult } from '../../workflows/ramp-event/types';
 import { registerTestExits } from '../support/test-journeys';
 import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';
 import { startFaultStack, type FaultStack } from './support/fault-stack';

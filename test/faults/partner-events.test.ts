@@ -20,12 +20,12 @@ import type { Client } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PartnerEvent, PartnerEventStream } from '../../partner-events/catalogue';
 import { openFilePartnerEventStore } from '../../partner-events/file-store';
-import type { partnerEventDelivery } from '../../workflows/partner-event-delivery';
+import type { partnerEventDelivery } from '../../workflows/partner-events/delivery';
 import {
   morePartnerEventsSignal,
   partnerEventDeliveryWorkflowId,
   type MorePartnerEvents,
-} from '../../workflows/partner-event-delivery-messages';
+} from '../../workflows/partner-events/messages';
 import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../support/partner-endpoint';
 import { testPayloadKeys } from '../support/temporal';
 import { startFaultStack, type FaultStack } from './support/fault-stack';

@@ -11,10 +11,15 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JourneyReportSender } from '../../client/journey-report-sender';
-import { addDecimal } from '../../workflows/decimal';
-import { depositReportKey } from '../../workflows/deposit-reports';
-import { journeyWorkflowId } from '../../workflows/ids';
-import { journeyStateQuery, type DepositStage, type DepositSummary, type JourneyState } from '../../workflows/messages';
+import { addDecimal } from '../../workflows/journey/decimal';
+import { depositReportKey } from '../../workflows/common/deposit-reports';
+import { journeyWorkflowId } from '../../workflows/common/ids';
+import {
+  journeyStateQuery,
+  type DepositStage,
+  type DepositSummary,
+  type JourneyState,
+} from '../../workflows/common/messages';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
 import { EVENTS_ONLY_TIMINGS } from './support/events-only';
 import { startFaultStack, type FaultStack } from './support/fault-stack';
@@ -27,7 +32,7 @@ const REPORTS_PER_SECOND = 1_000;
 const STORM_SECONDS = 30;
 /** Each synthetic deposit reports twice (opened, then completed), as a deposit on the happy path does. */
 const REPORTS_PER_DEPOSIT = 2;
-/** The sender's answer to a refusal, as the deposit's report activity retries (workflows/deposit-report.ts), but quicker. */
+/** The sender's answer to a refusal, as the deposit's report activity retries (workflows/deposit/report.ts), but quicker. */
 const OFFER_AGAIN_AFTER_MS = 500;
 const DRAIN_TIMEOUT_MS = 300_000;
 

@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRampflowClient } from '../../client';
 import { PartnerEventDeliveries } from '../../client/partner-event-deliveries';
 import { PartnerEventSchema, type PartnerEvent } from '../../partner-events/catalogue';
-import { customerEventSignal } from '../../workflows/messages';
-import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
+import { customerEventSignal } from '../../workflows/common/messages';
+import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-events/messages';
 import {
   startActiveJourney,
   startJourneyHarness,

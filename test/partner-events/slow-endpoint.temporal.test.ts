@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-event-delivery-messages';
+import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-events/messages';
 import { WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
 import { QUIET_BUNDLER } from '../support/builds';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';

@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartnerEvent } from '../../partner-events/catalogue';
-import { cancelUpdate, closeCustomerUpdate } from '../../workflows/messages';
-import type { payout } from '../../workflows/payout';
-import { payoutStateQuery, payoutWorkflowId, type PayoutInput } from '../../workflows/payout-messages';
+import { cancelUpdate, closeCustomerUpdate } from '../../workflows/common/messages';
+import type { payout } from '../../workflows/payout/workflow';
+import { payoutStateQuery, payoutWorkflowId, type PayoutInput } from '../../workflows/payout/messages';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 

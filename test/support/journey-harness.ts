@@ -9,14 +9,19 @@ import type { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
 import { createRampflowWorker, type RampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/ids';
-import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
-import { depositStateQuery, journeyStateQuery, type DepositState, type JourneyState } from '../../workflows/messages';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
+import { JourneyInputSchema, type JourneyRequest } from '../../workflows/common/journey-input';
+import {
+  depositStateQuery,
+  journeyStateQuery,
+  type DepositState,
+  type JourneyState,
+} from '../../workflows/common/messages';
 import type { customerJourney, reconcileWithService } from '../../workflows';
-import type { ReconcileResult } from '../../workflows/reconcile-types';
+import type { ReconcileResult } from '../../workflows/reconcile/types';
 import type { RampAssumptionOverrides } from '../../ramp';
 import type { SandboxOptions } from '../../sandbox';
-import type { DepositTimings } from '../../workflows/deposit-input';
+import type { DepositTimings } from '../../workflows/common/deposit-input';
 import { startTestSandbox, type TestSandbox } from './sandbox';
 import { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TEST_ONRAMP } from './test-journeys';
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal';

@@ -13,9 +13,14 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES, LEGACY_EVENT_NAMES } from '../../ramp/events';
 import { registerWebhooks } from '../../webhooks/registration';
-import { shownDeposit } from '../../workflows/deposit-board';
-import { depositStateQuery, journeyStateQuery, type DepositSummary, type JourneyState } from '../../workflows/messages';
-import type { RampEventResult } from '../../workflows/ramp-event-types';
+import { shownDeposit } from '../../workflows/journey/board';
+import {
+  depositStateQuery,
+  journeyStateQuery,
+  type DepositSummary,
+  type JourneyState,
+} from '../../workflows/common/messages';
+import type { RampEventResult } from '../../workflows/ramp-event/types';
 import { payment as paymentFixture } from '../ramp/support/records';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import {

@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { ScheduleHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureReconcileSchedule } from '../../webhooks/reconcile-schedule';
-import { depositWorkflowId } from '../../workflows/ids';
-import type { ReconcileResult } from '../../workflows/reconcile-types';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import type { ReconcileResult } from '../../workflows/reconcile/types';
 import {
   startActiveJourney,
   startJourneyHarness,

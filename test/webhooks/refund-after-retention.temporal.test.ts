@@ -7,10 +7,10 @@
  */
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/deposit-board';
-import { depositWorkflowId } from '../../workflows/ids';
-import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
-import type { RampEventResult } from '../../workflows/ramp-event-types';
+import { RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/journey/board';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
+import type { RampEventResult } from '../../workflows/ramp-event/types';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { until } from '../support/until';

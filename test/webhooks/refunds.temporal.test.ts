@@ -8,10 +8,10 @@
  * receiver routes each event on the default (direct) routing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shownDeposit } from '../../workflows/deposit-board';
-import { depositWorkflowId } from '../../workflows/ids';
-import { journeyStateQuery, type JourneyState } from '../../workflows/messages';
-import type { RampEventResult } from '../../workflows/ramp-event-types';
+import { shownDeposit } from '../../workflows/journey/board';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
+import type { RampEventResult } from '../../workflows/ramp-event/types';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startOfframpByWebhooks, type OfframpByWebhooks } from './support/offramp-by-webhooks';
 

@@ -1,5 +1,5 @@
 /**
- * Folded patches across an upgrade (workflows/patches.ts, docs/deploying/versioning.md "Folded
+ * Folded patches across an upgrade (workflows/common/patches.ts, docs/deploying/versioning.md "Folded
  * patches"), on the real dev server: a journey starts on the last release before folds, whose code
  * asked each patch on its own, and carries on on the current code. The current code asks its fold while
  * it replays the older part of that run, where the fold has no marker, so the journey keeps asking each
@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
-import { closeCustomerUpdate } from '../../workflows/messages';
-import { FOLDS, OWN_EXITS_LOOKED_UP_ONCE, STAGE_SINCE_INDEXED } from '../../workflows/patches';
+import { closeCustomerUpdate } from '../../workflows/common/messages';
+import { FOLDS, OWN_EXITS_LOOKED_UP_ONCE, STAGE_SINCE_INDEXED } from '../../workflows/common/patches';
 import { currentBuild, startBuildWorker, type BuildWorker } from '../support/builds';
 import { registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 
@@ -82,7 +82,7 @@ describe('a journey that began before patches were folded', () => {
     expect(movedPatches).toContain(OWN_EXITS_LOOKED_UP_ONCE);
     expect(movedPatches).not.toContain(newestFold);
     // The fresh journey asks the fold alone for every patch the fold names (a patch added since the
-    // fold is asked on its own until a release folds it, workflows/patches.ts).
+    // fold is asked on its own until a release folds it, workflows/common/patches.ts).
     const foldedOrFold = (id: string) => FOLDS.some((fold) => fold.patchId === id || fold.takes.has(id));
     expect(patchIdsOf(await fresh.fetchHistory()).filter(foldedOrFold)).toEqual([newestFold]);
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeployment, setCurrentVersion } from '../../client/deployment';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
-import { depositWorkflowId } from '../../workflows/ids';
-import { closeCustomerUpdate, retryUpdate } from '../../workflows/messages';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import { closeCustomerUpdate, retryUpdate } from '../../workflows/common/messages';
 import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
 import {
   startActiveJourney,

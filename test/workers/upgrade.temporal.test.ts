@@ -13,9 +13,9 @@ import { describeDeployment, setCurrentVersion } from '../../client/deployment';
 import { dataConverterFromEnv } from '../../codec';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
-import { shownDeposit } from '../../workflows/deposit-board';
-import { depositWorkflowId } from '../../workflows/ids';
-import { closeCustomerUpdate, type JourneyState } from '../../workflows/messages';
+import { shownDeposit } from '../../workflows/journey/board';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import { closeCustomerUpdate, type JourneyState } from '../../workflows/common/messages';
 import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
 import {
   registerTestExits,

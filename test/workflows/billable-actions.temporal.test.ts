@@ -3,13 +3,13 @@
  * carrying what else the workflow learned since the last one, and no timer started only to be
  * cancelled (a wait has one timer at a time, for its poll or its deadline). The SDK adds one upsert of
  * its own per patch a run passes (`TemporalChangeVersion`), counted apart: a run of this code passes
- * the fold that stands for every earlier patch (workflows/patches.ts), and each patch added since the
+ * the fold that stands for every earlier patch (workflows/common/patches.ts), and each patch added since the
  * fold that the run asks, until a release folds it too.
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositWorkflowId } from '../../workflows/ids';
-import { FOLDS, PARTNER_EVENT_STREAMS_CONTINUE } from '../../workflows/patches';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import { FOLDS, PARTNER_EVENT_STREAMS_CONTINUE } from '../../workflows/common/patches';
 import {
   startActiveJourney,
   startJourneyHarness,

@@ -4,8 +4,8 @@
  * from the previous (unbounded) shape.
  */
 import { describe, expect, it } from 'vitest';
-import { AppliedKeys, APPLIED_KEYS_WINDOW } from '../../workflows/applied-keys';
-import { addDecimal } from '../../workflows/decimal';
+import { AppliedKeys, APPLIED_KEYS_WINDOW } from '../../workflows/common/applied-keys';
+import { addDecimal } from '../../workflows/journey/decimal';
 import {
   applyDepositProgress,
   emptyDepositBoard,
@@ -13,9 +13,9 @@ import {
   MAX_OPEN_DEPOSITS_SHOWN,
   RECENT_DEPOSITS_SHOWN,
   shownDeposit,
-} from '../../workflows/deposit-board';
-import { upgradeCarriedJourney } from '../../workflows/journey-carry';
-import type { DepositStage, DepositSummary, JourneyState } from '../../workflows/messages';
+} from '../../workflows/journey/board';
+import { upgradeCarriedJourney } from '../../workflows/journey/carry';
+import type { DepositStage, DepositSummary, JourneyState } from '../../workflows/common/messages';
 
 const summary = (depositId: string, stage: DepositStage, amount = '10.00'): DepositSummary => ({
   depositId,

@@ -4,8 +4,8 @@
  * events already applied.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shownDeposit } from '../../workflows/deposit-board';
-import { customerEventSignal, journeyStateQuery } from '../../workflows/messages';
+import { shownDeposit } from '../../workflows/journey/board';
+import { customerEventSignal, journeyStateQuery } from '../../workflows/common/messages';
 import {
   startActiveJourney,
   startJourneyHarness,

@@ -5,8 +5,8 @@
  * item does not overturn it.
  */
 import { describe, expect, it } from 'vitest';
-import { DepositLedger } from '../../workflows/deposit-ledger';
-import type { DepositRecord } from '../../workflows/records';
+import { DepositLedger } from '../../workflows/deposit/ledger';
+import type { DepositRecord } from '../../workflows/common/records';
 
 /** An offramp deposit in a stablecoin outside the currencies the guess knows (USDT, USDC). */
 const detail: DepositRecord = {

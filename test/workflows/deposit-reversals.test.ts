@@ -12,9 +12,9 @@ import {
   MAX_OPEN_DEPOSITS_SHOWN,
   RECENT_DEPOSITS_SHOWN,
   REVERSALS_REMEMBERED,
-} from '../../workflows/deposit-board';
-import { upgradeCarriedJourney, type AnyCarriedJourney } from '../../workflows/journey-carry';
-import type { DepositProgress, DepositStage, DepositSummary, JourneyDeposits } from '../../workflows/messages';
+} from '../../workflows/journey/board';
+import { upgradeCarriedJourney, type AnyCarriedJourney } from '../../workflows/journey/carry';
+import type { DepositProgress, DepositStage, DepositSummary, JourneyDeposits } from '../../workflows/common/messages';
 
 const summary = (depositId: string, stage: DepositStage, amount = '10.00', currency = 'AUD'): DepositSummary => ({
   depositId,

@@ -1,9 +1,14 @@
 /** Deposit lifecycles that leave the happy path, on the real dev server against the sandbox. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shownDeposit } from '../../workflows/deposit-board';
-import { depositWorkflowId } from '../../workflows/ids';
-import { cancelUpdate, depositStateQuery, submitAttachmentUpdate, type JourneyState } from '../../workflows/messages';
-import type { depositLifecycle } from '../../workflows/deposit';
+import { shownDeposit } from '../../workflows/journey/board';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import {
+  cancelUpdate,
+  depositStateQuery,
+  submitAttachmentUpdate,
+  type JourneyState,
+} from '../../workflows/common/messages';
+import type { depositLifecycle } from '../../workflows/deposit/workflow';
 import { attachmentStoreFromEnv, checkIn } from '../../attachments';
 import {
   startActiveJourney,

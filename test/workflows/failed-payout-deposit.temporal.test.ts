@@ -5,10 +5,10 @@
  * the journey shows it parked. A retry reads the payment again and parks again while it stays failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shownDeposit } from '../../workflows/deposit-board';
-import type { depositLifecycle } from '../../workflows/deposit';
-import { depositWorkflowId } from '../../workflows/ids';
-import { depositStateQuery, retryUpdate } from '../../workflows/messages';
+import { shownDeposit } from '../../workflows/journey/board';
+import type { depositLifecycle } from '../../workflows/deposit/workflow';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import { depositStateQuery, retryUpdate } from '../../workflows/common/messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startOfframpByWebhooks, type OfframpByWebhooks } from '../webhooks/support/offramp-by-webhooks';
 

@@ -1,5 +1,5 @@
 /**
- * Forged hints against a deposit (workflows/trust.ts, workflows/waiting.ts), on the real dev server
+ * Forged hints against a deposit (workflows/common/trust.ts, workflows/common/waiting.ts), on the real dev server
  * against the sandbox. The harness has no webhook receiver, so every genuine event is lost: the
  * deposit learns what the service did only by a poll, or by a hint a test sends it. Someone holding
  * the webhook token can send hints with made-up ids as often as they like; they must neither keep
@@ -10,11 +10,11 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RampClient } from '../../ramp';
-import type { depositLifecycle } from '../../workflows/deposit';
-import { depositWorkflowId } from '../../workflows/ids';
+import type { depositLifecycle } from '../../workflows/deposit/workflow';
+import { depositWorkflowId } from '../../workflows/common/ids';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
-import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit-carry';
-import { shownDeposit } from '../../workflows/deposit-board';
+import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit/carry';
+import { shownDeposit } from '../../workflows/journey/board';
 import {
   cancelUpdate,
   closeCustomerUpdate,
@@ -23,8 +23,8 @@ import {
   paymentEventSignal,
   retryUpdate,
   tradeEventSignal,
-} from '../../workflows/messages';
-import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/records';
+} from '../../workflows/common/messages';
+import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/common/records';
 import { until } from '../support/until';
 import {
   startActiveJourney,

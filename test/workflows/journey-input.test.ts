@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JourneyInputSchema } from '../../workflows/journey-input';
+import { JourneyInputSchema } from '../../workflows/common/journey-input';
 
 const customer = { externalId: 'user-42', realName: 'Ada Lovelace', email: 'ada@example.com' };
 const issues = (input: unknown) => {
@@ -8,7 +8,7 @@ const issues = (input: unknown) => {
 };
 
 describe('JourneyInputSchema', () => {
-  // A default filled in here would be carried for the journey's life: the workflow resolves them (workflows/timings.ts).
+  // A default filled in here would be carried for the journey's life: the workflow resolves them (workflows/common/timings.ts).
   it('keeps only the timings given', () => {
     expect(JourneyInputSchema.parse({ customer }).timings).toBeUndefined();
     expect(JourneyInputSchema.parse({ customer, timings: { pollIntervalSeconds: 5 } }).timings).toEqual({

@@ -4,14 +4,14 @@
  * approval webhook that never arrives is found by the poll.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shownDeposit } from '../../workflows/deposit-board';
+import { shownDeposit } from '../../workflows/journey/board';
 import {
   cancelUpdate,
   closeCustomerUpdate,
   retryUpdate,
   type DepositSummary,
   type JourneyState,
-} from '../../workflows/messages';
+} from '../../workflows/common/messages';
 import {
   registerTestExits,
   startJourneyHarness,

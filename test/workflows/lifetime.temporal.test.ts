@@ -3,9 +3,14 @@
  * customer whose journey has ended is surfaced, parked journeys still hear closes and late facts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { depositLifecycle } from '../../workflows/deposit';
-import { depositWorkflowId } from '../../workflows/ids';
-import { closeCustomerUpdate, customerEventSignal, depositStateQuery, retryUpdate } from '../../workflows/messages';
+import type { depositLifecycle } from '../../workflows/deposit/workflow';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import {
+  closeCustomerUpdate,
+  customerEventSignal,
+  depositStateQuery,
+  retryUpdate,
+} from '../../workflows/common/messages';
 import {
   startActiveJourney,
   startJourneyHarness,

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customerEventSignal, retryUpdate } from '../../workflows/messages';
-import type { CustomerRecord, RampEvent } from '../../workflows/records';
+import { customerEventSignal, retryUpdate } from '../../workflows/common/messages';
+import type { CustomerRecord, RampEvent } from '../../workflows/common/records';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { startJourneyHarness, TEST_OFFRAMP, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';

@@ -9,15 +9,15 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient, type PayoutHandle } from '../../client/payouts';
-import { retryUpdate } from '../../workflows/messages';
-import { PAYOUT_MAX_HISTORY_EVENTS } from '../../workflows/payout-carry';
+import { retryUpdate } from '../../workflows/common/messages';
+import { PAYOUT_MAX_HISTORY_EVENTS } from '../../workflows/payout/carry';
 import {
   payoutPaymentEventSignal,
   payoutStateQuery,
   type PayoutState,
   type PayoutTimings,
-} from '../../workflows/payout-messages';
-import type { PaymentRecord, RampEvent } from '../../workflows/records';
+} from '../../workflows/payout/messages';
+import type { PaymentRecord, RampEvent } from '../../workflows/common/records';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';

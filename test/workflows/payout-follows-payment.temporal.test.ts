@@ -11,7 +11,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../client/payouts';
-import { payoutStateQuery, type PayoutState, type PayoutTimings } from '../../workflows/payout-messages';
+import { payoutStateQuery, type PayoutState, type PayoutTimings } from '../../workflows/payout/messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { dataConverterFromEnv } from '../../codec';

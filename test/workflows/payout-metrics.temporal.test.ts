@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../client/payouts';
 import { freePort } from '../../dev/ports';
-import { payoutStateQuery } from '../../workflows/payout-messages';
+import { payoutStateQuery } from '../../workflows/payout/messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { until } from '../support/until';
 import { startWorkerProcess, testWorkerEnv, type WorkerProcess } from '../support/worker-process';

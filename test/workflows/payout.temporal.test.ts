@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../client/payouts';
-import { payoutStateQuery, type PayoutState } from '../../workflows/payout-messages';
+import { payoutStateQuery, type PayoutState } from '../../workflows/payout/messages';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startReceiver } from '../webhooks/support/receiver';
 

@@ -1,9 +1,9 @@
 /**
- * A first-come box of pending hints (workflows/trust.ts) holds the same few ids whatever is
- * delivered, so a deposit's carried hints (workflows/deposit-carry.ts) stay small.
+ * A first-come box of pending hints (workflows/common/trust.ts) holds the same few ids whatever is
+ * delivered, so a deposit's carried hints (workflows/deposit/carry.ts) stay small.
  */
 import { describe, expect, it } from 'vitest';
-import { HINT_FIELD_MAX_LENGTH, PendingHints, REFUSED_HINTS_KEPT } from '../../workflows/trust';
+import { HINT_FIELD_MAX_LENGTH, PendingHints, REFUSED_HINTS_KEPT } from '../../workflows/common/trust';
 
 const firstCome = () => new PendingHints(4, () => true);
 

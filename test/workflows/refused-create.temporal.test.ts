@@ -6,7 +6,7 @@
  * over loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryUpdate } from '../../workflows/messages';
+import { retryUpdate } from '../../workflows/common/messages';
 import { registerTestExits, startJourneyHarness, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
 
 const REFUSED_AFTER_MS = 3_000;

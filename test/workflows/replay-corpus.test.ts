@@ -23,7 +23,7 @@ import {
   RELEASES_DIR,
   sha256,
 } from '../../dev/replay-corpus';
-import { FOLDS } from '../../workflows/patches';
+import { FOLDS } from '../../workflows/common/patches';
 import { PROJECT_ROOT } from '../support/run';
 
 const git = (...args: string[]) =>
@@ -59,7 +59,7 @@ describe('the replay corpus only grows', () => {
   });
 
   // A fold's marker means, in every history recorded with it, the patches its release said it takes
-  // (workflows/patches.ts): a fold edited after its release would replay those histories differently.
+  // (workflows/common/patches.ts): a fold edited after its release would replay those histories differently.
   it('keeps every released patch fold as its release recorded it', () => {
     const current = foldsAsRecorded(FOLDS);
     for (const release of releasesIn(RELEASES_DIR)) {

@@ -67,7 +67,7 @@ describe('the replay corpus', () => {
     expect(failures).toEqual([]);
   }, 180_000);
 
-  // A retune reaches running workflows only from its patch on (workflows/timings.ts): a history
+  // A retune reaches running workflows only from its patch on (workflows/common/timings.ts): a history
   // recorded before it replays with the defaults of its day, whatever the retune changes.
   it('replays every journey and deposit history on code that retunes their defaults', async () => {
     const failures: string[] = [];

@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient } from '../../client/payouts';
-import { payoutStateQuery, type PayoutState } from '../../workflows/payout-messages';
+import { payoutStateQuery, type PayoutState } from '../../workflows/payout/messages';
 import { registerTestExits, startJourneyHarness, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
 
-/** Longer than the one-minute start-to-close timeout of a change (workflows/activity-options.ts). */
+/** Longer than the one-minute start-to-close timeout of a change (workflows/common/activity-options.ts). */
 const HOLD_MS = 65_000;
 /** The settle delay: the service is assumed to act on a request within this long of receiving it. */
 const SETTLE_MS = HOLD_MS + 5_000;

@@ -1,9 +1,9 @@
 /**
- * Which of a journey's input timings are overrides (workflows/timings.ts): what continue-as-new
+ * Which of a journey's input timings are overrides (workflows/common/timings.ts): what continue-as-new
  * carries, and what a retune of a default does not touch.
  */
 import { describe, expect, it } from 'vitest';
-import { JOURNEY_TIMING_DEFAULTS, journeyTimingOverrides } from '../../workflows/timings';
+import { JOURNEY_TIMING_DEFAULTS, journeyTimingOverrides } from '../../workflows/common/timings';
 
 describe('journeyTimingOverrides', () => {
   it('keeps every value of an input that lacks any timing the earlier code always filled in', () => {

@@ -1,5 +1,5 @@
 /**
- * Timings that can be retuned (workflows/timings.ts), on the real dev server: journeys started on the
+ * Timings that can be retuned (workflows/common/timings.ts), on the real dev server: journeys started on the
  * previous release (whose client filled every default into the input) and journeys started with no
  * timings at all move to a release that retunes the polls, and wait by the new defaults from the
  * retune's patch on; a starter's explicit overrides win over the retune and are all that
@@ -16,10 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUIET_BUNDLER, startBuildWorker, type BuildWorker } from '../support/builds';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
-import { journeyWorkflowId } from '../../workflows/ids';
-import { JourneyInputSchema, type JourneyRequest } from '../../workflows/journey-input';
-import { customerEventSignal } from '../../workflows/messages';
-import { JOURNEY_TIMING_DEFAULTS } from '../../workflows/timings';
+import { journeyWorkflowId } from '../../workflows/common/ids';
+import { JourneyInputSchema, type JourneyRequest } from '../../workflows/common/journey-input';
+import { customerEventSignal } from '../../workflows/common/messages';
+import { JOURNEY_TIMING_DEFAULTS } from '../../workflows/common/timings';
 import type { customerJourney } from '../../workflows';
 import { registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 

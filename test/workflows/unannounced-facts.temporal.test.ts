@@ -1,5 +1,5 @@
 /**
- * Facts no event announces are looked for early (workflows/waiting.ts, UNANNOUNCED_FACTS_POLLED_EARLY),
+ * Facts no event announces are looked for early (workflows/common/waiting.ts, UNANNOUNCED_FACTS_POLLED_EARLY),
  * with production's timings (a 15-minute poll interval): an AUD onramp is ACTIVE within a minute of
  * its virtual account's approval, though the whitelist that follows has no event; exit accounts the
  * partner registers are found within seconds; a deposit the service holds ACTION_REQUIRED is seen long
@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWebhooks } from '../../webhooks/registration';
-import { depositWorkflowId } from '../../workflows/ids';
-import { DEPOSIT_TIMING_DEFAULTS, JOURNEY_TIMING_DEFAULTS } from '../../workflows/timings';
-import { EARLY_FIRST_POLL_MS } from '../../workflows/waiting';
+import { depositWorkflowId } from '../../workflows/common/ids';
+import { DEPOSIT_TIMING_DEFAULTS, JOURNEY_TIMING_DEFAULTS } from '../../workflows/common/timings';
+import { EARLY_FIRST_POLL_MS } from '../../workflows/common/waiting';
 import {
   registerTestExits,
   startActiveJourney,

@@ -14,10 +14,10 @@
  */
 import type { Client } from '@temporalio/client';
 import type { RampClient } from '../../../ramp';
-import { shownDeposit } from '../../../workflows/deposit-board';
-import { depositWorkflowId } from '../../../workflows/ids';
-import { depositStateQuery, type JourneyState } from '../../../workflows/messages';
-import { isPaymentSettled } from '../../../workflows/records';
+import { shownDeposit } from '../../../workflows/journey/board';
+import { depositWorkflowId } from '../../../workflows/common/ids';
+import { depositStateQuery, type JourneyState } from '../../../workflows/common/messages';
+import { isPaymentSettled } from '../../../workflows/common/records';
 import type { JourneyBatch } from './journeys';
 import type { Partner } from './partner';
 import { until } from './until';

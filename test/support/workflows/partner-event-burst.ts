@@ -5,7 +5,7 @@
  * as a journey does, waiting for `drained()`.
  */
 import { condition, defineSignal, setHandler } from '@temporalio/workflow';
-import { PartnerEventOutbox } from '../../../workflows/partner-event-outbox';
+import { PartnerEventOutbox } from '../../../workflows/partner-events/outbox';
 
 export * from '../../../workflows';
 

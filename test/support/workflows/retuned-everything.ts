@@ -4,7 +4,7 @@
  * reach histories recorded before its patch, their replay would time out, park or continue as new
  * where the recorded run did not: test/workflows/replay.test.ts replays the corpus on it.
  */
-import { DEPOSIT_RETUNES, JOURNEY_RETUNES } from '../../../workflows/timings';
+import { DEPOSIT_RETUNES, JOURNEY_RETUNES } from '../../../workflows/common/timings';
 
 JOURNEY_RETUNES.push({
   patchId: 'test-retune-every-journey-default',

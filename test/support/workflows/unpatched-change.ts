@@ -4,7 +4,7 @@
  * DeterminismViolationError (test/workflows/replay.test.ts), which is what the corpus is for.
  */
 import { sleep } from '@temporalio/workflow';
-import { customerJourney as currentJourney } from '../../../workflows/journey';
+import { customerJourney as currentJourney } from '../../../workflows/journey/workflow';
 
 export async function customerJourney(...args: Parameters<typeof currentJourney>): ReturnType<typeof currentJourney> {
   await sleep('1 second');

@@ -6,7 +6,7 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { registerWebhooks } from '../../../webhooks/registration';
-import type { DepositTimings } from '../../../workflows/timings';
+import type { DepositTimings } from '../../../workflows/common/timings';
 import type { JourneyHarness } from '../../support/journey-harness';
 import { startReceiver, type TestReceiver } from './receiver';
 

@@ -1,0 +1,174 @@
+/**
+ * Every message rampflow's workflows take, defined once and shared with the webhook router, the
+ * client library and the CLI: a signal per kind of service event (each carrying its event key), a
+ * state query per workflow, and the operator updates.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { z } from 'zod';
+import type {
+  AttachmentReferenceSchema,
+  EndRequestSchema,
+  RetryRequestSchema,
+  SignupRequestSchema,
+  SignupResultSchema,
+} from './message-schemas';
+import type {
+  CustomerRecord,
+  DepositAddressRecord,
+  DepositRecord,
+  PaymentRecord,
+  RampEvent,
+  TradeRecord,
+  VirtualAccountRecord,
+} from './records';
+import type { DepositStage, JourneyStage } from './stages';
+
+// ---- stages (workflows/common/stages.ts) ------------------------------------------------------------------
+
+export { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from './stages';
+
+// ---- state returned by the queries ----------------------------------------------------------
+
+/** Why a workflow is parked in NEEDS_ATTENTION, and what an operator's `retry` resumes. */
+export interface Attention {
+  reason: string;
+  /** The stage that was parked, which `retry` resumes. */
+  stage: string;
+  /** The failure type when a service error parked it (InvalidParameters, Unauthorised, ...). */
+  errorType?: string;
+  since: string;
+}
+
+export interface DepositSummary {
+  depositId: string;
+  kind: 'ONRAMP' | 'OFFRAMP';
+  stage: DepositStage;
+  amount: string;
+  currency: string;
+  tradeId?: string;
+  paymentId?: string;
+  attention?: Attention;
+}
+
+export interface JourneyState {
+  externalId: string;
+  stage: JourneyStage;
+  /** One line on what the journey is waiting for (also the Web UI's current details). */
+  waitingFor: string;
+  attention?: Attention;
+  customer: { id?: string; status?: string; kycLink?: string };
+  onramp?: {
+    currency: string;
+    /** The service's id of the customer's crypto address (the exit), once found. */
+    cryptoAddressId?: string;
+    flowId?: string;
+    /** The account details to show the user so they can pay in. */
+    virtualAccount?: VirtualAccountRecord;
+    whitelisted?: boolean;
+  };
+  offramp?: {
+    currency: string;
+    network: string;
+    /** The service's id of the customer's bank account (the exit), once found. */
+    bankAccountId?: string;
+    flowId?: string;
+    /** The address to show the user so they can deposit crypto. */
+    depositAddress?: DepositAddressRecord;
+  };
+  deposits: JourneyDeposits;
+  /** How the journey ended, once it has. */
+  outcome?: string;
+}
+
+/**
+ * What a journey shows of its deposits. Bounded whatever the customer's history (DESIGN, "Production
+ * over a lifetime"): counts and sums, the deposits in progress (up to a cap), the last few that ended.
+ * The full list comes from Temporal visibility (`rampflow deposit list --customer <externalId>`).
+ */
+export interface JourneyDeposits {
+  /** How many of the customer's deposits stand at each stage now. */
+  byStage: Partial<Record<DepositStage, number>>;
+  /**
+   * Amounts of completed deposits, per deposit currency (decimal strings), less those the service
+   * has since refunded (never below zero).
+   */
+  completedTotals: Record<string, string>;
+  /** Amounts of deposits the service refunded after confirming them (REVERSED), per deposit currency. */
+  reversedTotals: Record<string, string>;
+  /**
+   * The last deposits reversed (at most REVERSALS_REMEMBERED), newest first: a reversal is final, so
+   * a repeated or late report of one of these changes nothing.
+   */
+  reversedDepositIds: string[];
+  /** Deposits still in progress, oldest first; at most MAX_OPEN_DEPOSITS_SHOWN. */
+  open: DepositSummary[];
+  /** Deposits in progress beyond the cap: counted in byStage, not listed. */
+  openNotShown: number;
+  /** The last deposits that ended (COMPLETED, REJECTED, CANCELLED, REVERSED), newest first. */
+  recent: DepositSummary[];
+}
+
+export interface DepositState extends DepositSummary {
+  customerId: string;
+  waitingFor: string;
+  status: string;
+  outcome?: string;
+}
+
+// ---- signals: service events, routed by the ramp-event workflow ------------------------------
+
+export const customerEventSignal = defineSignal<[RampEvent<CustomerRecord>]>('customerEvent');
+export const virtualAccountEventSignal = defineSignal<[RampEvent<VirtualAccountRecord>]>('virtualAccountEvent');
+export const depositAddressEventSignal = defineSignal<[RampEvent<DepositAddressRecord>]>('depositAddressEvent');
+/** To a deposit's workflow (started with it by signal-with-start when it does not exist yet). */
+export const depositEventSignal = defineSignal<[RampEvent<DepositRecord>]>('depositEvent');
+export const tradeEventSignal = defineSignal<[RampEvent<TradeRecord>]>('tradeEvent');
+export const paymentEventSignal = defineSignal<[RampEvent<PaymentRecord>]>('paymentEvent');
+
+/**
+ * From a deposit's workflow to its journey whenever its summary changes. `previousStage` lets the
+ * journey keep its counts right for deposits it does not list (undefined on the first report).
+ */
+export interface DepositProgress {
+  summary: DepositSummary;
+  previousStage?: DepositStage;
+}
+export const depositProgressSignal = defineSignal<[DepositProgress]>('depositProgress');
+
+// ---- queries ----------------------------------------------------------------------------------
+
+export const journeyStateQuery = defineQuery<JourneyState>('journeyState');
+export const depositStateQuery = defineQuery<DepositState>('depositState');
+
+// ---- operator updates -------------------------------------------------------------------------
+
+/** Resume a parked journey, optionally with corrected input (the ramps or the customer's details). */
+export type RetryRequest = z.output<typeof RetryRequestSchema>;
+export const retryUpdate = defineUpdate<{ resumed: string }, [RetryRequest]>('retry');
+
+/** Why an operator ends something; recorded as the outcome. */
+export type EndRequest = z.output<typeof EndRequestSchema>;
+
+/** End a parked journey (CLOSED) or deposit workflow (CANCELLED) that an operator gives up on. */
+export const cancelUpdate = defineUpdate<{ cancelled: true }, [EndRequest]>('cancel');
+
+/** The customer relationship ends: the journey closes (its deposits in flight finish on their own). */
+export const closeCustomerUpdate = defineUpdate<{ closed: true }, [EndRequest]>('closeCustomer');
+
+/**
+ * For a deposit in ACTION_REQUIRED: the document the service asked for, as a claim check. The bytes
+ * stay in the attachment store (attachments/); only this reference and their hash enter the history.
+ */
+export type AttachmentReference = z.output<typeof AttachmentReferenceSchema>;
+export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [AttachmentReference]>('submitAttachment');
+
+// ---- signup ------------------------------------------------------------------------------------
+
+/**
+ * Sent with the journey's start (update-with-start) by `POST /journeys` and the client's `signUp`, or
+ * to the running journey of the same externalId: answers the stage and, once the service's record has
+ * it, the KYC link, waiting at most `waitSeconds` for it (workflows/journey/signup.ts).
+ */
+export type SignupRequest = z.output<typeof SignupRequestSchema>;
+export type SignupResult = z.output<typeof SignupResultSchema>;
+export const signupUpdate = defineUpdate<SignupResult, [SignupRequest]>('signup');
