@@ -54,7 +54,7 @@ export interface OfferTimings {
 }
 
 /**
- * Within the report activity's minute (workflows/deposit/report.ts): an offer is asked for up to 30 s,
+ * Within the report activity's minute (workflows/deposit/run.ts, its JourneyReporter): an offer is asked for up to 30 s,
  * 10 s at a time, so a journey whose worker is briefly away still answers the same update.
  */
 export const DEFAULT_OFFER_TIMINGS: OfferTimings = { offerDeadlineMs: 10_000, unknownOutcomeBudgetMs: 30_000 };

@@ -32,7 +32,7 @@ const REPORTS_PER_SECOND = 1_000;
 const STORM_SECONDS = 30;
 /** Each synthetic deposit reports twice (opened, then completed), as a deposit on the happy path does. */
 const REPORTS_PER_DEPOSIT = 2;
-/** The sender's answer to a refusal, as the deposit's report activity retries (workflows/deposit/report.ts), but quicker. */
+/** The sender's answer to a refusal, as the deposit's report activity retries (workflows/deposit/run.ts, its JourneyReporter), but quicker. */
 const OFFER_AGAIN_AFTER_MS = 500;
 const DRAIN_TIMEOUT_MS = 300_000;
 

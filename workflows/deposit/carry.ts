@@ -1,5 +1,6 @@
 /**
- * When a deposit (workflows/deposit/workflow.ts) continues as new, and what it hands to its next run.
+ * What a deposit (workflows/deposit/workflow.ts) hands to its next run when it continues as new, as
+ * plain data: the run (workflows/deposit/run.ts) decides when, and carries and takes up through here.
  *
  * A deposit's history grows with every delivery, and someone holding the webhook token can send as
  * many as they like (forged hints each cost a signal and a workflow task, and a look when they claim
@@ -7,20 +8,15 @@
  * (or the server suggests it), and the run continues as new at the same step, after its handlers
  * have finished, carrying what it holds: every field below is bounded whatever was delivered.
  * Behind DEPOSIT_CONTINUES_AS_NEW, asked only when a run has grown that far. A parked deposit does the
- * same, carrying its parking (PARKED_CONTINUES_AS_NEW, workflows/deposit/resume.ts).
+ * same, carrying its parking (PARKED_CONTINUES_AS_NEW).
  */
-import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { AppliedKeys } from '../common/applied-keys';
-import type { CarriedDepositHints, DepositHints } from './hints';
-import type { DepositLifecycleInput, DepositLifecycleRequest } from '../common/deposit-input';
-import type { DepositJourneyLink } from './journey-link';
-import type { DepositLedger } from './ledger';
-import type { CarriedReports, JourneyReporter } from './report';
-import type { DepositStepClock } from './step-clock';
+import type { DepositLifecycleInput } from '../common/deposit-input';
 import type { DepositStage, DepositState } from '../common/messages';
 import type { CarriedParking } from '../common/operator';
-import { DEPOSIT_CONTINUES_AS_NEW, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
 import type { DepositRecord, PaymentRecord, TradeRecord } from '../common/records';
+import type { CarriedDepositHints, DepositHints, DepositJourneyLink, DepositLedger } from './ledger';
+import type { DepositStepClock } from './step-clock';
 
 /**
  * The history a deposit run grows to before its next wait continues as new. A deposit without a
@@ -28,22 +24,10 @@ import type { DepositRecord, PaymentRecord, TradeRecord } from '../common/record
  */
 export const DEPOSIT_MAX_HISTORY_EVENTS = 1_000;
 
-/** Thrown by a wait (workflows/deposit/waits.ts) when the run should continue as new. */
-export class DepositHistoryFull extends Error {}
-
-/** Whether the run has grown enough to continue as new (the patch is asked only once it has). */
-export function depositHistoryFull(): boolean {
-  return historyPastLimit() && takesPatch(DEPOSIT_CONTINUES_AS_NEW);
-}
-
-/** The same for a parked deposit (workflows/deposit/resume.ts), behind a patch of its own. */
-export function parkedDepositHistoryFull(): boolean {
-  return historyPastLimit() && takesPatch(PARKED_CONTINUES_AS_NEW);
-}
-
-function historyPastLimit(): boolean {
-  const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength > DEPOSIT_MAX_HISTORY_EVENTS;
+/** Where a deposit's reports to its journey stand, for its next run: its keys go on from there. */
+export interface CarriedReports {
+  run: string;
+  offered: number;
 }
 
 /** What a deposit hands to its next run, with a version number for the code that takes it up. */
@@ -75,30 +59,25 @@ export interface CarriedDeposit {
   hints: CarriedDepositHints;
 }
 
-/**
- * The deposit workflow's signature, as continue-as-new starts it (workflows/deposit/workflow.ts), written here
- * rather than imported so that the run and what it carries do not import each other.
- */
-type DepositLifecycle = (request: DepositLifecycleRequest, carried?: CarriedDeposit) => Promise<unknown>;
-
-/** The parts of a deposit's course (workflows/deposit/course.ts) that a run hands on. */
-export interface CarryingCourse {
+/** The parts of a deposit's run (workflows/deposit/run.ts) that it hands on. */
+export interface CarryingRun {
   readonly verifiesPayloads: boolean;
   readonly ledger: DepositLedger;
   readonly link: DepositJourneyLink;
   readonly clock: DepositStepClock;
   readonly applied: AppliedKeys;
-  readonly reporter: JourneyReporter;
+  readonly reporter: { carry(): CarriedReports };
   readonly hints: DepositHints;
 }
 
-function carry(course: CarryingCourse, stage: DepositStage, parking?: CarriedParking): CarriedDeposit {
-  const { ledger, link } = course;
+/** What `run` hands to its next run, to continue at `stage` (parked there when `parking` is given). */
+export function carry(run: CarryingRun, stage: DepositStage, parking?: CarriedParking): CarriedDeposit {
+  const { ledger, link } = run;
   return {
     version: 1,
     stage,
     ...(parking ? { parking } : {}),
-    verifiesPayloads: course.verifiesPayloads,
+    verifiesPayloads: run.verifiesPayloads,
     ledger: {
       ...(ledger.deposit ? { deposit: ledger.deposit } : {}),
       ...(ledger.trade ? { trade: ledger.trade } : {}),
@@ -116,14 +95,14 @@ function carry(course: CarryingCourse, stage: DepositStage, parking?: CarriedPar
       ...(link.reportedStage !== undefined ? { reportedStage: link.reportedStage } : {}),
       served: link.served,
     },
-    ...(course.clock.carriedDeadline !== undefined ? { stepDeadlineAt: course.clock.carriedDeadline } : {}),
-    appliedEventKeys: course.applied.carry(),
-    reports: course.reporter.carry(),
-    hints: course.hints.carry(),
+    ...(run.clock.carriedDeadline !== undefined ? { stepDeadlineAt: run.clock.carriedDeadline } : {}),
+    appliedEventKeys: run.applied.carry(),
+    reports: run.reporter.carry(),
+    hints: run.hints.carry(),
   };
 }
 
-/** A new run takes up what the previous one held (workflows/deposit/course.ts, before any handler runs). */
+/** A new run takes up what the previous one held (workflows/deposit/run.ts, before any handler runs). */
 export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, link: DepositJourneyLink): void {
   const held = carried.ledger;
   ledger.deposit = held.deposit;
@@ -142,22 +121,13 @@ export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, li
 }
 
 /**
- * Lets running handlers (an attachment being submitted) finish, then continues as new at `stage`
- * (parked there when `parking` is given).
- * The next run's input is the first run's, less what it no longer needs: the starter's record (the
+ * The next run's input: the first run's, less what it no longer needs: the starter's record (the
  * ledger carries the service's) and a reversal's mark (a reversal never waits, so never gets here).
  */
-export async function continueDepositAsNew(
-  course: CarryingCourse,
-  input: DepositLifecycleInput,
-  stage: DepositStage,
-  parking?: CarriedParking,
-): Promise<never> {
-  await condition(allHandlersFinished);
-  const next = {
+export function nextRunInput(input: DepositLifecycleInput): DepositLifecycleInput {
+  return {
     depositId: input.depositId,
     ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
     ...(input.timings !== undefined ? { timings: input.timings } : {}),
   };
-  return continueAsNew<DepositLifecycle>(next, carry(course, stage, parking));
 }

@@ -1,14 +1,26 @@
 /**
- * What a deposit's workflow (workflows/deposit/workflow.ts) holds of the service's records, and the only ways
- * it changes: each record moves only forward, a trade or payment is this deposit's only when the
- * service's record links it (under the trust rule, workflows/common/trust.ts), and where a held record came
- * from (the service, or a webhook's payload under direct routing) is kept with it. The workflow's
- * visible state (DepositState) follows every change. No I/O: the workflow reads, the ledger takes.
+ * What a deposit's run (workflows/deposit/run.ts) knows, as plain data, and the only ways it changes. No
+ * I/O and no Temporal: the run reads, these take.
+ *
+ * - `DepositLedger`: what it holds of the service's records. Each record moves only forward, a trade or
+ *   payment is this deposit's only when the service's record links it (under the trust rule,
+ *   workflows/common/trust.ts), and where a held record came from (the service, or a webhook's payload
+ *   under direct routing) is kept with it. The visible state (DepositState) follows every change.
+ * - `DepositJourneyLink`: which journey it reports to, and what it last told it.
+ * - `DepositHints`: what deliveries claim about the deposit, its trade and its payment, waiting for a
+ *   look through the service, and which claim is news (the run's look reads it).
  */
-import type { DepositState } from '../common/messages';
-import { depositKindOf as kindOf, type DepositRecord, type PaymentRecord, type TradeRecord } from '../common/records';
+import { journeyWorkflowId } from '../common/ids';
+import type { DepositStage, DepositState } from '../common/messages';
+import {
+  depositKindOf as kindOf,
+  isPaymentSettled,
+  type DepositRecord,
+  type PaymentRecord,
+  type TradeRecord,
+} from '../common/records';
 import { advancesDeposit, advancesTrade } from '../common/status-order';
-import { paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
+import { paymentNamesTrade, PendingHints, tradeNamesDeposit, type CarriedHints, type Hint } from '../common/trust';
 
 export class DepositLedger {
   deposit: DepositRecord | undefined;
@@ -27,7 +39,7 @@ export class DepositLedger {
   /** Set once an operator's attachment was accepted by the service. */
   attachmentSubmitted = false;
   /**
-   * The sha256 of the attachment being submitted or submitted (workflows/deposit/handlers.ts): the
+   * The sha256 of the attachment being submitted or submitted (the run's `submitAttachment` handler): the
    * deposit takes one file; the same one again gets the first one's answer, a different one is refused.
    */
   attachmentSha256: string | undefined;
@@ -158,3 +170,149 @@ export class DepositLedger {
 /** Whether a record names where the money came in (detail reads do; list items do not). */
 const namesReceiver = (record: DepositRecord): boolean =>
   record.virtualAccountId !== undefined || record.depositAddressId !== undefined;
+
+/**
+ * Which journey a deposit reports to, and what it last told it. The reports themselves are sent by the
+ * run (its `enterStage`); this holds only what they depend on.
+ */
+export class DepositJourneyLink {
+  /** The customer's externalId, and so the journey to report to; undefined when the customer has none we know. */
+  externalId: string | undefined;
+  journeyId: string | undefined;
+  /** The stage the journey last heard, so it can keep its counts right. */
+  reportedStage: DepositStage | undefined;
+  /** Set once the journey heard of the deposit, or an operator chose to track it without one. */
+  served = false;
+
+  /** Indexed with the next stage shown. */
+  learnJourney(owner: string): void {
+    this.externalId = owner;
+    this.journeyId = journeyWorkflowId(owner);
+  }
+
+  /** The journey has heard of the deposit (served from then on). */
+  noteServedIfReported(): void {
+    this.served ||= this.reportedStage !== undefined;
+  }
+
+  /** An operator's retry of a deposit no journey takes tracks it anyway (reports are then best effort). */
+  trackWithoutJourney(): void {
+    this.served = true;
+  }
+}
+
+/** What a deposit's hints hand to its next run (workflows/deposit/carry.ts). */
+export interface CarriedDepositHints {
+  deposit: CarriedHints;
+  trade: CarriedHints;
+  payment: CarriedHints;
+}
+
+/**
+ * A deposit's hints (workflows/common/trust.ts): one box each for the deposit, its trades and its
+ * payments. A claim is news only when it says what the service has not told the deposit yet; the run
+ * looks at the furthest news (a payment, else a trade, else the deposit) and clears or refuses it here.
+ */
+export class DepositHints {
+  private readonly depositHints: PendingHints;
+  private readonly tradeHints: PendingHints;
+  private readonly paymentHints: PendingHints;
+
+  /**
+   * @param choosesFirstCome whether the boxes are first come (HINTS_NEVER_DELAY_FACTS); asked once, at
+   *   the run's first hint (the same hint on replay)
+   * @param carried what the previous run's hints held, when this run continued it
+   */
+  constructor(
+    private readonly depositId: string,
+    private readonly ledger: DepositLedger,
+    choosesFirstCome: () => boolean,
+    carried?: CarriedDepositHints,
+  ) {
+    let firstCome: boolean | undefined;
+    const chooseFirstCome = (): boolean => (firstCome ??= choosesFirstCome());
+    this.depositHints = new PendingHints(1, chooseFirstCome, carried?.deposit);
+    this.tradeHints = new PendingHints(4, chooseFirstCome, carried?.trade);
+    this.paymentHints = new PendingHints(4, chooseFirstCome, carried?.payment);
+  }
+
+  carry(): CarriedDepositHints {
+    return { deposit: this.depositHints.carry(), trade: this.tradeHints.carry(), payment: this.paymentHints.carry() };
+  }
+
+  noteDeposit(record: Hint): void {
+    if (record.id === this.depositId) this.depositHints.note(record);
+  }
+
+  noteTrade(record: Hint): void {
+    this.tradeHints.note(record);
+  }
+
+  notePayment(record: Hint): void {
+    this.paymentHints.note(record);
+  }
+
+  /** Whether any claim is news. */
+  claimNews(): boolean {
+    return this.nextPaymentClaim() !== undefined || this.nextTradeClaim() !== undefined || this.depositClaimIsNews();
+  }
+
+  /** The payment whose claim to read next (oldest first under first come, else the newest), if any is news. */
+  nextPaymentClaim(): string | undefined {
+    return this.paymentHints.next(this.paymentHintIsNews);
+  }
+
+  nextTradeClaim(): string | undefined {
+    return this.tradeHints.next(this.tradeHintIsNews);
+  }
+
+  /** A deposit claim is news when it moves the deposit's held status forward and no trade says more. */
+  depositClaimIsNews(): boolean {
+    const { ledger } = this;
+    const claim = this.depositHints.claimFor(this.depositId);
+    // A trade the service links to this deposit already says the deposit was confirmed.
+    return (
+      claim !== undefined &&
+      ledger.deposit !== undefined &&
+      ledger.trade === undefined &&
+      claim !== ledger.deposit.status &&
+      advancesDeposit(ledger.deposit.status, claim)
+    );
+  }
+
+  /** The claim is being read: it leaves its box. */
+  clearPayment(paymentId: string): void {
+    this.paymentHints.clear(paymentId);
+  }
+
+  clearTrade(tradeId: string): void {
+    this.tradeHints.clear(tradeId);
+  }
+
+  clearDeposit(): void {
+    this.depositHints.clear(this.depositId);
+  }
+
+  /** A read found the record absent or not this deposit's (workflows/common/trust.ts, `refuse`). */
+  refusePayment(paymentId: string): void {
+    this.paymentHints.refuse(paymentId);
+  }
+
+  refuseTrade(tradeId: string): void {
+    this.tradeHints.refuse(tradeId);
+  }
+
+  private readonly tradeHintIsNews = (id: string): boolean => {
+    const { ledger } = this;
+    const claim = this.tradeHints.claimFor(id)!;
+    return (
+      ledger.trade === undefined ||
+      (id === ledger.trade.id && claim !== ledger.trade.status && advancesTrade(ledger.trade.status, claim))
+    );
+  };
+
+  private readonly paymentHintIsNews = (id: string): boolean =>
+    this.ledger.state.kind === 'OFFRAMP' &&
+    (this.ledger.payment === undefined ||
+      (id === this.ledger.payment.id && !isPaymentSettled(this.ledger.payment.status)));
+}

@@ -10,7 +10,7 @@ export async function lookUpOnramp(setup: OnrampSetup): Promise<{ flowId: string
   return act.ensureOnramp.executeWithOptions(changeOptions('look up or create the onramp'), [setup]);
 }
 
-/** As a confirmed deposit looks for its trade (workflows/deposit/workflow.ts). */
+/** As a confirmed deposit looks for its trade (workflows/deposit/run.ts, awaitTrade). */
 export async function lookUpTrade(lookup: { depositId: string; customerId: string }): Promise<string | null> {
   return (
     (await act.findTradeForDeposit.executeWithOptions(listSearchOptions("look for the deposit's trade"), [lookup]))
