@@ -118,7 +118,7 @@ const NOTHING_TO_WAIT_FOR: ReadonlySet<JourneyStage> = new Set([
 
 export class JourneyRun {
   /** Replaced by an operator's retry with corrected input. */
-  input: JourneyInput;
+  private input: JourneyInput;
   // On the service task queue (workflows/common/service-activities.ts): a signup goes before bulk work, a
   // journey an operator retried in bulk after it.
   private callPriority: number = PRIORITY.HIGH;
@@ -222,13 +222,13 @@ export class JourneyRun {
   }
 
   async setUpRamps(): Promise<JourneyStage> {
-    const { ledger, state, input } = this;
+    const { ledger, state } = this;
     const customerId = state.customer.id!;
     await this.findExitAccounts(customerId);
     this.enterStage('SETTING_UP_RAMPS', 'the service to create the autoramp flows (each looked up first)');
     this.stopIfEnded();
-    if (input.onramp && state.onramp?.cryptoAddressId && !state.onramp.flowId) {
-      const { currency } = input.onramp;
+    if (this.input.onramp && state.onramp?.cryptoAddressId && !state.onramp.flowId) {
+      const { currency } = this.input.onramp;
       const cryptoAddressId = state.onramp.cryptoAddressId;
       const flow = await orPark('creating the onramp', () =>
         this.act.ensureOnramp.executeWithOptions(changeOptions(`look up or create the ${currency} onramp`), [
