@@ -10,7 +10,7 @@
  * not have taken it) is asked again at once, as the same update: within one run of the journey,
  * Temporal answers a repeated update id with the first one's outcome and never runs it twice, so the
  * journey takes the batch once however many of its answers are lost, beyond the window of report keys
- * it remembers (workflows/journey/report-intake.ts). That window is left for the rest: an answer still
+ * it remembers (workflows/journey/run.ts). That window is left for the rest: an answer still
  * unknown after `unknownOutcomeBudgetMs` (the offer counts as refused and the report's next attempt is
  * a new update), and an ask that reaches the journey's next run after the first was taken.
  */

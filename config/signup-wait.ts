@@ -1,5 +1,5 @@
 /**
- * How long a signup (update-with-start, workflows/journey/signup.ts) waits for the service's KYC link. Kept
+ * How long a signup (update-with-start, workflows/journey/run.ts) waits for the service's KYC link. Kept
  * here, importing nothing, because the partner API's setting (PARTNER_API_SIGNUP_WAIT_SECONDS,
  * config/env.ts) is bounded by what the workflow accepts, and config/ imports nothing of ours.
  */

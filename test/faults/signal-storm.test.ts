@@ -11,7 +11,7 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JourneyReportSender } from '../../client/journey-report-sender';
-import { addDecimal } from '../../workflows/journey/decimal';
+import { addDecimal } from '../../workflows/journey/board';
 import { depositReportKey } from '../../workflows/common/deposit-reports';
 import { journeyWorkflowId } from '../../workflows/common/ids';
 import {

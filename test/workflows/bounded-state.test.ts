@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AppliedKeys, APPLIED_KEYS_WINDOW } from '../../workflows/common/applied-keys';
-import { addDecimal } from '../../workflows/journey/decimal';
 import {
+  addDecimal,
   applyDepositProgress,
   emptyDepositBoard,
   isNewsForJourney,

@@ -1,7 +1,8 @@
 /**
- * What a journey hands to its next run when it continues as new, with a version number: a run of new
- * code must accept what a run of the previous code carried (continue-as-new is where a long-lived
- * journey moves to new code). Every field is bounded whatever the customer's history.
+ * What a journey hands to its next run when it continues as new (`JourneyLedger.carry`), with a
+ * version number, and how the next run takes it up (`upgradeCarriedJourney`): a run of new code must
+ * accept what a run of the previous code carried (continue-as-new is where a long-lived journey moves
+ * to new code). Every field is bounded whatever the customer's history.
  */
 import { applyDepositProgress, emptyDepositBoard } from './board';
 import type { DepositSummary, JourneyDeposits, JourneyState } from '../common/messages';
@@ -20,7 +21,7 @@ export interface CarriedJourney {
   accountRecords: Record<string, VirtualAccountRecord | DepositAddressRecord>;
   /** Where the customer's partner events stand (added within version 2: absent before partner events). */
   partnerEvents?: CarriedOutbox;
-  /** Keys of the last deposit reports taken by update (workflows/journey/report-intake.ts; added within version 2). */
+  /** Keys of the last deposit reports taken by update (workflows/journey/run.ts; added within version 2). */
   depositReportKeys?: string[];
   /** Set when the run was parked (PARKED_CONTINUES_AS_NEW; added within version 2): the next run is parked at once with it. */
   parking?: CarriedParking;
@@ -55,6 +56,14 @@ export type AnyCarriedJourney = CarriedJourney | CarriedJourneyV2BeforeReversals
 
 /** Accounts seen in events and kept for later: the customer's own, so a handful; capped all the same. */
 export const MAX_ACCOUNT_RECORDS = 16;
+
+/**
+ * Deposit report keys remembered (workflows/journey/run.ts, the deposit reports): two offers' worth (a
+ * sender has at most one offer of MAX_REPORTS_PER_OFFER in flight per journey), so an offer repeated
+ * after a lost answer is recognised. Carried at about 50 bytes a key: this window is most of what the
+ * journey carries.
+ */
+export const REPORT_KEYS_REMEMBERED = 200;
 
 export function upgradeCarriedJourney(carried: AnyCarriedJourney): CarriedJourney {
   if (carried.version === 2)

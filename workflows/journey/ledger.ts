@@ -1,39 +1,21 @@
 /**
- * What a customer journey knows and how it changes (workflows/journey/workflow.ts): its state, the account
- * records deliveries brought, the keys of the events it applied, the deliveries' hints waiting for a
- * look, the reason it was told to end, and the deadline of the stage in progress. Events are applied at
- * most once and move state only forward; the handlers that feed the ledger are registered here too.
+ * What a customer journey knows and the only ways it changes (plain data, no Temporal call): its
+ * state, the account records deliveries brought, the keys of the events it applied, the deliveries'
+ * hints waiting for a look, the reason it was told to end, and the deadline of the stage in progress.
+ * Events are applied at most once and move state only forward. The run (workflows/journey/run.ts)
+ * feeds it from its handlers and steps, and shows and indexes what it holds.
  */
-import { setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { AppliedKeys } from '../common/applied-keys';
 import { workflowNow } from '../common/clock';
-import { applyDepositProgress, emptyDepositBoard } from './board';
-import { DepositReportIntake } from './report-intake';
-import { indexStage } from '../common/indexing';
+import { emptyDepositBoard } from './board';
 import { MAX_ACCOUNT_RECORDS, type CarriedJourney } from './carry';
-import type { JourneyEvents } from './events';
 import type { JourneyInput } from '../common/journey-input';
-import {
-  closeCustomerUpdate,
-  customerEventSignal,
-  depositAddressEventSignal,
-  depositProgressSignal,
-  journeyStateQuery,
-  virtualAccountEventSignal,
-  type Attention,
-  type DepositProgress,
-  type DepositSummary,
-  type EndRequest,
-  type JourneyStage,
-  type JourneyState,
-} from '../common/messages';
-import type { OperatorDesk } from '../common/operator';
+import type { Attention, JourneyStage, JourneyState } from '../common/messages';
+import type { CarriedParking } from '../common/operator';
+import type { CarriedOutbox } from '../partner-events/outbox';
 import type { CustomerRecord, DepositAddressRecord, VirtualAccountRecord } from '../common/records';
-import { RampCustomerId, RampExternalId } from '../../observability/search-attributes';
-import { registerSignup } from './signup';
-import { stageEntered } from '../common/stage-metrics';
 import { advancesAccount, advancesCustomer } from '../common/status-order';
-import { isHint, PendingHints } from '../common/trust';
+import { PendingHints } from '../common/trust';
 
 export class JourneyLedger {
   readonly state: JourneyState;
@@ -64,20 +46,11 @@ export class JourneyLedger {
     this.stageDeadlineAt = carried?.stageDeadlineAt;
   }
 
-  // ---- what the UI and the search attributes show ----------------------------------------------
-
-  show(stage: JourneyStage, waitingFor: string, attention: Attention | undefined): void {
-    stageEntered(stage);
+  /** The stage and what it waits for, as the UI and the `journeyState` query show them. */
+  setStage(stage: JourneyStage, waitingFor: string, attention: Attention | undefined): void {
     this.state.stage = stage;
     this.state.waitingFor = waitingFor;
     this.state.attention = attention;
-    // One upsert per change of stage, carrying what else the journey learned since the last one (its
-    // externalId when its starter did not index it, the service's customer id once known).
-    indexStage(stage, [
-      { key: RampExternalId, value: this.state.externalId },
-      ...(this.state.customer.id ? [{ key: RampCustomerId, value: this.state.customer.id }] : []),
-    ]);
-    setCurrentDetails(`**${stage}**: ${waitingFor}`);
   }
 
   /** Indexed with the next stage shown. */
@@ -147,64 +120,28 @@ export class JourneyLedger {
     this.stageDeadlineAt = undefined;
   }
 
-  /** The deadline carried through continue-as-new, if a wait of the stage set one. */
-  get carriedDeadline(): number | undefined {
-    return this.stageDeadlineAt;
-  }
-}
+  // ---- what the next run takes up ------------------------------------------------------------------
 
-/**
- * Registers the journey's deliveries, deposit reports, query, signup and close on `ledger`; returns
- * the deposit-report intake, which is closed when the run hands over.
- */
-export function registerJourneyHandlers(
-  ledger: JourneyLedger,
-  desk: OperatorDesk,
-  events: JourneyEvents,
-  carriedReportKeys: readonly string[] | undefined,
-): DepositReportIntake {
-  const { state, applied } = ledger;
-  // Hints are not de-duplicated by key: each costs at most one read, and a forged delivery that came
-  // first must not use up the key of the genuine one.
-  setHandler(customerEventSignal, (event) =>
-    isHint(event)
-      ? ledger.noteCustomerHint(event.record)
-      : applied.applyOnce(event.key, () => ledger.applyCustomer(event.record)),
-  );
-  setHandler(virtualAccountEventSignal, (event) =>
-    isHint(event)
-      ? ledger.accountHints.note(event.record)
-      : applied.applyOnce(event.key, () => ledger.applyAccount(event.record)),
-  );
-  setHandler(depositAddressEventSignal, (event) =>
-    isHint(event)
-      ? ledger.accountHints.note(event.record)
-      : applied.applyOnce(event.key, () => ledger.applyAccount(event.record)),
-  );
-  // Deposit workflows of the previous code sent the bare summary.
-  const applyProgress = (progress: DepositProgress): void => {
-    if (applyDepositProgress(state.deposits, progress)) events.depositProgress(progress);
-  };
-  setHandler(depositProgressSignal, (report: DepositProgress | DepositSummary) =>
-    applyProgress('summary' in report ? report : { summary: report }),
-  );
-  // Deposits of this code offer their reports by update, which the journey can refuse while it hands
-  // over (workflows/common/deposit-reports.ts): a storm of reports waits with its senders, not in this history.
-  const reports = new DepositReportIntake(applyProgress, carriedReportKeys);
-  setHandler(journeyStateQuery, () => ({ ...state, attention: desk.attention }));
-  registerSignup(state);
-  setHandler(
-    closeCustomerUpdate,
-    (request) => {
-      ledger.requestEnd(request.reason ?? 'closed by an operator');
-      return { closed: true as const };
-    },
-    {
-      validator: (_request: EndRequest) => {
-        if (state.stage === 'CLOSED' || state.stage === 'REJECTED')
-          throw new Error(`the journey has already ended (${state.stage})`);
-      },
-    },
-  );
-  return reports;
+  /**
+   * What continue-as-new hands on (workflows/journey/carry.ts): this ledger, the deadline if a wait of
+   * the stage set one, where the partner events stand, the deposit reports' keys, and the parking
+   * when the run was parked.
+   */
+  carry(
+    partnerEvents: CarriedOutbox,
+    depositReportKeys: string[],
+    parking: CarriedParking | undefined,
+  ): CarriedJourney {
+    const { stageDeadlineAt } = this;
+    return {
+      version: 2,
+      state: this.state,
+      appliedEventKeys: this.applied.carry(),
+      accountRecords: this.accountRecords,
+      ...(stageDeadlineAt !== undefined ? { stageDeadlineAt } : {}),
+      partnerEvents,
+      depositReportKeys,
+      ...(parking ? { parking } : {}),
+    };
+  }
 }
