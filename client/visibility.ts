@@ -163,7 +163,7 @@ function depositClauses(filter: { stage?: DepositStage | undefined; externalId?:
   return clauses;
 }
 
-// A parked payout continues as new while it stays parked (workflows/payout/carry.ts).
+// A parked payout continues as new while it stays parked (CarriedPayout, workflows/payout/workflow.ts).
 function payoutClauses(filter: { stage?: PayoutStage | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'payout'), CURRENT_RUNS_ONLY];
   if (filter.stage !== undefined)
