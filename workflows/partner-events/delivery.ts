@@ -169,9 +169,8 @@ class DeliveryRun {
 
   private assertResendable(request: ResendRequest): void {
     if (request.endpoint !== undefined && this.endpoints[request.endpoint]?.parked === undefined)
-      throw new Error(`no deliveries to ${request.endpoint} are parked in ${this.stream}`);
-    if (request.endpoint === undefined && this.parkedNames().length === 0)
-      throw new Error(`no deliveries are parked in ${this.stream}`);
+      throw nothingParked(this.stream, request.endpoint);
+    if (request.endpoint === undefined && this.parkedNames().length === 0) throw nothingParked(this.stream);
   }
 
   show(): void {
@@ -201,6 +200,15 @@ class DeliveryRun {
         !this.delivering.has(name),
     );
   }
+}
+
+/** A `resend` with nothing to resume: the update is rejected before it reaches the history. */
+function nothingParked(stream: string, endpoint?: string): Error {
+  return new Error(
+    endpoint === undefined
+      ? `no deliveries are parked in ${stream}`
+      : `no deliveries to ${endpoint} are parked in ${stream}`,
+  );
 }
 
 function historyLong(): boolean {
