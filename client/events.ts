@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { RampEventResult } from '../workflows/ramp-event/types';
+import type { RampEventResult } from '../workflows/ramp-event/events';
 import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } from './errors';
 import { listed, withEnd } from './listing';
 import { eventListQuery, toEventListing, type EventFilter, type EventListing } from './visibility';

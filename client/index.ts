@@ -11,7 +11,7 @@ export { SIGNUP_GRACE_MS, type JourneyHandle, type JourneyOutcome, type SignUp, 
 export type { DepositHandle, DepositOutcome } from './deposits';
 export type { DepositBulkFilter, JourneyBulkFilter, PayoutBulkFilter } from './bulk-actions';
 export type { EventReport } from './events';
-export type { ParkCode, RampEventResult } from '../workflows/ramp-event/types';
+export type { ParkCode, RampEventResult } from '../workflows/ramp-event/events';
 export {
   DEFAULT_BULK_CONCURRENCY,
   type BulkOptions,

@@ -32,7 +32,7 @@ import { depositStateQuery, journeyStateQuery, type Attention } from '../workflo
 import type { PartnerEventStream } from '../partner-events/catalogue';
 import { partnerEventDeliveryWorkflowId } from '../workflows/partner-events/messages';
 import { payoutStateQuery } from '../workflows/payout/messages';
-import { EVENT_STAGE } from '../workflows/ramp-event/types';
+import { EVENT_STAGE } from '../workflows/ramp-event/events';
 import type { ReconcileResult } from '../workflows/reconcile/types';
 import { RampStage, RampStageSince } from '../observability/search-attributes';
 import { RampflowInputError } from './errors';

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../workflows/common/ids';
 import { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from '../workflows/common/messages';
 import { PAYOUT_STAGES, type PayoutStage } from '../workflows/payout/messages';
-import { EVENT_STAGE } from '../workflows/ramp-event/types';
+import { EVENT_STAGE } from '../workflows/ramp-event/events';
 import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
 import { RampflowInputError } from './errors';
 import { parseExternalId } from './input-validation';
@@ -163,7 +163,7 @@ function depositClauses(filter: { stage?: DepositStage | undefined; externalId?:
   return clauses;
 }
 
-// A parked payout continues as new while it stays parked (workflows/payout/carry.ts).
+// A parked payout continues as new while it stays parked (CarriedPayout, workflows/payout/workflow.ts).
 function payoutClauses(filter: { stage?: PayoutStage | undefined }): string[] {
   const clauses = [equals('WorkflowType', 'payout'), CURRENT_RUNS_ONLY];
   if (filter.stage !== undefined)

@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { EVENT_RESOURCE, eventKey, normaliseEventName, type EventName } from '../ramp/events';
 import { eventPayloadSchema } from '../ramp/schemas/events';
 import { eventWorkflowId } from '../workflows/common/ids';
-import type { EventHint, RampEventInput, RampEventTimings } from '../workflows/ramp-event/types';
+import type { EventHint, RampEventInput, RampEventTimings } from '../workflows/ramp-event/events';
 
 /** Event names are short identifiers (CUSTOMER_APPROVED, user.approved); anything else is not a delivery. */
 const EVENT_NAME = /^[A-Za-z0-9._-]{1,64}$/;

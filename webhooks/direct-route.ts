@@ -41,9 +41,8 @@ import { deliverToDeposit, type DepositDelivery } from '../client/deposit-delive
 import { EVENT_RESOURCE, type EventName } from '../ramp/events';
 import type { Customer, Deposit, DepositAddress, Trade, VirtualAccount } from '../ramp';
 import type { DepositTimings } from '../workflows/common/deposit-input';
-import { serviceConfirms } from '../workflows/ramp-event/claims';
+import { serviceConfirms, type EventResource } from '../workflows/ramp-event/events';
 import { depositWorkflowId, journeyWorkflowId } from '../workflows/common/ids';
-import type { EventResource } from '../workflows/ramp-event/types';
 import type { ReceiverBudget } from './receiver-budget';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/common/records';
 import { isAccountApproved } from '../workflows/common/status-order';

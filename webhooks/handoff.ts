@@ -17,7 +17,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { rampEvent } from '../workflows/ramp-event/workflow';
-import { EVENT_STAGE, type RampEventInput } from '../workflows/ramp-event/types';
+import { EVENT_STAGE, type RampEventInput } from '../workflows/ramp-event/events';
 import { RampStage } from '../observability/search-attributes';
 
 export class TemporalUnavailable extends Error {

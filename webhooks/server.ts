@@ -25,7 +25,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { DepositTimings } from '../workflows/common/deposit-input';
 import type { EventName } from '../ramp/events';
-import type { RampEventTimings } from '../workflows/ramp-event/types';
+import type { RampEventTimings } from '../workflows/ramp-event/events';
 import { parseDelivery, type ParsedDelivery } from './delivery';
 import { routeDirectly, RoutingMemory, type DirectRouteOutcome } from './direct-route';
 import { handOff, TemporalUnavailable } from './handoff';

@@ -18,7 +18,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journeyWorkflowId, depositWorkflowId } from '../../workflows/common/ids';
 import { depositStateQuery, type DepositState, type JourneyState } from '../../workflows/common/messages';
-import type { RampEventResult } from '../../workflows/ramp-event/types';
+import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { registerTestExits } from '../support/test-journeys';
 import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';
 import { startFaultStack, type FaultStack } from './support/fault-stack';

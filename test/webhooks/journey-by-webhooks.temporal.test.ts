@@ -20,7 +20,7 @@ import {
   type DepositSummary,
   type JourneyState,
 } from '../../workflows/common/messages';
-import type { RampEventResult } from '../../workflows/ramp-event/types';
+import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { payment as paymentFixture } from '../ramp/support/records';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import {

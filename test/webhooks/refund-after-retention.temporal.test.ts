@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/journey/board';
 import { depositWorkflowId } from '../../workflows/common/ids';
 import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
-import type { RampEventResult } from '../../workflows/ramp-event/types';
+import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { until } from '../support/until';

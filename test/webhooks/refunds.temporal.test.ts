@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownDeposit } from '../../workflows/journey/board';
 import { depositWorkflowId } from '../../workflows/common/ids';
 import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
-import type { RampEventResult } from '../../workflows/ramp-event/types';
+import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startOfframpByWebhooks, type OfframpByWebhooks } from './support/offramp-by-webhooks';
 

@@ -10,7 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient, type PayoutHandle } from '../../client/payouts';
 import { retryUpdate } from '../../workflows/common/messages';
-import { PAYOUT_MAX_HISTORY_EVENTS } from '../../workflows/payout/carry';
+import { PAYOUT_MAX_HISTORY_EVENTS } from '../../workflows/payout/workflow';
 import {
   payoutPaymentEventSignal,
   payoutStateQuery,

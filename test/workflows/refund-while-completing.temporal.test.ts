@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
 import type { depositLifecycle } from '../../workflows/deposit/workflow';
 import { depositWorkflowId } from '../../workflows/common/ids';
-import type { RampEventResult } from '../../workflows/ramp-event/types';
+import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { connectWorker, uniqueTaskQueue } from '../support/temporal';
 import { until } from '../support/until';

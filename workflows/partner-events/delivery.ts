@@ -22,6 +22,7 @@ import {
   setHandler,
   TimeoutFailure,
   workflowInfo,
+  type ActivityInterfaceFor,
 } from '@temporalio/workflow';
 import type { DeliveryProgress, PartnerEventActivities } from '../../activities/partner-event-activities';
 import { METRICS } from '../../observability/metric-catalogue';
@@ -43,110 +44,175 @@ import { RampStage } from '../../observability/search-attributes';
 const MAX_HISTORY_EVENTS = 2_000;
 
 export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Promise<void> {
-  const { stream } = input;
-  const retrySeconds = input.retrySeconds ?? DEFAULT_DELIVERY_RETRY_SECONDS;
-  let throughSequence = input.throughSequence;
-  const endpoints: Record<string, EndpointDeliveryState> = {};
-  const delivering = new Set<string>();
-  learnEndpoints(input.endpoints);
-  for (const [name, parked] of Object.entries(input.parked ?? {})) if (endpoints[name]) endpoints[name].parked = parked;
+  const run = new DeliveryRun(input);
+  run.show();
+  for (;;) {
+    run.catchUpEndpointsBehind();
+    await run.awaitProgress();
+    if (run.busy()) continue;
+    if (!run.anyParked()) return;
+    // Parked, and the history has grown: the next run carries where each endpoint stands.
+    return await run.continueStillParked();
+  }
+}
 
-  const deliveries = proxyActivities<PartnerEventActivities>({
-    // One attempt delivers what the endpoint lacks, event by event, heartbeating each.
-    startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '2 minutes',
-    scheduleToCloseTimeout: `${retrySeconds} seconds`,
-    retry: { ...backoffFor(retrySeconds), backoffCoefficient: 2, nonRetryableErrorTypes: ['EndpointGone'] },
-    summary: 'deliver partner events to an endpoint',
-  });
+/** One run of a stream's delivery: where each endpoint stands, its handlers, and its steps. */
+class DeliveryRun {
+  private readonly stream: PartnerEventDeliveryInput['stream'];
+  private readonly retrySeconds: number;
+  private throughSequence: number;
+  private readonly endpoints: Record<string, EndpointDeliveryState> = {};
+  /** Endpoints an attempt is delivering to right now. */
+  private readonly delivering = new Set<string>();
+  private readonly deliveries: ActivityInterfaceFor<PartnerEventActivities>;
 
-  function learnEndpoints(progress: EndpointProgress): void {
-    for (const [name, deliveredThrough] of Object.entries(progress)) endpoints[name] ??= { deliveredThrough };
+  constructor(private readonly input: PartnerEventDeliveryInput) {
+    this.stream = input.stream;
+    this.retrySeconds = input.retrySeconds ?? DEFAULT_DELIVERY_RETRY_SECONDS;
+    this.throughSequence = input.throughSequence;
+    this.learnEndpoints(input.endpoints);
+    for (const [name, parked] of Object.entries(input.parked ?? {}))
+      if (this.endpoints[name]) this.endpoints[name].parked = parked;
+
+    this.deliveries = proxyActivities<PartnerEventActivities>({
+      // One attempt delivers what the endpoint lacks, event by event, heartbeating each.
+      startToCloseTimeout: '10 minutes',
+      heartbeatTimeout: '2 minutes',
+      scheduleToCloseTimeout: `${this.retrySeconds} seconds`,
+      retry: { ...backoffFor(this.retrySeconds), backoffCoefficient: 2, nonRetryableErrorTypes: ['EndpointGone'] },
+      summary: 'deliver partner events to an endpoint',
+    });
+
+    setHandler(morePartnerEventsSignal, (more) => {
+      this.throughSequence = Math.max(this.throughSequence, more.throughSequence);
+      this.learnEndpoints(more.endpoints);
+    });
+    setHandler(partnerEventDeliveryStateQuery, () => ({
+      stream: this.stream,
+      throughSequence: this.throughSequence,
+      endpoints: this.endpoints,
+    }));
+    setHandler(resendUpdate, (request) => this.resend(request), {
+      validator: (request: ResendRequest) => this.assertResendable(request),
+    });
   }
 
-  setHandler(morePartnerEventsSignal, (more) => {
-    throughSequence = Math.max(throughSequence, more.throughSequence);
-    learnEndpoints(more.endpoints);
-  });
-  setHandler(partnerEventDeliveryStateQuery, () => ({ stream, throughSequence, endpoints }));
-  setHandler(
-    resendUpdate,
-    (request) => {
-      const resumed = parkedNames().filter((name) => request.endpoint === undefined || request.endpoint === name);
-      for (const name of resumed) delete endpoints[name]!.parked;
-      return { resumed };
-    },
-    {
-      validator: (request: ResendRequest) => {
-        if (request.endpoint !== undefined && endpoints[request.endpoint]?.parked === undefined)
-          throw new Error(`no deliveries to ${request.endpoint} are parked in ${stream}`);
-        if (request.endpoint === undefined && parkedNames().length === 0)
-          throw new Error(`no deliveries are parked in ${stream}`);
-      },
-    },
-  );
+  /** Starts an attempt for every endpoint that lacks events and is neither parked nor being delivered to. */
+  catchUpEndpointsBehind(): void {
+    for (const name of this.behind()) void this.catchUp(name);
+  }
 
-  const parkedNames = () => Object.keys(endpoints).filter((name) => endpoints[name]!.parked !== undefined);
-  const behind = () =>
-    Object.keys(endpoints).filter(
-      (name) =>
-        !endpoints[name]!.parked && endpoints[name]!.deliveredThrough < throughSequence && !delivering.has(name),
+  /** Until an endpoint falls behind, or every attempt has ended with nothing parked (or the history grown long). */
+  async awaitProgress(): Promise<void> {
+    await condition(
+      () =>
+        this.behind().length > 0 || (this.delivering.size === 0 && (this.parkedNames().length === 0 || historyLong())),
     );
-  const historyLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+  }
 
-  async function catchUp(name: string): Promise<void> {
-    delivering.add(name);
-    const endpoint = endpoints[name]!;
+  busy(): boolean {
+    return this.delivering.size > 0 || this.behind().length > 0;
+  }
+
+  anyParked(): boolean {
+    return this.parkedNames().length > 0;
+  }
+
+  /** Continues as new with where each endpoint stands and which are parked: one number and one reason each. */
+  async continueStillParked(): Promise<never> {
+    const progress: EndpointProgress = Object.fromEntries(
+      Object.entries(this.endpoints).map(([name, state]) => [name, state.deliveredThrough]),
+    );
+    const parked = Object.fromEntries(this.parkedNames().map((name) => [name, this.endpoints[name]!.parked!]));
+    return await continueAsNew<typeof partnerEventDelivery>({
+      ...this.input,
+      throughSequence: this.throughSequence,
+      endpoints: progress,
+      parked,
+    });
+  }
+
+  /** One attempt, retried for the retry period: delivered, the endpoint gone, or its deliveries parked. */
+  private async catchUp(name: string): Promise<void> {
+    this.delivering.add(name);
+    const endpoint = this.endpoints[name]!;
     try {
-      const result = await deliveries.deliverPartnerEvents({
-        stream,
+      const result = await this.deliveries.deliverPartnerEvents({
+        stream: this.stream,
         endpoint: name,
         afterSequence: endpoint.deliveredThrough,
-        throughSequence,
+        throughSequence: this.throughSequence,
       });
       if (result.outcome === 'delivered')
         endpoint.deliveredThrough = Math.max(endpoint.deliveredThrough, result.deliveredThrough);
       // Removed from the configuration, or disabled (410): nothing more goes to it from here.
-      else delete endpoints[name];
+      else delete this.endpoints[name];
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      if (error.cause instanceof ApplicationFailure && error.cause.type === 'EndpointGone') delete endpoints[name];
+      if (error.cause instanceof ApplicationFailure && error.cause.type === 'EndpointGone') delete this.endpoints[name];
       else {
         endpoint.parked = { reason: lastAttemptReason(error), since: isoNow() };
         countParked(name);
       }
     } finally {
-      delivering.delete(name);
-      show();
+      this.delivering.delete(name);
+      this.show();
     }
   }
 
-  function show(): void {
-    const parked = parkedNames();
+  /** The operator's `resend`: every parked endpoint, or the one named, resumes with a fresh retry period. */
+  private resend(request: ResendRequest): { resumed: string[] } {
+    const resumed = this.parkedNames().filter((name) => request.endpoint === undefined || request.endpoint === name);
+    for (const name of resumed) delete this.endpoints[name]!.parked;
+    return { resumed };
+  }
+
+  private assertResendable(request: ResendRequest): void {
+    if (request.endpoint !== undefined && this.endpoints[request.endpoint]?.parked === undefined)
+      throw nothingParked(this.stream, request.endpoint);
+    if (request.endpoint === undefined && this.parkedNames().length === 0) throw nothingParked(this.stream);
+  }
+
+  show(): void {
+    const parked = this.parkedNames();
     const stage = parked.length > 0 ? 'NEEDS_ATTENTION' : 'DELIVERING';
     indexChanged([{ key: RampStage, value: stage }]);
     setCurrentDetails(
       parked.length > 0
-        ? `**NEEDS_ATTENTION**: deliveries to ${parked.join(', ')} parked after ${retrySeconds} s of retries`
-        : `**DELIVERING** ${stream} through #${throughSequence}`,
+        ? `**NEEDS_ATTENTION**: deliveries to ${parked.join(', ')} parked after ${this.retrySeconds} s of retries`
+        : `**DELIVERING** ${this.stream} through #${this.throughSequence}`,
     );
   }
 
-  show();
-  for (;;) {
-    for (const name of behind()) void catchUp(name);
-    await condition(
-      () => behind().length > 0 || (delivering.size === 0 && (parkedNames().length === 0 || historyLong())),
-    );
-    if (delivering.size > 0 || behind().length > 0) continue;
-    if (parkedNames().length === 0) return;
-    // Parked, and the history has grown: the next run carries where each endpoint stands.
-    const progress: EndpointProgress = Object.fromEntries(
-      Object.entries(endpoints).map(([name, state]) => [name, state.deliveredThrough]),
-    );
-    const parked = Object.fromEntries(parkedNames().map((name) => [name, endpoints[name]!.parked!]));
-    return await continueAsNew<typeof partnerEventDelivery>({ ...input, throughSequence, endpoints: progress, parked });
+  private learnEndpoints(progress: EndpointProgress): void {
+    for (const [name, deliveredThrough] of Object.entries(progress)) this.endpoints[name] ??= { deliveredThrough };
   }
+
+  private parkedNames(): string[] {
+    return Object.keys(this.endpoints).filter((name) => this.endpoints[name]!.parked !== undefined);
+  }
+
+  private behind(): string[] {
+    return Object.keys(this.endpoints).filter(
+      (name) =>
+        !this.endpoints[name]!.parked &&
+        this.endpoints[name]!.deliveredThrough < this.throughSequence &&
+        !this.delivering.has(name),
+    );
+  }
+}
+
+/** A `resend` with nothing to resume: the update is rejected before it reaches the history. */
+function nothingParked(stream: string, endpoint?: string): Error {
+  return new Error(
+    endpoint === undefined
+      ? `no deliveries are parked in ${stream}`
+      : `no deliveries to ${endpoint} are parked in ${stream}`,
+  );
+}
+
+function historyLong(): boolean {
+  return workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
 }
 
 /**

@@ -17,7 +17,7 @@
  * a payout whose money may still arrive.
  *
  * A parked payout whose history grows (a storm of deliveries) continues as new still parked, with the
- * same attention (workflows/payout/carry.ts).
+ * same attention (CarriedPayout, below).
  */
 import {
   ActivityFailure,
@@ -25,16 +25,16 @@ import {
   continueAsNew,
   setCurrentDetails,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { PRIORITY, serviceActivities } from '../common/service-activities';
 import type { PayoutActivities, RampActivities } from '../../activities';
 import { changeOptions, listSearchOptions, readOptions } from '../common/activity-options';
 import { workflowNow } from '../common/clock';
 import { indexStage } from '../common/indexing';
-import { OperatorDesk, ParkedHistoryFull, type OperatorDecision } from '../common/operator';
+import { OperatorDesk, ParkedHistoryFull, type CarriedParking, type OperatorDecision } from '../common/operator';
 import { PartnerEventOutbox } from '../partner-events/outbox';
-import { PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from '../common/patches';
-import { parkedPayoutHistoryFull, type CarriedPayout } from './carry';
+import { PARKED_CONTINUES_AS_NEW, PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from '../common/patches';
 import {
   DEFAULT_PAYOUT_TIMINGS,
   payoutPaymentEventSignal,
@@ -42,6 +42,7 @@ import {
   type PayoutInput,
   type PayoutStage,
   type PayoutState,
+  type PayoutTimings,
 } from './messages';
 import { isPaymentFailed, isPaymentSettled, type PaymentRecord } from '../common/records';
 import { isAbsent, orPark, ParkRequest } from '../common/service-failures';
@@ -60,222 +61,317 @@ const payoutActivities = serviceActivities<PayoutActivities>(
 );
 const rampActivities = serviceActivities<RampActivities>(readOptions('poll the payment'), () => PRIORITY.HIGH);
 
-/** @param carriedFromLastRun what the parked run this one continues as new carried (workflows/payout/carry.ts) */
+/**
+ * A parked payout hears every PAYMENT_SETTLED delivered about its payment, and someone holding the
+ * webhook token can send as many as they like. So once a parked run's history has passed this (or the
+ * server suggests it), the payout continues as new still parked (PARKED_CONTINUES_AS_NEW,
+ * workflows/common/operator.ts): a payout's whole life is a few dozen events.
+ */
+export const PAYOUT_MAX_HISTORY_EVENTS = 1_000;
+
+/** What a parked payout hands to its next run, each field bounded, with a version number for the code that takes it up. */
+export interface CarriedPayout {
+  version: 1;
+  state: PayoutState;
+  /** The service's record of the payment, when one was created. */
+  payment?: PaymentRecord;
+  parking: CarriedParking;
+  /** An event about the payment came that the run had not yet looked at. */
+  eventWhileParked: boolean;
+}
+
+/** @param carriedFromLastRun what the parked run this one continues as new carried */
 export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPayout): Promise<PayoutState> {
-  const timings = { ...DEFAULT_PAYOUT_TIMINGS, ...input.timings };
-  const order = {
-    reference: input.reference,
-    bankAccountId: input.bankAccountId,
-    deductCurrency: input.deductCurrency,
-    deductAmount: input.deductAmount,
-  };
-  const state: PayoutState = carriedFromLastRun?.state ?? { reference: input.reference, stage: 'CREATING_PAYMENT' };
-  // Parked from the start when the last run handed its parking on: an operator's decision is taken at once.
-  const desk = new OperatorDesk(checkCancel, carriedFromLastRun?.parking.attention);
+  const run = new PayoutRun(input, carriedFromLastRun);
+  for (;;) {
+    const parked = run.carriedParking ? run.takeUpCarriedPark(run.carriedParking) : await run.payOut();
+    if (!(parked instanceof ParkRequest)) return parked;
+    const decision = await run.park(parked);
+    if (decision instanceof ParkedHistoryFull) return await run.continueStillParked(decision);
+    if (decision.kind === 'cancel') return await run.cancel(decision.reason);
+    // retry, or the late fact came true: the payout runs again from where it stands.
+  }
+}
+
+/** Whether a parked payout's run has grown enough to continue as new (the patch is asked only once it has). */
+function parkedHistoryFull(): boolean {
+  const info = workflowInfo();
+  return (
+    (info.continueAsNewSuggested || info.historyLength > PAYOUT_MAX_HISTORY_EVENTS) &&
+    takesPatch(PARKED_CONTINUES_AS_NEW)
+  );
+}
+
+/** One payout run: its state, its handlers (the operator desk's first), and its steps. */
+class PayoutRun {
+  private readonly timings: PayoutTimings;
+  private readonly order: Pick<PayoutInput, 'reference' | 'bankAccountId' | 'deductCurrency' | 'deductAmount'>;
+  private readonly state: PayoutState;
+  private readonly desk: OperatorDesk;
   /** The partner's product hears how the payout ended (partner-events/catalogue.ts). */
-  const events = new PartnerEventOutbox({ payoutReference: input.reference });
-  let payment: PaymentRecord | undefined = carriedFromLastRun?.payment;
+  private readonly events: PartnerEventOutbox;
+  private payment: PaymentRecord | undefined;
   /** Parked at the settlement deadline (only under PAYOUT_FOLLOWS_ITS_PAYMENT): events make it read the payment. */
-  let parkedAtDeadline = false;
-  let eventWhileParked = carriedFromLastRun?.eventWhileParked ?? false;
+  private parkedAtDeadline = false;
+  private eventWhileParked: boolean;
   /** The parking the last run handed on, until this run's park takes it up. */
-  let carriedParking = carriedFromLastRun?.parking;
+  carriedParking: CarriedParking | undefined;
 
-  setHandler(payoutStateQuery, () => ({ ...state, ...(desk.attention ? { attention: desk.attention } : {}) }));
-  // Re-delivered or late events change nothing once the payment has settled.
-  setHandler(payoutPaymentEventSignal, (event) => {
-    if (parkedAtDeadline && payment && event.record.id === payment.id) {
-      eventWhileParked = true;
-      return;
-    }
-    applyPayment(event.record);
-  });
+  constructor(
+    private readonly input: PayoutInput,
+    carried: CarriedPayout | undefined,
+  ) {
+    this.timings = { ...DEFAULT_PAYOUT_TIMINGS, ...input.timings };
+    this.order = {
+      reference: input.reference,
+      bankAccountId: input.bankAccountId,
+      deductCurrency: input.deductCurrency,
+      deductAmount: input.deductAmount,
+    };
+    this.state = carried?.state ?? { reference: input.reference, stage: 'CREATING_PAYMENT' };
+    // The desk's `retry` and `cancel` handlers first, as ever. Parked from the start when the last run
+    // handed its parking on: an operator's decision is taken at once.
+    this.desk = new OperatorDesk(() => this.guardCancel(), carried?.parking.attention);
+    this.events = new PartnerEventOutbox({ payoutReference: input.reference });
+    this.payment = carried?.payment;
+    this.eventWhileParked = carried?.eventWhileParked ?? false;
+    this.carriedParking = carried?.parking;
 
-  function applyPayment(record: PaymentRecord): void {
-    if (payment && (record.id !== payment.id || isPaymentSettled(payment.status))) return;
-    payment = record;
-    state.paymentId = record.id;
-    state.paymentStatus = record.status;
-    if (record.receivedAmount) state.receivedAmount = record.receivedAmount;
-    if (record.receivedCurrency) state.receivedCurrency = record.receivedCurrency;
-    if (record.failureReason) state.paymentFailureReason = record.failureReason;
+    setHandler(payoutStateQuery, () => ({
+      ...this.state,
+      ...(this.desk.attention ? { attention: this.desk.attention } : {}),
+    }));
+    // Re-delivered or late events change nothing once the payment has settled.
+    setHandler(payoutPaymentEventSignal, (event) => {
+      if (this.parkedAtDeadline && this.payment && event.record.id === this.payment.id) {
+        this.eventWhileParked = true;
+        return;
+      }
+      this.applyPayment(event.record);
+    });
   }
 
-  const readPayment = async (paymentId: string): Promise<void> =>
-    applyPayment(await rampActivities.getPayment(paymentId));
-  /** Whether the service has had its last word on the payment: settled, or (under the patch) failed. */
-  const paymentEnded = (followsPayment: boolean): boolean =>
-    payment !== undefined && (isPaymentSettled(payment.status) || (followsPayment && isPaymentFailed(payment.status)));
-
-  function enter(stage: PayoutStage, waitingFor: string): void {
-    stageEntered(stage, undefined, order);
-    state.stage = stage;
-    indexStage(stage);
-    setCurrentDetails(`**${stage}**: ${waitingFor}`);
-  }
-
-  /**
-   * Refuses a cancel while a payment exists at the service that did not fail: it may still settle,
-   * and `payout.failed` for it would have the partner pay twice. Reads the payment (by id, or by the
-   * reference when the payout holds none) rather than trusting what the payout last saw.
-   */
-  async function checkCancel(): Promise<void> {
-    if (!takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT)) return;
-    const byReference = () =>
-      payoutActivities.findPayoutPayment.executeWithOptions(
-        listSearchOptions(`look the payment ${input.reference} up before cancelling`),
-        [input.reference],
-      );
-    let record: PaymentRecord | null;
+  /** Creates the payment unless it exists, and follows it to its end: settled, failed, or parked (returned). */
+  async payOut(): Promise<PayoutState | ParkRequest> {
     try {
-      // A payment the service no longer has by its id is looked for by the reference, like one never seen.
-      record = payment
-        ? await rampActivities
-            .getPayment(payment.id)
-            .catch((error: unknown) => (isAbsent(error) ? byReference() : Promise.reject(error)))
-        : await byReference();
+      if (!this.payment) await this.createPayment();
+      await this.awaitSettlement(this.payment!.id);
+      if (isPaymentFailed(this.payment!.status)) return await this.paymentFailed(this.payment!);
+      return await this.settlePayout(this.payment!);
     } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      throw ApplicationFailure.nonRetryable(
-        `cancel refused: the payment could not be read from the service (${error.cause?.message ?? error.message}); try again`,
-        'PaymentUnread',
-      );
+      if (!(error instanceof ParkRequest)) throw error;
+      return error;
     }
-    if (!record) return;
-    applyPayment(record);
-    if (isPaymentFailed(record.status)) return;
-    const next = isPaymentSettled(record.status)
-      ? 'it settled, and the payout settles by itself'
-      : 'it may still settle; wait for it, or `retry` to follow it';
-    throw ApplicationFailure.nonRetryable(
-      `cancel refused: payment ${record.id} exists at the service (${record.status}): ${next}`,
-      'PaymentExists',
-    );
   }
 
-  async function createPayment(): Promise<void> {
-    enter('CREATING_PAYMENT', 'the service to accept the payment (looked up by reference first)');
-    applyPayment(await orPark('paying out', () => payoutActivities.ensurePayoutPayment(order)));
+  private async createPayment(): Promise<void> {
+    this.enterStage('CREATING_PAYMENT', 'the service to accept the payment (looked up by reference first)');
+    this.applyPayment(await orPark('paying out', () => payoutActivities.ensurePayoutPayment(this.order)));
   }
 
-  async function awaitSettlement(paymentId: string): Promise<void> {
+  private async awaitSettlement(paymentId: string): Promise<void> {
     const followsPayment = takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT);
-    enter('AWAITING_SETTLEMENT', `payment ${paymentId} to settle (PAYMENT_SETTLED)`);
-    const what = `payment ${paymentId} to settle`;
+    this.enterStage('AWAITING_SETTLEMENT', `payment ${paymentId} to settle (PAYMENT_SETTLED)`);
+    const { pollIntervalSeconds, settlementDeadlineSeconds } = this.timings;
     const outcome = await waitForService({
-      what,
-      settled: () => paymentEnded(followsPayment),
-      poll: () => readPayment(paymentId),
-      pollIntervalMs: timings.pollIntervalSeconds * 1000,
+      what: `payment ${paymentId} to settle`,
+      settled: () => this.paymentEnded(followsPayment),
+      poll: () => this.readPayment(paymentId),
+      pollIntervalMs: pollIntervalSeconds * 1000,
       // A payout is one order, settled within a day or two: its hourly polls do not back off.
-      pollBackoffCapMs: timings.pollIntervalSeconds * 1000,
+      pollBackoffCapMs: pollIntervalSeconds * 1000,
       // PAYMENT_SETTLED announces a settlement, but no event a failure: polled early, a failed payment
       // ends the payout within seconds rather than at the next hourly poll (workflows/common/waiting.ts).
       unannounced: true,
-      deadlineAt: workflowNow() + timings.settlementDeadlineSeconds * 1000,
+      deadlineAt: workflowNow() + settlementDeadlineSeconds * 1000,
       now: workflowNow,
     });
     if (outcome === 'settled') return;
-    const reason = `payment ${paymentId} did not settle within ${timings.settlementDeadlineSeconds} s`;
+    const reason = `payment ${paymentId} did not settle within ${settlementDeadlineSeconds} s`;
     if (!followsPayment) throw new ParkRequest(reason, 'Deadline');
-    throw parkedFollowingPayment(paymentId, reason);
+    throw this.parkFollowingPayment(paymentId, reason);
+  }
+
+  /** The payment settled: the payout ends SETTLED, and the partner hears it with what was received. */
+  private async settlePayout({ id: paymentId, receivedAmount, receivedCurrency }: PaymentRecord): Promise<PayoutState> {
+    this.enterStage('SETTLED', `payment ${paymentId} settled`);
+    this.events.emit('payout.settled', {
+      reference: this.input.reference,
+      paymentId,
+      ...(receivedAmount ? { receivedAmount } : {}),
+      ...(receivedCurrency ? { receivedCurrency } : {}),
+    });
+    await this.events.drained();
+    return this.state;
   }
 
   /** Parked at its deadline, a payout keeps reading the payment: on each event about it at once, and on late looks. */
-  function parkedFollowingPayment(paymentId: string, reason: string): ParkRequest {
-    parkedAtDeadline = true;
+  private parkFollowingPayment(paymentId: string, reason: string): ParkRequest {
+    this.parkedAtDeadline = true;
     return new ParkRequest(reason, 'Deadline', {
       what: `payment ${paymentId} to settle`,
-      settled: () => paymentEnded(true),
-      poll: () => readPayment(paymentId),
-      firstIntervalMs: timings.pollIntervalSeconds * 1000,
+      settled: () => this.paymentEnded(true),
+      poll: () => this.readPayment(paymentId),
+      firstIntervalMs: this.timings.pollIntervalSeconds * 1000,
       hints: {
-        pending: () => eventWhileParked,
+        pending: () => this.eventWhileParked,
         look: async () => {
-          eventWhileParked = false;
-          await readPayment(paymentId);
+          this.eventWhileParked = false;
+          await this.readPayment(paymentId);
         },
       },
     });
   }
 
   /** The park the last run handed on, as it parked: following its payment when it had late looks. */
-  function carriedPark({ attention, lateLooks }: NonNullable<typeof carriedParking>): ParkRequest {
-    return lateLooks && payment
-      ? parkedFollowingPayment(payment.id, attention.reason)
+  takeUpCarriedPark({ attention, lateLooks }: CarriedParking): ParkRequest {
+    return lateLooks && this.payment
+      ? this.parkFollowingPayment(this.payment.id, attention.reason)
       : new ParkRequest(attention.reason, attention.errorType);
   }
 
-  /** Ends the payout unpaid; `reason` goes to the partner (and `details`, not the service's free text, to the Web UI). */
-  async function end(stage: 'FAILED' | 'CANCELLED', reason: string, details = reason): Promise<PayoutState> {
-    enter(stage, details);
-    const failedPayment = payment && isPaymentFailed(payment.status) ? payment : undefined;
-    events.emit('payout.failed', {
-      reference: input.reference,
-      reason,
-      ...(failedPayment ? { paymentId: failedPayment.id } : {}),
+  /** Waits in NEEDS_ATTENTION for an operator or the late fact; or the history is full and the parking is handed on. */
+  async park(parked: ParkRequest): Promise<OperatorDecision | ParkedHistoryFull> {
+    const carried = this.carriedParking;
+    let decision: OperatorDecision;
+    try {
+      const stage = carried?.attention.stage ?? this.state.stage;
+      decision = await this.desk.park(
+        stage,
+        parked,
+        () => this.enterStage('NEEDS_ATTENTION', parked.reason),
+        undefined,
+        {
+          historyFull: parkedHistoryFull,
+          ...(carried ? { carried } : {}),
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof ParkedHistoryFull)) throw error;
+      return error;
+    }
+    this.carriedParking = undefined;
+    this.parkedAtDeadline = false;
+    this.eventWhileParked = false;
+    return decision;
+  }
+
+  /** Continues as new still parked, carrying what it holds. */
+  async continueStillParked({ parking }: ParkedHistoryFull): Promise<never> {
+    // A parked payout has emitted nothing, but its outbox is recorded before the run ends all the same.
+    await this.events.drained();
+    return await continueAsNew<typeof payout>(this.input, {
+      version: 1,
+      state: { ...this.state },
+      ...(this.payment ? { payment: this.payment } : {}),
+      parking,
+      eventWhileParked: this.eventWhileParked,
     });
-    await events.drained();
-    return state;
+  }
+
+  /** An operator's cancel, let through by guardCancel. */
+  async cancel(reason: string): Promise<PayoutState> {
+    this.state.cancelledBecause = reason;
+    // A cancel the guard let through because the payment failed: the service's word is the outcome.
+    if (this.payment && isPaymentFailed(this.payment.status)) return await this.paymentFailed(this.payment);
+    return await this.end('CANCELLED', reason);
+  }
+
+  /**
+   * The desk's guard: refuses a cancel while a payment exists at the service that did not fail: it may
+   * still settle, and `payout.failed` for it would have the partner pay twice. Reads the payment (by
+   * id, or by the reference when the payout holds none) rather than trusting what the payout last saw.
+   */
+  private async guardCancel(): Promise<void> {
+    if (!takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT)) return;
+    const byReference = () =>
+      payoutActivities.findPayoutPayment.executeWithOptions(
+        listSearchOptions(`look the payment ${this.input.reference} up before cancelling`),
+        [this.input.reference],
+      );
+    let record: PaymentRecord | null;
+    try {
+      // A payment the service no longer has by its id is looked for by the reference, like one never seen.
+      record = this.payment
+        ? await rampActivities
+            .getPayment(this.payment.id)
+            .catch((error: unknown) => (isAbsent(error) ? byReference() : Promise.reject(error)))
+        : await byReference();
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      throw paymentUnread(error);
+    }
+    if (!record) return;
+    this.applyPayment(record);
+    if (isPaymentFailed(record.status)) return;
+    throw paymentExists(record);
   }
 
   /** The service failed the payment: its reason (free text) goes to the partner and the state, not to the Web UI's details. */
-  async function paymentFailed({ id, status, failureReason }: PaymentRecord): Promise<PayoutState> {
+  private async paymentFailed({ id, status, failureReason }: PaymentRecord): Promise<PayoutState> {
     const said = `the service reported payment ${id} ${status}`;
-    return end('FAILED', failureReason ?? said, said);
+    return this.end('FAILED', failureReason ?? said, said);
   }
 
-  for (;;) {
-    let parked: ParkRequest;
-    if (carriedParking) {
-      parked = carriedPark(carriedParking);
-    } else {
-      try {
-        if (!payment) await createPayment();
-        await awaitSettlement(payment!.id);
-        if (isPaymentFailed(payment!.status)) return await paymentFailed(payment!);
-        enter('SETTLED', `payment ${payment!.id} settled`);
-        const { id: paymentId, receivedAmount, receivedCurrency } = payment!;
-        events.emit('payout.settled', {
-          reference: input.reference,
-          paymentId,
-          ...(receivedAmount ? { receivedAmount } : {}),
-          ...(receivedCurrency ? { receivedCurrency } : {}),
-        });
-        await events.drained();
-        return state;
-      } catch (error) {
-        if (!(error instanceof ParkRequest)) throw error;
-        parked = error;
-      }
-    }
-    let decision: OperatorDecision;
-    try {
-      const stage = carriedParking?.attention.stage ?? state.stage;
-      decision = await desk.park(stage, parked, () => enter('NEEDS_ATTENTION', parked.reason), undefined, {
-        historyFull: parkedPayoutHistoryFull,
-        ...(carriedParking ? { carried: carriedParking } : {}),
-      });
-    } catch (error) {
-      if (!(error instanceof ParkedHistoryFull)) throw error;
-      // A parked payout has emitted nothing, but its outbox is recorded before the run ends all the same.
-      await events.drained();
-      return await continueAsNew<typeof payout>(input, {
-        version: 1,
-        state: { ...state },
-        ...(payment ? { payment } : {}),
-        parking: error.parking,
-        eventWhileParked,
-      });
-    }
-    carriedParking = undefined;
-    parkedAtDeadline = false;
-    eventWhileParked = false;
-    if (decision.kind === 'cancel') {
-      state.cancelledBecause = decision.reason;
-      // A cancel the guard let through because the payment failed: the service's word is the outcome.
-      if (payment && isPaymentFailed(payment.status)) return await paymentFailed(payment);
-      return await end('CANCELLED', decision.reason);
-    }
+  /** Ends the payout unpaid; `reason` goes to the partner (and `details`, not the service's free text, to the Web UI). */
+  private async end(stage: 'FAILED' | 'CANCELLED', reason: string, details = reason): Promise<PayoutState> {
+    this.enterStage(stage, details);
+    const failedPayment = this.payment && isPaymentFailed(this.payment.status) ? this.payment : undefined;
+    this.events.emit('payout.failed', {
+      reference: this.input.reference,
+      reason,
+      ...(failedPayment ? { paymentId: failedPayment.id } : {}),
+    });
+    await this.events.drained();
+    return this.state;
   }
+
+  /** Sets the stage, counts it, indexes it and shows it with what the payout waits for. */
+  private enterStage(stage: PayoutStage, waitingFor: string): void {
+    stageEntered(stage, undefined, this.order);
+    this.state.stage = stage;
+    indexStage(stage);
+    setCurrentDetails(`**${stage}**: ${waitingFor}`);
+  }
+
+  private applyPayment(record: PaymentRecord): void {
+    if (this.payment && (record.id !== this.payment.id || isPaymentSettled(this.payment.status))) return;
+    this.payment = record;
+    this.state.paymentId = record.id;
+    this.state.paymentStatus = record.status;
+    if (record.receivedAmount) this.state.receivedAmount = record.receivedAmount;
+    if (record.receivedCurrency) this.state.receivedCurrency = record.receivedCurrency;
+    if (record.failureReason) this.state.paymentFailureReason = record.failureReason;
+  }
+
+  private async readPayment(paymentId: string): Promise<void> {
+    this.applyPayment(await rampActivities.getPayment(paymentId));
+  }
+
+  /** Whether the service has had its last word on the payment: settled, or (under the patch) failed. */
+  private paymentEnded(followsPayment: boolean): boolean {
+    const { payment } = this;
+    return (
+      payment !== undefined && (isPaymentSettled(payment.status) || (followsPayment && isPaymentFailed(payment.status)))
+    );
+  }
+}
+
+/** The guard could not read the payment: the cancel is refused, and may be sent again. */
+function paymentUnread(error: ActivityFailure): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(
+    `cancel refused: the payment could not be read from the service (${error.cause?.message ?? error.message}); try again`,
+    'PaymentUnread',
+  );
+}
+
+/** A payment that did not fail exists at the service: cancelling would report a payout whose money may arrive. */
+function paymentExists(record: PaymentRecord): ApplicationFailure {
+  const next = isPaymentSettled(record.status)
+    ? 'it settled, and the payout settles by itself'
+    : 'it may still settle; wait for it, or `retry` to follow it';
+  return ApplicationFailure.nonRetryable(
+    `cancel refused: payment ${record.id} exists at the service (${record.status}): ${next}`,
+    'PaymentExists',
+  );
 }

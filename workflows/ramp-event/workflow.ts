@@ -45,19 +45,23 @@ import type { EventRoutingActivities } from '../../activities/event-routing-acti
 import type { EventName } from '../../ramp/events';
 import { ACTIVITY_RETRY } from '../common/activity-options';
 import { workflowNow } from '../common/clock';
-import { hintDisagreements, serviceConfirms } from './claims';
-import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../common/ids';
 import { indexChanged, type IndexEntry } from '../common/indexing';
 import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from '../common/messages';
 import { payoutPaymentEventSignal } from '../payout/messages';
 import {
   DEFAULT_RAMP_EVENT_TIMINGS,
   EVENT_STAGE,
+  hintDisagreements,
+  serviceConfirms,
+  targetOf,
+  type EventResolution,
+  type EventResource,
   type EventRoute,
   type ParkCode,
   type RampEventInput,
   type RampEventResult,
-} from './types';
+  type RampEventTimings,
+} from './events';
 import { RampCustomerId, RampExternalId, RampStage } from '../../observability/search-attributes';
 import { countDismissed, type DismissReason } from '../common/trust-metrics';
 import { ABSENT_RECORDS_DISMISSED, RAMP_EVENTS_WITHIN_BUDGET, takesPatch } from '../common/patches';
@@ -82,96 +86,111 @@ const queued = serviceActivities<EventRoutingActivities>(
   () => PRIORITY.LOW,
 );
 
+/** Why the event has not reached its target yet: it looks again, or parks with this when the wait ends. */
 interface Pending {
   code: ParkCode;
   reason: string;
 }
 
+type Routed = Extract<EventResolution, { kind: 'routed' }>;
+type DepositRoute = Extract<EventRoute, { signal: 'deposit' | 'trade' | 'payment' }>;
+type SignalledRoute = Exclude<EventRoute, DepositRoute>;
+
+const hasEnded = (step: object): step is RampEventResult => 'outcome' in step;
+
 export async function rampEvent(input: RampEventInput): Promise<RampEventResult> {
-  const timings = { ...DEFAULT_RAMP_EVENT_TIMINGS, ...input.timings };
-  const base = { event: input.event, payloadId: input.payloadId };
-  let hintDisagreed: string[] | undefined;
-  let serviceStatus: string | undefined;
-  /** The customer the event is about, once known: indexed with the next stage shown (an event that waits or parks). */
-  let customerIndex: IndexEntry[] = [];
-
-  function show(stage: string, details: string): void {
-    indexChanged([{ key: RampStage, value: stage }, ...customerIndex]);
-    setCurrentDetails(`**${stage}**: ${details}`);
-  }
-
-  /**
-   * Most events are routed at once: their stage stays EVENT_RECEIVED, read as EVENT_ROUTED once the
-   * workflow has completed (client/visibility.ts), which saves a billable upsert per event. One that
-   * was shown waiting says it is routed now.
-   */
-  function routed(details: string): void {
-    if (workflowInfo().typedSearchAttributes.get(RampStage) === EVENT_STAGE.RECEIVED)
-      setCurrentDetails(`**${EVENT_STAGE.ROUTED}**: ${details}`);
-    else show(EVENT_STAGE.ROUTED, details);
-  }
-
-  function dismiss(reason: string, why: DismissReason = 'record-not-found'): RampEventResult {
-    show(EVENT_STAGE.DISMISSED, reason);
-    countDismissed('rampEvent', why);
-    log.info(
-      why === 'record-not-found'
-        ? 'ramp event dismissed: the service has no such record'
-        : 'ramp event dismissed: the service never confirmed its claim',
-      { ...base },
-    );
-    return { ...base, outcome: 'DISMISSED', reason, ...extras() };
-  }
-
-  function park(pending: Pending): RampEventResult {
-    show(EVENT_STAGE.UNROUTED, `${pending.code}: ${pending.reason}`);
-    log.warn('ramp event parked', { ...base, parkCode: pending.code, reason: pending.reason });
-    return { ...base, outcome: 'PARKED', parkCode: pending.code, reason: pending.reason, ...extras() };
-  }
-
-  function extras(): Partial<RampEventResult> {
-    return {
-      ...(serviceStatus !== undefined ? { serviceStatus } : {}),
-      ...(hintDisagreed?.length ? { hintDisagreed } : {}),
-    };
-  }
-
+  const run = new RampEventRun(input);
   if (input.resource === undefined) {
-    return park({
+    return run.park({
       code: 'UNKNOWN_EVENT',
       reason: `"${input.event}" is not an event name rampflow knows; nothing was routed`,
     });
   }
-  const event = input.event as EventName;
-  const resource = input.resource;
+  return await run.awaitClaim(input.resource);
+}
 
-  const deadline = workflowNow() + timings.targetWaitSeconds * 1000;
-  let pauseSeconds = timings.firstRetrySeconds;
-  let indexed = false;
-  let lookedAgainForRecord = false;
-  const withinBudget = takesPatch(RAMP_EVENTS_WITHIN_BUDGET);
-  const reads = withinBudget ? queued : local;
+/** One delivered event: what the service's record showed of it, and the steps that take it to its target. */
+class RampEventRun {
+  private readonly timings: Required<RampEventTimings>;
+  private readonly base: Pick<RampEventResult, 'event' | 'payloadId'>;
+  /** The event's name, once awaitClaim has found it is one rampflow knows. */
+  private readonly event: EventName;
+  private hintDisagreed: string[] | undefined;
+  private serviceStatus: string | undefined;
+  /** The customer the event is about, once known: indexed with the next stage shown (an event that waits or parks). */
+  private customerIndex: IndexEntry[] = [];
+  private indexed = false;
+  private lookedAgainForRecord = false;
 
-  for (;;) {
-    let pending: Pending;
-    let resolution;
+  constructor(private readonly input: RampEventInput) {
+    this.timings = { ...DEFAULT_RAMP_EVENT_TIMINGS, ...input.timings };
+    this.base = { event: input.event, payloadId: input.payloadId };
+    this.event = input.event as EventName;
+  }
+
+  /**
+   * Reads the record until the service's record confirms what the event claims and its target takes the
+   * signal, looking again with doubling pauses; the wait ends at targetWaitSeconds, parked or dismissed.
+   */
+  async awaitClaim(resource: EventResource): Promise<RampEventResult> {
+    const deadline = workflowNow() + this.timings.targetWaitSeconds * 1000;
+    let pauseSeconds = this.timings.firstRetrySeconds;
+    const withinBudget = takesPatch(RAMP_EVENTS_WITHIN_BUDGET);
+    for (;;) {
+      const resolution = await this.readRecord(resource, deadline, withinBudget);
+      if (hasEnded(resolution)) return resolution;
+      let pending: Pending;
+      if (resolution.kind === 'unroutable') return this.park({ code: resolution.code, reason: resolution.reason });
+      if (resolution.kind === 'record-not-found') {
+        pending = { code: 'RECORD_NOT_FOUND', reason: `the service has no ${resource} ${this.input.payloadId}` };
+        // A delivery about a record the service does not have parks nothing (workflows/common/trust.ts): after
+        // one more look, a grace period later, it is dismissed and counted.
+        if (takesPatch(ABSENT_RECORDS_DISMISSED)) {
+          if (this.lookedAgainForRecord) return this.dismiss(pending.reason);
+          await this.graceForRecord(pending.reason);
+          continue;
+        }
+      } else {
+        const routed = await this.route(resolution, resource);
+        if (hasEnded(routed)) return routed;
+        pending = routed;
+      }
+
+      const left = deadline - workflowNow();
+      if (left <= 0)
+        return withinBudget && pending.code === 'DISPUTED'
+          ? this.dismiss(pending.reason, 'claim-not-confirmed')
+          : this.park(pending);
+      this.show(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
+      await sleep(Math.min(pauseSeconds * 1000, left), { summary: pending.reason });
+      pauseSeconds = Math.min(pauseSeconds * 2, this.timings.maxRetrySeconds);
+    }
+  }
+
+  /** Re-reads the record through the signed API; a read that fails ends the event (dismissed within budget, or parked). */
+  private async readRecord(
+    resource: EventResource,
+    deadline: number,
+    withinBudget: boolean,
+  ): Promise<EventResolution | RampEventResult> {
+    const { payloadId } = this.input;
     try {
-      resolution = await reads.resolveRampEvent.executeWithOptions(
+      return await (withinBudget ? queued : local).resolveRampEvent.executeWithOptions(
         {
           startToCloseTimeout: '1 minute',
           retry: ACTIVITY_RETRY,
-          summary: `re-read ${resource} ${input.payloadId} from the service`,
+          summary: `re-read ${resource} ${payloadId} from the service`,
           // At the lowest priority a read may wait behind a backlog that never clears: it waits no
           // longer than the event would wait for its target, then the event is dismissed.
           ...(withinBudget ? { scheduleToCloseTimeout: Math.max(deadline - workflowNow(), 1000) } : {}),
         },
-        [{ resource, payloadId: input.payloadId }],
+        [{ resource, payloadId }],
       );
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       if (withinBudget && error.cause instanceof TimeoutFailure) {
-        return dismiss(
-          `${resource} ${input.payloadId} could not be read from the service within ${timings.targetWaitSeconds} s`,
+        return this.dismiss(
+          `${resource} ${payloadId} could not be read from the service within ${this.timings.targetWaitSeconds} s`,
           'not-read-in-time',
         );
       }
@@ -179,112 +198,83 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
         error.cause instanceof ApplicationFailure
           ? `${error.cause.type ?? 'failure'}: ${error.cause.message}`
           : error.message;
-      return park({
+      return this.park({
         code: 'SERVICE_ERROR',
-        reason: `reading ${resource} ${input.payloadId} from the service failed (${cause})`,
+        reason: `reading ${resource} ${payloadId} from the service failed (${cause})`,
       });
     }
-
-    if (resolution.kind === 'unroutable') return park({ code: resolution.code, reason: resolution.reason });
-    if (resolution.kind === 'record-not-found') {
-      pending = { code: 'RECORD_NOT_FOUND', reason: `the service has no ${resource} ${input.payloadId}` };
-      // A delivery about a record the service does not have parks nothing (workflows/common/trust.ts): after
-      // one more look, a grace period later, it is dismissed and counted.
-      if (takesPatch(ABSENT_RECORDS_DISMISSED)) {
-        if (lookedAgainForRecord) return dismiss(pending.reason);
-        lookedAgainForRecord = true;
-        show(EVENT_STAGE.WAITING, `${pending.reason}; looking once more in ${timings.notFoundGraceSeconds} s`);
-        await sleep(timings.notFoundGraceSeconds * 1000, { summary: pending.reason });
-        continue;
-      }
-    } else {
-      const { route, status } = resolution;
-      serviceStatus = status;
-      if (!indexed) {
-        indexed = true;
-        indexFor(route);
-        hintDisagreed = hintDisagreements(input.hint, status, route);
-        if (hintDisagreed.length > 0) {
-          // The service's record wins. Payloads are snapshots, so a late delivery of an event the
-          // service has since moved past is routine (info); a claim the service does not back is
-          // worth an operator's look (warn).
-          const level = serviceConfirms(event, status) ? 'info' : 'warn';
-          log[level]("webhook payload disagrees with the service; using the service's record", {
-            ...base,
-            fields: hintDisagreed,
-            hintStatus: input.hint.status,
-            serviceStatus: status,
-          });
-        }
-      }
-      const target = targetOf(route);
-      if (!serviceConfirms(event, status)) {
-        pending = {
-          code: 'DISPUTED',
-          reason: `the service says ${resource} ${input.payloadId} is ${status}, which does not confirm ${event}`,
-        };
-      } else if (route.signal === 'deposit' || route.signal === 'trade' || route.signal === 'payment') {
-        return await deliverToDeposit(target, route);
-      } else if (await signalTarget(target, route)) {
-        routed(`signalled ${target} (${status})`);
-        return { ...base, outcome: 'ROUTED', target, ...extras() };
-      } else {
-        const targetState = await act.describeTargetWorkflow.executeWithOptions(
-          { startToCloseTimeout: '30 seconds', retry: ACTIVITY_RETRY, summary: `is ${target} running?` },
-          [target],
-        );
-        if (targetState === 'CLOSED') {
-          show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
-          return { ...base, outcome: 'TARGET_CLOSED', target, ...extras() };
-        }
-        // RUNNING here means a journey was between runs (continue-as-new): simply try again.
-        pending = { code: 'NO_TARGET', reason: `no workflow ${target} is running (yet)` };
-      }
-    }
-
-    const left = deadline - workflowNow();
-    if (left <= 0)
-      return withinBudget && pending.code === 'DISPUTED'
-        ? dismiss(pending.reason, 'claim-not-confirmed')
-        : park(pending);
-    show(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
-    await sleep(Math.min(pauseSeconds * 1000, left), { summary: pending.reason });
-    pauseSeconds = Math.min(pauseSeconds * 2, timings.maxRetrySeconds);
   }
 
-  function targetOf(route: EventRoute): string {
-    switch (route.signal) {
-      case 'trade':
-      case 'payment':
-        return depositWorkflowId(route.depositId);
-      case 'deposit':
-        return depositWorkflowId(route.record.id);
-      case 'payout':
-        return payoutWorkflowId(route.reference);
-      default:
-        return journeyWorkflowId(route.externalId);
+  /** The service has no such record (yet): one more look, a grace period later. */
+  private async graceForRecord(reason: string): Promise<void> {
+    this.lookedAgainForRecord = true;
+    this.show(EVENT_STAGE.WAITING, `${reason}; looking once more in ${this.timings.notFoundGraceSeconds} s`);
+    await sleep(this.timings.notFoundGraceSeconds * 1000, { summary: reason });
+  }
+
+  /**
+   * Signals the target the service's record names, once the record confirms the event's claim. Pending
+   * while it does not, or while the target is not running (yet).
+   */
+  private async route({ route, status }: Routed, resource: EventResource): Promise<RampEventResult | Pending> {
+    this.serviceStatus = status;
+    if (!this.indexed) {
+      this.indexed = true;
+      this.indexFor(route);
+      this.compareHint(status, route);
     }
+    const target = targetOf(route);
+    if (!serviceConfirms(this.event, status)) {
+      return {
+        code: 'DISPUTED',
+        reason: `the service says ${resource} ${this.input.payloadId} is ${status}, which does not confirm ${this.event}`,
+      };
+    }
+    if (route.signal === 'deposit' || route.signal === 'trade' || route.signal === 'payment')
+      return await this.deliverToDeposit(target, route);
+    if (await this.signalTarget(target, route)) {
+      this.routed(`signalled ${target} (${status})`);
+      return { ...this.base, outcome: 'ROUTED', target, ...this.extras() };
+    }
+    const targetState = await act.describeTargetWorkflow.executeWithOptions(
+      { startToCloseTimeout: '30 seconds', retry: ACTIVITY_RETRY, summary: `is ${target} running?` },
+      [target],
+    );
+    if (targetState === 'CLOSED') return this.targetClosed(target);
+    // RUNNING here means a journey was between runs (continue-as-new): simply try again.
+    return { code: 'NO_TARGET', reason: `no workflow ${target} is running (yet)` };
+  }
+
+  /**
+   * The service's record wins. Payloads are snapshots, so a late delivery of an event the service has
+   * since moved past is routine (info); a claim the service does not back is worth an operator's look (warn).
+   */
+  private compareHint(status: string, route: EventRoute): void {
+    this.hintDisagreed = hintDisagreements(this.input.hint, status, route);
+    if (this.hintDisagreed.length === 0) return;
+    const level = serviceConfirms(this.event, status) ? 'info' : 'warn';
+    log[level]("webhook payload disagrees with the service; using the service's record", {
+      ...this.base,
+      fields: this.hintDisagreed,
+      hintStatus: this.input.hint.status,
+      serviceStatus: status,
+    });
   }
 
   /** Signals the deposit's workflow, starting it if it does not exist yet. */
-  async function deliverToDeposit(
-    target: string,
-    route: Extract<EventRoute, { signal: 'deposit' | 'trade' | 'payment' }>,
-  ): Promise<RampEventResult> {
+  private async deliverToDeposit(target: string, route: DepositRoute): Promise<RampEventResult> {
     const outcome = await local.deliverToDeposit.executeWithOptions(
       { startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY, summary: `signal-with-start ${target}` },
-      [depositDelivery(route)],
+      [this.depositDelivery(route)],
     );
-    if (outcome === 'ENDED') {
-      show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
-      return { ...base, outcome: 'TARGET_CLOSED', target, ...extras() };
-    }
-    routed(`signalled ${target} (${serviceStatus ?? ''})`);
-    return { ...base, outcome: 'ROUTED', target, ...extras() };
+    if (outcome === 'ENDED') return this.targetClosed(target);
+    this.routed(`signalled ${target} (${this.serviceStatus ?? ''})`);
+    return { ...this.base, outcome: 'ROUTED', target, ...this.extras() };
   }
 
-  function depositDelivery(route: Extract<EventRoute, { signal: 'deposit' | 'trade' | 'payment' }>): DepositDelivery {
-    const key = input.key;
+  private depositDelivery(route: DepositRoute): DepositDelivery {
+    const { key } = this.input;
+    const { event } = this;
     switch (route.signal) {
       case 'deposit':
         return {
@@ -300,24 +290,11 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
     }
   }
 
-  /** Lets operators list a customer's events by the same attributes as its journey. */
-  function indexFor(route: EventRoute): void {
-    const externalId = 'externalId' in route ? route.externalId : undefined;
-    const customerId =
-      'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
-    customerIndex = [
-      ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
-      ...(customerId ? [{ key: RampCustomerId, value: customerId }] : []),
-    ];
-  }
-
   /** Signals the customer's journey (or a payout); false when no such workflow is running. */
-  async function signalTarget(
-    target: string,
-    route: Extract<EventRoute, { signal: 'customer' | 'virtualAccount' | 'depositAddress' | 'payout' }>,
-  ): Promise<boolean> {
+  private async signalTarget(target: string, route: SignalledRoute): Promise<boolean> {
     const handle = getExternalWorkflowHandle(target);
-    const key = input.key;
+    const { key } = this.input;
+    const { event } = this;
     try {
       switch (route.signal) {
         case 'customer':
@@ -338,5 +315,64 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
       // The only failure of a signal to another workflow is that no run of it is open.
       return false;
     }
+  }
+
+  /** Lets operators list a customer's events by the same attributes as its journey. */
+  private indexFor(route: EventRoute): void {
+    const externalId = 'externalId' in route ? route.externalId : undefined;
+    const customerId =
+      'customerId' in route ? route.customerId : route.signal === 'customer' ? route.record.id : undefined;
+    this.customerIndex = [
+      ...(externalId ? [{ key: RampExternalId, value: externalId }] : []),
+      ...(customerId ? [{ key: RampCustomerId, value: customerId }] : []),
+    ];
+  }
+
+  /**
+   * Most events are routed at once: their stage stays EVENT_RECEIVED, read as EVENT_ROUTED once the
+   * workflow has completed (client/visibility.ts), which saves a billable upsert per event. One that
+   * was shown waiting says it is routed now.
+   */
+  private routed(details: string): void {
+    if (workflowInfo().typedSearchAttributes.get(RampStage) === EVENT_STAGE.RECEIVED)
+      setCurrentDetails(`**${EVENT_STAGE.ROUTED}**: ${details}`);
+    else this.show(EVENT_STAGE.ROUTED, details);
+  }
+
+  private targetClosed(target: string): RampEventResult {
+    this.show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
+    return { ...this.base, outcome: 'TARGET_CLOSED', target, ...this.extras() };
+  }
+
+  /** Ends the event with nothing left waiting: the service has no such record, or never confirmed the claim. */
+  dismiss(reason: string, why: DismissReason = 'record-not-found'): RampEventResult {
+    this.show(EVENT_STAGE.DISMISSED, reason);
+    countDismissed('rampEvent', why);
+    log.info(
+      why === 'record-not-found'
+        ? 'ramp event dismissed: the service has no such record'
+        : 'ramp event dismissed: the service never confirmed its claim',
+      { ...this.base },
+    );
+    return { ...this.base, outcome: 'DISMISSED', reason, ...this.extras() };
+  }
+
+  /** Ends the event unrouted, for operators: RampStage = EVENT_UNROUTED, the reason in the details and the result. */
+  park(pending: Pending): RampEventResult {
+    this.show(EVENT_STAGE.UNROUTED, `${pending.code}: ${pending.reason}`);
+    log.warn('ramp event parked', { ...this.base, parkCode: pending.code, reason: pending.reason });
+    return { ...this.base, outcome: 'PARKED', parkCode: pending.code, reason: pending.reason, ...this.extras() };
+  }
+
+  private show(stage: string, details: string): void {
+    indexChanged([{ key: RampStage, value: stage }, ...this.customerIndex]);
+    setCurrentDetails(`**${stage}**: ${details}`);
+  }
+
+  private extras(): Partial<RampEventResult> {
+    return {
+      ...(this.serviceStatus !== undefined ? { serviceStatus: this.serviceStatus } : {}),
+      ...(this.hintDisagreed?.length ? { hintDisagreed: this.hintDisagreed } : {}),
+    };
   }
 }

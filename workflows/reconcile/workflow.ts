@@ -48,8 +48,21 @@ const deliveries = proxyActivities<DepositDeliveryActivities>({
 });
 
 export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}): Promise<ReconcileResult> {
-  const resolved: ReconcileLimits = { ...DEFAULT_RECONCILE_LIMITS, ...limits };
-  const result: ReconcileResult = {
+  const run = new ReconcileRun(limits);
+  // Customers first: a journey that learns of its KYC decision moves on before its deposits are checked.
+  await run.repairList('customers', (limits, previous) => act.findCustomerLag(limits, previous));
+  await run.repairList('deposits', (limits, previous) => act.findDepositLag(limits, previous));
+  // A run that read the deposit list only down to its watermark reads the rejections it passed over.
+  if (run.since.deposits !== undefined && takesPatch(REJECTED_DEPOSITS_REREAD)) await run.repairRejectedDeposits();
+  await run.repairList('trades', (limits, previous) => act.findTradeLag(limits, previous));
+
+  reportReconcileRun(run.result);
+  return run.result;
+}
+
+/** One reconciliation run: what it has found and repaired so far, and what is left of its repair budget. */
+class ReconcileRun {
+  readonly result: ReconcileResult = {
     examined: { customers: 0, deposits: 0, trades: 0 },
     pages: { customers: 0, deposits: 0, trades: 0 },
     repaired: 0,
@@ -57,64 +70,66 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
     truncated: false,
     watermark: {},
   };
-  const since: ReconcileWatermark = resolved.listOrder === 'newest-first' ? lastWatermark() : {};
-  let budget = resolved.maxRepairs;
+  private readonly limits: ReconcileLimits;
+  /** Where the schedule's previous run read each list up to (newest-first only; else every list is read in full). */
+  readonly since: ReconcileWatermark;
+  private budget: number;
 
-  async function apply(report: LagReport): Promise<void> {
-    result.truncated ||= report.truncated;
-    for (const repair of report.repairs) {
-      if (await send(repair)) result.repaired += 1;
-      else result.missed += 1;
-    }
-    budget -= report.repairs.length;
+  constructor(limits: Partial<ReconcileLimits>) {
+    this.limits = { ...DEFAULT_RECONCILE_LIMITS, ...limits };
+    this.since = this.limits.listOrder === 'newest-first' ? lastWatermark() : {};
+    this.budget = this.limits.maxRepairs;
   }
 
   /** Runs one pass over a list with what is left of the repair budget; with none left, the next run does it. */
-  async function pass(
+  async repairList(
     list: 'customers' | 'deposits' | 'trades',
     find: (limits: ReconcileLimits, since?: ListWatermark) => Promise<LagReport>,
-  ): Promise<number> {
-    const previous = since[list];
-    if (budget <= 0) {
+  ): Promise<void> {
+    const { result } = this;
+    const previous = this.since[list];
+    if (this.budget <= 0) {
       result.truncated = true;
       if (previous) result.watermark[list] = previous;
-      return 0;
+      result.examined[list] = 0;
+      return;
     }
-    const report = await find({ ...resolved, maxRepairs: budget }, previous);
-    await apply(report);
+    const report = await find({ ...this.limits, maxRepairs: this.budget }, previous);
+    await this.repair(report);
     if (report.watermark) result.watermark[list] = report.watermark;
     result.pages![list] = report.pages;
-    return report.examined;
+    result.examined[list] = report.examined;
   }
-
-  // Customers first: a journey that learns of its KYC decision moves on before its deposits are checked.
-  result.examined.customers = await pass('customers', (limits, previous) => act.findCustomerLag(limits, previous));
-  result.examined.deposits = await pass('deposits', (limits, previous) => act.findDepositLag(limits, previous));
-  // A run that read the deposit list only down to its watermark reads the rejections it passed over.
-  if (since.deposits !== undefined && takesPatch(REJECTED_DEPOSITS_REREAD)) await rejectedPass();
-  result.examined.trades = await pass('trades', (limits, previous) => act.findTradeLag(limits, previous));
-
-  reportReconcileRun(result);
-  return result;
 
   /**
    * The REJECTED deposits changed since the last run's newest one (activities/reconcile-activities.ts,
    * findRejectedDepositLag): a deposit rejected long after it arrived sits below the deposit list's
    * watermark. A pass cut short keeps the bound where it was, so the next run reads what this one did not.
    */
-  async function rejectedPass(): Promise<void> {
-    const previous = since.rejectedDepositsSince;
+  async repairRejectedDeposits(): Promise<void> {
+    const { result } = this;
+    const previous = this.since.rejectedDepositsSince;
     let next = previous;
-    if (budget <= 0) {
+    if (this.budget <= 0) {
       result.truncated = true;
     } else {
-      const report = await act.findRejectedDepositLag({ ...resolved, maxRepairs: budget }, previous);
-      await apply(report);
+      const report = await act.findRejectedDepositLag({ ...this.limits, maxRepairs: this.budget }, previous);
+      await this.repair(report);
       if (!report.truncated) next = report.newestChange;
       result.examined.rejectedDeposits = report.examined;
       result.pages!.rejectedDeposits = report.pages;
     }
     if (next !== undefined) result.watermark.rejectedDepositsSince = next;
+  }
+
+  /** Sends each repair a pass found, in order, and spends the budget on them. */
+  private async repair(report: LagReport): Promise<void> {
+    this.result.truncated ||= report.truncated;
+    for (const repair of report.repairs) {
+      if (await send(repair)) this.result.repaired += 1;
+      else this.result.missed += 1;
+    }
+    this.budget -= report.repairs.length;
   }
 }
 
@@ -124,6 +139,7 @@ function lastWatermark(): ReconcileWatermark {
   return last?.watermark ?? {};
 }
 
+/** Signals the lagging workflow (a deposit by signal-with-start); false when the target had finished. */
 async function send(repair: Repair): Promise<boolean> {
   const { key, event } = repair;
   switch (repair.signal) {

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { dataConverterFromEnv } from '../../../codec';
 import type { SandboxOptions } from '../../../sandbox';
 import type { DepositTimings } from '../../../workflows/common/deposit-input';
-import type { RampEventTimings } from '../../../workflows/ramp-event/types';
+import type { RampEventTimings } from '../../../workflows/ramp-event/events';
 import { registerWebhooks } from '../../../webhooks/registration';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox';
 import type { ReceiverBudgetOptions } from '../../../webhooks/receiver-budget';

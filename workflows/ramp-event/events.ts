@@ -1,17 +1,30 @@
 /**
- * What the webhook receiver hands to the ramp-event workflow, what the routing activity answers, and
- * what the workflow ends with. Kept small on purpose: all of it lands in workflow histories, so it
- * carries the event's name, the payload's id and a compact hint, never the payload itself (which may
- * hold kycLinks, names and account numbers).
+ * The ramp-event workflow's data, pure (workflows/ramp-event/workflow.ts): what the webhook receiver
+ * hands to it, what the routing activity answers, where each route leads, what the workflow ends with,
+ * and what each event claims.
+ *
+ * Kept small on purpose: all of it lands in workflow histories, so it carries the event's name, the
+ * payload's id and a compact hint, never the payload itself (which may hold kycLinks, names and
+ * account numbers).
+ *
+ * The service's webhooks are unsigned, so a delivery is only a hint: the router signals a target only
+ * once the service's record shows what the event claims (or something later), so a spoofed "deposit
+ * approved" for a deposit the service has not confirmed moves nothing. A record already further along
+ * (a customer approved and since deleted) still confirms the earlier claim.
  */
-import type {
-  CustomerRecord,
-  DepositAddressRecord,
-  DepositRecord,
-  PaymentRecord,
-  TradeRecord,
-  VirtualAccountRecord,
+import type { EventName } from '../../ramp/events';
+import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../common/ids';
+import {
+  isCustomerApproved,
+  isPaymentSettled,
+  type CustomerRecord,
+  type DepositAddressRecord,
+  type DepositRecord,
+  type PaymentRecord,
+  type TradeRecord,
+  type VirtualAccountRecord,
 } from '../common/records';
+import { isAccountApproved, isAccountRejected } from '../common/status-order';
 
 /** Which detail resource an event's payload is (mirrors ramp/events.ts EVENT_RESOURCE). */
 export type EventResource = 'customer' | 'virtualAccount' | 'depositAddress' | 'deposit' | 'trade' | 'payment';
@@ -137,3 +150,55 @@ export const EVENT_STAGE = {
   /** The service has no record of what the delivery named: ended, counted, nothing parked. */
   DISMISSED: 'EVENT_DISMISSED',
 } as const;
+
+/** The workflow ID of the event's target: its deposit, its payout, or its customer's journey. */
+export function targetOf(route: EventRoute): string {
+  switch (route.signal) {
+    case 'trade':
+    case 'payment':
+      return depositWorkflowId(route.depositId);
+    case 'deposit':
+      return depositWorkflowId(route.record.id);
+    case 'payout':
+      return payoutWorkflowId(route.reference);
+    default:
+      return journeyWorkflowId(route.externalId);
+  }
+}
+
+const anyStatus = (): boolean => true;
+
+const CLAIMS: Record<EventName, (status: string) => boolean> = {
+  CUSTOMER_APPROVED: (status) => isCustomerApproved(status) || status === 'DELETED',
+  CUSTOMER_REJECTED: (status) => status === 'REJECTED' || status === 'DELETED',
+  CUSTOMER_DELETED: (status) => status === 'DELETED',
+  VIRTUAL_ACCOUNT_APPROVED: isAccountApproved,
+  VIRTUAL_ACCOUNT_REJECTED: isAccountRejected,
+  DEPOSIT_ADDRESS_APPROVED: isAccountApproved,
+  DEPOSIT_ADDRESS_REJECTED: isAccountRejected,
+  // "Received" and "created" claim only that the record exists, which the re-read has shown.
+  DEPOSIT_RECEIVED: anyStatus,
+  DEPOSIT_APPROVED: (status) => status === 'CONFIRMED',
+  DEPOSIT_REJECTED: (status) => status === 'REJECTED',
+  TRADE_CREATED: anyStatus,
+  TRADE_SETTLED: (status) => status === 'SETTLED',
+  PAYMENT_SETTLED: isPaymentSettled,
+};
+
+/** Whether the service's status confirms what `event` says happened. */
+export function serviceConfirms(event: EventName, status: string): boolean {
+  return CLAIMS[event](status);
+}
+
+/** The hint fields the delivered payload got wrong, compared with the service's record. */
+export function hintDisagreements(hint: EventHint, status: string, route: EventRoute): string[] {
+  const actual: EventHint = { status };
+  if (route.signal === 'customer') actual.externalId = route.externalId;
+  if (route.signal === 'virtualAccount' || route.signal === 'depositAddress' || route.signal === 'deposit')
+    actual.customerId = route.customerId;
+  if (route.signal === 'trade') actual.depositId = route.depositId;
+  if (route.signal === 'payment') actual.reference = route.tradeId;
+  return (Object.keys(hint) as (keyof EventHint)[]).filter(
+    (field) => actual[field] !== undefined && hint[field] !== actual[field],
+  );
+}
