@@ -13,7 +13,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
-import { journeyWorkflowId } from '../workflows/common/ids';
+import { journeyWorkflowId } from '../workflows/common/messages';
 import { RampExternalId } from '../observability/search-attributes';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, type FailureOptions } from './failures';
 

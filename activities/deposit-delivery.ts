@@ -4,7 +4,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { deliverToDeposit, type DeliveryOutcome, type DepositDelivery } from '../client/deposit-delivery';
-import type { DepositTimings } from '../workflows/common/deposit-input';
+import type { DepositTimings } from '../workflows/schemas';
 
 export type { DeliveryOutcome, DepositDelivery } from '../client/deposit-delivery';
 

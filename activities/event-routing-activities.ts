@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { RampClient } from '../ramp';
-import { payoutWorkflowId } from '../workflows/common/ids';
+import { payoutWorkflowId } from '../workflows/common/messages';
 import type { EventResolution, EventResource, TargetWorkflowState } from '../workflows/ramp-event/events';
 import { asActivity, DEFAULT_FAILURE_OPTIONS, isNotFound, type FailureOptions } from './failures';
 import {

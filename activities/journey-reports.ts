@@ -6,7 +6,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { JourneyReportSender } from '../client/journey-report-sender';
-import type { DepositReport } from '../workflows/common/deposit-reports';
+import type { DepositReport } from '../workflows/common/messages';
 
 export function createJourneyReportActivities() {
   const senders = new WeakMap<Client, JourneyReportSender>();

@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import { attachmentStoreFromEnv, checkOut, type AttachmentStore } from '../attachments';
 import type { AttachmentReference } from '../workflows/common/messages';
-import type { AudSourceAccount, CustomerDetails } from '../workflows/common/journey-input';
+import type { AudSourceAccount, CustomerDetails } from '../workflows/schemas';
 import type {
   CustomerRecord,
   DepositAddressRecord,

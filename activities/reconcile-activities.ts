@@ -19,7 +19,7 @@ import { Context, log } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import type { DepositListItem } from '../ramp/schemas';
 import type { EventName } from '../ramp/events';
-import { depositWorkflowId, journeyWorkflowId } from '../workflows/common/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../workflows/common/messages';
 import { isCustomerApproved, isPaymentSettled } from '../workflows/common/records';
 import type {
   LagReport,

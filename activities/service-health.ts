@@ -4,7 +4,7 @@
  * workflow only sees its own call retrying. The worker sees them all: after a run of consecutive
  * failures of one cause it logs one line naming the cause and what to check (never a secret), sets the
  * `rampflow_service_outage` gauge for that cause to 1, and logs once more, setting it back to 0, when a
- * call succeeds again. Activities keep retrying with capped backoff meanwhile (workflows/common/activity-options.ts).
+ * call succeeds again. Activities keep retrying with capped backoff meanwhile (workflows/common/calls.ts).
  */
 import type { Logger, MetricGauge } from '@temporalio/common';
 import {

@@ -17,13 +17,13 @@ import type { Client } from '@temporalio/client';
 import { createRampflowClient } from '../client';
 import { JourneyReportSender } from '../client/journey-report-sender';
 import { isNewsForJourney } from '../workflows/journey/board';
-import { journeyWorkflowId } from '../workflows/common/ids';
-import { depositReportKey } from '../workflows/common/deposit-reports';
 import {
-  journeyStateQuery,
+  depositReportKey,
   type DepositStage,
   type DepositSummary,
   type JourneyState,
+  journeyStateQuery,
+  journeyWorkflowId,
 } from '../workflows/common/messages';
 import { journeyRequest, prepareCustomer } from './journeys/partner';
 import type { BenchOptions } from './options';

@@ -14,7 +14,7 @@ import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
 /** One real second stands for 300 production seconds (5 minutes). */
 const TIME_SCALE = 300;
-/** Production defaults (workflows/common/journey-input.ts), scaled. */
+/** Production defaults (workflows/schemas.ts), scaled. */
 const SCALED_TIMINGS = { pollIntervalSeconds: 900 / TIME_SCALE };
 /** The interface's one-minute delivery scheduler, scaled. */
 const SCALED_DELIVERY_TICK_SECONDS = 60 / TIME_SCALE;

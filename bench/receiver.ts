@@ -7,14 +7,13 @@ import { Client, Connection } from '@temporalio/client';
 import { request } from 'undici';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { rampflowDataConverter } from '../codec';
-import { journeyWorkflowId } from '../workflows/common/ids';
-import { customerEventSignal } from '../workflows/common/messages';
+import { customerEventSignal, journeyWorkflowId } from '../workflows/common/messages';
 import { journeyRequest } from './journeys/partner';
 import type { BenchOptions } from './options';
 import { measureEventToWake } from './receiver/event-to-wake';
-import { openLoop, openLoopLoad, type LoadResult } from './receiver/open-loop-load';
+import { type LoadResult, openLoop, openLoopLoad } from './receiver/open-loop-load';
 import { forEachLimited } from './support/concurrency';
-import { percentile, type Figure } from './report';
+import { type Figure, percentile } from './report';
 import { startRampflowStack } from './support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 

@@ -8,17 +8,18 @@
 import { z } from 'zod';
 import { TemporalEnvSchema } from '../config/env';
 import { PARTNER_EVENT_DATA, PARTNER_EVENT_TYPES, PartnerEventSchema } from '../partner-events/catalogue';
-import { journeyWorkflowId } from '../workflows/common/ids';
-import { DepositLifecycleInputSchema } from '../workflows/common/deposit-input';
-import { CustomerDetailsSchema, JourneyInputSchema } from '../workflows/common/journey-input';
+import { journeyWorkflowId } from '../workflows/common/messages';
 import {
   AttachmentReferenceSchema,
   AttachmentResultSchema,
   CancelResultSchema,
   CloseResultSchema,
+  CustomerDetailsSchema,
+  DepositLifecycleInputSchema,
   DepositOutcomeSchema,
   DepositStateSchema,
   EndRequestSchema,
+  JourneyInputSchema,
   JourneyOutcomeSchema,
   JourneyStateSchema,
   RetryRequestSchema,
@@ -26,9 +27,9 @@ import {
   SignalSchemas,
   SignupRequestSchema,
   SignupResultSchema,
-} from '../workflows/common/message-schemas';
+} from '../workflows/schemas';
 import { RAMP_SEARCH_ATTRIBUTES } from '../observability/search-attributes';
-import { INVALID_START_INPUT, START_CONTRACTS } from '../workflows/common/start-input';
+import { INVALID_START_INPUT, START_CONTRACTS } from '../workflows/common/checks';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -4,12 +4,16 @@
  * deposit first (the webhook receiver, the ramp-event workflow, reconciliation) and no event races its
  * creation. Used by the receiver's direct routing and, through an activity, by the workflows.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { depositLifecycle } from '../workflows/deposit/workflow';
-import type { DepositLifecycleRequest, DepositTimings } from '../workflows/common/deposit-input';
-import { depositWorkflowId } from '../workflows/common/ids';
-import { depositEventSignal, paymentEventSignal, tradeEventSignal } from '../workflows/common/messages';
+import type { DepositLifecycleRequest, DepositTimings } from '../workflows/schemas';
+import {
+  depositEventSignal,
+  depositWorkflowId,
+  paymentEventSignal,
+  tradeEventSignal,
+} from '../workflows/common/messages';
 import {
   depositKindOf,
   type DepositRecord,

@@ -4,25 +4,28 @@
  * RampflowClient (client/rampflow-client.ts) offers these as its own.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-// The SDK's own conversion of a listed execution, which its list() iterator uses but does not export
-// from the package root; listDepositsPage needs it because that iterator hides the page token.
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
-import type { DepositOutcome, depositLifecycle } from '../workflows/deposit/workflow';
-import { depositWorkflowId } from '../workflows/common/ids';
-import { cancelUpdate, depositStateQuery, retryUpdate, type DepositState } from '../workflows/common/messages';
+import type { depositLifecycle, DepositOutcome } from '../workflows/deposit/workflow';
+import {
+  cancelUpdate,
+  type DepositState,
+  depositStateQuery,
+  depositWorkflowId,
+  retryUpdate,
+} from '../workflows/common/messages';
 import { explained, stateOrEnd } from './explained';
 import { parseDepositId } from './input-validation';
 import { listed } from './listing';
 import {
-  depositListQuery,
-  depositPageQuery,
-  pageTokenText,
-  toDepositListItem,
   type DepositFilter,
   type DepositListItem,
+  depositListQuery,
   type DepositPage,
   type DepositPageFilter,
+  depositPageQuery,
   type PageRequest,
+  pageTokenText,
+  toDepositListItem,
 } from './visibility';
 
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;

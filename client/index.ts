@@ -67,7 +67,7 @@ export {
   type PayoutFilter,
   type PayoutListing,
 } from './visibility';
-export type { JourneyRequest } from '../workflows/common/journey-input';
+export type { JourneyRequest } from '../workflows/schemas';
 export {
   DEPOSIT_STAGES,
   JOURNEY_STAGES,

@@ -3,8 +3,13 @@
  * operator's corrected input. Errors name the field, e.g. `customer.email: Invalid email address`.
  */
 import { z } from 'zod';
-import { CustomerDetailsSchema, JourneyInputSchema, type JourneyInput } from '../workflows/common/journey-input';
-import { CorrectedInputSchema, SignupRequestSchema } from '../workflows/common/message-schemas';
+import {
+  CorrectedInputSchema,
+  CustomerDetailsSchema,
+  type JourneyInput,
+  JourneyInputSchema,
+  SignupRequestSchema,
+} from '../workflows/schemas';
 import type { AttachmentFile } from '../attachments';
 import type { RetryRequest } from '../workflows/common/messages';
 import { RampflowInputError } from './errors';

@@ -1,5 +1,5 @@
 /**
- * Offers deposits' progress reports to their journeys by update (workflows/common/deposit-reports.ts), the
+ * Offers deposits' progress reports to their journeys by update (workflows/common/messages.ts), the
  * reports waiting for the same journey together: at most one offer per journey is in flight from
  * this process, and the reports that arrive meanwhile go in the next one (up to
  * MAX_REPORTS_PER_OFFER). However fast reports come, a journey receives one update at a time from a
@@ -22,12 +22,8 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import {
-  depositReportsUpdate,
-  HANDING_OVER,
-  MAX_REPORTS_PER_OFFER,
-  type DepositReport,
-} from '../workflows/common/deposit-reports';
+import { MAX_REPORTS_PER_OFFER } from '../workflows/common/contract';
+import { depositReportsUpdate, HANDING_OVER, type DepositReport } from '../workflows/common/messages';
 
 /**
  * - `taken`: the journey applied the report (or had already, under its key);

@@ -4,40 +4,40 @@
  * journey (retry, cancel, close). RampflowClient (client/rampflow-client.ts) offers these as its own.
  */
 import {
-  WithStartWorkflowOperation,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
+  WithStartWorkflowOperation,
   type WorkflowHandle,
   type WorkflowStartOptions,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
-import { journeyWorkflowId } from '../workflows/common/ids';
-import type { customerJourney, JourneyOutcome } from '../workflows/journey/workflow';
-import type { JourneyInput, JourneyRequest } from '../workflows/common/journey-input';
 import {
   cancelUpdate,
   closeCustomerUpdate,
-  journeyStateQuery,
   JOURNEY_STAGES,
-  retryUpdate,
-  signupUpdate,
   type JourneyStage,
   type JourneyState,
+  journeyStateQuery,
+  journeyWorkflowId,
+  retryUpdate,
+  signupUpdate,
 } from '../workflows/common/messages';
+import type { customerJourney, JourneyOutcome } from '../workflows/journey/workflow';
+import type { JourneyInput, JourneyRequest } from '../workflows/schemas';
 import { RampExternalId, RampStage } from '../observability/search-attributes';
 import { explained, stateOrEnd } from './explained';
 import {
+  type CorrectedInput,
   parseCorrectedInput,
   parseExternalId,
   parseJourneyRequest,
   parseSignupWait,
-  type CorrectedInput,
 } from './input-validation';
 import { listed, withEnd } from './listing';
 import { startedOrExisting } from './start-once';
-import { journeyListQuery, toJourneyListing, type JourneyFilter, type JourneyListing } from './visibility';
+import { type JourneyFilter, type JourneyListing, journeyListQuery, toJourneyListing } from './visibility';
 
 export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
 export type { JourneyOutcome };

@@ -8,7 +8,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { attachmentStoreFromEnv, type AttachmentFile, type AttachmentStore } from '../attachments';
-import type { JourneyRequest } from '../workflows/common/journey-input';
+import type { JourneyRequest } from '../workflows/schemas';
 import { AttachmentOperations } from './attachments';
 import type { BulkOptions } from './bulk';
 import { BulkActions, type DepositBulkFilter, type JourneyBulkFilter, type PayoutBulkFilter } from './bulk-actions';

@@ -9,8 +9,15 @@ import type { EndFailure } from './workflow-end';
 import { createHash } from 'node:crypto';
 import type { WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
-import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../workflows/common/ids';
-import { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from '../workflows/common/messages';
+import {
+  DEPOSIT_STAGES,
+  type DepositStage,
+  depositWorkflowId,
+  JOURNEY_STAGES,
+  type JourneyStage,
+  journeyWorkflowId,
+  payoutWorkflowId,
+} from '../workflows/common/messages';
 import { PAYOUT_STAGES, type PayoutStage } from '../workflows/payout/messages';
 import { EVENT_STAGE } from '../workflows/ramp-event/events';
 import { RampCustomerId, RampExternalId, RampStage } from '../observability/search-attributes';
@@ -258,7 +265,7 @@ function oneOf<T extends string>(values: readonly T[], value: string | undefined
   return values.find((candidate) => candidate === value);
 }
 
-/** The business key back out of a workflow ID built by workflows/common/ids.ts (`customer/<externalId>`). */
+/** The business key back out of a workflow ID built by workflows/common/messages.ts (`customer/<externalId>`). */
 function keyOf(workflowId: string, idOf: (key: string) => string): string {
   const prefix = idOf('');
   return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
@@ -290,7 +297,7 @@ export function toPayoutListing(info: WorkflowExecutionInfo): PayoutListing {
   return { reference: keyOf(info.workflowId, payoutWorkflowId), ...common(info), ...(stage ? { stage } : {}) };
 }
 
-/** `event/<EVENT>/<payload.id>` (workflows/common/ids.ts) read back; the payload id may itself hold slashes. */
+/** `event/<EVENT>/<payload.id>` (workflows/common/messages.ts) read back; the payload id may itself hold slashes. */
 export function toEventListing(info: WorkflowExecutionInfo): EventListing {
   const [, event = '', ...rest] = info.workflowId.split('/');
   const indexedStage = info.typedSearchAttributes.get(RampStage);

@@ -9,7 +9,7 @@
  * command and the partner API show a workflow's end through it.
  *
  * Never customer data: the message is the failure's own (rampflow's failures name fields and reasons,
- * not values: workflows/common/start-input.ts), and of the failure's details only the fields known to be
+ * not values: workflows/common/checks.ts), and of the failure's details only the fields known to be
  * safe are kept (`issues`: `{path, message}`); any other detail is left out.
  */
 import { WorkflowFailedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';

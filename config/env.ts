@@ -123,7 +123,7 @@ export const PartnerApiEnvSchema = z.object({
 });
 
 /**
- * Timings of the deposit workflows a process starts (workflows/common/deposit-input.ts), read by the worker
+ * Timings of the deposit workflows a process starts (workflows/schemas.ts), read by the worker
  * (reconciliation, ramp-event workflows) and the receiver (direct routing) alike: how long a deposit
  * waits for an event before asking the service (default 900), how long each step may take before it
  * parks (default 259200, three days), and the longest pause its polls back off to (default 21600, six

@@ -13,7 +13,7 @@
  * - zod's objects drop keys they do not know, and so does the check (Ajv's `removeAdditional` on
  *   `additionalProperties: false`); strict objects refuse them (`unevaluatedProperties: false`, which
  *   Ajv never removes); loose objects keep them;
- * - the rules that span fields are ramp-request-rules.ts, applied by workflows/common/contract-checks.ts;
+ * - the rules that span fields are ramp-request-rules.ts, applied by workflows/common/checks.ts;
  * - zod's words for a refused pattern (`a BSB number is 6 digits`, `Invalid email address`) come as a
  *   table beside the checks, `patternMessages`;
  * - lengths count UTF-16 units, and patterns are plain (not unicode) regular expressions, as in zod.
@@ -27,16 +27,16 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import standaloneCode from 'ajv/dist/standalone';
 import { z } from 'zod';
-import { DepositLifecycleInputSchema } from '../workflows/common/deposit-input';
-import { DepositReportsSchema } from '../workflows/common/deposit-report-schema';
-import { JourneyInputSchema } from '../workflows/common/journey-input';
 import {
   AttachmentReferenceSchema,
+  DepositLifecycleInputSchema,
+  DepositReportsSchema,
+  JourneyInputSchema,
   RetryRequestSchema,
   SignupRequestSchema,
-} from '../workflows/common/message-schemas';
+} from '../workflows/schemas';
 
-/** Each check the workflows make, by the name workflows/common/contract-checks.ts imports it under. */
+/** Each check the workflows make, by the name workflows/common/checks.ts imports it under. */
 export const CHECKED_SCHEMAS = {
   journeyInput: JourneyInputSchema,
   depositLifecycleInput: DepositLifecycleInputSchema,

@@ -6,8 +6,7 @@
  * deposits have completed. The sandbox's autopilot plays the service; its webhooks, through the
  * receiver, wake the journey. No /sandbox/... call is needed.
  */
-import { journeyWorkflowId } from '../workflows/common/ids';
-import type { JourneyState } from '../workflows/common/messages';
+import { type JourneyState, journeyWorkflowId } from '../workflows/common/messages';
 import type { Stack } from './stack';
 
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';

@@ -59,7 +59,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     // the CLI embeds (frontend.enableExecuteMultiOperation): no value needed for them.
     '--dynamic-config-value',
     'frontend.enableServerVersionCheck=false',
-    // Task queue priority (workflows/common/service-activities.ts: signups before bulk retries and
+    // Task queue priority (workflows/common/calls.ts: signups before bulk retries and
     // reconciliation on the service task queue) needs the new matcher; set, not left to the default.
     '--dynamic-config-value',
     'matching.useNewMatcher=true',

@@ -12,7 +12,7 @@ export const RampExternalId = defineSearchAttributeKey('RampExternalId', SearchA
 export const RampCustomerId = defineSearchAttributeKey('RampCustomerId', SearchAttributeType.KEYWORD);
 /**
  * When the workflow entered its current RampStage (workflow time), set in the same upsert as the stage
- * by journeys, deposits and payouts (workflows/common/indexing.ts, `indexStage`). Carried through
+ * by journeys, deposits and payouts (workflows/common/showing.ts, `indexStage`). Carried through
  * continue-as-new with the rest, so it is the stage's start, not the run's.
  */
 export const RampStageSince = defineSearchAttributeKey('RampStageSince', SearchAttributeType.DATETIME);

@@ -2,7 +2,7 @@
  * How long the longest waiter at each stage has been there: the webhook receiver scans visibility
  * every STAGE_AGE_SCAN_SECONDS (60 by default) and serves `rampflow_stage_oldest_waiter_seconds
  * {workflow_type, stage}` on its GET /metrics, computed at scrape time from the oldest waiter's
- * RampStageSince (workflows/common/indexing.ts). The alert RampflowStageOverSla compares it with each stage's
+ * RampStageSince (workflows/common/showing.ts). The alert RampflowStageOverSla compares it with each stage's
  * SLA (docs/operating/stage-sla.md), so a journey stuck now is seen now, not when it leaves the stage.
  *
  * Visibility on SQL (the dev server's SQLite, the cluster's PostgreSQL) has no ORDER BY, so the oldest

@@ -3,16 +3,16 @@
  * with (served at GET /openapi.json).
  */
 import type { z } from 'zod';
-import { jsonSchemaOf, type JsonSchema } from '../client/contract';
-import { JourneyInputSchema } from '../workflows/common/journey-input';
+import { type JsonSchema, jsonSchemaOf } from '../client/contract';
 import {
   CancelResultSchema,
   CloseResultSchema,
   EndRequestSchema,
+  JourneyInputSchema,
   JourneyStateSchema,
   RetryRequestSchema,
   RetryResultSchema,
-} from '../workflows/common/message-schemas';
+} from '../workflows/schemas';
 import {
   DepositPageQuerySchema,
   DepositPageSchema,

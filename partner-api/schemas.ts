@@ -1,15 +1,14 @@
 /**
  * The partner API's requests and answers, as zod schemas: the server validates with them and the
  * OpenAPI document (openapi.ts) is generated from them. The journey's input, state and the operator
- * updates are the workflows' own schemas (workflows/common/journey-input.ts, workflows/common/message-schemas.ts),
+ * updates are the workflows' own schemas (workflows/schemas.ts, workflows/schemas.ts),
  * so the HTTP API and the Temporal contract cannot disagree; partner events are the catalogue's own
  * (partner-events/catalogue.ts).
  */
 import { z } from 'zod';
-import { PARTNER_EVENT_STREAM } from '../partner-events/catalogue';
-import { PartnerEventSchema } from '../partner-events/catalogue';
+import { PARTNER_EVENT_STREAM, PartnerEventSchema } from '../partner-events/catalogue';
 import { MAX_PAGE } from '../partner-events/page-limits';
-import { CustomerDetailsSchema } from '../workflows/common/journey-input';
+import { CustomerDetailsSchema } from '../workflows/schemas';
 import { DEPOSIT_STAGES, JOURNEY_STAGES } from '../workflows/common/messages';
 
 export const ExternalIdParamsSchema = z.object({ externalId: CustomerDetailsSchema.shape.externalId });

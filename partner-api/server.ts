@@ -20,36 +20,35 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { isGrpcServiceError } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { PartnerEventDeliveries, parseStream } from '../client/partner-event-deliveries';
+import { parseStream, PartnerEventDeliveries } from '../client/partner-event-deliveries';
 import {
   endJson,
+  type RampflowClient,
   RampflowInputError,
   RampflowNotFoundError,
   RampflowUpdateRefusedError,
   RampflowWorkflowEndedError,
   SIGNUP_GRACE_MS,
-  type RampflowClient,
 } from '../client';
 import { tokenMatches } from '../config/secret-token';
-import { JourneyInputSchema } from '../workflows/common/journey-input';
+import { EndRequestSchema, JourneyInputSchema, RetryRequestSchema } from '../workflows/schemas';
 import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
-import { EndRequestSchema, RetryRequestSchema } from '../workflows/common/message-schemas';
-import { startInputIssues, type StartInputIssue } from '../workflows/common/start-input';
+import { type StartInputIssue, startInputIssues } from '../workflows/common/checks';
 import { PartnerEventCursorError, PartnerEventStoreUnavailableError } from '../partner-events/store-errors';
 import type { PartnerEventStore } from '../partner-events/store';
 import { buildOpenApiDocument } from './openapi';
 import {
-  DepositPageQuerySchema,
-  EventPageQuerySchema,
-  ExternalIdParamsSchema,
-  TimelineQuerySchema,
-  ResendRequestSchema,
   type DepositItemSchema,
-  type ParkedDeliveriesSchema,
-  type ResendResultSchema,
+  DepositPageQuerySchema,
   type EndedJourneySchema,
+  EventPageQuerySchema,
   type EventPageSchema,
+  ExternalIdParamsSchema,
+  type ParkedDeliveriesSchema,
+  ResendRequestSchema,
+  type ResendResultSchema,
   type SignupAnswerSchema,
+  TimelineQuerySchema,
   type TimelineSchema,
 } from './schemas';
 

@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import { EVENT_RESOURCE, eventKey, normaliseEventName, type EventName } from '../ramp/events';
 import { eventPayloadSchema } from '../ramp/schemas/events';
-import { eventWorkflowId } from '../workflows/common/ids';
+import { eventWorkflowId } from '../workflows/common/messages';
 import type { EventHint, RampEventInput, RampEventTimings } from '../workflows/ramp-event/events';
 
 /** Event names are short identifiers (CUSTOMER_APPROVED, user.approved); anything else is not a delivery. */

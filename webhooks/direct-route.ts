@@ -28,7 +28,7 @@
  * hints and the deposits' signal-with-starts to their rates.
  */
 import { createHash } from 'node:crypto';
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { LRUCache } from 'lru-cache';
 import {
   customerRecord,
@@ -40,17 +40,17 @@ import {
 import { deliverToDeposit, type DepositDelivery } from '../client/deposit-delivery';
 import { EVENT_RESOURCE, type EventName } from '../ramp/events';
 import type { Customer, Deposit, DepositAddress, Trade, VirtualAccount } from '../ramp';
-import type { DepositTimings } from '../workflows/common/deposit-input';
-import { serviceConfirms, type EventResource } from '../workflows/ramp-event/events';
-import { depositWorkflowId, journeyWorkflowId } from '../workflows/common/ids';
-import type { ReceiverBudget } from './receiver-budget';
-import { isCustomerApproved, isPaymentSettled } from '../workflows/common/records';
-import { isAccountApproved } from '../workflows/common/status-order';
+import type { DepositTimings } from '../workflows/schemas';
+import { type EventResource, serviceConfirms } from '../workflows/ramp-event/events';
 import {
   customerEventSignal,
   depositAddressEventSignal,
+  depositWorkflowId,
+  journeyWorkflowId,
   virtualAccountEventSignal,
 } from '../workflows/common/messages';
+import type { ReceiverBudget } from './receiver-budget';
+import { isAccountApproved, isCustomerApproved, isPaymentSettled } from '../workflows/common/records';
 import { RampCustomerId, RampExternalId } from '../observability/search-attributes';
 
 /** Why a delivery went to the ramp-event workflow instead (a label of rampflow_webhook_workflow_routes_total). */

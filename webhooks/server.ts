@@ -23,7 +23,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { DepositTimings } from '../workflows/common/deposit-input';
+import type { DepositTimings } from '../workflows/schemas';
 import type { EventName } from '../ramp/events';
 import type { RampEventTimings } from '../workflows/ramp-event/events';
 import { parseDelivery, type ParsedDelivery } from './delivery';

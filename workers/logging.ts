@@ -6,7 +6,7 @@
 import { formatWithOptions } from 'node:util';
 import { DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { serviceTaskQueueOf } from '../workflows/common/service-activities';
+import { serviceTaskQueueOf } from '../workflows/common/calls';
 
 const SDK_LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',

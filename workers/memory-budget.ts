@@ -8,7 +8,7 @@
  * - a fixed part: Node, the Temporal core (Rust, outside the V8 heap), the loaded workflow bundle and
  *   the activities' code, about WORKER_BASE_MIB at rest;
  * - the workflow cache: each cached workflow keeps its state, the SDK's for it, and its own instances
- *   of the workflow modules (about 130 KiB: workflows load no zod, workflows/common/contract-checks.ts says
+ *   of the workflow modules (about 130 KiB: workflows load no zod, workflows/common/checks.ts says
  *   why), CACHED_WORKFLOW_MIB with a margin over the 0.93 MiB an ACTIVE journey measured
  *   (`npm run bench -- memory`, 1,000 cached), for workflows caught mid-task with more in hand;
  * - what is in flight (activity calls, payloads, garbage not yet collected): HEADROOM_SHARE of the budget.

@@ -35,7 +35,7 @@ import {
 import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
-import { serviceTaskQueueOf } from '../workflows/common/service-activities';
+import { serviceTaskQueueOf } from '../workflows/common/calls';
 import { createRampflowWorker } from './worker';
 import { checkNamespaceSearchAttributes, type CommandTarget } from './namespace-check';
 

@@ -5,7 +5,7 @@
  * One rampflow worker is two Temporal workers sharing a connection (README, "Calls to the service are
  * rate-limited"):
  * - on TEMPORAL_TASK_QUEUE, the workflows and every activity (those scheduled before the service
- *   queue existed still arrive here, workflows/common/service-activities.ts);
+ *   queue existed still arrive here, workflows/common/calls.ts);
  * - on `<TEMPORAL_TASK_QUEUE>-service`, the activities that call the ramp service, polled with
  *   `maxTaskQueueActivitiesPerSecond` = RAMP_MAX_CALLS_PER_SECOND / CALLS_PER_SERVICE_ACTIVITY. That
  *   rate is the Temporal server's, for the queue, across every worker polling it (the last poller's
@@ -48,8 +48,8 @@ import {
 import { OUTAGE_CAUSES, ServiceHealth } from '../activities/service-health';
 import { METRICS } from '../observability/metric-catalogue';
 import type { RampClient } from '../ramp';
-import type { DepositTimings } from '../workflows/common/deposit-input';
-import { serviceTaskQueueOf } from '../workflows/common/service-activities';
+import type { DepositTimings } from '../workflows/schemas';
+import { serviceTaskQueueOf } from '../workflows/common/calls';
 import { LeasedActivitySlots } from './leased-activity-slots';
 import { PartnerRate } from './partner-rate';
 import { workerDeploymentOptions } from './versioning';

@@ -8,7 +8,7 @@
  * floor journey has counted them all (it then ends).
  */
 import { Client, type WorkflowHandle } from '@temporalio/client';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/messages';
 import { floorEventSignal } from '../floor/messages';
 import { startFloorWorker } from '../floor/run-floor';
 import { sleep } from '../support/concurrency';

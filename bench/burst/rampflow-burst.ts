@@ -7,22 +7,21 @@
  */
 import type { Client } from '@temporalio/client';
 import { createRampflowClient } from '../../client';
-import { journeyWorkflowId } from '../../workflows/common/ids';
-import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
+import { type JourneyState, journeyStateQuery, journeyWorkflowId } from '../../workflows/common/messages';
 import { journeyRequest, prepareCustomer } from '../journeys/partner';
 import { forEachLimited, sleep } from '../support/concurrency';
 import { shapesByType } from '../support/history-shape';
-import { startRampflowStack, type RampflowStack } from '../support/rampflow-stack';
-import { BENCH_PAYLOAD_KEYS, countWorkflows, type BenchTemporal } from '../support/temporal';
+import { type RampflowStack, startRampflowStack } from '../support/rampflow-stack';
+import { BENCH_PAYLOAD_KEYS, type BenchTemporal, countWorkflows } from '../support/temporal';
 import {
   AUTOPILOT_STEP_MS,
   BURST_CONCURRENCY,
+  type BurstResult,
   closeTimes,
   DELIVERY_TICK_MS,
   splitShapes,
   temporalCpuMs,
   untilDone,
-  type BurstResult,
 } from './burst-result';
 
 export const BURST_EXTERNAL_ID = 'burst-customer';

@@ -4,7 +4,7 @@
  * money sent each way through POST /deposit/mock once it is ACTIVE. No /sandbox/... call.
  */
 import { RampRateLimitedError, type RampClient } from '../../ramp';
-import type { JourneyRequest } from '../../workflows/common/journey-input';
+import type { JourneyRequest } from '../../workflows/schemas';
 
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 const BANK_ACCOUNT = {

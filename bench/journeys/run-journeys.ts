@@ -10,7 +10,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { RampflowClient } from '../../client';
-import type { JourneyRequest } from '../../workflows/common/journey-input';
+import type { JourneyRequest } from '../../workflows/schemas';
 import type { JourneyState } from '../../workflows/common/messages';
 import { forEachLimited, sleep } from '../support/concurrency';
 import type { RampflowStack } from '../support/rampflow-stack';

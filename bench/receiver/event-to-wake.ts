@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { z } from 'zod';
 import type { RampflowClient } from '../../client';
 import { jsonBody } from '../../ramp';
-import { journeyWorkflowId } from '../../workflows/common/ids';
+import { journeyWorkflowId } from '../../workflows/common/messages';
 import { forEachLimited, sleep } from '../support/concurrency';
 import type { RampflowStack } from '../support/rampflow-stack';
 import { countWorkflows } from '../support/temporal';

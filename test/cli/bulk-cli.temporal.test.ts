@@ -7,14 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkReport } from '../../client';
 import type { customerJourney, depositLifecycle } from '../../workflows';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
-import { depositStateQuery, type JourneyState } from '../../workflows/common/messages';
 import {
+  depositStateQuery,
+  depositWorkflowId,
+  type JourneyState,
+  journeyWorkflowId,
+} from '../../workflows/common/messages';
+import {
+  type JourneyHarness,
   registerTestExits,
   startActiveJourney,
   startJourneyHarness,
   TEST_WALLET,
-  type JourneyHarness,
 } from '../support/journey-harness';
 import { runRampflow, type RunResult } from '../support/run';
 import { temporalAddress } from '../support/temporal';

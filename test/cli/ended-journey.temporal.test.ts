@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRampflowClient, RampflowWorkflowEndedError, type RampflowClient } from '../../client';
 import { buildPartnerApi } from '../../partner-api/server';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/messages';
 import { payoutWorkflowId } from '../../workflows/payout/messages';
 import { startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
 import { runRampflow, type RunResult } from '../support/run';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { customerJourney } from '../../workflows';
-import { journeyWorkflowId } from '../../workflows/common/ids';
+import { journeyWorkflowId } from '../../workflows/common/messages';
 import {
   FAST_TIMINGS,
   startActiveJourney,

@@ -17,7 +17,7 @@ import {
   type DepositStage,
   type RampflowClient,
 } from '../../client';
-import { depositWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId } from '../../workflows/common/messages';
 import { RampExternalId, RampStage } from '../../observability/search-attributes';
 import { runRampflow, type RunResult } from '../support/run';
 import { connectClient, temporalAddress, testPayloadKeys, uniqueTaskQueue } from '../support/temporal';

@@ -14,9 +14,14 @@ import { createJourneyReportActivities } from '../../activities/journey-reports'
 import { JourneyReportSender } from '../../client/journey-report-sender';
 import { addDecimal } from '../../workflows/journey/board';
 import { REPORT_KEYS_REMEMBERED } from '../../workflows/journey/carry';
-import { depositReportKey, depositReportsUpdate, type DepositReport } from '../../workflows/common/deposit-reports';
-import { journeyStateQuery, type DepositSummary } from '../../workflows/common/messages';
-import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import {
+  type DepositReport,
+  depositReportKey,
+  depositReportsUpdate,
+  type DepositSummary,
+  journeyStateQuery,
+} from '../../workflows/common/messages';
+import { type JourneyHarness, startActiveJourney, startJourneyHarness } from '../support/journey-harness';
 
 let h: JourneyHarness;
 beforeAll(async () => {

@@ -9,16 +9,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ENCRYPTED_ENCODING } from '../../codec';
 import { createRampflowWorker } from '../../workers/worker';
 import type { customerJourney } from '../../workflows';
-import { journeyWorkflowId } from '../../workflows/common/ids';
-import { JourneyInputSchema } from '../../workflows/common/journey-input';
-import { journeyStateQuery } from '../../workflows/common/messages';
+import { journeyStateQuery, journeyWorkflowId } from '../../workflows/common/messages';
+import { JourneyInputSchema } from '../../workflows/schemas';
 import {
   FAST_TIMINGS,
+  type JourneyHarness,
   registerTestExits,
   startJourneyHarness,
   TEST_OFFRAMP,
   TEST_ONRAMP,
-  type JourneyHarness,
 } from '../support/journey-harness';
 import { readableText } from '../support/raw-history';
 import { connectWorker, temporalAddress } from '../support/temporal';

@@ -9,9 +9,8 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildContract, contractText } from '../../client/contract';
 import { CONTRACT_PATH } from '../../cli/contract';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
-import { JourneyInputSchema } from '../../workflows/common/journey-input';
-import { JourneyStateSchema } from '../../workflows/common/message-schemas';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/messages';
+import { JourneyInputSchema, JourneyStateSchema } from '../../workflows/schemas';
 
 const contract = buildContract();
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true }));

@@ -6,16 +6,16 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type { DepositLifecycleInput, DepositOutcome } from '../../workflows/deposit/workflow';
-import type { DepositLifecycleInputSchema } from '../../workflows/common/deposit-input';
-import type { JourneyOutcome } from '../../workflows/journey/workflow';
 import type {
+  DepositLifecycleInputSchema,
   DepositOutcomeSchema,
   DepositStateSchema,
   DepositSummarySchema,
   JourneyOutcomeSchema,
   JourneyStateSchema,
   SignalSchemas,
-} from '../../workflows/common/message-schemas';
+} from '../../workflows/schemas';
+import type { JourneyOutcome } from '../../workflows/journey/workflow';
 import type { DepositProgress, DepositState, DepositSummary, JourneyState } from '../../workflows/common/messages';
 import type {
   CustomerRecord,

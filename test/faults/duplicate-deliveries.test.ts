@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES, LEGACY_EVENT_NAMES } from '../../ramp/events';
 import { DEFAULT_RECEIVER_BUDGET } from '../../webhooks/receiver-budget';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/messages';
 import { allDeliveries, signalsReceived } from '../webhooks/support/receiver';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
 import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';

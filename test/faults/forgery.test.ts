@@ -16,14 +16,19 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journeyWorkflowId, depositWorkflowId } from '../../workflows/common/ids';
-import { depositStateQuery, type DepositState, type JourneyState } from '../../workflows/common/messages';
+import {
+  type DepositState,
+  depositStateQuery,
+  depositWorkflowId,
+  type JourneyState,
+  journeyWorkflowId,
+} from '../../workflows/common/messages';
 import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { registerTestExits } from '../support/test-journeys';
 import { EVENTS_ONLY_DEPOSIT_TIMINGS, EVENTS_ONLY_TIMINGS } from './support/events-only';
-import { startFaultStack, type FaultStack } from './support/fault-stack';
-import { startInProcessWorker, type InProcessWorker } from './support/in-process-worker';
-import { startJourneys, type JourneyBatch } from './support/journeys';
+import { type FaultStack, startFaultStack } from './support/fault-stack';
+import { type InProcessWorker, startInProcessWorker } from './support/in-process-worker';
+import { type JourneyBatch, startJourneys } from './support/journeys';
 import { findProblems } from './support/ledger';
 import { OFFRAMP_AMOUNT, ONRAMP_AMOUNT, Partner, USD_RAMPS } from './support/partner';
 import { startTemporalOnFile } from './support/temporal-on-file';

@@ -12,18 +12,18 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JourneyReportSender } from '../../client/journey-report-sender';
 import { addDecimal } from '../../workflows/journey/board';
-import { depositReportKey } from '../../workflows/common/deposit-reports';
-import { journeyWorkflowId } from '../../workflows/common/ids';
 import {
-  journeyStateQuery,
+  depositReportKey,
   type DepositStage,
   type DepositSummary,
   type JourneyState,
+  journeyStateQuery,
+  journeyWorkflowId,
 } from '../../workflows/common/messages';
 import { ONE_SECOND_AUTOPILOT } from './support/autopilot';
 import { EVENTS_ONLY_TIMINGS } from './support/events-only';
-import { startFaultStack, type FaultStack } from './support/fault-stack';
-import { activeJourneys, startJourneys, type JourneyBatch } from './support/journeys';
+import { type FaultStack, startFaultStack } from './support/fault-stack';
+import { activeJourneys, type JourneyBatch, startJourneys } from './support/journeys';
 import { Partner, USD_RAMPS } from './support/partner';
 import { pause, until } from './support/until';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process';

@@ -13,9 +13,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EncryptionCodec } from '../../codec';
 import { buildCodecServer } from '../../codec/codec-server';
-import { journeyWorkflowId } from '../../workflows/common/ids';
-import { journeyStateQuery } from '../../workflows/common/messages';
-import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
+import { journeyStateQuery, journeyWorkflowId } from '../../workflows/common/messages';
+import { type JourneyHarness, startJourneyHarness } from '../support/journey-harness';
 import { PROJECT_ROOT, run } from '../support/run';
 import { temporalAddress, testPayloadKeys } from '../support/temporal';
 

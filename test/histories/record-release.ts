@@ -21,11 +21,10 @@ import { FAILURE_CONVERTER_PATH } from '../../codec/data-converter';
 import { registerWebhooks } from '../../webhooks/registration';
 import { buildIdOfBundle } from '../../workers/versioning';
 import { shownDeposit } from '../../workflows/journey/board';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { cancelUpdate, closeCustomerUpdate, customerEventSignal, retryUpdate, signupUpdate, submitAttachmentUpdate, type JourneyState } from '../../workflows/common/messages';
+import { cancelUpdate, closeCustomerUpdate, customerEventSignal, depositWorkflowId, type JourneyState, retryUpdate, signupUpdate, submitAttachmentUpdate } from '../../workflows/common/messages';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-events/messages';
 import { payoutStateQuery } from '../../workflows/payout/messages';
-import { registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import { type JourneyHarness, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP } from '../support/journey-harness';
 import { startPartnerEvents } from '../support/partner-event-wiring';
 import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
 

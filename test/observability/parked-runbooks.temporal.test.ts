@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { StageAgeScan } from '../../observability/stage-age-scan';
-import { depositWorkflowId, payoutWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId, payoutWorkflowId } from '../../workflows/common/messages';
 import { payoutStateQuery } from '../../workflows/payout/messages';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { PROJECT_ROOT, runRampflow } from '../support/run';

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payoutWorkflowId } from '../../workflows/common/ids';
+import { payoutWorkflowId } from '../../workflows/common/messages';
 import { startActiveJourney, startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
 import { PROJECT_ROOT, runRampflow, type RunResult } from '../support/run';

@@ -15,7 +15,7 @@ import { createRampflowClient, SIGNUP_GRACE_MS, type RampflowClient } from '../.
 import { freePort } from '../../dev/ports';
 import { buildOpenApiDocument } from '../../partner-api/openapi';
 import { buildPartnerApi } from '../../partner-api/server';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/messages';
 import { RampExternalId, RampStage } from '../../observability/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { testPayloadKeys, uniqueTaskQueue } from '../support/temporal';

@@ -3,25 +3,25 @@
  * in this process on a task queue of its own.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
 import { createRampflowWorker, type RampflowWorker, type RampflowWorkerOptions } from '../../workers/worker';
-import { depositWorkflowId, journeyWorkflowId } from '../../workflows/common/ids';
-import { JourneyInputSchema, type JourneyRequest } from '../../workflows/common/journey-input';
 import {
-  depositStateQuery,
-  journeyStateQuery,
   type DepositState,
+  depositStateQuery,
+  depositWorkflowId,
   type JourneyState,
+  journeyStateQuery,
+  journeyWorkflowId,
 } from '../../workflows/common/messages';
+import { type DepositTimings, JourneyInputSchema, type JourneyRequest } from '../../workflows/schemas';
 import type { customerJourney, reconcileWithService } from '../../workflows';
 import type { ReconcileResult } from '../../workflows/reconcile/types';
 import type { RampAssumptionOverrides } from '../../ramp';
 import type { SandboxOptions } from '../../sandbox';
-import type { DepositTimings } from '../../workflows/common/deposit-input';
 import { startTestSandbox, type TestSandbox } from './sandbox';
 import { FAST_DEPOSIT_TIMINGS, FAST_TIMINGS, registerTestExits, TEST_OFFRAMP, TEST_ONRAMP } from './test-journeys';
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal';

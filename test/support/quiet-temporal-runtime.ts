@@ -33,7 +33,7 @@ const SERVICE_FAILURE_TYPES = new Set([
 
 function expected(entry: LogEntry): boolean {
   const error = entry.meta?.error as { type?: unknown; message?: unknown } | undefined;
-  // A workflow refusing its bad start input (workflows/common/start-input.ts) is the contract working. The
+  // A workflow refusing its bad start input (workflows/common/checks.ts) is the contract working. The
   // error comes from the workflow's thread as a structured clone, without its `type`: its message says.
   // The codec's coverage test fails a workflow on purpose, to see its failure message sealed.
   if (entry.message === 'Workflow failed')

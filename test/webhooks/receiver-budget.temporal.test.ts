@@ -10,7 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRIORITY, serviceTaskQueueOf } from '../../workflows/common/service-activities';
+import { PRIORITY, serviceTaskQueueOf } from '../../workflows/common/calls';
 import { deposit } from '../ramp/support/records';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { eventually, signalsReceived, startReceiver, workflowExists, type TestReceiver } from './support/receiver';

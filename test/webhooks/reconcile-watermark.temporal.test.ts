@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ScheduleHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureReconcileSchedule } from '../../webhooks/reconcile-schedule';
-import { depositWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId } from '../../workflows/common/messages';
 import type { ReconcileResult } from '../../workflows/reconcile/types';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { eventually } from './support/receiver';

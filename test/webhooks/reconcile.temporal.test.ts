@@ -11,12 +11,11 @@ import { freePort } from '../../dev/ports';
 import { ensureReconcileSchedule } from '../../webhooks/reconcile-schedule';
 import { registerWebhooks } from '../../webhooks/registration';
 import type { depositLifecycle } from '../../workflows';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { JourneyTimingsSchema } from '../../workflows/common/journey-input';
-import { depositStateQuery, type DepositStage } from '../../workflows/common/messages';
+import { type DepositStage, depositStateQuery, depositWorkflowId } from '../../workflows/common/messages';
+import { JourneyTimingsSchema } from '../../workflows/schemas';
 import type { ReconcileResult } from '../../workflows/reconcile/types';
 import { RampStage } from '../../observability/search-attributes';
-import { registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import { type JourneyHarness, registerTestExits, startJourneyHarness, TEST_OFFRAMP } from '../support/journey-harness';
 import { deliveriesOf, eventually } from './support/receiver';
 
 const HOURLY_POLLS = JourneyTimingsSchema.parse({ pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400 });

@@ -5,16 +5,15 @@
  * the service had confirmed it). The journey's completed totals drop the amount, and the partner
  * hears `deposit.reversed`, not `deposit.rejected`.
  */
-import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECENT_DEPOSITS_SHOWN, shownDeposit } from '../../workflows/journey/board';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
+import { depositWorkflowId, type JourneyState, journeyStateQuery } from '../../workflows/common/messages';
 import type { RampEventResult } from '../../workflows/ramp-event/events';
-import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
-import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
+import { type JourneyHarness, startJourneyHarness } from '../support/journey-harness';
+import { type PartnerEventsUnderTest, startPartnerEvents } from '../support/partner-event-wiring';
 import { until } from '../support/until';
-import { startOfframpByWebhooks, type OfframpByWebhooks } from './support/offramp-by-webhooks';
+import { type OfframpByWebhooks, startOfframpByWebhooks } from './support/offramp-by-webhooks';
 
 const EVENTS_ONLY_DEPOSITS = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };
 const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };

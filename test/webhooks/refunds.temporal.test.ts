@@ -9,11 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownDeposit } from '../../workflows/journey/board';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { journeyStateQuery, type JourneyState } from '../../workflows/common/messages';
+import { depositWorkflowId, type JourneyState, journeyStateQuery } from '../../workflows/common/messages';
 import type { RampEventResult } from '../../workflows/ramp-event/events';
-import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
-import { startOfframpByWebhooks, type OfframpByWebhooks } from './support/offramp-by-webhooks';
+import { type JourneyHarness, startJourneyHarness } from '../support/journey-harness';
+import { type OfframpByWebhooks, startOfframpByWebhooks } from './support/offramp-by-webhooks';
 
 const EVENTS_ONLY_DEPOSITS = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };
 

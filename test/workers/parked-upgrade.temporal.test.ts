@@ -10,14 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeployment, setCurrentVersion } from '../../client/deployment';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { closeCustomerUpdate, retryUpdate } from '../../workflows/common/messages';
-import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
+import { closeCustomerUpdate, depositWorkflowId, retryUpdate } from '../../workflows/common/messages';
+import { type BuildWorker, currentBuild, startBuildWorker, taskBuildIds } from '../support/builds';
 import {
+  type JourneyHarness,
   startActiveJourney,
   startJourneyHarness,
   TEST_AUD_SOURCE,
-  type JourneyHarness,
 } from '../support/journey-harness';
 import { runRampflow } from '../support/run';
 import { temporalAddress } from '../support/temporal';

@@ -14,16 +14,15 @@ import { dataConverterFromEnv } from '../../codec';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
 import { shownDeposit } from '../../workflows/journey/board';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { closeCustomerUpdate, type JourneyState } from '../../workflows/common/messages';
-import { currentBuild, startBuildWorker, taskBuildIds, type BuildWorker } from '../support/builds';
+import { closeCustomerUpdate, depositWorkflowId, type JourneyState } from '../../workflows/common/messages';
+import { type BuildWorker, currentBuild, startBuildWorker, taskBuildIds } from '../support/builds';
 import {
+  type JourneyHarness,
   registerTestExits,
   startActiveJourney,
   startJourneyHarness,
   TEST_AUD_SOURCE,
   TEST_OFFRAMP,
-  type JourneyHarness,
 } from '../support/journey-harness';
 import { runRampflow } from '../support/run';
 import { temporalAddress } from '../support/temporal';

@@ -62,7 +62,7 @@ describe('the bundle a worker runs', () => {
     const code = readFileSync(resolved.codePath, 'utf8');
     expect(code).toContain('customerJourney');
     // Every workflow instantiates the bundle's modules for itself: zod there was 1.18 MiB of each cached
-    // journey. Workflows check their inputs with generated code instead (workflows/common/contract-checks.ts).
+    // journey. Workflows check their inputs with generated code instead (workflows/common/checks.ts).
     expect(code.match(/^\/\*\*\*\/ "[^"]*node_modules\/zod\/[^"]*"/gm) ?? []).toEqual([]);
     expect(code).toMatch(/^\/\*\*\*\/ "\.\/workflows\/generated\/contract-checks\.js"/m);
   }, 180_000);

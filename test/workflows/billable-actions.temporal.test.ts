@@ -8,7 +8,7 @@
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId } from '../../workflows/common/messages';
 import { FOLDS, PARTNER_EVENT_STREAMS_CONTINUE } from '../../workflows/common/patches';
 import {
   startActiveJourney,

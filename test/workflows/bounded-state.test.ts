@@ -4,7 +4,7 @@
  * from the previous (unbounded) shape.
  */
 import { describe, expect, it } from 'vitest';
-import { AppliedKeys, APPLIED_KEYS_WINDOW } from '../../workflows/common/applied-keys';
+import { AppliedKeys, APPLIED_KEYS_WINDOW } from '../../workflows/common/records';
 import {
   addDecimal,
   applyDepositProgress,

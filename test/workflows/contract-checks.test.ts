@@ -1,5 +1,5 @@
 /**
- * The workflows' generated checks (workflows/common/contract-checks.ts) against the zod schemas they are
+ * The workflows' generated checks (workflows/common/checks.ts) against the zod schemas they are
  * generated from: the file is what the generator writes today, and on valid inputs and on every
  * single-point break of them (a field removed, of the wrong type, empty, too long, off its pattern,
  * an unknown key added), the check and zod agree on pass or fail, on the value kept (unknown keys
@@ -24,7 +24,7 @@ import {
   checkRetryRequest,
   checkSignupRequest,
   type Checked,
-} from '../../workflows/common/contract-checks';
+} from '../../workflows/common/checks';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

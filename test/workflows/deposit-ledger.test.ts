@@ -4,9 +4,8 @@
  * turns away an id a read refused, and that what a run carries comes back as it was in the next run.
  */
 import { describe, expect, it } from 'vitest';
-import { AppliedKeys } from '../../workflows/common/applied-keys';
-import { journeyWorkflowId } from '../../workflows/common/ids';
-import type { DepositRecord, TradeRecord } from '../../workflows/common/records';
+import { AppliedKeys, type DepositRecord, type TradeRecord } from '../../workflows/common/records';
+import { journeyWorkflowId } from '../../workflows/common/messages';
 import { carry, nextRunInput, takeUpCarried } from '../../workflows/deposit/carry';
 import { DepositHints, DepositJourneyLink, DepositLedger } from '../../workflows/deposit/ledger';
 import { DepositStepClock } from '../../workflows/deposit/step-clock';

@@ -1,20 +1,20 @@
 /** Deposit lifecycles that leave the happy path, on the real dev server against the sandbox. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownDeposit } from '../../workflows/journey/board';
-import { depositWorkflowId } from '../../workflows/common/ids';
 import {
   cancelUpdate,
   depositStateQuery,
-  submitAttachmentUpdate,
+  depositWorkflowId,
   type JourneyState,
+  submitAttachmentUpdate,
 } from '../../workflows/common/messages';
 import type { depositLifecycle } from '../../workflows/deposit/workflow';
 import { attachmentStoreFromEnv, checkIn } from '../../attachments';
 import {
+  type JourneyHarness,
   startActiveJourney,
   startJourneyHarness,
   TEST_AUD_SOURCE,
-  type JourneyHarness,
 } from '../support/journey-harness';
 
 let h: JourneyHarness;

@@ -7,10 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownDeposit } from '../../workflows/journey/board';
 import type { depositLifecycle } from '../../workflows/deposit/workflow';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { depositStateQuery, retryUpdate } from '../../workflows/common/messages';
-import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
-import { startOfframpByWebhooks, type OfframpByWebhooks } from '../webhooks/support/offramp-by-webhooks';
+import { depositStateQuery, depositWorkflowId, retryUpdate } from '../../workflows/common/messages';
+import { type JourneyHarness, startJourneyHarness } from '../support/journey-harness';
+import { type OfframpByWebhooks, startOfframpByWebhooks } from '../webhooks/support/offramp-by-webhooks';
 
 // Polls every few seconds; a step's deadline a day away: a park before it is the failed payment's.
 const POLLING_DEPOSITS = { pollIntervalSeconds: 2, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };

@@ -11,26 +11,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RampClient } from '../../ramp';
 import type { depositLifecycle } from '../../workflows/deposit/workflow';
-import { depositWorkflowId } from '../../workflows/common/ids';
-import { RampStage, RampStageSince } from '../../observability/search-attributes';
-import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit/carry';
-import { shownDeposit } from '../../workflows/journey/board';
 import {
   cancelUpdate,
   closeCustomerUpdate,
   depositEventSignal,
   depositStateQuery,
+  depositWorkflowId,
   paymentEventSignal,
   retryUpdate,
   tradeEventSignal,
 } from '../../workflows/common/messages';
+import { RampStage, RampStageSince } from '../../observability/search-attributes';
+import { DEPOSIT_MAX_HISTORY_EVENTS } from '../../workflows/deposit/carry';
+import { shownDeposit } from '../../workflows/journey/board';
 import type { DepositRecord, PaymentRecord, RampEvent, TradeRecord } from '../../workflows/common/records';
 import { until } from '../support/until';
 import {
+  type JourneyHarness,
   startActiveJourney,
   startJourneyHarness,
   TEST_AUD_SOURCE,
-  type JourneyHarness,
 } from '../support/journey-harness';
 
 /** A TRADE_CREATED delivery as the receiver routes it: the payload's record, a hint. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JourneyInputSchema } from '../../workflows/common/journey-input';
+import { JourneyInputSchema } from '../../workflows/schemas';
 
 const customer = { externalId: 'user-42', realName: 'Ada Lovelace', email: 'ada@example.com' };
 const issues = (input: unknown) => {

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ACCOUNT_RECORDS, upgradeCarriedJourney } from '../../workflows/journey/carry';
 import { JourneyLedger } from '../../workflows/journey/ledger';
-import type { JourneyInput } from '../../workflows/common/journey-input';
-import type { CarriedParking } from '../../workflows/common/operator';
+import type { JourneyInput } from '../../workflows/schemas';
+import type { CarriedParking } from '../../workflows/common/parking';
 
 const input: JourneyInput = {
   customer: { externalId: 'user-1', realName: 'Test Person', email: 'person@example.test' },

@@ -4,18 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { depositLifecycle } from '../../workflows/deposit/workflow';
-import { depositWorkflowId } from '../../workflows/common/ids';
 import {
   closeCustomerUpdate,
   customerEventSignal,
   depositStateQuery,
+  depositWorkflowId,
   retryUpdate,
 } from '../../workflows/common/messages';
 import {
+  type JourneyHarness,
   startActiveJourney,
   startJourneyHarness,
   TEST_AUD_SOURCE,
-  type JourneyHarness,
 } from '../support/journey-harness';
 import { eventually } from '../webhooks/support/receiver';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hintDisagreements, serviceConfirms, targetOf, type EventRoute } from '../../workflows/ramp-event/events';
-import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../../workflows/common/messages';
 
 const payment = { id: 'pay-1', status: 'PENDING', reference: 'trade-1' };
 

@@ -14,7 +14,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
 import type { depositLifecycle } from '../../workflows/deposit/workflow';
-import { depositWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId } from '../../workflows/common/messages';
 import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';
 import { connectWorker, uniqueTaskQueue } from '../support/temporal';

@@ -13,7 +13,7 @@ import { PayoutClient } from '../../client/payouts';
 import { payoutStateQuery, type PayoutState } from '../../workflows/payout/messages';
 import { registerTestExits, startJourneyHarness, TEST_ONRAMP, type JourneyHarness } from '../support/journey-harness';
 
-/** Longer than the one-minute start-to-close timeout of a change (workflows/common/activity-options.ts). */
+/** Longer than the one-minute start-to-close timeout of a change (workflows/common/calls.ts). */
 const HOLD_MS = 65_000;
 /** The settle delay: the service is assumed to act on a request within this long of receiving it. */
 const SETTLE_MS = HOLD_MS + 5_000;

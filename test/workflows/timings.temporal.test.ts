@@ -13,15 +13,14 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUIET_BUNDLER, startBuildWorker, type BuildWorker } from '../support/builds';
+import { type BuildWorker, QUIET_BUNDLER, startBuildWorker } from '../support/builds';
 import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
-import { journeyWorkflowId } from '../../workflows/common/ids';
-import { JourneyInputSchema, type JourneyRequest } from '../../workflows/common/journey-input';
-import { customerEventSignal } from '../../workflows/common/messages';
+import { customerEventSignal, journeyWorkflowId } from '../../workflows/common/messages';
+import { JourneyInputSchema, type JourneyRequest } from '../../workflows/schemas';
 import { JOURNEY_TIMING_DEFAULTS } from '../../workflows/common/timings';
 import type { customerJourney } from '../../workflows';
-import { registerTestExits, startJourneyHarness, TEST_OFFRAMP, type JourneyHarness } from '../support/journey-harness';
+import { type JourneyHarness, registerTestExits, startJourneyHarness, TEST_OFFRAMP } from '../support/journey-harness';
 
 /** What test/support/workflows/retuned-timings.ts retunes: polls every 2 s, no backoff, history limit 150. */
 const RETUNE = 'test-retune-journey-polls-2s';

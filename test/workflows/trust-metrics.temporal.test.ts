@@ -1,5 +1,5 @@
 /**
- * What the trust rule turns away is counted where operators look (workflows/common/trust-metrics.ts): the
+ * What the trust rule turns away is counted where operators look (workflows/common/showing.ts): the
  * worker process operators run (`rampflow worker`) serves `rampflow_deliveries_dismissed_total` and
  * `rampflow_hints_ignored_total` on its Prometheus endpoint, by workflow type and reason, never by id (here: the dismissals).
  */
@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverToDeposit } from '../../client/deposit-delivery';
 import { freePort } from '../../dev/ports';
-import { depositWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId } from '../../workflows/common/messages';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox';
 import { connectClient, uniqueTaskQueue } from '../support/temporal';
 import { startWorkerProcess, testWorkerEnv } from '../support/worker-process';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWebhooks } from '../../webhooks/registration';
-import { depositWorkflowId } from '../../workflows/common/ids';
+import { depositWorkflowId } from '../../workflows/common/messages';
 import { DEPOSIT_TIMING_DEFAULTS, JOURNEY_TIMING_DEFAULTS } from '../../workflows/common/timings';
 import { EARLY_FIRST_POLL_MS } from '../../workflows/common/waiting';
 import {

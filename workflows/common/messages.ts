@@ -1,7 +1,6 @@
 /**
- * Every message rampflow's workflows take, defined once and shared with the webhook router, the
- * client library and the CLI: a signal per kind of service event (each carrying its event key), a
- * state query per workflow, and the operator updates.
+ * What the workflows say to each other and to the world: workflow IDs, every signal, query and
+ * update, and the deposits' reports to their journey. Each section below keeps its own why.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
@@ -11,7 +10,7 @@ import type {
   RetryRequestSchema,
   SignupRequestSchema,
   SignupResultSchema,
-} from './message-schemas';
+} from '../schemas';
 import type {
   CustomerRecord,
   DepositAddressRecord,
@@ -21,11 +20,16 @@ import type {
   TradeRecord,
   VirtualAccountRecord,
 } from './records';
-import type { DepositStage, JourneyStage } from './stages';
+import type { DepositStage, JourneyStage } from './contract';
 
-// ---- stages (workflows/common/stages.ts) ------------------------------------------------------------------
+/**
+ * Every message rampflow's workflows take, defined once and shared with the webhook router, the
+ * client library and the CLI: a signal per kind of service event (each carrying its event key), a
+ * state query per workflow, and the operator updates.
+ */
+// ---- stages (workflows/common/contract.ts) ------------------------------------------------------------------
 
-export { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from './stages';
+export { DEPOSIT_STAGES, JOURNEY_STAGES, type DepositStage, type JourneyStage } from './contract';
 
 // ---- state returned by the queries ----------------------------------------------------------
 
@@ -167,8 +171,59 @@ export const submitAttachmentUpdate = defineUpdate<{ submitted: true }, [Attachm
 /**
  * Sent with the journey's start (update-with-start) by `POST /journeys` and the client's `signUp`, or
  * to the running journey of the same externalId: answers the stage and, once the service's record has
- * it, the KYC link, waiting at most `waitSeconds` for it (workflows/journey/signup.ts).
+ * it, the KYC link, waiting at most `waitSeconds` for it (workflows/journey/run.ts, `answerSignup`).
  */
 export type SignupRequest = z.output<typeof SignupRequestSchema>;
 export type SignupResult = z.output<typeof SignupResultSchema>;
 export const signupUpdate = defineUpdate<SignupResult, [SignupRequest]>('signup');
+
+/**
+ * Workflow IDs are business keys, so every start and every event is idempotent: a second start of the
+ * same journey, deposit or delivered event finds the workflow already there.
+ */
+export const journeyWorkflowId = (externalId: string): string => `customer/${externalId}`;
+export const depositWorkflowId = (depositId: string): string => `deposit/${depositId}`;
+/** A payout from the partner's balance is keyed by the partner's own reference. */
+export const payoutWorkflowId = (reference: string): string => `payout/${reference}`;
+export const eventWorkflowId = (event: string, payloadId: string): string => `event/${event}/${payloadId}`;
+
+const DEPOSIT_PREFIX = depositWorkflowId('');
+/** The deposit id a `deposit/<depositId>` workflow ID names. */
+export const depositIdOf = (workflowId: string): string => {
+  if (!workflowId.startsWith(DEPOSIT_PREFIX)) throw new Error(`not a deposit workflow ID: ${workflowId}`);
+  return workflowId.slice(DEPOSIT_PREFIX.length);
+};
+
+/**
+ * Deposits' progress reports to their journey, offered in batches by update (docs/guarantees/signal-storms.md).
+ *
+ * A signal lands in the journey's history whether or not the journey keeps up: a burst of a few
+ * hundred a second to one journey outruns its workflow tasks, the server fails the task that fell
+ * behind (more than 100 events buffered), the worker replays the whole run in one go and dies in
+ * Node's async hooks (temporalio/sdk-typescript#939), and a journey under a steady storm can never
+ * continue as new (each attempt finds new signals). An update is admitted only when the journey's
+ * validator takes it: a report the journey cannot take now is refused without a trace in its history
+ * and offered again by its sender. Reports waiting for the same journey go together, up to
+ * MAX_REPORTS_PER_OFFER, in one update.
+ */
+
+/**
+ * One report, with a key its sender repeats when it offers it again (`<depositId>#<run>.<n>`, the n-th
+ * report of that run of the deposit's workflow): the journey applies a key once.
+ */
+export interface DepositReport {
+  key: string;
+  progress: DepositProgress;
+}
+
+export interface DepositReportsAnswer {
+  /** Reports the journey took (applied now, or already applied under the same key). */
+  taken: number;
+}
+
+export const depositReportsUpdate = defineUpdate<DepositReportsAnswer, [DepositReport[]]>('depositReports');
+
+/** The reason a journey refuses reports while it hands over to its next run: the sender offers them again. */
+export const HANDING_OVER = 'the journey is continuing as new: offer the reports again';
+
+export const depositReportKey = (depositId: string, run: string, n: number): string => `${depositId}#${run}.${n}`;

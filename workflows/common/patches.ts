@@ -28,7 +28,7 @@ import { patched } from '@temporalio/workflow';
 
 /** Journeys, deposits and payouts index when they entered their stage (RampStageSince) with the stage. */
 export const STAGE_SINCE_INDEXED = 'stage-since-indexed';
-/** Calls to the service go to the service task queue, with priorities (workflows/common/service-activities.ts). */
+/** Calls to the service go to the service task queue, with priorities (workflows/common/calls.ts). */
 export const SERVICE_TASK_QUEUE_PATCH = 'service-task-queue';
 /** A journey stops looking for its own exits before registering them. */
 export const OWN_EXITS_LOOKED_UP_ONCE = 'own-exits-looked-up-once';
@@ -54,7 +54,7 @@ export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
 /**
  * Hints never delay facts (each asked once a run, at its first hint, so one marker for both):
  * a hint never postpones a wait's next poll, which runs from the last poll, not from the last hint
- * (workflows/common/waiting.ts, workflows/common/operator.ts); and a deposit's pending hints are first come: read
+ * (workflows/common/waiting.ts, workflows/common/parking.ts); and a deposit's pending hints are first come: read
  * oldest first, a full box turns new ids away instead of dropping old ones, and an id a read refused
  * is not taken again (workflows/common/trust.ts, PendingHints).
  */
@@ -85,7 +85,7 @@ export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
 /** A deposit submits one attachment: the same file again gets the first submission's answer. */
 export const ATTACHMENT_SUBMITTED_ONCE = 'attachment-submitted-once';
 /**
- * A parked workflow continues as new when its history grows, carrying its parking (workflows/common/operator.ts):
+ * A parked workflow continues as new when its history grows, carrying its parking (workflows/common/parking.ts):
  * asked only once a parked run has grown that far.
  */
 export const PARKED_CONTINUES_AS_NEW = 'parked-continues-as-new';
@@ -115,7 +115,7 @@ export const UNANNOUNCED_FACTS_POLLED_EARLY = 'unannounced-facts-polled-early';
 
 /**
  * An attachment sent to a deposit the workflow last read RECEIVED reads the deposit first: the service
- * announces ACTION_REQUIRED by no event, so the workflow's view may be behind (workflows/deposit/handlers.ts).
+ * announces ACTION_REQUIRED by no event, so the workflow's view may be behind (workflows/deposit/run.ts, `registerHandlers`).
  */
 export const ATTACHMENT_READS_DEPOSIT_FIRST = 'attachment-reads-deposit-first';
 

@@ -1,10 +1,14 @@
 /**
+ * The service's records as workflows keep them, the order their statuses move in (forward only), and
+ * the window of event keys applied (each event at most once).
+ */
+import type { EventName } from '../../ramp/events';
+
+/**
  * The slices of the service's records that workflows keep and that travel in signals. Activities and
  * the event router build them from the service's authoritative records, so workflow histories hold
  * what the journey needs and nothing else (no secrets, no full payloads).
  */
-import type { EventName } from '../../ramp/events';
-
 export interface CustomerRecord {
   id: string;
   /** CREATED, PENDING, APPROVED (or CONFIRMED), REJECTED, DELETED. */
@@ -105,3 +109,82 @@ export const isPaymentSettled = (status: string): boolean => ['CONFIRMED', 'SETT
  */
 export const isPaymentFailed = (status: string): boolean =>
   ['FAILED', 'REJECTED', 'REFUNDED', 'RETURNED', 'CANCELLED'].includes(status);
+
+/**
+ * Forward-only status changes. Events can arrive late or out of order (a DEPOSIT_RECEIVED after
+ * DEPOSIT_APPROVED); a record is applied only when its status is at least as far along as the one
+ * the workflow already holds. Final states never move.
+ */
+
+const CUSTOMER_RANK: Record<string, number> = {
+  CREATED: 0,
+  PENDING: 1,
+  APPROVED: 2,
+  CONFIRMED: 2,
+  REJECTED: 2,
+  DELETED: 3,
+};
+const ACCOUNT_RANK: Record<string, number> = {
+  PENDING: 0,
+  CREATED: 0,
+  VERIFIED: 1,
+  APPROVED: 1,
+  ENABLED: 1,
+  ACTIVE: 1,
+  REJECTED: 1,
+};
+const DEPOSIT_RANK: Record<string, number> = { RECEIVED: 0, ACTION_REQUIRED: 1, CONFIRMED: 2, REJECTED: 2 };
+const TRADE_RANK: Record<string, number> = { CREATED: 0, PENDING: 0, SETTLED: 1, FAILED: 1 };
+
+function advances(ranks: Record<string, number>, held: string | undefined, incoming: string): boolean {
+  if (held === undefined) return true;
+  const heldRank = ranks[held] ?? -1;
+  const incomingRank = ranks[incoming] ?? -1;
+  // Equal rank may refresh details (a kycLink, account numbers) but not swap one final state for another.
+  return incomingRank > heldRank || (incomingRank === heldRank && incoming === held);
+}
+
+export const advancesCustomer = (held: string | undefined, incoming: string) => advances(CUSTOMER_RANK, held, incoming);
+export const advancesAccount = (held: string | undefined, incoming: string) => advances(ACCOUNT_RANK, held, incoming);
+export const advancesDeposit = (held: string | undefined, incoming: string) => advances(DEPOSIT_RANK, held, incoming);
+export const advancesTrade = (held: string | undefined, incoming: string) => advances(TRADE_RANK, held, incoming);
+
+/** Virtual accounts say VERIFIED; the interface does not show deposit-address statuses, so we accept the usual words. */
+export const isAccountApproved = (status: string): boolean =>
+  ['VERIFIED', 'APPROVED', 'ENABLED', 'ACTIVE'].includes(status);
+export const isAccountRejected = (status: string): boolean => status === 'REJECTED';
+
+/**
+ * The event keys a workflow has applied, for applying each event at most once. Bounded: state only
+ * moves forward (workflows/common/records.ts), so an event older than the window that is delivered again
+ * can move nothing; the window only saves repeating work for the usual redeliveries, which come
+ * within days and a handful of events.
+ */
+export const APPLIED_KEYS_WINDOW = 200;
+
+export class AppliedKeys {
+  private readonly keys: string[];
+  private readonly set: Set<string>;
+
+  constructor(
+    carried: readonly string[] = [],
+    private readonly window = APPLIED_KEYS_WINDOW,
+  ) {
+    this.keys = carried.slice(-window);
+    this.set = new Set(this.keys);
+  }
+
+  /** Runs `apply` unless `key` was applied already (within the window). */
+  applyOnce(key: string, apply: () => void): void {
+    if (this.set.has(key)) return;
+    this.keys.push(key);
+    this.set.add(key);
+    if (this.keys.length > this.window) this.set.delete(this.keys.shift()!);
+    apply();
+  }
+
+  /** What a continued run carries, oldest first. */
+  carry(): string[] {
+    return [...this.keys];
+  }
+}

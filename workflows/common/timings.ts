@@ -1,4 +1,9 @@
 /**
+ * Time in workflow code: every wait's durations, and the one sanctioned reader of the clock.
+ */
+import { takesPatch, TIMINGS_RESOLVED_IN_CODE } from './patches';
+
+/**
  * Every wait's durations (DESIGN, "Rules every workflow follows"): a starter may override them, and
  * only its overrides are carried; the defaults are resolved here, in workflow code, so that changing
  * one (a retune) reaches the workflows already running, behind a patch (`takesPatch()`,
@@ -18,8 +23,6 @@
  *    values that code filled in are told apart), else the defaults below.
  * 3. Each retune in JOURNEY_RETUNES / DEPOSIT_RETUNES: from its own patch on, its new default.
  */
-import { TIMINGS_RESOLVED_IN_CODE, takesPatch } from './patches';
-
 const DAY = 86_400;
 
 /** A journey's timings, resolved (what journey-input.ts's JourneyTimingsSchema lets a starter override). */
@@ -90,7 +93,7 @@ const DEPOSIT_FIELDS = [
 
 /**
  * Every value the code before TIMINGS_RESOLVED_IN_CODE ever filled into a journey's input, from git's
- * history of workflows/common/journey-input.ts (the backoff cap was 12 h for a while, the history limit
+ * history of workflows/schemas.ts (the backoff cap was 12 h for a while, the history limit
  * 10,000): equal to one of these, a value in a full input is taken as filled in, not chosen.
  */
 const FILLED_BY_EARLIER_CODE: Record<keyof JourneyTimings, readonly number[]> = {
@@ -173,7 +176,7 @@ export interface ResolvedJourneyTimings extends Readonly<JourneyTimings> {
  * A journey's timings. `given` is its input's `timings` (validated on a first run); `firstRun` says
  * whether this run was started rather than continued as new, which is where the earlier code filled
  * in the defaults (a later run used its carried input as it was, a missing backoff cap included:
- * journey-waits.ts then polls without backoff, as journeys from before the backoff always did).
+ * the journey's waits (workflows/journey/run.ts) then polls without backoff, as journeys from before the backoff always did).
  */
 export function journeyTimings(given: Given<JourneyTimings>, firstRun: boolean): ResolvedJourneyTimings {
   const overrides = journeyTimingOverrides(given);
@@ -203,3 +206,15 @@ export function depositTimings(given: Given<DepositTimings>): Readonly<DepositTi
     (field) => numberIn(given, field) ?? retuned(DEPOSIT_RETUNES, field, DEPOSIT_TIMING_DEFAULTS[field]),
   );
 }
+
+/**
+ * The one sanctioned reader of the clock in workflow code. Inside the workflow sandbox `Date` is
+ * Temporal's deterministic clock (the time of the current workflow task, the same on every replay);
+ * reading it through this function keeps every other use flagged by the linter.
+ */
+export function workflowNow(): number {
+  // eslint-disable-next-line no-restricted-properties -- deterministic inside the workflow sandbox, see above
+  return Date.now();
+}
+
+export const isoNow = (): string => new Date(workflowNow()).toISOString();

@@ -19,8 +19,8 @@
  * pause twice the one before until it reaches the poll interval, then as any other wait. That is
  * eight extra reads over the first twenty minutes of a 15-minute interval, once per such wait.
  */
-import { CancellationScope, condition, log } from '@temporalio/workflow';
-import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './service-failures';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
+import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './calls';
 import {
   HINTS_NEVER_DELAY_FACTS,
   takesPatch,
@@ -28,7 +28,6 @@ import {
   WAITS_WAKE_TO_CONTINUE_AS_NEW,
 } from './patches';
 import type { Hints } from './trust';
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 
 export type WaitOutcome = 'settled' | 'deadline' | 'continue-as-new';
 
@@ -140,7 +139,7 @@ export function nextPollInterval(intervalMs: number, capMs: number): number {
 /**
  * The park request of a wait whose deadline passed. The fact may still come true (an event delivered
  * late, a decision the service made after the deadline): the parked workflow keeps listening and
- * looking (workflows/common/operator.ts) and resumes by itself when it does.
+ * looking (workflows/common/parking.ts) and resumes by itself when it does.
  */
 export function deadlinePassed(
   wait: Pick<ServiceWait, 'what' | 'settled' | 'poll' | 'pollIntervalMs' | 'hints'>,

@@ -10,11 +10,10 @@
  * Behind DEPOSIT_CONTINUES_AS_NEW, asked only when a run has grown that far. A parked deposit does the
  * same, carrying its parking (PARKED_CONTINUES_AS_NEW).
  */
-import type { AppliedKeys } from '../common/applied-keys';
-import type { DepositLifecycleInput } from '../common/deposit-input';
+import type { AppliedKeys, DepositRecord, PaymentRecord, TradeRecord } from '../common/records';
+import type { DepositLifecycleInput } from '../schemas';
 import type { DepositStage, DepositState } from '../common/messages';
-import type { CarriedParking } from '../common/operator';
-import type { DepositRecord, PaymentRecord, TradeRecord } from '../common/records';
+import type { CarriedParking } from '../common/parking';
 import type { CarriedDepositHints, DepositHints, DepositJourneyLink, DepositLedger } from './ledger';
 import type { DepositStepClock } from './step-clock';
 
@@ -52,7 +51,7 @@ export interface CarriedDeposit {
   link: { externalId?: string; journeyId?: string; reportedStage?: DepositStage; served: boolean };
   /** The deadline of the step in progress (absolute workflow time): a new run does not extend it. */
   stepDeadlineAt?: number;
-  /** The last applied event keys (workflows/common/applied-keys.ts, at most its window). */
+  /** The last applied event keys (workflows/common/records.ts, at most its window). */
   appliedEventKeys: string[];
   reports: CarriedReports;
   /** Pending and refused hints (workflows/common/trust.ts: a few ids each, each of bounded length). */

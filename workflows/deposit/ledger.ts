@@ -10,17 +10,17 @@
  * - `DepositHints`: what deliveries claim about the deposit, its trade and its payment, waiting for a
  *   look through the service, and which claim is news (the run's look reads it).
  */
-import { journeyWorkflowId } from '../common/ids';
-import type { DepositStage, DepositState } from '../common/messages';
+import { type DepositStage, type DepositState, journeyWorkflowId } from '../common/messages';
 import {
+  advancesDeposit,
+  advancesTrade,
   depositKindOf as kindOf,
-  isPaymentSettled,
   type DepositRecord,
+  isPaymentSettled,
   type PaymentRecord,
   type TradeRecord,
 } from '../common/records';
-import { advancesDeposit, advancesTrade } from '../common/status-order';
-import { paymentNamesTrade, PendingHints, tradeNamesDeposit, type CarriedHints, type Hint } from '../common/trust';
+import { type CarriedHints, type Hint, paymentNamesTrade, PendingHints, tradeNamesDeposit } from '../common/trust';
 
 export class DepositLedger {
   deposit: DepositRecord | undefined;

@@ -9,7 +9,7 @@
  */
 import { metricMeter } from '@temporalio/workflow';
 import { METRICS } from '../../observability/metric-catalogue';
-import { currencyLabel, withWorkflowType } from '../common/stage-metrics';
+import { currencyLabel, withWorkflowType } from '../common/showing';
 
 export function countReversal(kind: 'ONRAMP' | 'OFFRAMP', currency: string, after: 'completed' | 'in-flight'): void {
   metricMeter

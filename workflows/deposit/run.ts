@@ -42,29 +42,42 @@ import { RampCustomerId, RampExternalId } from '../../observability/search-attri
 import {
   ACTIVITY_RETRY,
   changeOptions,
+  isAbsent,
   listSearchOptions,
+  orPark,
+  ParkRequest,
+  parkRequestFor,
   patientReadOptions,
   readOptions,
-} from '../common/activity-options';
-import { AppliedKeys } from '../common/applied-keys';
-import { isAttachmentReference } from '../common/attachment-reference';
-import { workflowNow } from '../common/clock';
-import type { DepositLifecycleInput, DepositLifecycleRequest } from '../common/deposit-input';
-import { depositReportKey } from '../common/deposit-reports';
-import { indexStage } from '../common/indexing';
+  serviceActivities,
+} from '../common/calls';
+import {
+  AppliedKeys,
+  depositKindOf as kindOf,
+  type DepositRecord,
+  isPaymentFailed,
+  isPaymentSettled,
+  type PaymentRecord,
+  type TradeRecord,
+} from '../common/records';
+import { isAttachmentReference } from '../common/checks';
+import { depositTimings, type DepositTimings, workflowNow } from '../common/timings';
+import type { DepositLifecycleInput, DepositLifecycleRequest } from '../schemas';
 import {
   depositEventSignal,
+  type DepositProgress,
   depositProgressSignal,
+  depositReportKey,
+  type DepositStage,
+  type DepositState,
   depositStateQuery,
+  type DepositSummary,
   paymentEventSignal,
   submitAttachmentUpdate,
   tradeEventSignal,
-  type DepositProgress,
-  type DepositStage,
-  type DepositState,
-  type DepositSummary,
 } from '../common/messages';
-import { OperatorDesk, type CarriedParking } from '../common/operator';
+import { countDismissed, countIgnoredHint, indexStage, stageEntered } from '../common/showing';
+import { type CarriedParking, OperatorDesk } from '../common/parking';
 import {
   ATTACHMENT_READS_DEPOSIT_FIRST,
   ATTACHMENT_SUBMITTED_ONCE,
@@ -81,29 +94,16 @@ import {
   REVERSALS_READ_FROM_TRADES,
   takesPatch,
 } from '../common/patches';
-import {
-  depositKindOf as kindOf,
-  isPaymentFailed,
-  isPaymentSettled,
-  type DepositRecord,
-  type PaymentRecord,
-  type TradeRecord,
-} from '../common/records';
-import { isAbsent, orPark, ParkRequest, parkRequestFor } from '../common/service-failures';
-import { serviceActivities } from '../common/service-activities';
-import { stageEntered } from '../common/stage-metrics';
-import { depositTimings, type DepositTimings } from '../common/timings';
 import { isHint, paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
-import { countDismissed, countIgnoredHint } from '../common/trust-metrics';
 import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
 import { isNewsForJourney } from '../journey/board';
 import {
+  type CarriedDeposit,
+  type CarriedReports,
   carry,
   DEPOSIT_MAX_HISTORY_EVENTS,
   nextRunInput,
   takeUpCarried,
-  type CarriedDeposit,
-  type CarriedReports,
 } from './carry';
 import { DepositHints, DepositJourneyLink, DepositLedger } from './ledger';
 import { countReversal } from './metrics';
@@ -111,7 +111,7 @@ import { DepositStepClock } from './step-clock';
 
 /**
  * The calls a deposit makes to the ramp service and to rampflow's own index: on the service task queue
- * at the workflow's own priority (workflows/common/service-activities.ts).
+ * at the workflow's own priority (workflows/common/calls.ts).
  */
 const act = serviceActivities<RampActivities & CustomerJourneyLookupActivities>(
   changeOptions('a call to the ramp service'),
@@ -952,7 +952,7 @@ function historyPastLimit(): boolean {
 
 /**
  * How a deposit tells its journey of its progress. Deposits of this code offer each report by update
- * through an activity (workflows/common/deposit-reports.ts, docs/guarantees/signal-storms.md); deposits
+ * through an activity (workflows/common/messages.ts, docs/guarantees/signal-storms.md); deposits
  * recorded before the patch DEPOSIT_REPORTS_OFFERED replay with the signal they sent.
  */
 class JourneyReporter {

@@ -19,15 +19,15 @@
  * payload: those are hints, which make the deposit read the record they name (the trade, the payment)
  * and take it only when the service's record links it to this deposit.
  */
-import type { DepositLifecycleRequest } from '../common/deposit-input';
+import type { DepositLifecycleRequest } from '../schemas';
 import type { DepositStage } from '../common/messages';
-import { ParkedHistoryFull, type CarriedParking } from '../common/operator';
-import { ParkRequest } from '../common/service-failures';
-import { validatedStartInput } from '../common/start-input';
+import { ParkedHistoryFull, type CarriedParking } from '../common/parking';
+import { ParkRequest } from '../common/calls';
+import { validatedStartInput } from '../common/checks';
 import type { CarriedDeposit } from './carry';
 import { DepositEnded, DepositHistoryFull, DepositRun, type DepositOutcome } from './run';
 
-export type { DepositLifecycleInput, DepositLifecycleRequest } from '../common/deposit-input';
+export type { DepositLifecycleInput, DepositLifecycleRequest } from '../schemas';
 export type { DepositOutcome } from './run';
 
 /** @param carriedFromLastRun what the run this one continues as new carried (workflows/deposit/carry.ts) */

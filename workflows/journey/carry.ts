@@ -6,14 +6,14 @@
  */
 import { applyDepositProgress, emptyDepositBoard } from './board';
 import type { DepositSummary, JourneyDeposits, JourneyState } from '../common/messages';
-import type { CarriedParking } from '../common/operator';
+import type { CarriedParking } from '../common/parking';
 import type { CarriedOutbox } from '../partner-events/outbox';
 import type { DepositAddressRecord, VirtualAccountRecord } from '../common/records';
 
 export interface CarriedJourney {
   version: 2;
   state: JourneyState;
-  /** The last applied event keys (workflows/common/applied-keys.ts). */
+  /** The last applied event keys (workflows/common/records.ts). */
   appliedEventKeys: string[];
   /** Deadline of the stage in progress (absolute workflow time), so a new run does not extend it. */
   stageDeadlineAt?: number;

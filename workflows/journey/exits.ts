@@ -7,10 +7,9 @@
  * UI's current details and in parking reasons.
  */
 import type { ExitAccountActivities, RampActivities } from '../../activities';
-import { changeOptions, readOptions } from '../common/activity-options';
-import type { OfframpRequest, OnrampRequest } from '../common/journey-input';
+import { changeOptions, readOptions, serviceActivities } from '../common/calls';
+import type { OfframpRequest, OnrampRequest } from '../schemas';
 import type { ActivityInterfaceFor } from '@temporalio/workflow';
-import { serviceActivities } from '../common/service-activities';
 
 /** Where the journey keeps the service's ids of the exits it has found (its state's ramps). */
 export interface ExitIds {
@@ -24,7 +23,7 @@ export class ExitAccounts {
     private readonly onramp: OnrampRequest | undefined,
     private readonly offramp: OfframpRequest | undefined,
     private readonly found: ExitIds,
-    /** The priority of these calls: the journey's own, whose calls they are (workflows/common/service-activities.ts). */
+    /** The priority of these calls: the journey's own, whose calls they are (workflows/common/calls.ts). */
     priorityKey?: () => number | undefined,
   ) {
     this.lookups = serviceActivities<RampActivities>(readOptions('look for an exit account'), priorityKey);

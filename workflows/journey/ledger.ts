@@ -5,16 +5,21 @@
  * Events are applied at most once and move state only forward. The run (workflows/journey/run.ts)
  * feeds it from its handlers and steps, and shows and indexes what it holds.
  */
-import { AppliedKeys } from '../common/applied-keys';
-import { workflowNow } from '../common/clock';
+import {
+  advancesAccount,
+  advancesCustomer,
+  AppliedKeys,
+  type CustomerRecord,
+  type DepositAddressRecord,
+  type VirtualAccountRecord,
+} from '../common/records';
+import { workflowNow } from '../common/timings';
 import { emptyDepositBoard } from './board';
-import { MAX_ACCOUNT_RECORDS, type CarriedJourney } from './carry';
-import type { JourneyInput } from '../common/journey-input';
+import { type CarriedJourney, MAX_ACCOUNT_RECORDS } from './carry';
+import type { JourneyInput } from '../schemas';
 import type { Attention, JourneyStage, JourneyState } from '../common/messages';
-import type { CarriedParking } from '../common/operator';
+import type { CarriedParking } from '../common/parking';
 import type { CarriedOutbox } from '../partner-events/outbox';
-import type { CustomerRecord, DepositAddressRecord, VirtualAccountRecord } from '../common/records';
-import { advancesAccount, advancesCustomer } from '../common/status-order';
 import { PendingHints } from '../common/trust';
 
 export class JourneyLedger {

@@ -15,53 +15,51 @@
  * once, so the park looks at the same fact as before.
  */
 import {
+  type ActivityInterfaceFor,
   allHandlersFinished,
   condition,
   continueAsNew,
   setCurrentDetails,
   workflowInfo,
-  type ActivityInterfaceFor,
 } from '@temporalio/workflow';
 import type { RampActivities } from '../../activities';
 import { SIGNUP_WAIT_DEFAULT_SECONDS, SIGNUP_WAIT_MAX_SECONDS } from '../../config/signup-wait';
 import { RampCustomerId, RampExternalId } from '../../observability/search-attributes';
-import { changeOptions, readOptions } from '../common/activity-options';
-import { AppliedKeys } from '../common/applied-keys';
-import { workflowNow } from '../common/clock';
-import { checkDepositReports, checkSignupRequest, describeIssues } from '../common/contract-checks';
-import { HANDING_OVER, type DepositReport } from '../common/deposit-reports';
-import { indexStage } from '../common/indexing';
-import type { JourneyInput, OnrampRequest } from '../common/journey-input';
+import { changeOptions, orPark, ParkRequest, PRIORITY, readOptions, serviceActivities } from '../common/calls';
 import {
-  JOURNEY_STAGES,
+  AppliedKeys,
+  type CustomerRecord,
+  type DepositAddressRecord,
+  isAccountApproved,
+  isAccountRejected,
+  isCustomerApproved,
+  type RampEvent,
+  type VirtualAccountRecord,
+} from '../common/records';
+import { journeyTimings, type ResolvedJourneyTimings, workflowNow } from '../common/timings';
+import { checkDepositReports, checkSignupRequest, describeIssues } from '../common/checks';
+import {
   type DepositProgress,
+  type DepositReport,
   type DepositStage,
   type DepositSummary,
   type EndRequest,
+  HANDING_OVER,
+  JOURNEY_STAGES,
   type JourneyStage,
   type JourneyState,
   type SignupRequest,
   type SignupResult,
 } from '../common/messages';
-import { OperatorDesk, ParkedHistoryFull, type CarriedParking } from '../common/operator';
+import { indexStage, stageEntered } from '../common/showing';
+import type { JourneyInput, OnrampRequest } from '../schemas';
+import { type CarriedParking, OperatorDesk, ParkedHistoryFull } from '../common/parking';
 import { OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
-import {
-  isCustomerApproved,
-  type CustomerRecord,
-  type DepositAddressRecord,
-  type RampEvent,
-  type VirtualAccountRecord,
-} from '../common/records';
-import { PRIORITY, serviceActivities } from '../common/service-activities';
-import { orPark, ParkRequest } from '../common/service-failures';
-import { stageEntered } from '../common/stage-metrics';
-import { isAccountApproved, isAccountRejected } from '../common/status-order';
-import { journeyTimings, type ResolvedJourneyTimings } from '../common/timings';
 import { isHint } from '../common/trust';
 import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
 import { PartnerEventOutbox } from '../partner-events/outbox';
 import { applyDepositProgress } from './board';
-import { REPORT_KEYS_REMEMBERED, upgradeCarriedJourney, type AnyCarriedJourney } from './carry';
+import { type AnyCarriedJourney, REPORT_KEYS_REMEMBERED, upgradeCarriedJourney } from './carry';
 import { ExitAccounts } from './exits';
 import { JourneyLedger } from './ledger';
 
@@ -119,7 +117,7 @@ const NOTHING_TO_WAIT_FOR: ReadonlySet<JourneyStage> = new Set([
 export class JourneyRun {
   /** Replaced by an operator's retry with corrected input. */
   private input: JourneyInput;
-  // On the service task queue (workflows/common/service-activities.ts): a signup goes before bulk work, a
+  // On the service task queue (workflows/common/calls.ts): a signup goes before bulk work, a
   // journey an operator retried in bulk after it.
   private callPriority: number = PRIORITY.HIGH;
   /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
@@ -478,7 +476,7 @@ export class JourneyRun {
   }
 
   /**
-   * Parks the stage until an operator decides (workflows/common/operator.ts); returns the stage to run
+   * Parks the stage until an operator decides (workflows/common/parking.ts); returns the stage to run
    * next. A park whose history grows ends the run to continue as new, still parked.
    */
   async parkUntilDecided(parkedStage: JourneyStage, request: ParkRequest): Promise<JourneyStage> {
@@ -580,7 +578,7 @@ export class JourneyRun {
     this.takeDepositProgress('summary' in report ? report : { summary: report });
 
   /**
-   * Deposits of this code offer their reports by update (workflows/common/deposit-reports.ts), which
+   * Deposits of this code offer their reports by update (workflows/common/messages.ts), which
    * the journey refuses while it hands over to its next run (the sender offers it again, and the next
    * run takes it): a storm of reports waits with its senders, not in this history, and no report is
    * applied to a board that has already been carried.

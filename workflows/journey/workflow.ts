@@ -11,28 +11,28 @@
  * The run's state, steps and handlers are one object, `run` (workflows/journey/run.ts).
  */
 import { setHandler } from '@temporalio/workflow';
-import { depositReportsUpdate } from '../common/deposit-reports';
-import type { JourneyInput } from '../common/journey-input';
 import {
   closeCustomerUpdate,
   customerEventSignal,
   depositAddressEventSignal,
   depositProgressSignal,
+  depositReportsUpdate,
+  type JourneyStage,
   journeyStateQuery,
   signupUpdate,
   virtualAccountEventSignal,
-  type JourneyStage,
 } from '../common/messages';
-import { ParkRequest } from '../common/service-failures';
-import { validatedStartInput } from '../common/start-input';
+import type { JourneyInput } from '../schemas';
+import { ParkRequest } from '../common/calls';
+import { validatedStartInput } from '../common/checks';
 import type { AnyCarriedJourney } from './carry';
 import {
   ContinueAsNewRequest,
   JourneyEnded,
-  JourneyRun,
-  validateSignup,
   type JourneyOutcome,
+  JourneyRun,
   type JourneyStep,
+  validateSignup,
 } from './run';
 
 export type { JourneyOutcome } from './run';

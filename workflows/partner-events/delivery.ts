@@ -26,8 +26,8 @@ import {
 } from '@temporalio/workflow';
 import type { DeliveryProgress, PartnerEventActivities } from '../../activities/partner-event-activities';
 import { METRICS } from '../../observability/metric-catalogue';
-import { isoNow } from '../common/clock';
-import { indexChanged } from '../common/indexing';
+import { isoNow } from '../common/timings';
+import { indexChanged } from '../common/showing';
 import {
   DEFAULT_DELIVERY_RETRY_SECONDS,
   morePartnerEventsSignal,

@@ -41,15 +41,14 @@ import {
 } from '@temporalio/workflow';
 import { METRICS } from '../../observability/metric-catalogue';
 import type { PartnerEventActivities, PublishRequest, PushRange } from '../../activities/partner-event-activities';
-import type { EndpointProgress } from './messages';
+import { type EndpointProgress, PARTNER_EVENT_SEQUENCE_CONFLICT } from './messages';
 import type {
   PartnerEvent,
   PartnerEventData,
   PartnerEventStream,
   PartnerEventType,
 } from '../../partner-events/catalogue';
-import { isoNow } from '../common/clock';
-import { PARTNER_EVENT_SEQUENCE_CONFLICT } from './messages';
+import { isoNow } from '../common/timings';
 import {
   EARLIER_RUNS_EVENTS_PUSHED,
   PARTNER_EVENT_STREAMS_CONTINUE,

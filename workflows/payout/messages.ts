@@ -8,7 +8,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Attention } from '../common/messages';
 import type { PaymentRecord, RampEvent } from '../common/records';
 
-export { payoutWorkflowId } from '../common/ids';
+export { payoutWorkflowId } from '../common/messages';
 
 /** What the service accepts as a payout's reference, and what keeps the workflow ID clean. */
 export const PAYOUT_REFERENCE = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -12,7 +12,7 @@
  * Once a payment exists, only the service's word about it ends the payout (PAYOUT_FOLLOWS_ITS_PAYMENT):
  * a payment the service failed ends it FAILED (`payout.failed` with the payment and the service's
  * reason); parked at the deadline, it keeps reading the payment (on each event about it, and on late
- * looks: workflows/common/operator.ts) and settles or fails when the service says so; and a cancel reads the
+ * looks: workflows/common/parking.ts) and settles or fails when the service says so; and a cancel reads the
  * payment first and is refused while one exists that did not fail, so `payout.failed` never reports
  * a payout whose money may still arrive.
  *
@@ -27,26 +27,32 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { PRIORITY, serviceActivities } from '../common/service-activities';
+import {
+  changeOptions,
+  isAbsent,
+  listSearchOptions,
+  orPark,
+  ParkRequest,
+  PRIORITY,
+  readOptions,
+  serviceActivities,
+} from '../common/calls';
 import type { PayoutActivities, RampActivities } from '../../activities';
-import { changeOptions, listSearchOptions, readOptions } from '../common/activity-options';
-import { workflowNow } from '../common/clock';
-import { indexStage } from '../common/indexing';
-import { OperatorDesk, ParkedHistoryFull, type CarriedParking, type OperatorDecision } from '../common/operator';
+import { workflowNow } from '../common/timings';
+import { indexStage, stageEntered } from '../common/showing';
+import { type CarriedParking, type OperatorDecision, OperatorDesk, ParkedHistoryFull } from '../common/parking';
 import { PartnerEventOutbox } from '../partner-events/outbox';
 import { PARKED_CONTINUES_AS_NEW, PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from '../common/patches';
 import {
   DEFAULT_PAYOUT_TIMINGS,
-  payoutPaymentEventSignal,
-  payoutStateQuery,
   type PayoutInput,
+  payoutPaymentEventSignal,
   type PayoutStage,
   type PayoutState,
+  payoutStateQuery,
   type PayoutTimings,
 } from './messages';
 import { isPaymentFailed, isPaymentSettled, type PaymentRecord } from '../common/records';
-import { isAbsent, orPark, ParkRequest } from '../common/service-failures';
-import { stageEntered } from '../common/stage-metrics';
 import { waitForService } from '../common/waiting';
 
 /**
@@ -65,7 +71,7 @@ const rampActivities = serviceActivities<RampActivities>(readOptions('poll the p
  * A parked payout hears every PAYMENT_SETTLED delivered about its payment, and someone holding the
  * webhook token can send as many as they like. So once a parked run's history has passed this (or the
  * server suggests it), the payout continues as new still parked (PARKED_CONTINUES_AS_NEW,
- * workflows/common/operator.ts): a payout's whole life is a few dozen events.
+ * workflows/common/parking.ts): a payout's whole life is a few dozen events.
  */
 export const PAYOUT_MAX_HISTORY_EVENTS = 1_000;
 

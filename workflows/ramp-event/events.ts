@@ -13,18 +13,19 @@
  * (a customer approved and since deleted) still confirms the earlier claim.
  */
 import type { EventName } from '../../ramp/events';
-import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../common/ids';
+import { depositWorkflowId, journeyWorkflowId, payoutWorkflowId } from '../common/messages';
 import {
-  isCustomerApproved,
-  isPaymentSettled,
   type CustomerRecord,
   type DepositAddressRecord,
   type DepositRecord,
+  isAccountApproved,
+  isAccountRejected,
+  isCustomerApproved,
+  isPaymentSettled,
   type PaymentRecord,
   type TradeRecord,
   type VirtualAccountRecord,
 } from '../common/records';
-import { isAccountApproved, isAccountRejected } from '../common/status-order';
 
 /** Which detail resource an event's payload is (mirrors ramp/events.ts EVENT_RESOURCE). */
 export type EventResource = 'customer' | 'virtualAccount' | 'depositAddress' | 'deposit' | 'trade' | 'payment';

@@ -43,29 +43,27 @@ import {
 import type { DepositDelivery, DepositDeliveryActivities } from '../../activities/deposit-delivery';
 import type { EventRoutingActivities } from '../../activities/event-routing-activities';
 import type { EventName } from '../../ramp/events';
-import { ACTIVITY_RETRY } from '../common/activity-options';
-import { workflowNow } from '../common/clock';
-import { indexChanged, type IndexEntry } from '../common/indexing';
+import { ACTIVITY_RETRY, PRIORITY, serviceActivities } from '../common/calls';
+import { workflowNow } from '../common/timings';
+import { countDismissed, type DismissReason, indexChanged, type IndexEntry } from '../common/showing';
 import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from '../common/messages';
 import { payoutPaymentEventSignal } from '../payout/messages';
 import {
   DEFAULT_RAMP_EVENT_TIMINGS,
   EVENT_STAGE,
-  hintDisagreements,
-  serviceConfirms,
-  targetOf,
   type EventResolution,
   type EventResource,
   type EventRoute,
+  hintDisagreements,
   type ParkCode,
   type RampEventInput,
   type RampEventResult,
   type RampEventTimings,
+  serviceConfirms,
+  targetOf,
 } from './events';
 import { RampCustomerId, RampExternalId, RampStage } from '../../observability/search-attributes';
-import { countDismissed, type DismissReason } from '../common/trust-metrics';
 import { ABSENT_RECORDS_DISMISSED, RAMP_EVENTS_WITHIN_BUDGET, takesPatch } from '../common/patches';
-import { PRIORITY, serviceActivities } from '../common/service-activities';
 
 // Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
 // cannot fix (bad credentials) fails at once and parks the event.

@@ -15,9 +15,9 @@
  */
 import { log, metricMeter } from '@temporalio/workflow';
 import { METRICS } from '../../observability/metric-catalogue';
-import { workflowNow } from '../common/clock';
+import { workflowNow } from '../common/timings';
 import type { ReconcileResult } from './types';
-import { withWorkflowType } from '../common/stage-metrics';
+import { withWorkflowType } from '../common/showing';
 
 export function reportReconcileRun(result: ReconcileResult): void {
   const outcome = result.truncated ? 'truncated' : 'complete';

@@ -14,12 +14,10 @@
  * and reads every list in full, up to its page limit.
  */
 import { getExternalWorkflowHandle, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { PRIORITY, serviceActivities } from '../common/service-activities';
+import { ACTIVITY_RETRY, PRIORITY, serviceActivities } from '../common/calls';
 import type { DepositDeliveryActivities } from '../../activities/deposit-delivery';
 import type { ReconcileActivities } from '../../activities/reconcile-activities';
-import { ACTIVITY_RETRY } from '../common/activity-options';
-import { depositIdOf } from '../common/ids';
-import { customerEventSignal } from '../common/messages';
+import { customerEventSignal, depositIdOf } from '../common/messages';
 import { REJECTED_DEPOSITS_REREAD, takesPatch } from '../common/patches';
 import { reportReconcileRun } from './metrics';
 import {

@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { dataConverterFromEnv } from '../../../codec';
 import type { SandboxOptions } from '../../../sandbox';
-import type { DepositTimings } from '../../../workflows/common/deposit-input';
+import type { DepositTimings } from '../../../workflows/schemas';
 import type { RampEventTimings } from '../../../workflows/ramp-event/events';
 import { registerWebhooks } from '../../../webhooks/registration';
 import { startTestSandbox, type TestSandbox } from '../../support/sandbox';

@@ -7,7 +7,7 @@ import { inject } from 'vitest';
 import type { RampClient } from '../../../ramp';
 import { dataConverterFromEnv } from '../../../codec';
 import { createRampflowWorker } from '../../../workers/worker';
-import type { DepositTimings } from '../../../workflows/common/deposit-input';
+import type { DepositTimings } from '../../../workflows/schemas';
 import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 
 export interface InProcessWorker {

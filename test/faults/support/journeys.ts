@@ -6,8 +6,8 @@
 import type { Client, Connection } from '@temporalio/client';
 import { createRampflowClient, type RampflowClient } from '../../../client';
 import { payloadKeysFromEnv } from '../../../codec';
-import { journeyWorkflowId } from '../../../workflows/common/ids';
-import type { JourneyTimings } from '../../../workflows/common/journey-input';
+import { journeyWorkflowId } from '../../../workflows/common/messages';
+import type { JourneyTimings } from '../../../workflows/schemas';
 import type { Partner, Ramps } from './partner';
 import { pause } from './until';
 

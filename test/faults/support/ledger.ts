@@ -15,8 +15,7 @@
 import type { Client } from '@temporalio/client';
 import type { RampClient } from '../../../ramp';
 import { shownDeposit } from '../../../workflows/journey/board';
-import { depositWorkflowId } from '../../../workflows/common/ids';
-import { depositStateQuery, type JourneyState } from '../../../workflows/common/messages';
+import { depositStateQuery, depositWorkflowId, type JourneyState } from '../../../workflows/common/messages';
 import { isPaymentSettled } from '../../../workflows/common/records';
 import type { JourneyBatch } from './journeys';
 import type { Partner } from './partner';

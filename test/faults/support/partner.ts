@@ -6,7 +6,7 @@
  * comparison holds the service's records and the journeys to.
  */
 import { RampError } from '../../../ramp';
-import type { OfframpRequest, OnrampRequest } from '../../../workflows/common/journey-input';
+import type { OfframpRequest, OnrampRequest } from '../../../workflows/schemas';
 import type { TestSandbox } from '../../support/sandbox';
 import {
   registerTestExits,

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { freePort } from '../../../dev/ports';
 import type { ReceiverBudgetOptions } from '../../../webhooks/receiver-budget';
 import { buildWebhookServer } from '../../../webhooks/server';
-import type { DepositTimings } from '../../../workflows/common/deposit-input';
+import type { DepositTimings } from '../../../workflows/schemas';
 import type { RampEventTimings } from '../../../workflows/ramp-event/events';
 import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
 import { TEST_TOKEN } from '../../webhooks/support/receiver';

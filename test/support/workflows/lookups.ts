@@ -1,7 +1,7 @@
 /** Workflows that run one recovery lookup with the options the real workflows give it (test/activities/list-search.temporal.test.ts). */
 import { proxyActivities } from '@temporalio/workflow';
 import type { OnrampSetup, RampActivities } from '../../../activities';
-import { changeOptions, listSearchOptions } from '../../../workflows/common/activity-options';
+import { changeOptions, listSearchOptions } from '../../../workflows/common/calls';
 
 const act = proxyActivities<RampActivities>({ startToCloseTimeout: '1 minute' });
 

@@ -2,7 +2,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { PayoutActivities, PayoutOrder } from '../../../activities';
 import type { PaymentRecord } from '../../../workflows/common/records';
-import { changeOptions } from '../../../workflows/common/activity-options';
+import { changeOptions } from '../../../workflows/common/calls';
 
 const act = proxyActivities<PayoutActivities>({ startToCloseTimeout: '1 minute' });
 

@@ -4,7 +4,7 @@
  * while it hands over to its next run (so the deposit offers it again). Everything else it takes and keeps, in order, for the test to read.
  */
 import { condition, defineQuery, defineSignal, setHandler } from '@temporalio/workflow';
-import { depositReportsUpdate, HANDING_OVER, type DepositReport } from '../../../workflows/common/deposit-reports';
+import { depositReportsUpdate, HANDING_OVER, type DepositReport } from '../../../workflows/common/messages';
 
 export const openGateSignal = defineSignal('openGate');
 export const finishGateSignal = defineSignal('finishGate');

@@ -100,7 +100,7 @@ export async function signalsReceived(handle: WorkflowHandle): Promise<{ name: s
   );
 }
 
-/** The deposit reports a journey took by update (workflows/common/deposit-reports.ts), in order: the keys of every batch accepted. */
+/** The deposit reports a journey took by update (workflows/common/messages.ts), in order: the keys of every batch accepted. */
 export async function depositReportsTaken(handle: WorkflowHandle): Promise<string[]> {
   const history = await handle.fetchHistory();
   const codec = new EncryptionCodec(payloadKeysFromEnv());

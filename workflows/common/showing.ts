@@ -1,7 +1,56 @@
 /**
+ * What a workflow shows and counts: its search attributes (one upsert per change), its stage metrics,
+ * and what the trust rule turned away.
+ */
+import { metricMeter, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { workflowNow } from './timings';
+import { STAGE_SINCE_INDEXED, takesPatch } from './patches';
+import { RampStage, RampStageSince } from '../../observability/search-attributes';
+import { METRICS } from '../../observability/metric-catalogue';
+
+/**
+ * Keeping a workflow's search attributes current at the least cost: Temporal Cloud bills every
+ * search-attribute upsert as an action, so a workflow upserts only the attributes whose value
+ * changed, all in one command, and none when nothing did (a stage shown again, an attribute its
+ * starter already set in the start options, or one a run inherited through continue-as-new).
+ */
+/** One of rampflow's keyword attributes (observability/search-attributes.ts) and its value. */
+export interface IndexEntry {
+  key: typeof RampStage;
+  value: string;
+}
+
+export function indexChanged(entries: readonly IndexEntry[]): void {
+  const current = workflowInfo().typedSearchAttributes;
+  const changed = entries.filter((entry) => current.get(entry.key) !== entry.value);
+  if (changed.length > 0) upsertSearchAttributes(changed);
+}
+
+/**
+ * `indexChanged` with the stage first, and RampStageSince set to now in the same upsert when the stage
+ * changes (or when the run has a stage but no time for it: a stage its starter indexed in the start
+ * options, or one a run recorded before the attribute entered). Showing the same stage again changes
+ * neither. The stage-age scan (observability/stage-age-scan.ts) reads it.
+ */
+export function indexStage(stage: string, others: readonly IndexEntry[] = []): void {
+  const current = workflowInfo().typedSearchAttributes;
+  const needsSince = current.get(RampStage) !== stage || current.get(RampStageSince) === undefined;
+  if (!needsSince || !takesPatch(STAGE_SINCE_INDEXED)) {
+    indexChanged([{ key: RampStage, value: stage }, ...others]);
+    return;
+  }
+  const changed = others.filter((entry) => current.get(entry.key) !== entry.value);
+  upsertSearchAttributes([
+    { key: RampStage, value: stage },
+    { key: RampStageSince, value: new Date(workflowNow()) },
+    ...changed,
+  ]);
+}
+
+/**
  * Stages, counted for operators through the workflow metric meter (observability/metric-catalogue.ts):
- * one call, `stageEntered(stage)`, where a workflow shows its stage (the journey's `show()`, the
- * deposit's `show()`, the payout's `enter()`), and this module does the rest:
+ * one call, `stageEntered(stage)`, where a workflow shows its stage (each run's `enterStage()`:
+ * the journey's, the deposit's, the payout's), and this section does the rest:
  *
  * - `rampflow_stage_transitions_total{stage}`: the workflow entered a stage it was not in (showing
  *   the same stage again with new words is not a transition);
@@ -26,10 +75,6 @@
  * counted as a transition (it carries on the stage of the run before), and the time spent in that
  * stage is not observed when it is left (it would be short by the earlier run's share).
  */
-import { metricMeter, workflowInfo } from '@temporalio/workflow';
-import { METRICS } from '../../observability/metric-catalogue';
-import { workflowNow } from './clock';
-
 interface StageMemory {
   stage: string | undefined;
   /** Workflow time the stage began; undefined when it began in an earlier run. */
@@ -137,7 +182,7 @@ export function reasonLabel(errorType: string | undefined): string {
   return /^[A-Za-z][A-Za-z0-9_]{0,47}$/.test(errorType) ? errorType : 'other';
 }
 
-/** Parked in NEEDS_ATTENTION (workflows/common/operator.ts). */
+/** Parked in NEEDS_ATTENTION (workflows/common/parking.ts). */
 export function countParked(stage: string, errorType: string | undefined): void {
   metricMeter
     .createCounter(METRICS.parked.name, '1', METRICS.parked.help)
@@ -149,4 +194,34 @@ export function countResumed(stage: string, errorType: string | undefined, decis
   metricMeter
     .createCounter(METRICS.resumed.name, '1', METRICS.resumed.help)
     .add(1, withWorkflowType({ stage, reason: reasonLabel(errorType), decision }));
+}
+
+/**
+ * What the trust rule turned away, counted for operators (workflows/common/trust.ts), through the workflow
+ * metric meter: it emits nothing while a history replays, so each count is one real event however
+ * often the workflow is replayed. Labels are the workflow type and a fixed reason, never an id.
+ *
+ * - `rampflow_deliveries_dismissed_total`: a workflow started by a delivery ended because the service does
+ *   not have the record the delivery named, or (ramp-event workflows) never confirmed what it claimed
+ *   (a forged or made-up delivery). A rise is worth an alert: someone may hold the webhook token.
+ * - `rampflow_hints_ignored_total`: a delivery's claim the service's record did not back (a record it does
+ *   not have, or one it links to another deposit or trade).
+ */
+/**
+ * record-not-found: the service has no such record; claim-not-confirmed: the service's record never
+ * showed what the delivery claimed; not-read-in-time: the record could not be read within the wait
+ * (a ramp-event workflow's read waits at the lowest priority).
+ */
+export type DismissReason = 'record-not-found' | 'claim-not-confirmed' | 'not-read-in-time';
+
+export function countDismissed(workflowType: string, reason: DismissReason): void {
+  metricMeter
+    .createCounter(METRICS.deliveriesDismissed.name, '1', METRICS.deliveriesDismissed.help)
+    .add(1, { workflow_type: workflowType, reason });
+}
+
+export function countIgnoredHint(workflowType: string, reason: string): void {
+  metricMeter
+    .createCounter(METRICS.hintsIgnored.name, '1', METRICS.hintsIgnored.help)
+    .add(1, { workflow_type: workflowType, reason });
 }

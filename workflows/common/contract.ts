@@ -1,8 +1,53 @@
 /**
+ * What the published contract (workflows/schemas.ts, in zod) and the workflow code share, without
+ * zod: the stages, the limits, and the rules that span fields. Schemas import this module, and
+ * workflow code imports it instead of the schemas, so no zod reaches a workflow bundle.
+ */
+
+// ---- the stages a journey and a deposit go through, as their queries and search attributes name them
+
+export const JOURNEY_STAGES = [
+  'CREATING_CUSTOMER',
+  'AWAITING_KYC',
+  'SETTING_UP_RAMPS',
+  'AWAITING_ACCOUNTS',
+  'ACTIVE',
+  'NEEDS_ATTENTION',
+  'REJECTED',
+  'CLOSED',
+] as const;
+export type JourneyStage = (typeof JOURNEY_STAGES)[number];
+
+export const DEPOSIT_STAGES = [
+  'RECEIVED',
+  'ACTION_REQUIRED',
+  'CONFIRMED',
+  'TRADE_CREATED',
+  'TRADE_SETTLED',
+  'PAYMENT_SETTLED',
+  'COMPLETED',
+  'REJECTED',
+  'NEEDS_ATTENTION',
+  'CANCELLED',
+  /** A delivery named a deposit the service does not have: nothing moved, nothing reported (workflows/common/trust.ts). */
+  'DISMISSED',
+  /**
+   * Ended: the service refunded the deposit after it had CONFIRMED it (its trade created or settled,
+   * or its payout made), which it shows as REJECTED (DEPOSIT_REFUND in ramp/assumptions.ts). Unlike
+   * REJECTED, money had moved: a completed deposit's amount leaves the journey's completed totals.
+   */
+  'REVERSED',
+] as const;
+export type DepositStage = (typeof DEPOSIT_STAGES)[number];
+
+/** Deposits' reports in one offer to their journey: one update's payload stays small (a report is a few hundred bytes). */
+export const MAX_REPORTS_PER_OFFER = 100;
+
+/**
  * The rules of a journey's ramp requests that span fields, which no JSON Schema of the contract
  * states: written once, here, without zod. The zod schemas in journey-input.ts apply them (the
  * client, the partner API, the contract's descriptions), and so do the journey's own checks of what
- * reaches it from any caller (workflows/common/contract-checks.ts), which must not load zod (a workflow
+ * reaches it from any caller (workflows/common/checks.ts), which must not load zod (a workflow
  * instantiates every module it imports for itself: docs/deploying/sizing.md).
  */
 

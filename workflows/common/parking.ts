@@ -1,3 +1,12 @@
+import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { isoNow, workflowNow } from './timings';
+import { checkRetryRequest, describeIssues } from './checks';
+import { type Attention, cancelUpdate, type EndRequest, type RetryRequest, retryUpdate } from './messages';
+import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
+import type { ParkRequest } from './calls';
+import { countParked, countResumed } from './showing';
+import { lookQuietly, nextPollInterval } from './waiting';
+
 /**
  * Parking for operators: a failure a retry cannot fix moves a workflow to NEEDS_ATTENTION with the
  * reason, and waits there until an operator resumes it with the `retry` update (optionally with
@@ -12,16 +21,6 @@
  * once, with the same attention (the same `since`) and its late looks where they stood, without
  * counting a second park or telling anyone it parked again.
  */
-import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
-import { isoNow, workflowNow } from './clock';
-import { checkRetryRequest, describeIssues } from './contract-checks';
-import type { EndRequest, RetryRequest } from './messages';
-import { cancelUpdate, retryUpdate, type Attention } from './messages';
-import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
-import type { ParkRequest } from './service-failures';
-import { countParked, countResumed } from './stage-metrics';
-import { lookQuietly, nextPollInterval } from './waiting';
-
 export type OperatorDecision =
   | { kind: 'retry'; request: RetryRequest }
   | { kind: 'cancel'; reason: string }
