@@ -16,7 +16,7 @@
 import type { Client } from '@temporalio/client';
 import { createRampflowClient } from '../client';
 import { JourneyReportSender } from '../client/journey-report-sender';
-import { isNewsForJourney } from '../workflows/journey/board';
+import { isNewsForJourney } from '../workflows/common/messages';
 import {
   depositReportKey,
   type DepositStage,

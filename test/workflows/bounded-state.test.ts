@@ -9,11 +9,11 @@ import {
   addDecimal,
   applyDepositProgress,
   emptyDepositBoard,
-  isNewsForJourney,
   MAX_OPEN_DEPOSITS_SHOWN,
   RECENT_DEPOSITS_SHOWN,
   shownDeposit,
 } from '../../workflows/journey/board';
+import { isNewsForJourney } from '../../workflows/common/messages';
 import { upgradeCarriedJourney } from '../../workflows/journey/carry';
 import type { DepositStage, DepositSummary, JourneyState } from '../../workflows/common/messages';
 

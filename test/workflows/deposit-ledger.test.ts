@@ -8,7 +8,7 @@ import { AppliedKeys, type DepositRecord, type TradeRecord } from '../../workflo
 import { journeyWorkflowId } from '../../workflows/common/messages';
 import { carry, nextRunInput, takeUpCarried } from '../../workflows/deposit/carry';
 import { DepositHints, DepositJourneyLink, DepositLedger } from '../../workflows/deposit/ledger';
-import { DepositStepClock } from '../../workflows/deposit/step-clock';
+import { DepositStepClock } from '../../workflows/common/waiting';
 
 const deposit = (status: string, kind: 'ONRAMP' | 'OFFRAMP' = 'ONRAMP'): DepositRecord => ({
   id: 'dep-1',

@@ -8,11 +8,11 @@ import { describe, expect, it } from 'vitest';
 import {
   applyDepositProgress,
   emptyDepositBoard,
-  isNewsForJourney,
   MAX_OPEN_DEPOSITS_SHOWN,
   RECENT_DEPOSITS_SHOWN,
   REVERSALS_REMEMBERED,
 } from '../../workflows/journey/board';
+import { isNewsForJourney } from '../../workflows/common/messages';
 import { upgradeCarriedJourney, type AnyCarriedJourney } from '../../workflows/journey/carry';
 import type { DepositProgress, DepositStage, DepositSummary, JourneyDeposits } from '../../workflows/common/messages';
 

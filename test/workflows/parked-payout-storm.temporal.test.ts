@@ -11,12 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutClient, type PayoutHandle } from '../../client/payouts';
 import { retryUpdate } from '../../workflows/common/messages';
 import { PAYOUT_MAX_HISTORY_EVENTS } from '../../workflows/payout/workflow';
-import {
-  payoutPaymentEventSignal,
-  payoutStateQuery,
-  type PayoutState,
-  type PayoutTimings,
-} from '../../workflows/payout/messages';
+import { payoutStateQuery, type PayoutState, type PayoutTimings } from '../../workflows/payout/messages';
+import { payoutPaymentEventSignal } from '../../workflows/common/messages';
 import type { PaymentRecord, RampEvent } from '../../workflows/common/records';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { startJourneyHarness, type JourneyHarness } from '../support/journey-harness';

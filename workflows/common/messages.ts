@@ -227,3 +227,37 @@ export const depositReportsUpdate = defineUpdate<DepositReportsAnswer, [DepositR
 export const HANDING_OVER = 'the journey is continuing as new: offer the reports again';
 
 export const depositReportKey = (depositId: string, run: string, n: number): string => `${depositId}#${run}.${n}`;
+
+// ---- which of a deposit's stages its journey hears of
+
+const DEPOSIT_ENDINGS: readonly DepositStage[] = ['COMPLETED', 'REJECTED', 'CANCELLED', 'REVERSED'];
+/** Whether a deposit has ended (REVERSED is the one move an ended deposit may still make). */
+export const depositHasEnded = (stage: DepositStage): boolean => DEPOSIT_ENDINGS.includes(stage);
+
+/** Stages an operator looking at the journey must see while they last. */
+const NEEDS_SOMEONE: readonly DepositStage[] = ['ACTION_REQUIRED', 'NEEDS_ATTENTION'];
+
+/**
+ * Whether a deposit's change of stage is news for its journey. The journey hears when a deposit
+ * opens, when it starts or stops needing someone, and when it ends; the steps between (CONFIRMED,
+ * TRADE_CREATED, ...) are the deposit's own business, readable from its workflow. Each report is a
+ * signal (a billed action and a history event on a journey that lives for years), so a deposit costs
+ * its journey two of them on the happy path instead of one per step.
+ */
+export function isNewsForJourney(
+  reported: DepositStage | undefined,
+  next: DepositStage,
+  attentionChanged: boolean,
+): boolean {
+  if (reported === undefined || attentionChanged) return true;
+  if (reported === next) return false;
+  return depositHasEnded(next) || NEEDS_SOMEONE.includes(next) || NEEDS_SOMEONE.includes(reported);
+}
+
+// ---- a payout's signal (the payout's own messages are workflows/payout/messages.ts)
+
+/**
+ * PAYMENT_SETTLED for this payout's payment, re-read from the service. Parked at its settlement
+ * deadline, the payout takes it as a reason to read the payment again itself.
+ */
+export const payoutPaymentEventSignal = defineSignal<[RampEvent<PaymentRecord>]>('payoutPaymentEvent');

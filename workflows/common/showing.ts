@@ -1,8 +1,8 @@
 /**
  * What a workflow shows and counts: its search attributes (one upsert per change), its stage metrics,
- * and what the trust rule turned away.
+ * what the trust rule turned away, a deposit's money and reconciliation's repairs.
  */
-import { metricMeter, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { log, metricMeter, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { workflowNow } from './timings';
 import { STAGE_SINCE_INDEXED, takesPatch } from './patches';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
@@ -224,4 +224,73 @@ export function countIgnoredHint(workflowType: string, reason: string): void {
   metricMeter
     .createCounter(METRICS.hintsIgnored.name, '1', METRICS.hintsIgnored.help)
     .add(1, { workflow_type: workflowType, reason });
+}
+
+/**
+ * What deposits do with money, counted for operators through the workflow metric meter (it emits
+ * nothing while a history replays). Labels are the deposit's kind, its currency and a fixed word,
+ * never an id or an amount.
+ *
+ * - `rampflow_deposits_reversed_total`: the service refunded a deposit after confirming it; `after` says
+ *   whether the journey had already counted it completed (`completed`) or it was still on its way
+ *   (`in-flight`).
+ */
+export function countReversal(kind: 'ONRAMP' | 'OFFRAMP', currency: string, after: 'completed' | 'in-flight'): void {
+  metricMeter
+    .createCounter(METRICS.depositsReversed.name, '1', METRICS.depositsReversed.help)
+    .add(1, withWorkflowType({ kind, currency: currencyLabel(currency), after }));
+}
+
+/** What a reconciliation run counted (its ReconcileResult, workflows/reconcile/types.ts). */
+interface ReconcileRunFigures {
+  truncated: boolean;
+  pages?: Readonly<Record<string, number | undefined>>;
+  examined: Readonly<Record<string, number | undefined>>;
+  repaired: number;
+  missed: number;
+}
+
+/**
+ * What a reconciliation run tells operators, on the worker's Prometheus endpoint (the Temporal
+ * runtime's, beside `rampflow_service_outage`) and in one log line. A run that stopped short (its page
+ * or repair limit cut a list) still repaired what it read, but left the rest to the next run and the
+ * workflows' own polls; runs that keep stopping short, or no complete run for hours, mean lost
+ * webhooks are not being found (an alert, README "Reconciliation").
+ *
+ * - `rampflow_reconcile_runs_total{outcome="complete"|"truncated"}`: runs finished, by outcome.
+ * - `rampflow_reconcile_last_complete_run_timestamp_seconds`: when the last complete run finished
+ *   (Unix seconds; absent until this worker has run one).
+ *
+ * Emitted through the workflow's metric meter, which the SDK mutes during replay, so a run counts
+ * once however often its history is replayed. No label names a customer: the SDK adds only the
+ * namespace, task queue and workflow type (`namespace`, `taskQueue`, `workflowType`), and we `workflow_type`.
+ */
+export function reportReconcileRun(result: ReconcileRunFigures): void {
+  const outcome = result.truncated ? 'truncated' : 'complete';
+  metricMeter
+    .createCounter(METRICS.reconcileRuns.name, '', METRICS.reconcileRuns.help)
+    .add(1, withWorkflowType({ outcome }));
+  if (result.truncated) {
+    // One line per run that stopped short, with what it did; the message is the same every time, for an alert to match.
+    log.warn(
+      'reconciliation run truncated: its page or repair limit stopped it before the end of a list; the rest waits for the next run',
+      {
+        pages: result.pages,
+        examined: result.examined,
+        repaired: result.repaired,
+        missed: result.missed,
+      },
+    );
+    return;
+  }
+  metricMeter
+    .createGauge(METRICS.reconcileLastComplete.name, 'int', '', METRICS.reconcileLastComplete.help)
+    .set(Math.floor(workflowNow() / 1000), withWorkflowType({}));
+  if (result.repaired > 0)
+    log.info('reconciliation repaired lagging workflows', {
+      pages: result.pages,
+      examined: result.examined,
+      repaired: result.repaired,
+      missed: result.missed,
+    });
 }

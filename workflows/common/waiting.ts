@@ -1,4 +1,18 @@
 /**
+ * How a workflow waits for the service: every wait's event, poll and deadline, the look a hint asks
+ * for, and the deadline of a deposit's current step.
+ */
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
+import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './calls';
+import {
+  HINTS_NEVER_DELAY_FACTS,
+  takesPatch,
+  UNANNOUNCED_FACTS_POLLED_EARLY,
+  WAITS_WAKE_TO_CONTINUE_AS_NEW,
+} from './patches';
+import type { Hints } from './trust';
+
+/**
  * Every wait for the service has three exits (DESIGN, "Rules every workflow follows"): the event (a
  * signal that makes `settled()` true), a poll of the service when no event came within the poll
  * interval (webhooks can be lost for good), and a deadline.
@@ -19,16 +33,6 @@
  * pause twice the one before until it reaches the poll interval, then as any other wait. That is
  * eight extra reads over the first twenty minutes of a 15-minute interval, once per such wait.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
-import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './calls';
-import {
-  HINTS_NEVER_DELAY_FACTS,
-  takesPatch,
-  UNANNOUNCED_FACTS_POLLED_EARLY,
-  WAITS_WAKE_TO_CONTINUE_AS_NEW,
-} from './patches';
-import type { Hints } from './trust';
-
 export type WaitOutcome = 'settled' | 'deadline' | 'continue-as-new';
 
 /** The first pause of a wait for a fact no event announces (see above). */
@@ -182,5 +186,47 @@ export async function lookQuietly(poll: () => Promise<void>): Promise<void> {
     await poll();
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
+  }
+}
+
+/**
+ * The deadline of a deposit's current step (workflows/deposit/workflow.ts), and whether its next wait asks the
+ * service at once. A step's deadline starts when it first waits and restarts when the deposit moves to
+ * another step or an operator resumes it.
+ */
+export class DepositStepClock {
+  /** Set by an operator's retry: the retried wait asks the service at once instead of after a poll interval. */
+  private lookFirst = false;
+
+  /** @param deadlineAt the step's deadline the previous run carried (continue-as-new does not extend it) */
+  constructor(private deadlineAt?: number) {}
+
+  /** The deadline of the step in progress, for the next run to keep. */
+  get carriedDeadline(): number | undefined {
+    return this.deadlineAt;
+  }
+
+  /** The current step's deadline: `startAt()` (asked only then) if the step has none yet. */
+  deadline(startAt: () => number): number {
+    this.deadlineAt ??= startAt();
+    return this.deadlineAt;
+  }
+
+  /** The next wait gets a deadline of its own. */
+  restart(): void {
+    this.deadlineAt = undefined;
+  }
+
+  /** After an operator's decision: a retry looks before it waits. */
+  resumed(byRetry: boolean): void {
+    this.lookFirst = byRetry;
+    this.deadlineAt = undefined;
+  }
+
+  /** Whether this wait should ask the service first; asked once. */
+  takeLookFirst(): boolean {
+    const look = this.lookFirst;
+    this.lookFirst = false;
+    return look;
   }
 }

@@ -15,7 +15,7 @@ import type { DepositLifecycleInput } from '../schemas';
 import type { DepositStage, DepositState } from '../common/messages';
 import type { CarriedParking } from '../common/parking';
 import type { CarriedDepositHints, DepositHints, DepositJourneyLink, DepositLedger } from './ledger';
-import type { DepositStepClock } from './step-clock';
+import type { DepositStepClock } from '../common/waiting';
 
 /**
  * The history a deposit run grows to before its next wait continues as new. A deposit without a

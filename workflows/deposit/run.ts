@@ -76,7 +76,7 @@ import {
   submitAttachmentUpdate,
   tradeEventSignal,
 } from '../common/messages';
-import { countDismissed, countIgnoredHint, indexStage, stageEntered } from '../common/showing';
+import { countDismissed, countIgnoredHint, countReversal, indexStage, stageEntered } from '../common/showing';
 import { type CarriedParking, OperatorDesk } from '../common/parking';
 import {
   ATTACHMENT_READS_DEPOSIT_FIRST,
@@ -95,8 +95,8 @@ import {
   takesPatch,
 } from '../common/patches';
 import { isHint, paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
-import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
-import { isNewsForJourney } from '../journey/board';
+import { deadlinePassed, DepositStepClock, pollTolerantly, waitForService } from '../common/waiting';
+import { isNewsForJourney } from '../common/messages';
 import {
   type CarriedDeposit,
   type CarriedReports,
@@ -106,8 +106,6 @@ import {
   takeUpCarried,
 } from './carry';
 import { DepositHints, DepositJourneyLink, DepositLedger } from './ledger';
-import { countReversal } from './metrics';
-import { DepositStepClock } from './step-clock';
 
 /**
  * The calls a deposit makes to the ramp service and to rampflow's own index: on the service task queue

@@ -8,7 +8,13 @@
  * REVERSED, when the service refunds it (DESIGN, "Trust": a refund is a fact, read and shown), and a
  * REVERSED deposit never moves again.
  */
-import type { DepositProgress, DepositStage, DepositSummary, JourneyDeposits } from '../common/messages';
+import {
+  depositHasEnded as hasEnded,
+  type DepositProgress,
+  type DepositStage,
+  type DepositSummary,
+  type JourneyDeposits,
+} from '../common/messages';
 
 /** Deposits in progress listed by the journey; more are counted, not listed. */
 export const MAX_OPEN_DEPOSITS_SHOWN = 25;
@@ -21,9 +27,6 @@ export const RECENT_DEPOSITS_SHOWN = 5;
  */
 export const REVERSALS_REMEMBERED = 20;
 
-const ENDED: readonly DepositStage[] = ['COMPLETED', 'REJECTED', 'CANCELLED', 'REVERSED'];
-const hasEnded = (stage: DepositStage): boolean => ENDED.includes(stage);
-
 export const emptyDepositBoard = (): JourneyDeposits => ({
   byStage: {},
   completedTotals: {},
@@ -33,26 +36,6 @@ export const emptyDepositBoard = (): JourneyDeposits => ({
   openNotShown: 0,
   recent: [],
 });
-
-/** Stages an operator looking at the journey must see while they last. */
-const NEEDS_SOMEONE: readonly DepositStage[] = ['ACTION_REQUIRED', 'NEEDS_ATTENTION'];
-
-/**
- * Whether a deposit's change of stage is news for its journey. The journey hears when a deposit
- * opens, when it starts or stops needing someone, and when it ends; the steps between (CONFIRMED,
- * TRADE_CREATED, ...) are the deposit's own business, readable from its workflow. Each report is a
- * signal (a billed action and a history event on a journey that lives for years), so a deposit costs
- * its journey two of them on the happy path instead of one per step.
- */
-export function isNewsForJourney(
-  reported: DepositStage | undefined,
-  next: DepositStage,
-  attentionChanged: boolean,
-): boolean {
-  if (reported === undefined || attentionChanged) return true;
-  if (reported === next) return false;
-  return hasEnded(next) || NEEDS_SOMEONE.includes(next) || NEEDS_SOMEONE.includes(reported);
-}
 
 /** Applies one progress report from a deposit's workflow to the board, in place; whether it moved the deposit to a new stage. */
 export function applyDepositProgress(board: JourneyDeposits, { summary, previousStage }: DepositProgress): boolean {

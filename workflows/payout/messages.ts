@@ -4,9 +4,8 @@
  * resume or end a parked payout with the `retry` and `cancel` updates every workflow takes
  * (messages.ts).
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery } from '@temporalio/workflow';
 import type { Attention } from '../common/messages';
-import type { PaymentRecord, RampEvent } from '../common/records';
 
 export { payoutWorkflowId } from '../common/messages';
 
@@ -65,9 +64,3 @@ export interface PayoutState {
 }
 
 export const payoutStateQuery = defineQuery<PayoutState>('payoutState');
-
-/**
- * PAYMENT_SETTLED for this payout's payment, re-read from the service. Parked at its settlement
- * deadline, the payout takes it as a reason to read the payment again itself.
- */
-export const payoutPaymentEventSignal = defineSignal<[RampEvent<PaymentRecord>]>('payoutPaymentEvent');

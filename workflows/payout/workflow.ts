@@ -46,12 +46,12 @@ import { PARKED_CONTINUES_AS_NEW, PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from 
 import {
   DEFAULT_PAYOUT_TIMINGS,
   type PayoutInput,
-  payoutPaymentEventSignal,
   type PayoutStage,
   type PayoutState,
   payoutStateQuery,
   type PayoutTimings,
 } from './messages';
+import { payoutPaymentEventSignal } from '../common/messages';
 import { isPaymentFailed, isPaymentSettled, type PaymentRecord } from '../common/records';
 import { waitForService } from '../common/waiting';
 

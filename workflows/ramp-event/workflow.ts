@@ -47,7 +47,7 @@ import { ACTIVITY_RETRY, PRIORITY, serviceActivities } from '../common/calls';
 import { workflowNow } from '../common/timings';
 import { countDismissed, type DismissReason, indexChanged, type IndexEntry } from '../common/showing';
 import { customerEventSignal, depositAddressEventSignal, virtualAccountEventSignal } from '../common/messages';
-import { payoutPaymentEventSignal } from '../payout/messages';
+import { payoutPaymentEventSignal } from '../common/messages';
 import {
   DEFAULT_RAMP_EVENT_TIMINGS,
   EVENT_STAGE,

@@ -19,7 +19,7 @@ import type { DepositDeliveryActivities } from '../../activities/deposit-deliver
 import type { ReconcileActivities } from '../../activities/reconcile-activities';
 import { customerEventSignal, depositIdOf } from '../common/messages';
 import { REJECTED_DEPOSITS_REREAD, takesPatch } from '../common/patches';
-import { reportReconcileRun } from './metrics';
+import { reportReconcileRun } from '../common/showing';
 import {
   DEFAULT_RECONCILE_LIMITS,
   type LagReport,
