@@ -6,7 +6,7 @@
  * the corpus is never re-recorded, only added to.
  */
 // The replay worker's bundling and state lines go to the runtime's logger: kept quiet like the temporal project's.
-import '../support/quiet-temporal-runtime';
+import { expectNondeterminism } from '../support/quiet-temporal-runtime';
 import { WORKFLOW_TYPES } from '../../client/deployment';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,6 +89,7 @@ describe('the replay corpus', () => {
   }, 180_000);
 
   it('catches a change of shape that is not behind patched()', async () => {
+    expectNondeterminism();
     const replay = Worker.runReplayHistory(
       {
         workflowsPath: join(__dirname, '..', 'support', 'workflows', 'unpatched-change.ts'),
