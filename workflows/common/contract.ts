@@ -4,8 +4,7 @@
  * workflow code imports it instead of the schemas, so no zod reaches a workflow bundle.
  */
 
-// ---- the stages a journey and a deposit go through, as their queries and search attributes name them
-
+/** The stages a journey goes through, as its query, its `RampStage` search attribute and the contract name them. */
 export const JOURNEY_STAGES = [
   'CREATING_CUSTOMER',
   'AWAITING_KYC',
@@ -18,6 +17,7 @@ export const JOURNEY_STAGES = [
 ] as const;
 export type JourneyStage = (typeof JOURNEY_STAGES)[number];
 
+/** The stages a deposit goes through, as its query, its `RampStage` search attribute and the contract name them. */
 export const DEPOSIT_STAGES = [
   'RECEIVED',
   'ACTION_REQUIRED',
