@@ -47,6 +47,22 @@ export class ParkRequest extends Error {
     super(reason);
     this.name = 'ParkRequest';
   }
+
+  /**
+   * The service decided against the fact the stage waits for: a trade that ended unsettled, a payment
+   * that failed, an account it rejected. A retry reads again; nothing comes true by itself.
+   */
+  static decidedByService(
+    reason: string,
+    errorType: 'TradeNotSettled' | 'PaymentFailed' | 'Rejected' | 'CustomerNotServed',
+  ): ParkRequest {
+    return new ParkRequest(reason, errorType);
+  }
+
+  /** The park a run handed on at continue-as-new, taken up as it was (a park with no late fact). */
+  static carried(attention: { reason: string; errorType?: string }): ParkRequest {
+    return new ParkRequest(attention.reason, attention.errorType);
+  }
 }
 
 /**

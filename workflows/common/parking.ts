@@ -3,7 +3,7 @@ import { isoNow, workflowNow } from './timings';
 import { checkRetryRequest, describeIssues } from './checks';
 import { type Attention, cancelUpdate, type EndRequest, type RetryRequest, retryUpdate } from './messages';
 import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
-import type { ParkRequest } from './calls';
+import { ParkRequest } from './calls';
 import { countParked, countResumed } from './showing';
 import { lookQuietly, nextPollInterval } from './waiting';
 
@@ -50,6 +50,28 @@ export interface CarriedParking {
   attention: Attention;
   /** Whether the park waits for a late fact too (a deadline's park), and where its looks stand. */
   lateLooks?: LateLookSchedule;
+}
+
+/**
+ * Runs `step` as the first step of a run that continues a parked one. A park with no late fact is
+ * taken up at once, without running the step; a step that ends otherwise than parked found its fact
+ * came true between the runs, and `ended` resolves the carried parking. A step that parks again
+ * rebuilds the park, which takes the carried parking up.
+ */
+export async function takeUpCarriedPark<S>(
+  carried: CarriedParking,
+  step: () => Promise<S>,
+  ended: () => void,
+): Promise<S> {
+  if (!carried.lateLooks) throw ParkRequest.carried(carried.attention);
+  try {
+    const next = await step();
+    ended();
+    return next;
+  } catch (error) {
+    if (!(error instanceof ParkRequest)) ended();
+    throw error;
+  }
 }
 
 /** Thrown by `park` when the history has grown: the workflow continues as new carrying `parking`. */

@@ -77,7 +77,7 @@ import {
   tradeEventSignal,
 } from '../common/messages';
 import { countDismissed, countIgnoredHint, countReversal, indexStage, stageEntered } from '../common/showing';
-import { type CarriedParking, OperatorDesk } from '../common/parking';
+import { type CarriedParking, OperatorDesk, takeUpCarriedPark } from '../common/parking';
 import {
   ATTACHMENT_READS_DEPOSIT_FIRST,
   ATTACHMENT_SUBMITTED_ONCE,
@@ -445,7 +445,7 @@ export class DepositRun {
       },
     );
     if (ledger.trade!.status !== 'SETTLED')
-      throw new ParkRequest(`trade ${ledger.trade!.id} ended ${ledger.trade!.status}`, 'TradeNotSettled');
+      throw ParkRequest.decidedByService(`trade ${ledger.trade!.id} ended ${ledger.trade!.status}`, 'TradeNotSettled');
     return 'TRADE_SETTLED';
   }
 
@@ -493,7 +493,7 @@ export class DepositRun {
       },
     );
     if (failedPayment)
-      throw new ParkRequest(`payment ${failedPayment.id} ended ${failedPayment.status}`, 'PaymentFailed');
+      throw ParkRequest.decidedByService(`payment ${failedPayment.id} ended ${failedPayment.status}`, 'PaymentFailed');
     return 'PAYMENT_SETTLED';
   }
 
@@ -847,17 +847,8 @@ export class DepositRun {
    * taken up without running it; a step that ends otherwise than parked found its fact came true
    * between the runs, and the parking ends as resolved.
    */
-  async runCarriedParking(step: () => Promise<DepositStage>): Promise<DepositStage> {
-    const carried = this.carriedParking!;
-    if (!carried.lateLooks) throw new ParkRequest(carried.attention.reason, carried.attention.errorType);
-    try {
-      const next = await step();
-      this.endCarriedParking();
-      return next;
-    } catch (error) {
-      if (!(error instanceof ParkRequest)) this.endCarriedParking();
-      throw error;
-    }
+  runCarriedParking(step: () => Promise<DepositStage>): Promise<DepositStage> {
+    return takeUpCarriedPark(this.carriedParking!, step, () => this.endCarriedParking());
   }
 
   private endCarriedParking(): void {
@@ -897,7 +888,7 @@ export class DepositRun {
     const reason = link.journeyId
       ? `money arrived for a customer whose journey ${link.journeyId} is not running (ended or never started); retry to track the deposit anyway, or cancel`
       : `money arrived for customer ${this.state.customerId}, who has no externalId, so no rampflow journey; retry to track the deposit anyway, or cancel`;
-    return new ParkRequest(reason, 'CustomerNotServed');
+    return ParkRequest.decidedByService(reason, 'CustomerNotServed');
   }
 
   /** The service gave the money back after it had confirmed the deposit: REVERSED, and counted. */

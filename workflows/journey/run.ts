@@ -53,7 +53,7 @@ import {
 } from '../common/messages';
 import { indexStage, stageEntered } from '../common/showing';
 import type { JourneyInput, OnrampRequest } from '../schemas';
-import { type CarriedParking, OperatorDesk, ParkedHistoryFull } from '../common/parking';
+import { type CarriedParking, OperatorDesk, ParkedHistoryFull, takeUpCarriedPark } from '../common/parking';
 import { OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
 import { isHint } from '../common/trust';
 import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
@@ -333,7 +333,7 @@ export class JourneyRun {
       ['deposit address', depositAddress()],
     ] as const) {
       if (record && isAccountRejected(record.status))
-        throw new ParkRequest(`the service rejected the ${what} ${record.id}`, 'Rejected');
+        throw ParkRequest.decidedByService(`the service rejected the ${what} ${record.id}`, 'Rejected');
     }
 
     const source = this.input.onramp?.audSourceAccount;
@@ -534,17 +534,8 @@ export class JourneyRun {
    * taken up without running it; a stage that ends otherwise than parked found its fact came true
    * between the runs, and the parking ends as resolved.
    */
-  private async rebuildCarriedPark(step: JourneyStep): Promise<JourneyStage> {
-    const { attention, lateLooks } = this.carriedParking!;
-    if (!lateLooks) throw new ParkRequest(attention.reason, attention.errorType);
-    try {
-      const next = await step();
-      this.endCarriedParking();
-      return next;
-    } catch (error) {
-      if (!(error instanceof ParkRequest)) this.endCarriedParking();
-      throw error;
-    }
+  private rebuildCarriedPark(step: JourneyStep): Promise<JourneyStage> {
+    return takeUpCarriedPark(this.carriedParking!, step, () => this.endCarriedParking());
   }
 
   /** The carried parking ended by itself: counted and told as the park that took it up would have. */

@@ -233,7 +233,7 @@ class PayoutRun {
   takeUpCarriedPark({ attention, lateLooks }: CarriedParking): ParkRequest {
     return lateLooks && this.payment
       ? this.parkFollowingPayment(this.payment.id, attention.reason)
-      : new ParkRequest(attention.reason, attention.errorType);
+      : ParkRequest.carried(attention);
   }
 
   /** Waits in NEEDS_ATTENTION for an operator or the late fact; or the history is full and the parking is handed on. */
