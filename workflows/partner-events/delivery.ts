@@ -45,7 +45,7 @@ const MAX_HISTORY_EVENTS = 2_000;
 
 export async function partnerEventDelivery(input: PartnerEventDeliveryInput): Promise<void> {
   const run = new DeliveryRun(input);
-  run.show();
+  run.enterStage();
   for (;;) {
     run.catchUpEndpointsBehind();
     await run.awaitProgress();
@@ -156,7 +156,7 @@ class DeliveryRun {
       }
     } finally {
       this.delivering.delete(name);
-      this.show();
+      this.enterStage();
     }
   }
 
@@ -173,7 +173,8 @@ class DeliveryRun {
     if (request.endpoint === undefined && this.parkedNames().length === 0) throw nothingParked(this.stream);
   }
 
-  show(): void {
+  /** Enters the stage its endpoints put it in: NEEDS_ATTENTION while one is parked, else DELIVERING. */
+  enterStage(): void {
     const parked = this.parkedNames();
     const stage = parked.length > 0 ? 'NEEDS_ATTENTION' : 'DELIVERING';
     indexChanged([{ key: RampStage, value: stage }]);

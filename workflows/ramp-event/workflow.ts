@@ -159,7 +159,7 @@ class RampEventRun {
         return withinBudget && pending.code === 'DISPUTED'
           ? this.dismiss(pending.reason, 'claim-not-confirmed')
           : this.park(pending);
-      this.show(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
+      this.enterStage(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
       await sleep(Math.min(pauseSeconds * 1000, left), { summary: pending.reason });
       pauseSeconds = Math.min(pauseSeconds * 2, this.timings.maxRetrySeconds);
     }
@@ -206,7 +206,7 @@ class RampEventRun {
   /** The service has no such record (yet): one more look, a grace period later. */
   private async graceForRecord(reason: string): Promise<void> {
     this.lookedAgainForRecord = true;
-    this.show(EVENT_STAGE.WAITING, `${reason}; looking once more in ${this.timings.notFoundGraceSeconds} s`);
+    this.enterStage(EVENT_STAGE.WAITING, `${reason}; looking once more in ${this.timings.notFoundGraceSeconds} s`);
     await sleep(this.timings.notFoundGraceSeconds * 1000, { summary: reason });
   }
 
@@ -334,17 +334,17 @@ class RampEventRun {
   private routed(details: string): void {
     if (workflowInfo().typedSearchAttributes.get(RampStage) === EVENT_STAGE.RECEIVED)
       setCurrentDetails(`**${EVENT_STAGE.ROUTED}**: ${details}`);
-    else this.show(EVENT_STAGE.ROUTED, details);
+    else this.enterStage(EVENT_STAGE.ROUTED, details);
   }
 
   private targetClosed(target: string): RampEventResult {
-    this.show(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
+    this.enterStage(EVENT_STAGE.TARGET_CLOSED, `${target} has finished; nothing left to move`);
     return { ...this.base, outcome: 'TARGET_CLOSED', target, ...this.extras() };
   }
 
   /** Ends the event with nothing left waiting: the service has no such record, or never confirmed the claim. */
   dismiss(reason: string, why: DismissReason = 'record-not-found'): RampEventResult {
-    this.show(EVENT_STAGE.DISMISSED, reason);
+    this.enterStage(EVENT_STAGE.DISMISSED, reason);
     countDismissed('rampEvent', why);
     log.info(
       why === 'record-not-found'
@@ -357,12 +357,12 @@ class RampEventRun {
 
   /** Ends the event unrouted, for operators: RampStage = EVENT_UNROUTED, the reason in the details and the result. */
   park(pending: Pending): RampEventResult {
-    this.show(EVENT_STAGE.UNROUTED, `${pending.code}: ${pending.reason}`);
+    this.enterStage(EVENT_STAGE.UNROUTED, `${pending.code}: ${pending.reason}`);
     log.warn('ramp event parked', { ...this.base, parkCode: pending.code, reason: pending.reason });
     return { ...this.base, outcome: 'PARKED', parkCode: pending.code, reason: pending.reason, ...this.extras() };
   }
 
-  private show(stage: string, details: string): void {
+  private enterStage(stage: string, details: string): void {
     indexChanged([{ key: RampStage, value: stage }, ...this.customerIndex]);
     setCurrentDetails(`**${stage}**: ${details}`);
   }
