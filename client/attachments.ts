@@ -7,6 +7,7 @@ import { checkIn, type AttachmentFile, type AttachmentStore } from '../attachmen
 import { submitAttachmentUpdate } from '../workflows/common/messages';
 import type { DepositOperations } from './deposits';
 import { parseAttachment } from './input-validation';
+import { executeUpdateOnce } from './update-once';
 
 export class AttachmentOperations {
   /**
@@ -28,7 +29,7 @@ export class AttachmentOperations {
     const reference = await checkIn(this.attachmentStore, checked);
     return this.deposits.onDeposit(
       depositId,
-      (handle) => handle.executeUpdate(submitAttachmentUpdate, { args: [reference] }),
+      (handle) => executeUpdateOnce(handle, submitAttachmentUpdate, [reference]),
       'submitAttachment',
     );
   }

@@ -77,7 +77,13 @@ export async function forEachBounded<T>(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane));
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** The error's message and its causes' (`Workflow Update failed: 9 FAILED_PRECONDITION: ...`): a failure says why. */
+function messageOf(error: unknown): string {
+  const said: string[] = [];
+  for (let at: unknown = error; at !== undefined && said.length < 4; at = at instanceof Error ? at.cause : undefined)
+    said.push(at instanceof Error ? at.message : String(at));
+  return said.join(': ');
+}
 
 /**
  * Applies `action` to each listed id. With `errorType`, a workflow is acted on only when its state's

@@ -27,6 +27,7 @@ import {
   pageTokenText,
   toDepositListItem,
 } from './visibility';
+import { executeUpdateOnce } from './update-once';
 
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
 export type { DepositOutcome };
@@ -95,14 +96,14 @@ export class DepositOperations {
 
   /** Resumes a deposit parked in NEEDS_ATTENTION at the step that was parked. */
   async retryDeposit(depositId: string): Promise<{ resumed: string }> {
-    return this.onDeposit(depositId, (handle) => handle.executeUpdate(retryUpdate, { args: [{}] }), 'retry');
+    return this.onDeposit(depositId, (handle) => executeUpdateOnce(handle, retryUpdate, [{}]), 'retry');
   }
 
   /** Ends a deposit parked in NEEDS_ATTENTION (CANCELLED, with the reason as its outcome). */
   async cancelDeposit(depositId: string, reason?: string): Promise<{ cancelled: true }> {
     return this.onDeposit(
       depositId,
-      (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }),
+      (handle) => executeUpdateOnce(handle, cancelUpdate, [reason === undefined ? {} : { reason }]),
       'cancel',
     );
   }

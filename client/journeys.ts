@@ -38,6 +38,7 @@ import {
 import { listed, withEnd } from './listing';
 import { startedOrExisting } from './start-once';
 import { type JourneyFilter, type JourneyListing, journeyListQuery, toJourneyListing } from './visibility';
+import { executeUpdateOnce } from './update-once';
 
 export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
 export type { JourneyOutcome };
@@ -205,25 +206,21 @@ export class JourneyOperations {
       correctedInput === undefined ? undefined : parseCorrectedInput(parseExternalId(externalId), correctedInput);
     return this.onJourney(
       externalId,
-      (handle) => handle.executeUpdate(retryUpdate, { args: [corrected ? { correctedInput: corrected } : {}] }),
+      (handle) => executeUpdateOnce(handle, retryUpdate, [corrected ? { correctedInput: corrected } : {}]),
       'retry',
     );
   }
 
   /** A retry among many (client/bulk-actions.ts): the journey's resumed calls to the service wait behind signups and payouts. */
   async retryInBulk(externalId: string): Promise<{ resumed: string }> {
-    return this.onJourney(
-      externalId,
-      (handle) => handle.executeUpdate(retryUpdate, { args: [{ bulk: true }] }),
-      'retry',
-    );
+    return this.onJourney(externalId, (handle) => executeUpdateOnce(handle, retryUpdate, [{ bulk: true }]), 'retry');
   }
 
   /** Ends a journey parked in NEEDS_ATTENTION (it closes with the reason as its outcome). */
   async cancel(externalId: string, reason?: string): Promise<{ cancelled: true }> {
     return this.onJourney(
       externalId,
-      (handle) => handle.executeUpdate(cancelUpdate, { args: [reason === undefined ? {} : { reason }] }),
+      (handle) => executeUpdateOnce(handle, cancelUpdate, [reason === undefined ? {} : { reason }]),
       'cancel',
     );
   }
@@ -232,7 +229,7 @@ export class JourneyOperations {
   async closeCustomer(externalId: string, reason?: string): Promise<{ closed: true }> {
     return this.onJourney(
       externalId,
-      (handle) => handle.executeUpdate(closeCustomerUpdate, { args: [reason === undefined ? {} : { reason }] }),
+      (handle) => executeUpdateOnce(handle, closeCustomerUpdate, [reason === undefined ? {} : { reason }]),
       'closeCustomer',
     );
   }

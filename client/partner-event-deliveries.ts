@@ -13,6 +13,7 @@ import {
   type PartnerEventDeliveryState,
 } from '../workflows/partner-events/messages';
 import { explainTemporalError, RampflowInputError, RampflowNotFoundError } from './errors';
+import { executeUpdateOnce } from './update-once';
 
 export interface ParkedDeliveries {
   stream: PartnerEventStream;
@@ -84,7 +85,7 @@ export class PartnerEventDeliveries {
   async resend(stream: PartnerEventStream, endpoint?: string): Promise<{ resumed: string[] }> {
     const handle = this.temporal.workflow.getHandle(partnerEventDeliveryWorkflowId(stream));
     try {
-      return await handle.executeUpdate(resendUpdate, { args: [endpoint === undefined ? {} : { endpoint }] });
+      return await executeUpdateOnce(handle, resendUpdate, [endpoint === undefined ? {} : { endpoint }]);
     } catch (error) {
       throw explainTemporalError(error, `deliveries of ${stream}`, 'resend');
     }

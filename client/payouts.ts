@@ -22,6 +22,7 @@ import { listed } from './listing';
 import { startedOrExisting } from './start-once';
 import { payoutListQuery, toPayoutListing, type PayoutFilter, type PayoutListing } from './visibility';
 import { workflowEndOf } from './workflow-end';
+import { executeUpdateOnce } from './update-once';
 
 export type PayoutHandle = WorkflowHandle<typeof payout>;
 export type PayoutRequest = PayoutInput;
@@ -146,7 +147,7 @@ export class PayoutClient {
     await explained(
       this.handle(reference),
       `payout ${reference}`,
-      (handle) => handle.executeUpdate(retryUpdate, { args: [{}] }),
+      (handle) => executeUpdateOnce(handle, retryUpdate, [{}]),
       'retry',
     );
   }
@@ -159,7 +160,7 @@ export class PayoutClient {
     await explained(
       this.handle(reference),
       `payout ${reference}`,
-      (handle) => handle.executeUpdate(cancelUpdate, { args: [reason ? { reason } : {}] }),
+      (handle) => executeUpdateOnce(handle, cancelUpdate, [reason ? { reason } : {}]),
       'cancel',
     );
   }

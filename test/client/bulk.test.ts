@@ -56,7 +56,10 @@ function fakeWorkflows() {
           `journey ${id}`,
           'nothing to retry: the workflow is not in NEEDS_ATTENTION',
         );
-      if (id === 'e') throw new Error('no worker answered within 10 s');
+      if (id === 'e')
+        throw new Error('Workflow Update failed', {
+          cause: new Error('14 UNAVAILABLE: no worker answered within 10 s'),
+        });
       applied.push(id);
     },
   };
@@ -82,7 +85,10 @@ describe('runBulk', () => {
     expect(report.refusals).toEqual([
       { id: 'd', reason: 'retry refused by journey d: nothing to retry: the workflow is not in NEEDS_ATTENTION' },
     ]);
-    expect(report.failures).toEqual([{ id: 'e', error: 'no worker answered within 10 s' }]);
+    // The failure says why, its cause included (the SDK's own message is generic).
+    expect(report.failures).toEqual([
+      { id: 'e', error: 'Workflow Update failed: 14 UNAVAILABLE: no worker answered within 10 s' },
+    ]);
   });
 
   it('acts only on workflows parked for the error type asked for', async () => {
