@@ -4,6 +4,7 @@
  * closes the stack. What it prints goes to `print`; the caller decides what a failure does.
  */
 import type { Client } from '@temporalio/client';
+import type { reconcileWithService } from '../workflows/reconcile/workflow';
 import { RampStage } from '../observability/search-attributes';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { payloadKeysFromEnv } from '../codec';
@@ -23,7 +24,7 @@ import {
   type Schedule,
 } from './schedule';
 import { fakeTimeLibrary } from './worker-clock';
-import { CALLS_PER_SECOND, ENDPOINT_NAME, startChaosStack, type ChaosStack } from './stack';
+import { CALLS_PER_SECOND, ENDPOINT_NAME, RECONCILE_EVERY_SECONDS, startChaosStack, type ChaosStack } from './stack';
 
 /** How long the run waits, after the play, for everything to come to rest before it checks anyway (the bench row may give more). */
 export const SETTLE_BOUND_SECONDS = 300;
@@ -239,6 +240,7 @@ async function playWith(
   };
   const rows = await checkInvariants(record);
   await printParked(client, print);
+  await printReconciliation(client, print);
   const deliveries = await service.control.deliveries();
   const webhookAttemptsLost = deliveries
     .flatMap((delivery) => delivery.attempts)
@@ -457,4 +459,26 @@ async function printParked(client: Client, print: (line: string) => void): Promi
   }
   if (count === 0) print('parked at the end: none');
   if (count > PARKED_LINES) print(`parked at the end: ... and ${count - PARKED_LINES} more`);
+}
+
+/** What the reconciliation schedule did in the run: its passes, and the workflows they brought level with the service. */
+async function printReconciliation(client: Client, print: (line: string) => void): Promise<void> {
+  let passes = 0;
+  let repaired = 0;
+  let failed = 0;
+  for await (const execution of client.workflow.list({ query: "WorkflowType = 'reconcileWithService'" })) {
+    if (execution.status.name === 'RUNNING') continue;
+    passes += 1;
+    if (execution.status.name !== 'COMPLETED') {
+      failed += 1;
+      continue;
+    }
+    const result = await client.workflow
+      .getHandle<typeof reconcileWithService>(execution.workflowId, execution.runId)
+      .result();
+    repaired += result.repaired;
+  }
+  print(
+    `reconciliation every ${RECONCILE_EVERY_SECONDS} s: ${passes} passes ended (${failed} not completed), ${repaired} workflows repaired`,
+  );
 }

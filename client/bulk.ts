@@ -80,8 +80,12 @@ export async function forEachBounded<T>(
 /** The error's message and its causes' (`Workflow Update failed: 9 FAILED_PRECONDITION: ...`): a failure says why. */
 function messageOf(error: unknown): string {
   const said: string[] = [];
-  for (let at: unknown = error; at !== undefined && said.length < 4; at = at instanceof Error ? at.cause : undefined)
-    said.push(at instanceof Error ? at.message : String(at));
+  let at: unknown = error;
+  while (at instanceof Error && said.length < 4) {
+    said.push(at.message);
+    at = at.cause;
+  }
+  if (said.length === 0) said.push(typeof error === 'string' ? error : JSON.stringify(error));
   return said.join(': ');
 }
 
