@@ -14,6 +14,7 @@ import type { ReceivedDelivery, TestPartnerEndpoint } from '../test/support/part
 import { payoutReferenceOf, type CustomerProgress } from './customers';
 import type { ForgerReport } from './forger';
 import type { EventStoreReading, StoredPartnerEvent } from './partner-api';
+import { certainBusiestSecond, earliestArrival, type Stall } from './loop-stalls';
 import type { ServiceRequest } from './stack';
 import type { Crash, MemoryPeak } from './worker-pool';
 
@@ -29,6 +30,8 @@ export interface RunRecord {
   customers: CustomerProgress[];
   endpoint: TestPartnerEndpoint;
   serviceRequests: ServiceRequest[];
+  /** When the run's process (which hosts the sandbox, and so stamps the service's arrivals) stalled. */
+  stalls: readonly Stall[];
   /** The partner event store, read back through the partner API after the play, around a copy of the endpoint's deliveries. */
   eventStore: EventStoreReading;
   callsPerSecond: number;
@@ -505,20 +508,21 @@ function stringsIn(value: unknown): string[] {
   return [];
 }
 
-function rateHeld(record: RunRecord): string[] {
-  const times = record.serviceRequests
+/**
+ * The service's busiest second. A breach is counted only on calls that certainly arrived within one
+ * second: a call stamped during a stall of the run's process may have arrived as early as its start
+ * (chaos/loop-stalls.ts), so as stamped a stall can crowd calls of two seconds into one.
+ */
+export function rateHeld(
+  record: Pick<RunRecord, 'serviceRequests' | 'stalls' | 'callsPerSecond' | 'workersBetween'>,
+): string[] {
+  const arrivals = record.serviceRequests
     .filter((line) => !line.path.startsWith('/sandbox/'))
-    .map((line) => line.receivedAt)
-    .sort((a, b) => a - b);
-  let most = 0;
-  let busiestFrom = 0;
-  for (let first = 0, last = 0; last < times.length; last += 1) {
-    while (times[last]! - times[first]! >= 1_000) first += 1;
-    if (last - first + 1 > most) [most, busiestFrom] = [last - first + 1, times[first]!];
-  }
-  if (most <= record.callsPerSecond) return [];
+    .map((line) => ({ stampedAt: line.receivedAt, earliest: earliestArrival(line.receivedAt, record.stalls) }));
+  const certain = certainBusiestSecond(arrivals);
+  if (certain.calls <= record.callsPerSecond) return [];
   return [
-    `${most} calls in the second from ${new Date(busiestFrom).toISOString()}, with up to ${record.workersBetween(busiestFrom, busiestFrom + 1_000)} worker processes running`,
+    `${certain.calls} calls in the second from ${new Date(certain.from).toISOString()}, with up to ${record.workersBetween(certain.from, certain.from + 1_000)} worker processes running`,
   ];
 }
 

@@ -13,6 +13,7 @@ import { mulberry32 } from '../test/faults/support/random';
 import { Customers, customerAtRest, describeCustomer, type CustomerProgress } from './customers';
 import { FORGER_ADDRESS, Forger } from './forger';
 import { checkInvariants, missedWhileGone, type GoneWindow, type InvariantRow, type RunRecord } from './invariants';
+import { busiestSecond, certainBusiestSecond, earliestArrival } from './loop-stalls';
 import { operatorEnablesEndpoint } from './operator';
 import { startChaosPartnerApi, type ChaosPartnerApi } from './partner-api';
 import {
@@ -24,7 +25,14 @@ import {
   type Schedule,
 } from './schedule';
 import { fakeTimeLibrary } from './worker-clock';
-import { CALLS_PER_SECOND, ENDPOINT_NAME, RECONCILE_EVERY_SECONDS, startChaosStack, type ChaosStack } from './stack';
+import {
+  CALLS_PER_SECOND,
+  ENDPOINT_NAME,
+  RECONCILE_EVERY_SECONDS,
+  startChaosStack,
+  type ChaosStack,
+  type ServiceRequest,
+} from './stack';
 
 /** How long the run waits, after the play, for everything to come to rest before it checks anyway (the bench row may give more). */
 export const SETTLE_BOUND_SECONDS = 300;
@@ -194,7 +202,8 @@ async function playWith(
   if (faultFailed) throw faultFailed;
   const forgerReport = await forger.stop();
 
-  const settleDeadline = Date.now() + settleBoundSeconds * 1000;
+  const settlingFrom = Date.now();
+  const settleDeadline = settlingFrom + settleBoundSeconds * 1000;
   let settledWithinBound = false;
   while (Date.now() < settleDeadline) {
     customers.playRound(elapsedSeconds());
@@ -229,6 +238,7 @@ async function playWith(
     customers: customers.progress,
     endpoint: stack.endpoint,
     serviceRequests: [...stack.serviceRequests],
+    stalls: [...stack.loopStalls.stalls],
     eventStore: await partnerApi.readAround(stack.endpoint),
     callsPerSecond: CALLS_PER_SECOND,
     forger: forgerReport,
@@ -241,6 +251,8 @@ async function playWith(
   const rows = await checkInvariants(record);
   await printParked(client, print);
   await printReconciliation(client, print);
+  printCallsWhileSettling(record.serviceRequests, settlingFrom, print);
+  printBusiestSecond(record, print);
   const deliveries = await service.control.deliveries();
   const webhookAttemptsLost = deliveries
     .flatMap((delivery) => delivery.attempts)
@@ -480,5 +492,41 @@ async function printReconciliation(client: Client, print: (line: string) => void
   }
   print(
     `reconciliation every ${RECONCILE_EVERY_SECONDS} s: ${passes} passes ended (${failed} not completed), ${repaired} workflows repaired`,
+  );
+}
+
+/**
+ * What the workflows still asked the service once the play had ended, by kind of call: what a settled
+ * deployment costs (polls, reconciliation passes), and where a workflow that never rests shows first.
+ */
+function printCallsWhileSettling(
+  requests: readonly ServiceRequest[],
+  from: number,
+  print: (line: string) => void,
+): void {
+  const settling = requests.filter((request) => request.receivedAt >= from && !request.path.startsWith('/sandbox/'));
+  const seconds = Math.max(1, (Date.now() - from) / 1000);
+  const byKind = new Map<string, number>();
+  // The service's paths carry no ids (those go in the query), so a path is a kind of call.
+  for (const request of settling) byKind.set(request.path, (byKind.get(request.path) ?? 0) + 1);
+  const top = [...byKind].sort((a, b) => b[1] - a[1]).slice(0, 6);
+  print(
+    `service calls after the play: ${settling.length} in ${seconds.toFixed(0)} s (${(settling.length / seconds).toFixed(1)} a second)${top.length > 0 ? `: ${top.map(([kind, count]) => `${kind} x${count}`).join(', ')}` : ''}`,
+  );
+}
+
+/** The service's busiest second, as stamped and as certain, and the stalls between the two (chaos/loop-stalls.ts). */
+function printBusiestSecond(record: RunRecord, print: (line: string) => void): void {
+  const calls = record.serviceRequests.filter((request) => !request.path.startsWith('/sandbox/'));
+  const stamped = busiestSecond(calls.map((request) => request.receivedAt));
+  const certain = certainBusiestSecond(
+    calls.map((request) => ({
+      stampedAt: request.receivedAt,
+      earliest: earliestArrival(request.receivedAt, record.stalls),
+    })),
+  );
+  const longest = Math.max(0, ...record.stalls.map((stall) => stall.to - stall.from));
+  print(
+    `the service's busiest second: ${stamped.calls} calls as stamped, ${certain.calls} certainly within one second; this process stalled ${record.stalls.length} times (longest ${longest} ms)`,
   );
 }

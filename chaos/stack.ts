@@ -18,6 +18,7 @@ import { startTestPartnerEndpoint, type TestPartnerEndpoint } from '../test/supp
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { startTestSandbox, TEST_PARTNER, type TestSandbox } from '../test/support/sandbox';
 import { mulberry32 } from '../test/faults/support/random';
+import { LoopStalls } from './loop-stalls';
 import { startChaosTemporal, type ChaosTemporal } from './temporal';
 import { fakeTimeLibrary } from './worker-clock';
 import { WorkerPool } from './worker-pool';
@@ -81,6 +82,8 @@ export interface ChaosStack {
   endpoint: TestPartnerEndpoint;
   workers: WorkerPool;
   serviceRequests: ServiceRequest[];
+  /** Stalls of this process, which hosts the sandbox and so stamps the service's arrivals. */
+  loopStalls: LoopStalls;
   receiverLines: ReceiverLine[];
   close(): Promise<void>;
 }
@@ -103,6 +106,9 @@ export async function startChaosStack(
   const close = async () => {
     for (const closer of closers.reverse()) await closer().catch(() => undefined);
   };
+  const loopStalls = new LoopStalls();
+  loopStalls.start();
+  closers.push(async () => loopStalls.stop());
   try {
     const temporal = await startChaosTemporal(cluster);
     closers.push(() => temporal.close());
@@ -192,6 +198,7 @@ export async function startChaosStack(
       endpoint,
       workers,
       serviceRequests,
+      loopStalls,
       receiverLines,
       close,
     };
