@@ -1,6 +1,6 @@
 import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { isoNow, workflowNow } from './timings';
-import { checkRetryRequest, describeIssues } from './checks';
+import { checkRetryRequest, type ContractIssue, describeIssues } from './checks';
 import { type Attention, cancelUpdate, type EndRequest, type RetryRequest, retryUpdate } from './messages';
 import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
 import { ParkRequest } from './calls';
@@ -28,6 +28,29 @@ export type OperatorDecision =
   | { kind: 'ended' }
   /** The parked wait's fact came true by itself; the stage runs again. */
   | { kind: 'resolved' };
+
+/**
+ * Why a workflow refuses an operator's update, one named constructor per reason. A validator's
+ * refusal (an Error) never enters the history; a handler's (an ApplicationFailure, typed) does, as the
+ * update's outcome, so its words stay as recorded. The operator reads each as `retry refused by
+ * journey user-42: <reason>` (client/errors.ts).
+ */
+export const Refused = {
+  /** The request breaks the published contract: each issue names a field and a rule, never a value. */
+  invalid: (what: string, issues: ContractIssue[]) => new Error(`invalid ${what}: ${describeIssues(issues)}`),
+  notParked: (action: string) => new Error(`nothing to ${action}: the workflow is not in NEEDS_ATTENTION`),
+  alreadyDecided: (kind: string) => new Error(`an operator already chose to ${kind}`),
+  cancelBeingChecked: () => new Error("an operator's cancel is being checked"),
+  /** The park is being handed to the next run: the decision would be lost with this one. */
+  continuingAsNew: (action: string) =>
+    new Error(`the workflow is continuing as new, still parked: send the ${action} again`),
+  /** The workflow resumed by itself, or was decided, while a cancel's guard read the service. */
+  leftWhileCancelChecked: () =>
+    ApplicationFailure.nonRetryable(
+      'nothing to cancel: the workflow left NEEDS_ATTENTION while its cancel was checked',
+      'NotParked',
+    ),
+};
 
 /** How a parked workflow keeps looking for a late fact: from the poll interval, doubling, to once a day. */
 const LATE_LOOK_MAX_INTERVAL_MS = 24 * 60 * 60 * 1000;
@@ -128,7 +151,7 @@ export class OperatorDesk {
           // A retry sent past the client (another SDK, the Temporal CLI) meets the contract here, before
           // a corrected input it does not allow replaces part of the journey's.
           const checked = checkRetryRequest(request ?? {});
-          if (!checked.ok) throw new Error(`invalid retry request: ${describeIssues(checked.issues)}`);
+          if (!checked.ok) throw Refused.invalid('retry request', checked.issues);
         },
       },
     );
@@ -154,19 +177,15 @@ export class OperatorDesk {
       this.cancelGuarded = false;
     }
     // The workflow may have resumed by itself, or been decided, while the guard read.
-    if (!this.attention || this.decision)
-      throw ApplicationFailure.nonRetryable(
-        'nothing to cancel: the workflow left NEEDS_ATTENTION while its cancel was checked',
-        'NotParked',
-      );
+    if (!this.attention || this.decision) throw Refused.leftWhileCancelChecked();
     return this.acceptCancel(request);
   }
 
   private assertParked(what: string): void {
-    if (!this.attention) throw new Error(`nothing to ${what}: the workflow is not in NEEDS_ATTENTION`);
-    if (this.decision) throw new Error(`an operator already chose to ${this.decision.kind}`);
-    if (this.cancelGuarded) throw new Error("an operator's cancel is being checked");
-    if (this.handedOn) throw new Error(`the workflow is continuing as new, still parked: send the ${what} again`);
+    if (!this.attention) throw Refused.notParked(what);
+    if (this.decision) throw Refused.alreadyDecided(this.decision.kind);
+    if (this.cancelGuarded) throw Refused.cancelBeingChecked();
+    if (this.handedOn) throw Refused.continuingAsNew(what);
   }
 
   /**

@@ -156,6 +156,30 @@ export class DepositHistoryFull extends Error {}
 const notAskedFor = (status: string | undefined): string =>
   `the deposit is ${status ?? 'not read yet'}, not ACTION_REQUIRED: the service asked for no attachment`;
 
+/** Why the deposit refuses an operator's attachment (`submitAttachment`), one constructor per reason; see Refused. */
+const AttachmentRefused = {
+  notAskedFor: (status: string | undefined) => new Error(notAskedFor(status)),
+  notAReference: () =>
+    new Error(
+      'expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)',
+    ),
+  anotherAlreadySubmitted: () =>
+    new Error(
+      'an attachment was already submitted for this deposit: the service reviews that one; a second, different file is refused',
+    ),
+  /** From the handler, so recorded as the update's outcome (typed): after the read, or, before the patch, without one. */
+  notAskedForOutcome: (status: string | undefined, readJustNow: boolean) =>
+    ApplicationFailure.nonRetryable(
+      readJustNow ? `${notAskedFor(status)} (read from the service just now)` : notAskedFor(status),
+      'AttachmentNotAskedFor',
+    ),
+  unread: (before: string | undefined, error: ActivityFailure) =>
+    ApplicationFailure.nonRetryable(
+      `the deposit is ${before ?? 'not read yet'} as last read, and reading it again from the service failed (${error.cause?.message ?? error.message}): try again`,
+      'DepositUnread',
+    ),
+};
+
 export class DepositRun {
   readonly depositId: string;
   /** Resolved where each is used, from the starter's overrides and the code's defaults (workflows/common/timings.ts). */
@@ -273,17 +297,11 @@ export class DepositRun {
           // Refused at once, before any history is written, where no read could change the answer: a
           // deposit past RECEIVED (state only moves forward) or not read yet. RECEIVED is read first.
           const status = ledger.deposit?.status;
-          if (status !== 'ACTION_REQUIRED' && status !== 'RECEIVED') throw new Error(notAskedFor(status));
+          if (status !== 'ACTION_REQUIRED' && status !== 'RECEIVED') throw AttachmentRefused.notAskedFor(status);
           // Only a reference to the stored bytes enters the history (attachments/, the claim check).
-          if (!isAttachmentReference(attachment))
-            throw new Error(
-              'expected an attachment reference {reference, sha256, fileName, contentType, size}: store the file first (the client library does)',
-            );
-          if (ledger.attachmentSha256 !== undefined && ledger.attachmentSha256 !== attachment.sha256) {
-            throw new Error(
-              'an attachment was already submitted for this deposit: the service reviews that one; a second, different file is refused',
-            );
-          }
+          if (!isAttachmentReference(attachment)) throw AttachmentRefused.notAReference();
+          if (ledger.attachmentSha256 !== undefined && ledger.attachmentSha256 !== attachment.sha256)
+            throw AttachmentRefused.anotherAlreadySubmitted();
         },
       },
     );
@@ -294,23 +312,15 @@ export class DepositRun {
     const { ledger } = this;
     const before = ledger.deposit?.status;
     // Runs recorded before the patch never got here: their validator refused every status but ACTION_REQUIRED.
-    if (!takesPatch(ATTACHMENT_READS_DEPOSIT_FIRST))
-      throw ApplicationFailure.nonRetryable(notAskedFor(before), 'AttachmentNotAskedFor');
+    if (!takesPatch(ATTACHMENT_READS_DEPOSIT_FIRST)) throw AttachmentRefused.notAskedForOutcome(before, false);
     try {
       await this.pollDeposit();
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      throw ApplicationFailure.nonRetryable(
-        `the deposit is ${before ?? 'not read yet'} as last read, and reading it again from the service failed (${error.cause?.message ?? error.message}): try again`,
-        'DepositUnread',
-      );
+      throw AttachmentRefused.unread(before, error);
     }
     const status = ledger.deposit?.status;
-    if (status !== 'ACTION_REQUIRED')
-      throw ApplicationFailure.nonRetryable(
-        `${notAskedFor(status)} (read from the service just now)`,
-        'AttachmentNotAskedFor',
-      );
+    if (status !== 'ACTION_REQUIRED') throw AttachmentRefused.notAskedForOutcome(status, true);
   }
 
   // ---- the steps -----------------------------------------------------------------------------------
