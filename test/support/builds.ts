@@ -57,17 +57,21 @@ export interface BuildWorker {
   stop(): Promise<void>;
 }
 
-/** A second worker on the harness's task queue running the bundle at `codePath` (in a deployment version when given). */
+/**
+ * A second worker running the bundle at `codePath` (in a deployment version when given), on the
+ * harness's task queue unless another is given (a new major version's, test/workflows/hand-over.temporal.test.ts).
+ */
 export async function startBuildWorker(
   h: JourneyHarness,
   codePath: string,
   deploymentVersion?: RampflowWorkerOptions['deploymentVersion'],
+  taskQueue: string = h.taskQueue,
 ): Promise<BuildWorker> {
   const connection = await connectWorker();
   const worker = await createRampflowWorker({
     connection,
     namespace: 'default',
-    taskQueue: h.taskQueue,
+    taskQueue,
     ramp: h.ramp,
     dataConverter: dataConverterFromEnv(),
     workflowBundle: { codePath },
