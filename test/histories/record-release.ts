@@ -21,9 +21,10 @@ import { FAILURE_CONVERTER_PATH } from '../../codec/data-converter';
 import { registerWebhooks } from '../../webhooks/registration';
 import { buildIdOfBundle } from '../../workers/versioning';
 import { shownDeposit } from '../../workflows/journey/board';
-import { cancelUpdate, closeCustomerUpdate, customerEventSignal, depositWorkflowId, type JourneyState, retryUpdate, signupUpdate, submitAttachmentUpdate } from '../../workflows/common/messages';
+import { cancelUpdate, closeCustomerUpdate, customerEventSignal, depositWorkflowId, handOverSignal, type JourneyState, retryUpdate, signupUpdate, submitAttachmentUpdate } from '../../workflows/common/messages';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-events/messages';
 import { payoutStateQuery } from '../../workflows/payout/messages';
+import { startBuildWorker } from '../support/builds';
 import { type JourneyHarness, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP } from '../support/journey-harness';
 import { startPartnerEvents } from '../support/partner-event-wiring';
 import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
@@ -36,6 +37,8 @@ const EVENTS_ONLY = { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400, acc
 const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 
 let polled: JourneyHarness;
+/** The recording workers' version, current in its deployment. */
+let deploymentVersion: { deploymentName: string; buildId: string };
 let hooked: JourneyHarness;
 let receiver: TestReceiver;
 let verifying: TestReceiver;
@@ -44,7 +47,7 @@ beforeAll(async () => {
   if (!OUT) throw new Error('RAMPFLOW_RECORD_OUT is not set: run `npm run histories:record -- --release <name>`');
   // Versioned workers, made current, as in production: the histories carry the versioning behaviours.
   const bundlePath = inject('workflowBundlePath');
-  const deploymentVersion = { deploymentName: `record-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(bundlePath)) };
+  deploymentVersion = { deploymentName: `record-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(bundlePath)) };
   polled = await startJourneyHarness({}, { dataConverter: PLAIN, deploymentVersion });
   hooked = await startJourneyHarness({ clock: { frozen: true } }, { dataConverter: PLAIN, deploymentVersion, depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
   await setCurrentVersion(polled.client, deploymentVersion);
@@ -289,6 +292,35 @@ describe('recording a release of the replay corpus', () => {
     } finally {
       await h.close();
       await events.close();
+    }
+  });
+
+  it('journeys handed over to another task queue (since v0.8.0): one waiting for KYC, one parked at its deadline', async () => {
+    // The next major version's queue, polled by a worker of the same version: the next runs go on there.
+    const nextQueue = `${polled.taskQueue}-v1`;
+    const next = await startBuildWorker(polled, inject('workflowBundlePath'), deploymentVersion, { taskQueue: nextQueue, dataConverter: PLAIN });
+    try {
+      const waiting = await polled.startJourney({});
+      const atKyc = await polled.waitForJourney(waiting, (s) => s.stage === 'AWAITING_KYC');
+      const parkedHandle = await polled.startJourney({ timings: { kycDeadlineSeconds: 2, pollIntervalSeconds: 3600 } });
+      const parked = await polled.waitForJourney(parkedHandle, (s) => s.stage === 'NEEDS_ATTENTION');
+      const journeys = [waiting, parkedHandle];
+      const firstRuns = await Promise.all(journeys.map(async (handle) => (await handle.describe()).runId));
+      for (const handle of journeys) await handle.signal(handOverSignal, { taskQueue: nextQueue });
+      for (const [at, handle] of journeys.entries())
+        while ((await handle.describe()).runId === firstRuns[at]) await new Promise((wake) => setTimeout(wake, 200));
+      await polled.control.approveCustomer(atKyc.customer.id!);
+      await polled.waitForJourney(waiting, (s) => s.stage === 'ACTIVE');
+      await polled.control.approveCustomer(parked.customer.id!);
+      await parkedHandle.executeUpdate(retryUpdate, { args: [{}] });
+      await polled.waitForJourney(parkedHandle, (s) => s.stage === 'ACTIVE');
+      for (const handle of journeys) await close(handle);
+      await record('journey-handed-over-first-run', waiting, firstRuns[0]);
+      await record('journey-handed-over-next-run', waiting);
+      await record('journey-parked-handed-over-first-run', parkedHandle, firstRuns[1]);
+      await record('journey-parked-handed-over-next-run', parkedHandle);
+    } finally {
+      await next.stop();
     }
   });
 

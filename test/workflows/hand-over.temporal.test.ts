@@ -6,8 +6,7 @@
  * worker stopped. A target the journey cannot move to is ignored, and the journey keeps working on A.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { inject } from 'vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RampflowClient, RampflowInputError } from '../../client';
 import type { customerJourney } from '../../workflows';
 import { handOverSignal, type JourneyState, retryUpdate } from '../../workflows/common/messages';
@@ -32,7 +31,7 @@ beforeAll(async () => {
   queueA = h.taskQueue;
   queueB = `${h.taskQueue}-v1`;
   rampflow = new RampflowClient(h.client, queueA);
-  workerB = await startBuildWorker(h, inject('workflowBundlePath'), undefined, queueB);
+  workerB = await startBuildWorker(h, inject('workflowBundlePath'), undefined, { taskQueue: queueB });
 });
 afterAll(async () => {
   await workerB?.stop();
