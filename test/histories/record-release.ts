@@ -21,9 +21,10 @@ import { FAILURE_CONVERTER_PATH } from '../../codec/data-converter';
 import { registerWebhooks } from '../../webhooks/registration';
 import { buildIdOfBundle } from '../../workers/versioning';
 import { shownDeposit } from '../../workflows/journey/board';
-import { cancelUpdate, closeCustomerUpdate, customerEventSignal, depositWorkflowId, handOverSignal, type JourneyState, retryUpdate, signupUpdate, submitAttachmentUpdate } from '../../workflows/common/messages';
+import { cancelUpdate, closeCustomerUpdate, customerEventSignal, depositWorkflowId, handOverSignal, type JourneyState, payoutPaymentEventSignal, retryUpdate, signupUpdate, submitAttachmentUpdate } from '../../workflows/common/messages';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-events/messages';
 import { payoutStateQuery } from '../../workflows/payout/messages';
+import type { PaymentRecord } from '../../workflows/common/records';
 import { startBuildWorker } from '../support/builds';
 import { type JourneyHarness, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP } from '../support/journey-harness';
 import { startPartnerEvents } from '../support/partner-event-wiring';
@@ -322,6 +323,27 @@ describe('recording a release of the replay corpus', () => {
     } finally {
       await next.stop();
     }
+  });
+
+  it('a payout parked at its settlement deadline, then settled (since v0.8.0)', async () => {
+    const { id: customerId } = await polled.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    await polled.control.approveCustomer(customerId!);
+    const { id: bankAccountId } = (await polled.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345679', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string };
+    await polled.control.creditBalance({ currency: 'USDT', amount: '64' });
+    // Polls an hour apart: it parks at its deadline, and the settlement's event makes it look again.
+    const handle = await new PayoutClient(polled.client, polled.taskQueue).start({ reference: `po-${randomUUID()}`, bankAccountId, deductCurrency: 'USDT', deductAmount: '64', timings: { pollIntervalSeconds: 3600, settlementDeadlineSeconds: 2 } });
+    let parked = await handle.query(payoutStateQuery);
+    while (parked.stage !== 'NEEDS_ATTENTION') {
+      await new Promise((wake) => setTimeout(wake, 200));
+      parked = await handle.query(payoutStateQuery);
+    }
+    expect(parked.attention).toMatchObject({ errorType: 'Deadline' });
+    const paymentId = parked.paymentId!;
+    await polled.control.settlePayment(paymentId);
+    // As the receiver routes PAYMENT_SETTLED: the payload's record, which the parked payout reads again.
+    await handle.signal(payoutPaymentEventSignal, { key: `PAYMENT_SETTLED/${paymentId}`, event: 'PAYMENT_SETTLED', record: { id: paymentId } as PaymentRecord });
+    expect(await handle.result()).toMatchObject({ stage: 'SETTLED' });
+    await record('payout-deadline-parked-then-settled', handle);
   });
 
   it('a payout from the partner balance', async () => {
