@@ -28,6 +28,7 @@ import type { PaymentRecord } from '../../workflows/common/records';
 import { startBuildWorker } from '../support/builds';
 import { type JourneyHarness, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP } from '../support/journey-harness';
 import { startPartnerEvents } from '../support/partner-event-wiring';
+import { type OfframpByWebhooks, startOfframpByWebhooks } from '../webhooks/support/offramp-by-webhooks';
 import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
 
 const OUT = process.env.RAMPFLOW_RECORD_OUT;
@@ -344,6 +345,68 @@ describe('recording a release of the replay corpus', () => {
     await handle.signal(payoutPaymentEventSignal, { key: `PAYMENT_SETTLED/${paymentId}`, event: 'PAYMENT_SETTLED', record: { id: paymentId } as PaymentRecord });
     expect(await handle.result()).toMatchObject({ stage: 'SETTLED' });
     await record('payout-deadline-parked-then-settled', handle);
+  });
+
+  it('an offramp deposit whose payment the service failed, parked then cancelled (since v0.8.0)', async () => {
+    // Deposits that poll every two seconds: no event announces a failed payment, only the poll finds it.
+    const depositTimings = { pollIntervalSeconds: 2, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };
+    const version = { deploymentName: `record-failed-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(inject('workflowBundlePath'))) };
+    const h = await startJourneyHarness({ clock: { frozen: true } }, { dataConverter: PLAIN, deploymentVersion: version, depositTimings });
+    let customer: OfframpByWebhooks | undefined;
+    try {
+      await setCurrentVersion(h.client, version);
+      customer = await startOfframpByWebhooks(h, depositTimings);
+      const { deliver, tradeOf } = customer;
+      const depositId = await customer.pay('14.000000');
+      await deliver();
+      await h.waitForDeposit(depositId, (s) => s.stage === 'TRADE_CREATED');
+      await h.control.settleTrade((await tradeOf(depositId)).id);
+      await deliver();
+      await h.waitForDeposit(depositId, (s) => s.stage === 'TRADE_SETTLED');
+      await h.control.failPayment((await tradeOf(depositId)).paymentId!, 'beneficiary account closed');
+      const parked = await h.waitForDeposit(depositId, (s) => s.stage === 'NEEDS_ATTENTION');
+      expect(parked.attention).toMatchObject({ errorType: 'PaymentFailed' });
+      const deposit = h.client.workflow.getHandle(depositWorkflowId(depositId));
+      await deposit.executeUpdate(cancelUpdate, { args: [{ reason: 'paid out by hand' }] });
+      await deposit.result();
+      await close(customer.journey);
+      await record('deposit-offramp-payment-failed-then-cancelled', deposit);
+    } finally {
+      await customer?.receiver.close();
+      await h.close();
+    }
+  });
+
+  it('a deposit parked at its step deadlines, each time retried after the service moved (since v0.8.0)', async () => {
+    // Each step parks two seconds in (its polls are an hour apart); an operator's retry looks at once.
+    const depositTimings = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 2 };
+    const version = { deploymentName: `record-retried-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(inject('workflowBundlePath'))) };
+    const h = await startJourneyHarness({}, { dataConverter: PLAIN, deploymentVersion: version, depositTimings });
+    try {
+      await setCurrentVersion(h.client, version);
+      const { handle: journey, virtualAccountId } = await startActiveJourney(h);
+      const money = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '40.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+      await h.reconcile();
+      const deposit = h.client.workflow.getHandle(depositWorkflowId(money.id));
+      let lastPark: string | undefined;
+      for (let retries = 0; ; retries++) {
+        expect(retries).toBeLessThan(6);
+        const state = await h.waitForDeposit(money.id, (s) => s.stage === 'COMPLETED' || (s.stage === 'NEEDS_ATTENTION' && s.attention?.since !== lastPark));
+        if (state.stage === 'COMPLETED') break;
+        expect(state.attention).toMatchObject({ errorType: 'Deadline' });
+        lastPark = state.attention!.since;
+        // What the parked step waited for, done by the service now.
+        if (state.attention!.stage === 'RECEIVED') await h.control.confirmDeposit(money.id);
+        else if (state.attention!.stage === 'TRADE_CREATED' && state.tradeId) await h.control.settleTrade(state.tradeId);
+        else if (state.attention!.stage === 'TRADE_SETTLED' && state.paymentId) await h.control.settlePayment(state.paymentId);
+        await deposit.executeUpdate(retryUpdate, { args: [{}] });
+      }
+      await h.waitForJourney(journey, (s) => stageOf(s, money.id) === 'COMPLETED');
+      await close(journey);
+      await record('deposit-deadline-parked-then-retried', deposit);
+    } finally {
+      await h.close();
+    }
   });
 
   it('a payout from the partner balance', async () => {
