@@ -58,7 +58,7 @@ import {
 import { indexStage, stageEntered } from '../common/showing';
 import type { JourneyInput, OnrampRequest } from '../schemas';
 import { type CarriedParking, OperatorDesk, ParkedHistoryFull, takeUpCarriedPark } from '../common/parking';
-import { OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
+import { JOURNEY_HANDS_OVER, OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
 import { isHint } from '../common/trust';
 import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
 import { PartnerEventOutbox } from '../partner-events/outbox';
@@ -433,11 +433,13 @@ export class JourneyRun {
    * hand over to another task queue. Every wait that wakes for the one wakes for the other: the waits
    * (`waitOrPark`), ACTIVE's condition and the parked desk's `historyFull`.
    *
-   * Replay: `handOverTo` is set only by the `handOver` signal, which no recorded history delivered, so
-   * in every one of them this answers as it did before the term was added, at every point it is asked,
-   * and the waits issue the same commands (the patches they ask only when it is true are asked at the
-   * same points). Only a run that received the signal takes the new branch, and it takes it live; the
-   * same argument as the `signup` update's handler. So no patch.
+   * Replay: `handOverTo` is set only by the `handOver` signal, and only in a run that takes the patch
+   * JOURNEY_HANDS_OVER (`onHandOver`). A history without the signal answers here as it did before the
+   * term was added, at every point it is asked, so the waits issue the same commands (the patches they
+   * ask only when it is true are asked at the same points). A history of earlier code that holds the
+   * signal (sent while that code, which had no handler, was current) has no marker: the signal is
+   * ignored there as it was then. Not `signup`'s argument (an update with no handler is refused and
+   * never enters the history; a signal with no handler does enter it).
    */
   private readonly shouldContinueAsNew = (): boolean =>
     this.handOverTo !== undefined ||
@@ -649,6 +651,8 @@ export class JourneyRun {
       log.warn('hand-over ignored: the target is not a task queue this journey can move to', { refusal });
       return;
     }
+    // False only while replaying a history of code that had no handler: it ignored the signal then.
+    if (!takesPatch(JOURNEY_HANDS_OVER)) return;
     this.handOverTo = request.taskQueue;
   };
 
