@@ -57,7 +57,7 @@ export async function customerJourney(
   setHandler(journeyStateQuery, run.describe);
   setHandler(signupUpdate, run.answerSignup, { validator: validateSignup });
   setHandler(closeCustomerUpdate, run.close, { validator: run.validateClose });
-  // Last: no recorded history delivered it, so where it goes in the order changes no replay.
+  // Last: it changes nothing in a history of earlier code (JOURNEY_HANDS_OVER), so its place changes no replay.
   setHandler(handOverSignal, run.onHandOver);
 
   // Each stage's step: it runs the stage and returns the next.
