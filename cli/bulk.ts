@@ -1,5 +1,5 @@
 /**
- * What `journey retry|cancel --all`, `deposit retry|cancel --all` and `payout retry --all` share: their flags, a progress
+ * What `journey retry|cancel --all`, `deposit retry|cancel --all`, `payout retry --all` and `versions --hand-over` share: their flags, a progress
  * line on stderr while they run (stdout stays the result, or JSON with --json), the summary, and the
  * exit code (1 when any workflow failed; a refusal means the workflow moved on, which is not a failure).
  */
@@ -17,11 +17,13 @@ export interface BulkFlags {
 }
 
 export interface BulkCommand {
-  verb: 'retry' | 'cancel';
+  verb: 'retry' | 'cancel' | 'hand over';
   /** `journey`, `deposit` or `payout`. */
   noun: string;
   /** Extra words for the summary's description of the set, e.g. `of customer user-42`. */
   scope?: string;
+  /** The summary's description of the set, instead of the stage's (a hand-over's set is every stage's). */
+  set?: string;
 }
 
 const BULK_ONLY: [keyof BulkFlags, string][] = [
@@ -121,7 +123,7 @@ export async function runBulkCommand(
   if (report.failed > 0) process.exitCode = 1;
 }
 
-const PAST: Record<BulkCommand['verb'], string> = { retry: 'retried', cancel: 'cancelled' };
+const PAST: Record<BulkCommand['verb'], string> = { retry: 'retried', cancel: 'cancelled', 'hand over': 'handed over' };
 
 function counts(progress: BulkProgress): string {
   return `done ${progress.done}, refused ${progress.refused}, failed ${progress.failed}, skipped ${progress.skipped}`;
@@ -131,7 +133,7 @@ const plural = (count: number, noun: string): string => `${count} ${noun}${count
 
 export function formatBulkReport(command: BulkCommand, flags: BulkFlags, report: BulkReport): string {
   const set = [
-    `at ${flags.stage ?? 'NEEDS_ATTENTION'}`,
+    command.set ?? `at ${flags.stage ?? 'NEEDS_ATTENTION'}`,
     command.scope,
     flags.errorType && `with error type ${flags.errorType}`,
   ]

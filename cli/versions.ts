@@ -1,7 +1,8 @@
 /**
  * `rampflow versions`: the Worker Deployment's versions, which is current or ramping, and how many
  * workflows of each type still run on each; what an operator watches while an old version drains
- * (docs/deploying/versioning.md).
+ * (docs/deploying/versioning.md). With `--hand-over`, the move of every running journey to a new major
+ * version's task queue ("Major versions").
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
@@ -13,7 +14,17 @@ import {
   type ParkedMove,
 } from '../client/deployment';
 import { DeploymentEnvSchema, parseEnv, temporalTls, TemporalEnvSchema } from '../config/env';
-import { printJson } from './client-session';
+import { runBulkCommand } from './bulk';
+import { printJson, withRampflowClient } from './client-session';
+
+interface VersionsOptions {
+  deployment?: string;
+  json?: boolean;
+  moveParked?: boolean;
+  handOver?: boolean;
+  toTaskQueue?: string;
+  dryRun?: boolean;
+}
 
 export function registerVersionsCommand(program: Command): void {
   program
@@ -27,8 +38,14 @@ export function registerVersionsCommand(program: Command): void {
       '--move-parked',
       'first move the deposits and payouts parked (NEEDS_ATTENTION) while pinned to an old version to the current one (a versioning override of AUTO_UPGRADE), so that version can drain',
     )
-    .option('--dry-run', 'with --move-parked: list them, move nothing')
-    .action(async (options: { deployment?: string; json?: boolean; moveParked?: boolean; dryRun?: boolean }) => {
+    .option(
+      '--hand-over',
+      "instead of the report: hand every running customer journey on TEMPORAL_TASK_QUEUE over to --to-task-queue (a new major version's workers), where each continues as new carrying its state; run it again until it lists none",
+    )
+    .option('--to-task-queue <queue>', 'with --hand-over: the task queue the journeys move to, e.g. rampflow-v1')
+    .option('--dry-run', 'with --move-parked or --hand-over: list them, change nothing')
+    .action(async (options: VersionsOptions) => {
+      if (handOverAsked(options)) return handOver(options.toTaskQueue!, options);
       const env = parseEnv(
         TemporalEnvSchema.extend(DeploymentEnvSchema.pick({ TEMPORAL_DEPLOYMENT_NAME: true }).shape),
       );
@@ -53,6 +70,33 @@ export function registerVersionsCommand(program: Command): void {
         await connection.close();
       }
     });
+}
+
+/** Whether the command hands the journeys over; refuses the flags that make no sense with (or without) it. */
+function handOverAsked(options: VersionsOptions): boolean {
+  if (!options.handOver) {
+    if (options.toTaskQueue !== undefined) throw new Error('--to-task-queue needs --hand-over');
+    return false;
+  }
+  if (options.toTaskQueue === undefined) throw new Error('--hand-over needs --to-task-queue <queue>');
+  if (options.moveParked) throw new Error('give either --hand-over or --move-parked, not both');
+  if (options.deployment !== undefined) throw new Error('--deployment does not apply to --hand-over');
+  return true;
+}
+
+/**
+ * Signals every running journey on this deployment's task queue (TEMPORAL_TASK_QUEUE) to hand over to
+ * `toTaskQueue`, with a progress line on stderr and a summary; exits 1 when any signal failed. The
+ * client refuses a malformed target or the queue itself before anything is listed.
+ */
+async function handOver(toTaskQueue: string, options: VersionsOptions): Promise<void> {
+  await withRampflowClient((rampflow) =>
+    runBulkCommand(
+      { verb: 'hand over', noun: 'journey', set: `running on ${rampflow.taskQueue} to ${toTaskQueue}` },
+      { ...(options.dryRun ? { dryRun: true } : {}), ...(options.json ? { json: true } : {}) },
+      (bulk) => rampflow.handOverAllJourneys({ toTaskQueue }, bulk),
+    ),
+  );
 }
 
 /**

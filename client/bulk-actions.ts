@@ -15,6 +15,7 @@ import { PayoutClient } from './payouts';
 import {
   depositBulkQuery,
   journeyBulkQuery,
+  journeyHandOverQuery,
   payoutBulkQuery,
   toDepositListItem,
   toJourneyListing,
@@ -27,6 +28,12 @@ export interface JourneyBulkFilter {
   stage?: JourneyStage;
   /** Only those whose attention has this error type (InvalidParameters, Unauthorised, Deadline, ...). */
   errorType?: string;
+}
+
+/** Where `handOverAllJourneys` moves the journeys to. */
+export interface HandOverTarget {
+  /** The task queue of the workers that take the journeys over (a new major version's, e.g. `rampflow-v1`). */
+  toTaskQueue: string;
 }
 
 /** Which deposits a bulk action works through. */
@@ -98,6 +105,27 @@ export class BulkActions {
     return this.onEvery(this.journeySet(filter), options, (externalId) =>
       this.journeys.cancel(externalId, options.reason),
     );
+  }
+
+  /**
+   * Hands every running journey on this client's task queue, at any stage, over to
+   * `target.toTaskQueue` (`handOverJourney`), at most `options.concurrency` (8) at once. Each continues
+   * as new there at its next wait; a journey that ended since it was listed is counted as refused.
+   * Run it again until it lists none: a journey started on this queue meanwhile is handed over by the
+   * next run (docs/deploying/versioning.md, "Major versions").
+   *
+   * @throws RampflowInputError for a malformed target or this client's own task queue, before anything is listed
+   */
+  async handOverAllJourneys(target: HandOverTarget, options: BulkOptions = {}): Promise<BulkReport> {
+    const { toTaskQueue } = target;
+    this.journeys.checkHandOverTarget(toTaskQueue);
+    const set: BulkSet = {
+      query: journeyHandOverQuery(this.taskQueue),
+      keyOf: (info) => toJourneyListing(info).externalId,
+      attentionOf: async () => undefined,
+      errorType: undefined,
+    };
+    return this.onEvery(set, options, (externalId) => this.journeys.handOverJourney(externalId, toTaskQueue));
   }
 
   /**

@@ -9,7 +9,7 @@ export type { EventOperations } from './events';
 export type { JourneyOperations } from './journeys';
 export { SIGNUP_GRACE_MS, type JourneyHandle, type JourneyOutcome, type SignUp, type SignUpOptions } from './journeys';
 export type { DepositHandle, DepositOutcome } from './deposits';
-export type { DepositBulkFilter, JourneyBulkFilter, PayoutBulkFilter } from './bulk-actions';
+export type { DepositBulkFilter, HandOverTarget, JourneyBulkFilter, PayoutBulkFilter } from './bulk-actions';
 export type { EventReport } from './events';
 export type { ParkCode, RampEventResult } from '../workflows/ramp-event/events';
 export {

@@ -16,6 +16,8 @@ import { SIGNUP_WAIT_DEFAULT_SECONDS } from '../config/signup-wait';
 import {
   cancelUpdate,
   closeCustomerUpdate,
+  handOverRefusal,
+  handOverSignal,
   JOURNEY_STAGES,
   type JourneyStage,
   type JourneyState,
@@ -27,6 +29,7 @@ import {
 import type { customerJourney, JourneyOutcome } from '../workflows/journey/workflow';
 import type { JourneyInput, JourneyRequest } from '../workflows/schemas';
 import { RampExternalId, RampStage } from '../observability/search-attributes';
+import { RampflowInputError } from './errors';
 import { explained, stateOrEnd } from './explained';
 import {
   type CorrectedInput,
@@ -232,6 +235,26 @@ export class JourneyOperations {
       (handle) => executeUpdateOnce(handle, closeCustomerUpdate, [reason === undefined ? {} : { reason }]),
       'closeCustomer',
     );
+  }
+
+  /**
+   * Moves the journey to the workers of `taskQueue` (a new major version's, docs/deploying/versioning.md,
+   * "Major versions"): the `handOver` signal, on which the journey continues as new there at its next
+   * wait, carrying its whole state. A journey that has ended is refused (RampflowUpdateRefusedError);
+   * one already on `taskQueue` ignores it.
+   *
+   * @throws RampflowInputError for a malformed task queue name, or this client's own task queue
+   */
+  async handOverJourney(externalId: string, taskQueue: string): Promise<void> {
+    this.checkHandOverTarget(taskQueue);
+    const id = parseExternalId(externalId);
+    await this.onJourney(id, (handle) => handle.signal(handOverSignal, { taskQueue }), 'handOver');
+  }
+
+  /** Refuses, before anything reaches Temporal, a target the journeys on this client's task queue would ignore. */
+  checkHandOverTarget(taskQueue: string): void {
+    const refusal = handOverRefusal(taskQueue, this.taskQueue);
+    if (refusal !== undefined) throw new RampflowInputError([`taskQueue: ${refusal}`]);
   }
 
   /** A call on the journey, its errors made readable for an operator (client/explained.ts). */

@@ -11,7 +11,13 @@ import { attachmentStoreFromEnv, type AttachmentFile, type AttachmentStore } fro
 import type { JourneyRequest } from '../workflows/schemas';
 import { AttachmentOperations } from './attachments';
 import type { BulkOptions } from './bulk';
-import { BulkActions, type DepositBulkFilter, type JourneyBulkFilter, type PayoutBulkFilter } from './bulk-actions';
+import {
+  BulkActions,
+  type DepositBulkFilter,
+  type HandOverTarget,
+  type JourneyBulkFilter,
+  type PayoutBulkFilter,
+} from './bulk-actions';
 import { DepositOperations } from './deposits';
 import { EventOperations } from './events';
 import type { CorrectedInput } from './input-validation';
@@ -70,6 +76,9 @@ export class RampflowClient {
   closeCustomer(externalId: string, reason?: string) {
     return this.journeys.closeCustomer(externalId, reason);
   }
+  handOverJourney(externalId: string, taskQueue: string) {
+    return this.journeys.handOverJourney(externalId, taskQueue);
+  }
 
   // ---- deposits (client/deposits.ts) and their attachments (client/attachments.ts) -----------------
 
@@ -114,6 +123,9 @@ export class RampflowClient {
   }
   retryAllPayouts(filter?: PayoutBulkFilter, options?: BulkOptions) {
     return this.bulk.retryAllPayouts(filter, options);
+  }
+  handOverAllJourneys(target: HandOverTarget, options?: BulkOptions) {
+    return this.bulk.handOverAllJourneys(target, options);
   }
 
   // ---- events (client/events.ts) -------------------------------------------------------------------

@@ -239,6 +239,11 @@ export function journeyBulkQuery(filter: { stage: JourneyStage }, taskQueue: str
   return [...journeyClauses(filter), ...runningOn(taskQueue)].join(' AND ');
 }
 
+/** The journeys a hand-over works through: every one running on the client's task queue, at any stage. */
+export function journeyHandOverQuery(taskQueue: string): string {
+  return [...journeyClauses({}), ...runningOn(taskQueue)].join(' AND ');
+}
+
 /** The deposits a bulk action works through: running at one stage (of one customer), on the client's task queue. */
 export function depositBulkQuery(
   filter: { stage: DepositStage; externalId?: string | undefined },

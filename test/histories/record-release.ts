@@ -21,11 +21,14 @@ import { FAILURE_CONVERTER_PATH } from '../../codec/data-converter';
 import { registerWebhooks } from '../../webhooks/registration';
 import { buildIdOfBundle } from '../../workers/versioning';
 import { shownDeposit } from '../../workflows/journey/board';
-import { cancelUpdate, closeCustomerUpdate, customerEventSignal, depositWorkflowId, type JourneyState, retryUpdate, signupUpdate, submitAttachmentUpdate } from '../../workflows/common/messages';
+import { cancelUpdate, closeCustomerUpdate, customerEventSignal, depositWorkflowId, handOverSignal, type JourneyState, payoutPaymentEventSignal, retryUpdate, signupUpdate, submitAttachmentUpdate } from '../../workflows/common/messages';
 import { partnerEventDeliveryWorkflowId } from '../../workflows/partner-events/messages';
 import { payoutStateQuery } from '../../workflows/payout/messages';
+import type { PaymentRecord } from '../../workflows/common/records';
+import { startBuildWorker } from '../support/builds';
 import { type JourneyHarness, registerTestExits, startActiveJourney, startJourneyHarness, TEST_AUD_SOURCE, TEST_OFFRAMP } from '../support/journey-harness';
 import { startPartnerEvents } from '../support/partner-event-wiring';
+import { type OfframpByWebhooks, startOfframpByWebhooks } from '../webhooks/support/offramp-by-webhooks';
 import { startReceiver, type TestReceiver } from '../webhooks/support/receiver';
 
 const OUT = process.env.RAMPFLOW_RECORD_OUT;
@@ -36,6 +39,8 @@ const EVENTS_ONLY = { pollIntervalSeconds: 3600, kycDeadlineSeconds: 86_400, acc
 const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
 
 let polled: JourneyHarness;
+/** The recording workers' version, current in its deployment. */
+let deploymentVersion: { deploymentName: string; buildId: string };
 let hooked: JourneyHarness;
 let receiver: TestReceiver;
 let verifying: TestReceiver;
@@ -44,7 +49,7 @@ beforeAll(async () => {
   if (!OUT) throw new Error('RAMPFLOW_RECORD_OUT is not set: run `npm run histories:record -- --release <name>`');
   // Versioned workers, made current, as in production: the histories carry the versioning behaviours.
   const bundlePath = inject('workflowBundlePath');
-  const deploymentVersion = { deploymentName: `record-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(bundlePath)) };
+  deploymentVersion = { deploymentName: `record-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(bundlePath)) };
   polled = await startJourneyHarness({}, { dataConverter: PLAIN, deploymentVersion });
   hooked = await startJourneyHarness({ clock: { frozen: true } }, { dataConverter: PLAIN, deploymentVersion, depositTimings: { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400 } });
   await setCurrentVersion(polled.client, deploymentVersion);
@@ -289,6 +294,118 @@ describe('recording a release of the replay corpus', () => {
     } finally {
       await h.close();
       await events.close();
+    }
+  });
+
+  it('journeys handed over to another task queue (since v0.8.0): one waiting for KYC, one parked at its deadline', async () => {
+    // The next major version's queue, polled by a worker of the same version: the next runs go on there.
+    const nextQueue = `${polled.taskQueue}-v1`;
+    const next = await startBuildWorker(polled, inject('workflowBundlePath'), deploymentVersion, { taskQueue: nextQueue, dataConverter: PLAIN });
+    try {
+      const waiting = await polled.startJourney({});
+      const atKyc = await polled.waitForJourney(waiting, (s) => s.stage === 'AWAITING_KYC');
+      const parkedHandle = await polled.startJourney({ timings: { kycDeadlineSeconds: 2, pollIntervalSeconds: 3600 } });
+      const parked = await polled.waitForJourney(parkedHandle, (s) => s.stage === 'NEEDS_ATTENTION');
+      const journeys = [waiting, parkedHandle];
+      const firstRuns = await Promise.all(journeys.map(async (handle) => (await handle.describe()).runId));
+      for (const handle of journeys) await handle.signal(handOverSignal, { taskQueue: nextQueue });
+      for (const [at, handle] of journeys.entries())
+        while ((await handle.describe()).runId === firstRuns[at]) await new Promise((wake) => setTimeout(wake, 200));
+      await polled.control.approveCustomer(atKyc.customer.id!);
+      await polled.waitForJourney(waiting, (s) => s.stage === 'ACTIVE');
+      await polled.control.approveCustomer(parked.customer.id!);
+      await parkedHandle.executeUpdate(retryUpdate, { args: [{}] });
+      await polled.waitForJourney(parkedHandle, (s) => s.stage === 'ACTIVE');
+      for (const handle of journeys) await close(handle);
+      await record('journey-handed-over-first-run', waiting, firstRuns[0]);
+      await record('journey-handed-over-next-run', waiting);
+      await record('journey-parked-handed-over-first-run', parkedHandle, firstRuns[1]);
+      await record('journey-parked-handed-over-next-run', parkedHandle);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it('a payout parked at its settlement deadline, then settled (since v0.8.0)', async () => {
+    const { id: customerId } = await polled.ramp.customers.create({ externalId: `payee-${randomUUID()}`, realName: 'Ada Lovelace', email: 'ada@example.com' });
+    await polled.control.approveCustomer(customerId!);
+    const { id: bankAccountId } = (await polled.ramp.bankAccounts.add({ customerId: customerId!, currency: 'GBP', bankName: 'Barclays', accountNo: '20000012345679', swift: 'BARCGB22', beneficiaryName: 'Ada Lovelace' })) as { id: string };
+    await polled.control.creditBalance({ currency: 'USDT', amount: '64' });
+    // Polls an hour apart: it parks at its deadline, and the settlement's event makes it look again.
+    const handle = await new PayoutClient(polled.client, polled.taskQueue).start({ reference: `po-${randomUUID()}`, bankAccountId, deductCurrency: 'USDT', deductAmount: '64', timings: { pollIntervalSeconds: 3600, settlementDeadlineSeconds: 2 } });
+    let parked = await handle.query(payoutStateQuery);
+    while (parked.stage !== 'NEEDS_ATTENTION') {
+      await new Promise((wake) => setTimeout(wake, 200));
+      parked = await handle.query(payoutStateQuery);
+    }
+    expect(parked.attention).toMatchObject({ errorType: 'Deadline' });
+    const paymentId = parked.paymentId!;
+    await polled.control.settlePayment(paymentId);
+    // As the receiver routes PAYMENT_SETTLED: the payload's record, which the parked payout reads again.
+    await handle.signal(payoutPaymentEventSignal, { key: `PAYMENT_SETTLED/${paymentId}`, event: 'PAYMENT_SETTLED', record: { id: paymentId } as PaymentRecord });
+    expect(await handle.result()).toMatchObject({ stage: 'SETTLED' });
+    await record('payout-deadline-parked-then-settled', handle);
+  });
+
+  it('an offramp deposit whose payment the service failed, parked then cancelled (since v0.8.0)', async () => {
+    // Deposits that poll every two seconds: no event announces a failed payment, only the poll finds it.
+    const depositTimings = { pollIntervalSeconds: 2, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };
+    const version = { deploymentName: `record-failed-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(inject('workflowBundlePath'))) };
+    const h = await startJourneyHarness({ clock: { frozen: true } }, { dataConverter: PLAIN, deploymentVersion: version, depositTimings });
+    let customer: OfframpByWebhooks | undefined;
+    try {
+      await setCurrentVersion(h.client, version);
+      customer = await startOfframpByWebhooks(h, depositTimings);
+      const { deliver, tradeOf } = customer;
+      const depositId = await customer.pay('14.000000');
+      await deliver();
+      await h.waitForDeposit(depositId, (s) => s.stage === 'TRADE_CREATED');
+      await h.control.settleTrade((await tradeOf(depositId)).id);
+      await deliver();
+      await h.waitForDeposit(depositId, (s) => s.stage === 'TRADE_SETTLED');
+      await h.control.failPayment((await tradeOf(depositId)).paymentId!, 'beneficiary account closed');
+      const parked = await h.waitForDeposit(depositId, (s) => s.stage === 'NEEDS_ATTENTION');
+      expect(parked.attention).toMatchObject({ errorType: 'PaymentFailed' });
+      const deposit = h.client.workflow.getHandle(depositWorkflowId(depositId));
+      await deposit.executeUpdate(cancelUpdate, { args: [{ reason: 'paid out by hand' }] });
+      await deposit.result();
+      await close(customer.journey);
+      await record('deposit-offramp-payment-failed-then-cancelled', deposit);
+    } finally {
+      await customer?.receiver.close();
+      await h.close();
+    }
+  });
+
+  it('a deposit parked at its step deadlines, each time retried after the service moved (since v0.8.0)', async () => {
+    // Each step parks two seconds in (its polls are an hour apart); an operator's retry looks at once.
+    const depositTimings = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 2 };
+    const version = { deploymentName: `record-retried-${randomUUID().slice(0, 8)}`, buildId: buildIdOfBundle(readFileSync(inject('workflowBundlePath'))) };
+    const h = await startJourneyHarness({}, { dataConverter: PLAIN, deploymentVersion: version, depositTimings });
+    try {
+      await setCurrentVersion(h.client, version);
+      const { handle: journey, virtualAccountId } = await startActiveJourney(h);
+      const money = await h.control.simulateFiatDeposit({ virtualAccountId, amount: '40.00', currency: 'AUD', sender: TEST_AUD_SOURCE });
+      await h.reconcile();
+      const deposit = h.client.workflow.getHandle(depositWorkflowId(money.id));
+      let lastPark: string | undefined;
+      for (let retries = 0; ; retries++) {
+        expect(retries).toBeLessThan(6);
+        const state = await h.waitForDeposit(money.id, (s) => s.stage === 'COMPLETED' || (s.stage === 'NEEDS_ATTENTION' && s.attention?.since !== lastPark));
+        if (state.stage === 'COMPLETED') break;
+        expect(state.attention).toMatchObject({ errorType: 'Deadline' });
+        lastPark = state.attention!.since;
+        // What the parked step waited for, done by the service now.
+        if (state.attention!.stage === 'RECEIVED') await h.control.confirmDeposit(money.id);
+        else if (state.attention!.stage === 'TRADE_CREATED' && state.tradeId) await h.control.settleTrade(state.tradeId);
+        else if (state.attention!.stage === 'TRADE_SETTLED' && state.paymentId) await h.control.settlePayment(state.paymentId);
+        await deposit.executeUpdate(retryUpdate, { args: [{}] });
+      }
+      await h.waitForJourney(journey, (s) => stageOf(s, money.id) === 'COMPLETED');
+      await close(journey);
+      await record('deposit-deadline-parked-then-retried', deposit);
+    } finally {
+      await h.close();
     }
   });
 

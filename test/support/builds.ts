@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
@@ -57,19 +58,25 @@ export interface BuildWorker {
   stop(): Promise<void>;
 }
 
-/** A second worker on the harness's task queue running the bundle at `codePath` (in a deployment version when given). */
+/**
+ * A second worker running the bundle at `codePath` (in a deployment version when given), on the
+ * harness's task queue unless `where.taskQueue` names another (a new major version's, as in
+ * test/workflows/hand-over.temporal.test.ts), with the run's encrypting data converter unless
+ * `where.dataConverter` gives another (the recorder's plain one).
+ */
 export async function startBuildWorker(
   h: JourneyHarness,
   codePath: string,
   deploymentVersion?: RampflowWorkerOptions['deploymentVersion'],
+  where: { taskQueue?: string; dataConverter?: DataConverter } = {},
 ): Promise<BuildWorker> {
   const connection = await connectWorker();
   const worker = await createRampflowWorker({
     connection,
     namespace: 'default',
-    taskQueue: h.taskQueue,
+    taskQueue: where.taskQueue ?? h.taskQueue,
     ramp: h.ramp,
-    dataConverter: dataConverterFromEnv(),
+    dataConverter: where.dataConverter ?? dataConverterFromEnv(),
     workflowBundle: { codePath },
     shutdownGraceTime: '2 seconds',
     depositTimings: FAST_DEPOSIT_TIMINGS,

@@ -20,6 +20,7 @@ import type {
   TradeRecord,
   VirtualAccountRecord,
 } from './records';
+import { serviceTaskQueueOf } from './calls';
 import type { DepositStage, JourneyStage } from './contract';
 
 /**
@@ -158,6 +159,39 @@ export const cancelUpdate = defineUpdate<{ cancelled: true }, [EndRequest]>('can
 
 /** The customer relationship ends: the journey closes (its deposits in flight finish on their own). */
 export const closeCustomerUpdate = defineUpdate<{ closed: true }, [EndRequest]>('closeCustomer');
+
+/**
+ * Moves a running journey to another task queue (a new major version's, docs/deploying/versioning.md,
+ * "Major versions"): at its next wait, or at once if it is waiting, parked or ACTIVE, the journey
+ * continues as new on `taskQueue`, carrying its whole state. A signal, so the workflow cannot refuse
+ * it: a target `handOverRefusal` names a reason for is ignored (and logged), and a journey that is
+ * ending just ends.
+ */
+export interface HandOverRequest {
+  taskQueue: string;
+}
+export const handOverSignal = defineSignal<[HandOverRequest]>('handOver');
+
+/** Temporal allows longer names; a hand-over target is a queue name an operator typed, and its `-service` queue must fit too. */
+export const MAX_TASK_QUEUE_NAME_LENGTH = 200;
+const TASK_QUEUE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * Why a journey on `ownTaskQueue` cannot hand over to `taskQueue`, or undefined when it can. Shared by
+ * the workflow (which ignores a refused target) and the client (which refuses it before sending).
+ * The reason never repeats the name given, which may be anything.
+ */
+export function handOverRefusal(taskQueue: unknown, ownTaskQueue: string): string | undefined {
+  if (typeof taskQueue !== 'string' || taskQueue.length === 0) return 'no task queue named';
+  if (taskQueue.length > MAX_TASK_QUEUE_NAME_LENGTH)
+    return `a task queue name of at most ${MAX_TASK_QUEUE_NAME_LENGTH} characters`;
+  if (!TASK_QUEUE_NAME.test(taskQueue))
+    return 'a task queue name of letters, digits, dots, dashes and underscores, starting with a letter or digit';
+  if (taskQueue === ownTaskQueue) return "the journey's own task queue";
+  // Only the service-call workers poll it (workflows/common/calls.ts): a journey there would never run.
+  if (taskQueue === serviceTaskQueueOf(ownTaskQueue)) return "the journey's service task queue";
+  return undefined;
+}
 
 /**
  * For a deposit in ACTION_REQUIRED: the document the service asked for, as a claim check. The bytes

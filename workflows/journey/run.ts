@@ -19,6 +19,8 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  log,
+  makeContinueAsNewFunc,
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -45,6 +47,8 @@ import {
   type DepositSummary,
   type EndRequest,
   HANDING_OVER,
+  type HandOverRequest,
+  handOverRefusal,
   JOURNEY_STAGES,
   type JourneyStage,
   type JourneyState,
@@ -54,7 +58,7 @@ import {
 import { indexStage, stageEntered } from '../common/showing';
 import type { JourneyInput, OnrampRequest } from '../schemas';
 import { type CarriedParking, OperatorDesk, ParkedHistoryFull, takeUpCarriedPark } from '../common/parking';
-import { OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
+import { JOURNEY_HANDS_OVER, OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
 import { isHint } from '../common/trust';
 import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
 import { PartnerEventOutbox } from '../partner-events/outbox';
@@ -129,6 +133,11 @@ export class JourneyRun {
   private carriedParking: CarriedParking | undefined;
   /** Set once the run hands over (ends or continues as new): deposits' report offers are refused from then on. */
   private handingOver = false;
+  /**
+   * The task queue an operator's `handOver` signal named (a new major version's): the run continues as
+   * new there, by the same path as when its history has grown (`shouldContinueAsNew`).
+   */
+  private handOverTo: string | undefined;
 
   private readonly act: ActivityInterfaceFor<RampActivities>;
   private readonly timings: ResolvedJourneyTimings;
@@ -419,9 +428,23 @@ export class JourneyRun {
 
   // ---- waiting for the service ----------------------------------------------------------------------
 
-  /** True when the history has grown enough to continue as new. */
+  /**
+   * True when the run should continue as new: its history has grown enough, or an operator asked it to
+   * hand over to another task queue. Every wait that wakes for the one wakes for the other: the waits
+   * (`waitOrPark`), ACTIVE's condition and the parked desk's `historyFull`.
+   *
+   * Replay: `handOverTo` is set only by the `handOver` signal, and only in a run that takes the patch
+   * JOURNEY_HANDS_OVER (`onHandOver`). A history without the signal answers here as it did before the
+   * term was added, at every point it is asked, so the waits issue the same commands (the patches they
+   * ask only when it is true are asked at the same points). A history of earlier code that holds the
+   * signal (sent while that code, which had no handler, was current) has no marker: the signal is
+   * ignored there as it was then. Not `signup`'s argument (an update with no handler is refused and
+   * never enters the history; a signal with no handler does enter it).
+   */
   private readonly shouldContinueAsNew = (): boolean =>
-    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > this.timings.maxHistoryEvents;
+    this.handOverTo !== undefined ||
+    workflowInfo().continueAsNewSuggested ||
+    workflowInfo().historyLength > this.timings.maxHistoryEvents;
 
   /**
    * Every wait has an event, a poll and a deadline (the stage's, carried through continue-as-new); it
@@ -616,6 +639,23 @@ export class JourneyRun {
     return { stage: state.stage, waitingFor: state.waitingFor, ...(kycLink !== undefined ? { kycLink } : {}) };
   };
 
+  /**
+   * The `handOver` signal (workflows/common/messages.ts). A signal cannot be refused, so a target the
+   * journey cannot go to (malformed, or its own queue) is ignored with a warning that says why (never
+   * the name given, which may be anything). A journey that is ending ends: every wait looks at the end
+   * before it looks at `shouldContinueAsNew`.
+   */
+  readonly onHandOver = (request: HandOverRequest): void => {
+    const refusal = handOverRefusal(request?.taskQueue, workflowInfo().taskQueue);
+    if (refusal !== undefined) {
+      log.warn('hand-over ignored: the target is not a task queue this journey can move to', { refusal });
+      return;
+    }
+    // False only while replaying a history of code that had no handler: it ignored the signal then.
+    if (!takesPatch(JOURNEY_HANDS_OVER)) return;
+    this.handOverTo = request.taskQueue;
+  };
+
   readonly validateClose = (_request: EndRequest): void => {
     if (this.state.stage === 'CLOSED' || this.state.stage === 'REJECTED')
       throw new Error(`the journey has already ended (${this.state.stage})`);
@@ -652,7 +692,7 @@ export class JourneyRun {
   /**
    * Continues as new with what the run established (workflows/journey/carry.ts), parked when `parking`
    * is given: deposit reports are refused first, then the handlers finish and the partner events are
-   * recorded.
+   * recorded. On the task queue a `handOver` named, if any: the next run is the other queue's workers'.
    */
   async continueAsNew(parking: CarriedParking | undefined): Promise<never> {
     this.handingOver = true;
@@ -660,7 +700,10 @@ export class JourneyRun {
     await this.outbox.drained();
     const next = this.ledger.carry(this.outbox.carry(), this.reportKeys.carry(), parking);
     // Only the overrides go on: the next run resolves the rest from the code's defaults of its day.
-    return continueAsNew<CustomerJourneyWorkflow>({ ...this.input, timings: this.timings.overrides }, next);
+    const input = { ...this.input, timings: this.timings.overrides };
+    if (this.handOverTo === undefined) return continueAsNew<CustomerJourneyWorkflow>(input, next);
+    log.info('handing the journey over to another task queue', { taskQueue: this.handOverTo });
+    return makeContinueAsNewFunc<CustomerJourneyWorkflow>({ taskQueue: this.handOverTo })(input, next);
   }
 
   // ---- what the partner hears ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import {
   depositAddressEventSignal,
   depositProgressSignal,
   depositReportsUpdate,
+  handOverSignal,
   type JourneyStage,
   journeyStateQuery,
   signupUpdate,
@@ -56,6 +57,8 @@ export async function customerJourney(
   setHandler(journeyStateQuery, run.describe);
   setHandler(signupUpdate, run.answerSignup, { validator: validateSignup });
   setHandler(closeCustomerUpdate, run.close, { validator: run.validateClose });
+  // Last: it changes nothing in a history of earlier code (JOURNEY_HANDS_OVER), so its place changes no replay.
+  setHandler(handOverSignal, run.onHandOver);
 
   // Each stage's step: it runs the stage and returns the next.
   const steps: Partial<Record<JourneyStage, JourneyStep>> = {
@@ -84,7 +87,7 @@ export async function customerJourney(
       stage = await run.parkUntilDecided(stage, parked);
     }
   } catch (error) {
-    // ACTIVE, a wait or a park whose history has grown: the next run goes on from here.
+    // ACTIVE, a wait or a park whose history has grown, or told to hand over: the next run goes on from here.
     if (error instanceof ContinueAsNewRequest) return await run.continueAsNew(error.parking);
     if (!(error instanceof JourneyEnded)) throw error;
     return await run.end(error.outcome);
