@@ -25,6 +25,9 @@ import {
 } from '../support/journey-harness';
 import { until } from '../support/until';
 
+/** The last release whose journey had no `handOver` handler. */
+const RELEASE_WITHOUT_HAND_OVER = 'v0.7.0';
+
 let h: JourneyHarness;
 let rampflow: RampflowClient;
 let workerB: BuildWorker | undefined;
@@ -151,9 +154,10 @@ describe("a journey's hand-over to another task queue", () => {
     for (const handle of [waiting, parkedHandle]) await handle.terminate('test over');
   });
 
-  it('replays, on this code, a journey of the previous release that was sent a hand-over it had no handler for', async () => {
-    // The previous release's workers on a queue of their own: an operator ran the hand-over too early.
-    const released = latestReleaseBundle();
+  it('replays, on this code, a journey of a release before the hand-over that was sent one it had no handler for', async () => {
+    // v0.7.0's workers (the last release without the handler) on a queue of their own: an operator ran
+    // the hand-over too early.
+    const released = latestReleaseBundle(RELEASE_WITHOUT_HAND_OVER);
     const queueOld = `${h.taskQueue}-old`;
     const old = await startBuildWorker(h, released.codePath, undefined, { taskQueue: queueOld });
     try {
