@@ -269,6 +269,17 @@ async function playWith(
       `offramp payouts the service was to fail: ${failedPayments.length}; failed ${failed.length} (the rest paid first); their deposits retried by the operator ${retried.length}, ended (cancelled) ${ended.length}`,
     );
   }
+  const parkedJourneys = customers.progress.filter((customer) => customer.plan.journeyPark !== 'NONE');
+  if (parkedJourneys.length > 0) {
+    const total = (count: (customer: CustomerProgress) => number) =>
+      parkedJourneys.reduce((sum, customer) => sum + count(customer), 0);
+    print(
+      `journeys whose customer's create the service refused: ${parkedJourneys.length}; parks the operator acted on ${total((customer) => customer.journeyParksActedOn.length)}: ` +
+        `journey retry ${total((customer) => customer.journeyRetries)}, journey retry --all --error-type Refused ${total((customer) => customer.journeyBulkRetries)}, ` +
+        `journey cancel ${parkedJourneys.filter((customer) => customer.journeyCancelled).length} (${parkedJourneys.filter((customer) => customer.journeyCancelled && customer.lastState?.stage === 'CLOSED').length} CLOSED); ` +
+        `went on to create their customer ${parkedJourneys.filter((customer) => customer.customerId !== undefined).length}`,
+    );
+  }
   for (const window of faults.endpointGone) {
     const missed = missedWhileGone(record.eventStore.storedBefore, record.endpoint.accepted, [window]);
     const before = missed.filter((event) => Date.parse(event.timestamp) < window.from).length;
