@@ -173,7 +173,7 @@ async function playWith(
     );
     print(
       `t+${elapsedSeconds().toFixed(0)}s ${phase}: ${workers.size} workers, ${p.filter((customer) => customer.signups > 0).length}/${p.length} signed up, ` +
-        `${p.filter((customer) => customer.lastState?.stage === 'ACTIVE').length} ACTIVE, ${paid} deposits paid, ${faults.done}/${schedule.faults.length} faults, ` +
+        `${p.filter((customer) => customer.lastState?.stage === 'ACTIVE').length} ACTIVE, ${p.filter((customer) => customer.lastState?.stage === 'NEEDS_ATTENTION').length} journeys parked, ${paid} deposits paid, ${faults.done}/${schedule.faults.length} faults, ` +
         `${stack.endpoint.accepted.length} partner events, ${stack.serviceRequests.length} service requests`,
     );
   };
