@@ -103,7 +103,10 @@ export class FaultInjector {
    * the every-path ones (never for the sandbox's own tools).
    */
   take(partnerId: string, path: string, afterHandling: boolean, call: FaultedCall = {}): FaultRule | undefined {
-    const keys = [this.key(partnerId, path), ...(path.startsWith('/sandbox/') ? [] : [this.key(partnerId, EVERY_PATH)])];
+    const keys = [
+      this.key(partnerId, path),
+      ...(path.startsWith('/sandbox/') ? [] : [this.key(partnerId, EVERY_PATH)]),
+    ];
     for (const key of keys) {
       const rules = this.rules.get(key);
       const rule = rules?.find(

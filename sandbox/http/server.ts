@@ -146,11 +146,7 @@ async function applyFault(rule: FaultRule, request: FastifyRequest, reply: Fasti
 }
 
 /** The customer a call names, for faults that pick one customer's calls: its JSON body's `externalId`, or its query's. */
-function externalIdNamed(
-  query: Query,
-  rawBody: Buffer,
-  contentType: string | undefined,
-): { externalId?: string } {
+function externalIdNamed(query: Query, rawBody: Buffer, contentType: string | undefined): { externalId?: string } {
   const fromQuery = query.optional('externalId');
   if (fromQuery !== undefined) return { externalId: fromQuery };
   if (rawBody.length === 0 || !contentType?.includes('json')) return {};
