@@ -6,7 +6,9 @@
  * its document through the client library), refunds a deposit before its trade or after its payout,
  * fails an offramp deposit's payout to the customer's bank (an operator then retries the parked
  * deposit and cancels it), and settles or fails a payout, or refuses it for a short balance (an
- * operator then retries or cancels it: chaos/operator.ts); one customer closes and returns. Everything the service does goes
+ * operator then retries or cancels it: chaos/operator.ts); one customer closes and returns. Some
+ * customers' creates the service refuses until their journeys park, and the operator then retries
+ * them (singly or in bulk) or cancels them. Everything the service does goes
  * through the sandbox's own tools (not the partner ramp API), so the service's request log holds
  * rampflow's calls only; what the customer knows of its journey and payout it reads from Temporal.
  * Each step is tried again on the next round when it fails (Temporal or a worker may be down): the
@@ -25,9 +27,12 @@ import type { PayoutState } from '../workflows/payout/messages';
 import {
   operatorCancelsDeposit,
   operatorCancelsFailedPayoutDeposits,
+  operatorCancelsJourney,
   operatorCancelsPayout,
   operatorRetriesDeposit,
+  operatorRetriesJourney,
   operatorRetriesPayout,
+  operatorRetriesRefusedJourneys,
   operatorRetriesRefusedPayouts,
 } from './operator';
 import type { ChaosPartnerApi } from './partner-api';
@@ -50,6 +55,12 @@ const REFUSED_PAYOUT_AMOUNT = '1000000';
 /** The payout learns of a failed payment from its poll alone (no event): every 5 s here; no deadline within a run. */
 const PAYOUT_TIMINGS = { pollIntervalSeconds: 5, settlementDeadlineSeconds: 86_400 };
 const PAYOUT_ENDED = new Set(['SETTLED', 'FAILED', 'CANCELLED']);
+/**
+ * A customer's create refused until lifted: far more refusals than its journey's attempts before it
+ * parks (RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS in chaos/stack.ts), so only the lift ends them.
+ */
+const REFUSED_UNTIL_LIFTED = 1_000;
+const CREATE_PATH = '/customer/create';
 /** Deposit stages a journey shows for a deposit that ended. */
 const DEPOSIT_ENDED = new Set(['COMPLETED', 'REJECTED', 'REVERSED', 'CANCELLED', 'DISMISSED']);
 
@@ -88,6 +99,14 @@ export interface CustomerProgress {
   payoutState?: PayoutState;
   /** Moves the service could not make because the record had moved on first (a race the plan lost). */
   missedMoves: string[];
+  /** Its create is refused at the service until lifted (a JourneyPark plan): set before it signs up. */
+  createRefused: boolean;
+  /** The parks (their `since`) of its journey the operator acted on. */
+  journeyParksActedOn: string[];
+  /** What the operator ran on its journey: single retries, bulk retries, and the cancel that went through. */
+  journeyRetries: number;
+  journeyBulkRetries: number;
+  journeyCancelled: boolean;
   /** Closed, its journey removed as retention would; signed up again when signups is 2. */
   closed: boolean;
   removed: boolean;
@@ -125,6 +144,11 @@ export class Customers {
       operatorActed: false,
       offrampPaymentFailed: false,
       offrampDepositEnded: false,
+      createRefused: false,
+      journeyParksActedOn: [],
+      journeyRetries: 0,
+      journeyBulkRetries: 0,
+      journeyCancelled: false,
       missedMoves: [],
       closed: false,
       removed: false,
@@ -172,6 +196,15 @@ export class Customers {
     const { plan } = customer;
     if (customer.signups === 0) {
       if (secondsIntoRun < plan.signupAtSeconds) return;
+      if (plan.journeyPark !== 'NONE' && !customer.createRefused) {
+        await this.control.injectFault({
+          path: CREATE_PATH,
+          kind: 'REFUSED',
+          count: REFUSED_UNTIL_LIFTED,
+          externalId: plan.externalId,
+        });
+        customer.createRefused = true;
+      }
       await this.signUp(plan);
       customer.signups = 1;
     }
@@ -186,6 +219,7 @@ export class Customers {
     }
     const state = await this.rampflow.getJourney(plan.externalId);
     customer.lastState = state;
+    if ((await this.actOnParkedJourney(customer, state)) || customer.journeyCancelled) return;
     const customerId = state.customer.id;
     if (!customerId) return;
     customer.customerId = customerId;
@@ -301,6 +335,38 @@ export class Customers {
     if (deposit.attention.since === customer.depositRetriedAt) return;
     if (customer.plan.depositCancelledInBulk) await operatorCancelsFailedPayoutDeposits(this.operatorEnv());
     else await operatorCancelsDeposit(this.operatorEnv(), depositId);
+  }
+
+  /**
+   * The operator on a journey parked as refused (its customer's create): acted on at every park seen,
+   * since another customer's bulk retry may resume it before its own move and, while it is still
+   * refused, it parks again. For a retry the refusal is lifted first (the cause fixed, as a top-up
+   * for a payout); for a cancel it is kept, so a bulk retry that resumed it only parks it again.
+   * True while the journey is parked (nothing else to do this round).
+   */
+  private async actOnParkedJourney(customer: CustomerProgress, state: JourneyState): Promise<boolean> {
+    const { plan } = customer;
+    // Only the operator's cancel closes it (its command may have gone through unanswered).
+    if (plan.journeyPark === 'CANCELLED' && state.stage === 'CLOSED') customer.journeyCancelled = true;
+    if (plan.journeyPark === 'NONE' || state.stage !== 'NEEDS_ATTENTION' || state.attention?.errorType !== 'Refused')
+      return false;
+    const env = this.operatorEnv();
+    if (plan.journeyPark === 'CANCELLED') {
+      await operatorCancelsJourney(env, plan.externalId);
+      customer.journeyCancelled = true;
+    } else {
+      await this.control.injectFault({ path: CREATE_PATH, kind: 'REFUSED', count: 0, externalId: plan.externalId });
+      if (plan.journeyPark === 'RETRIED_IN_BULK') {
+        await operatorRetriesRefusedJourneys(env);
+        customer.journeyBulkRetries += 1;
+      } else {
+        await operatorRetriesJourney(env, plan.externalId);
+        customer.journeyRetries += 1;
+      }
+    }
+    if (!customer.journeyParksActedOn.includes(state.attention.since))
+      customer.journeyParksActedOn.push(state.attention.since);
+    return true;
   }
 
   /** Payout steps: start it, fail its payment, have the operator act on its park, follow it to its end. */
@@ -427,7 +493,12 @@ function bothDepositsEnded(customer: CustomerProgress, state: JourneyState): boo
 /** Whether a customer did everything its plan asks and its journey (and payout) shows it. */
 export function customerAtRest(customer: CustomerProgress): boolean {
   const { plan, lastState } = customer;
-  if (customer.signups === 0 || (plan.kyc !== 'PENDING' && !customer.kycDecided)) return false;
+  if (customer.signups === 0) return false;
+  // Cancelled: it ended CLOSED at its park, before its customer was created.
+  if (plan.journeyPark === 'CANCELLED') return customer.journeyCancelled && lastState?.stage === 'CLOSED';
+  // Retried: its journey went on and created its customer.
+  if (plan.journeyPark !== 'NONE' && !customer.customerId) return false;
+  if (plan.kyc !== 'PENDING' && !customer.kycDecided) return false;
   if (plan.kyc !== 'APPROVED') return true;
   if (plan.closesAndReturns) return customer.signups === 2 && lastState?.stage === 'ACTIVE';
   if (

@@ -56,7 +56,8 @@ export interface GoneWindow {
   enabledAt?: number;
 }
 
-export const TOTALS_ROW = "each journey's completed totals equal the service's completed, not-refunded deposits";
+export const TOTALS_ROW =
+  "each journey's completed totals equal the service's completed, not-refunded deposits; a cancelled one CLOSED with none";
 export const PAYOUTS_ROW = "every payout's last payout.* event matches the service's payment";
 export const STORE_ROW = 'every stream as the event store keeps it reached the endpoint, tail included';
 export const GENUINE_ROW = 'every partner event reports something the service did (no id only the forger sent)';
@@ -224,7 +225,14 @@ const sum = (amounts: string[]): number => amounts.reduce((total, amount) => tot
 const same = (a: number, b: number): boolean => Math.abs(a - b) < 1e-9;
 
 async function totalsMatch(record: RunRecord, service: ServiceRecords): Promise<string[]> {
+  const cancelled = record.customers.filter((customer) => customer.journeyCancelled);
   const evidence: string[] = [];
+  if (cancelled.length > 0) {
+    const atService = new Set<string>();
+    for await (const customer of record.ramp.customers.iterate({ pageSize: 100 }))
+      if (customer.externalId) atService.add(customer.externalId);
+    evidence.push(...cancelledJourneysEmpty(cancelled, atService));
+  }
   for (const customer of record.customers) {
     const { externalId } = customer.plan;
     // A journey removed and started again counts from its new start: v0 checks only its state (first row).
@@ -252,6 +260,31 @@ async function totalsMatch(record: RunRecord, service: ServiceRecords): Promise<
     }
   }
   return evidence;
+}
+
+/**
+ * A journey the operator cancelled at its park (its customer's create refused): CLOSED, nothing
+ * counted, and no customer of its externalId at the service, so no deposit either.
+ */
+export function cancelledJourneysEmpty(
+  cancelled: readonly Pick<CustomerProgress, 'plan' | 'lastState'>[],
+  externalIdsAtService: ReadonlySet<string>,
+): string[] {
+  return cancelled.flatMap(({ plan: { externalId }, lastState }) => {
+    const evidence: string[] = [];
+    if (lastState?.stage !== 'CLOSED')
+      evidence.push(`${externalId}: cancelled by the operator, its journey ${lastState?.stage ?? 'never answered'}`);
+    const counted = Object.entries(lastState?.deposits.completedTotals ?? {}).filter(
+      ([, amount]) => Number(amount) !== 0,
+    );
+    if (counted.length > 0)
+      evidence.push(
+        `${externalId}: cancelled, its journey counts ${counted.map(([currency, amount]) => `${amount} ${currency}`).join(', ')}`,
+      );
+    if (externalIdsAtService.has(externalId))
+      evidence.push(`${externalId}: cancelled before its customer was created, yet the service has one`);
+    return evidence;
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The operator of the chaos run: acts on what parks with the `rampflow` CLI, as the runbooks tell an
- * operator to (docs/integrating/payouts.md, docs/operating/bulk-actions.md,
+ * operator to (docs/operating/README.md, docs/integrating/payouts.md, docs/operating/bulk-actions.md,
  * docs/integrating/partner-events.md), in a child process of its own configured by TEMPORAL_* (and
  * PARTNER_EVENTS_DATABASE_URL for the event store).
  * A command that fails throws with its stderr, so the customer's step is tried again next round.
@@ -69,3 +69,18 @@ export const operatorCancelsFailedPayoutDeposits = (env: NodeJS.ProcessEnv): Pro
     '--reason',
     'chaos: the payout failed; refunded by hand',
   ]);
+
+/** `rampflow journey retry <externalId>`: once the service no longer refuses what parked it. */
+export const operatorRetriesJourney = (env: NodeJS.ProcessEnv, externalId: string): Promise<void> =>
+  rampflow(env, ['journey', 'retry', externalId]);
+
+/**
+ * `rampflow journey retry --all --error-type Refused` (docs/operating/bulk-actions.md): every journey
+ * parked as refused at this moment, another customer's too (one still refused parks again).
+ */
+export const operatorRetriesRefusedJourneys = (env: NodeJS.ProcessEnv): Promise<void> =>
+  rampflow(env, ['journey', 'retry', '--all', '--error-type', 'Refused']);
+
+/** `rampflow journey cancel <externalId>`: the signup is given up; the journey ends CLOSED. */
+export const operatorCancelsJourney = (env: NodeJS.ProcessEnv, externalId: string): Promise<void> =>
+  rampflow(env, ['journey', 'cancel', externalId, '--reason', 'chaos: the service will not take this customer']);

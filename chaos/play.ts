@@ -181,7 +181,7 @@ async function playWith(
     );
     print(
       `t+${elapsedSeconds().toFixed(0)}s ${phase}: ${workers.size} workers, ${p.filter((customer) => customer.signups > 0).length}/${p.length} signed up, ` +
-        `${p.filter((customer) => customer.lastState?.stage === 'ACTIVE').length} ACTIVE, ${paid} deposits paid, ${faults.done}/${schedule.faults.length} faults, ` +
+        `${p.filter((customer) => customer.lastState?.stage === 'ACTIVE').length} ACTIVE, ${p.filter((customer) => customer.lastState?.stage === 'NEEDS_ATTENTION').length} journeys parked, ${paid} deposits paid, ${faults.done}/${schedule.faults.length} faults, ` +
         `${stack.endpoint.accepted.length} partner events, ${stack.serviceRequests.length} service requests`,
     );
   };
@@ -279,6 +279,17 @@ async function playWith(
     const ended = failed.filter((customer) => customer.offrampDepositEnded);
     print(
       `offramp payouts the service was to fail: ${failedPayments.length}; failed ${failed.length} (the rest paid first); their deposits retried by the operator ${retried.length}, ended (cancelled) ${ended.length}`,
+    );
+  }
+  const parkedJourneys = customers.progress.filter((customer) => customer.plan.journeyPark !== 'NONE');
+  if (parkedJourneys.length > 0) {
+    const total = (count: (customer: CustomerProgress) => number) =>
+      parkedJourneys.reduce((sum, customer) => sum + count(customer), 0);
+    print(
+      `journeys whose customer's create the service refused: ${parkedJourneys.length}; parks the operator acted on ${total((customer) => customer.journeyParksActedOn.length)}: ` +
+        `journey retry ${total((customer) => customer.journeyRetries)}, journey retry --all --error-type Refused ${total((customer) => customer.journeyBulkRetries)}, ` +
+        `journey cancel ${parkedJourneys.filter((customer) => customer.journeyCancelled).length} (${parkedJourneys.filter((customer) => customer.journeyCancelled && customer.lastState?.stage === 'CLOSED').length} CLOSED); ` +
+        `went on to create their customer ${parkedJourneys.filter((customer) => customer.customerId !== undefined).length}`,
     );
   }
   for (const window of faults.endpointGone) {

@@ -34,6 +34,16 @@ export type Refund = 'NONE' | 'ONRAMP_BEFORE_TRADE' | 'OFFRAMP_AFTER_PAYOUT';
  */
 export type PayoutPlan = 'NONE' | 'SETTLED' | 'FAILED' | 'REFUSED_THEN_RETRIED' | 'REFUSED_THEN_CANCELLED';
 
+/**
+ * What happens at the journey's start: nothing; or the service refuses to create its customer (a
+ * refusal of its `/customer/create` alone) until the journey parks `Refused`, and then the operator,
+ * the refusal lifted, retries it (`rampflow journey retry <externalId>`, or for RETRIED_IN_BULK
+ * `rampflow journey retry --all --error-type Refused`, which resumes every journey parked as refused
+ * at that moment, another customer's too) and it goes on to the rest of its plan; or, the refusal
+ * kept, cancels it (`rampflow journey cancel`): it ends CLOSED, with no customer at the service.
+ */
+export type JourneyPark = 'NONE' | 'RETRIED' | 'RETRIED_IN_BULK' | 'CANCELLED';
+
 export interface CustomerPlan {
   externalId: string;
   /** Seconds into the run. */
@@ -62,6 +72,8 @@ export interface CustomerPlan {
    */
   offrampPayment: OfframpPayment;
   depositCancelledInBulk: boolean;
+  /** Never CANCELLED for the first customer (the run always follows its money) nor the one that returns. */
+  journeyPark: JourneyPark;
   /**
    * Approved customers only: once both deposits ended, the customer is closed, its journey removed as
    * retention would (`temporal workflow delete`), and it signs up again under the same externalId.
@@ -140,6 +152,11 @@ export const MAX_WORKERS = 3;
 const BULK_RETRY_SHARE = 0.5;
 /** The share of approved customers (without a refund after the payout) whose offramp payout the service fails. */
 const FAILED_OFFRAMP_PAYMENT_SHARE = 0.3;
+/** The share of customers whose journey parks at its start (its customer's create refused). */
+const PARKED_JOURNEY_SHARE = 0.15;
+/** Of those, the shares the operator retries singly and in bulk; the rest it cancels. */
+const JOURNEY_RETRIED_SHARE = 0.45;
+const JOURNEY_RETRIED_IN_BULK_SHARE = 0.35;
 /** Faults a minute of play, on average. */
 const FAULTS_PER_MINUTE = 4;
 const FORGED_PER_SECOND = 20;
@@ -207,6 +224,7 @@ export function drawSchedule(options: ChaosOptions): Schedule {
       retriedInBulk: false,
       offrampPayment: 'PAID',
       depositCancelledInBulk: false,
+      journeyPark: 'NONE',
       closesAndReturns: false,
     };
   });
@@ -221,6 +239,21 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   const nextBulk = mulberry32(options.seed ^ 0xb01c);
   for (const plan of customerPlans)
     if (plan.payout === 'REFUSED_THEN_RETRIED') plan.retriedInBulk = nextBulk() < BULK_RETRY_SHARE;
+  // Which journeys park at their start, and what the operator does: from a stream of its own, two
+  // draws a customer whatever they give, so the other draws stay what each seed drew before.
+  const nextPark = mulberry32(options.seed ^ 0x9a4c);
+  for (const [index, plan] of customerPlans.entries()) {
+    const parks = nextPark() < PARKED_JOURNEY_SHARE;
+    const move = nextPark();
+    if (!parks) continue;
+    const cancellable = index > 0 && !plan.closesAndReturns;
+    plan.journeyPark =
+      move < JOURNEY_RETRIED_SHARE
+        ? 'RETRIED'
+        : move < JOURNEY_RETRIED_SHARE + JOURNEY_RETRIED_IN_BULK_SHARE || !cancellable
+          ? 'RETRIED_IN_BULK'
+          : 'CANCELLED';
+  }
   // Which offramp deposits' payouts the service fails: from a stream of its own too.
   const nextPayment = mulberry32(options.seed ^ 0xfa11);
   for (const plan of customerPlans) {
@@ -350,7 +383,9 @@ function drawEndpointGone(seed: number, playSeconds: number): Fault[] {
 export function describeSchedule(schedule: Schedule): string[] {
   const customers = schedule.customerPlans.map(
     (plan) =>
-      `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}, KYC ${plan.kyc}` +
+      `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}` +
+      (plan.journeyPark === 'NONE' ? '' : `, its create refused: journey parked then ${plan.journeyPark}`) +
+      `, KYC ${plan.kyc}` +
       (plan.kyc === 'APPROVED'
         ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}${plan.retriedInBulk ? ' (in bulk)' : ''}${plan.offrampPayment === 'FAILED' ? `, offramp payment FAILED (deposit cancelled ${plan.depositCancelledInBulk ? 'in bulk' : 'singly'})` : ''}`
         : '') +

@@ -24,6 +24,8 @@ import { fakeTimeLibrary } from './worker-clock';
 import { WorkerPool } from './worker-pool';
 import type { WebhookDelivery } from './schedule';
 
+/** How long a refused create is retried before its workflow parks as Refused (RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS). */
+const REFUSED_CREATE_PARK_AFTER_SECONDS = 5;
 /** The partner's limit, given to every worker as RAMP_MAX_CALLS_PER_SECOND. */
 export const CALLS_PER_SECOND = 20;
 /** Polls a backstop (events move the journeys), deadlines beyond any run: a pending KYC waits. */
@@ -167,6 +169,9 @@ export async function startChaosStack(
         // The partner's limit, the same on every worker: they share it through the Temporal server
         // however many the schedule runs (workers/partner-rate.ts).
         RAMP_MAX_CALLS_PER_SECOND: String(CALLS_PER_SECOND),
+        // A create the service refuses parks its journey after seconds (production: an hour), so the
+        // journeys whose creates the run refuses park within the play for the operator.
+        RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS: String(REFUSED_CREATE_PARK_AFTER_SECONDS),
         WORKER_METRICS_PORT: '0',
         TEMPORAL_WORKER_VERSIONING: 'false',
         DEPOSIT_POLL_INTERVAL_SECONDS: String(DEPOSIT_TIMINGS.pollIntervalSeconds),

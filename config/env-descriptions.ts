@@ -186,6 +186,12 @@ export const ENV_DESCRIPTIONS: Record<EnvVariable, EnvDescription> = {
       'calls per second to the ramp service for the whole partner, whatever the number of workers (they share it through the Temporal server, and bring it down while the service answers 429); give every worker the same value ([rate limits](../deploying/rate-limits.md))',
     unset: 'no limit (429s are still honoured)',
   },
+  RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS: {
+    readBy: 'worker',
+    description:
+      "how long a create the service keeps refusing (`FAILED`) is retried, from the activity's first schedule, before its workflow parks as `Refused` for an operator's `retry` or `cancel` ([failures](../integrating/journey.md#waits-timings-and-failures))",
+    unset: '3600 (an hour)',
+  },
   DEPOSIT_POLL_INTERVAL_SECONDS: {
     readBy: 'worker, `webhooks serve`',
     description: 'how long a deposit workflow this process starts waits for an event before asking the service',

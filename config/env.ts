@@ -158,6 +158,12 @@ export const WorkerEnvSchema = z.object({
    * same value. Unset: no limit (429s are still honoured).
    */
   RAMP_MAX_CALLS_PER_SECOND: z.coerce.number().positive().max(100_000).optional(),
+  /**
+   * How long a create the service keeps refusing with FAILED is retried before its workflow parks as
+   * `Refused` for an operator (activities/creates.ts), counted from when the activity was first
+   * scheduled. Unset: an hour (DEFAULT_REFUSED_CREATE_PARK_AFTER_MS).
+   */
+  RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS: z.coerce.number().min(0).max(86_400).optional(),
   ...DepositTimingsEnvSchema.shape,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -11,6 +11,9 @@
  * The path `*` stands for every path but the sandbox's own tools, for faults that hit every call.
  * With `afterHandling: true` the request is processed first and only its response is lost: the
  * case where a POST took effect but the client cannot know it.
+ * With `externalId` only calls naming that customer (the JSON body's `externalId`, or the query's)
+ * meet the fault, so one customer among many can be refused while the others are served; a call
+ * no rule of its own path takes meets the every-path faults as any other.
  */
 export type FaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED' | 'REFUSED';
 
@@ -25,6 +28,15 @@ export interface FaultRule {
   afterHandling: boolean;
   /** Only calls signed with this key meet the fault (a partner may hold several key pairs); any key when undefined. */
   apiKey?: string;
+  /** Only calls naming this customer's externalId meet the fault; any call when undefined. */
+  externalId?: string;
+}
+
+/** What a call is, for the rules that pick their calls. */
+export interface FaultedCall {
+  apiKey?: string;
+  /** The externalId the call names (its JSON body's or its query's), if any. */
+  externalId?: string;
 }
 
 /**
@@ -68,32 +80,50 @@ export class FaultInjector {
     return `${partnerId} ${path}`;
   }
 
-  /** Adds a rule; `count` 0 clears the path's rules instead. */
+  /**
+   * Adds a rule; `count` 0 clears the path's rules instead (with `externalId`, only those naming that
+   * customer: one customer's refusal lifted, the others' kept).
+   */
   add(partnerId: string, path: string, rule: FaultRule): void {
     const key = this.key(partnerId, path);
     if (rule.remaining === 0) {
-      this.rules.delete(key);
+      const kept =
+        rule.externalId === undefined
+          ? []
+          : (this.rules.get(key) ?? []).filter((candidate) => candidate.externalId !== rule.externalId);
+      if (kept.length === 0) this.rules.delete(key);
+      else this.rules.set(key, kept);
       return;
     }
     this.rules.set(key, [...(this.rules.get(key) ?? []), rule]);
   }
 
-  /** Takes one use of the first rule for this path and phase, if any. */
-  take(partnerId: string, path: string, afterHandling: boolean, apiKey?: string): FaultRule | undefined {
-    const ownKey = this.key(partnerId, path);
-    const key = this.rules.has(ownKey) || path.startsWith('/sandbox/') ? ownKey : this.key(partnerId, EVERY_PATH);
-    const rules = this.rules.get(key);
-    const rule = rules?.find(
-      (candidate) =>
-        candidate.afterHandling === afterHandling && (candidate.apiKey === undefined || candidate.apiKey === apiKey),
-    );
-    if (rules === undefined || rule === undefined) return undefined;
-    rule.remaining -= 1;
-    if (rule.remaining <= 0) {
-      rules.splice(rules.indexOf(rule), 1);
-      if (rules.length === 0) this.rules.delete(key);
+  /**
+   * Takes one use of the first rule for this call and phase, if any: the path's own rules first, then
+   * the every-path ones (never for the sandbox's own tools).
+   */
+  take(partnerId: string, path: string, afterHandling: boolean, call: FaultedCall = {}): FaultRule | undefined {
+    const keys = [
+      this.key(partnerId, path),
+      ...(path.startsWith('/sandbox/') ? [] : [this.key(partnerId, EVERY_PATH)]),
+    ];
+    for (const key of keys) {
+      const rules = this.rules.get(key);
+      const rule = rules?.find(
+        (candidate) =>
+          candidate.afterHandling === afterHandling &&
+          (candidate.apiKey === undefined || candidate.apiKey === call.apiKey) &&
+          (candidate.externalId === undefined || candidate.externalId === call.externalId),
+      );
+      if (rules === undefined || rule === undefined) continue;
+      rule.remaining -= 1;
+      if (rule.remaining <= 0) {
+        rules.splice(rules.indexOf(rule), 1);
+        if (rules.length === 0) this.rules.delete(key);
+      }
+      return rule;
     }
-    return rule;
+    return undefined;
   }
 
   pending(partnerId: string): { path: string; rule: FaultRule }[] {

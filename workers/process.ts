@@ -114,6 +114,9 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       depositTimings: depositTimingsFromEnv(config),
       partnerEvents: partnerEvents.wiring,
       ...(maxCallsPerSecond !== undefined ? { maxCallsPerSecond } : {}),
+      ...(config.RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS !== undefined
+        ? { refusedCreateParkAfterMs: config.RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS * 1000 }
+        : {}),
     });
     logger.info(
       {

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { splitRequestTarget } from '../../ramp/signing';
 import type { Authenticator } from '../auth/authenticate';
-import type { FaultInjector, FaultRule } from '../faults';
+import type { FaultedCall, FaultInjector, FaultRule } from '../faults';
 import { SandboxError } from './errors';
 import { Query, type QueryReading } from './query';
 import type { RouteDefinition } from './route';
@@ -145,6 +145,20 @@ async function applyFault(rule: FaultRule, request: FastifyRequest, reply: Fasti
   return true;
 }
 
+/** The customer a call names, for faults that pick one customer's calls: its JSON body's `externalId`, or its query's. */
+function externalIdNamed(query: Query, rawBody: Buffer, contentType: string | undefined): { externalId?: string } {
+  const fromQuery = query.optional('externalId');
+  if (fromQuery !== undefined) return { externalId: fromQuery };
+  if (rawBody.length === 0 || !contentType?.includes('json')) return {};
+  try {
+    const body: unknown = JSON.parse(rawBody.toString('utf8'));
+    const externalId = (body as { externalId?: unknown } | null)?.externalId;
+    return typeof externalId === 'string' ? { externalId } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Authenticates a request as it arrived: raw target, raw body bytes, Host header, peer address. */
 function authenticate(
   dependencies: ServerDependencies,
@@ -191,7 +205,11 @@ async function handle(
       .send('Too Many Requests');
     return;
   }
-  const before = dependencies.faults.take(partnerId, path, false, apiKey);
+  const call: FaultedCall = {
+    apiKey,
+    ...externalIdNamed(new Query(splitRequestTarget(rawTarget).query, dependencies.queryReading), rawBody, contentType),
+  };
+  const before = dependencies.faults.take(partnerId, path, false, call);
   if (before?.kind === 'UNAUTHORISED') {
     request.outcome = 'FAULT_UNAUTHORISED';
     return sendFailure(
@@ -227,7 +245,7 @@ async function handle(
     throw error;
   }
 
-  const after = dependencies.faults.take(partnerId, path, true, apiKey);
+  const after = dependencies.faults.take(partnerId, path, true, call);
   if (after !== undefined && (await applyFault(after, request, reply))) return;
   request.outcome = request.outcome ?? 'SUCCESS';
   await reply.code(200).send({ status: 'SUCCESS', data });

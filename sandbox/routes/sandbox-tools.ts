@@ -45,6 +45,8 @@ const FaultBody = z.object({
   afterHandling: z.boolean().default(false),
   /** Only calls signed with this key of the partner's (all keys when absent). */
   apiKey: z.string().min(1).optional(),
+  /** Only calls naming this customer (their JSON body's or query's externalId); with count 0, clears only its rules. */
+  externalId: z.string().min(1).max(128).optional(),
 });
 
 const SeedBody = z.object({
@@ -179,6 +181,7 @@ export function sandboxToolRoutes(
           delayMs: body.delayMs,
           afterHandling: body.afterHandling,
           ...(body.apiKey ? { apiKey: body.apiKey } : {}),
+          ...(body.externalId ? { externalId: body.externalId } : {}),
         });
         return pendingFaults(faults, request.partnerId);
       },

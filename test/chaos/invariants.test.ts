@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cancelledJourneysEmpty,
   eventsGenuine,
   missedWhileGone,
   refundsReported,
@@ -7,6 +8,8 @@ import {
   type ServiceDeposit,
 } from '../../chaos/invariants';
 import type { StoredPartnerEvent } from '../../chaos/partner-api';
+import type { CustomerPlan } from '../../chaos/schedule';
+import type { JourneyState } from '../../workflows/common/messages';
 import type { PartnerEvent } from '../../partner-events/catalogue';
 import type { ReceivedDelivery } from '../../test/support/partner-endpoint';
 
@@ -143,6 +146,21 @@ describe("the chaos run's event checks", () => {
     expect(eventsGenuine(delivered([...stream, accounts]), serviceIds, ['va-1'], new Set(['va-1']))).toEqual([]);
     expect(eventsGenuine(delivered([...stream, accounts]), serviceIds, [], new Set(['va-1']))).toEqual([
       expect.stringContaining('names va-1'),
+    ]);
+  });
+
+  it('holds a journey the operator cancelled to CLOSED, nothing counted and no customer at the service', () => {
+    const cancelled = (stage: string, completedTotals: Record<string, string> = {}) => ({
+      plan: { externalId: 'chaos-9-1' } as CustomerPlan,
+      lastState: { stage, deposits: { completedTotals } } as unknown as JourneyState,
+    });
+    expect(cancelledJourneysEmpty([cancelled('CLOSED')], new Set(['chaos-9-0']))).toEqual([]);
+    expect(cancelledJourneysEmpty([cancelled('NEEDS_ATTENTION', { USD: '0' })], new Set())).toEqual([
+      'chaos-9-1: cancelled by the operator, its journey NEEDS_ATTENTION',
+    ]);
+    expect(cancelledJourneysEmpty([cancelled('CLOSED', { USD: '100' })], new Set(['chaos-9-1']))).toEqual([
+      'chaos-9-1: cancelled, its journey counts 100 USD',
+      'chaos-9-1: cancelled before its customer was created, yet the service has one',
     ]);
   });
 });

@@ -93,6 +93,37 @@ describe('the chaos schedule', () => {
     );
   });
 
+  it('parks some journeys at their start, the operator retrying them singly or in bulk or cancelling them', () => {
+    const plans = Array.from(
+      { length: 200 },
+      (_, seed) => drawSchedule({ seed, customers: 4, minutes: 1.5 }).customerPlans,
+    ).flat();
+    const parked = plans.filter((plan) => plan.journeyPark !== 'NONE');
+    // About 15 % of the customers, whatever their KYC.
+    expect(parked.length / plans.length).toBeGreaterThan(0.1);
+    expect(parked.length / plans.length).toBeLessThan(0.2);
+    expect(new Set(parked.map((plan) => plan.journeyPark))).toEqual(
+      new Set(['RETRIED', 'RETRIED_IN_BULK', 'CANCELLED']),
+    );
+    expect(new Set(parked.map((plan) => plan.kyc))).toEqual(new Set(['APPROVED', 'REJECTED', 'PENDING']));
+    // Never cancelled: the first customer (the run always follows its money) and the one that returns.
+    for (const plan of parked.filter((each) => each.journeyPark === 'CANCELLED')) {
+      expect(plan.externalId).not.toMatch(/-0$/);
+      expect(plan.closesAndReturns).toBe(false);
+    }
+    // The same seed draws the same parks; seed 152 cancels one journey and bulk-retries another.
+    const seed152 = () => drawSchedule({ seed: 152, customers: 4, minutes: 1.5 }).customerPlans;
+    expect(seed152().map((plan) => plan.journeyPark)).toEqual(['NONE', 'CANCELLED', 'NONE', 'RETRIED_IN_BULK']);
+    expect(seed152()).toEqual(seed152());
+    expect(describeSchedule(drawSchedule({ seed: 152, customers: 4, minutes: 1.5 }))).toContain(
+      '  t+25.2s signup chaos-152-1 via CLIENT_LIBRARY, its create refused: journey parked then CANCELLED, KYC APPROVED, onramp deposit CONFIRMED, refund NONE, payout SETTLED',
+    );
+    // Drawn from a stream of their own: seed 1 parks none, its other draws as before.
+    expect(drawSchedule({ seed: 1, customers: 4, minutes: 1.5 }).customerPlans.map((plan) => plan.journeyPark)).toEqual(
+      ['NONE', 'NONE', 'NONE', 'NONE'],
+    );
+  });
+
   it('lets the partner endpoint answer 410 at most once a run, early enough to be enabled again within the play', () => {
     const gone = Array.from({ length: 20 }, (_, seed) =>
       drawSchedule({ seed, customers: 4, minutes: 1.5 }).faults.filter((fault) => fault.kind === 'ENDPOINT_GONE'),

@@ -61,6 +61,26 @@ describe('POST /sandbox/faults', () => {
     expect(delayed.json.status).toBe('SUCCESS');
   });
 
+  it("refuses one customer's calls only, before every-path faults, until its rules are cleared", async () => {
+    const { a } = await startSandbox();
+    const refuse = { path: '/customer/create', kind: 'REFUSED', count: 100, externalId: 'refused-one' };
+    await a.ok('POST', '/sandbox/faults', refuse);
+    await a.ok('POST', '/sandbox/faults', { ...refuse, externalId: 'refused-two' });
+    // Another customer's create meets no fault of the path's own: it goes on to the every-path ones.
+    await a.ok('POST', '/sandbox/faults', { path: '*', kind: 'HTTP_5XX', count: 1 });
+    expect((await a.post('/customer/create', { externalId: 'served' })).status).toBe(503);
+    expect((await a.ok('POST', '/customer/create', { externalId: 'served' })).externalId).toBe('served');
+    const refused = await a.post('/customer/create', { externalId: 'refused-one' });
+    expect([refused.status, refused.json.status]).toEqual([422, 'FAILED']);
+    // Cleared for one customer, the other's refusal stays.
+    await a.ok('POST', '/sandbox/faults', { ...refuse, count: 0 });
+    expect((await a.ok('POST', '/customer/create', { externalId: 'refused-one' })).externalId).toBe('refused-one');
+    expect((await a.post('/customer/create', { externalId: 'refused-two' })).json.status).toBe('FAILED');
+    expect(await a.ok('GET', '/sandbox/faults')).toEqual([
+      expect.objectContaining({ path: '/customer/create', externalId: 'refused-two', remaining: 99 }),
+    ]);
+  });
+
   it('clears a path with count 0, and validates the rule', async () => {
     const { a } = await startSandbox();
     await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 5 });

@@ -66,6 +66,8 @@ export class SandboxControl {
     afterHandling?: boolean;
     delayMs?: number;
     apiKey?: string;
+    /** Only calls naming this customer; with count 0, clears only its rules. */
+    externalId?: string;
   }) => this.ramp.http.request({ method: 'POST', path: '/sandbox/faults', body: jsonBody(fault) }, z.unknown());
 
   /** The partner's rate limit: above callsPerSecond calls in any second, 429 with Retry-After; 0 lifts it. */
