@@ -1,7 +1,14 @@
 import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { isoNow, workflowNow } from './timings';
 import { checkRetryRequest, type ContractIssue, describeIssues } from './checks';
-import { type Attention, cancelUpdate, type EndRequest, type RetryRequest, retryUpdate } from './messages';
+import {
+  type Attention,
+  cancelUpdate,
+  type EndRequest,
+  HANDING_OVER,
+  type RetryRequest,
+  retryUpdate,
+} from './messages';
 import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
 import { ParkRequest } from './calls';
 import { countParked, countResumed } from './showing';
@@ -44,6 +51,10 @@ export const Refused = {
   /** The park is being handed to the next run: the decision would be lost with this one. */
   continuingAsNew: (action: string) =>
     new Error(`the workflow is continuing as new, still parked: send the ${action} again`),
+  /** The journey is handing its state to its next run: a report offered now goes to that run (client/journey-report-sender.ts matches these words). */
+  handingOver: () => new Error(HANDING_OVER),
+  /** The workflow has ended (REJECTED, CLOSED): nothing is left to close. */
+  ended: (stage: string) => new Error(`the journey has already ended (${stage})`),
   /** The workflow resumed by itself, or was decided, while a cancel's guard read the service. */
   leftWhileCancelChecked: () =>
     ApplicationFailure.nonRetryable(

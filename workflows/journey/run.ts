@@ -39,14 +39,13 @@ import {
   type VirtualAccountRecord,
 } from '../common/records';
 import { journeyTimings, type ResolvedJourneyTimings, workflowNow } from '../common/timings';
-import { checkDepositReports, checkSignupRequest, describeIssues } from '../common/checks';
+import { checkDepositReports, checkSignupRequest } from '../common/checks';
 import {
   type DepositProgress,
   type DepositReport,
   type DepositStage,
   type DepositSummary,
   type EndRequest,
-  HANDING_OVER,
   type HandOverRequest,
   handOverRefusal,
   JOURNEY_STAGES,
@@ -57,7 +56,7 @@ import {
 } from '../common/messages';
 import { indexStage, stageEntered } from '../common/showing';
 import type { JourneyInput, OnrampRequest } from '../schemas';
-import { type CarriedParking, OperatorDesk, ParkedHistoryFull, takeUpCarriedPark } from '../common/parking';
+import { type CarriedParking, OperatorDesk, ParkedHistoryFull, Refused, takeUpCarriedPark } from '../common/parking';
 import { JOURNEY_HANDS_OVER, OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
 import { isHint } from '../common/trust';
 import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
@@ -598,9 +597,9 @@ export class JourneyRun {
    * applied to a board that has already been carried.
    */
   readonly validateDepositReports = (reports: DepositReport[]): void => {
-    if (this.handingOver) throw new Error(HANDING_OVER);
+    if (this.handingOver) throw Refused.handingOver();
     const checked = checkDepositReports(reports);
-    if (!checked.ok) throw new Error(`invalid deposit reports: ${describeIssues(checked.issues)}`);
+    if (!checked.ok) throw Refused.invalid('deposit reports', checked.issues);
   };
 
   readonly takeDepositReports = (reports: DepositReport[]): { taken: number } => {
@@ -657,8 +656,7 @@ export class JourneyRun {
   };
 
   readonly validateClose = (_request: EndRequest): void => {
-    if (this.state.stage === 'CLOSED' || this.state.stage === 'REJECTED')
-      throw new Error(`the journey has already ended (${this.state.stage})`);
+    if (this.state.stage === 'CLOSED' || this.state.stage === 'REJECTED') throw Refused.ended(this.state.stage);
   };
 
   readonly close = (request: EndRequest): { closed: true } => {
@@ -759,7 +757,7 @@ export class JourneyRun {
 /** Refuses (before anything enters the history) a signup request the contract does not allow. */
 export function validateSignup(request: SignupRequest = {}): void {
   const checked = checkSignupRequest(request);
-  if (!checked.ok) throw new Error(`invalid signup request: ${describeIssues(checked.issues)}`);
+  if (!checked.ok) throw Refused.invalid('signup request', checked.issues);
 }
 
 /** Only the named fields that are set: an event carries what the partner needs and no more. */
