@@ -4,7 +4,8 @@
  * closes the stack. What it prints goes to `print`; the caller decides what a failure does.
  */
 import type { Client } from '@temporalio/client';
-import type { reconcileWithService } from '../workflows/reconcile/workflow';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal as proto } from '@temporalio/proto';
 import { RampStage } from '../observability/search-attributes';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { payloadKeysFromEnv } from '../codec';
@@ -484,26 +485,56 @@ async function printParked(client: Client, print: (line: string) => void): Promi
   if (count > PARKED_LINES) print(`parked at the end: ... and ${count - PARKED_LINES} more`);
 }
 
-/** What the reconciliation schedule did in the run: its passes, and the workflows they brought level with the service. */
+/** How many of the reconciliation's repairs the run prints, one a line. */
+const REPAIR_LINES = 12;
+
+/**
+ * What the reconciliation schedule did in the run: its passes, and each repair's key (`RECONCILE/
+ * DEPOSIT/<id>/REJECTED`: the record and the status the pass brought its workflow level with), read
+ * from the passes' histories. A repair is what the service's deliveries and the workflows' own polls
+ * had not brought: where a finding like seed 4's refund would show.
+ */
 async function printReconciliation(client: Client, print: (line: string) => void): Promise<void> {
   let passes = 0;
-  let repaired = 0;
   let failed = 0;
+  const repairs: string[] = [];
   for await (const execution of client.workflow.list({ query: "WorkflowType = 'reconcileWithService'" })) {
     if (execution.status.name === 'RUNNING') continue;
     passes += 1;
-    if (execution.status.name !== 'COMPLETED') {
-      failed += 1;
-      continue;
-    }
-    const result = await client.workflow
-      .getHandle<typeof reconcileWithService>(execution.workflowId, execution.runId)
-      .result();
-    repaired += result.repaired;
+    if (execution.status.name !== 'COMPLETED') failed += 1;
+    const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    repairs.push(...repairKeys(history.events ?? []));
   }
   print(
-    `reconciliation every ${RECONCILE_EVERY_SECONDS} s: ${passes} passes ended (${failed} not completed), ${repaired} workflows repaired`,
+    `reconciliation every ${RECONCILE_EVERY_SECONDS} s: ${passes} passes ended (${failed} not completed), ${repairs.length} repairs sent`,
   );
+  for (const key of repairs.slice(0, REPAIR_LINES)) print(`reconciliation repaired: ${key}`);
+  if (repairs.length > REPAIR_LINES) print(`reconciliation repaired: ... and ${repairs.length - REPAIR_LINES} more`);
+}
+
+/**
+ * The repair keys a reconciliation pass sent: a deposit's, trade's or payment's in its `deliverToDeposit`
+ * activity's input, a customer's in its signal's. The run's payloads are plain JSON (no codec key).
+ */
+export function repairKeys(events: readonly proto.api.history.v1.IHistoryEvent[]): string[] {
+  const keyIn = (payloads: proto.api.common.v1.IPayloads | null | undefined): string | undefined => {
+    const payload = payloads?.payloads?.[0];
+    if (!payload) return undefined;
+    try {
+      const value = defaultPayloadConverter.fromPayload<{ key?: string; event?: { key?: string } }>(payload);
+      return value.event?.key ?? value.key;
+    } catch {
+      return undefined;
+    }
+  };
+  const keys: (string | undefined)[] = events.map((event) => {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === 'deliverToDeposit') return keyIn(scheduled.input);
+    const signalled = event.signalExternalWorkflowExecutionInitiatedEventAttributes;
+    if (signalled) return keyIn(signalled.input);
+    return undefined;
+  });
+  return keys.filter((key): key is string => key !== undefined);
 }
 
 /**
