@@ -37,7 +37,8 @@ const BULK_ONLY: [keyof BulkFlags, string][] = [
 const PROGRESS_EVERY_MS = 1000;
 const PROGRESS_EVERY_COUNT = 50;
 
-function concurrency(value: string): number {
+/** `--concurrency <n>`: a whole number from 1 to 100 (the client's bound). */
+export function concurrency(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > 100)
     throw new InvalidArgumentError('must be a whole number from 1 to 100');

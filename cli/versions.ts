@@ -14,7 +14,8 @@ import {
   type ParkedMove,
 } from '../client/deployment';
 import { DeploymentEnvSchema, parseEnv, temporalTls, TemporalEnvSchema } from '../config/env';
-import { runBulkCommand } from './bulk';
+import { DEFAULT_BULK_CONCURRENCY } from '../client';
+import { concurrency, runBulkCommand } from './bulk';
 import { printJson, withRampflowClient } from './client-session';
 
 interface VersionsOptions {
@@ -24,6 +25,7 @@ interface VersionsOptions {
   handOver?: boolean;
   toTaskQueue?: string;
   dryRun?: boolean;
+  concurrency?: number;
 }
 
 export function registerVersionsCommand(program: Command): void {
@@ -44,6 +46,11 @@ export function registerVersionsCommand(program: Command): void {
     )
     .option('--to-task-queue <queue>', 'with --hand-over: the task queue the journeys move to, e.g. rampflow-v1')
     .option('--dry-run', 'with --move-parked or --hand-over: list them, change nothing')
+    .option(
+      '--concurrency <n>',
+      `with --hand-over: journeys signalled at once (default ${DEFAULT_BULK_CONCURRENCY})`,
+      concurrency,
+    )
     .action(async (options: VersionsOptions) => {
       if (handOverAsked(options)) return handOver(options.toTaskQueue!, options);
       const env = parseEnv(
@@ -76,6 +83,7 @@ export function registerVersionsCommand(program: Command): void {
 function handOverAsked(options: VersionsOptions): boolean {
   if (!options.handOver) {
     if (options.toTaskQueue !== undefined) throw new Error('--to-task-queue needs --hand-over');
+    if (options.concurrency !== undefined) throw new Error('--concurrency needs --hand-over');
     return false;
   }
   if (options.toTaskQueue === undefined) throw new Error('--hand-over needs --to-task-queue <queue>');
@@ -93,7 +101,11 @@ async function handOver(toTaskQueue: string, options: VersionsOptions): Promise<
   await withRampflowClient((rampflow) =>
     runBulkCommand(
       { verb: 'hand over', noun: 'journey', set: `running on ${rampflow.taskQueue} to ${toTaskQueue}` },
-      { ...(options.dryRun ? { dryRun: true } : {}), ...(options.json ? { json: true } : {}) },
+      {
+        ...(options.dryRun ? { dryRun: true } : {}),
+        ...(options.json ? { json: true } : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      },
       (bulk) => rampflow.handOverAllJourneys({ toTaskQueue }, bulk),
     ),
   );

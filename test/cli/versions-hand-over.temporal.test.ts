@@ -62,7 +62,7 @@ describe('rampflow versions --hand-over', () => {
     expect(await handOverSignals(handle, runId)).toBe(0);
     expect((await handle.describe()).runId).toBe(runId);
 
-    const moved = await rampflow('--hand-over', '--to-task-queue', target, '--json');
+    const moved = await rampflow('--hand-over', '--to-task-queue', target, '--concurrency', '2', '--json');
     expectOk(moved);
     expect(JSON.parse(moved.stdout) as BulkReport).toMatchObject({ dryRun: false, listed: 1, done: 1, failed: 0 });
     expect(await handOverSignals(handle, runId)).toBe(1);
@@ -92,5 +92,13 @@ describe('rampflow versions --hand-over', () => {
       stdout: '',
       stderr: 'rampflow: --to-task-queue needs --hand-over\n',
     });
+    expect(await rampflow('--concurrency', '4')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'rampflow: --concurrency needs --hand-over\n',
+    });
+    const tooMany = await rampflow('--hand-over', '--to-task-queue', 'rampflow-v1', '--concurrency', '500');
+    expect(tooMany).toMatchObject({ code: 1, stdout: '' });
+    expect(tooMany.stderr).toContain('must be a whole number from 1 to 100');
   });
 });
