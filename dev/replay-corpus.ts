@@ -61,6 +61,26 @@ export function keptReleaseBundle(code: string | Buffer): Buffer {
   );
 }
 
+/**
+ * The major version the current workflow code is. Its releases' histories replay on the current code;
+ * an earlier major's never reach it (a major runs on its own task queue and worker deployment,
+ * docs/deploying/versioning.md, "Major versions"), so they replay on that major's last release, the
+ * code that drains them.
+ */
+export const CURRENT_MAJOR = 1;
+
+/** 0 for v0.8.0, 1 for v1.2.3. */
+export function majorOf(release: string): number {
+  return Number(release.slice(1).split('.')[0]);
+}
+
+/** The newest release of `major` under RELEASES_DIR, undefined for none yet. */
+export function lastReleaseOf(major: number): string | undefined {
+  return releasesIn(RELEASES_DIR)
+    .filter((release) => majorOf(release) === major)
+    .at(-1);
+}
+
 /** The newest release's workflow bundle (or the named release's), unzipped to a file a worker can load. */
 export function latestReleaseBundle(named?: string): { release: string; code: Buffer; codePath: string } {
   const release = named ?? releasesIn(RELEASES_DIR).at(-1);
