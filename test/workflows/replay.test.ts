@@ -93,15 +93,19 @@ describe('the replay corpus', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(18);
   });
 
-  it.each(earlierMajors)("replays every history of v%i.x on that major's last release", async (major) => {
-    const release = lastReleaseOf(major);
-    expect(release, `v${major}.x histories need a release bundle of v${major}.x to replay on`).toBeDefined();
-    const { codePath } = latestReleaseBundle(release);
-    const histories = corpus.filter((recorded) => majorOf(recorded.release) === major);
-    expect(
-      await replayFailures({ workflowBundle: { codePath }, replayName: `rampflow-replay-${release}` }, histories),
-    ).toEqual([]);
-  }, 180_000);
+  it.each(earlierMajors)(
+    "replays every history of v%i.x on that major's last release",
+    async (major) => {
+      const release = lastReleaseOf(major);
+      expect(release, `v${major}.x histories need a release bundle of v${major}.x to replay on`).toBeDefined();
+      const { codePath } = latestReleaseBundle(release);
+      const histories = corpus.filter((recorded) => majorOf(recorded.release) === major);
+      expect(
+        await replayFailures({ workflowBundle: { codePath }, replayName: `rampflow-replay-${release}` }, histories),
+      ).toEqual([]);
+    },
+    180_000,
+  );
 });
 
 describe.skipIf(!recordedJourney)(`the replay corpus of v${CURRENT_MAJOR}.x on the current code`, () => {
