@@ -78,8 +78,6 @@ export const PAYOUT_FOLLOWS_ITS_PAYMENT = 'payout-follows-its-payment';
  * saw the deposit complete was removed at retention.
  */
 export const REVERSALS_READ_FROM_TRADES = 'reversals-read-from-trades';
-/** A scheduled reconciliation run also re-reads the rejected deposits changed since the last run. */
-export const REJECTED_DEPOSITS_REREAD = 'rejected-deposits-reread';
 /** A deposit keeps the kind a detail record named against a list item's guess from its currency. */
 export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
 /** A deposit submits one attachment: the same file again gets the first submission's answer. */
@@ -97,13 +95,6 @@ export const PARKED_CONTINUES_AS_NEW = 'parked-continues-as-new';
  * delivery workflow.
  */
 export const PARTNER_EVENT_STREAMS_CONTINUE = 'partner-event-streams-continue';
-
-/**
- * A ramp-event workflow reads the service on the service task queue at the lowest priority (not as
- * local activities, which skip the queue's priorities), and dismisses a claim the service never
- * confirmed instead of parking it (a leaked token must not buy parked events).
- */
-export const RAMP_EVENTS_WITHIN_BUDGET = 'ramp-events-within-budget';
 
 /**
  * A wait for a fact no event announces (the AUD whitelist, which the interface promises "with a short

@@ -52,7 +52,7 @@ export interface RampEventTimings {
   /**
    * How long a record the service does not have is given to appear (one more look after this pause)
    * before the event is dismissed: a delivery about a record the service does not have parks nothing
-   * (workflows/common/trust.ts). Events started before this existed look for it up to targetWaitSeconds.
+   * (workflows/common/trust.ts).
    */
   notFoundGraceSeconds?: number;
 }

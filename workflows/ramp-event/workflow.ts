@@ -21,7 +21,7 @@
  * time. An event that never reaches a target ends parked: RampStage = EVENT_UNROUTED, the reason in
  * the current details and the result. A target that has already finished ends TARGET_CLOSED.
  *
- * Within budget (patch `ramp-events-within-budget`): the reads run on the service task queue at the
+ * Within budget: the reads run on the service task queue at the
  * lowest priority, behind signups, payouts and deposits, since a leaked webhook token can start these
  * workflows; a read that cannot be made within the event's wait (targetWaitSeconds) and a claim the
  * service still does not confirm when the wait ends are dismissed, not parked, so forged deliveries
@@ -63,20 +63,18 @@ import {
   targetOf,
 } from './events';
 import { RampCustomerId, RampExternalId, RampStage } from '../../observability/search-attributes';
-import { ABSENT_RECORDS_DISMISSED, RAMP_EVENTS_WITHIN_BUDGET, takesPatch } from '../common/patches';
 
 // Reads of the service retry for about an hour (the service may be briefly down); a refusal a retry
 // cannot fix (bad credentials) fails at once and parks the event.
 const act = proxyActivities<EventRoutingActivities>({ startToCloseTimeout: '1 minute', retry: ACTIVITY_RETRY });
-// The re-read runs as a local activity, inside the workflow task the start produced, so the signal
-// leaves in that task's completion: no activity task to schedule, poll and complete, which is two
-// round trips to the server on the path from webhook to journey (event-to-wake latency). Its retries
-// back off inside the worker, then on server timers once a pause exceeds a minute.
-const local = proxyLocalActivities<EventRoutingActivities & DepositDeliveryActivities>({
+// A delivery to a deposit runs as a local activity, inside the workflow task that decided it: no
+// activity task to schedule, poll and complete. Its retries back off inside the worker, then on server
+// timers once a pause exceeds a minute.
+const local = proxyLocalActivities<DepositDeliveryActivities>({
   startToCloseTimeout: '1 minute',
   retry: ACTIVITY_RETRY,
 });
-// Within budget the re-read waits its turn on the service task queue at the lowest priority instead:
+// The re-read waits its turn on the service task queue at the lowest priority, not as a local activity:
 // anyone holding the webhook token can start these workflows, and local activities skip the queue's
 // priorities (signups and payouts first) and its partner-wide dispatch rate.
 const queued = serviceActivities<EventRoutingActivities>(
@@ -133,9 +131,8 @@ class RampEventRun {
   async awaitClaim(resource: EventResource): Promise<RampEventResult> {
     const deadline = workflowNow() + this.timings.targetWaitSeconds * 1000;
     let pauseSeconds = this.timings.firstRetrySeconds;
-    const withinBudget = takesPatch(RAMP_EVENTS_WITHIN_BUDGET);
     for (;;) {
-      const resolution = await this.readRecord(resource, deadline, withinBudget);
+      const resolution = await this.readRecord(resource, deadline);
       if (hasEnded(resolution)) return resolution;
       let pending: Pending;
       if (resolution.kind === 'unroutable') return this.park({ code: resolution.code, reason: resolution.reason });
@@ -143,11 +140,9 @@ class RampEventRun {
         pending = { code: 'RECORD_NOT_FOUND', reason: `the service has no ${resource} ${this.input.payloadId}` };
         // A delivery about a record the service does not have parks nothing (workflows/common/trust.ts): after
         // one more look, a grace period later, it is dismissed and counted.
-        if (takesPatch(ABSENT_RECORDS_DISMISSED)) {
-          if (this.lookedAgainForRecord) return this.dismiss(pending.reason);
-          await this.graceForRecord(pending.reason);
-          continue;
-        }
+        if (this.lookedAgainForRecord) return this.dismiss(pending.reason);
+        await this.graceForRecord(pending.reason);
+        continue;
       } else {
         const routed = await this.route(resolution, resource);
         if (hasEnded(routed)) return routed;
@@ -156,9 +151,7 @@ class RampEventRun {
 
       const left = deadline - workflowNow();
       if (left <= 0)
-        return withinBudget && pending.code === 'DISPUTED'
-          ? this.dismiss(pending.reason, 'claim-not-confirmed')
-          : this.park(pending);
+        return pending.code === 'DISPUTED' ? this.dismiss(pending.reason, 'claim-not-confirmed') : this.park(pending);
       this.enterStage(EVENT_STAGE.WAITING, `${pending.reason}; looking again for up to ${Math.ceil(left / 1000)} s`);
       await sleep(Math.min(pauseSeconds * 1000, left), { summary: pending.reason });
       pauseSeconds = Math.min(pauseSeconds * 2, this.timings.maxRetrySeconds);
@@ -166,27 +159,23 @@ class RampEventRun {
   }
 
   /** Re-reads the record through the signed API; a read that fails ends the event (dismissed within budget, or parked). */
-  private async readRecord(
-    resource: EventResource,
-    deadline: number,
-    withinBudget: boolean,
-  ): Promise<EventResolution | RampEventResult> {
+  private async readRecord(resource: EventResource, deadline: number): Promise<EventResolution | RampEventResult> {
     const { payloadId } = this.input;
     try {
-      return await (withinBudget ? queued : local).resolveRampEvent.executeWithOptions(
+      return await queued.resolveRampEvent.executeWithOptions(
         {
           startToCloseTimeout: '1 minute',
           retry: ACTIVITY_RETRY,
           summary: `re-read ${resource} ${payloadId} from the service`,
           // At the lowest priority a read may wait behind a backlog that never clears: it waits no
           // longer than the event would wait for its target, then the event is dismissed.
-          ...(withinBudget ? { scheduleToCloseTimeout: Math.max(deadline - workflowNow(), 1000) } : {}),
+          scheduleToCloseTimeout: Math.max(deadline - workflowNow(), 1000),
         },
         [{ resource, payloadId }],
       );
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      if (withinBudget && error.cause instanceof TimeoutFailure) {
+      if (error.cause instanceof TimeoutFailure) {
         return this.dismiss(
           `${resource} ${payloadId} could not be read from the service within ${this.timings.targetWaitSeconds} s`,
           'not-read-in-time',

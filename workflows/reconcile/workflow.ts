@@ -18,7 +18,6 @@ import { ACTIVITY_RETRY, PRIORITY, serviceActivities } from '../common/calls';
 import type { DepositDeliveryActivities } from '../../activities/deposit-delivery';
 import type { ReconcileActivities } from '../../activities/reconcile-activities';
 import { customerEventSignal, depositIdOf } from '../common/messages';
-import { REJECTED_DEPOSITS_REREAD, takesPatch } from '../common/patches';
 import { reportReconcileRun } from '../common/showing';
 import {
   DEFAULT_RECONCILE_LIMITS,
@@ -51,7 +50,7 @@ export async function reconcileWithService(limits: Partial<ReconcileLimits> = {}
   await run.repairList('customers', (limits, previous) => act.findCustomerLag(limits, previous));
   await run.repairList('deposits', (limits, previous) => act.findDepositLag(limits, previous));
   // A run that read the deposit list only down to its watermark reads the rejections it passed over.
-  if (run.since.deposits !== undefined && takesPatch(REJECTED_DEPOSITS_REREAD)) await run.repairRejectedDeposits();
+  if (run.since.deposits !== undefined) await run.repairRejectedDeposits();
   await run.repairList('trades', (limits, previous) => act.findTradeLag(limits, previous));
 
   reportReconcileRun(run.result);
