@@ -65,14 +65,6 @@ export const WAITS_WAKE_TO_CONTINUE_AS_NEW = 'waits-wake-to-continue-as-new';
 export const DEPOSIT_CONTINUES_AS_NEW = 'deposit-continues-as-new';
 
 /**
- * A payout follows its payment to the end (workflows/payout/workflow.ts): parked at its settlement deadline it
- * keeps reading the payment and settles (or fails) when the service says so; a payment the service
- * failed ends it FAILED; a cancel reads the payment first and is refused while one exists that did
- * not fail.
- */
-export const PAYOUT_FOLLOWS_ITS_PAYMENT = 'payout-follows-its-payment';
-
-/**
  * A deposit whose first read shows it REJECTED looks for a trade naming it: one found means the
  * service had confirmed it, so the REJECTED record is a refund (a reversal), even where the run that
  * saw the deposit complete was removed at retention.

@@ -9,7 +9,7 @@
  * sends `retry`, or ends it with `cancel`. The wait for settlement has the three exits of every wait:
  * the PAYMENT_SETTLED event, a poll, and a deadline that parks.
  *
- * Once a payment exists, only the service's word about it ends the payout (PAYOUT_FOLLOWS_ITS_PAYMENT):
+ * Once a payment exists, only the service's word about it ends the payout:
  * a payment the service failed ends it FAILED (`payout.failed` with the payment and the service's
  * reason); parked at the deadline, it keeps reading the payment (on each event about it, and on late
  * looks: workflows/common/parking.ts) and settles or fails when the service says so; and a cancel reads the
@@ -42,7 +42,6 @@ import { workflowNow } from '../common/timings';
 import { indexStage, stageEntered } from '../common/showing';
 import { type CarriedParking, type OperatorDecision, OperatorDesk, ParkedHistoryFull } from '../common/parking';
 import { PartnerEventOutbox } from '../partner-events/outbox';
-import { PARKED_CONTINUES_AS_NEW, PAYOUT_FOLLOWS_ITS_PAYMENT, takesPatch } from '../common/patches';
 import {
   DEFAULT_PAYOUT_TIMINGS,
   type PayoutInput,
@@ -70,8 +69,7 @@ const rampActivities = serviceActivities<RampActivities>(readOptions('poll the p
 /**
  * A parked payout hears every PAYMENT_SETTLED delivered about its payment, and someone holding the
  * webhook token can send as many as they like. So once a parked run's history has passed this (or the
- * server suggests it), the payout continues as new still parked (PARKED_CONTINUES_AS_NEW,
- * workflows/common/parking.ts): a payout's whole life is a few dozen events.
+ * server suggests it), the payout continues as new still parked (workflows/common/parking.ts): a payout's whole life is a few dozen events.
  */
 export const PAYOUT_MAX_HISTORY_EVENTS = 1_000;
 
@@ -99,13 +97,10 @@ export async function payout(input: PayoutInput, carriedFromLastRun?: CarriedPay
   }
 }
 
-/** Whether a parked payout's run has grown enough to continue as new (the patch is asked only once it has). */
+/** Whether a parked payout's run has grown enough to continue as new. */
 function parkedHistoryFull(): boolean {
   const info = workflowInfo();
-  return (
-    (info.continueAsNewSuggested || info.historyLength > PAYOUT_MAX_HISTORY_EVENTS) &&
-    takesPatch(PARKED_CONTINUES_AS_NEW)
-  );
+  return info.continueAsNewSuggested || info.historyLength > PAYOUT_MAX_HISTORY_EVENTS;
 }
 
 /** One payout run: its state, its handlers (the operator desk's first), and its steps. */
@@ -117,7 +112,7 @@ class PayoutRun {
   /** The partner's product hears how the payout ended (partner-events/catalogue.ts). */
   private readonly events: PartnerEventOutbox;
   private payment: PaymentRecord | undefined;
-  /** Parked at the settlement deadline (only under PAYOUT_FOLLOWS_ITS_PAYMENT): events make it read the payment. */
+  /** Parked at the settlement deadline: events make it read the payment. */
   private parkedAtDeadline = false;
   private eventWhileParked: boolean;
   /** The parking the last run handed on, until this run's park takes it up. */
@@ -176,12 +171,11 @@ class PayoutRun {
   }
 
   private async awaitSettlement(paymentId: string): Promise<void> {
-    const followsPayment = takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT);
     this.enterStage('AWAITING_SETTLEMENT', `payment ${paymentId} to settle (PAYMENT_SETTLED)`);
     const { pollIntervalSeconds, settlementDeadlineSeconds } = this.timings;
     const outcome = await waitForService({
       what: `payment ${paymentId} to settle`,
-      settled: () => this.paymentEnded(followsPayment),
+      settled: () => this.paymentEnded(),
       poll: () => this.readPayment(paymentId),
       pollIntervalMs: pollIntervalSeconds * 1000,
       // A payout is one order, settled within a day or two: its hourly polls do not back off.
@@ -194,7 +188,6 @@ class PayoutRun {
     });
     if (outcome === 'settled') return;
     const reason = `payment ${paymentId} did not settle within ${settlementDeadlineSeconds} s`;
-    if (!followsPayment) throw new ParkRequest(reason, 'Deadline');
     throw this.parkFollowingPayment(paymentId, reason);
   }
 
@@ -216,7 +209,7 @@ class PayoutRun {
     this.parkedAtDeadline = true;
     return new ParkRequest(reason, 'Deadline', {
       what: `payment ${paymentId} to settle`,
-      settled: () => this.paymentEnded(true),
+      settled: () => this.paymentEnded(),
       poll: () => this.readPayment(paymentId),
       firstIntervalMs: this.timings.pollIntervalSeconds * 1000,
       hints: {
@@ -289,7 +282,6 @@ class PayoutRun {
    * id, or by the reference when the payout holds none) rather than trusting what the payout last saw.
    */
   private async guardCancel(): Promise<void> {
-    if (!takesPatch(PAYOUT_FOLLOWS_ITS_PAYMENT)) return;
     const byReference = () =>
       payoutActivities.findPayoutPayment.executeWithOptions(
         listSearchOptions(`look the payment ${this.input.reference} up before cancelling`),
@@ -355,11 +347,9 @@ class PayoutRun {
   }
 
   /** Whether the service has had its last word on the payment: settled, or (under the patch) failed. */
-  private paymentEnded(followsPayment: boolean): boolean {
+  private paymentEnded(): boolean {
     const { payment } = this;
-    return (
-      payment !== undefined && (isPaymentSettled(payment.status) || (followsPayment && isPaymentFailed(payment.status)))
-    );
+    return payment !== undefined && (isPaymentSettled(payment.status) || isPaymentFailed(payment.status));
   }
 }
 
