@@ -164,8 +164,8 @@ describe('a partner event stream across runs', () => {
     );
     expect(sequencesOf(recorded)).toEqual(oneTo(recorded.length));
     // Every event reaches the partner, the old run's included: the reset may have ended that run
-    // between recording its last events and pushing them, and the reset run pushes them again (before
-    // `earlier-runs-events-pushed`, about one run in four lost them here).
+    // between recording its last events and pushing them, and the reset run pushes them again (0.x code
+    // before `earlier-runs-events-pushed` lost them about one run in four here).
     const delivered = await until(
       'every event to reach the endpoint',
       () => {

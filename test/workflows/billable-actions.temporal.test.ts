@@ -9,7 +9,7 @@
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositWorkflowId } from '../../workflows/common/messages';
-import { FOLDS, PARTNER_EVENT_STREAMS_CONTINUE } from '../../workflows/common/patches';
+import { FOLDS } from '../../workflows/common/patches';
 import {
   startActiveJourney,
   startJourneyHarness,
@@ -72,13 +72,9 @@ describe('a journey and its deposit, moved by polls', () => {
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
     // A patch is a marker and an upsert (a billed action): the fold, for all the journey's earlier
-    // patches, and the one added since that every journey asks (its outbox numbers on after a stream's
-    // earlier runs); a patch it asks only on a storm, a park or a conflict costs nothing here.
-    expect(patchesOf(allJourneyUpserts)).toEqual({
-      patches: [NEWEST_FOLD, PARTNER_EVENT_STREAMS_CONTINUE].sort(),
-      upserts: 2,
-    });
-    expect(patchMarkers(journey)).toBe(2);
+    // patches; a patch it asks only on a storm, a park or a conflict costs nothing here.
+    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [NEWEST_FOLD], upserts: 1 });
+    expect(patchMarkers(journey)).toBe(1);
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual([
       'CREATING_CUSTOMER',

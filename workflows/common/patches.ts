@@ -81,14 +81,6 @@ export const ATTACHMENT_SUBMITTED_ONCE = 'attachment-submitted-once';
 export const PARKED_CONTINUES_AS_NEW = 'parked-continues-as-new';
 
 /**
- * A partner event outbox numbers on after its stream's earlier runs (the store's last sequence, when
- * its own are held), pushes recorded events in a bounded activity apart from recording them, and at
- * its end or continue-as-new waits only for recording: pushes not done are handed to the stream's
- * delivery workflow.
- */
-export const PARTNER_EVENT_STREAMS_CONTINUE = 'partner-event-streams-continue';
-
-/**
  * A wait for a fact no event announces (the AUD whitelist, which the interface promises "with a short
  * delay" after approval; a deposit held ACTION_REQUIRED; exit accounts the partner registers) polls
  * early: its first poll after EARLY_FIRST_POLL_MS, the pauses doubling up to the poll interval
@@ -101,13 +93,6 @@ export const UNANNOUNCED_FACTS_POLLED_EARLY = 'unannounced-facts-polled-early';
  * announces ACTION_REQUIRED by no event, so the workflow's view may be behind (workflows/deposit/run.ts, `registerHandlers`).
  */
 export const ATTACHMENT_READS_DEPOSIT_FIRST = 'attachment-reads-deposit-first';
-
-/**
- * A run that numbers on after an earlier run's events (a reset, a customer signed up again) pushes
- * from where it itself stood, the earlier run's events included: a run reset or terminated before its
- * push never delivered them, and no one else would (workflows/partner-events/outbox.ts).
- */
-export const EARLIER_RUNS_EVENTS_PUSHED = 'earlier-runs-events-pushed';
 
 /**
  * An offramp deposit whose payout the service failed (its payment read FAILED, REJECTED, ...) parks at

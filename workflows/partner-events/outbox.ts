@@ -6,16 +6,13 @@
  * failing store never holds a journey up, and events wait here, in order, until it answers.
  *
  * Events report facts: callers emit only after the service's own record established them (DESIGN,
- * "Trust"). Emitting is behind the patch `partner-events`, so histories recorded before it replay
- * without the activity. Recording by local activity is behind `partner-events-recorded-locally`:
- * runs recorded before it replay with the one activity that recorded and pushed.
+ * "Trust").
  *
- * Behind `partner-event-streams-continue`:
  * - A stream outlives its runs: a journey signed up again for a known externalId, a payout reference
  *   used again, a reset. A new run numbers from where it left off (from 1 when new), and when the
  *   store already holds those sequences under other events, the recording answers with the stream's
  *   last sequence and the outbox numbers its unrecorded events on after it: the partner sees one
- *   gap-free sequence per stream, whatever the runs. Behind `earlier-runs-events-pushed` the new run
+ *   gap-free sequence per stream, whatever the runs. The new run
  *   also pushes the earlier run's events from where it itself stood: a run reset or terminated between
  *   recording and pushing left them undelivered (the partner dedups the rest by webhook-id).
  * - Recording and pushing are apart: every batch is recorded by a local activity, and recorded events
@@ -24,7 +21,7 @@
  *   was not pushed is handed to the stream's delivery workflow, which owns retries.
  * - A sequence conflict that numbering on cannot heal parks the stream's publishing with a named
  *   reason (PartnerEventSequenceConflict): its unrecorded events are dropped and logged by count, and
- *   the workflow goes on. Runs of older code reach this too when the store refuses their numbers.
+ *   the workflow goes on.
  */
 import {
   ActivityCancellationType,
@@ -40,7 +37,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { METRICS } from '../../observability/metric-catalogue';
-import type { PartnerEventActivities, PublishRequest, PushRange } from '../../activities/partner-event-activities';
+import type { PartnerEventActivities, PushRange } from '../../activities/partner-event-activities';
 import { type EndpointProgress, PARTNER_EVENT_SEQUENCE_CONFLICT } from './messages';
 import type {
   PartnerEvent,
@@ -49,13 +46,6 @@ import type {
   PartnerEventType,
 } from '../../partner-events/catalogue';
 import { isoNow } from '../common/timings';
-import {
-  EARLIER_RUNS_EVENTS_PUSHED,
-  PARTNER_EVENT_STREAMS_CONTINUE,
-  PARTNER_EVENTS,
-  PARTNER_EVENTS_RECORDED_LOCALLY,
-  takesPatch,
-} from '../common/patches';
 
 /** Events per publish: a deposit storm's events go out in batches of bounded payload size. */
 const PUBLISH_BATCH = 50;
@@ -75,12 +65,6 @@ const UNTIL_THE_STORE_ANSWERS = {
 
 /** Numbering on after a stream's last sequence heals a conflict at once; again and again means another writer. */
 const MAX_NUMBERINGS_PER_BATCH = 3;
-
-const publisher = proxyActivities<PartnerEventActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: UNTIL_THE_STORE_ANSWERS,
-  summary: 'publish partner events',
-});
 
 /**
  * Recording is an append in the worker's own process: as a local activity it costs the server no
@@ -135,7 +119,7 @@ export class PartnerEventOutbox {
   private readonly sentOnce: Set<PartnerEventType>;
   private readonly pending: PartnerEvent[] = [];
   private publishing = false;
-  /** Behind `partner-event-streams-continue`: the last sequence recorded, and the last pushed or handed on. */
+  /** The last sequence recorded, and the last pushed or handed on. */
   private recordedThrough: number;
   private pushedThrough: number;
   private pushing?: CancellationScope;
@@ -144,12 +128,6 @@ export class PartnerEventOutbox {
   private stoppedAt?: EndpointProgress;
   /** Why publishing stopped for good (a named failure type), if it did. */
   private parkedBecause?: string;
-  /**
-   * Whether the last batch found an endpoint to push to, learned from the store's answer: then the
-   * next batch is recorded and pushed by one activity, as cheap as the push alone. Unknown at the
-   * start of a run, and after a batch nobody was enabled for, so those are recorded locally first.
-   */
-  private pushingToo = false;
   readonly stream: PartnerEventStream;
 
   constructor(
@@ -166,7 +144,6 @@ export class PartnerEventOutbox {
 
   /** Emits an event; publishing starts at once if nothing is being published. */
   emit<T extends PartnerEventType>(type: T, data: PartnerEventData<T>): void {
-    if (!takesPatch(PARTNER_EVENTS)) return;
     // Parked (a conflict only seen by runs that never recorded one): nothing more is held for it.
     if (this.parkedBecause !== undefined) return;
     this.sequence += 1;
@@ -190,13 +167,12 @@ export class PartnerEventOutbox {
   }
 
   /**
-   * Every emitted event recorded, and (behind `partner-event-streams-continue`) what is not pushed yet
-   * handed to the stream's delivery workflow: the workflow waits for this before it continues as new
+   * Every emitted event recorded, and what is not pushed yet handed to the stream's delivery workflow: the workflow waits for this before it continues as new
    * or ends. Never for a push: an endpoint's speed does not hold a workflow up.
    */
   async drained(): Promise<void> {
     await condition(() => this.pending.length === 0 && !this.publishing);
-    if (takesPatch(PARTNER_EVENT_STREAMS_CONTINUE)) await this.handOverPushes();
+    await this.handOverPushes();
   }
 
   /** Why this stream's publishing stopped for good (PartnerEventSequenceConflict), if it did. */
@@ -212,15 +188,7 @@ export class PartnerEventOutbox {
     if (this.publishing || this.parkedBecause !== undefined) return;
     this.publishing = true;
     try {
-      if (takesPatch(PARTNER_EVENT_STREAMS_CONTINUE)) await this.recordInTurn();
-      else {
-        while (this.pending.length > 0) {
-          const batch = { stream: this.stream, events: this.pending.slice(0, PUBLISH_BATCH) };
-          if (!takesPatch(PARTNER_EVENTS_RECORDED_LOCALLY)) await publisher.publishPartnerEvents(batch);
-          else await this.recordThenPush(batch);
-          this.pending.splice(0, batch.events.length);
-        }
-      }
+      await this.recordInTurn();
     } catch (error) {
       if (!isSequenceConflict(error)) throw error;
       this.park(PARTNER_EVENT_SEQUENCE_CONFLICT);
@@ -259,11 +227,10 @@ export class PartnerEventOutbox {
       this.pending[index] = { ...event, sequence: heldThrough + 1 + index };
     this.sequence = heldThrough + this.pending.length;
     this.recordedThrough = Math.max(this.recordedThrough, heldThrough);
-    // Behind `earlier-runs-events-pushed`, this run's pushes take the earlier run's events too: that
-    // run may have been reset or terminated between recording them and pushing them, and nothing else
-    // would deliver them. Those it did deliver go again under the same webhook-id, which the partner's
-    // verifier treats as a retry. Before it, the earlier run's events were left to that run.
-    if (!takesPatch(EARLIER_RUNS_EVENTS_PUSHED)) this.pushedThrough = Math.max(this.pushedThrough, heldThrough);
+    // This run's pushes take the earlier run's events too (pushedThrough stays): that run may have
+    // been reset or terminated between recording them and pushing them, and nothing else would deliver
+    // them. Those it did deliver go again under the same webhook-id, which the partner's verifier
+    // treats as a retry.
   }
 
   /** Pushes what is recorded and not yet pushed, one bounded activity at a time, until handed over. */
@@ -334,23 +301,6 @@ export class PartnerEventOutbox {
     // The dropped events were the last numbered: a later run numbers on from the last recorded one.
     if (this.pending.length > 0) this.sequence = this.pending[0]!.sequence - 1;
     this.pending.length = 0;
-  }
-
-  /**
-   * Records the batch before any push, so the pull API and a later delivery workflow have it, and
-   * pushes it only when some endpoint is enabled: a partner who only pulls pays a local activity per
-   * batch, one who is pushed to pays one activity per batch (and one local activity per run).
-   */
-  private async recordThenPush(batch: PublishRequest): Promise<void> {
-    if (this.pushingToo) {
-      const { endpoints } = await publisher.publishPartnerEvents(batch);
-      this.pushingToo = (endpoints ?? 0) > 0;
-      return;
-    }
-    const { endpoints } = await recorder.recordPartnerEvents(batch);
-    if (endpoints === 0) return;
-    await publisher.pushPartnerEvents(batch);
-    this.pushingToo = true;
   }
 }
 
