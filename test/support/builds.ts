@@ -11,6 +11,7 @@ import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { dataConverterFromEnv } from '../../codec';
+import { CURRENT_MAJOR, lastReleaseOf, latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
 import { createRampflowWorker, WORKFLOW_BUNDLE_PATHS, type RampflowWorkerOptions } from '../../workers/worker';
 import type { JourneyHarness } from './journey-harness';
@@ -23,6 +24,23 @@ export const QUIET_BUNDLER = { trace() {}, debug() {}, info() {}, log() {}, warn
 export interface Build {
   codePath: string;
   buildId: string;
+}
+
+/**
+ * Build A of a deploy within the current major: its newest release (test/fixtures/releases/), or,
+ * until the major has one, the current code itself (build B is then the same workflows under another
+ * build ID, `currentBuild`). A release of an earlier major is never deployed beside the current code:
+ * a major runs on its own task queue and worker deployment (docs/deploying/versioning.md, "Major versions").
+ */
+export function previousBuild(): Build & { code: Buffer } {
+  const release = lastReleaseOf(CURRENT_MAJOR);
+  if (release !== undefined) {
+    const { code, codePath } = latestReleaseBundle(release);
+    return { code, codePath, buildId: buildIdOfBundle(code) };
+  }
+  const codePath = inject('workflowBundlePath');
+  const code = readFileSync(codePath);
+  return { code, codePath, buildId: buildIdOfBundle(code) };
 }
 
 /**

@@ -1,17 +1,15 @@
 /**
  * A deposit parked on an old version must not keep that version's workers up for ever (README,
  * "Changing workflow code", "Parked pinned workflows"). On the real dev server: a deposit parks on
- * build A (the previous release's bundle, PINNED there), build B (the current code) becomes current,
+ * build A (the previous release of the current major, PINNED there: test/support/builds.ts, `previousBuild`), build B (the current code) becomes current,
  * `rampflow versions --move-parked` moves the parked deposit off A, A drains and its workers stop, and
  * an operator's retry then runs the deposit on B to completion.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeployment, setCurrentVersion } from '../../client/deployment';
-import { latestReleaseBundle } from '../../dev/replay-corpus';
-import { buildIdOfBundle } from '../../workers/versioning';
 import { closeCustomerUpdate, depositWorkflowId, retryUpdate } from '../../workflows/common/messages';
-import { type BuildWorker, currentBuild, startBuildWorker, taskBuildIds } from '../support/builds';
+import { type BuildWorker, currentBuild, previousBuild, startBuildWorker, taskBuildIds } from '../support/builds';
 import {
   type JourneyHarness,
   startActiveJourney,
@@ -34,8 +32,7 @@ let buildA: { codePath: string; buildId: string };
 let buildB: { codePath: string; buildId: string };
 
 beforeAll(async () => {
-  const released = latestReleaseBundle();
-  buildA = { codePath: released.codePath, buildId: buildIdOfBundle(released.code) };
+  buildA = previousBuild();
   buildB = await currentBuild(buildA.buildId);
   h = await startJourneyHarness(
     {},

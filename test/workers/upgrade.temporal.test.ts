@@ -1,6 +1,7 @@
 /**
- * A deploy while journeys and deposits run, on the real dev server: build A is the previous release's
- * workflow bundle (test/fixtures/releases/), build B the current code. Everything starts on A while A
+ * A deploy while journeys and deposits run, on the real dev server: build A is the previous release
+ * of the current major (test/support/builds.ts, `previousBuild`: until v1.0.0 is recorded, the current
+ * code itself), build B the current code. Everything starts on A while A
  * is current; B's worker joins beside A's and becomes current mid-flight. Then the PINNED deposit that
  * started on A finishes on A, a new deposit starts on B, the AUTO_UPGRADE journeys carry on on B, and
  * everything completes: nothing failed, nothing left running, A has nothing pinned to it any more.
@@ -11,11 +12,9 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeployment, setCurrentVersion } from '../../client/deployment';
 import { dataConverterFromEnv } from '../../codec';
-import { latestReleaseBundle } from '../../dev/replay-corpus';
-import { buildIdOfBundle } from '../../workers/versioning';
 import { shownDeposit } from '../../workflows/journey/board';
 import { closeCustomerUpdate, depositWorkflowId, type JourneyState } from '../../workflows/common/messages';
-import { type BuildWorker, currentBuild, startBuildWorker, taskBuildIds } from '../support/builds';
+import { type BuildWorker, currentBuild, previousBuild, startBuildWorker, taskBuildIds } from '../support/builds';
 import {
   type JourneyHarness,
   registerTestExits,
@@ -42,12 +41,11 @@ const AUTO_UPGRADE = '2';
 let h: JourneyHarness;
 let workerB: BuildWorker | undefined;
 const deploymentName = `upgrade-${randomUUID().slice(0, 8)}`;
-let buildA: { release: string; codePath: string; buildId: string };
+let buildA: { codePath: string; buildId: string };
 let buildB: { codePath: string; buildId: string };
 
 beforeAll(async () => {
-  const released = latestReleaseBundle();
-  buildA = { release: released.release, codePath: released.codePath, buildId: buildIdOfBundle(released.code) };
+  buildA = previousBuild();
   buildB = await currentBuild(buildA.buildId);
   h = await startJourneyHarness(
     { audWhitelistDelaySeconds: 1 },

@@ -14,8 +14,9 @@ import {
   shownDeposit,
 } from '../../workflows/journey/board';
 import { isNewsForJourney } from '../../workflows/common/messages';
-import { upgradeCarriedJourney } from '../../workflows/journey/carry';
-import type { DepositStage, DepositSummary, JourneyState } from '../../workflows/common/messages';
+import { type CarriedJourney, takeUpCarriedJourney } from '../../workflows/journey/carry';
+import { ApplicationFailure } from '@temporalio/common';
+import type { DepositStage, DepositSummary } from '../../workflows/common/messages';
 
 const summary = (depositId: string, stage: DepositStage, amount = '10.00'): DepositSummary => ({
   depositId,
@@ -128,24 +129,16 @@ describe('exact decimal sums', () => {
 });
 
 describe('the carried journey', () => {
-  it('accepts what the previous code carried: the list of deposits becomes the board, queued deposit events are dropped', () => {
-    const state = {
-      externalId: 'u1',
-      stage: 'ACTIVE',
-      waitingFor: 'deposits',
-      customer: { id: 'c1' },
-      deposits: [summary('d1', 'COMPLETED'), summary('d2', 'RECEIVED')],
-    };
-    const upgraded = upgradeCarriedJourney({
-      state: state as unknown as Omit<JourneyState, 'deposits'> & { deposits: DepositSummary[] },
-      appliedEventKeys: ['CUSTOMER_APPROVED/c1'],
-      pendingDepositEvents: [{ key: 'DEPOSIT_RECEIVED/d3' }],
-      accountRecords: {},
-    });
-    expect(upgraded.version).toBe(2);
-    expect(upgraded.state.deposits.byStage).toEqual({ COMPLETED: 1, RECEIVED: 1 });
-    expect(upgraded.state.deposits.open.map((shown) => shown.depositId)).toEqual(['d2']);
-    expect(upgraded).not.toHaveProperty('pendingDepositEvents');
-    expect(upgraded.appliedEventKeys).toEqual(['CUSTOMER_APPROVED/c1']);
+  it('refuses, not retryable, a carry older than version 2: only v0.8.0 hands journeys to 1.0, carrying version 2', () => {
+    const state = { externalId: 'u1', stage: 'ACTIVE', waitingFor: 'deposits', customer: { id: 'c1' }, deposits: [] };
+    const version1 = { state, appliedEventKeys: ['CUSTOMER_APPROVED/c1'], pendingDepositEvents: [] };
+    let refusal: unknown;
+    try {
+      takeUpCarriedJourney(version1 as unknown as CarriedJourney);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ApplicationFailure);
+    expect(refusal).toMatchObject({ type: 'CarriedJourneyUnsupported', nonRetryable: true });
   });
 });

@@ -13,7 +13,6 @@ import {
   REVERSALS_REMEMBERED,
 } from '../../workflows/journey/board';
 import { isNewsForJourney } from '../../workflows/common/messages';
-import { upgradeCarriedJourney, type AnyCarriedJourney } from '../../workflows/journey/carry';
 import type { DepositProgress, DepositStage, DepositSummary, JourneyDeposits } from '../../workflows/common/messages';
 
 const summary = (depositId: string, stage: DepositStage, amount = '10.00', currency = 'AUD'): DepositSummary => ({
@@ -176,29 +175,5 @@ describe('a reversal is final', () => {
     expect(board.completedTotals).toEqual({ AUD: '250.00', USDT: '250.00' });
     expect(board.reversedTotals).toEqual({ AUD: '250.00', USDT: '250.00' });
     expect(JSON.stringify(board).length).toBeLessThan(8_000);
-  });
-});
-
-describe('a journey carried before reversals', () => {
-  it('upgrades with empty reversed totals and remembers nothing reversed, then takes reversals', () => {
-    const board = boardWithCompleted();
-    const { reversedTotals: _totals, reversedDepositIds: _ids, ...before } = board;
-    const carried = {
-      version: 2,
-      state: { externalId: 'u1', stage: 'ACTIVE', waitingFor: 'deposits', customer: { id: 'c1' }, deposits: before },
-      appliedEventKeys: ['CUSTOMER_APPROVED/c1'],
-      accountRecords: {},
-      stageDeadlineAt: 42,
-    } satisfies AnyCarriedJourney;
-    const upgraded = upgradeCarriedJourney(carried);
-    expect(upgraded.state.deposits).toEqual({ ...before, reversedTotals: {}, reversedDepositIds: [] });
-    expect(upgraded).toMatchObject({ version: 2, appliedEventKeys: ['CUSTOMER_APPROVED/c1'], stageDeadlineAt: 42 });
-    applyDepositProgress(upgraded.state.deposits, {
-      summary: summary('d1', 'REVERSED', '100.50'),
-      previousStage: 'COMPLETED',
-    });
-    expect(upgraded.state.deposits.reversedTotals).toEqual({ AUD: '100.50' });
-    // What this code carries is taken as it is.
-    expect(upgradeCarriedJourney(upgraded).state.deposits).toEqual(upgraded.state.deposits);
   });
 });

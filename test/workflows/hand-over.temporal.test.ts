@@ -6,27 +6,19 @@
  * worker stopped. A target the journey cannot move to is ignored, and the journey keeps working on A.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RampflowClient, RampflowInputError } from '../../client';
-import { dataConverterFromEnv } from '../../codec';
-import { latestReleaseBundle } from '../../dev/replay-corpus';
 import type { customerJourney } from '../../workflows';
-import { handOverSignal, journeyWorkflowId, type JourneyState, retryUpdate } from '../../workflows/common/messages';
-import { JourneyInputSchema } from '../../workflows/schemas';
+import { handOverSignal, type JourneyState, retryUpdate } from '../../workflows/common/messages';
 import { type BuildWorker, startBuildWorker } from '../support/builds';
 import {
   type JourneyHarness,
-  FAST_TIMINGS,
   registerTestExits,
   startJourneyHarness,
   TEST_OFFRAMP,
   TEST_ONRAMP,
 } from '../support/journey-harness';
 import { until } from '../support/until';
-
-/** The last release whose journey had no `handOver` handler. */
-const RELEASE_WITHOUT_HAND_OVER = 'v0.7.0';
 
 let h: JourneyHarness;
 let rampflow: RampflowClient;
@@ -152,47 +144,5 @@ describe("a journey's hand-over to another task queue", () => {
       expect(await latestRun(handle)).toMatchObject({ taskQueue: queueB, status: 'RUNNING' });
 
     for (const handle of [waiting, parkedHandle]) await handle.terminate('test over');
-  });
-
-  it('replays, on this code, a journey of a release before the hand-over that was sent one it had no handler for', async () => {
-    // v0.7.0's workers (the last release without the handler) on a queue of their own: an operator ran
-    // the hand-over too early.
-    const released = latestReleaseBundle(RELEASE_WITHOUT_HAND_OVER);
-    const queueOld = `${h.taskQueue}-old`;
-    const old = await startBuildWorker(h, released.codePath, undefined, { taskQueue: queueOld });
-    try {
-      const externalId = `user-${h.taskQueue}-old`;
-      const input = JourneyInputSchema.parse({
-        customer: { externalId, realName: 'Ada Lovelace', email: 'ada@example.com' },
-        onramp: TEST_ONRAMP,
-        offramp: TEST_OFFRAMP,
-        timings: FAST_TIMINGS,
-      });
-      const handle = await h.client.workflow.start<typeof customerJourney>('customerJourney', {
-        taskQueue: queueOld,
-        workflowId: journeyWorkflowId(externalId),
-        args: [input],
-      });
-      const kyc = await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC');
-      await handle.signal(handOverSignal, { taskQueue: queueB });
-      // The old code went on as if nothing came: its KYC wait ended by the approval, not by the signal.
-      await registerTestExits(h.control, kyc.customer.id!);
-      await h.control.approveCustomer(kyc.customer.id!);
-      await h.waitForJourney(handle, (s) => s.stage === 'AWAITING_ACCOUNTS');
-      await handle.terminate('recorded');
-      const history = await handle.fetchHistory();
-      // As AUTO_UPGRADE would move it at its next task: this code must replay what the old code did.
-      await Worker.runReplayHistory(
-        {
-          workflowBundle: { codePath: inject('workflowBundlePath') },
-          dataConverter: dataConverterFromEnv(),
-          replayName: 'hand-over-sent-to-the-previous-release',
-        },
-        history,
-        handle.workflowId,
-      );
-    } finally {
-      await old.stop();
-    }
   });
 });

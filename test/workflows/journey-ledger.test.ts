@@ -4,7 +4,7 @@
  * end wins, a stage's deadline is set once, and what it carries is taken up by the next run as it was.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_ACCOUNT_RECORDS, upgradeCarriedJourney } from '../../workflows/journey/carry';
+import { MAX_ACCOUNT_RECORDS, takeUpCarriedJourney } from '../../workflows/journey/carry';
 import { JourneyLedger } from '../../workflows/journey/ledger';
 import type { JourneyInput } from '../../workflows/schemas';
 import type { CarriedParking } from '../../workflows/common/parking';
@@ -58,7 +58,7 @@ describe('the journey ledger', () => {
     const carried = ledger.carry({ sequence: 3, sentOnce: [] }, ['dep_1#1.1'], parking);
     expect(carried).toMatchObject({ stageDeadlineAt: first, parking, depositReportKeys: ['dep_1#1.1'] });
 
-    const next = new JourneyLedger(input, upgradeCarriedJourney(structuredClone(carried)));
+    const next = new JourneyLedger(input, takeUpCarriedJourney(structuredClone(carried)));
     expect(next.state).toEqual(ledger.state);
     expect(next.deadline(3600)).toBe(first);
     let appliedAgain = false;

@@ -1,9 +1,8 @@
 /**
- * Timings that can be retuned (workflows/common/timings.ts), on the real dev server: journeys started on the
- * previous release (whose client filled every default into the input) and journeys started with no
- * timings at all move to a release that retunes the polls, and wait by the new defaults from the
- * retune's patch on; a starter's explicit overrides win over the retune and are all that
- * continue-as-new carries.
+ * Timings that can be retuned (workflows/common/timings.ts), on the real dev server: a journey started
+ * with no timings on the current code moves to a release that retunes the polls, and waits by the new
+ * defaults from the retune's patch on; a starter's explicit overrides win over the retune and are all
+ * that continue-as-new carries.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +13,6 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuildWorker, QUIET_BUNDLER, startBuildWorker } from '../support/builds';
-import { latestReleaseBundle } from '../../dev/replay-corpus';
 import { WORKFLOW_BUNDLE_PATHS } from '../../workers/worker';
 import { customerEventSignal, journeyWorkflowId } from '../../workflows/common/messages';
 import { JourneyInputSchema, type JourneyRequest } from '../../workflows/schemas';
@@ -37,10 +35,8 @@ beforeAll(async () => {
   });
   retunedCodePath = join(mkdtempSync(join(tmpdir(), 'rampflow-retuned-')), 'workflow-bundle.js');
   writeFileSync(retunedCodePath, code);
-  // Build A: the previous release, whose client and journeys filled every default into the input.
-  // Pinned to v0.2.0, the last release whose client filled every default in: a later release's
-  // bundle would not show what this case is about.
-  h = await startJourneyHarness({}, { workflowBundlePath: latestReleaseBundle('v0.2.0').codePath });
+  // Build A: the current code.
+  h = await startJourneyHarness({});
 }, 180_000);
 
 afterAll(async () => {
@@ -103,16 +99,12 @@ async function runInput(handle: WorkflowHandle): Promise<{ timings?: Record<stri
 
 describe('timings resolved in workflow code', () => {
   it("moves running journeys to retuned defaults from the retune on, and keeps a starter's overrides through continue-as-new", async () => {
-    // On A: one journey as A's client started it (every default filled in), one started with no timings.
-    const filledIn = await startJourney({ ...JOURNEY_TIMING_DEFAULTS });
+    // On A: a journey started with no timings.
     const bare = await startJourney(undefined);
-    expect((await runInput(filledIn)).timings).toEqual({ ...JOURNEY_TIMING_DEFAULTS });
     expect((await runInput(bare)).timings).toBeUndefined();
-    const kyc = await Promise.all(
-      [filledIn, bare].map((handle) => h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC')),
-    );
-    // Both wait for KYC by A's defaults: the first poll in 15 minutes.
-    for (const handle of [filledIn, bare]) {
+    const kyc = await Promise.all([bare].map((handle) => h.waitForJourney(handle, (s) => s.stage === 'AWAITING_KYC')));
+    // It waits for KYC by A's defaults: the first poll in 15 minutes.
+    for (const handle of [bare]) {
       await expect
         .poll(() => timerSeconds(handle), { timeout: 10_000 })
         .toEqual([JOURNEY_TIMING_DEFAULTS.pollIntervalSeconds]);
@@ -123,7 +115,7 @@ describe('timings resolved in workflow code', () => {
     // The customers pass KYC (the event, as the receiver would route it); the partner registers their
     // exits only once the journeys wait for them, so only a poll can find them: by the retuned
     // default, within seconds (A's default would look after 15 minutes).
-    for (const [index, handle] of [filledIn, bare].entries()) {
+    for (const [index, handle] of [bare].entries()) {
       const customerId = kyc[index]!.customer.id!;
       await h.control.approveCustomer(customerId);
       await handle.signal(customerEventSignal, {
@@ -132,7 +124,7 @@ describe('timings resolved in workflow code', () => {
         record: { id: customerId, status: 'APPROVED' },
       });
     }
-    for (const [index, handle] of [filledIn, bare].entries()) {
+    for (const [index, handle] of [bare].entries()) {
       await h.waitForJourney(handle, (s) => s.stage === 'SETTING_UP_RAMPS' && s.waitingFor.includes('register'));
       await registerTestExits(h.control, kyc[index]!.customer.id!);
       const accounts = await h.waitForJourney(
@@ -146,7 +138,7 @@ describe('timings resolved in workflow code', () => {
       expect(timers[0]).toBe(JOURNEY_TIMING_DEFAULTS.pollIntervalSeconds);
       expect(timers.length).toBeGreaterThan(1);
       expect(timers.slice(1).every((seconds) => seconds === 2)).toBe(true);
-      // Nothing in their input differs between the eras, so only the retune's patch was needed.
+      // Only the retune's patch was needed.
       expect(await patchesMarked(handle)).toContain(RETUNE);
     }
 
@@ -163,6 +155,6 @@ describe('timings resolved in workflow code', () => {
     await expect.poll(async () => (await timerSeconds(nextRun)).length, { timeout: 20_000 }).toBeGreaterThan(2);
     expect(new Set(await timerSeconds(nextRun))).toEqual(new Set([1]));
     await overridden.terminate('timings test over');
-    for (const handle of [filledIn, bare]) await handle.terminate('timings test over');
+    await bare.terminate('timings test over');
   }, 240_000);
 });

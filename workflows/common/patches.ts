@@ -109,14 +109,6 @@ export const FAILED_PAYOUTS_PARK = 'failed-payouts-park';
  */
 export const REFUND_WHILE_COMPLETING_REVERSES = 'refund-while-completing-reverses';
 
-/**
- * A journey takes the `handOver` signal (workflows/journey/run.ts): it continues as new on the task
- * queue it names. Asked when a valid one arrives, so only runs that are handed over record it. Code
- * before it had no handler, and a history it wrote may still hold the signal (a hand-over sent while
- * that code was current): replayed here, the signal must change nothing, as it changed nothing then.
- */
-export const JOURNEY_HANDS_OVER = 'journey-hands-over';
-
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

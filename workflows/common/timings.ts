@@ -1,7 +1,7 @@
 /**
  * Time in workflow code: every wait's durations, and the one sanctioned reader of the clock.
  */
-import { takesPatch, TIMINGS_RESOLVED_IN_CODE } from './patches';
+import { takesPatch } from './patches';
 
 /**
  * Every wait's durations (DESIGN, "Rules every workflow follows"): a starter may override them, and
@@ -15,13 +15,10 @@ import { takesPatch, TIMINGS_RESOLVED_IN_CODE } from './patches';
  * continue as new (its history limit, also inside the ACTIVE stage's condition: a predicate runs only
  * on workflow activations, never on queries, so its patch marker lands deterministically).
  *
- * Eras of a timing, oldest first:
- * 1. Before TIMINGS_RESOLVED_IN_CODE: the journey's input held every timing, filled in from the
- *    defaults of the day by the client and carried through continue-as-new, so a retune never reached
- *    a running journey. Histories of that code replay with exactly those values.
- * 2. From TIMINGS_RESOLVED_IN_CODE: the input's overrides (see `journeyTimingOverrides` for how the
- *    values that code filled in are told apart), else the defaults below.
- * 3. Each retune in JOURNEY_RETUNES / DEPOSIT_RETUNES: from its own patch on, its new default.
+ * A timing is the input's override, else the default below, else, from a retune's own patch on
+ * (JOURNEY_RETUNES / DEPOSIT_RETUNES), the retune's new default. (0.x journeys whose input held
+ * every default, filled in by the client of their day, are drained or handed over by v0.8.0, which
+ * carries their overrides only: docs/deploying/versioning.md, "Major versions".)
  */
 const DAY = 86_400;
 
@@ -44,8 +41,8 @@ export interface DepositTimings {
 }
 
 /**
- * The journey's production defaults as of TIMINGS_RESOLVED_IN_CODE. Never edit these: a retune is a
- * new entry in JOURNEY_RETUNES (histories recorded since the patch replay with these values).
+ * The journey's production defaults as of 1.0. Never edit these: a retune is a new entry in
+ * JOURNEY_RETUNES (every history of 1.0 code replays with these values).
  */
 export const JOURNEY_TIMING_DEFAULTS: Readonly<JourneyTimings> = Object.freeze({
   pollIntervalSeconds: 15 * 60,
@@ -55,7 +52,7 @@ export const JOURNEY_TIMING_DEFAULTS: Readonly<JourneyTimings> = Object.freeze({
   maxHistoryEvents: 2_000,
 });
 
-/** The deposit's production defaults, as the code before TIMINGS_RESOLVED_IN_CODE filled them in. Never edit: retune below. */
+/** The deposit's production defaults as of 1.0. Never edit: retune below. */
 export const DEPOSIT_TIMING_DEFAULTS: Readonly<DepositTimings> = Object.freeze({
   pollIntervalSeconds: 15 * 60,
   pollBackoffCapSeconds: 6 * 60 * 60,
@@ -91,27 +88,6 @@ const DEPOSIT_FIELDS = [
   'notFoundGraceSeconds',
 ] as const;
 
-/**
- * Every value the code before TIMINGS_RESOLVED_IN_CODE ever filled into a journey's input, from git's
- * history of workflows/schemas.ts (the backoff cap was 12 h for a while, the history limit
- * 10,000): equal to one of these, a value in a full input is taken as filled in, not chosen.
- */
-const FILLED_BY_EARLIER_CODE: Record<keyof JourneyTimings, readonly number[]> = {
-  pollIntervalSeconds: [15 * 60],
-  pollBackoffCapSeconds: [12 * 60 * 60, 24 * 60 * 60],
-  kycDeadlineSeconds: [30 * DAY],
-  accountsDeadlineSeconds: [7 * DAY],
-  maxHistoryEvents: [10_000, 2_000],
-};
-
-/** The fields that code filled in every time (the backoff cap came later, so old inputs may lack it). */
-const ALWAYS_FILLED = [
-  'pollIntervalSeconds',
-  'kycDeadlineSeconds',
-  'accountsDeadlineSeconds',
-  'maxHistoryEvents',
-] as const;
-
 type Given<T> = Partial<Record<keyof T, unknown>> | undefined;
 
 function numberIn<T>(given: Given<T>, field: keyof T): number | undefined {
@@ -120,25 +96,14 @@ function numberIn<T>(given: Given<T>, field: keyof T): number | undefined {
 }
 
 /**
- * The overrides a journey's input holds, and so what it carries through continue-as-new.
- *
- * The rule: an input holding every timing that the earlier code always filled in (all four of
- * ALWAYS_FILLED) is taken to have been filled in by that code, and its values equal to a default
- * that code filled in (FILLED_BY_EARLIER_CODE) are dropped; every other value is an override. An input
- * lacking any of them was written by a starter who gave only overrides, and all its values are kept.
- *
- * The edge case: a starter who gave all four, some equal to a default of their day, cannot be told
- * from a filled-in input, so those values follow the code's defaults from the patch on (which, until
- * a retune, are the same; a history limit of 10,000 becomes 2,000 at once). Fields this code does not
- * know (the deposit timings journeys once carried) are dropped too.
+ * The overrides a journey's input holds, and so what it carries through continue-as-new: every timing
+ * it gives. Fields this code does not know (the deposit timings journeys once carried) are dropped.
  */
 export function journeyTimingOverrides(given: Given<JourneyTimings>): Partial<JourneyTimings> {
-  const filledIn = ALWAYS_FILLED.every((field) => numberIn(given, field) !== undefined);
   const overrides: Partial<JourneyTimings> = {};
   for (const field of JOURNEY_FIELDS) {
     const value = numberIn(given, field);
-    if (value === undefined || (filledIn && FILLED_BY_EARLIER_CODE[field].includes(value))) continue;
-    overrides[field] = value;
+    if (value !== undefined) overrides[field] = value;
   }
   return overrides;
 }
@@ -172,33 +137,19 @@ export interface ResolvedJourneyTimings extends Readonly<JourneyTimings> {
   readonly overrides: Partial<JourneyTimings>;
 }
 
-/**
- * A journey's timings. `given` is its input's `timings` (validated on a first run); `firstRun` says
- * whether this run was started rather than continued as new, which is where the earlier code filled
- * in the defaults (a later run used its carried input as it was, a missing backoff cap included:
- * the journey's waits (workflows/journey/run.ts) then polls without backoff, as journeys from before the backoff always did).
- */
-export function journeyTimings(given: Given<JourneyTimings>, firstRun: boolean): ResolvedJourneyTimings {
+/** A journey's timings. `given` is its input's `timings` (validated on a first run). */
+export function journeyTimings(given: Given<JourneyTimings>): ResolvedJourneyTimings {
   const overrides = journeyTimingOverrides(given);
-  const earlier = (field: keyof JourneyTimings): number | undefined =>
-    numberIn(given, field) ?? (firstRun ? JOURNEY_TIMING_DEFAULTS[field] : undefined);
-  const valueOf = (field: keyof JourneyTimings): number => {
-    const before = earlier(field);
-    const from = overrides[field] ?? JOURNEY_TIMING_DEFAULTS[field];
-    // Asked only where the eras disagree, so a journey whose input says the same either way (every
-    // journey started by this code with no override) records no marker and pays no upsert for it.
-    if (before !== from && !takesPatch(TIMINGS_RESOLVED_IN_CODE)) return before as number;
-    return overrides[field] ?? retuned(JOURNEY_RETUNES, field, from);
-  };
+  const valueOf = (field: keyof JourneyTimings): number =>
+    overrides[field] ?? retuned(JOURNEY_RETUNES, field, JOURNEY_TIMING_DEFAULTS[field]);
   return gettersFor<JourneyTimings>(JOURNEY_FIELDS, valueOf, {
     overrides: Object.freeze(overrides),
   }) as ResolvedJourneyTimings;
 }
 
 /**
- * A deposit's timings. Its input only ever held what its starter passed (a worker's DEPOSIT_*
- * settings, tests' seconds): the earlier code filled the same defaults in memory, so there is no era
- * before the retunes to tell apart.
+ * A deposit's timings: its input holds only what its starter passed (a worker's DEPOSIT_* settings,
+ * tests' seconds), the rest are the defaults and their retunes.
  */
 export function depositTimings(given: Given<DepositTimings>): Readonly<DepositTimings> {
   return gettersFor<DepositTimings>(

@@ -1,11 +1,12 @@
 /**
  * What a journey hands to its next run when it continues as new (`JourneyLedger.carry`), with a
- * version number, and how the next run takes it up (`upgradeCarriedJourney`): a run of new code must
+ * version number, and how the next run takes it up (`takeUpCarriedJourney`): a run of new code must
  * accept what a run of the previous code carried (continue-as-new is where a long-lived journey moves
- * to new code). Every field is bounded whatever the customer's history.
+ * to new code, and where a 0.x journey hands over to 1.0). Every field is bounded whatever the
+ * customer's history.
  */
-import { applyDepositProgress, emptyDepositBoard } from './board';
-import type { DepositSummary, JourneyDeposits, JourneyState } from '../common/messages';
+import { ApplicationFailure } from '@temporalio/common';
+import type { JourneyState } from '../common/messages';
 import type { CarriedParking } from '../common/parking';
 import type { CarriedOutbox } from '../partner-events/outbox';
 import type { DepositAddressRecord, VirtualAccountRecord } from '../common/records';
@@ -23,36 +24,9 @@ export interface CarriedJourney {
   partnerEvents?: CarriedOutbox;
   /** Keys of the last deposit reports taken by update (workflows/journey/run.ts; added within version 2). */
   depositReportKeys?: string[];
-  /** Set when the run was parked (PARKED_CONTINUES_AS_NEW; added within version 2): the next run is parked at once with it. */
+  /** Set when the run was parked (added within version 2): the next run is parked at once with it. */
   parking?: CarriedParking;
 }
-
-/**
- * Version 1 (unversioned): the journey listed every deposit and queued deposit events for the deposit
- * workflows it started itself. Deposits now start on their own (signal-with-start), so queued events
- * are dropped: reconciliation starts any deposit workflow that is missing.
- */
-interface CarriedJourneyV1 {
-  version?: undefined;
-  state: Omit<JourneyState, 'deposits'> & { deposits: DepositSummary[] };
-  appliedEventKeys: string[];
-  pendingDepositEvents?: unknown[];
-  stageDeadlineAt?: number;
-  accountRecords?: Record<string, VirtualAccountRecord | DepositAddressRecord>;
-}
-
-/**
- * Version 2 as carried before reversals (issue 23): the board had no `reversedTotals` and no
- * `reversedDepositIds`. They were added within version 2, since a carry without them needs only
- * their empty values, which the upgrade supplies.
- */
-type BoardBeforeReversals = Omit<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'> &
-  Partial<Pick<JourneyDeposits, 'reversedTotals' | 'reversedDepositIds'>>;
-interface CarriedJourneyV2BeforeReversals extends Omit<CarriedJourney, 'state'> {
-  state: Omit<JourneyState, 'deposits'> & { deposits: BoardBeforeReversals };
-}
-
-export type AnyCarriedJourney = CarriedJourney | CarriedJourneyV2BeforeReversals | CarriedJourneyV1;
 
 /** Accounts seen in events and kept for later: the customer's own, so a handful; capped all the same. */
 export const MAX_ACCOUNT_RECORDS = 16;
@@ -65,16 +39,23 @@ export const MAX_ACCOUNT_RECORDS = 16;
  */
 export const REPORT_KEYS_REMEMBERED = 200;
 
-export function upgradeCarriedJourney(carried: AnyCarriedJourney): CarriedJourney {
-  if (carried.version === 2)
-    return { ...carried, state: { ...carried.state, deposits: { ...emptyDepositBoard(), ...carried.state.deposits } } };
-  const deposits = emptyDepositBoard();
-  for (const summary of carried.state.deposits) applyDepositProgress(deposits, { summary });
-  return {
-    version: 2,
-    state: { ...carried.state, deposits },
-    appliedEventKeys: carried.appliedEventKeys,
-    accountRecords: carried.accountRecords ?? {},
-    ...(carried.stageDeadlineAt !== undefined ? { stageDeadlineAt: carried.stageDeadlineAt } : {}),
-  };
+/**
+ * Takes up what the last run carried. Only version 2 crosses into 1.0: the last 0.x release (v0.8.0)
+ * hands its journeys over carrying it (docs/deploying/versioning.md, "Major versions"), and its code
+ * always carried the whole board. An older carry never reaches 1.0 code, so one that does is refused,
+ * not guessed at: the run fails with CarriedJourneyUnsupported, for an operator.
+ */
+export function takeUpCarriedJourney(carried: CarriedJourney): CarriedJourney {
+  const { version } = carried as { version?: unknown };
+  if (version !== 2) throw CarriedJourneyUnsupported.version(version);
+  return carried;
 }
+
+/** A continue-as-new argument of a version this code does not take up: not retryable, as retrying reads the same one. */
+export const CarriedJourneyUnsupported = {
+  version: (version: unknown) =>
+    ApplicationFailure.nonRetryable(
+      `the last run carried a journey of version ${typeof version === 'number' ? version : 'none'}; 1.0 takes up version 2 only (carried by v0.8.0's hand-over)`,
+      'CarriedJourneyUnsupported',
+    ),
+};

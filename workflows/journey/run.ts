@@ -9,7 +9,7 @@
  * operator, who ends it or retries it, perhaps in bulk, perhaps with corrected input; the run
  * continues as new before its history grows large, carrying a state of fixed size.
  *
- * A parked journey whose history grows continues as new parked (PARKED_CONTINUES_AS_NEW): the next
+ * A parked journey whose history grows continues as new parked: the next
  * run takes the parking up (`carriedParking`). A park with no late fact is taken up at once; a
  * deadline's park is rebuilt by running its stage again with nothing shown, its passed wait parking at
  * once, so the park looks at the same fact as before.
@@ -44,7 +44,6 @@ import {
   type DepositProgress,
   type DepositReport,
   type DepositStage,
-  type DepositSummary,
   type EndRequest,
   type HandOverRequest,
   handOverRefusal,
@@ -57,12 +56,11 @@ import {
 import { indexStage, stageEntered } from '../common/showing';
 import type { JourneyInput, OnrampRequest } from '../schemas';
 import { type CarriedParking, OperatorDesk, ParkedHistoryFull, Refused, takeUpCarriedPark } from '../common/parking';
-import { JOURNEY_HANDS_OVER, OWN_EXITS_LOOKED_UP_ONCE, PARKED_CONTINUES_AS_NEW, takesPatch } from '../common/patches';
 import { isHint } from '../common/trust';
 import { deadlinePassed, pollTolerantly, waitForService } from '../common/waiting';
 import { PartnerEventOutbox } from '../partner-events/outbox';
 import { applyDepositProgress } from './board';
-import { type AnyCarriedJourney, REPORT_KEYS_REMEMBERED, upgradeCarriedJourney } from './carry';
+import { type CarriedJourney, REPORT_KEYS_REMEMBERED, takeUpCarriedJourney } from './carry';
 import { ExitAccounts } from './exits';
 import { JourneyLedger } from './ledger';
 
@@ -97,7 +95,7 @@ export class ContinueAsNewRequest extends Error {
 export type JourneyStep = () => Promise<JourneyStage>;
 
 /** The journey's workflow function, as continue-as-new starts it again. */
-type CustomerJourneyWorkflow = (input: JourneyInput, carriedFromLastRun?: AnyCarriedJourney) => Promise<JourneyOutcome>;
+type CustomerJourneyWorkflow = (input: JourneyInput, carriedFromLastRun?: CarriedJourney) => Promise<JourneyOutcome>;
 
 /** The deposit stages the partner hears of; the steps between are the deposit's own business. */
 const DEPOSIT_EVENTS = {
@@ -154,14 +152,14 @@ export class JourneyRun {
    * Made before any handler of the journey's own is set: the operator desk sets `retry` and `cancel`
    * here, accepting them at once when the previous run handed on its parking.
    */
-  constructor(input: JourneyInput, carriedFromLastRun: AnyCarriedJourney | undefined) {
+  constructor(input: JourneyInput, carriedFromLastRun: CarriedJourney | undefined) {
     this.input = input;
     // Every call passes its own options (reads and changes retry differently) and a summary for the UI.
     this.act = serviceActivities<RampActivities>(changeOptions('a call to the ramp service'), () => this.callPriority);
     // Each timing is resolved where it is used, from the input's overrides and the code's defaults, so a
     // retune reaches a running journey (workflows/common/timings.ts; the earlier code's values replay as they were).
-    this.timings = journeyTimings(this.input.timings, !carriedFromLastRun);
-    const carried = carriedFromLastRun ? upgradeCarriedJourney(carriedFromLastRun) : undefined;
+    this.timings = journeyTimings(this.input.timings);
+    const carried = carriedFromLastRun ? takeUpCarriedJourney(carriedFromLastRun) : undefined;
     this.ledger = new JourneyLedger(this.input, carried);
     // Parked from the start when the last run handed its parking on: an operator's decision is taken at once.
     this.carriedParking = carried?.parking;
@@ -280,8 +278,7 @@ export class JourneyRun {
     // The first look is a poll like the later ones: a service failing for a while is waited out (up to
     // the deadline), not parked for an operator after three attempts. It leaves out the exits the
     // journey registers, which registerOwn looks up before adding (two list calls fewer a journey).
-    const firstLook = takesPatch(OWN_EXITS_LOOKED_UP_ONCE) ? exits.lookForPartners : exits.look;
-    await pollTolerantly("the customer's exit accounts", firstLook);
+    await pollTolerantly("the customer's exit accounts", exits.lookForPartners);
     this.stopIfEnded();
     await orPark("registering the customer's exit accounts", () => exits.registerOwn());
     if (exits.missing().length === 0) return;
@@ -431,14 +428,6 @@ export class JourneyRun {
    * True when the run should continue as new: its history has grown enough, or an operator asked it to
    * hand over to another task queue. Every wait that wakes for the one wakes for the other: the waits
    * (`waitOrPark`), ACTIVE's condition and the parked desk's `historyFull`.
-   *
-   * Replay: `handOverTo` is set only by the `handOver` signal, and only in a run that takes the patch
-   * JOURNEY_HANDS_OVER (`onHandOver`). A history without the signal answers here as it did before the
-   * term was added, at every point it is asked, so the waits issue the same commands (the patches they
-   * ask only when it is true are asked at the same points). A history of earlier code that holds the
-   * signal (sent while that code, which had no handler, was current) has no marker: the signal is
-   * ignored there as it was then. Not `signup`'s argument (an update with no handler is refused and
-   * never enters the history; a signal with no handler does enter it).
    */
   private readonly shouldContinueAsNew = (): boolean =>
     this.handOverTo !== undefined ||
@@ -469,8 +458,7 @@ export class JourneyRun {
       // A hinted look is the poll: it reads what the hints name (and clears them first).
       ...(hinted ? { hints: { pending: hinted, look: pollOnce } } : {}),
       pollIntervalMs: this.timings.pollIntervalSeconds * 1000,
-      // Journeys started before the backoff carry no cap: they poll as they always did.
-      pollBackoffCapMs: (this.timings.pollBackoffCapSeconds ?? this.timings.pollIntervalSeconds) * 1000,
+      pollBackoffCapMs: this.timings.pollBackoffCapSeconds * 1000,
     };
     // A stage run again to rebuild the park the previous run carried parks at once on a wait not yet
     // settled (its deadline had passed): only the fact coming true moves it on.
@@ -519,7 +507,7 @@ export class JourneyRun {
           ),
         ledger.endRequested,
         {
-          historyFull: () => this.shouldContinueAsNew() && takesPatch(PARKED_CONTINUES_AS_NEW),
+          historyFull: this.shouldContinueAsNew,
           ...(takesUp ? { carried } : {}),
         },
       );
@@ -586,9 +574,8 @@ export class JourneyRun {
     else this.ledger.applied.applyOnce(event.key, () => this.ledger.applyAccount(event.record));
   };
 
-  /** A deposit's report by signal; deposit workflows of the previous code sent the bare summary. */
-  readonly onDepositProgress = (report: DepositProgress | DepositSummary): void =>
-    this.takeDepositProgress('summary' in report ? report : { summary: report });
+  /** A deposit's report by signal: 0.x deposits that started before reports were offered by update still send it. */
+  readonly onDepositProgress = (report: DepositProgress): void => this.takeDepositProgress(report);
 
   /**
    * Deposits of this code offer their reports by update (workflows/common/messages.ts), which
@@ -650,8 +637,6 @@ export class JourneyRun {
       log.warn('hand-over ignored: the target is not a task queue this journey can move to', { refusal });
       return;
     }
-    // False only while replaying a history of code that had no handler: it ignored the signal then.
-    if (!takesPatch(JOURNEY_HANDS_OVER)) return;
     this.handOverTo = request.taskQueue;
   };
 

@@ -26,7 +26,7 @@ import {
 import type { JourneyInput } from '../schemas';
 import { ParkRequest } from '../common/calls';
 import { validatedStartInput } from '../common/checks';
-import type { AnyCarriedJourney } from './carry';
+import type { CarriedJourney } from './carry';
 import {
   ContinueAsNewRequest,
   JourneyEnded,
@@ -40,7 +40,7 @@ export type { JourneyOutcome } from './run';
 
 export async function customerJourney(
   initialInput: JourneyInput,
-  carriedFromLastRun?: AnyCarriedJourney,
+  carriedFromLastRun?: CarriedJourney,
 ): Promise<JourneyOutcome> {
   // Checked on the first run only: a run that continued as new carries input this code already checked.
   const input = carriedFromLastRun ? initialInput : validatedStartInput('customerJourney', initialInput);
@@ -57,7 +57,6 @@ export async function customerJourney(
   setHandler(journeyStateQuery, run.describe);
   setHandler(signupUpdate, run.answerSignup, { validator: validateSignup });
   setHandler(closeCustomerUpdate, run.close, { validator: run.validateClose });
-  // Last: it changes nothing in a history of earlier code (JOURNEY_HANDS_OVER), so its place changes no replay.
   setHandler(handOverSignal, run.onHandOver);
 
   // Each stage's step: it runs the stage and returns the next.
