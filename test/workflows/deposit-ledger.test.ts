@@ -3,6 +3,7 @@
  * which hint is news (the run reads only news, so a claim of nothing new costs no read), how a box
  * turns away an id a read refused, and that what a run carries comes back as it was in the next run.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { AppliedKeys, type DepositRecord, type TradeRecord } from '../../workflows/common/records';
 import { journeyWorkflowId } from '../../workflows/common/messages';
@@ -28,11 +29,11 @@ const trade = (id: string, status: string, depositId = 'dep-1'): TradeRecord => 
   toCurrency: 'USDC',
 });
 
-/** A trust-rule ledger holding `record`, and its hints, first come. */
+/** A ledger holding `record`, and its hints. */
 function held(record: DepositRecord): { ledger: DepositLedger; hints: DepositHints } {
-  const ledger = new DepositLedger('dep-1', true, undefined, () => true);
+  const ledger = new DepositLedger('dep-1', undefined);
   ledger.takeOwnRecord(record);
-  return { ledger, hints: new DepositHints('dep-1', ledger, () => true) };
+  return { ledger, hints: new DepositHints('dep-1', ledger) };
 }
 
 describe("a deposit's hints", () => {
@@ -72,20 +73,6 @@ describe("a deposit's hints", () => {
     offramp.clearPayment('pay-1');
     expect(offramp.claimNews()).toBe(false);
   });
-
-  it('ask whether they are first come once, at the first hint, for all three boxes', () => {
-    const ledger = new DepositLedger('dep-1', true, deposit('RECEIVED'), () => true);
-    let asked = 0;
-    const hints = new DepositHints('dep-1', ledger, () => {
-      asked += 1;
-      return true;
-    });
-    expect(asked).toBe(0);
-    hints.noteTrade({ id: 'tr-1', status: 'CREATED' });
-    hints.notePayment({ id: 'pay-1', status: 'PENDING' });
-    hints.noteDeposit({ id: 'dep-1', status: 'CONFIRMED' });
-    expect(asked).toBe(1);
-  });
 });
 
 describe("a deposit's journey link", () => {
@@ -104,7 +91,7 @@ describe("a deposit's journey link", () => {
 describe('what a deposit carries to its next run', () => {
   it('comes back as it was, and the next input drops the starter record and the reversal mark', () => {
     const { ledger, hints } = held(deposit('CONFIRMED', 'OFFRAMP'));
-    ledger.applyTrade(trade('tr-1', 'SETTLED'), true);
+    ledger.applyTrade(trade('tr-1', 'SETTLED'));
     hints.notePayment({ id: 'pay-1', status: 'COMPLETED' });
     hints.noteTrade({ id: 'forged', status: 'SETTLED' });
     hints.refuseTrade('forged');
@@ -115,7 +102,6 @@ describe('what a deposit carries to its next run', () => {
     const clock = new DepositStepClock(1_700_000_000_000);
     const carried = carry(
       {
-        verifiesPayloads: true,
         ledger,
         link,
         clock,
@@ -128,21 +114,20 @@ describe('what a deposit carries to its next run', () => {
     // A carried deposit travels as JSON.
     const next = JSON.parse(JSON.stringify(carried)) as typeof carried;
     expect(next).toMatchObject({
-      version: 1,
+      version: 2,
       stage: 'TRADE_SETTLED',
       stepDeadlineAt: 1_700_000_000_000,
       appliedEventKeys: ['DEPOSIT_APPROVED/dep-1'],
       reports: { run: 'r1', offered: 3 },
     });
 
-    const nextLedger = new DepositLedger('dep-1', next.verifiesPayloads, undefined, () => true);
+    const nextLedger = new DepositLedger('dep-1', undefined);
     const nextLink = new DepositJourneyLink();
     takeUpCarried(next, nextLedger, nextLink);
-    const nextHints = new DepositHints('dep-1', nextLedger, () => false, next.hints);
+    const nextHints = new DepositHints('dep-1', nextLedger, next.hints);
     expect(nextLedger).toMatchObject({
       deposit: ledger.deposit,
       trade: ledger.trade,
-      tradeFromPayload: true,
       ownRecordRead: true,
       confirmedOnce: true,
       state: ledger.state,
@@ -156,5 +141,29 @@ describe('what a deposit carries to its next run', () => {
     expect(
       nextRunInput({ depositId: 'dep-1', externalId: 'ext-1', deposit: deposit('RECEIVED'), reversalOf: 'COMPLETED' }),
     ).toEqual({ depositId: 'dep-1', externalId: 'ext-1' });
+  });
+
+  it('refuses, not retryable, a carry of version 1: 0.x deposits drain on 0.x workers and never reach 1.0', () => {
+    const { ledger, hints } = held(deposit('CONFIRMED'));
+    const carried = carry(
+      {
+        ledger,
+        link: new DepositJourneyLink(),
+        clock: new DepositStepClock(undefined),
+        applied: new AppliedKeys([]),
+        reporter: { carry: () => ({ run: 'r1', offered: 0 }) },
+        hints,
+      },
+      'CONFIRMED',
+    );
+    const version1 = { ...carried, version: 1, verifiesPayloads: true } as unknown as typeof carried;
+    let refusal: unknown;
+    try {
+      takeUpCarried(version1, new DepositLedger('dep-1', undefined), new DepositJourneyLink());
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ApplicationFailure);
+    expect(refusal).toMatchObject({ type: 'CarriedDepositUnsupported', nonRetryable: true });
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { HINT_FIELD_MAX_LENGTH, PendingHints, REFUSED_HINTS_KEPT } from '../../workflows/common/trust';
 
-const firstCome = () => new PendingHints(4, () => true);
+const firstCome = () => new PendingHints(4, true);
 
 describe('a first-come box of pending hints', () => {
   it('keeps the first ids and reads the oldest first; a burst after them is turned away', () => {
@@ -38,15 +38,10 @@ describe('a first-come box of pending hints', () => {
     const carried = firstCome();
     for (let n = 0; n < 100; n++) carried.note({ id: `forged-${n}`, status: 'CREATED' });
     expect(carried.carry().pending).toHaveLength(4);
-    expect(new PendingHints(4, () => false, carried.carry()).ids()).toEqual([
-      'forged-0',
-      'forged-1',
-      'forged-2',
-      'forged-3',
-    ]);
+    expect(new PendingHints(4, true, carried.carry()).ids()).toEqual(['forged-0', 'forged-1', 'forged-2', 'forged-3']);
   });
 
-  it('latest wins where the owner did not choose first come (journeys, and runs recorded before it)', () => {
+  it('latest wins where the owner did not choose first come (journeys)', () => {
     const box = new PendingHints(2);
     for (const id of ['a', 'b', 'c']) box.note({ id, status: 'CREATED' });
     expect(box.ids()).toEqual(['b', 'c']);

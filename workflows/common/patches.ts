@@ -61,24 +61,6 @@ export const DEPOSIT_JOURNEY_FOUND_LOCALLY = 'deposit-journey-found-locally';
 export const HINTS_NEVER_DELAY_FACTS = 'hints-never-delay-facts';
 /** A sleeping wait wakes to continue as new when deliveries that claim nothing grew its history. */
 export const WAITS_WAKE_TO_CONTINUE_AS_NEW = 'waits-wake-to-continue-as-new';
-/** A deposit continues as new when its history grows (workflows/deposit/carry.ts). */
-export const DEPOSIT_CONTINUES_AS_NEW = 'deposit-continues-as-new';
-
-/**
- * A deposit whose first read shows it REJECTED looks for a trade naming it: one found means the
- * service had confirmed it, so the REJECTED record is a refund (a reversal), even where the run that
- * saw the deposit complete was removed at retention.
- */
-export const REVERSALS_READ_FROM_TRADES = 'reversals-read-from-trades';
-/** A deposit keeps the kind a detail record named against a list item's guess from its currency. */
-export const DEPOSIT_KIND_KEPT = 'deposit-kind-kept';
-/** A deposit submits one attachment: the same file again gets the first submission's answer. */
-export const ATTACHMENT_SUBMITTED_ONCE = 'attachment-submitted-once';
-/**
- * A parked workflow continues as new when its history grows, carrying its parking (workflows/common/parking.ts):
- * asked only once a parked run has grown that far.
- */
-export const PARKED_CONTINUES_AS_NEW = 'parked-continues-as-new';
 
 /**
  * A wait for a fact no event announces (the AUD whitelist, which the interface promises "with a short
@@ -87,27 +69,6 @@ export const PARKED_CONTINUES_AS_NEW = 'parked-continues-as-new';
  * (workflows/common/waiting.ts). Asked at such a wait's start, and only where its poll interval is longer.
  */
 export const UNANNOUNCED_FACTS_POLLED_EARLY = 'unannounced-facts-polled-early';
-
-/**
- * An attachment sent to a deposit the workflow last read RECEIVED reads the deposit first: the service
- * announces ACTION_REQUIRED by no event, so the workflow's view may be behind (workflows/deposit/run.ts, `registerHandlers`).
- */
-export const ATTACHMENT_READS_DEPOSIT_FIRST = 'attachment-reads-deposit-first';
-
-/**
- * An offramp deposit whose payout the service failed (its payment read FAILED, REJECTED, ...) parks at
- * once, naming the payment's status (PaymentFailed), instead of polling a payment that will not settle
- * until its deadline. Asked only when a poll finds the payment failed, so a deposit paid out costs nothing.
- */
-export const FAILED_PAYOUTS_PARK = 'failed-payouts-park';
-
-/**
- * A refund (the service's own REJECTED record) that reaches a deposit while it ends COMPLETED (telling
- * its journey) ends it REVERSED and tells the journey so. Before, the run ended COMPLETED with the
- * refund taken by its signal handler, so the receiver started no run of its own for it either: the
- * journey kept counting money the service had given back (chaos seed 4). Asked only on that path.
- */
-export const REFUND_WHILE_COMPLETING_REVERSES = 'refund-while-completing-reverses';
 
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {

@@ -19,21 +19,17 @@
  *   way are answered by the next read, not one each.
  *
  * This module holds the pieces every workflow applies the rule with: whether a delivered record is a
- * hint (behind the patch that introduced the rule, so histories recorded before it replay as they
- * ran), the links a fact must show before it is taken, and the small box of pending hints a wait
+ * hint, the links a fact must show before it is taken, and the small box of pending hints a wait
  * looks at.
  */
 import type { PaymentRecord, RampEvent, TradeRecord } from './records';
 
-import { PAYLOADS_ARE_HINTS, takesPatch } from './patches';
-
 /**
  * Whether a delivered record is only a hint. Records built from a webhook's payload are; records
- * rampflow read through the signed API are facts. Called where the record arrives (a patch is not
- * memoised on false, so each decision asks).
+ * rampflow read through the signed API are facts.
  */
 export function isHint(event: RampEvent<unknown>): boolean {
-  return event.fromPayload === true && takesPatch(PAYLOADS_ARE_HINTS);
+  return event.fromPayload === true;
 }
 
 /** A trade is this deposit's only when the service's record of the trade names the deposit. */
@@ -75,38 +71,28 @@ export interface CarriedHints {
  * the workflow does not hold (yet) waits here until it does, so a flood of made-up ids costs a fixed
  * amount of state.
  *
- * Two policies, chosen by the owner at the first hint:
- * - **first come** (HINTS_NEVER_DELAY_FACTS): the owner reads the oldest first, a full box turns new
+ * Two policies, chosen by the owner:
+ * - **first come** (deposits): the owner reads the oldest first, a full box turns new
  *   ids away (the polls find what it turned away), and an id a read refused (the service does not
  *   have it, or it is not the workflow's) is not taken again. A burst of forged hints after a genuine
  *   one cannot push the genuine one out, and re-sending one made-up id costs nothing.
- * - **latest wins** (before it, and journeys): a new id is kept and the oldest dropped at the cap.
+ * - **latest wins** (journeys): a new id is kept and the oldest dropped at the cap.
  */
 export class PendingHints {
   private readonly hints = new Map<string, string>();
   private readonly refused: string[] = [];
-  private firstCome: boolean | undefined;
-
-  /** @param chooseFirstCome asked once, at the first hint: whether the box is first come (else latest wins) */
+  /** @param firstCome whether the box is first come (else latest wins) */
   constructor(
     private readonly cap = 8,
-    private readonly chooseFirstCome: () => boolean = () => false,
+    private readonly firstCome = false,
     carried?: CarriedHints,
   ) {
     if (!carried) return;
-    // A carried box was first come (only those runs continue as new).
-    this.firstCome = true;
     for (const hint of carried.pending.slice(0, cap)) this.hints.set(hint.id, hint.status);
     this.refused.push(...carried.refused.slice(-REFUSED_HINTS_KEPT));
   }
 
-  /** Whether the box reads the oldest first and keeps what came first; undefined before any hint. */
-  get isFirstCome(): boolean {
-    return this.firstCome === true;
-  }
-
   note(hint: Hint): void {
-    this.firstCome ??= this.chooseFirstCome();
     if (this.firstCome) {
       if (
         this.refused.includes(hint.id) ||

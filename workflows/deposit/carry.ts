@@ -6,10 +6,10 @@
  * many as they like (forged hints each cost a signal and a workflow task, and a look when they claim
  * news). So a wait of a deposit ends the run once the history has passed DEPOSIT_MAX_HISTORY_EVENTS
  * (or the server suggests it), and the run continues as new at the same step, after its handlers
- * have finished, carrying what it holds: every field below is bounded whatever was delivered.
- * Behind DEPOSIT_CONTINUES_AS_NEW, asked only when a run has grown that far. A parked deposit does the
- * same, carrying its parking (PARKED_CONTINUES_AS_NEW).
+ * have finished, carrying what it holds: every field below is bounded whatever was delivered. A
+ * parked deposit does the same, carrying its parking.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { AppliedKeys, DepositRecord, PaymentRecord, TradeRecord } from '../common/records';
 import type { DepositLifecycleInput } from '../schemas';
 import type { DepositStage, DepositState } from '../common/messages';
@@ -29,20 +29,21 @@ export interface CarriedReports {
   offered: number;
 }
 
-/** What a deposit hands to its next run, with a version number for the code that takes it up. */
+/**
+ * What a deposit hands to its next run, with a version number for the code that takes it up. Version 2
+ * is 1.0's: version 1 (0.x) also carried whether the run verified payloads and whether its trade and
+ * payment came from one. 0.x deposits drain on their own workers and never reach 1.0 code.
+ */
 export interface CarriedDeposit {
-  version: 1;
+  version: 2;
   /** The step to run again (the one whose wait ended the run, or the one parked). */
   stage: DepositStage;
-  /** Set when the run was parked (PARKED_CONTINUES_AS_NEW): the next run is parked at once with it. */
+  /** Set when the run was parked: the next run is parked at once with it. */
   parking?: CarriedParking;
-  verifiesPayloads: boolean;
   ledger: {
     deposit?: DepositRecord;
     trade?: TradeRecord;
     payment?: PaymentRecord;
-    tradeFromPayload: boolean;
-    paymentFromPayload: boolean;
     ownRecordRead: boolean;
     confirmedOnce: boolean;
     attachmentSubmitted: boolean;
@@ -60,7 +61,6 @@ export interface CarriedDeposit {
 
 /** The parts of a deposit's run (workflows/deposit/run.ts) that it hands on. */
 export interface CarryingRun {
-  readonly verifiesPayloads: boolean;
   readonly ledger: DepositLedger;
   readonly link: DepositJourneyLink;
   readonly clock: DepositStepClock;
@@ -73,16 +73,13 @@ export interface CarryingRun {
 export function carry(run: CarryingRun, stage: DepositStage, parking?: CarriedParking): CarriedDeposit {
   const { ledger, link } = run;
   return {
-    version: 1,
+    version: 2,
     stage,
     ...(parking ? { parking } : {}),
-    verifiesPayloads: run.verifiesPayloads,
     ledger: {
       ...(ledger.deposit ? { deposit: ledger.deposit } : {}),
       ...(ledger.trade ? { trade: ledger.trade } : {}),
       ...(ledger.payment ? { payment: ledger.payment } : {}),
-      tradeFromPayload: ledger.tradeFromPayload,
-      paymentFromPayload: ledger.paymentFromPayload,
       ownRecordRead: ledger.ownRecordRead,
       confirmedOnce: ledger.confirmedOnce,
       attachmentSubmitted: ledger.attachmentSubmitted,
@@ -101,14 +98,18 @@ export function carry(run: CarryingRun, stage: DepositStage, parking?: CarriedPa
   };
 }
 
-/** A new run takes up what the previous one held (workflows/deposit/run.ts, before any handler runs). */
+/**
+ * A new run takes up what the previous one held (workflows/deposit/run.ts, before any handler runs). A
+ * carry of another version is refused, not guessed at: deposits never cross from 0.x to 1.0, so one
+ * that does fails the run with CarriedDepositUnsupported, for an operator.
+ */
 export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, link: DepositJourneyLink): void {
+  const { version } = carried as { version?: unknown };
+  if (version !== 2) throw CarriedDepositUnsupported.version(version);
   const held = carried.ledger;
   ledger.deposit = held.deposit;
   ledger.trade = held.trade;
   ledger.payment = held.payment;
-  ledger.tradeFromPayload = held.tradeFromPayload;
-  ledger.paymentFromPayload = held.paymentFromPayload;
   ledger.ownRecordRead = held.ownRecordRead;
   ledger.confirmedOnce = held.confirmedOnce;
   ledger.attachmentSubmitted = held.attachmentSubmitted;
@@ -118,6 +119,15 @@ export function takeUpCarried(carried: CarriedDeposit, ledger: DepositLedger, li
   link.reportedStage = carried.link.reportedStage;
   link.served = carried.link.served;
 }
+
+/** A continue-as-new argument of a version this code does not take up: not retryable, as retrying reads the same one. */
+export const CarriedDepositUnsupported = {
+  version: (version: unknown) =>
+    ApplicationFailure.nonRetryable(
+      `the last run carried a deposit of version ${typeof version === 'number' ? version : 'none'}; 1.0 takes up version 2 only (0.x deposits drain on 0.x workers)`,
+      'CarriedDepositUnsupported',
+    ),
+};
 
 /**
  * The next run's input: the first run's, less what it no longer needs: the starter's record (the

@@ -2,10 +2,9 @@
  * What a deposit's run (workflows/deposit/run.ts) knows, as plain data, and the only ways it changes. No
  * I/O and no Temporal: the run reads, these take.
  *
- * - `DepositLedger`: what it holds of the service's records. Each record moves only forward, a trade or
- *   payment is this deposit's only when the service's record links it (under the trust rule,
- *   workflows/common/trust.ts), and where a held record came from (the service, or a webhook's payload
- *   under direct routing) is kept with it. The visible state (DepositState) follows every change.
+ * - `DepositLedger`: what it holds of the service's records. Each record moves only forward, and a trade
+ *   or payment is this deposit's only when the service's record links it (the trust rule,
+ *   workflows/common/trust.ts). The visible state (DepositState) follows every change.
  * - `DepositJourneyLink`: which journey it reports to, and what it last told it.
  * - `DepositHints`: what deliveries claim about the deposit, its trade and its payment, waiting for a
  *   look through the service, and which claim is news (the run's look reads it).
@@ -26,9 +25,6 @@ export class DepositLedger {
   deposit: DepositRecord | undefined;
   trade: TradeRecord | undefined;
   payment: PaymentRecord | undefined;
-  /** Whether the trade and payment held are a webhook's payload (direct routing) rather than the service's record. */
-  tradeFromPayload = false;
-  paymentFromPayload = false;
   /** Set once the deposit read its own record from the service (a retried stage does not read it again). */
   ownRecordRead = false;
   /**
@@ -51,17 +47,10 @@ export class DepositLedger {
    */
   private kindKnown = false;
 
-  /**
-   * @param verifiesPayloads whether the run follows the trust rule (PAYLOADS_ARE_HINTS)
-   * @param starterDeposit the record the starter passed, if any: shown until the service's own is read
-   * @param keepsKnownKind whether the run keeps a known kind against a guess (DEPOSIT_KIND_KEPT); asked
-   *   only when a guess differs from it, so a run records the patch only where it changes something
-   */
+  /** @param starterDeposit the record the starter passed, if any: shown until the service's own is read */
   constructor(
     private readonly depositId: string,
-    private readonly verifiesPayloads: boolean,
     starterDeposit: DepositRecord | undefined,
-    private readonly keepsKnownKind: () => boolean,
   ) {
     this.deposit = starterDeposit;
     this.kindKnown = starterDeposit !== undefined && namesReceiver(starterDeposit);
@@ -81,14 +70,10 @@ export class DepositLedger {
     if (record.id !== this.depositId) return;
     // A refund is the one move back the service reports (DEPOSIT_REFUND, ramp/assumptions.ts): taken
     // only from the service's own record, since hints never reach here.
-    const refund =
-      this.verifiesPayloads &&
-      this.confirmedOnce &&
-      record.status === 'REJECTED' &&
-      this.deposit?.status !== 'REJECTED';
+    const refund = this.confirmedOnce && record.status === 'REJECTED' && this.deposit?.status !== 'REJECTED';
     if (this.deposit && !refund && !advancesDeposit(this.deposit.status, record.status)) return;
     this.deposit = record;
-    if (this.verifiesPayloads && record.status === 'CONFIRMED') this.confirmedOnce = true;
+    if (record.status === 'CONFIRMED') this.confirmedOnce = true;
     this.state.status = record.status;
     this.state.customerId = record.customerId;
     this.takeKind(record);
@@ -99,7 +84,7 @@ export class DepositLedger {
   /** The kind a record names, or guesses when the kind is not known yet (workflows/common/records.ts, depositKindOf). */
   private takeKind(record: DepositRecord): void {
     const named = namesReceiver(record);
-    if (!named && this.kindKnown && kindOf(record) !== this.state.kind && this.keepsKnownKind()) return;
+    if (!named && this.kindKnown && kindOf(record) !== this.state.kind) return;
     this.state.kind = kindOf(record);
     this.kindKnown ||= named;
   }
@@ -111,41 +96,22 @@ export class DepositLedger {
     this.ownRecordRead = true;
   }
 
-  applyTrade(record: TradeRecord, fromPayload = false): void {
-    // Under the trust rule a trade is this deposit's only when the service's record names it.
-    if (
-      this.verifiesPayloads
-        ? !tradeNamesDeposit(record, this.depositId)
-        : record.depositId !== undefined && record.depositId !== this.depositId
-    )
-      return;
+  applyTrade(record: TradeRecord): void {
+    // A trade is this deposit's only when the service's record names it.
+    if (!tradeNamesDeposit(record, this.depositId)) return;
     if (this.trade && (this.trade.id !== record.id || !advancesTrade(this.trade.status, record.status))) return;
     this.trade = record;
-    if (this.verifiesPayloads) this.confirmedOnce = true;
-    this.tradeFromPayload = fromPayload;
+    this.confirmedOnce = true;
     this.state.tradeId = record.id;
     if (record.paymentId) this.state.paymentId = record.paymentId;
   }
 
-  applyPayment(record: PaymentRecord, fromPayload = false): void {
+  applyPayment(record: PaymentRecord): void {
     if (this.state.paymentId && record.id !== this.state.paymentId) return;
     // A payment pays out this deposit's trade or none of ours (the service's record names the trade).
-    if (this.verifiesPayloads && this.trade && !paymentNamesTrade(record, this.trade.id)) return;
+    if (this.trade && !paymentNamesTrade(record, this.trade.id)) return;
     this.payment = record;
-    this.paymentFromPayload = fromPayload;
     this.state.paymentId = record.id;
-  }
-
-  /** The service's word on a trade held from a payload: it replaces the payload's, even where it is behind it. */
-  takeServiceTrade(record: TradeRecord): void {
-    this.trade = record;
-    this.tradeFromPayload = false;
-  }
-
-  /** The service's word on a payment held from a payload. */
-  takeServicePayment(record: PaymentRecord): void {
-    this.payment = record;
-    this.paymentFromPayload = false;
   }
 
   /** A run that reports a refund after completion: the service had confirmed the deposit. */
@@ -155,7 +121,7 @@ export class DepositLedger {
 
   /** The service refunded the deposit after confirming it (its own record says so). */
   refunded(): boolean {
-    return this.verifiesPayloads && this.confirmedOnce && this.deposit?.status === 'REJECTED';
+    return this.confirmedOnce && this.deposit?.status === 'REJECTED';
   }
 
   /** What a completed deposit did, as its outcome says it. */
@@ -218,22 +184,16 @@ export class DepositHints {
   private readonly tradeHints: PendingHints;
   private readonly paymentHints: PendingHints;
 
-  /**
-   * @param choosesFirstCome whether the boxes are first come (HINTS_NEVER_DELAY_FACTS); asked once, at
-   *   the run's first hint (the same hint on replay)
-   * @param carried what the previous run's hints held, when this run continued it
-   */
+  /** @param carried what the previous run's hints held, when this run continued it */
   constructor(
     private readonly depositId: string,
     private readonly ledger: DepositLedger,
-    choosesFirstCome: () => boolean,
     carried?: CarriedDepositHints,
   ) {
-    let firstCome: boolean | undefined;
-    const chooseFirstCome = (): boolean => (firstCome ??= choosesFirstCome());
-    this.depositHints = new PendingHints(1, chooseFirstCome, carried?.deposit);
-    this.tradeHints = new PendingHints(4, chooseFirstCome, carried?.trade);
-    this.paymentHints = new PendingHints(4, chooseFirstCome, carried?.payment);
+    // First come: a burst of forged hints cannot push a genuine one out (workflows/common/trust.ts).
+    this.depositHints = new PendingHints(1, true, carried?.deposit);
+    this.tradeHints = new PendingHints(4, true, carried?.trade);
+    this.paymentHints = new PendingHints(4, true, carried?.payment);
   }
 
   carry(): CarriedDepositHints {
@@ -257,7 +217,7 @@ export class DepositHints {
     return this.nextPaymentClaim() !== undefined || this.nextTradeClaim() !== undefined || this.depositClaimIsNews();
   }
 
-  /** The payment whose claim to read next (oldest first under first come, else the newest), if any is news. */
+  /** The payment whose claim to read next (the oldest), if any is news. */
   nextPaymentClaim(): string | undefined {
     return this.paymentHints.next(this.paymentHintIsNews);
   }

@@ -1,6 +1,6 @@
 /**
- * One run of a deposit (workflows/deposit/workflow.ts): what it works with (its timings, whether it
- * follows the trust rule, its ledger of the service's records, the journey it reports to, its step's
+ * One run of a deposit (workflows/deposit/workflow.ts): what it works with (its timings, its ledger of
+ * the service's records, the journey it reports to, its step's
  * deadline, its operator desk, the hints deliveries left for it) and what it does with them, as methods:
  *
  * - its handlers (deliveries, the state query, `submitAttachment`), applied at most once and only forward;
@@ -12,7 +12,7 @@
  *   ends the run to continue as new (workflows/deposit/carry.ts);
  * - `enterStage`, the one place a stage is entered: set, indexed, counted and told to the journey;
  * - parking: a step that parked waits for an operator, who cancels or resumes it. A parked deposit
- *   whose history grows continues as new parked (PARKED_CONTINUES_AS_NEW): the next run takes the
+ *   whose history grows continues as new parked: the next run takes the
  *   parking up (`carriedParking`). A park with no late fact (a failure, money for a customer not
  *   served) is taken up at once; a deadline's park is rebuilt by running its step again with nothing
  *   shown, its passed wait parking at once, so the park looks at the same fact as before;
@@ -27,7 +27,6 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  getExternalWorkflowHandle,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -66,7 +65,6 @@ import type { DepositLifecycleInput, DepositLifecycleRequest } from '../schemas'
 import {
   depositEventSignal,
   type DepositProgress,
-  depositProgressSignal,
   depositReportKey,
   type DepositStage,
   type DepositState,
@@ -78,22 +76,6 @@ import {
 } from '../common/messages';
 import { countDismissed, countIgnoredHint, countReversal, indexStage, stageEntered } from '../common/showing';
 import { type CarriedParking, OperatorDesk, takeUpCarriedPark } from '../common/parking';
-import {
-  ATTACHMENT_READS_DEPOSIT_FIRST,
-  ATTACHMENT_SUBMITTED_ONCE,
-  COMPLETES_ON_SERVICE_WORD,
-  DEPOSIT_CONTINUES_AS_NEW,
-  DEPOSIT_JOURNEY_FOUND_LOCALLY,
-  DEPOSIT_KIND_KEPT,
-  DEPOSIT_REPORTS_OFFERED,
-  FAILED_PAYOUTS_PARK,
-  HINTS_NEVER_DELAY_FACTS,
-  PARKED_CONTINUES_AS_NEW,
-  PAYLOADS_ARE_HINTS,
-  REFUND_WHILE_COMPLETING_REVERSES,
-  REVERSALS_READ_FROM_TRADES,
-  takesPatch,
-} from '../common/patches';
 import { isHint, paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
 import { deadlinePassed, DepositStepClock, pollTolerantly, waitForService } from '../common/waiting';
 import { isNewsForJourney } from '../common/messages';
@@ -184,14 +166,7 @@ export class DepositRun {
   readonly depositId: string;
   /** Resolved where each is used, from the starter's overrides and the code's defaults (workflows/common/timings.ts). */
   readonly timings: Readonly<DepositTimings>;
-  /**
-   * Set when this run follows the trust rule (PAYLOADS_ARE_HINTS): it reads its own record, holds only
-   * records the service gave, and takes a refund as a reversal. Decided before any handler can run (a
-   * signal-with-start's signal may be delivered as soon as its handler is set); runs recorded before
-   * the rule replay without it.
-   */
-  readonly verifiesPayloads: boolean;
-  /** What the deposit holds of the service's records, and where they came from (workflows/deposit/ledger.ts). */
+  /** What the deposit holds of the service's records (workflows/deposit/ledger.ts). */
   readonly ledger: DepositLedger;
   readonly state: DepositState;
   /** The journey it reports to. */
@@ -221,10 +196,7 @@ export class DepositRun {
     this.input = input;
     this.depositId = depositId;
     this.timings = depositTimings(input.timings);
-    this.verifiesPayloads = carried?.verifiesPayloads ?? takesPatch(PAYLOADS_ARE_HINTS);
-    const ledger = new DepositLedger(depositId, this.verifiesPayloads, input.deposit, () =>
-      takesPatch(DEPOSIT_KIND_KEPT),
-    );
+    const ledger = new DepositLedger(depositId, input.deposit);
     this.ledger = ledger;
     this.state = ledger.state;
     this.link = new DepositJourneyLink();
@@ -234,8 +206,7 @@ export class DepositRun {
     this.carriedParking = carried?.parking;
     this.desk = new OperatorDesk(undefined, carried?.parking?.attention);
     this.reporter = new JourneyReporter(depositId, carried?.reports);
-    // First come from HINTS_NEVER_DELAY_FACTS on, asked at the run's first hint.
-    this.hints = new DepositHints(depositId, ledger, () => takesPatch(HINTS_NEVER_DELAY_FACTS), carried?.hints);
+    this.hints = new DepositHints(depositId, ledger, carried?.hints);
   }
 
   // ---- handlers ------------------------------------------------------------------------------------
@@ -257,12 +228,12 @@ export class DepositRun {
     setHandler(tradeEventSignal, (event) =>
       isHint(event)
         ? hints.noteTrade(event.record)
-        : applied.applyOnce(event.key, () => ledger.applyTrade(event.record, event.fromPayload === true)),
+        : applied.applyOnce(event.key, () => ledger.applyTrade(event.record)),
     );
     setHandler(paymentEventSignal, (event) =>
       isHint(event)
         ? hints.notePayment(event.record)
-        : applied.applyOnce(event.key, () => ledger.applyPayment(event.record, event.fromPayload === true)),
+        : applied.applyOnce(event.key, () => ledger.applyPayment(event.record)),
     );
     setHandler(depositStateQuery, () => ({ ...state, attention: desk.attention }));
     // One attachment per deposit: the service asked for a document, and a second file would be a second
@@ -274,7 +245,7 @@ export class DepositRun {
         // Accepted while RECEIVED (the validator's one exception): ACTION_REQUIRED comes with no event,
         // so the service is read before the attachment is refused.
         if (ledger.deposit?.status !== 'ACTION_REQUIRED') await this.readBeforeRefusing();
-        if (ledger.attachmentSha256 !== undefined && takesPatch(ATTACHMENT_SUBMITTED_ONCE)) {
+        if (ledger.attachmentSha256 !== undefined) {
           // Bounded by the first submission's own activity: it succeeds, or fails and frees the claim.
           await condition(() => ledger.attachmentSubmitted || ledger.attachmentSha256 === undefined);
           if (ledger.attachmentSubmitted) return { submitted: true as const };
@@ -311,8 +282,6 @@ export class DepositRun {
   private async readBeforeRefusing(): Promise<void> {
     const { ledger } = this;
     const before = ledger.deposit?.status;
-    // Runs recorded before the patch never got here: their validator refused every status but ACTION_REQUIRED.
-    if (!takesPatch(ATTACHMENT_READS_DEPOSIT_FIRST)) throw AttachmentRefused.notAskedForOutcome(before, false);
     try {
       await this.pollDeposit();
     } catch (error) {
@@ -339,7 +308,8 @@ export class DepositRun {
       case 'TRADE_SETTLED':
         return this.awaitPayout();
       case 'PAYMENT_SETTLED':
-        return this.confirmPayout();
+        // The payout's settlement was read from the service (awaitPayout): nothing is left to confirm.
+        return Promise.resolve('COMPLETED');
       default:
         throw new Error(`a deposit has no step at ${stage}`);
     }
@@ -351,41 +321,22 @@ export class DepositRun {
    * serve parks here: an operator decides.
    */
   async awaitConfirmation(): Promise<DepositStage> {
-    const { depositId, verifiesPayloads, ledger, link } = this;
-    if (verifiesPayloads && !ledger.ownRecordRead) {
+    const { depositId, ledger, link } = this;
+    if (!ledger.ownRecordRead) {
       const record = await this.readOwnRecord();
       if (record === undefined)
         throw this.dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
       ledger.takeOwnRecord(record);
       describeInLists(record);
-    } else if (!ledger.deposit) {
-      const record = await orPark('reading the deposit', () =>
-        act.getDeposit.executeWithOptions(patientReadOptions('read the deposit'), [depositId]),
-      );
-      ledger.applyDeposit(record);
     }
-    if (link.externalId === undefined && verifiesPayloads) {
+    if (link.externalId === undefined) {
       // The owner comes from the service's record of the deposit and rampflow's own index (or the
       // service's record of the customer), never from what a starter or a payload said.
       const owner = await this.journeyOfCustomer(ledger.deposit!.customerId);
       if (owner) link.learnJourney(owner);
-    } else if (link.externalId === undefined) {
-      const owner = await orPark("finding the deposit's customer", () =>
-        act.findCustomerExternalId.executeWithOptions(patientReadOptions("find the customer's externalId"), [
-          ledger.deposit!.customerId,
-        ]),
-      );
-      if (owner) link.learnJourney(owner);
     }
     // Before the journey hears of this run: a deposit read REJECTED before it was seen confirmed may be a refund.
-    if (
-      verifiesPayloads &&
-      !ledger.confirmedOnce &&
-      ledger.deposit!.status === 'REJECTED' &&
-      takesPatch(REVERSALS_READ_FROM_TRADES)
-    ) {
-      await this.reverseIfTraded();
-    }
+    if (!ledger.confirmedOnce && ledger.deposit!.status === 'REJECTED') await this.reverseIfTraded();
     await this.enterStage('RECEIVED', 'the service to confirm the deposit (DEPOSIT_APPROVED)');
     link.noteServedIfReported();
     if (!link.served) throw this.notServed();
@@ -393,7 +344,7 @@ export class DepositRun {
     // CONFIRMED and REJECTED come with an event, ACTION_REQUIRED with none: the wait polls early for it.
     await this.waitOrPark(
       "the deposit's confirmation",
-      () => ledger.deposit!.status !== 'RECEIVED' || (verifiesPayloads && ledger.trade !== undefined),
+      () => ledger.deposit!.status !== 'RECEIVED' || ledger.trade !== undefined,
       () => this.pollDeposit(),
       { unannounced: true },
     );
@@ -466,22 +417,7 @@ export class DepositRun {
   async awaitPayout(): Promise<DepositStage> {
     const { ledger, state } = this;
     // An onramp ends when its trade settles: the crypto goes to the customer's exit address.
-    if (state.kind === 'ONRAMP') {
-      // A read that must get through: a service failing for a while is waited out, not parked on
-      // (only a record the service does not have parks the deposit).
-      if (ledger.tradeFromPayload && takesPatch(COMPLETES_ON_SERVICE_WORD)) {
-        // The service's record replaces the payload's, even where it is behind it.
-        const settled = await orPark('reading the settled trade from the service', () =>
-          act.getTrade.executeWithOptions(patientReadOptions('confirm the trade with the service'), [
-            ledger.trade!.id,
-            { confirming: true },
-          ]),
-        );
-        ledger.takeServiceTrade(settled);
-        if (settled.status !== 'SETTLED') return 'TRADE_CREATED';
-      }
-      return 'COMPLETED';
-    }
+    if (state.kind === 'ONRAMP') return 'COMPLETED';
     await this.enterStage('TRADE_SETTLED', "the service to pay out to the customer's bank account (PAYMENT_SETTLED)");
     // The service announces no failed payment: only a poll finds one.
     let failedPayment: PaymentRecord | undefined;
@@ -497,31 +433,13 @@ export class DepositRun {
         if (state.paymentId) {
           const payment = await act.getPayment.executeWithOptions(readOptions('poll the payment'), [state.paymentId]);
           ledger.applyPayment(payment);
-          if (ledger.payment === payment && isPaymentFailed(payment.status) && takesPatch(FAILED_PAYOUTS_PARK))
-            failedPayment = payment;
+          if (ledger.payment === payment && isPaymentFailed(payment.status)) failedPayment = payment;
         }
       },
     );
     if (failedPayment)
       throw ParkRequest.decidedByService(`payment ${failedPayment.id} ended ${failedPayment.status}`, 'PaymentFailed');
     return 'PAYMENT_SETTLED';
-  }
-
-  /** PAYMENT_SETTLED: a payout held from a webhook's payload is confirmed with the service before the deposit completes. */
-  async confirmPayout(): Promise<DepositStage> {
-    const { ledger } = this;
-    if (ledger.paymentFromPayload && takesPatch(COMPLETES_ON_SERVICE_WORD)) {
-      // A payment the service does not have (a forged id) fails this read, and the deposit parks.
-      const paid = await orPark('reading the payout from the service', () =>
-        act.getPayment.executeWithOptions(patientReadOptions('confirm the payout with the service'), [
-          ledger.payment!.id,
-          { confirming: true },
-        ]),
-      );
-      ledger.takeServicePayment(paid);
-      if (!isPaymentSettled(paid.status)) return 'TRADE_SETTLED';
-    }
-    return 'COMPLETED';
   }
 
   /**
@@ -613,7 +531,7 @@ export class DepositRun {
   }
 
   private stageForDepositStatus(): DepositStage {
-    const { ledger, verifiesPayloads } = this;
+    const { ledger } = this;
     switch (ledger.deposit!.status) {
       case 'CONFIRMED':
         return 'CONFIRMED';
@@ -623,7 +541,7 @@ export class DepositRun {
       case 'ACTION_REQUIRED':
         return 'ACTION_REQUIRED';
       default:
-        return verifiesPayloads && ledger.trade ? 'CONFIRMED' : 'RECEIVED';
+        return ledger.trade ? 'CONFIRMED' : 'RECEIVED';
     }
   }
 
@@ -643,13 +561,6 @@ export class DepositRun {
    * yet, one past retention, or a customer no journey took (activities/customer-journey-lookup.ts).
    */
   private async journeyOfCustomer(customerId: string): Promise<string | null> {
-    if (!takesPatch(DEPOSIT_JOURNEY_FOUND_LOCALLY)) {
-      // Deposits recorded before the patch asked both in one activity on the service queue.
-      const owner = await orPark("finding the deposit's journey", () =>
-        act.findCustomerJourney.executeWithOptions(patientReadOptions("find the customer's journey"), [customerId]),
-      );
-      return owner.externalId;
-    }
     const indexed = await orPark("finding the deposit's journey", () => journeyIndex.findIndexedJourney(customerId));
     if (indexed !== null) return indexed;
     // A call to the service: an activity on the service queue, at its rate and the deposit's priority.
@@ -679,8 +590,7 @@ export class DepositRun {
       ...(how.unannounced ? { unannounced: true } : {}),
       hints: { pending: () => hints.claimNews(), look: () => this.lookAtHints() },
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
-      // Deposits started before the backoff carry no cap: they poll as they always did.
-      pollBackoffCapMs: (timings.pollBackoffCapSeconds ?? timings.pollIntervalSeconds) * 1000,
+      pollBackoffCapMs: timings.pollBackoffCapSeconds * 1000,
     };
     // A step run again to rebuild the park the previous run carried parks at once on a wait not yet
     // settled (its deadline had passed): only the fact coming true moves it on.
@@ -707,7 +617,7 @@ export class DepositRun {
       what,
       () => settled() || ledger.refunded(),
       async () => {
-        if (this.verifiesPayloads) await this.pollDeposit();
+        await this.pollDeposit();
         if (!ledger.refunded()) await pollOnce();
       },
     );
@@ -842,7 +752,7 @@ export class DepositRun {
       () => this.enterStage('NEEDS_ATTENTION', `an operator: ${error.reason}`),
       undefined,
       {
-        historyFull: parkedDepositHistoryFull,
+        historyFull: depositHistoryFull,
         ...(takesUp ? { carried } : {}),
       },
     );
@@ -880,7 +790,7 @@ export class DepositRun {
     this.state.outcome = outcome.reason;
     await this.enterStage(outcome.stage, `nothing: ${outcome.reason}`);
     await condition(allHandlersFinished);
-    if (outcome.stage === 'COMPLETED' && this.ledger.refunded() && takesPatch(REFUND_WHILE_COMPLETING_REVERSES)) {
+    if (outcome.stage === 'COMPLETED' && this.ledger.refunded()) {
       return this.end(this.reversal().outcome);
     }
     return outcome;
@@ -934,25 +844,15 @@ export class DepositRun {
  */
 type DepositLifecycle = (request: DepositLifecycleRequest, carried?: CarriedDeposit) => Promise<unknown>;
 
-/** Whether the run has grown enough to continue as new (the patch is asked only once it has). */
+/** Whether the run, waiting or parked, has grown enough to continue as new. */
 function depositHistoryFull(): boolean {
-  return historyPastLimit() && takesPatch(DEPOSIT_CONTINUES_AS_NEW);
-}
-
-/** The same for a parked deposit, behind a patch of its own. */
-function parkedDepositHistoryFull(): boolean {
-  return historyPastLimit() && takesPatch(PARKED_CONTINUES_AS_NEW);
-}
-
-function historyPastLimit(): boolean {
   const info = workflowInfo();
   return info.continueAsNewSuggested || info.historyLength > DEPOSIT_MAX_HISTORY_EVENTS;
 }
 
 /**
- * How a deposit tells its journey of its progress. Deposits of this code offer each report by update
- * through an activity (workflows/common/messages.ts, docs/guarantees/signal-storms.md); deposits
- * recorded before the patch DEPOSIT_REPORTS_OFFERED replay with the signal they sent.
+ * How a deposit tells its journey of its progress: it offers each report by update through an activity
+ * (workflows/common/messages.ts, docs/guarantees/signal-storms.md).
  */
 class JourneyReporter {
   /** Reports offered so far: the n-th report's key is the same on every attempt. */
@@ -978,14 +878,6 @@ class JourneyReporter {
 
   /** Tells the journey; false when it is not running (ended, or never started). */
   async report(journeyId: string, progress: DepositProgress): Promise<boolean> {
-    if (!takesPatch(DEPOSIT_REPORTS_OFFERED)) {
-      try {
-        await getExternalWorkflowHandle(journeyId).signal(depositProgressSignal, progress);
-        return true;
-      } catch {
-        return false;
-      }
-    }
     this.offered += 1;
     return journeyReports.reportToJourney({
       journeyId,

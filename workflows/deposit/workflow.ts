@@ -44,9 +44,7 @@ export async function depositLifecycle(
   run.registerHandlers();
 
   // Every deposit starts at RECEIVED, which moves on at once when the record is already further along.
-  // Under the trust rule the deposit finds its journey from its own record, whoever started it.
-  if (!carriedFromLastRun && input.externalId !== undefined && !run.verifiesPayloads)
-    run.link.learnJourney(input.externalId);
+  // It finds its journey from its own record (the trust rule), whoever started it.
   try {
     if (!carriedFromLastRun && input.reversalOf === 'COMPLETED') await run.reverseCompleted();
     const continueAt = await runSteps(run, carriedFromLastRun?.stage ?? 'RECEIVED');
