@@ -2,14 +2,12 @@
  * Fewer billable actions per journey (issue 17): one search-attribute upsert per change of stage,
  * carrying what else the workflow learned since the last one, and no timer started only to be
  * cancelled (a wait has one timer at a time, for its poll or its deadline). The SDK adds one upsert of
- * its own per patch a run passes (`TemporalChangeVersion`), counted apart: a run of this code passes
- * the fold that stands for every earlier patch (workflows/common/patches.ts), and each patch added since the
- * fold that the run asks, until a release folds it too.
+ * its own per patch a run passes (`TemporalChangeVersion`), counted apart: 1.0 has no patches
+ * (workflows/common/patches.ts), so a run of this code passes none.
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositWorkflowId } from '../../workflows/common/messages';
-import { FOLDS } from '../../workflows/common/patches';
 import {
   startActiveJourney,
   startJourneyHarness,
@@ -58,7 +56,6 @@ function patchesOf(upserts: Record<string, unknown>[]): { patches: string[]; ups
 /** The patch markers of a history (sdk-core names them `core_patch`). */
 const patchMarkers = (events: HistoryEvent[]): number =>
   events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch').length;
-const NEWEST_FOLD = FOLDS[0]!.patchId;
 
 const anIsoTime = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/) as unknown as string;
 
@@ -71,10 +68,9 @@ describe('a journey and its deposit, moved by polls', () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
-    // A patch is a marker and an upsert (a billed action): the fold, for all the journey's earlier
-    // patches; a patch it asks only on a storm, a park or a conflict costs nothing here.
-    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [NEWEST_FOLD], upserts: 1 });
-    expect(patchMarkers(journey)).toBe(1);
+    // A patch is a marker and an upsert (a billed action): 1.0 has none to pass.
+    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [], upserts: 0 });
+    expect(patchMarkers(journey)).toBe(0);
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual([
       'CREATING_CUSTOMER',
@@ -119,8 +115,8 @@ describe('a journey and its deposit, moved by polls', () => {
     const depositUpserts = upserts(depositHistory);
     // The deposit follows the trust rule from its start, calls the service on its queue, offers its
     // reports by update and indexes when it entered its stage: four patches, one marker and one upsert.
-    expect(patchesOf(depositUpserts)).toEqual({ patches: [NEWEST_FOLD], upserts: 1 });
-    expect(patchMarkers(depositHistory)).toBe(1);
+    expect(patchesOf(depositUpserts)).toEqual({ patches: [], upserts: 0 });
+    expect(patchMarkers(depositHistory)).toBe(0);
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
       {
         RampStage: 'RECEIVED',

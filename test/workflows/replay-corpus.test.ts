@@ -10,9 +10,11 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   corpusFiles,
+  CURRENT_MAJOR,
   FIXTURES_DIR,
   foldsAsRecorded,
   HISTORIES_DIR,
+  majorOf,
   MANIFEST_PATH,
   parseManifest,
   readManifest,
@@ -60,9 +62,11 @@ describe('the replay corpus only grows', () => {
 
   // A fold's marker means, in every history recorded with it, the patches its release said it takes
   // (workflows/common/patches.ts): a fold edited after its release would replay those histories differently.
-  it('keeps every released patch fold as its release recorded it', () => {
+  // Only the current major's releases replay on the current code; an earlier major's folds are kept by
+  // its own release bundle (test/workflows/replay.test.ts), and the current code starts with none.
+  it('keeps every released patch fold of the current major as its release recorded it', () => {
     const current = foldsAsRecorded(FOLDS);
-    for (const release of releasesIn(RELEASES_DIR)) {
+    for (const release of releasesIn(RELEASES_DIR).filter((name) => majorOf(name) === CURRENT_MAJOR)) {
       const path = join(RELEASES_DIR, release, RELEASE_FOLDS_FILE);
       if (!existsSync(path)) continue; // releases before folds (v0.6.0 and earlier)
       const recorded = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string[]>;

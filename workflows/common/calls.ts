@@ -11,7 +11,6 @@ import {
 } from '@temporalio/workflow';
 import type { Hints } from './trust';
 import type { ActivityOptions, RetryPolicy } from '@temporalio/common';
-import { SERVICE_TASK_QUEUE_PATCH, takesPatch } from './patches';
 
 /**
  * How workflows read activity failures. Activities turn the client's typed errors into application
@@ -199,7 +198,7 @@ export const PRIORITY = {
 /**
  * Like proxyActivities, for activities that call the service: each call (plain or
  * `executeWithOptions`) goes to the service task queue with the priority `priorityKey()` gives at
- * that moment (none when undefined), once the workflow has passed the patch.
+ * that moment (none when undefined).
  */
 export function serviceActivities<A extends object>(
   options: ActivityOptions,
@@ -210,7 +209,6 @@ export function serviceActivities<A extends object>(
   };
   const inner = proxyActivities<A>(options) as unknown as Record<string, Activity>;
   const routing = (): ActivityOptions => {
-    if (!takesPatch(SERVICE_TASK_QUEUE_PATCH)) return {};
     const key = priorityKey?.();
     return {
       taskQueue: serviceTaskQueueOf(workflowInfo().taskQueue),

@@ -9,7 +9,6 @@ import {
   type RetryRequest,
   retryUpdate,
 } from './messages';
-import { HINTS_NEVER_DELAY_FACTS, takesPatch } from './patches';
 import { ParkRequest } from './calls';
 import { countParked, countResumed } from './showing';
 import { lookQuietly, nextPollInterval } from './waiting';
@@ -72,11 +71,10 @@ const LATE_LOOK_SPAN_MS = 30 * 24 * 60 * 60 * 1000;
 export interface LateLookSchedule {
   /** When the looks stop. */
   until: number;
-  /** The pause before the next look when the schedule is not kept (before HINTS_NEVER_DELAY_FACTS). */
+  /** The pause between the last look and the next (it doubles after each look). */
   intervalMs: number;
   /** When the next look is due. */
   lookAt: number;
-  keepsSchedule: boolean;
 }
 
 /** A parking handed to the run that continues a parked workflow as new: a few fields, each bounded. */
@@ -237,7 +235,6 @@ export class OperatorDesk {
       until: workflowNow() + LATE_LOOK_SPAN_MS,
       intervalMs: late!.firstIntervalMs,
       lookAt: workflowNow() + late!.firstIntervalMs,
-      keepsSchedule: false,
     });
     const looks = late ? (carried?.lateLooks ?? fresh()) : undefined;
     /** Hands the parking on, after the handlers (and the parked workflow's showing) have finished, unless it settled meanwhile. */
@@ -250,9 +247,9 @@ export class OperatorDesk {
     };
     if (late && looks) {
       // As in a wait (workflows/common/waiting.ts): once a hint has been looked at, a hint never postpones
-      // the next look, which is due from the last one (HINTS_NEVER_DELAY_FACTS).
+      // the next look, which is due from the last one.
       while (!settled() && workflowNow() < looks.until) {
-        const untilLookMs = looks.keepsSchedule ? looks.lookAt - workflowNow() : looks.intervalMs;
+        const untilLookMs = looks.lookAt - workflowNow();
         if (
           untilLookMs > 0 &&
           (await condition(
@@ -267,7 +264,6 @@ export class OperatorDesk {
             continue;
           }
           await lookQuietly(late.hints!.look);
-          looks.keepsSchedule ||= takesPatch(HINTS_NEVER_DELAY_FACTS);
           continue;
         }
         await lookQuietly(late.poll);

@@ -4,7 +4,6 @@
  */
 import { log, metricMeter, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { workflowNow } from './timings';
-import { STAGE_SINCE_INDEXED, takesPatch } from './patches';
 import { RampStage, RampStageSince } from '../../observability/search-attributes';
 import { METRICS } from '../../observability/metric-catalogue';
 
@@ -35,7 +34,7 @@ export function indexChanged(entries: readonly IndexEntry[]): void {
 export function indexStage(stage: string, others: readonly IndexEntry[] = []): void {
   const current = workflowInfo().typedSearchAttributes;
   const needsSince = current.get(RampStage) !== stage || current.get(RampStageSince) === undefined;
-  if (!needsSince || !takesPatch(STAGE_SINCE_INDEXED)) {
+  if (!needsSince) {
     indexChanged([{ key: RampStage, value: stage }, ...others]);
     return;
   }

@@ -4,12 +4,6 @@
  */
 import { ActivityFailure, ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
 import { NON_RETRYABLE_SERVICE_ERRORS, ParkRequest, parkRequestFor } from './calls';
-import {
-  HINTS_NEVER_DELAY_FACTS,
-  takesPatch,
-  UNANNOUNCED_FACTS_POLLED_EARLY,
-  WAITS_WAKE_TO_CONTINUE_AS_NEW,
-} from './patches';
 import type { Hints } from './trust';
 
 /**
@@ -65,22 +59,16 @@ export interface ServiceWait {
 }
 
 export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
-  // A wait settled already polls on no schedule: it asks no patch.
   if (wait.settled()) return 'settled';
-  // Asked only where it changes the schedule, so a wait polling every few seconds records no marker.
-  const early =
-    wait.unannounced === true &&
-    EARLY_FIRST_POLL_MS < wait.pollIntervalMs &&
-    takesPatch(UNANNOUNCED_FACTS_POLLED_EARLY);
+  const early = wait.unannounced === true && EARLY_FIRST_POLL_MS < wait.pollIntervalMs;
   let intervalMs = early ? EARLY_FIRST_POLL_MS : wait.pollIntervalMs;
-  // When the next poll is due. Once a hint has been looked at (HINTS_NEVER_DELAY_FACTS), the wait
-  // sleeps only until then: a hint never postpones a poll, so forged hints cannot starve the polls.
+  // When the next poll is due: the wait sleeps only until then, so a hint looked at never postpones a
+  // poll, and forged hints cannot starve the polls.
   let pollAt = wait.now() + intervalMs;
-  let keepsSchedule = false;
   const hinted = (): boolean => wait.hints?.pending() ?? false;
   // Deliveries that claim nothing new still write history: the sleeping wait wakes to continue as
-  // new when it has grown (asked only then, so runs that never grow record no marker).
-  const grown = (): boolean => wait.shouldContinueAsNew?.() === true && takesPatch(WAITS_WAKE_TO_CONTINUE_AS_NEW);
+  // new when it has grown.
+  const grown = (): boolean => wait.shouldContinueAsNew?.() === true;
   for (;;) {
     if (wait.settled()) return 'settled';
     const now = wait.now();
@@ -89,11 +77,9 @@ export async function waitForService(wait: ServiceWait): Promise<WaitOutcome> {
     if (wait.shouldContinueAsNew?.()) return 'continue-as-new';
     if (wait.hints && hinted()) {
       if (await lookUnlessGrown(wait, wait.hints, grown)) return 'continue-as-new';
-      keepsSchedule ||= takesPatch(HINTS_NEVER_DELAY_FACTS);
       continue;
     }
-    // Before the patch, every wake (a hint looked at) restarted the whole interval.
-    const untilPollMs = keepsSchedule ? pollAt - now : intervalMs;
+    const untilPollMs = pollAt - now;
     if (untilPollMs > 0) {
       const untilDeadline = leftMs < untilPollMs;
       const woke = await condition(() => wait.settled() || hinted() || grown(), untilDeadline ? leftMs : untilPollMs, {
