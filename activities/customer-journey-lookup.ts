@@ -12,25 +12,13 @@
  * service queue, so every call to the service keeps its queue's rate and priority.
  */
 import { Context } from '@temporalio/activity';
-import type { RampClient } from '../ramp';
 import { journeyWorkflowId } from '../workflows/common/messages';
 import { RampExternalId } from '../observability/search-attributes';
-import { asActivity, DEFAULT_FAILURE_OPTIONS, type FailureOptions } from './failures';
 
 /** The service's customer ids are UUIDs; anything else is not put inside a visibility query. */
 const QUERYABLE_CUSTOMER_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
-export interface CustomerJourney {
-  /** The customer's externalId, and so its journey `customer/<externalId>`; null when it has none. */
-  externalId: string | null;
-  /** Where the answer came from. */
-  source: 'visibility' | 'service';
-}
-
-export function createCustomerJourneyLookupActivities(
-  ramp: RampClient,
-  failureOptions: FailureOptions = DEFAULT_FAILURE_OPTIONS,
-) {
+export function createCustomerJourneyLookupActivities() {
   /** The externalId of the one journey indexed with this customer id, or undefined when there is not exactly one. */
   async function fromVisibility(customerId: string): Promise<string | undefined> {
     if (!QUERYABLE_CUSTOMER_ID.test(customerId)) return undefined;
@@ -48,24 +36,10 @@ export function createCustomerJourneyLookupActivities(
   return {
     /**
      * The externalId of the one journey rampflow's index holds for this customer, null when it holds
-     * none or several. No call to the service: deposits of this code run it as a local activity and
-     * ask the service (findCustomerExternalId, on the service queue) only when it answers null.
+     * none or several. No call to the service: deposits run it as a local activity and ask the service (findCustomerExternalId, on the service queue) only when it answers null.
      */
     async findIndexedJourney(customerId: string): Promise<string | null> {
       return (await fromVisibility(customerId)) ?? null;
-    },
-
-    /** The same look-up with the service's word as its fallback, in one activity: deposits recorded before DEPOSIT_JOURNEY_FOUND_LOCALLY. */
-    async findCustomerJourney(customerId: string): Promise<CustomerJourney> {
-      const indexed = await fromVisibility(customerId);
-      if (indexed !== undefined) return { externalId: indexed, source: 'visibility' };
-      return asActivity(
-        async () => ({
-          externalId: (await ramp.customers.detail({ id: customerId })).externalId ?? null,
-          source: 'service' as const,
-        }),
-        failureOptions,
-      );
     },
   };
 }

@@ -144,7 +144,7 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     ...createPayoutActivities(options.ramp, failureOptions),
     ...createEventRoutingActivities(options.ramp, failureOptions),
     ...createReconcileActivities(options.ramp, failureOptions),
-    ...createCustomerJourneyLookupActivities(options.ramp, failureOptions),
+    ...createCustomerJourneyLookupActivities(),
     ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
     ...createJourneyReportActivities(),
     ...createPartnerEventActivities(options.partnerEvents),

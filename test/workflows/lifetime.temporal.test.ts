@@ -117,7 +117,6 @@ describe("a deposit whose customer rampflow's index does not hold", () => {
         : [],
     );
     expect(activities).toContain('findCustomerExternalId');
-    expect(activities).not.toContain('findCustomerJourney');
   });
 });
 
