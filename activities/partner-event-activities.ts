@@ -2,22 +2,17 @@
  * Partner events leave the workflows here (workflows/partner-events/outbox.ts): recorded in the event
  * store, then delivered to the partner's endpoints.
  *
- * A batch is recorded by a local activity (`recordPartnerEvents`: an append to the store in the
- * worker's own process, with no round trip through the server's task queues), and pushed by an
- * activity (`pushPartnerEvents`) only when some endpoint is enabled: a slow endpoint never holds the
- * workflow's task open, and a partner who reads events through the pull API pays no activity for
- * them. Once a run has found an endpoint, its next batches are recorded and pushed by one activity
- * (`publishPartnerEvents`), as long as the answers say an endpoint is still enabled. Workflows
- * recorded before the split replay with `publishPartnerEvents` for every batch.
- *
- * Runs behind the patch `partner-event-streams-continue` record every batch by the local activity
- * (which, when the stream's numbers are already held by an earlier run's events, answers with the
- * stream's last sequence for the outbox to number on from) and push what is recorded with
+ * Every batch is recorded by a local activity (`recordPartnerEvents`: an append to the store in the
+ * worker's own process, with no round trip through the server's task queues; when the stream's numbers
+ * are already held by an earlier run's events, it answers with the stream's last sequence for the
+ * outbox to number on from), and what is recorded is pushed, only when some endpoint is enabled, by
  * `pushRecordedPartnerEvents`: bounded in time (it starts deliveries for half its start-to-close
  * timeout and abandons an answer still awaited at 90% of it), heartbeating each endpoint's progress
  * (a retry resumes after it), handing what it could not deliver in its time to the delivery
  * workflow, and, cancelled by a workflow that ends or continues as new, starting no further delivery
- * and answering where each endpoint stands (`handOffPartnerEvents` then hands on the rest).
+ * and answering where each endpoint stands (`handOffPartnerEvents` then hands on the rest). A partner
+ * who reads events through the pull API pays no activity for them. (0.x runs recorded and pushed
+ * with `publishPartnerEvents` and `pushPartnerEvents`; 1.0 workers do not register them.)
  *
  * On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a delivery
  * workflow exists only when one is needed. An endpoint that fails hands the stream to its delivery
@@ -104,12 +99,6 @@ export interface PushOutcome {
   handedOff: string[];
   /** Cancelled before it was done: the last sequence each endpoint behind has (nothing was handed on). */
   stoppedAt?: EndpointProgress;
-}
-
-export interface PublishOutcome extends PushOutcome {
-  recorded: number;
-  /** Endpoints the batch was delivered or handed to (the enabled ones); absent in answers recorded before issue 25. */
-  endpoints?: number;
 }
 
 export interface DeliveryRequest {
@@ -206,58 +195,6 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
     Context.current().log.warn('partner endpoint answered 410 Gone: disabled until an operator enables it', {
       endpoint: endpoint.name,
     });
-  }
-
-  /** Delivers a recorded batch to every enabled endpoint, or hands it to the stream's delivery workflow. */
-  async function push({ stream, events }: PublishRequest): Promise<PushOutcome> {
-    const endpoints = await enabledEndpoints();
-    if (!wiring || events.length === 0 || endpoints.length === 0) return { delivered: [], handedOff: [] };
-    const first = events[0]!.sequence;
-    const throughSequence = events[events.length - 1]!.sequence;
-    const { client, info } = Context.current();
-    const workflowId = partnerEventDeliveryWorkflowId(stream);
-    const allBefore: EndpointProgress = Object.fromEntries(endpoints.map((endpoint) => [endpoint.name, first - 1]));
-
-    // Earlier events of this stream are still on their way: these queue behind them.
-    if (await isOpen(client, workflowId)) {
-      await handOff(client, info.taskQueue, {
-        stream,
-        throughSequence,
-        endpoints: allBefore,
-        retrySeconds: wiring.retrySeconds,
-      });
-      return { delivered: [], handedOff: endpoints.map((endpoint) => endpoint.name) };
-    }
-    const progress: EndpointProgress = {};
-    const handedOff: string[] = [];
-    const delivered: string[] = [];
-    await Promise.all(
-      endpoints.map(async (endpoint) => {
-        const { through, stop } = await deliverInOrder(endpoint, events, first - 1);
-        if (stop?.outcome === 'gone') return disable(endpoint);
-        progress[endpoint.name] = through;
-        (stop ? handedOff : delivered).push(endpoint.name);
-      }),
-    );
-    if (handedOff.length > 0)
-      await handOff(client, info.taskQueue, {
-        stream,
-        throughSequence,
-        endpoints: progress,
-        retrySeconds: wiring.retrySeconds,
-      });
-    return { delivered, handedOff };
-  }
-
-  /** Appends, turning a sequence conflict into a non-retryable failure: retrying the same numbers cannot heal it. */
-  async function append(stream: PartnerEventStream, events: readonly PartnerEvent[]): Promise<void> {
-    try {
-      await wiring!.store.append(stream, events);
-    } catch (error) {
-      if (error instanceof PartnerEventConflictError)
-        throw ApplicationFailure.nonRetryable(error.message, PARTNER_EVENT_SEQUENCE_CONFLICT);
-      throw error;
-    }
   }
 
   /**
@@ -388,24 +325,6 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
         retrySeconds: wiring.retrySeconds,
       });
       return { handedOff: behind };
-    },
-
-    /** Delivers a batch recordPartnerEvents recorded, or hands it to the stream's delivery workflow. */
-    pushPartnerEvents: push,
-
-    /**
-     * Records and pushes in one activity: a workflow that found an endpoint for its last batch
-     * publishes the next this way, and workflows recorded before the two were split schedule it too.
-     */
-    async publishPartnerEvents(request: PublishRequest): Promise<PublishOutcome> {
-      if (!wiring || request.events.length === 0) return { recorded: 0, endpoints: 0, delivered: [], handedOff: [] };
-      await append(request.stream, request.events);
-      const pushed = await push(request);
-      return {
-        recorded: request.events.length,
-        endpoints: pushed.delivered.length + pushed.handedOff.length,
-        ...pushed,
-      };
     },
 
     /**
