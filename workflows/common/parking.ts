@@ -114,10 +114,10 @@ export class ParkedHistoryFull extends Error {
   }
 }
 
-/** How a park continues across runs: both optional, as parks of older code had neither. */
+/** How a park continues across runs. */
 export interface ParkContinuity {
-  /** True when the history has grown enough to continue as new (asks its patch only then). */
-  historyFull?: () => boolean;
+  /** True when the history has grown enough to continue as new. */
+  historyFull: () => boolean;
   /** The parking the previous run handed on: this park takes it up instead of parking anew. */
   carried?: CarriedParking;
 }
@@ -199,16 +199,16 @@ export class OperatorDesk {
 
   /**
    * Parks `stage` for the reason given and waits for an operator's decision, for `ended()`, or for
-   * the request's late fact (`request.lateFact`) to come true. With `continuity.historyFull`, throws
-   * ParkedHistoryFull once the history has grown and its handlers have finished, unless it was
-   * decided meanwhile; with `continuity.carried`, takes up that parking instead of parking anew.
+   * the request's late fact (`request.lateFact`) to come true. Throws ParkedHistoryFull once
+   * `continuity.historyFull()` and its handlers have finished, unless it was decided meanwhile; with
+   * `continuity.carried`, takes up that parking instead of parking anew.
    */
   async park(
     stage: string,
     request: ParkRequest,
     onParked: () => void | Promise<void>,
     ended: () => boolean = () => false,
-    continuity: ParkContinuity = {},
+    continuity: ParkContinuity,
   ): Promise<OperatorDecision> {
     const { carried } = continuity;
     let parkedShown: Promise<void> = Promise.resolve();
@@ -230,7 +230,7 @@ export class OperatorDesk {
     const settled = () => this.decision !== undefined || ended() || (late?.settled() ?? false);
     // A delivery that hints the fact came true is looked at, however long the workflow has been parked.
     const hinted = () => late?.hints?.pending() ?? false;
-    const full = () => continuity.historyFull?.() === true;
+    const full = () => continuity.historyFull();
     const fresh = (): LateLookSchedule => ({
       until: workflowNow() + LATE_LOOK_SPAN_MS,
       intervalMs: late!.firstIntervalMs,
