@@ -35,7 +35,6 @@ import { PartnerEventConflictError } from '../partner-events/store-errors';
 import { subscribes } from '../partner-events/subscriptions';
 import {
   morePartnerEventsSignal,
-  PARTNER_EVENT_SEQUENCE_CONFLICT,
   partnerEventDeliveryWorkflowId,
   type EndpointProgress,
   type MorePartnerEvents,
@@ -57,17 +56,9 @@ export interface PartnerEventWiring {
   retrySeconds?: number;
 }
 
-export interface PublishRequest {
+export interface RecordRequest {
   stream: PartnerEventStream;
   events: PartnerEvent[];
-}
-
-export interface RecordRequest extends PublishRequest {
-  /**
-   * Asked by outboxes that number on after a stream's earlier runs: when the stream's sequences are
-   * already held by other events, answer with its last sequence (`heldThrough`) instead of failing.
-   */
-  numberOnAfterHeld?: boolean;
 }
 
 export interface RecordOutcome {
@@ -277,17 +268,16 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
   return {
     /**
      * Records a batch of a stream's events in the store; says how many endpoints are enabled, so the
-     * workflow pushes it only to someone. Sequences another event already holds: with
-     * `numberOnAfterHeld`, the stream's last sequence, for the outbox to number on from; without, a
-     * non-retryable PARTNER_EVENT_SEQUENCE_CONFLICT.
+     * workflow pushes it only to someone. Sequences another event already holds (an earlier run of the
+     * stream): nothing is recorded, and the answer names the stream's last sequence, for the outbox to
+     * number on from.
      */
-    async recordPartnerEvents({ stream, events, numberOnAfterHeld }: RecordRequest): Promise<RecordOutcome> {
+    async recordPartnerEvents({ stream, events }: RecordRequest): Promise<RecordOutcome> {
       if (!wiring || events.length === 0) return { recorded: 0, endpoints: 0 };
       try {
         await wiring.store.append(stream, events);
       } catch (error) {
         if (!(error instanceof PartnerEventConflictError)) throw error;
-        if (!numberOnAfterHeld) throw ApplicationFailure.nonRetryable(error.message, PARTNER_EVENT_SEQUENCE_CONFLICT);
         return { recorded: 0, endpoints: 0, heldThrough: await wiring.store.lastSequence(stream) };
       }
       return { recorded: events.length, endpoints: (await enabledEndpoints()).length };

@@ -26,7 +26,6 @@
 import {
   ActivityCancellationType,
   ActivityFailure,
-  ApplicationFailure,
   CancellationScope,
   condition,
   log,
@@ -59,8 +58,6 @@ const UNTIL_THE_STORE_ANSWERS = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '5 minutes',
-  // The store already holds these sequences under other events: the same numbers never get in.
-  nonRetryableErrorTypes: [PARTNER_EVENT_SEQUENCE_CONFLICT],
 };
 
 /** Numbering on after a stream's last sequence heals a conflict at once; again and again means another writer. */
@@ -189,9 +186,6 @@ export class PartnerEventOutbox {
     this.publishing = true;
     try {
       await this.recordInTurn();
-    } catch (error) {
-      if (!isSequenceConflict(error)) throw error;
-      this.park(PARTNER_EVENT_SEQUENCE_CONFLICT);
     } finally {
       this.publishing = false;
     }
@@ -206,7 +200,7 @@ export class PartnerEventOutbox {
     let numberings = 0;
     while (this.pending.length > 0) {
       const events = this.pending.slice(0, PUBLISH_BATCH);
-      const answer = await recorder.recordPartnerEvents({ stream: this.stream, events, numberOnAfterHeld: true });
+      const answer = await recorder.recordPartnerEvents({ stream: this.stream, events });
       if (answer.heldThrough !== undefined) {
         numberings += 1;
         if (numberings > MAX_NUMBERINGS_PER_BATCH) return this.park(PARTNER_EVENT_SEQUENCE_CONFLICT);
@@ -302,14 +296,6 @@ export class PartnerEventOutbox {
     if (this.pending.length > 0) this.sequence = this.pending[0]!.sequence - 1;
     this.pending.length = 0;
   }
-}
-
-function isSequenceConflict(error: unknown): boolean {
-  return (
-    error instanceof ActivityFailure &&
-    error.cause instanceof ApplicationFailure &&
-    error.cause.type === PARTNER_EVENT_SEQUENCE_CONFLICT
-  );
 }
 
 /**
