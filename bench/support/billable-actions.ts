@@ -79,32 +79,16 @@ export function actionsOfHistory(events: HistoryEvent[]): ActionCounts {
 }
 
 /**
- * The activities that publish a batch of partner events (activities/partner-event-activities.ts):
- * today's push, and the one that recorded and pushed before recording became a local activity.
+ * The activity that pushes a range of recorded partner events to the partner's endpoint
+ * (activities/partner-event-activities.ts); the outbox schedules it after each recording.
  */
-const PUBLISH_ACTIVITIES = new Set(['pushPartnerEvents', 'publishPartnerEvents']);
+const PUSH_ACTIVITY = 'pushRecordedPartnerEvents';
 /** The local activity that records a batch. */
 const RECORD_LOCAL_ACTIVITY = 'recordPartnerEvents';
 /** The workflow that retries a stream's deliveries (workflows/partner-events/delivery.ts). */
 export const DELIVERY_WORKFLOW = 'partnerEventDelivery';
-/**
- * The patches partner events are behind (workflows/common/patches.ts); each one's first use in a run upserts
- * TemporalChangeVersion. A run that took a fold asks neither (the fold's one upsert is paid whether or
- * not the run emits anything, so none of it is partner events').
- */
-const PARTNER_EVENT_PATCHES = ['partner-events', 'partner-events-recorded-locally'];
 
 const textOf = (data: Uint8Array | null | undefined) => (data ? Buffer.from(data).toString('utf8') : '');
-
-/** The patch ids a TemporalChangeVersion value names (a JSON list of them, as the TypeScript SDK writes it). */
-function changeVersionsOf(data: Uint8Array | null | undefined): string[] {
-  try {
-    const parsed: unknown = JSON.parse(textOf(data));
-    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 /** The activity type a local activity's marker names (sdk-core writes it, unencoded, in the marker's `data`). */
 function localActivityTypeOf(marker: temporal.api.history.v1.IMarkerRecordedEventAttributes): string | undefined {
@@ -118,33 +102,23 @@ function localActivityTypeOf(marker: temporal.api.history.v1.IMarkerRecordedEven
 
 /**
  * The part of one run's actions that partner events cause in a workflow that emits them: every
- * attempt of an activity that pushes a batch, each workflow task whose local activities include a
- * recording (one local-activity batch), and the search-attribute upsert that each partner-events
- * patch adds at its first use in the run (the first upsert whose TemporalChangeVersion names it).
+ * attempt of the activity that pushes a recorded range, and each workflow task whose local
+ * activities include a recording (one local-activity batch). Since 1.0 no patch guards partner
+ * events, so no search-attribute upsert is theirs.
  */
 export function partnerEventActionsOfHistory(events: HistoryEvent[]): ActionCounts {
   const counts = noActions();
   const activityTypes = new Map<string, string>();
   const recordingTasks = new Set<string>();
-  const upsertedPatches = new Set<string>();
   for (const event of events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) activityTypes.set(String(event.eventId), scheduled.activityType?.name ?? '');
     const started = event.activityTaskStartedEventAttributes;
-    if (started && PUBLISH_ACTIVITIES.has(activityTypes.get(String(started.scheduledEventId)) ?? ''))
+    if (started && activityTypes.get(String(started.scheduledEventId)) === PUSH_ACTIVITY)
       counts['activity attempts'] += started.attempt ?? 1;
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER && localActivityTypeOf(marker) === RECORD_LOCAL_ACTIVITY)
       recordingTasks.add(String(marker.workflowTaskCompletedEventId));
-    const upsert = event.upsertWorkflowSearchAttributesEventAttributes;
-    if (upsert) {
-      const versions = changeVersionsOf(upsert.searchAttributes?.indexedFields?.TemporalChangeVersion?.data);
-      for (const patch of PARTNER_EVENT_PATCHES) {
-        if (upsertedPatches.has(patch) || !versions.includes(patch)) continue;
-        upsertedPatches.add(patch);
-        counts['search-attribute upserts'] += 1;
-      }
-    }
   }
   counts['local-activity batches'] = recordingTasks.size;
   return counts;

@@ -54,19 +54,11 @@ describe('billable actions of a history', () => {
     expect(totalActions(counts)).toBe(9);
   });
 
-  it("counts partner events' share: push and publish attempts, recording batches, and the first upsert naming each partner-events patch", () => {
+  it("counts partner events' share: push attempts and the workflow tasks that record a batch", () => {
     const scheduled = (id: number, name: string) =>
       event(id, { activityTaskScheduledEventAttributes: { activityType: { name } } });
     const attempt = (id: number, scheduledEventId: number, n: number) =>
       event(id, { activityTaskStartedEventAttributes: { scheduledEventId, attempt: n } });
-    const changeVersion = (id: number, patches: string[]) =>
-      event(id, {
-        upsertWorkflowSearchAttributesEventAttributes: {
-          searchAttributes: {
-            indexedFields: { TemporalChangeVersion: { data: Buffer.from(JSON.stringify(patches)) } },
-          },
-        },
-      });
     const localActivity = (id: number, task: number, type: string) =>
       event(id, {
         markerRecordedEventAttributes: {
@@ -77,28 +69,25 @@ describe('billable actions of a history', () => {
       });
     const counts = partnerEventActionsOfHistory([
       started(1),
-      changeVersion(2, ['other-patch']),
-      changeVersion(3, ['other-patch', 'partner-events']),
-      scheduled(4, 'publishPartnerEvents'),
+      event(2, { upsertWorkflowSearchAttributesEventAttributes: {} }),
+      scheduled(4, 'pushRecordedPartnerEvents'),
       attempt(5, 4, 2),
       scheduled(6, 'readCustomer'),
       attempt(7, 6, 1),
-      changeVersion(8, ['other-patch', 'partner-events', 'later-patch']),
-      changeVersion(9, ['other-patch', 'partner-events', 'partner-events-recorded-locally']),
       localActivity(10, 20, 'recordPartnerEvents'),
       localActivity(11, 20, 'recordPartnerEvents'),
       localActivity(12, 20, 'resolveRampEvent'),
       localActivity(13, 30, 'resolveRampEvent'),
       localActivity(14, 40, 'recordPartnerEvents'),
-      scheduled(15, 'pushPartnerEvents'),
+      scheduled(15, 'pushRecordedPartnerEvents'),
       attempt(16, 15, 1),
     ]);
-    // publish 2 + push 1 attempts; recordings in tasks 20 and 40; one upsert for each patch.
+    // push 2 + 1 attempts; recordings in tasks 20 and 40; the read, the other local activity and the upsert are not theirs.
     expect(counts).toMatchObject({
       'activity attempts': 3,
       'local-activity batches': 2,
-      'search-attribute upserts': 2,
+      'search-attribute upserts': 0,
     });
-    expect(totalActions(counts)).toBe(7);
+    expect(totalActions(counts)).toBe(5);
   });
 });

@@ -54,7 +54,7 @@ export interface RampEventTimings {
    * before the event is dismissed: a delivery about a record the service does not have parks nothing
    * (workflows/common/trust.ts).
    */
-  notFoundGraceSeconds?: number;
+  notFoundGraceSeconds: number;
 }
 
 /**
@@ -63,7 +63,7 @@ export interface RampEventTimings {
  * a second, because the usual miss is a deposit workflow that the journey is starting that very moment
  * (a fast service sends the trade's event right behind the deposit's). Tests pass seconds.
  */
-export const DEFAULT_RAMP_EVENT_TIMINGS: Required<RampEventTimings> = {
+export const DEFAULT_RAMP_EVENT_TIMINGS: RampEventTimings = {
   targetWaitSeconds: 60 * 60,
   firstRetrySeconds: 1,
   maxRetrySeconds: 10 * 60,

@@ -107,7 +107,7 @@ export async function rampEvent(input: RampEventInput): Promise<RampEventResult>
 
 /** One delivered event: what the service's record showed of it, and the steps that take it to its target. */
 class RampEventRun {
-  private readonly timings: Required<RampEventTimings>;
+  private readonly timings: RampEventTimings;
   private readonly base: Pick<RampEventResult, 'event' | 'payloadId'>;
   /** The event's name, once awaitClaim has found it is one rampflow knows. */
   private readonly event: EventName;
