@@ -31,12 +31,14 @@ import {
   handOverSignal,
   type JourneyState,
   retryUpdate,
+  tradeEventSignal,
 } from '../../workflows/common/messages';
 import type { CarriedJourney } from '../../workflows/journey/carry';
 import { shownDeposit } from '../../workflows/journey/board';
 import { payoutStateQuery, type PayoutState } from '../../workflows/payout/messages';
 import { type Build, type BuildWorker, startBuildWorker, taskBuildIds } from '../support/builds';
 import {
+  FAST_DEPOSIT_TIMINGS,
   type JourneyHarness,
   registerTestExits,
   startActiveJourney,
@@ -54,6 +56,8 @@ const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs =
 /** Parks a second after it starts waiting for KYC; its own looks are an hour apart, so it stays parked. */
 const PARKS_AT_KYC = { kycDeadlineSeconds: 1, pollIntervalSeconds: 3600 };
 const KYC_DEADLINE_MS = 120_000; // FAST_TIMINGS.kycDeadlineSeconds, the waiting journey's
+/** A's deposits poll the service hourly: they move on only when something signals them. */
+const HOURLY_DEPOSIT_POLLS = { ...FAST_DEPOSIT_TIMINGS, pollIntervalSeconds: 3600, pollBackoffCapSeconds: 3600 };
 const FAST_PAYOUT = { pollIntervalSeconds: 1, settlementDeadlineSeconds: 600 };
 
 type JourneyHandle = WorkflowHandle<typeof customerJourney>;
@@ -76,7 +80,11 @@ beforeAll(async () => {
   buildB = { codePath: current, buildId: buildIdOfBundle(readFileSync(current)) };
   h = await startJourneyHarness(
     {},
-    { workflowBundlePath: buildA.codePath, deploymentVersion: { deploymentName, buildId: buildA.buildId } },
+    {
+      workflowBundlePath: buildA.codePath,
+      deploymentVersion: { deploymentName, buildId: buildA.buildId },
+      depositTimings: HOURLY_DEPOSIT_POLLS,
+    },
   );
   queueA = h.taskQueue;
   queueB = `${h.taskQueue}-v1`;
@@ -104,6 +112,15 @@ async function runningOn(taskQueue: string, workflowType?: string): Promise<numb
 
 const isHandOverSignal = (event: HistoryEvent) =>
   event.workflowExecutionSignaledEventAttributes?.signalName === handOverSignal.name;
+
+/** A reconciliation pass of the 1.0 code, as the schedule runs it once the receiver is on 1.0. */
+async function reconcileOnB(): Promise<void> {
+  await h.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', {
+    taskQueue: queueB,
+    workflowId: `reconcile-${randomUUID()}`,
+    args: [{}],
+  });
+}
 
 const stageOf = (state: JourneyState, depositId: string) => shownDeposit(state.deposits, depositId)?.stage;
 
@@ -231,8 +248,10 @@ describe('the upgrade from 0.8 to 1.0', () => {
 
     // ---- The drain: the deposit and the payout started on A end on A ----
     // The receiver and the reconciliation schedule point at 1.0 from the cut-over (versioning.md, "Major
-    // versions", step 3), so a 1.0 pass runs while the 0.8 deposit is open: it starts a new deposit on B,
-    // and reaches the 0.8 one, if at all, by a signal-with-start, which only signals a running workflow.
+    // versions", step 3), so 1.0 passes run while the 0.8 deposit is open. A's deposits look at the
+    // service only hourly, so what moves this one on is what those passes signal it across the boundary
+    // (a signal-with-start to a running workflow only signals it); the first pass also starts a new
+    // deposit, on B.
     const newMoney = await h.control.simulateFiatDeposit({
       virtualAccountId: active.virtualAccountId,
       amount: '60.00',
@@ -240,16 +259,19 @@ describe('the upgrade from 0.8 to 1.0', () => {
       sender: TEST_AUD_SOURCE,
     });
     await h.control.confirmDeposit(openMoney.id);
-    await h.client.workflow.execute<typeof reconcileWithService>('reconcileWithService', {
-      taskQueue: queueB,
-      workflowId: `reconcile-${randomUUID()}`,
-      args: [{}],
-    });
+    await reconcileOnB();
     await h.waitForDeposit(newMoney.id, (s) => s.stage === 'RECEIVED');
-    await h.control.settleTrade((await h.waitForDeposit(openMoney.id, (s) => s.tradeId !== undefined)).tradeId!);
+    const trade = await h.waitForDeposit(openMoney.id, (s) => s.tradeId !== undefined);
+    await h.control.settleTrade(trade.tradeId!);
+    await reconcileOnB();
     expect(await openDeposit.result()).toMatchObject({ stage: 'COMPLETED' });
     expect(await taskBuildIds(openDeposit)).toEqual([buildA.buildId]);
     expect(await openDeposit.describe()).toMatchObject({ runId: openDepositRunId, taskQueue: queueA });
+    // Only a 1.0 pass can have told it of its trade: A's pass ran before the trade existed.
+    const signalled = (await openDeposit.fetchHistory()).events?.map(
+      (event) => event.workflowExecutionSignaledEventAttributes?.signalName,
+    );
+    expect(signalled).toContain(tradeEventSignal.name);
     // Its report, sent by 0.8 code, is taken by the 1.0 journey.
     await h.waitForJourney(active.handle, (s) => stageOf(s, openMoney.id) === 'COMPLETED');
 
