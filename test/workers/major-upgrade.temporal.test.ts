@@ -4,7 +4,8 @@
  * task queue Q in a deployment of its own; worker B runs the current code on Q-v1 in another. On A:
  * an ACTIVE journey with a deposit the service has not confirmed yet, a journey waiting for KYC, one
  * parked at its KYC deadline, and a payout waiting for settlement. The client's hand-over moves the
- * three journeys to B; the deposit and the payout drain on A, and what comes after runs on B.
+ * three journeys to B; the deposit and the payout drain on A, and what comes after runs on B. Both
+ * share one partner event store and endpoint, so a journey's event stream runs on across the boundary.
  *
  * Both workers run the current activities. In production the 0.x deployment runs its own package,
  * activities included; here only the workflow code differs, which is what crosses the boundary in
@@ -47,6 +48,7 @@ import {
   TEST_OFFRAMP,
   TEST_ONRAMP,
 } from '../support/journey-harness';
+import { type PartnerEventsUnderTest, startPartnerEvents } from '../support/partner-event-wiring';
 import { until as waitUntil } from '../support/until';
 
 /** Waits as long as a worker start or a visibility update may take on a loaded machine. */
@@ -64,6 +66,7 @@ type JourneyHandle = WorkflowHandle<typeof customerJourney>;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 let h: JourneyHarness;
+let partnerEvents: PartnerEventsUnderTest | undefined;
 let workerB: BuildWorker | undefined;
 let buildA: Build;
 let buildB: Build;
@@ -78,12 +81,15 @@ beforeAll(async () => {
   buildA = { codePath, buildId: buildIdOfBundle(code) };
   const current = inject('workflowBundlePath');
   buildB = { codePath: current, buildId: buildIdOfBundle(readFileSync(current)) };
+  // One partner event store and endpoint for both, as the two deployments share them in production.
+  partnerEvents = await startPartnerEvents();
   h = await startJourneyHarness(
     {},
     {
       workflowBundlePath: buildA.codePath,
       deploymentVersion: { deploymentName, buildId: buildA.buildId },
       depositTimings: HOURLY_DEPOSIT_POLLS,
+      partnerEvents: partnerEvents.wiring,
     },
   );
   queueA = h.taskQueue;
@@ -91,13 +97,17 @@ beforeAll(async () => {
   await setCurrentVersion(h.client, { deploymentName, buildId: buildA.buildId });
   // The 1.0 workers: their own task queue and their own deployment, made current there.
   const deploymentB = { deploymentName: `${deploymentName}-v1`, buildId: buildB.buildId };
-  workerB = await startBuildWorker(h, buildB.codePath, deploymentB, { taskQueue: queueB });
+  workerB = await startBuildWorker(h, buildB.codePath, deploymentB, {
+    taskQueue: queueB,
+    partnerEvents: partnerEvents.wiring,
+  });
   await setCurrentVersion(h.client, deploymentB);
 }, 180_000);
 
 afterAll(async () => {
   await workerB?.stop();
   await h?.close();
+  await partnerEvents?.close();
 });
 
 /** How many workflows visibility lists as running on `taskQueue` (of one type when given). */
@@ -180,6 +190,9 @@ describe('the upgrade from 0.8 to 1.0', () => {
 
     const waiting = await h.startJourney({ onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP });
     const waitingBefore = await h.waitForJourney(waiting, (s) => s.stage === 'AWAITING_KYC');
+    await until('the KYC link to reach the partner', async () =>
+      partnerEvents!.endpoint.eventsOf(waitingBefore.externalId).length === 1 ? true : undefined,
+    );
     const parked = await h.startJourney({ onramp: TEST_ONRAMP, offramp: TEST_OFFRAMP, timings: PARKS_AT_KYC });
     const parkedBefore = await h.waitForJourney(parked, (s) => s.stage === 'NEEDS_ATTENTION');
     expect(parkedBefore.attention).toMatchObject({ stage: 'AWAITING_KYC', errorType: 'Deadline' });
@@ -302,6 +315,17 @@ describe('the upgrade from 0.8 to 1.0', () => {
     await h.control.approveVirtualAccount(accounts.onramp!.virtualAccount!.id);
     await h.control.approveDepositAddress(accounts.offramp!.depositAddress!.id);
     await h.waitForJourney(waiting, (s) => s.stage === 'ACTIVE');
+    // Its partner event stream goes on where 0.8 left it: no sequence skipped or repeated.
+    const stream = await until("the journey's 4 partner events to reach the partner", async () => {
+      const received = partnerEvents!.endpoint.eventsOf(waitingBefore.externalId);
+      return received.length >= 4 ? received : undefined;
+    });
+    expect(stream.map((event) => [event.sequence, event.type])).toEqual([
+      [1, 'journey.kyc_required'],
+      [2, 'journey.approved'],
+      [3, 'journey.accounts_ready'],
+      [4, 'journey.active'],
+    ]);
 
     // The new deposit for the handed-over ACTIVE journey runs on B to its end.
     await h.control.confirmDeposit(newMoney.id);
