@@ -10,6 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { inject } from 'vitest';
+import type { PartnerEventWiring } from '../../activities/partner-event-activities';
 import { dataConverterFromEnv } from '../../codec';
 import { CURRENT_MAJOR, lastReleaseOf, latestReleaseBundle } from '../../dev/replay-corpus';
 import { buildIdOfBundle } from '../../workers/versioning';
@@ -86,7 +87,7 @@ export async function startBuildWorker(
   h: JourneyHarness,
   codePath: string,
   deploymentVersion?: RampflowWorkerOptions['deploymentVersion'],
-  where: { taskQueue?: string; dataConverter?: DataConverter } = {},
+  where: { taskQueue?: string; dataConverter?: DataConverter; partnerEvents?: PartnerEventWiring } = {},
 ): Promise<BuildWorker> {
   const connection = await connectWorker();
   const worker = await createRampflowWorker({
@@ -99,6 +100,7 @@ export async function startBuildWorker(
     shutdownGraceTime: '2 seconds',
     depositTimings: FAST_DEPOSIT_TIMINGS,
     ...(deploymentVersion ? { deploymentVersion } : {}),
+    ...(where.partnerEvents ? { partnerEvents: where.partnerEvents } : {}),
   });
   const done = worker.run();
   return {
