@@ -1,7 +1,7 @@
 /**
  * A deploy while journeys and deposits run, on the real dev server: build A is the previous release
- * of the current major (test/support/builds.ts, `previousBuild`: until v1.0.0 is recorded, the current
- * code itself), build B the current code. Everything starts on A while A
+ * of the current major (test/support/builds.ts, `previousBuild`: v1.0.0 today; the current code itself
+ * in a major with no release yet), build B the current code. Everything starts on A while A
  * is current; B's worker joins beside A's and becomes current mid-flight. Then the PINNED deposit that
  * started on A finishes on A, a new deposit starts on B, the AUTO_UPGRADE journeys carry on on B, and
  * everything completes: nothing failed, nothing left running, A has nothing pinned to it any more.
