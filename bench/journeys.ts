@@ -13,7 +13,8 @@ import { runFloor, startFloorWorker, type FloorRunResult } from './floor/run-flo
 import { runJourneys, type JourneyRunResult } from './journeys/run-journeys';
 import type { BenchOptions } from './options';
 import { percentile, type Figure } from './report';
-import { machineBusyCpuMs } from './support/process-cpu';
+import type { BenchChild } from './support/child-process';
+import { machineBusyCpuMs, temporalCpuMs } from './support/process-cpu';
 import { startRampflowStack } from './support/rampflow-stack';
 import { BENCH_PAYLOAD_KEYS, startBenchTemporal } from './support/temporal';
 
@@ -51,7 +52,43 @@ interface SizeResult {
   receiverPeakMiB: number;
   /** The machine's busy CPU time during each run (bench/support/process-cpu.ts), ms. */
   cpuMs: { floor?: number; fullFloor?: number; rampflow: number };
+  /** The same runs' CPU by process, ms (the full floor's and rampflow's). */
+  cpuByProcess: { fullFloor?: CpuByProcess; rampflow: CpuByProcess };
 }
+
+/**
+ * One run's CPU by process, ms: the Temporal server (and PostgreSQL on the cluster profile), the
+ * worker, the receiver (rampflow's run only), and this process, which drives the run and, in
+ * rampflow's, runs the sandbox: the service's side, which production pays elsewhere.
+ */
+interface CpuByProcess {
+  temporal: number;
+  worker: number;
+  receiver: number;
+  benchmark: number;
+}
+
+/** What the run's processes have spent so far; `since` gives the run's share. */
+function cpuByProcessNow(cluster: boolean, worker: BenchChild, receiver?: BenchChild): CpuByProcess {
+  const { server, postgres } = temporalCpuMs(cluster);
+  const own = process.cpuUsage();
+  return {
+    temporal: server + (postgres ?? 0),
+    worker: worker.cpuMs(),
+    receiver: receiver?.cpuMs() ?? 0,
+    benchmark: (own.user + own.system) / 1000,
+  };
+}
+
+const cpuSince = (before: CpuByProcess, after: CpuByProcess): CpuByProcess => ({
+  temporal: after.temporal - before.temporal,
+  worker: after.worker - before.worker,
+  receiver: after.receiver - before.receiver,
+  benchmark: after.benchmark - before.benchmark,
+});
+
+/** rampflow's own side of a run: everything but this process (the driver, and the sandbox standing in for the service). */
+const ownSideMs = (cpu: CpuByProcess) => cpu.temporal + cpu.worker + cpu.receiver;
 
 async function measureSize(
   count: number,
@@ -66,6 +103,7 @@ async function measureSize(
     let fullFloor: FloorRunResult | undefined;
     let floorCpuMs: number | undefined;
     let fullFloorCpuMs: number | undefined;
+    let fullFloorByProcess: CpuByProcess | undefined;
     if (withFloor) {
       const floorWorker = await startFloorWorker(temporal, name);
       try {
@@ -75,8 +113,10 @@ async function measureSize(
         floorCpuMs = machineBusyCpuMs() - cpuBefore;
         options.progress(`  full floor: ${count} trivial journeys with today's orchestration`);
         cpuBefore = machineBusyCpuMs();
+        const byProcessBefore = cpuByProcessNow(options.cluster, floorWorker.worker);
         fullFloor = await runFloor(temporal.client, floorWorker, count, timeoutMs, 'fullFloorJourney');
         fullFloorCpuMs = machineBusyCpuMs() - cpuBefore;
+        fullFloorByProcess = cpuSince(byProcessBefore, cpuByProcessNow(options.cluster, floorWorker.worker));
       } finally {
         await floorWorker.worker.stop();
       }
@@ -95,6 +135,7 @@ async function measureSize(
       });
       options.progress(`  rampflow: ${count} journeys`);
       const cpuBefore = machineBusyCpuMs();
+      const byProcessBefore = cpuByProcessNow(options.cluster, stack.worker!, stack.receiver);
       const journeys = await runJourneys(stack, rampflow, {
         count,
         prefix: `${name}-`,
@@ -103,6 +144,10 @@ async function measureSize(
         progress: (line) => options.progress(`    ${line}`),
       });
       const rampflowCpuMs = machineBusyCpuMs() - cpuBefore;
+      const rampflowByProcess = cpuSince(
+        byProcessBefore,
+        cpuByProcessNow(options.cluster, stack.worker!, stack.receiver),
+      );
       const worker = stack.worker!.memory();
       return {
         journeys,
@@ -115,6 +160,10 @@ async function measureSize(
           rampflow: rampflowCpuMs,
           ...(floorCpuMs !== undefined ? { floor: floorCpuMs } : {}),
           ...(fullFloorCpuMs !== undefined ? { fullFloor: fullFloorCpuMs } : {}),
+        },
+        cpuByProcess: {
+          rampflow: rampflowByProcess,
+          ...(fullFloorByProcess ? { fullFloor: fullFloorByProcess } : {}),
         },
       };
     } finally {
@@ -292,9 +341,25 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
         method: 'CPU per journey of each run, divided',
       },
     );
+    const floorSide = result.cpuByProcess.fullFloor;
+    if (floorSide) {
+      const rampflowSide = result.cpuByProcess.rampflow;
+      figures.push({
+        name: `rampflow / full floor, N=${n}: CPU ratio, the service's side left out`,
+        value: ownSideMs(rampflowSide) / journeys.count / (ownSideMs(floorSide) / fullFloor.count),
+        unit: 'x',
+        method: `CPU per journey of the Temporal server${options.cluster ? ' and PostgreSQL' : ''}, the worker and the receiver, from /proc, divided: the benchmark's own process is left out, since in rampflow's run it also runs the sandbox, the service's side, which the full floor has none of. Per journey, rampflow: ${byProcessText(rampflowSide, journeys.count)}; full floor: ${byProcessText(floorSide, fullFloor.count)}`,
+      });
+    }
   }
   return figures;
 }
+
+const byProcessText = (cpu: CpuByProcess, count: number) => {
+  const ms = (value: number) => `${Math.round(value / count)} ms`;
+  const receiver = cpu.receiver > 0 ? `, receiver ${ms(cpu.receiver)}` : '';
+  return `Temporal ${ms(cpu.temporal)}, worker ${ms(cpu.worker)}${receiver}, benchmark process ${ms(cpu.benchmark)}`;
+};
 
 /**
  * The largest N that finishes within two minutes: each step sizes N from the last run's throughput

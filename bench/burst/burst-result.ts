@@ -2,7 +2,6 @@
 import type { Client } from '@temporalio/client';
 import { sleep } from '../support/concurrency';
 import { emptyShape, shapesSince, type HistoryShape } from '../support/history-shape';
-import { descendantsCpuMs } from '../support/process-cpu';
 
 /** Deposits paid at once, as a payroll run's client would: 8 calls in flight. */
 export const BURST_CONCURRENCY = 8;
@@ -30,17 +29,6 @@ export interface BurstResult {
   callsByPath: Map<string, number>;
   /** The sandbox's webhook deliveries during the burst and the time they took in all (one customer's go out one after another); none for the floor. */
   deliveries?: { attempts: number; totalMs: number };
-}
-
-/** The executable of the Temporal server the benchmark started. */
-export const serverExecutable = (cluster: boolean) => (cluster ? 'temporal-server' : 'temporal');
-
-/** The CPU ms of the server's (and, on the cluster, PostgreSQL's) processes so far. */
-export function temporalCpuMs(cluster: boolean): { server: number; postgres?: number } {
-  const server = descendantsCpuMs(serverExecutable(cluster));
-  if (server === undefined) throw new Error(`no ${serverExecutable(cluster)} process found below the benchmark`);
-  if (!cluster) return { server };
-  return { server, postgres: descendantsCpuMs('postgres') ?? 0 };
 }
 
 /** Splits per-type history readings into the deposits', the journey's and the rest. */

@@ -19,10 +19,10 @@ import {
   closeTimes,
   DELIVERY_TICK_MS,
   splitShapes,
-  temporalCpuMs,
   untilDone,
   type BurstResult,
 } from './burst-result';
+import { temporalCpuMs } from '../support/process-cpu';
 import { sandboxDeliverySchedule } from './delivery-schedule';
 
 const DEPOSIT = 'depositFloorDeposit';

@@ -20,9 +20,9 @@ import {
   closeTimes,
   DELIVERY_TICK_MS,
   splitShapes,
-  temporalCpuMs,
   untilDone,
 } from './burst-result';
+import { temporalCpuMs } from '../support/process-cpu';
 
 export const BURST_EXTERNAL_ID = 'burst-customer';
 const AUD_SENDER = { bsbNumber: '062000', accountNumber: '12345678', accountName: 'Ada Lovelace' };

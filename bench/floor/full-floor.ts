@@ -10,9 +10,8 @@
  *   reads, the AUD whitelist) and, in each deposit, its own read of the deposit, the trade read and
  *   its two reports, each an activity that offers the report to the journey by update;
  * - 4 updates on the journey (the reports) and 8 local activities (the journey's 6 partner-event
- *   recordings, each deposit's look-up of its journey; rampflow's histories have 11, with the
- *   ramp-event workflow's re-read of a record that was not routed directly);
- * - 16 search-attribute upserts (each stage shown; one patch marker and its upsert per workflow),
+ *   recordings, each deposit's look-up of its journey; rampflow's histories have 9 batches);
+ * - 13 search-attribute upserts (each stage shown; since 1.0 no workflow records a patch marker),
  *   one memo upsert per deposit, and a deadline timer on two waits, cancelled by the event.
  *
  * The activities and local activities do nothing but the reports' updates; payloads are plain (no
@@ -20,7 +19,6 @@
  */
 import {
   condition,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -68,7 +66,6 @@ function webhooks(): (events: string[], withDeadline?: boolean) => Promise<void>
 export async function fullFloorDeposit(journeyId: string, kind: 'ONRAMP' | 'OFFRAMP'): Promise<void> {
   const depositId = workflowInfo().workflowId;
   const arrived = webhooks();
-  patched('full-floor');
   const [first, second, created, settled, ...rest] = depositWebhooks(kind);
   await arrived([first!]);
   await localStep(); // the look-up of its journey
@@ -96,7 +93,6 @@ export async function fullFloorJourney(): Promise<void> {
     reports += 1;
     if (stage === 'COMPLETED') completed.add(depositId);
   });
-  patched('full-floor');
   show('CREATING_CUSTOMER', { RampExternalId: [journeyId] });
   await step(); // the customer
   show('SETTING_UP_RAMPS', { RampCustomerId: [journeyId] });

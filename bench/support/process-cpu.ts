@@ -87,3 +87,14 @@ export function machineBusyCpuMs(): number {
   const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
   return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1000) / TICKS_PER_SECOND;
 }
+
+/** The executable of the Temporal server the benchmark started. */
+const serverExecutable = (cluster: boolean) => (cluster ? 'temporal-server' : 'temporal');
+
+/** The CPU ms of the server's (and, on the cluster, PostgreSQL's) processes so far. */
+export function temporalCpuMs(cluster: boolean): { server: number; postgres?: number } {
+  const server = descendantsCpuMs(serverExecutable(cluster));
+  if (server === undefined) throw new Error(`no ${serverExecutable(cluster)} process found below the benchmark`);
+  if (!cluster) return { server };
+  return { server, postgres: descendantsCpuMs('postgres') ?? 0 };
+}
