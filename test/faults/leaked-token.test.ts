@@ -131,6 +131,8 @@ beforeAll(async () => {
     receiverLogger,
   );
   worker = startWorkerProcess({
+    // Enough to show the warnings of a case that did not finish (workerWarnings).
+    keepOutputChars: 5_000_000,
     temporalAddress: stack.temporal.address,
     taskQueue: stack.taskQueue,
     rampBaseUrl: stack.service.sandbox.url,
@@ -261,9 +263,20 @@ async function playThePartner(timeoutMs: number): Promise<void> {
     {
       timeoutMs,
       intervalMs: 1_000,
-      describe: async () => `${await describeJourneys(stack.client, batch)}\n${await describeUnfinishedDeposits()}`,
+      describe: async () =>
+        `${await describeJourneys(stack.client, batch)}\n${await describeUnfinishedDeposits()}\n${workerWarnings()}`,
     },
   );
+}
+
+/** The worker's last warnings and errors (its log holds no customer data), for a case that did not finish. */
+function workerWarnings(): string {
+  const lines = worker
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(40|50|60)/.test(line));
+  const last = lines.slice(-30).map((line) => line.slice(0, 600));
+  return `the worker's last warnings and errors (${lines.length} in its kept output):\n${last.join('\n')}`;
 }
 
 /** Each genuine deposit without a finished workflow: its workflow's status and what the receiver answered its deliveries. */

@@ -106,11 +106,38 @@ export async function describeJourneys(client: Client, batch: JourneyBatch): Pro
         const retrying = await pendingActivities(client, journeyWorkflowId(externalId));
         return `${externalId}: ${state.stage} (${state.waitingFor})${state.attention ? ` attention: ${state.attention.reason}` : ''} [${deposits}]${retrying}`;
       } catch (error) {
-        return `${externalId}: no answer (${error instanceof Error ? error.message : String(error)})`;
+        const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+        const message = error instanceof Error ? error.message : String(error);
+        return `${externalId}: no answer (${message}${cause})${await whyNoAnswer(client, journeyWorkflowId(externalId))}`;
       }
     }),
   );
   return lines.join('\n');
+}
+
+/**
+ * Why a workflow did not answer its query: its workflow task's attempts, its history's length, its
+ * activities retrying, and the last workflow task failure's cause (the message is sealed by the codec).
+ */
+async function whyNoAnswer(client: Client, workflowId: string): Promise<string> {
+  try {
+    const handle = client.workflow.getHandle(workflowId);
+    const { raw, historyLength } = await handle.describe();
+    const task = raw.pendingWorkflowTask;
+    const events = (await handle.fetchHistory()).events ?? [];
+    const failed = events.filter((event) => event.workflowTaskFailedEventAttributes);
+    const last = failed.at(-1)?.workflowTaskFailedEventAttributes;
+    const lastEvent = events.at(-1);
+    const lastType = lastEvent ? Object.keys(lastEvent).find((key) => key.endsWith('EventAttributes')) : undefined;
+    return [
+      `\n    history ${historyLength} events, the last ${lastType ?? 'none'}`,
+      task ? `; workflow task ${task.state ?? ''} attempt ${task.attempt ?? 1}` : '; no workflow task pending',
+      failed.length > 0 ? `; ${failed.length} workflow task failures, the last cause ${last?.cause ?? 'unknown'}` : '',
+      await pendingActivities(client, workflowId),
+    ].join('');
+  } catch (error) {
+    return `\n    (describe failed: ${error instanceof Error ? error.message : String(error)})`;
+  }
 }
 
 async function pendingActivities(client: Client, workflowId: string): Promise<string> {
