@@ -1,39 +1,43 @@
 /**
  * A deposit's progress report to its journey as an activity (client/journey-report-sender.ts does the
  * offering). One sender per client, so the reports of every deposit this worker runs that wait for
- * the same journey go together.
+ * the same journey go together, whichever activity offers them (a deposit's first look offers its
+ * first report: activities/ramp-activities.ts).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { JourneyReportSender } from '../client/journey-report-sender';
+import { JourneyReportSender, type ReportOutcome } from '../client/journey-report-sender';
 import type { DepositReport } from '../workflows/common/messages';
 
+/** One sender per client (so per worker), shared by every activity that offers reports. */
+const senders = new WeakMap<Client, JourneyReportSender>();
+function senderFor(client: Client): JourneyReportSender {
+  let sender = senders.get(client);
+  if (!sender) senders.set(client, (sender = new JourneyReportSender(client)));
+  return sender;
+}
+
+/**
+ * Offers `report` to the journey from the activity running now. Each attempt heartbeats the update id
+ * its report goes out in, before it is sent (the first heartbeat reaches Temporal at once, as for
+ * creates: activities/creates.ts). An attempt that died waiting for the answer (a killed worker) thus
+ * leaves it to the next, which asks the journey for that update's outcome before offering the report
+ * again: a report the journey took is never offered again however many others it took meanwhile,
+ * which its window of keys could not promise.
+ */
+export async function offerReport(journeyId: string, report: DepositReport): Promise<ReportOutcome> {
+  const context = Context.current();
+  const sender = senderFor(context.client);
+  const sentBefore = sentUpdateOf(context.info.heartbeatDetails);
+  if (sentBefore !== undefined && (await sender.takenEarlier(journeyId, sentBefore))) return 'taken';
+  return sender.offer(journeyId, report, (updateId) => context.heartbeat({ updateId } satisfies SentOffer));
+}
+
 export function createJourneyReportActivities() {
-  const senders = new WeakMap<Client, JourneyReportSender>();
-  const senderFor = (client: Client): JourneyReportSender => {
-    let sender = senders.get(client);
-    if (!sender) senders.set(client, (sender = new JourneyReportSender(client)));
-    return sender;
-  };
   return {
-    /**
-     * True once the journey took the report; false when no journey runs under that id. A refusal fails
-     * the attempt, to be retried.
-     *
-     * Each attempt heartbeats the update id its report goes out in, before it is sent (the first
-     * heartbeat reaches Temporal at once, as for creates: activities/creates.ts). An attempt that died
-     * waiting for the answer (a killed worker) thus leaves it to the next, which asks the journey for
-     * that update's outcome before offering the report again: a report the journey took is never
-     * offered again however many others it took meanwhile, which its window of keys could not promise.
-     */
+    /** True once the journey took the report; false when no journey runs under that id. A refusal fails the attempt, to be retried. */
     async reportToJourney({ journeyId, report }: { journeyId: string; report: DepositReport }): Promise<boolean> {
-      const context = Context.current();
-      const sender = senderFor(context.client);
-      const sentBefore = sentUpdateOf(context.info.heartbeatDetails);
-      if (sentBefore !== undefined && (await sender.takenEarlier(journeyId, sentBefore))) return true;
-      const outcome = await sender.offer(journeyId, report, (updateId) =>
-        context.heartbeat({ updateId } satisfies SentOffer),
-      );
+      const outcome = await offerReport(journeyId, report);
       if (outcome === 'refused')
         throw ApplicationFailure.retryable('the journey did not take the report now', 'ReportRefused');
       return outcome === 'taken';

@@ -4,10 +4,11 @@
  * timeout, a crash, or an outcome-unknown POST) never creates it twice; and it runs as a create
  * (creates.ts), so that retry looks up only once a request still held by the service has settled.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { RampClient } from '../ramp';
 import { attachmentStoreFromEnv, checkOut, type AttachmentStore } from '../attachments';
-import type { AttachmentReference } from '../workflows/common/messages';
+import { type AttachmentReference, type DepositSummary, journeyWorkflowId } from '../workflows/common/messages';
+import { depositKindOf } from '../workflows/common/records';
 import type { AudSourceAccount, CustomerDetails } from '../workflows/schemas';
 import type {
   CustomerRecord,
@@ -20,6 +21,8 @@ import type {
 } from '../workflows/common/records';
 import { findFlow } from './flow-lookup';
 import { findTradeOfDeposit } from './trade-lookup';
+import { indexedJourneyOf } from './customer-journey-lookup';
+import { offerReport } from './journey-reports';
 import {
   findBankAccountId,
   findCryptoAddressId,
@@ -63,6 +66,15 @@ function namesCustomer(record: { customerId?: string | null }, customerId: strin
 }
 
 /** How a record is read: a poll (a missing record may still appear) or a confirmation (it must exist). */
+/** What a deposit's first look found (`firstLookAtDeposit`). */
+export interface DepositFirstLook {
+  deposit: DepositRecord;
+  /** The journey rampflow's index holds for the record's customer; null for none; absent when the index did not answer. */
+  indexedJourney?: string | null;
+  /** Set when the journey took the deposit's first report. */
+  reportTaken?: true;
+}
+
 export interface RecordRead {
   confirming?: boolean;
 }
@@ -89,6 +101,8 @@ export function createRampActivities(
 ) {
   /** Runs a call to the service; its errors become Temporal failures (see failures.ts). */
   const serviceCall = <T>(call: () => Promise<T>): Promise<T> => asActivity(call, failureOptions);
+  const readDeposit = (depositId: string, read: RecordRead): Promise<DepositRecord> =>
+    serviceCall(() => missingIsFinal(read, async () => depositRecord(await ramp.deposits.detail({ id: depositId }))));
   /** Runs a call that sends a POST: no two of its attempts overlap (creates.ts). */
   const createCall = <T>(call: () => Promise<T>): Promise<T> => asCreate(call, failureOptions);
 
@@ -219,9 +233,48 @@ export function createRampActivities(
     },
 
     async getDeposit(depositId: string, read: RecordRead = {}): Promise<DepositRecord> {
-      return serviceCall(() =>
-        missingIsFinal(read, async () => depositRecord(await ramp.deposits.detail({ id: depositId }))),
-      );
+      return readDeposit(depositId, read);
+    },
+
+    /**
+     * A deposit's first look, one activity for what took two activities and a local activity: its
+     * record (a confirmation: a deposit the service does not have is final); whose it is in rampflow's
+     * own index, the journey indexed with the customer that record names (customer-journey-lookup.ts);
+     * and, when the workflow asks (`firstReportKey`), its first report to that journey, that the deposit
+     * was RECEIVED. The owner comes from the service's record and rampflow's index, never from a
+     * payload, as in the workflow.
+     *
+     * `indexedJourney` is null when the index holds no journey (or several) for the customer, absent
+     * when the index did not answer (the workflow asks it again itself). `reportTaken` is set only when
+     * the journey took the report; otherwise the workflow offers the same report (the same key) itself.
+     * A REJECTED record is reported by no one yet: it may be a refund (workflows/deposit/run.ts).
+     */
+    async firstLookAtDeposit(depositId: string, firstReportKey?: string): Promise<DepositFirstLook> {
+      const deposit = await readDeposit(depositId, { confirming: true });
+      let indexedJourney: string | null;
+      try {
+        indexedJourney = (await indexedJourneyOf(Context.current().client, deposit.customerId)) ?? null;
+      } catch {
+        return { deposit };
+      }
+      if (firstReportKey === undefined || indexedJourney === null || deposit.status === 'REJECTED')
+        return { deposit, indexedJourney };
+      const received: DepositSummary = {
+        depositId: deposit.id,
+        kind: depositKindOf(deposit),
+        stage: 'RECEIVED',
+        amount: deposit.amount,
+        currency: deposit.currency,
+      };
+      try {
+        const outcome = await offerReport(journeyWorkflowId(indexedJourney), {
+          key: firstReportKey,
+          progress: { summary: received },
+        });
+        return { deposit, indexedJourney, ...(outcome === 'taken' ? { reportTaken: true as const } : {}) };
+      } catch {
+        return { deposit, indexedJourney };
+      }
     },
 
     /** The trade the service made of a confirmed deposit, if it has made one yet (a long list takes several attempts: trade-lookup.ts). */

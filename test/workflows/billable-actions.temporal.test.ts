@@ -3,7 +3,7 @@
  * carrying what else the workflow learned since the last one, and no timer started only to be
  * cancelled (a wait has one timer at a time, for its poll or its deadline). The SDK adds one upsert of
  * its own per patch a run passes (`TemporalChangeVersion`), counted apart: 1.0 has no patches
- * (workflows/common/patches.ts), so a run of this code passes none.
+ * (workflows/common/patches.ts); a journey of this code passes none, a deposit 1.1's one.
  */
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,20 +103,21 @@ describe('a journey and its deposit, moved by polls', () => {
     });
     await h.reconcile();
     await h.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
+    // RECEIVED is indexed, with the customer, at the wait's first poll (a second here): the deposit
+    // waits, so it is indexed, as entered when it was.
+    await h.listWorkflowIds(`RampStage = 'RECEIVED' AND RampExternalId = '${state.externalId}'`);
     await h.control.confirmDeposit(deposit.id);
     const traded = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
     await h.control.settleTrade(traded.tradeId!);
     await h.waitForDeposit(deposit.id, (s) => s.stage === 'COMPLETED');
 
     const depositHistory = await historyOf(depositWorkflowId(deposit.id));
-    // Reconciliation starts the deposit at RECEIVED without its customer: the workflow finds it and
-    // indexes it in the same upsert as its next stage would be, here RECEIVED itself (no change of
-    // stage, but the start indexed no RampStageSince, so it is set then).
     const depositUpserts = upserts(depositHistory);
-    // The deposit follows the trust rule from its start, calls the service on its queue, offers its
-    // reports by update and indexes when it entered its stage: four patches, one marker and one upsert.
-    expect(patchesOf(depositUpserts)).toEqual({ patches: [], upserts: 0 });
-    expect(patchMarkers(depositHistory)).toBe(0);
+    // 1.1's one patch of the deposit (DEPOSIT_FIRST_LOOK): one marker and one upsert.
+    expect(patchesOf(depositUpserts)).toEqual({ patches: ['deposit-first-look'], upserts: 1 });
+    expect(patchMarkers(depositHistory)).toBe(1);
+    // Reconciliation starts the deposit at RECEIVED without its customer: the workflow indexes it with
+    // RECEIVED's own upsert (no change of stage, but the start indexed no RampStageSince).
     expect(depositUpserts.filter((upsert) => !isPatchUpsert(upsert))).toEqual([
       {
         RampStage: 'RECEIVED',
@@ -128,6 +129,57 @@ describe('a journey and its deposit, moved by polls', () => {
       { RampStage: 'TRADE_CREATED', RampStageSince: anIsoTime },
       { RampStage: 'COMPLETED', RampStageSince: anIsoTime },
     ]);
+    // RECEIVED's time is when the deposit entered it, not when its first poll indexed it.
+    const received = depositHistory.find(
+      (event) =>
+        event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.RampStage &&
+        upserts([event])[0]!.RampStage === 'RECEIVED',
+    )!;
+    const indexedAt = Number(received.eventTime!.seconds) * 1000 + Math.floor((received.eventTime!.nanos ?? 0) / 1e6);
+    expect(indexedAt - Date.parse(upserts([received])[0]!.RampStageSince as string)).toBeGreaterThanOrEqual(900);
     expect(depositHistory.filter((event) => event.timerCanceledEventAttributes)).toEqual([]);
+  }, 180_000);
+});
+
+describe('a deposit the service moves on before its first poll', () => {
+  it('is read, matched to its journey and introduced to it in one activity, and indexed only where it waits', async () => {
+    const { handle, state, virtualAccountId } = await startActiveJourney(h);
+    // Confirmed before its workflow starts: its first look reads it CONFIRMED.
+    const deposit = await h.control.simulateFiatDeposit({
+      virtualAccountId,
+      amount: '40.00',
+      currency: 'AUD',
+      sender: TEST_AUD_SOURCE,
+    });
+    await h.control.confirmDeposit(deposit.id);
+    await h.reconcile();
+    const traded = await h.waitForDeposit(deposit.id, (s) => s.tradeId !== undefined);
+    await h.control.settleTrade(traded.tradeId!);
+    await h.waitForDeposit(deposit.id, (s) => s.stage === 'COMPLETED');
+    const journey = await h.waitForJourney(handle, (s) => s.deposits.completedTotals.AUD === '40.00');
+    expect(journey.deposits.recent).toEqual([expect.objectContaining({ depositId: deposit.id, stage: 'COMPLETED' })]);
+
+    const history = await historyOf(depositWorkflowId(deposit.id));
+    const scheduled = history.flatMap((event) =>
+      event.activityTaskScheduledEventAttributes
+        ? [event.activityTaskScheduledEventAttributes.activityType!.name!]
+        : [],
+    );
+    // The first look took the journey's first report (RECEIVED); the deposit's own activity reports
+    // only its end. No local activity asked the index.
+    expect(scheduled[0]).toBe('firstLookAtDeposit');
+    expect(scheduled.filter((name) => name === 'reportToJourney')).toHaveLength(1);
+    expect(
+      history.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
+    ).toEqual([]);
+    // RECEIVED was never indexed, nor a stage whose fact was known when the deposit entered it (here
+    // CONFIRMED, when reconciliation's repair brought the trade first): the customer rides on the first
+    // stage it waited at. It waited at TRADE_CREATED, for the settlement this test made.
+    const indexed = upserts(history).filter((upsert) => !isPatchUpsert(upsert));
+    expect(indexed[0]).toMatchObject({ RampExternalId: state.externalId, RampCustomerId: state.customer.id });
+    expect(indexed.map((upsert) => upsert.RampStage)).toEqual(
+      indexed.length === 3 ? ['CONFIRMED', 'TRADE_CREATED', 'COMPLETED'] : ['TRADE_CREATED', 'COMPLETED'],
+    );
+    expect(indexed.at(-1)).toEqual({ RampStage: 'COMPLETED', RampStageSince: anIsoTime });
   }, 180_000);
 });

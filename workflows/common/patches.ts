@@ -22,7 +22,15 @@
  */
 import { patched } from '@temporalio/workflow';
 
-// The patches of 1.x, oldest first. Each id is a name for one change, unique forever. None yet.
+// The patches of 1.x, oldest first. Each id is a name for one change, unique forever.
+
+/**
+ * 1.1, a deposit's first look (issue 41): its first read of its record also asks rampflow's index
+ * whose it is (one activity where an activity and a local activity were), and RECEIVED is indexed at
+ * the wait's first poll rather than on entry, so a deposit the service moves on within seconds
+ * indexes its next stage only (one upsert fewer). Asked where each branch differs; one marker a run.
+ */
+export const DEPOSIT_FIRST_LOOK = 'deposit-first-look';
 
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {

@@ -26,12 +26,13 @@ export function indexChanged(entries: readonly IndexEntry[]): void {
 }
 
 /**
- * `indexChanged` with the stage first, and RampStageSince set to now in the same upsert when the stage
+ * `indexChanged` with the stage first, and RampStageSince set in the same upsert when the stage
  * changes (or when the run has a stage but no time for it: a stage its starter indexed in the start
  * options, or one a run recorded before the attribute entered). Showing the same stage again changes
- * neither. The stage-age scan (observability/stage-age-scan.ts) reads it.
+ * neither. The stage-age scan (observability/stage-age-scan.ts) reads it. `since` is now, or when the
+ * stage was entered, for a stage indexed after entering it (a deposit's RECEIVED, workflows/deposit/run.ts).
  */
-export function indexStage(stage: string, others: readonly IndexEntry[] = []): void {
+export function indexStage(stage: string, others: readonly IndexEntry[] = [], since: number = workflowNow()): void {
   const current = workflowInfo().typedSearchAttributes;
   const needsSince = current.get(RampStage) !== stage || current.get(RampStageSince) === undefined;
   if (!needsSince) {
@@ -41,7 +42,7 @@ export function indexStage(stage: string, others: readonly IndexEntry[] = []): v
   const changed = others.filter((entry) => current.get(entry.key) !== entry.value);
   upsertSearchAttributes([
     { key: RampStage, value: stage },
-    { key: RampStageSince, value: new Date(workflowNow()) },
+    { key: RampStageSince, value: new Date(since) },
     ...changed,
   ]);
 }

@@ -10,7 +10,8 @@
  * - its waits: the event path (and the hints deliveries left), a poll and the step's deadline, at which
  *   it parks; after confirmation a wait also ends on a refund. A wait whose run's history has grown
  *   ends the run to continue as new (workflows/deposit/carry.ts);
- * - `enterStage`, the one place a stage is entered: set, indexed, counted and told to the journey;
+ * - `enterStage`, the one place a stage is entered: set, indexed (where the deposit waits:
+ *   workflows/deposit/stage-index.ts), counted and told to the journey;
  * - parking: a step that parked waits for an operator, who cancels or resumes it. A parked deposit
  *   whose history grows continues as new parked: the next run takes the
  *   parking up (`carriedParking`). A park with no late fact (a failure, money for a customer not
@@ -74,7 +75,8 @@ import {
   submitAttachmentUpdate,
   tradeEventSignal,
 } from '../common/messages';
-import { countDismissed, countIgnoredHint, countReversal, indexStage, stageEntered } from '../common/showing';
+import { countDismissed, countIgnoredHint, countReversal, type IndexEntry, stageEntered } from '../common/showing';
+import { DEPOSIT_FIRST_LOOK, takesPatch } from '../common/patches';
 import { type CarriedParking, OperatorDesk, takeUpCarriedPark } from '../common/parking';
 import { isHint, paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
 import { deadlinePassed, DepositStepClock, pollTolerantly, waitForService } from '../common/waiting';
@@ -88,6 +90,7 @@ import {
   takeUpCarried,
 } from './carry';
 import { DepositHints, DepositJourneyLink, DepositLedger } from './ledger';
+import { DepositStageIndex } from './stage-index';
 
 /**
  * The calls a deposit makes to the ramp service and to rampflow's own index: on the service task queue
@@ -98,9 +101,9 @@ const act = serviceActivities<RampActivities & CustomerJourneyLookupActivities>(
 );
 
 /**
- * rampflow's index of journeys, asked by a local activity: a visibility query from the worker that
- * runs the deposit, with no activity task (and none of the server's work for one) in the common case
- * where it answers.
+ * rampflow's index of journeys, asked by a local activity (a visibility query from the worker that
+ * runs the deposit) when the first read's own look-up did not answer, or before the deposit's first
+ * look (DEPOSIT_FIRST_LOOK).
  */
 const journeyIndex = proxyLocalActivities<CustomerJourneyLookupActivities>({
   startToCloseTimeout: '10 seconds',
@@ -186,6 +189,10 @@ export class DepositRun {
    */
   carriedParking: CarriedParking | undefined;
   private readonly input: DepositLifecycleInput;
+  /** What rampflow's index answered, in the first read of the record, for the customer it names (`journeyOfCustomer`). */
+  private indexedAtFirstLook: { customerId: string; journey: string | null } | undefined;
+  /** When its stage reaches the index: where it waits (workflows/deposit/stage-index.ts). */
+  private readonly index = new DepositStageIndex();
 
   /**
    * Made in this order, before the deposit's handlers are set (`registerHandlers`); a run that
@@ -323,7 +330,7 @@ export class DepositRun {
   async awaitConfirmation(): Promise<DepositStage> {
     const { depositId, ledger, link } = this;
     if (!ledger.ownRecordRead) {
-      const record = await this.readOwnRecord();
+      const record = await this.readOwnRecord({ report: true });
       if (record === undefined)
         throw this.dismissed(`the service has no deposit ${depositId}: a delivery named a deposit that does not exist`);
       ledger.takeOwnRecord(record);
@@ -512,10 +519,12 @@ export class DepositRun {
    * not have (a forged delivery, a made-up id) is looked for once more after a grace period, for a
    * service that lists a record a moment before it serves it, and then is absent (undefined).
    */
-  private async readOwnRecord(): Promise<DepositRecord | undefined> {
+  private async readOwnRecord(how: { report?: boolean } = {}): Promise<DepositRecord | undefined> {
     const { depositId, timings } = this;
+    const firstLook = takesPatch(DEPOSIT_FIRST_LOOK);
     for (let look = 1; ; look++) {
       try {
+        if (firstLook) return await this.firstLook(how.report === true);
         return await act.getDeposit.executeWithOptions(patientReadOptions('read the deposit from the service'), [
           depositId,
           { confirming: true },
@@ -528,6 +537,25 @@ export class DepositRun {
         });
       }
     }
+  }
+
+  /**
+   * The read of the record with rampflow's index asked for the customer it names, and, when `report`,
+   * the first report to the journey it found (activities/ramp-activities.ts, `firstLookAtDeposit`): one
+   * activity. A report the journey took is the one `enterStage('RECEIVED')` would have sent.
+   */
+  private async firstLook(report: boolean): Promise<DepositRecord> {
+    const { deposit, indexedJourney, reportTaken } = await act.firstLookAtDeposit.executeWithOptions(
+      patientReadOptions('read the deposit from the service'),
+      [this.depositId, report ? this.reporter.firstKey() : undefined],
+    );
+    if (indexedJourney !== undefined)
+      this.indexedAtFirstLook = { customerId: deposit.customerId, journey: indexedJourney };
+    if (reportTaken) {
+      this.reporter.firstTaken();
+      this.link.reportedStage = 'RECEIVED';
+    }
+    return deposit;
   }
 
   private stageForDepositStatus(): DepositStage {
@@ -557,11 +585,17 @@ export class DepositRun {
    * service's record of the deposit names), and so its journey; null when it has none. An owner is
    * learned from a signed read or rampflow's own records, never from a payload (workflows/common/trust.ts).
    * rampflow's own index answers first: each journey indexes its customer's service id as
-   * `RampCustomerId`. The service's record of the customer is the fallback, for a journey not indexed
-   * yet, one past retention, or a customer no journey took (activities/customer-journey-lookup.ts).
+   * `RampCustomerId`, asked in the activity that first read the deposit's record (for the customer
+   * that record names; by a local activity when it did not answer). The service's record of the
+   * customer is the fallback, for a journey not indexed yet, one past retention, or a customer no
+   * journey took (activities/customer-journey-lookup.ts).
    */
   private async journeyOfCustomer(customerId: string): Promise<string | null> {
-    const indexed = await orPark("finding the deposit's journey", () => journeyIndex.findIndexedJourney(customerId));
+    const atFirstLook = this.indexedAtFirstLook;
+    const indexed =
+      atFirstLook?.customerId === customerId
+        ? atFirstLook.journey
+        : await orPark("finding the deposit's journey", () => journeyIndex.findIndexedJourney(customerId));
     if (indexed !== null) return indexed;
     // A call to the service: an activity on the service queue, at its rate and the deposit's priority.
     return orPark("finding the deposit's customer", () =>
@@ -586,7 +620,10 @@ export class DepositRun {
     const wait = {
       what,
       settled,
-      poll: pollOnce,
+      poll: async () => {
+        this.index.polled();
+        await pollOnce();
+      },
       ...(how.unannounced ? { unannounced: true } : {}),
       hints: { pending: () => hints.claimNews(), look: () => this.lookAtHints() },
       pollIntervalMs: timings.pollIntervalSeconds * 1000,
@@ -597,6 +634,7 @@ export class DepositRun {
     if (this.carriedParking && !settled()) throw deadlinePassed(wait);
     const deadlineAt = clock.deadline(() => workflowNow() + timings.stepDeadlineSeconds * 1000);
     if (clock.takeLookFirst()) await pollTolerantly(what, pollOnce);
+    if (!settled()) this.index.waiting();
     const outcome = await waitForService({
       ...wait,
       deadlineAt,
@@ -693,12 +731,13 @@ export class DepositRun {
     if (this.carriedParking) return;
     stageEntered(stage, state);
     const attentionChanged = desk.attention !== state.attention;
-    // One upsert per change of stage, carrying the customer when the workflow learned it itself (its
-    // starter indexes what it knew at start).
-    indexStage(stage, [
+    // At most one upsert per change of stage, carrying the customer when the workflow learned it itself
+    // (its starter indexes what it knew at start).
+    const others: IndexEntry[] = [
       ...(link.externalId ? [{ key: RampExternalId, value: link.externalId }] : []),
       ...(link.externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
-    ]);
+    ];
+    this.index.entered(stage, others);
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
@@ -874,6 +913,16 @@ class JourneyReporter {
 
   carry(): CarriedReports {
     return { run: this.run, offered: this.offered };
+  }
+
+  /** The first report's key, for the deposit's first look to offer it (`DepositRun.firstLook`); undefined once one was offered. */
+  firstKey(): string | undefined {
+    return this.offered === 0 ? depositReportKey(this.depositId, this.run, 1) : undefined;
+  }
+
+  /** The journey took the first report, offered by the first look: the next report is the second. */
+  firstTaken(): void {
+    this.offered = Math.max(this.offered, 1);
   }
 
   /** Tells the journey; false when it is not running (ended, or never started). */
