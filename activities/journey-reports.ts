@@ -9,7 +9,12 @@ import type { Client } from '@temporalio/client';
 import { JourneyReportSender, type ReportOutcome } from '../client/journey-report-sender';
 import type { DepositReport } from '../workflows/common/messages';
 
-/** One sender per client (so per worker), shared by every activity that offers reports. */
+/**
+ * One sender per client, shared by every activity of that Temporal worker that offers reports. A
+ * rampflow worker is two Temporal workers (workers/worker.ts), each with its client: a deposit's first
+ * report goes from the service queue's (its first look), the others from the workflow queue's, so a
+ * journey has at most two offers in flight from one rampflow worker.
+ */
 const senders = new WeakMap<Client, JourneyReportSender>();
 function senderFor(client: Client): JourneyReportSender {
   let sender = senders.get(client);

@@ -1,8 +1,8 @@
 /**
  * Offers deposits' progress reports to their journeys by update (workflows/common/messages.ts), the
- * reports waiting for the same journey together: at most one offer per journey is in flight from
- * this process, and the reports that arrive meanwhile go in the next one (up to
- * MAX_REPORTS_PER_OFFER). However fast reports come, a journey receives one update at a time from a
+ * reports waiting for the same journey together: at most one offer per journey is in flight from a
+ * sender (one per client: activities/journey-reports.ts), and the reports that arrive meanwhile go in
+ * the next one (up to MAX_REPORTS_PER_OFFER). However fast reports come, a journey receives one update at a time from a
  * sender, each a workflow task's worth. The caller offers again what was refused (the deposit's
  * report activity by its retry policy).
  *
