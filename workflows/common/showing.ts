@@ -48,6 +48,41 @@ export function indexStage(stage: string, others: readonly IndexEntry[] = [], si
 }
 
 /**
+ * A stage indexed where the workflow waits rather than when it enters it (a deposit's, for one:
+ * workflows/deposit/run.ts decides which stages): an upsert is a billed action, and a stage passed
+ * within the same workflow task, or within seconds, has nothing waiting at it for an operator or
+ * reconciliation to see. `entered` indexes at once, or holds the stage (with the time it was entered)
+ * until its wait starts unsettled (`waiting`) or, for one held `untilPoll`, until the wait first polls
+ * (`polled`). Entering the next stage drops what is held: that stage's upsert carries the rest.
+ */
+export class StageIndexWhereWaiting {
+  private held: { stage: string; since: number; others: readonly IndexEntry[]; untilPoll: boolean } | undefined;
+
+  entered(stage: string, others: readonly IndexEntry[], hold: 'no' | 'until-waiting' | 'until-poll'): void {
+    this.held = undefined;
+    if (hold === 'no') indexStage(stage, others);
+    else this.held = { stage, since: workflowNow(), others, untilPoll: hold === 'until-poll' };
+  }
+
+  /** A wait of the current stage starts and is not settled. */
+  waiting(): void {
+    if (this.held && !this.held.untilPoll) this.flush();
+  }
+
+  /** The wait polls: it has outlasted its first poll interval. */
+  polled(): void {
+    this.flush();
+  }
+
+  private flush(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    indexStage(held.stage, held.others, held.since);
+  }
+}
+
+/**
  * Stages, counted for operators through the workflow metric meter (observability/metric-catalogue.ts):
  * one call, `stageEntered(stage)`, where a workflow shows its stage (each run's `enterStage()`:
  * the journey's, the deposit's, the payout's), and this section does the rest:

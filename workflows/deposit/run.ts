@@ -11,7 +11,7 @@
  *   it parks; after confirmation a wait also ends on a refund. A wait whose run's history has grown
  *   ends the run to continue as new (workflows/deposit/carry.ts);
  * - `enterStage`, the one place a stage is entered: set, indexed (where the deposit waits:
- *   workflows/deposit/stage-index.ts), counted and told to the journey;
+ *   `indexWhen`), counted and told to the journey;
  * - parking: a step that parked waits for an operator, who cancels or resumes it. A parked deposit
  *   whose history grows continues as new parked: the next run takes the
  *   parking up (`carriedParking`). A park with no late fact (a failure, money for a customer not
@@ -38,7 +38,7 @@ import {
 } from '@temporalio/workflow';
 import type { CustomerJourneyLookupActivities, RampActivities } from '../../activities';
 import type { JourneyReportActivities } from '../../activities/journey-reports';
-import { RampCustomerId, RampExternalId } from '../../observability/search-attributes';
+import { RampCustomerId, RampExternalId, RampStage } from '../../observability/search-attributes';
 import {
   ACTIVITY_RETRY,
   changeOptions,
@@ -75,7 +75,14 @@ import {
   submitAttachmentUpdate,
   tradeEventSignal,
 } from '../common/messages';
-import { countDismissed, countIgnoredHint, countReversal, type IndexEntry, stageEntered } from '../common/showing';
+import {
+  countDismissed,
+  countIgnoredHint,
+  countReversal,
+  type IndexEntry,
+  stageEntered,
+  StageIndexWhereWaiting,
+} from '../common/showing';
 import { DEPOSIT_FIRST_LOOK, takesPatch } from '../common/patches';
 import { type CarriedParking, OperatorDesk, takeUpCarriedPark } from '../common/parking';
 import { isHint, paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
@@ -90,7 +97,6 @@ import {
   takeUpCarried,
 } from './carry';
 import { DepositHints, DepositJourneyLink, DepositLedger } from './ledger';
-import { DepositStageIndex } from './stage-index';
 
 /**
  * The calls a deposit makes to the ramp service and to rampflow's own index: on the service task queue
@@ -191,8 +197,8 @@ export class DepositRun {
   private readonly input: DepositLifecycleInput;
   /** What rampflow's index answered, in the first read of the record, for the customer it names (`journeyOfCustomer`). */
   private indexedAtFirstLook: { customerId: string; journey: string | null } | undefined;
-  /** When its stage reaches the index: where it waits (workflows/deposit/stage-index.ts). */
-  private readonly index = new DepositStageIndex();
+  /** Its stage reaches the index where it waits (`indexWhen`). */
+  private readonly index = new StageIndexWhereWaiting();
 
   /**
    * Made in this order, before the deposit's handlers are set (`registerHandlers`); a run that
@@ -737,12 +743,29 @@ export class DepositRun {
       ...(link.externalId ? [{ key: RampExternalId, value: link.externalId }] : []),
       ...(link.externalId && state.customerId ? [{ key: RampCustomerId, value: state.customerId }] : []),
     ];
-    this.index.entered(stage, others);
+    this.index.entered(stage, others, this.indexWhen(stage));
     state.stage = stage;
     state.waitingFor = waitingFor;
     state.attention = desk.attention;
     setCurrentDetails(`**${stage}**: ${waitingFor}`);
     if (isNewsForJourney(link.reportedStage, stage, attentionChanged)) await this.reportToJourney();
+  }
+
+  /**
+   * When `stage` reaches the index (RampStage, RampStageSince, the customer): where the deposit waits.
+   * - A stage that needs someone (ACTION_REQUIRED, NEEDS_ATTENTION) and an end: on entry.
+   * - A stage it passes through (CONFIRMED, TRADE_CREATED, TRADE_SETTLED): when its wait starts and is
+   *   not settled already; one whose fact is known on entry never is (the next stage's upsert follows
+   *   in the same workflow task).
+   * - RECEIVED on its first entry (the index shows no other stage): at its wait's first poll (5 s,
+   *   workflows/common/waiting.ts), since most deposits are confirmed sooner; entered again after a
+   *   park, when its wait starts.
+   * Runs recorded before DEPOSIT_FIRST_LOOK index every stage on entry.
+   */
+  private indexWhen(stage: DepositStage): 'no' | 'until-waiting' | 'until-poll' {
+    if (!PASSED_THROUGH.includes(stage) || !takesPatch(DEPOSIT_FIRST_LOOK)) return 'no';
+    const shown = workflowInfo().typedSearchAttributes.get(RampStage);
+    return stage === 'RECEIVED' && (shown === undefined || shown === 'RECEIVED') ? 'until-poll' : 'until-waiting';
   }
 
   /** Tells the journey; false when it is not running (ended, or never started). */
@@ -882,6 +905,9 @@ export class DepositRun {
  * written here rather than imported so that the run and the workflow do not import each other.
  */
 type DepositLifecycle = (request: DepositLifecycleRequest, carried?: CarriedDeposit) => Promise<unknown>;
+
+/** The stages a deposit passes through on its way, indexed only where it waits there (`indexWhen`). */
+const PASSED_THROUGH: readonly DepositStage[] = ['RECEIVED', 'CONFIRMED', 'TRADE_CREATED', 'TRADE_SETTLED'];
 
 /** Whether the run, waiting or parked, has grown enough to continue as new. */
 function depositHistoryFull(): boolean {
