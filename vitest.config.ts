@@ -42,6 +42,7 @@ const PROCESS_TESTS = [
   'test/docs/client-api.test.ts',
   'test/chaos/process-memory.test.ts',
   'test/chaos/worker-clock.test.ts',
+  'test/ramp/pacer-clock-jump.test.ts',
 ];
 
 export default defineConfig({

@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { PayoutClient, type RampflowClient } from '../client';
 import { requireTemporalCli } from '../dev/temporal-cli';
-import { type JourneyState, journeyWorkflowId } from '../workflows/common/messages';
+import { type DepositState, type JourneyState, journeyWorkflowId } from '../workflows/common/messages';
 import { OFFRAMP_AMOUNT, ONRAMP_AMOUNT, USD_RAMPS } from '../test/faults/support/partner';
 import type { SandboxControl } from '../test/support/sandbox';
 import { registerTestExits } from '../test/support/test-journeys';
@@ -64,6 +64,13 @@ const CREATE_PATH = '/customer/create';
 /** Deposit stages a journey shows for a deposit that ended. */
 const DEPOSIT_ENDED = new Set(['COMPLETED', 'REJECTED', 'REVERSED', 'CANCELLED', 'DISMISSED']);
 
+/** Refunds the customer makes once the deposit's workflow shows a later moment, not at the deposit's arrival. */
+const LATER_REFUNDS = new Set<CustomerPlan['refund']>([
+  'ONRAMP_DURING_TRADE',
+  'OFFRAMP_DURING_PAYOUT',
+  'OFFRAMP_AFTER_PAYOUT',
+]);
+
 /** The payout's reference (its workflow id's key and the payment's reference at the service). */
 export const payoutReferenceOf = (plan: CustomerPlan): string => `${plan.externalId}.payout`;
 
@@ -81,6 +88,7 @@ export interface CustomerProgress {
   /** The service held the onramp deposit ACTION_REQUIRED: the customer owes a document. */
   held: boolean;
   documentSubmitted: boolean;
+  /** The planned refund went through; or, for a refund after or during the payout or trade, was tried (a missed one is in missedMoves). */
   refunded: boolean;
   payoutStarted: boolean;
   /** The service failed the payout's payment (the FAILED plan; false when it settled first). */
@@ -265,6 +273,20 @@ export class Customers {
       );
       customer.refunded = true;
     }
+    if (plan.refund === 'ONRAMP_DURING_TRADE' && customer.onrampDepositId)
+      await this.refundWhileWaiting(
+        customer,
+        customer.onrampDepositId,
+        'refund the onramp deposit during its trade',
+        (deposit) => deposit.stage === 'TRADE_CREATED',
+      );
+    if (plan.refund === 'OFFRAMP_DURING_PAYOUT' && customer.offrampDepositId)
+      await this.refundWhileWaiting(
+        customer,
+        customer.offrampDepositId,
+        'refund the offramp deposit during its payout',
+        (deposit) => deposit.paymentId !== undefined,
+      );
     if (plan.offrampPayment === 'FAILED' && customer.offrampDepositId)
       await this.failOfframpPayment(customer, customer.offrampDepositId);
     if (plan.payout !== 'NONE' && state.offramp?.bankAccountId)
@@ -302,6 +324,31 @@ export class Customers {
       );
     }
     customer.onrampSteered = true;
+  }
+
+  /**
+   * A refund that lands while the deposit's workflow waits for the service: for its trade to settle
+   * (the chaos stack's trades stay PENDING a few seconds, so the customer can find one) or for its
+   * payout to the bank (PENDING too). Tried once, when the workflow shows that wait; a deposit that
+   * ended first, or a refund the service refused, is a missed move, and the invariants judge what the
+   * service did.
+   */
+  private async refundWhileWaiting(
+    customer: CustomerProgress,
+    depositId: string,
+    move: string,
+    waiting: (deposit: DepositState) => boolean,
+  ): Promise<void> {
+    if (customer.refunded) return;
+    const deposit = await this.rampflow.getDeposit(depositId);
+    if (DEPOSIT_ENDED.has(deposit.stage)) {
+      customer.missedMoves.push(`${move}: its workflow ended ${deposit.stage} first`);
+      customer.refunded = true;
+      return;
+    }
+    if (!waiting(deposit)) return;
+    await this.serviceMoves(customer, move, () => this.control.refundDeposit(depositId));
+    customer.refunded = true;
   }
 
   /**
@@ -508,8 +555,9 @@ export function customerAtRest(customer: CustomerProgress): boolean {
     (customer.held && !customer.documentSubmitted)
   )
     return false;
-  // A refund after the payout waits for the offramp deposit to complete; one missed (it never completed) is the invariants' to judge.
-  if (plan.refund === 'OFFRAMP_AFTER_PAYOUT' && !customer.refunded) return false;
+  // A refund after the payout waits for the offramp deposit to complete, one during the trade or the
+  // payout for that wait; one missed (the deposit never completed, or ended first) is the invariants' to judge.
+  if (LATER_REFUNDS.has(plan.refund) && !customer.refunded) return false;
   if (plan.payout !== 'NONE' && !PAYOUT_ENDED.has(customer.payoutState?.stage ?? '')) return false;
   return lastState !== undefined && lastState.deposits.open.length === 0 && lastState.deposits.openNotShown === 0;
 }

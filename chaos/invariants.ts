@@ -57,7 +57,7 @@ export interface GoneWindow {
 }
 
 export const TOTALS_ROW =
-  "each journey's completed totals equal the service's completed, not-refunded deposits; a cancelled one CLOSED with none";
+  "each journey's completed totals equal the service's completed, not-refunded deposits; a cancelled one CLOSED with none; one started again after retention counts anew";
 export const PAYOUTS_ROW = "every payout's last payout.* event matches the service's payment";
 export const STORE_ROW = 'every stream as the event store keeps it reached the endpoint, tail included';
 export const GENUINE_ROW = 'every partner event reports something the service did (no id only the forger sent)';
@@ -235,8 +235,11 @@ async function totalsMatch(record: RunRecord, service: ServiceRecords): Promise<
   }
   for (const customer of record.customers) {
     const { externalId } = customer.plan;
-    // A journey removed and started again counts from its new start: v0 checks only its state (first row).
-    if (!customer.customerId || customer.plan.closesAndReturns) continue;
+    if (!customer.customerId) continue;
+    if (customer.plan.closesAndReturns) {
+      evidence.push(...returnedJourneyCountsAnew(customer));
+      continue;
+    }
     const state = customer.lastState;
     if (!state) {
       evidence.push(`${externalId}: the journey never answered`);
@@ -260,6 +263,27 @@ async function totalsMatch(record: RunRecord, service: ServiceRecords): Promise<
     }
   }
   return evidence;
+}
+
+/**
+ * A customer closed, its journey removed as retention would, and signed up again: the new journey
+ * counts from its own start. The customer pays nothing in after it returns (its plan), so the new
+ * journey counts nothing: a deposit of the removed journey's life counted again (a late report, a
+ * repair, a look-up by customer id that found the new journey) would show here. One that has not
+ * signed up again yet is the first row's to report.
+ */
+export function returnedJourneyCountsAnew(
+  customer: Pick<CustomerProgress, 'plan' | 'signups' | 'lastState'>,
+): string[] {
+  if (customer.signups < 2 || customer.lastState === undefined) return [];
+  const counted = Object.entries(customer.lastState.deposits.completedTotals).filter(
+    ([, amount]) => Number(amount) !== 0,
+  );
+  return counted.length === 0
+    ? []
+    : [
+        `${customer.plan.externalId}: signed up again after its journey was removed, and the new journey counts ${counted.map(([currency, amount]) => `${amount} ${currency}`).join(', ')} completed, all of it paid in before`,
+      ];
 }
 
 /**

@@ -9,7 +9,8 @@ import type { temporal as proto } from '@temporalio/proto';
 import { RampStage } from '../observability/search-attributes';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { payloadKeysFromEnv } from '../codec';
-import { LOST_ATTEMPT_ERROR } from '../sandbox/events/deliveries';
+import { LOST_ATTEMPT_ERROR, LOST_FOR_GOOD_ATTEMPT_ERROR } from '../sandbox/events/deliveries';
+import type { SandboxControl } from '../test/support/sandbox';
 import { mulberry32 } from '../test/faults/support/random';
 import { Customers, customerAtRest, describeCustomer, type CustomerProgress } from './customers';
 import { FORGER_ADDRESS, Forger } from './forger';
@@ -26,6 +27,7 @@ import {
   type Schedule,
 } from './schedule';
 import { fakeTimeLibrary } from './worker-clock';
+import type { ClockStep } from './worker-pool';
 import {
   CALLS_PER_SECOND,
   ENDPOINT_NAME,
@@ -85,11 +87,36 @@ const pause = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wa
  */
 const HOLD_FOR_TRAFFIC_MS = 60_000;
 
+const signed = (seconds: number): string => `${seconds > 0 ? '+' : ''}${seconds}s`;
+
+/** The service's delivery faults as the play sets them (POST /sandbox/delivery-faults). */
+type DeliveryFaultsSetting = Parameters<SandboxControl['deliveryFaults']>[0];
+
 /** Pauses `forSeconds`, then on until `struck` says the fault met its traffic, at most HOLD_FOR_TRAFFIC_MS more. */
 async function holdFor(forSeconds: number, struck: () => boolean | Promise<boolean>): Promise<void> {
   await pause(forSeconds * 1000);
   const giveUpAt = Date.now() + HOLD_FOR_TRAFFIC_MS;
   while (!(await struck()) && Date.now() < giveUpAt) await pause(ROUND_MS);
+}
+
+/**
+ * The refunds the plans asked for, by moment, and how many the service made: a refund is missed when
+ * its deposit moved on first (a race the plan lost), so a run that printed none made tests nothing there.
+ */
+function printRefunds(progress: readonly CustomerProgress[], print: (line: string) => void): void {
+  const byMoment = new Map<string, { made: number; missed: number }>();
+  for (const customer of progress) {
+    if (customer.plan.refund === 'NONE') continue;
+    const counts = byMoment.get(customer.plan.refund) ?? { made: 0, missed: 0 };
+    if (customer.missedMoves.some((move) => move.startsWith('refund'))) counts.missed += 1;
+    else if (customer.refunded) counts.made += 1;
+    byMoment.set(customer.plan.refund, counts);
+  }
+  if (byMoment.size === 0) return;
+  const moments = [...byMoment].map(
+    ([moment, { made, missed }]) => `${moment} ${made} made${missed > 0 ? `, ${missed} missed` : ''}`,
+  );
+  print(`refunds the service was to make: ${moments.join('; ')}`);
 }
 
 /**
@@ -258,9 +285,13 @@ async function playWith(
   const webhookAttemptsLost = deliveries
     .flatMap((delivery) => delivery.attempts)
     .filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
-  const webhooksLostForGood = deliveries.filter((delivery) => delivery.status === 'FAILED').length;
+  // Lost for good: the fault struck the event, so no attempt of the scheduler's reached the receiver
+  // (the policy's fourth and fifth attempts come hours in, even sped up: the run ends before them).
+  const webhooksLostForGood = deliveries.filter((delivery) =>
+    delivery.attempts.some((attempt) => attempt.error === LOST_FOR_GOOD_ATTEMPT_ERROR),
+  ).length;
   print(
-    `the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} lost for good`,
+    `the service's webhooks: ${deliveries.length} deliveries, ${webhookAttemptsLost} attempts lost on the way, ${webhooksLostForGood} events lost for good (their facts left to rampflow's polls and reconciliation)`,
   );
   // The receiver's answers to the service itself (not the forger): a 429 or 503 leaves that delivery to
   // the service's retry, minutes later, or to the workflows' polls and reconciliation.
@@ -273,6 +304,11 @@ async function playWith(
   print(
     `the receiver answered the service: ${[...answers].map(([answer, count]) => `${answer} x${count}`).join(', ') || 'nothing'}`,
   );
+  printRefunds(customers.progress, print);
+  if (faults.clockSteps.length > 0)
+    print(
+      `workers' clocks stepped: ${faults.clockSteps.map((step) => `worker ${step.worker} from ${signed(step.fromSeconds)} to ${signed(step.toSeconds)}`).join(', ')}`,
+    );
   const failedPayments = customers.progress.filter((customer) => customer.plan.offrampPayment === 'FAILED');
   if (failedPayments.length > 0) {
     const failed = failedPayments.filter((customer) => customer.offrampPaymentFailed);
@@ -344,9 +380,16 @@ class FaultPlayer {
     this.pick = mulberry32(seed ^ 0xdead);
   }
 
+  /** The workers' clocks the play stepped (none where libfaketime is not installed). */
+  readonly clockSteps: ClockStep[] = [];
+  /** The service's delivery faults in force: two lanes set them, each its own part. */
+  private deliveryFaults: DeliveryFaultsSetting = {};
+  private deliveryFaultsSent: Promise<unknown> = Promise.resolve();
+
   /**
-   * Three lanes, each one fault at a time: the edges (the service's rate, the partner's endpoint) and
-   * the service's webhooks beside the rest, so none delays another.
+   * Four lanes, each one fault at a time: the edges (the service's rate, the partner's endpoint), the
+   * service's webhooks lost or late, and its webhooks lost for good, beside the rest, so none delays
+   * another (a window of loss held until it struck would otherwise push the next one past the play).
    */
   async play(faults: Fault[], startedAt: number): Promise<void> {
     const lane = (keep: (kind: Fault['kind']) => boolean) =>
@@ -357,8 +400,17 @@ class FaultPlayer {
     await Promise.all([
       lane((kind) => !EDGE_FAULT_KINDS.has(kind)),
       lane((kind) => EDGE_FAULT_KINDS.has(kind) && !WEBHOOK_FAULT_KINDS.has(kind)),
-      lane((kind) => WEBHOOK_FAULT_KINDS.has(kind)),
+      lane((kind) => WEBHOOK_FAULT_KINDS.has(kind) && kind !== 'WEBHOOKS_LOST_FOR_GOOD'),
+      lane((kind) => kind === 'WEBHOOKS_LOST_FOR_GOOD'),
     ]);
+  }
+
+  /** Sets this lane's part of the service's delivery faults, keeping the other lane's; one change at a time, in order. */
+  private setDeliveryFaults(part: DeliveryFaultsSetting): Promise<unknown> {
+    this.deliveryFaults = { ...this.deliveryFaults, ...part };
+    const whole = { ...this.deliveryFaults };
+    this.deliveryFaultsSent = this.deliveryFaultsSent.then(() => this.stack.service.control.deliveryFaults(whole));
+    return this.deliveryFaultsSent;
   }
 
   private async playLane(faults: Fault[], startedAt: number): Promise<void> {
@@ -377,6 +429,11 @@ class FaultPlayer {
     switch (fault.kind) {
       case 'KILL_WORKER':
         return stack.workers.killOne(this.pick());
+      case 'CLOCK_STEP': {
+        const step = stack.workers.stepClock(fault.pick, fault.bySeconds);
+        if (step) this.clockSteps.push(step);
+        return;
+      }
       case 'SCALE_WORKERS':
         return stack.workers.scaleTo(fault.workers);
       case 'RESTART_TEMPORAL':
@@ -416,21 +473,31 @@ class FaultPlayer {
         await stack.endpoint.up();
         return;
       case 'WEBHOOKS_LOST':
+      case 'WEBHOOKS_LOST_FOR_GOOD':
       case 'WEBHOOKS_DELAYED': {
         const { control } = stack.service;
-        const lost = async () =>
+        const attemptsWith = (error: string) => async () =>
           (await control.deliveries())
             .flatMap((delivery) => delivery.attempts)
-            .filter((attempt) => attempt.error === LOST_ATTEMPT_ERROR).length;
+            .filter((attempt) => attempt.error === error).length;
         const deliveries = async () => (await control.deliveries()).length;
-        const met = fault.kind === 'WEBHOOKS_LOST' ? lost : deliveries;
+        const met =
+          fault.kind === 'WEBHOOKS_LOST'
+            ? attemptsWith(LOST_ATTEMPT_ERROR)
+            : fault.kind === 'WEBHOOKS_LOST_FOR_GOOD'
+              ? attemptsWith(LOST_FOR_GOOD_ATTEMPT_ERROR)
+              : deliveries;
         const before = await met();
-        await control.deliveryFaults(
-          fault.kind === 'WEBHOOKS_LOST' ? { lostShare: fault.share } : { delaySeconds: fault.delaySeconds },
-        );
-        // Until it lost an attempt, or held back an event that happened meanwhile.
+        const setting = (on: boolean): DeliveryFaultsSetting =>
+          fault.kind === 'WEBHOOKS_LOST'
+            ? { lostShare: on ? fault.share : 0 }
+            : fault.kind === 'WEBHOOKS_LOST_FOR_GOOD'
+              ? { lostForGoodShare: on ? fault.share : 0 }
+              : { delaySeconds: on ? fault.delaySeconds : 0 };
+        await this.setDeliveryFaults(setting(true));
+        // Until it lost an attempt (of an event lost for good, for that kind), or held back an event that happened meanwhile.
         await holdFor(fault.forSeconds, async () => (await met()) > before);
-        await control.deliveryFaults({});
+        await this.setDeliveryFaults(setting(false));
         return;
       }
       case 'ENDPOINT_GONE': {

@@ -23,10 +23,14 @@ export type KycOutcome = 'APPROVED' | 'REJECTED' | 'PENDING';
  */
 export type OnrampDeposit = 'CONFIRMED' | 'REJECTED' | 'HELD_FOR_ACTION';
 /**
- * Which deposit the service refunds: the onramp one once confirmed, before its trade settles (it never
- * completes); or the offramp one after its payout settled (it completed: reported, then reversed).
+ * Which deposit the service refunds, and when (it never completes, unless the refund comes after its payout):
+ * - ONRAMP_BEFORE_TRADE: the onramp one, confirmed and refunded in one breath, before rampflow can see its trade;
+ * - ONRAMP_DURING_TRADE: the onramp one once its workflow waits for its trade (TRADE_CREATED);
+ * - OFFRAMP_DURING_PAYOUT: the offramp one once its workflow shows its payout to the bank, still pending;
+ * - OFFRAMP_AFTER_PAYOUT: the offramp one after its payout settled (it completed: reported, then reversed).
  */
-export type Refund = 'NONE' | 'ONRAMP_BEFORE_TRADE' | 'OFFRAMP_AFTER_PAYOUT';
+export type Refund =
+  'NONE' | 'ONRAMP_BEFORE_TRADE' | 'ONRAMP_DURING_TRADE' | 'OFFRAMP_DURING_PAYOUT' | 'OFFRAMP_AFTER_PAYOUT';
 /**
  * A payout from the partner's balance to the customer's bank account (workflows/payout/workflow.ts): settled;
  * failed by the service once pending; or refused for a short balance and parked, then an operator
@@ -53,7 +57,7 @@ export interface CustomerPlan {
   kyc: KycOutcome;
   /** Approved customers only (the rest never pay in): CONFIRMED otherwise. */
   onrampDeposit: OnrampDeposit;
-  /** Approved customers only; ONRAMP_BEFORE_TRADE only for a CONFIRMED onramp deposit. */
+  /** Approved customers only; the onramp refunds only for a CONFIRMED onramp deposit. */
   refund: Refund;
   /** Approved customers only (the payout needs the bank account their journey found). */
   payout: PayoutPlan;
@@ -87,6 +91,8 @@ export type ServiceFaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET';
 
 export type Fault =
   | { atSeconds: number; kind: 'KILL_WORKER' }
+  /** One running worker's wall clock stepped by `bySeconds` (`pick` in [0, 1) chooses which), as NTP steps a host's. */
+  | { atSeconds: number; kind: 'CLOCK_STEP'; bySeconds: number; pick: number }
   | { atSeconds: number; kind: 'SCALE_WORKERS'; workers: number }
   | { atSeconds: number; kind: 'RESTART_TEMPORAL' }
   | { atSeconds: number; kind: 'RESTART_POSTGRES'; forSeconds: number }
@@ -107,11 +113,20 @@ export type Fault =
   | { atSeconds: number; kind: 'ENDPOINT_GONE'; forSeconds: number }
   /** A share of the service's webhook delivery attempts lost on the way (each retried on its sped-up policy). */
   | { atSeconds: number; kind: 'WEBHOOKS_LOST'; share: number; forSeconds: number }
+  /**
+   * A share of the events that happen in the window lost for good: every attempt the service's
+   * scheduler makes of them is lost, so only rampflow's own reads of the service show those facts.
+   */
+  | { atSeconds: number; kind: 'WEBHOOKS_LOST_FOR_GOOD'; share: number; forSeconds: number }
   /** The service's webhooks for events that happen meanwhile held back, landing ticks late. */
   | { atSeconds: number; kind: 'WEBHOOKS_DELAYED'; delaySeconds: number; forSeconds: number };
 
 /** The service's webhook delivery faults: played in a lane of their own (they meet neither the rate nor the endpoint). */
-export const WEBHOOK_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set(['WEBHOOKS_LOST', 'WEBHOOKS_DELAYED']);
+export const WEBHOOK_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set([
+  'WEBHOOKS_LOST',
+  'WEBHOOKS_LOST_FOR_GOOD',
+  'WEBHOOKS_DELAYED',
+]);
 
 /** The edge fault kinds: the service's rate, the partner's endpoint, and the service's webhooks. */
 export const EDGE_FAULT_KINDS: ReadonlySet<Fault['kind']> = new Set([
@@ -152,6 +167,8 @@ export const MAX_WORKERS = 3;
 const BULK_RETRY_SHARE = 0.5;
 /** The share of approved customers (without a refund after the payout) whose offramp payout the service fails. */
 const FAILED_OFFRAMP_PAYMENT_SHARE = 0.3;
+/** The share of refunds that land while rampflow waits for the deposit's trade or payout, not before or after it. */
+const REFUND_DURING_SHARE = 0.5;
 /** The share of customers whose journey parks at its start (its customer's create refused). */
 const PARKED_JOURNEY_SHARE = 0.15;
 /** Of those, the shares the operator retries singly and in bulk; the rest it cancels. */
@@ -264,6 +281,14 @@ export function drawSchedule(options: ChaosOptions): Schedule {
     }
   }
 
+  // Which refunds land while rampflow waits for the trade or the payout: from a stream of its own, one
+  // draw a refunding customer, so the other draws stay what each seed drew before.
+  const nextRefundTime = mulberry32(options.seed ^ 0x7efd);
+  for (const plan of customerPlans) {
+    if (plan.refund === 'NONE' || nextRefundTime() >= REFUND_DURING_SHARE) continue;
+    plan.refund = plan.refund === 'ONRAMP_BEFORE_TRADE' ? 'ONRAMP_DURING_TRADE' : 'OFFRAMP_DURING_PAYOUT';
+  }
+
   const faults: Fault[] = [];
   const count = Math.max(3, Math.round(options.minutes * FAULTS_PER_MINUTE));
   for (let index = 0; index < count; index += 1) {
@@ -286,6 +311,8 @@ export function drawSchedule(options: ChaosOptions): Schedule {
   faults.push(
     ...edgeFaults,
     ...drawWebhookFaults(options.seed, playSeconds),
+    ...drawLostForGood(options.seed, playSeconds),
+    ...drawClockSteps(options.seed, playSeconds),
     ...drawEndpointGone(options.seed, playSeconds),
   );
   faults.sort((a, b) => a.atSeconds - b.atSeconds);
@@ -315,7 +342,6 @@ function drawClockOffsets(seed: number): number[] {
   return offsets;
 }
 
-/** The schedule as lines to print (ids and plans only: the run's customers are made up). */
 /** Edge faults a minute of play, on average (at least one a run). */
 const EDGE_FAULTS_PER_MINUTE = 1.5;
 
@@ -369,6 +395,17 @@ function drawWebhookFaults(seed: number, playSeconds: number): Fault[] {
   });
 }
 
+/**
+ * One window a run in which a share of the events is lost for good, early enough (before 60 % of the
+ * play) that the journeys it strikes still have their waits ahead: from a stream of its own.
+ */
+function drawLostForGood(seed: number, playSeconds: number): Fault[] {
+  const next = mulberry32(seed ^ 0x90de);
+  const atSeconds = Math.round((playSeconds * 0.1 + next() * playSeconds * 0.5) * 10) / 10;
+  const share = Math.round((0.3 + next() * 0.7) * 100) / 100;
+  return [{ atSeconds, kind: 'WEBHOOKS_LOST_FOR_GOOD', share, forSeconds: 5 + Math.floor(next() * 11) }];
+}
+
 /** The share of runs whose partner endpoint answers 410 Gone for a while. */
 const ENDPOINT_GONE_CHANCE = 0.4;
 
@@ -380,6 +417,26 @@ function drawEndpointGone(seed: number, playSeconds: number): Fault[] {
   return [{ atSeconds, kind: 'ENDPOINT_GONE', forSeconds: 5 + Math.floor(next() * 11) }];
 }
 
+/** Steps of a worker's clock a minute of play, on average (at least one a run). */
+const CLOCK_STEPS_PER_MINUTE = 0.7;
+
+/**
+ * Steps of running workers' clocks, 3 to 8 s either way, between 10 % and 75 % of the play: from a
+ * stream of their own. With the start offsets (at most 8 s) a worker's clock stays within 16 s of the
+ * service's, inside its signature window (60 s).
+ */
+function drawClockSteps(seed: number, playSeconds: number): Fault[] {
+  const next = mulberry32(seed ^ 0x57e9);
+  const count = Math.max(1, Math.round((playSeconds / 60) * CLOCK_STEPS_PER_MINUTE));
+  return Array.from({ length: count }, () => {
+    const atSeconds = Math.round((playSeconds * 0.1 + next() * playSeconds * 0.65) * 10) / 10;
+    const size = 3 + Math.floor(next() * 6);
+    const bySeconds = next() < 0.5 ? -size : size;
+    return { atSeconds, kind: 'CLOCK_STEP', bySeconds, pick: next() };
+  });
+}
+
+/** The schedule as lines to print (ids and plans only: the run's customers are made up). */
 export function describeSchedule(schedule: Schedule): string[] {
   const customers = schedule.customerPlans.map(
     (plan) =>
@@ -395,21 +452,25 @@ export function describeSchedule(schedule: Schedule): string[] {
     const detail =
       fault.kind === 'SCALE_WORKERS'
         ? ` to ${fault.workers}`
-        : fault.kind === 'SERVICE_FAULTS'
-          ? ` ${fault.fault} for ${fault.forSeconds}s`
-          : fault.kind === 'SERVICE_LIMIT'
-            ? ` ${fault.callsPerSecond} calls a second (Retry-After ${fault.retryAfterSeconds}s) for ${fault.forSeconds}s`
-            : fault.kind === 'ENDPOINT_SLOW'
-              ? ` ${fault.answerMs} ms an answer for ${fault.forSeconds}s`
-              : fault.kind === 'WEBHOOKS_LOST'
-                ? ` ${Math.round(fault.share * 100)} % of attempts for ${fault.forSeconds}s`
-                : fault.kind === 'WEBHOOKS_DELAYED'
-                  ? ` ${fault.delaySeconds}s late for ${fault.forSeconds}s`
-                  : fault.kind === 'RESTART_POSTGRES' || fault.kind === 'ENDPOINT_DOWN'
-                    ? ` down for ${fault.forSeconds}s`
-                    : fault.kind === 'ENDPOINT_GONE'
-                      ? ` 410 for ${fault.forSeconds}s, then enabled again`
-                      : '';
+        : fault.kind === 'CLOCK_STEP'
+          ? ` by ${fault.bySeconds > 0 ? '+' : ''}${fault.bySeconds}s`
+          : fault.kind === 'SERVICE_FAULTS'
+            ? ` ${fault.fault} for ${fault.forSeconds}s`
+            : fault.kind === 'SERVICE_LIMIT'
+              ? ` ${fault.callsPerSecond} calls a second (Retry-After ${fault.retryAfterSeconds}s) for ${fault.forSeconds}s`
+              : fault.kind === 'ENDPOINT_SLOW'
+                ? ` ${fault.answerMs} ms an answer for ${fault.forSeconds}s`
+                : fault.kind === 'WEBHOOKS_LOST'
+                  ? ` ${Math.round(fault.share * 100)} % of attempts for ${fault.forSeconds}s`
+                  : fault.kind === 'WEBHOOKS_LOST_FOR_GOOD'
+                    ? ` ${Math.round(fault.share * 100)} % of the events that happen in ${fault.forSeconds}s`
+                    : fault.kind === 'WEBHOOKS_DELAYED'
+                      ? ` ${fault.delaySeconds}s late for ${fault.forSeconds}s`
+                      : fault.kind === 'RESTART_POSTGRES' || fault.kind === 'ENDPOINT_DOWN'
+                        ? ` down for ${fault.forSeconds}s`
+                        : fault.kind === 'ENDPOINT_GONE'
+                          ? ` 410 for ${fault.forSeconds}s, then enabled again`
+                          : '';
     return `  t+${fault.atSeconds}s ${fault.kind}${detail}`;
   });
   return [

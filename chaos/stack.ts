@@ -43,6 +43,12 @@ const KYC_NEVER_SECONDS = 1_000_000;
 /** A payment stays PENDING this long: time for a customer whose plan fails it to find it first. */
 const PAYMENT_SETTLES_SECONDS = 6;
 /**
+ * A trade stays PENDING this long: time for a customer whose plan refunds its deposit during the trade
+ * to see the deposit's workflow wait for it (the workflow learns of the trade a delivery tick or a poll
+ * after its confirmation).
+ */
+const TRADE_SETTLES_SECONDS = 4;
+/**
  * The service's delivery retry policy sixty times faster (10 s, 1 min, 24 min, 168 min): a delivery
  * lost once comes again within the run, one lost twice is left to rampflow's polls, as a delivery lost
  * for good would be.
@@ -121,6 +127,7 @@ export async function startChaosStack(
       autopilot: {
         ...uniformAutopilotDelays(1),
         kycSubmittedSeconds: KYC_NEVER_SECONDS,
+        tradeSettledSeconds: TRADE_SETTLES_SECONDS,
         paymentSettledSeconds: PAYMENT_SETTLES_SECONDS,
       },
       deliveryTickSeconds: 1,

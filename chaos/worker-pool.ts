@@ -6,11 +6,13 @@
  * program, spawns its own.)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_WORKER_MEMORY_MB } from '../config/worker-memory';
 import { PROJECT_ROOT } from '../test/support/run';
 import { workerResidentMiB } from './process-memory';
-import { clockOffEnv } from './worker-clock';
+import { clockFileEnv, writeClockOffset } from './worker-clock';
 
 const KEEP_OUTPUT_CHARS = 4_000;
 const START_TIMEOUT_MS = 120_000;
@@ -29,6 +31,15 @@ interface Running {
   child: ChildProcess;
   ending: boolean;
   exited: Promise<void>;
+  /** Its wall clock's offset file and the offset in it (when the run sets clocks). */
+  clock?: { file: string; offsetSeconds: number };
+}
+
+/** A step of one running worker's wall clock: which worker, from what offset to what. */
+export interface ClockStep {
+  worker: number;
+  fromSeconds: number;
+  toSeconds: number;
 }
 
 export interface MemoryPeak {
@@ -47,6 +58,8 @@ export class WorkerPool {
   readonly countSince: { at: number; workers: number }[] = [];
   private readonly running: Running[] = [];
   private started = 0;
+  /** Where the workers' clock offset files live (when the run sets clocks). */
+  private readonly clockDir: string | undefined;
 
   /**
    * @param clocks when given, the n-th worker started runs with its wall clock `offsetsSeconds[n mod
@@ -57,6 +70,7 @@ export class WorkerPool {
     private readonly clocks?: { library: string; offsetsSeconds: number[] },
   ) {
     this.memoryBudgetMiB = Number(env.WORKER_MEMORY_MB ?? process.env.WORKER_MEMORY_MB ?? DEFAULT_WORKER_MEMORY_MB);
+    this.clockDir = clocks ? mkdtempSync(join(tmpdir(), 'rampflow-chaos-clocks-')) : undefined;
   }
 
   get memoryPeaks(): MemoryPeak[] {
@@ -81,6 +95,20 @@ export class WorkerPool {
     if (!victim) return;
     await this.end(victim, 'SIGKILL');
     await this.startOne();
+  }
+
+  /**
+   * Steps one running worker's wall clock by `bySeconds` (`pick` in [0, 1) chooses which), as NTP or an
+   * operator steps a host's clock: the worker reads it within a second. Undefined when the run sets no
+   * clocks or no worker runs.
+   */
+  stepClock(pick: number, bySeconds: number): ClockStep | undefined {
+    const worker = this.running[Math.floor(pick * this.running.length)];
+    if (!worker?.clock) return undefined;
+    const fromSeconds = worker.clock.offsetSeconds;
+    worker.clock.offsetSeconds += bySeconds;
+    writeClockOffset(worker.clock.file, worker.clock.offsetSeconds);
+    return { worker: worker.id, fromSeconds, toSeconds: worker.clock.offsetSeconds };
   }
 
   async stopAll(): Promise<void> {
@@ -121,10 +149,21 @@ export class WorkerPool {
 
   private startOne(): Promise<void> {
     const id = ++this.started;
-    const offset = this.clocks ? this.clocks.offsetsSeconds[(id - 1) % this.clocks.offsetsSeconds.length]! : 0;
+    const clock =
+      this.clocks && this.clockDir
+        ? {
+            file: join(this.clockDir, `worker-${id}`),
+            offsetSeconds: this.clocks.offsetsSeconds[(id - 1) % this.clocks.offsetsSeconds.length]!,
+          }
+        : undefined;
+    if (clock) writeClockOffset(clock.file, clock.offsetSeconds);
     const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'rampflow.cjs'), 'worker'], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, ...this.env, ...(this.clocks ? clockOffEnv(this.clocks.library, offset) : {}) },
+      env: {
+        ...process.env,
+        ...this.env,
+        ...(this.clocks && clock ? clockFileEnv(this.clocks.library, clock.file) : {}),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -142,6 +181,7 @@ export class WorkerPool {
     const worker: Running = {
       id,
       child,
+      ...(clock ? { clock } : {}),
       ending: false,
       exited: new Promise<void>((done) =>
         child.once('close', (code, signal) => {

@@ -30,6 +30,15 @@
  * of the same account (the worker's, a CLI's) obey the same places and gate.
  */
 
+/**
+ * The pacer's clock: milliseconds that start at the process's wall clock and then move with the
+ * monotonic clock only. Every time the pacer holds (a place's second, the gate, a lease) is a duration
+ * measured here, so a host whose wall clock is stepped (NTP, an operator) neither frees places early,
+ * which would let a second hold twice the share, nor holds a lease past its time (found by the chaos
+ * run's clock jumps, docs/guarantees/chaos.md).
+ */
+export const pacerNow = (): number => performance.timeOrigin + performance.now();
+
 /** The wait a 429 without a usable Retry-After imposes: the service's rate is per second. */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
 
@@ -45,7 +54,7 @@ export interface Hold {
 export interface Lease {
   /** Places: attempts that may have reached the service in any one second (0: none may start). */
   places: number;
-  /** Epoch milliseconds (the pacer's clock) after which no attempt starts until a new lease. */
+  /** The pacer's clock (`pacerNow`), after which no attempt starts until a new lease. */
   validUntil: number;
 }
 

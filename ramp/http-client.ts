@@ -27,7 +27,14 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { resolveAssumptions, type RampAssumptionOverrides, type RampAssumptions } from './assumptions';
 import { attemptSignal, currentCallLimits, limitReached, pause } from './call-limits';
-import { CallPacer, DEFAULT_RATE_LIMIT_WAIT_MS, LEASE_WAIT_LIMIT_MS, pacerFor, type Hold } from './call-pacing';
+import {
+  CallPacer,
+  DEFAULT_RATE_LIMIT_WAIT_MS,
+  LEASE_WAIT_LIMIT_MS,
+  pacerFor,
+  pacerNow,
+  type Hold,
+} from './call-pacing';
 import { ServiceClock } from './clock';
 import {
   RampConnectionError,
@@ -147,6 +154,8 @@ export class RampHttpClient {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #now: () => number;
+  /** The pacer's clock: `pacerNow` (monotonic), or a test's own `now`, which then drives both. */
+  readonly #pacerNow: () => number;
   readonly #onAttempt: ((attempt: RampAttempt) => void) | undefined;
   readonly #pacer: CallPacer;
 
@@ -157,6 +166,7 @@ export class RampHttpClient {
     if (base.search !== '' || base.hash !== '') throw new Error('RAMP base URL must not carry a query or fragment');
     this.assumptions = resolveAssumptions(options.assumptions);
     this.#now = options.now ?? Date.now;
+    this.#pacerNow = options.now ?? pacerNow;
     this.clock = new ServiceClock(this.#now, this.assumptions.clockSkewToleranceMs);
     // keep-alive: one pool of connections reused across calls; idle sockets are closed before a
     // typical server's own keep-alive timeout so we rarely write into a socket the server closed.
@@ -204,14 +214,13 @@ export class RampHttpClient {
     let gateWaited = false;
     let leaseWaitedMs = 0;
     for (;;) {
-      const now = this.#now();
-      const hold = this.#pacer.tryStart(now, gateWaited);
+      const hold = this.#pacer.tryStart(this.#pacerNow(), gateWaited);
       if (hold === undefined) {
         let ended = false;
         return () => {
           if (ended) return;
           ended = true;
-          this.#pacer.ended(this.#now());
+          this.#pacer.ended(this.#pacerNow());
         };
       }
       const pastDeadline = limits?.deadlineAt !== undefined && Date.now() + hold.waitMs >= limits.deadlineAt;
@@ -277,7 +286,7 @@ export class RampHttpClient {
       }
       let response: WireResponse;
       const startedAt = performance.now();
-      const sentAt = this.#now();
+      const sentAt = this.#pacerNow();
       try {
         const now = Date.now();
         response = await sendSignedAttempt(this.#transport, {
@@ -320,7 +329,7 @@ export class RampHttpClient {
         // Refused for the partner's rate, before the service acted (a POST too): every call of the
         // process waits out the Retry-After at the gate, this one included.
         const waitMs = retryAfterMs(response.headers['retry-after'], this.#now()) ?? DEFAULT_RATE_LIMIT_WAIT_MS;
-        this.#pacer.closeGate(waitMs, this.#now());
+        this.#pacer.closeGate(waitMs, this.#pacerNow());
         this.#pacer.noteRefused(sentAt);
         this.#report(call, startedAt, '429', 'RampRateLimitedError');
         const refused = new RampRateLimitedError(`rate limited; retry in ${waitMs} ms`, {

@@ -43,7 +43,7 @@
  * (any other reason) is left alone: the adaptation pauses, and R is N.
  */
 import { temporal as proto } from '@temporalio/proto';
-import type { CallPacer } from '../ramp/call-pacing';
+import { type CallPacer, pacerNow } from '../ramp/call-pacing';
 
 type WorkflowService = proto.api.workflowservice.v1.WorkflowService;
 
@@ -124,7 +124,8 @@ export class PartnerRate {
 
   constructor(options: PartnerRateOptions) {
     this.#options = options;
-    this.#now = options.now ?? Date.now;
+    // The pacer's clock: the leases and the refusals' times are read against it.
+    this.#now = options.now ?? pacerNow;
     this.#max = Math.max(1, Math.floor(options.maxCallsPerSecond));
     this.#rate = this.#max;
     this.#rateAppliedAt = this.#now();

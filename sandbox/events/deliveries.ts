@@ -14,8 +14,10 @@
  *   the policy's waits (a run of minutes meets retries a week apart). Per partner, switched while
  *   the sandbox runs (POST /sandbox/delivery-faults): a share of attempts lost on the way (the
  *   receiver never sees them; each is a failed attempt, retried on the policy, so a delivery whose
- *   every attempt is lost is lost for good), and deliveries held back (the first attempt of an event
- *   that happens meanwhile waits that long, so it lands ticks late, behind later ones).
+ *   every attempt is lost is lost for good), a share of events lost for good (every attempt the
+ *   scheduler makes of an event that happens meanwhile is lost, so the policy gives up after its five
+ *   and only a read of the service shows the fact), and deliveries held back (the first attempt of an
+ *   event that happens meanwhile waits that long, so it lands ticks late, behind later ones).
  */
 import type { Logger } from 'pino';
 import { normaliseEventName, type EventName } from '../../ramp/events';
@@ -59,6 +61,8 @@ export interface DeliveryRecord {
   nextAttemptTime: number | null;
   attempts: DeliveryAttempt[];
   sequence: number;
+  /** Every attempt the scheduler makes is lost (a lost-for-good fault was set when the event happened). */
+  lostForGood: boolean;
 }
 
 export interface DeliveryOptions {
@@ -75,14 +79,18 @@ export interface DeliveryOptions {
 export interface DeliveryFaults {
   /** The share of attempts lost on the way, 0 to 1. */
   lostShare: number;
+  /** The share of events, among those that happen while it is set, whose every scheduled attempt is lost. */
+  lostForGoodShare: number;
   /** How long the first attempt of an event that happens while it is set waits beyond its tick. */
   delaySeconds: number;
 }
 
-export const NO_DELIVERY_FAULTS: DeliveryFaults = { lostShare: 0, delaySeconds: 0 };
+export const NO_DELIVERY_FAULTS: DeliveryFaults = { lostShare: 0, lostForGoodShare: 0, delaySeconds: 0 };
 
 /** What a lost attempt logs: the receiver never saw it. */
 export const LOST_ATTEMPT_ERROR = 'lost on the way (injected): the receiver never saw it';
+/** What each attempt of an event lost for good logs. */
+export const LOST_FOR_GOOD_ATTEMPT_ERROR = 'lost for good (injected): no attempt of this event reaches the receiver';
 
 export class Deliveries {
   private readonly records = new Map<string, DeliveryRecord>();
@@ -109,7 +117,8 @@ export class Deliveries {
       .partner(partnerId)
       .subscribedEvents.filter((name) => normaliseEventName(name) === event);
     const now = this.clock.now();
-    const dueAt = now + this.faultsOf(partnerId).delaySeconds * 1000;
+    const faults = this.faultsOf(partnerId);
+    const dueAt = now + faults.delaySeconds * 1000;
     for (const name of subscribed) {
       const record: DeliveryRecord = {
         id: newId(),
@@ -123,6 +132,8 @@ export class Deliveries {
         nextAttemptTime: dueAt,
         attempts: [],
         sequence: this.nextSequence++,
+        // Drawn only while the fault is set, so the loss draws of a run without it stay what they were.
+        lostForGood: faults.lostForGoodShare > 0 && this.options.random() < faults.lostForGoodShare,
       };
       this.records.set(record.id, record);
       this.scheduleRun(tickAfter(dueAt, this.tickMs()));
@@ -131,7 +142,8 @@ export class Deliveries {
 
   /** Sets a partner's delivery faults (NO_DELIVERY_FAULTS lifts them); deliveries already queued keep their times. */
   setFaults(partnerId: string, faults: DeliveryFaults): void {
-    if (faults.lostShare === 0 && faults.delaySeconds === 0) this.faults.delete(partnerId);
+    if (faults.lostShare === 0 && faults.lostForGoodShare === 0 && faults.delaySeconds === 0)
+      this.faults.delete(partnerId);
     else this.faults.set(partnerId, { ...faults });
   }
 
@@ -233,9 +245,11 @@ export class Deliveries {
     const result: AttemptResult =
       url === null
         ? { delivered: false, httpStatus: null, error: 'no callback URL registered', durationMs: 0 }
-        : this.lost(record.partnerId)
-          ? { delivered: false, httpStatus: null, error: LOST_ATTEMPT_ERROR, durationMs: 0 }
-          : await this.deliverer.post(url, JSON.stringify({ event: record.event, payload: record.payload }));
+        : record.lostForGood && trigger !== 'RESEND'
+          ? { delivered: false, httpStatus: null, error: LOST_FOR_GOOD_ATTEMPT_ERROR, durationMs: 0 }
+          : this.lost(record.partnerId)
+            ? { delivered: false, httpStatus: null, error: LOST_ATTEMPT_ERROR, durationMs: 0 }
+            : await this.deliverer.post(url, JSON.stringify({ event: record.event, payload: record.payload }));
     const attempt: DeliveryAttempt = {
       number: record.attempts.length + 1,
       trigger,

@@ -31,6 +31,8 @@ const RateLimitBody = z.object({
 const DeliveryFaultsBody = z.object({
   /** The share of delivery attempts lost on the way; 0 loses none. */
   lostShare: z.number().min(0).max(1).default(0),
+  /** The share of events, among those that happen from now on, whose every scheduled attempt is lost; 0 loses none. */
+  lostForGoodShare: z.number().min(0).max(1).default(0),
   /** How long the first attempt of each later event waits beyond its tick; 0 holds none back. */
   delaySeconds: z.number().min(0).max(MAX_ADVANCE_SECONDS).default(0),
 });

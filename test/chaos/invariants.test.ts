@@ -4,6 +4,7 @@ import {
   eventsGenuine,
   missedWhileGone,
   refundsReported,
+  returnedJourneyCountsAnew,
   storeDelivered,
   type ServiceDeposit,
 } from '../../chaos/invariants';
@@ -161,6 +162,21 @@ describe("the chaos run's event checks", () => {
     expect(cancelledJourneysEmpty([cancelled('CLOSED', { USD: '100' })], new Set(['chaos-9-1']))).toEqual([
       'chaos-9-1: cancelled, its journey counts 100 USD',
       'chaos-9-1: cancelled before its customer was created, yet the service has one',
+    ]);
+  });
+
+  it("breaks when a journey started again after retention counts its customer's earlier deposits", () => {
+    const returned = (signups: number, completedTotals: Record<string, string>) => ({
+      plan: { externalId: 'chaos-9-2' } as CustomerPlan,
+      signups,
+      lastState: { stage: 'ACTIVE', deposits: { completedTotals } } as unknown as JourneyState,
+    });
+    expect(returnedJourneyCountsAnew(returned(2, {}))).toEqual([]);
+    expect(returnedJourneyCountsAnew(returned(2, { USD: '0' }))).toEqual([]);
+    // Not back yet: its first journey's totals are the first row's (it is not at rest).
+    expect(returnedJourneyCountsAnew(returned(1, { USD: '100' }))).toEqual([]);
+    expect(returnedJourneyCountsAnew(returned(2, { USD: '100', USDT: '0' }))).toEqual([
+      'chaos-9-2: signed up again after its journey was removed, and the new journey counts 100 USD completed, all of it paid in before',
     ]);
   });
 });

@@ -48,8 +48,10 @@ describe('the chaos schedule', () => {
           plan.onrampDeposit !== 'CONFIRMED'
         )
           expect(plan.kyc).toBe('APPROVED');
-        // A refund before the trade needs a deposit the service confirmed.
-        if (plan.refund === 'ONRAMP_BEFORE_TRADE') expect(plan.onrampDeposit).toBe('CONFIRMED');
+        // A refund of the onramp deposit needs a deposit the service confirmed.
+        if (plan.refund.startsWith('ONRAMP_')) expect(plan.onrampDeposit).toBe('CONFIRMED');
+        // A refunded offramp deposit's payout is never failed too: the refund is what the plan follows.
+        if (plan.refund.startsWith('OFFRAMP_')) expect(plan.offrampPayment).toBe('PAID');
         if (plan.closesAndReturns) expect([plan.refund, plan.payout]).toEqual(['NONE', 'NONE']);
       }
     }
@@ -68,7 +70,7 @@ describe('the chaos schedule', () => {
       new Set(['CONFIRMED', 'REJECTED', 'HELD_FOR_ACTION']),
     );
     expect(new Set(approved.map((plan) => plan.refund))).toEqual(
-      new Set(['NONE', 'ONRAMP_BEFORE_TRADE', 'OFFRAMP_AFTER_PAYOUT']),
+      new Set(['NONE', 'ONRAMP_BEFORE_TRADE', 'ONRAMP_DURING_TRADE', 'OFFRAMP_DURING_PAYOUT', 'OFFRAMP_AFTER_PAYOUT']),
     );
     expect(new Set(approved.map((plan) => plan.payout))).toEqual(
       new Set(['NONE', 'SETTLED', 'FAILED', 'REFUSED_THEN_RETRIED', 'REFUSED_THEN_CANCELLED']),
@@ -91,6 +93,24 @@ describe('the chaos schedule', () => {
     expect(plans.filter((plan) => plan.retriedInBulk).every((plan) => plan.payout === 'REFUSED_THEN_RETRIED')).toBe(
       true,
     );
+  });
+
+  it('lands about half the refunds while rampflow waits for the trade or the payout, from a stream of their own', () => {
+    const draw = (seed: number) => drawSchedule({ seed, customers: 6, minutes: 1.5 }).customerPlans;
+    const plans = Array.from({ length: 200 }, (_, seed) => draw(seed)).flat();
+    const refunds = plans.filter((plan) => plan.refund !== 'NONE');
+    const during = refunds.filter((plan) => plan.refund.includes('_DURING_'));
+    expect(during.length / refunds.length).toBeGreaterThan(0.4);
+    expect(during.length / refunds.length).toBeLessThan(0.6);
+    // The stream of its own: the same customers refund the same deposit as before, only the moment moved.
+    const deposit = (refund: string) => (refund === 'NONE' ? 'NONE' : refund.split('_')[0]);
+    const beforeTheStream: Record<number, string[]> = {
+      1: ['NONE', 'NONE', 'NONE', 'NONE', 'OFFRAMP', 'OFFRAMP'],
+      4: ['OFFRAMP', 'NONE', 'NONE', 'NONE', 'NONE', 'NONE'],
+    };
+    for (const [seed, deposits] of Object.entries(beforeTheStream))
+      expect(draw(Number(seed)).map((plan) => deposit(plan.refund))).toEqual(deposits);
+    expect(draw(1)).toEqual(draw(1));
   });
 
   it('parks some journeys at their start, the operator retrying them singly or in bulk or cancelling them', () => {

@@ -2,10 +2,11 @@
  * The webhook delivery faults (POST /sandbox/delivery-faults) and the sped-up retry policy, with time
  * driven by the frozen virtual clock: a lost attempt never reaches the receiver and is retried on the
  * policy; a delivery whose every attempt is lost is lost for good; a held-back delivery lands ticks
- * late, behind events that happened after it; the switches are the calling partner's only.
+ * late, behind events that happened after it; an event lost for good is lost at every attempt the
+ * scheduler makes, even after the fault is lifted; the switches are the calling partner's only.
  */
 import { describe, expect, it } from 'vitest';
-import { LOST_ATTEMPT_ERROR } from '../../sandbox/events/deliveries';
+import { LOST_ATTEMPT_ERROR, LOST_FOR_GOOD_ATTEMPT_ERROR } from '../../sandbox/events/deliveries';
 import { approvedCustomer, START_TIME, startReceiver, startSandbox, subscribe } from './support/sandbox-fixture';
 
 /** The interface's waits (10 min, 1 h, 1 day, 1 week) sixty times faster. */
@@ -23,11 +24,19 @@ describe('webhook deliveries lost on the way', () => {
     const { a } = await startSandbox({ deliveryTickSeconds: 1, deliveryRetrySpeedup: SPEEDUP });
     const receiver = await startReceiver();
     await subscribe(a, receiver, ['CUSTOMER_APPROVED']);
-    expect(await a.ok('POST', '/sandbox/delivery-faults', { lostShare: 1 })).toEqual({ lostShare: 1, delaySeconds: 0 });
+    expect(await a.ok('POST', '/sandbox/delivery-faults', { lostShare: 1 })).toEqual({
+      lostShare: 1,
+      lostForGoodShare: 0,
+      delaySeconds: 0,
+    });
     await approvedCustomer(a);
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 1 });
     expect(receiver.received).toHaveLength(0);
-    expect(await a.ok('POST', '/sandbox/delivery-faults', {})).toEqual({ lostShare: 0, delaySeconds: 0 });
+    expect(await a.ok('POST', '/sandbox/delivery-faults', {})).toEqual({
+      lostShare: 0,
+      lostForGoodShare: 0,
+      delaySeconds: 0,
+    });
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 9 });
     expect(receiver.received).toHaveLength(0);
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 1 });
@@ -60,6 +69,39 @@ describe('webhook deliveries lost on the way', () => {
     ]);
     expect(log.attempts.every((attempt: Attempt) => attempt.error === LOST_ATTEMPT_ERROR)).toBe(true);
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it('loses an event lost for good at every attempt, after the fault is lifted too, and only the events drawn', async () => {
+    // The first event draws 0.2 (below the share: lost for good), the second 0.9 (not).
+    const draws = [0.2, 0.9];
+    const { a } = await startSandbox({
+      deliveryTickSeconds: 1,
+      deliveryRetrySpeedup: SPEEDUP,
+      deliveryLossRandom: () => draws.shift() ?? 0,
+    });
+    const receiver = await startReceiver();
+    await subscribe(a, receiver, ['CUSTOMER_APPROVED']);
+    expect(await a.ok('POST', '/sandbox/delivery-faults', { lostForGoodShare: 0.5 })).toEqual({
+      lostShare: 0,
+      lostForGoodShare: 0.5,
+      delaySeconds: 0,
+    });
+    const lost = await approvedCustomer(a, 'lost');
+    await approvedCustomer(a, 'delivered');
+    // Lifted before the first attempt: what decides is the fault when the event happened.
+    await a.ok('POST', '/sandbox/delivery-faults', {});
+    await a.ok('POST', '/sandbox/clock/advance', { seconds: 30 * 24 * 60 * 60 });
+    expect(receiver.received).toHaveLength(1);
+    const logs: { status: string; payload: { id: string }; attempts: Attempt[] }[] = await a.ok(
+      'GET',
+      '/sandbox/deliveries',
+    );
+    const lostLog = logs.find((log) => log.payload.id === lost)!;
+    expect(lostLog.status).toBe('FAILED');
+    expect(lostLog.attempts).toHaveLength(5);
+    expect(lostLog.attempts.every((attempt) => attempt.error === LOST_FOR_GOOD_ATTEMPT_ERROR)).toBe(true);
+    expect(logs.filter((log) => log.status === 'DELIVERED')).toHaveLength(1);
+    expect(draws).toEqual([]);
   });
 
   it('loses only the share of attempts the draws put below it', async () => {
@@ -99,6 +141,7 @@ describe('webhook deliveries lost on the way', () => {
     expect(receiverB.received).toHaveLength(1);
     expect((await a.post('/sandbox/delivery-faults', { lostShare: 1.5 })).json.status).toBe('INVALID_PARAMETERS');
     expect((await a.post('/sandbox/delivery-faults', { delaySeconds: -1 })).json.status).toBe('INVALID_PARAMETERS');
+    expect((await a.post('/sandbox/delivery-faults', { lostForGoodShare: 2 })).json.status).toBe('INVALID_PARAMETERS');
   });
 });
 

@@ -75,7 +75,7 @@ export class SandboxControl {
     this.ramp.http.request({ method: 'POST', path: '/sandbox/rate-limit', body: jsonBody(body) }, z.unknown());
 
   /** The partner's webhook deliveries: a share of attempts lost on the way, and later events held back; both 0 lifts them. */
-  deliveryFaults = (body: { lostShare?: number; delaySeconds?: number }) =>
+  deliveryFaults = (body: { lostShare?: number; lostForGoodShare?: number; delaySeconds?: number }) =>
     this.ramp.http.request({ method: 'POST', path: '/sandbox/delivery-faults', body: jsonBody(body) }, z.unknown());
 
   /** Every webhook delivery of the partner with its attempts (outcome and error of each). */
