@@ -4,7 +4,8 @@
  * counted a deposit the service never completed, as a worker that counted a hint would) must break the
  * totals row and name the customer: the row can fail. So must the rows the run's own partner events
  * are checked by, each on its own tamper: the tail of a stream lost, an event naming a forged id, a
- * payout reported the other way.
+ * payout reported the other way; and the totals row on a journey that came back after retention and
+ * counts what its customer paid in before.
  */
 import { describe, expect, it } from 'vitest';
 import { payoutReferenceOf } from '../../chaos/customers';
@@ -120,10 +121,26 @@ const payoutMisreported: Tamper = (record) => {
   return withDelivered(record, delivered);
 };
 
-const EVENT_TAMPERS: [string, Tamper, string][] = [
+/**
+ * The customer that came back after retention: its new journey counts 50 USD, as if a report of its
+ * earlier life (a late one, a repair) had reached the new journey.
+ */
+const returnedCountsEarlier: Tamper = (record) => {
+  const returned = record.customers.find((customer) => customer.plan.closesAndReturns && customer.signups === 2);
+  if (!returned?.lastState) return undefined;
+  const { deposits } = returned.lastState;
+  const lastState = { ...returned.lastState, deposits: { ...deposits, completedTotals: { USD: '50.00' } } };
+  return {
+    ...record,
+    customers: record.customers.map((customer) => (customer === returned ? { ...customer, lastState } : customer)),
+  };
+};
+
+const ROW_TAMPERS: [string, Tamper, string][] = [
   ['the tail of a stream lost', tailLost, STORE_ROW],
   ['an event naming a forged id', forgedIdReported, GENUINE_ROW],
   ['a payout reported the other way', payoutMisreported, PAYOUTS_ROW],
+  ['a journey signed up again counting what was paid before', returnedCountsEarlier, TOTALS_ROW],
 ];
 
 describe('the short chaos run', () => {
@@ -139,7 +156,7 @@ describe('the short chaos run', () => {
           (line) => lines.push(line),
           async (played) => {
             tampered = await checkWithOneCountTampered(played);
-            for (const [what, tamper, row] of EVENT_TAMPERS) {
+            for (const [what, tamper, row] of ROW_TAMPERS) {
               const record = tamper(played.record);
               const rows = record && (await checkInvariants(record));
               tamperedEvents.push({
