@@ -160,9 +160,11 @@ describe('the chaos schedule', () => {
   });
 
   it('keeps the faults a seed drew before the workload and the edges widened', () => {
-    // Seed 1's faults as v0 drew them: the customers' new choices and the edges come from streams of their own.
+    // Seed 1's faults as v0 drew them: the customers' new choices, the edges and the clock steps come from streams of their own.
     const { faults } = drawSchedule({ seed: 1, customers: 4, minutes: 1.5 });
-    expect(faults.filter((fault) => !EDGE_FAULT_KINDS.has(fault.kind))).toEqual(SEED_1_FAULTS);
+    expect(faults.filter((fault) => !EDGE_FAULT_KINDS.has(fault.kind) && fault.kind !== 'CLOCK_STEP')).toEqual(
+      SEED_1_FAULTS,
+    );
   });
 
   it("draws the service's lowered rate, the partner endpoint down and slow, and webhooks duplicated and out of order across seeds", () => {
@@ -205,6 +207,40 @@ describe('the chaos schedule', () => {
       if (fault.kind === 'WEBHOOKS_DELAYED') expect(fault.delaySeconds).toBeGreaterThan(1);
     }
     expect(describeSchedule(schedules[1]!)).toContain('  t+31.5s WEBHOOKS_LOST 94 % of attempts for 13s');
+    // One window of events lost for good every run, early enough that the journeys it strikes still wait.
+    for (const faults of webhookFaults) {
+      const lostForGood = faults.filter((fault) => fault.kind === 'WEBHOOKS_LOST_FOR_GOOD');
+      expect(lostForGood).toHaveLength(1);
+      expect(lostForGood[0]!.atSeconds).toBeLessThanOrEqual(0.6 * 90);
+    }
+    expect(describeSchedule(schedules[1]!)).toContain(
+      '  t+27.8s WEBHOOKS_LOST_FOR_GOOD 59 % of the events that happen in 15s',
+    );
+  });
+
+  it("steps running workers' clocks a few seconds either way, from a stream of their own", () => {
+    const steps = (minutes: number) =>
+      Array.from({ length: 20 }, (_, seed) => drawSchedule({ seed, customers: 4, minutes })).map((schedule) =>
+        schedule.faults.filter((fault) => fault.kind === 'CLOCK_STEP'),
+      );
+    for (const faults of steps(1.5)) expect(faults).toHaveLength(1);
+    for (const faults of steps(30)) expect(faults).toHaveLength(21);
+    const all = steps(1.5).flat();
+    for (const fault of all) {
+      if (fault.kind !== 'CLOCK_STEP') continue;
+      expect(Math.abs(fault.bySeconds)).toBeGreaterThanOrEqual(3);
+      expect(Math.abs(fault.bySeconds)).toBeLessThanOrEqual(8);
+      expect(fault.atSeconds).toBeGreaterThanOrEqual(9);
+      expect(fault.atSeconds).toBeLessThanOrEqual(0.75 * 90);
+      expect(fault.pick).toBeGreaterThanOrEqual(0);
+      expect(fault.pick).toBeLessThan(1);
+    }
+    expect(new Set(all.map((fault) => fault.kind === 'CLOCK_STEP' && Math.sign(fault.bySeconds)))).toEqual(
+      new Set([-1, 1]),
+    );
+    expect(describeSchedule(drawSchedule({ seed: 1, customers: 4, minutes: 1.5 }))).toContain(
+      '  t+22.4s CLOCK_STEP by +4s',
+    );
   });
 
   it("sets some workers' clocks a few seconds off, one in each cycle exact, the faults a seed drew before unchanged", () => {
