@@ -3,9 +3,9 @@
  * Temporal CLI or the partner API, as docs/integrating/ shows), the service decides its KYC, the
  * partner registers its exit accounts, and it pays in once each way as soon as its journey shows the
  * accounts usable. The service confirms, rejects or holds the onramp deposit (the customer then sends
- * its document through the client library), refunds a deposit before its trade or after its payout,
- * fails an offramp deposit's payout to the customer's bank (an operator then retries the parked
- * deposit and cancels it), and settles or fails a payout, or refuses it for a short balance (an
+ * its document through the client library), refunds a deposit before or during its trade, or during
+ * or after its payout, fails an offramp deposit's payout to the customer's bank (an operator then
+ * retries the parked deposit and cancels it), and settles or fails a payout, or refuses it for a short balance (an
  * operator then retries or cancels it: chaos/operator.ts); one customer closes and returns. Some
  * customers' creates the service refuses until their journeys park, and the operator then retries
  * them (singly or in bulk) or cancels them. Everything the service does goes
