@@ -19,6 +19,18 @@ interface Attempt {
   error: string | null;
 }
 
+/** A sandbox whose loss switch takes `draws` in turn (0 once they run out), its receiver subscribed to CUSTOMER_APPROVED. */
+async function sandboxDrawing(draws: number[]) {
+  const { a } = await startSandbox({
+    deliveryTickSeconds: 1,
+    deliveryRetrySpeedup: SPEEDUP,
+    deliveryLossRandom: () => draws.shift() ?? 0,
+  });
+  const receiver = await startReceiver();
+  await subscribe(a, receiver, ['CUSTOMER_APPROVED']);
+  return { a, receiver };
+}
+
 describe('webhook deliveries lost on the way', () => {
   it('retries a lost attempt on the sped-up policy and delivers it once the loss is lifted', async () => {
     const { a } = await startSandbox({ deliveryTickSeconds: 1, deliveryRetrySpeedup: SPEEDUP });
@@ -74,13 +86,7 @@ describe('webhook deliveries lost on the way', () => {
   it('loses an event lost for good at every attempt, after the fault is lifted too, and only the events drawn', async () => {
     // The first event draws 0.2 (below the share: lost for good), the second 0.9 (not).
     const draws = [0.2, 0.9];
-    const { a } = await startSandbox({
-      deliveryTickSeconds: 1,
-      deliveryRetrySpeedup: SPEEDUP,
-      deliveryLossRandom: () => draws.shift() ?? 0,
-    });
-    const receiver = await startReceiver();
-    await subscribe(a, receiver, ['CUSTOMER_APPROVED']);
+    const { a, receiver } = await sandboxDrawing(draws);
     expect(await a.ok('POST', '/sandbox/delivery-faults', { lostForGoodShare: 0.5 })).toEqual({
       lostShare: 0,
       lostForGoodShare: 0.5,
@@ -106,13 +112,7 @@ describe('webhook deliveries lost on the way', () => {
 
   it('loses only the share of attempts the draws put below it', async () => {
     const draws = [0.2, 0.7, 0.9];
-    const { a } = await startSandbox({
-      deliveryTickSeconds: 1,
-      deliveryRetrySpeedup: SPEEDUP,
-      deliveryLossRandom: () => draws.shift() ?? 0,
-    });
-    const receiver = await startReceiver();
-    await subscribe(a, receiver, ['CUSTOMER_APPROVED']);
+    const { a, receiver } = await sandboxDrawing(draws);
     await a.ok('POST', '/sandbox/delivery-faults', { lostShare: 0.5 });
     await approvedCustomer(a, 'first');
     await a.ok('POST', '/sandbox/clock/advance', { seconds: 1 });
