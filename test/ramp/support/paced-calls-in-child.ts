@@ -1,28 +1,34 @@
 /**
- * A child for test/ramp/pacer-clock-jump.test.ts: a client allowed 2 calls a second sends 10 GETs from
- * three callers at once, and after its third call steps its own wall clock forward (it runs under
- * libfaketime, reading its offset from the file named here, as a chaos worker's does).
- * Arguments: the server's URL, the clock file, the jump in seconds.
+ * A child for test/ramp/pacer-clock-jump.test.ts: a client allowed 2 calls a second sends two GETs,
+ * then steps its own wall clock forward (it runs under libfaketime, reading its offset from the file
+ * named here, as a chaos worker's does), and 300 ms after its first calls sends two more, as new
+ * activities arrive at a busy worker. It prints when each attempt started, on its monotonic clock
+ * (libfaketime leaves that one alone), as a JSON array.
+ * Arguments: the server's URL, the clock file, the step in seconds.
  */
-import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { writeClockOffset } from '../../../chaos/worker-clock';
 import { RampHttpClient } from '../../../ramp/http-client';
 
-const CALLS = 10;
-
 async function main(): Promise<void> {
-  const [baseUrl, clockFile, jumpSeconds] = process.argv.slice(2);
-  const client = new RampHttpClient({ baseUrl: baseUrl!, apiKey: 'key-1', apiSecret: 'secret', maxCallsPerSecond: 2 });
-  let started = 0;
-  const caller = async (): Promise<void> => {
-    while (started < CALLS) {
-      started += 1;
-      if (started === 3) writeFileSync(clockFile!, `+${jumpSeconds}s\n`);
-      await client.request({ method: 'GET', path: '/customer/list' }, z.unknown());
-    }
-  };
-  await Promise.all([caller(), caller(), caller()]);
+  const [baseUrl, clockFile, stepSeconds] = process.argv.slice(2);
+  const starts: number[] = [];
+  const client = new RampHttpClient({
+    baseUrl: baseUrl!,
+    apiKey: 'key-1',
+    apiSecret: 'secret',
+    maxCallsPerSecond: 2,
+    onAttempt: ({ seconds }) => starts.push(performance.now() - seconds * 1000),
+  });
+  const call = () => client.request({ method: 'GET', path: '/customer/list' }, z.unknown());
+  const firstAt = performance.now();
+  await Promise.all([call(), call()]);
+  writeClockOffset(clockFile!, Number(stepSeconds));
+  await sleep(Math.max(0, firstAt + 300 - performance.now()));
+  await Promise.all([call(), call()]);
   await client.close();
+  console.log(JSON.stringify(starts));
 }
 
 main().then(
