@@ -22,6 +22,7 @@ import { LoopStalls } from './loop-stalls';
 import { startChaosTemporal, type ChaosTemporal } from './temporal';
 import { fakeTimeLibrary } from './worker-clock';
 import { WorkerPool } from './worker-pool';
+import { resolveWorkflowBundle } from '../workers/workflow-bundle';
 import type { WebhookDelivery } from './schedule';
 
 /** How long a refused create is retried before its workflow parks as Refused (RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS). */
@@ -166,8 +167,12 @@ export async function startChaosStack(
     const endpoint = await startTestPartnerEndpoint();
     closers.push(() => endpoint.close());
     const fakeTime = fakeTimeLibrary();
+    // One bundle for every worker the run starts (npm run build's when it is fresh): bundled at each
+    // start, the workers' restarts spent most of two cores on webpack in a long run.
+    const bundle = await resolveWorkflowBundle({ production: false });
     const workers = new WorkerPool(
       {
+        WORKER_WORKFLOW_BUNDLE: bundle.codePath,
         TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_TASK_QUEUE: taskQueue,
         RAMP_BASE_URL: service.sandbox.url,

@@ -180,6 +180,12 @@ export const ENV_DESCRIPTIONS: Record<EnvVariable, EnvDescription> = {
       "workflows kept in memory between tasks; more than the budget holds lets the worker outgrow it, fewer saves memory at the price of replaying a workflow's history when it wakes ([sizing](../deploying/sizing.md))",
     unset: 'what `WORKER_MEMORY_MB` holds',
   },
+  WORKER_WORKFLOW_BUNDLE: {
+    readBy: 'worker',
+    description:
+      "the file of a prebuilt workflow bundle to run (`tsx workers/workflow-bundle.ts <out.js>` writes one); the worker refuses to start when it names no file, and, run from source, rebuilds one older than `workflows/` as it does `npm run build`'s",
+    unset: "`npm run build`'s `dist/workflow-bundle.js`; run from source without one, a bundle built at each start",
+  },
   RAMP_MAX_CALLS_PER_SECOND: {
     readBy: 'worker',
     description:

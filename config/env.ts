@@ -151,6 +151,13 @@ export const WorkerEnvSchema = z.object({
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
   /**
+   * The prebuilt workflow bundle to run (workers/workflow-bundle.ts). Unset: `npm run build`'s
+   * dist/workflow-bundle.js, or, run from source without one, a bundle built at each start. Several
+   * workers started from one checkout (the chaos run's) build one and share it, instead of spending
+   * tens of CPU-seconds each on webpack at every start.
+   */
+  WORKER_WORKFLOW_BUNDLE: z.string().min(1).optional(),
+  /**
    * Calls per second to the ramp service for the whole partner, across every worker (README, "Calls
    * to the service are rate-limited"): the workers share it through the Temporal server, each keeping
    * to its share of it (workers/partner-rate.ts), lower while the service refuses calls, and the

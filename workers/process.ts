@@ -93,7 +93,10 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   });
   const partnerEvents = await partnerEventsFromEnv(config, config.RAMPFLOW_PAYLOAD_KEYS);
   try {
-    const bundle = await resolveWorkflowBundle({ production: env.NODE_ENV === 'production' });
+    const bundle = await resolveWorkflowBundle({
+      production: env.NODE_ENV === 'production',
+      ...(config.WORKER_WORKFLOW_BUNDLE ? { prebuiltPath: config.WORKER_WORKFLOW_BUNDLE, named: true } : {}),
+    });
     if (bundle.origin !== 'prebuilt')
       logger.warn(
         { reason: bundle.origin },

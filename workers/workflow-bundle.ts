@@ -40,9 +40,12 @@ export interface ResolvedWorkflowBundle {
 export async function resolveWorkflowBundle(options: {
   production: boolean;
   prebuiltPath?: string;
+  /** The path was named (WORKER_WORKFLOW_BUNDLE): one that is not there is a mistake, not a reason to bundle. */
+  named?: boolean;
 }): Promise<ResolvedWorkflowBundle> {
   const prebuiltPath = options.prebuiltPath ?? PREBUILT_BUNDLE_PATH;
   const prebuilt = modifiedAt(prebuiltPath);
+  if (prebuilt === undefined && options.named) throw new Error(`WORKER_WORKFLOW_BUNDLE names no file: ${prebuiltPath}`);
   if (prebuilt === undefined && options.production) {
     throw new Error(
       `no prebuilt workflow bundle at ${prebuiltPath}: run \`npm run build\` (production workers never bundle at start)`,

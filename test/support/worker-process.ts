@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { PROJECT_ROOT } from './run';
 import { TEST_PARTNER } from './sandbox';
 import { temporalAddress } from './temporal';
@@ -55,6 +56,8 @@ export function testWorkerEnv(options: {
     WORKER_METRICS_PORT: String(options.metricsPort),
     // Unversioned: these tests are about the process; the versioned worker has its own (test/workers/upgrade.temporal.test.ts).
     TEMPORAL_WORKER_VERSIONING: 'false',
+    // The run's one bundle (test/support/temporal-global-setup.ts), not webpack at each start.
+    WORKER_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
     LOG_LEVEL: options.logLevel ?? 'info',
   };
 }

@@ -53,6 +53,18 @@ describe('the bundle a worker runs', () => {
     ).rejects.toThrow(/no prebuilt workflow bundle at .*: run `npm run build`/);
   });
 
+  it('named by WORKER_WORKFLOW_BUNDLE, must be there, in development too', async () => {
+    const path = prebuilt(CODE);
+    expect(await resolveWorkflowBundle({ production: false, prebuiltPath: path, named: true })).toMatchObject({
+      codePath: path,
+      origin: 'prebuilt',
+    });
+    const missing = join(tmpdir(), 'no-such-bundle.js');
+    await expect(resolveWorkflowBundle({ production: false, prebuiltPath: missing, named: true })).rejects.toThrow(
+      `WORKER_WORKFLOW_BUNDLE names no file: ${missing}`,
+    );
+  });
+
   it('in development, is bundled from the sources when the prebuilt one is older than workflows/', async () => {
     const path = prebuilt(CODE, new Date('2001-01-01T00:00:00Z'));
     const resolved = await resolveWorkflowBundle({ production: false, prebuiltPath: path });

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { PROJECT_ROOT } from '../../support/run';
 import { TEST_PARTNER } from '../../support/sandbox';
 import { FAST_DEPOSIT_TIMINGS } from '../../support/test-journeys';
@@ -53,6 +54,9 @@ export function startWorkerProcess(options: {
       WORKER_METRICS_PORT: '0',
       // Versioning is not what these cases break (test/workers/upgrade.temporal.test.ts is where it is tested).
       TEMPORAL_WORKER_VERSIONING: 'false',
+      // The suite's one bundle (test/faults/support/global-setup.ts): bundled at each start, every
+      // worker a case starts or restarts spent tens of CPU-seconds on webpack first.
+      WORKER_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       DEPOSIT_POLL_INTERVAL_SECONDS: String(FAST_DEPOSIT_TIMINGS.pollIntervalSeconds),
       DEPOSIT_STEP_DEADLINE_SECONDS: String(FAST_DEPOSIT_TIMINGS.stepDeadlineSeconds),
       // info: the start line tells when polling begins.
