@@ -63,7 +63,8 @@ export class WorkerPool {
 
   /**
    * @param clocks when given, the n-th worker started runs with its wall clock `offsetsSeconds[n mod
-   *   length]` off (chaos/worker-clock.ts), as a fleet whose hosts' clocks disagree
+   *   length]` off (chaos/worker-clock.ts), as a fleet whose hosts' clocks disagree, read from a file
+   *   of its own that `stepClock` rewrites
    */
   constructor(
     private readonly env: Record<string, string>,

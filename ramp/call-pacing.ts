@@ -34,8 +34,8 @@
  * The pacer's clock: milliseconds that start at the process's wall clock and then move with the
  * monotonic clock only. Every time the pacer holds (a place's second, the gate, a lease) is a duration
  * measured here, so a host whose wall clock is stepped (NTP, an operator) neither frees places early,
- * which would let a second hold twice the share, nor holds a lease past its time (found by the chaos
- * run's clock jumps, docs/guarantees/chaos.md).
+ * which would let a second hold twice the share, nor holds a lease past its time (found while the
+ * chaos run's clock steps were built: test/ramp/pacer-clock-jump.test.ts, docs/guarantees/chaos.md).
  */
 export const pacerNow = (): number => performance.timeOrigin + performance.now();
 
