@@ -278,7 +278,8 @@ export class Customers {
         customer,
         customer.onrampDepositId,
         'refund the onramp deposit during its trade',
-        (deposit) => deposit.stage === 'TRADE_CREATED',
+        // Its workflow has seen the confirmation and waits for the trade the service created with it.
+        (deposit) => deposit.stage === 'CONFIRMED' || deposit.stage === 'TRADE_CREATED',
       );
     if (plan.refund === 'OFFRAMP_DURING_PAYOUT' && customer.offrampDepositId)
       await this.refundWhileWaiting(

@@ -25,7 +25,8 @@ export type OnrampDeposit = 'CONFIRMED' | 'REJECTED' | 'HELD_FOR_ACTION';
 /**
  * Which deposit the service refunds, and when (it never completes, unless the refund comes after its payout):
  * - ONRAMP_BEFORE_TRADE: the onramp one, confirmed and refunded in one breath, before rampflow can see its trade;
- * - ONRAMP_DURING_TRADE: the onramp one once its workflow waits for its trade (TRADE_CREATED);
+ * - ONRAMP_DURING_TRADE: the onramp one once its workflow has seen the confirmation and waits for its
+ *   trade (CONFIRMED, TRADE_CREATED);
  * - OFFRAMP_DURING_PAYOUT: the offramp one once its workflow shows its payout to the bank, still pending;
  * - OFFRAMP_AFTER_PAYOUT: the offramp one after its payout settled (it completed: reported, then reversed).
  */
