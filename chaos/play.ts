@@ -409,8 +409,12 @@ class FaultPlayer {
   private setDeliveryFaults(part: DeliveryFaultsSetting): Promise<unknown> {
     this.deliveryFaults = { ...this.deliveryFaults, ...part };
     const whole = { ...this.deliveryFaults };
-    this.deliveryFaultsSent = this.deliveryFaultsSent.then(() => this.stack.service.control.deliveryFaults(whole));
-    return this.deliveryFaultsSent;
+    // After the last change, whether it went through or not: one failed request must not fail every later one.
+    const sent = this.deliveryFaultsSent
+      .catch(() => undefined)
+      .then(() => this.stack.service.control.deliveryFaults(whole));
+    this.deliveryFaultsSent = sent;
+    return sent;
   }
 
   private async playLane(faults: Fault[], startedAt: number): Promise<void> {

@@ -32,7 +32,7 @@ interface Running {
   ending: boolean;
   exited: Promise<void>;
   /** Its wall clock's offset file and the offset in it (when the run sets clocks). */
-  clock?: { file: string; offsetSeconds: number };
+  clock?: { library: string; file: string; offsetSeconds: number };
 }
 
 /** A step of one running worker's wall clock: which worker, from what offset to what. */
@@ -153,6 +153,7 @@ export class WorkerPool {
     const clock =
       this.clocks && this.clockDir
         ? {
+            library: this.clocks.library,
             file: join(this.clockDir, `worker-${id}`),
             offsetSeconds: this.clocks.offsetsSeconds[(id - 1) % this.clocks.offsetsSeconds.length]!,
           }
@@ -163,7 +164,7 @@ export class WorkerPool {
       env: {
         ...process.env,
         ...this.env,
-        ...(this.clocks && clock ? clockFileEnv(this.clocks.library, clock.file) : {}),
+        ...(clock ? clockFileEnv(clock.library, clock.file) : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
