@@ -12,6 +12,7 @@ import { isPaymentFailed, isPaymentSettled } from '../workflows/common/records';
 import { RampStage } from '../observability/search-attributes';
 import type { ReceivedDelivery, TestPartnerEndpoint } from '../test/support/partner-endpoint';
 import { payoutReferenceOf, type CustomerProgress } from './customers';
+import { withDepositStories } from './deposit-stories';
 import type { ForgerReport } from './forger';
 import type { EventStoreReading, StoredPartnerEvent } from './partner-api';
 import { certainBusiestSecond, earliestArrival, type Stall } from './loop-stalls';
@@ -83,11 +84,11 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
     { name: TOTALS_ROW, evidence: await totalsMatch(record, service) },
     {
       name: 'partner event streams gap-free, in order, verified; deposit.completed once per completed deposit',
-      evidence: streamsDelivered(record, service, pulled),
+      evidence: await withDepositStories(record.client, streamsDelivered(record, service, pulled)),
     },
     {
       name: 'every refund of a completed deposit reported deposit.reversed, once; no other deposit reversed',
-      evidence: refundsReported(partnerHas, service.deposits),
+      evidence: await withDepositStories(record.client, refundsReported(partnerHas, service.deposits)),
     },
     { name: PAYOUTS_ROW, evidence: await payoutsReported(record, partnerHas) },
     { name: STORE_ROW, evidence: storeDelivered(record.eventStore, new Set(pulled.map((event) => event.id))) },
@@ -104,10 +105,10 @@ export async function checkInvariants(record: RunRecord): Promise<InvariantRow[]
       evidence: await forgedStartsBounded(record, service),
     },
     {
-      name: 'no process crashed except those the schedule killed',
+      name: 'no process crashed except those the schedule killed; each stopped one exited cleanly',
       evidence: record.crashes.map(
         (crash) =>
-          `worker ${crash.worker} exited ${crash.code ?? crash.signal}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`,
+          `worker ${crash.worker} ${crash.stop ?? `exited ${crash.code ?? crash.signal}`}: ${crash.outputTail.slice(-300).replace(/\s+/g, ' ')}`,
       ),
     },
     {

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal as proto } from '@temporalio/proto';
 import { RampStage } from '../observability/search-attributes';
+import { serviceTaskQueueOf } from '../workflows/common/calls';
 import { createRampflowClient, type RampflowClient } from '../client';
 import { payloadKeysFromEnv } from '../codec';
 import { LOST_ATTEMPT_ERROR, LOST_FOR_GOOD_ATTEMPT_ERROR } from '../sandbox/events/deliveries';
@@ -26,6 +27,8 @@ import {
   type Fault,
   type Schedule,
 } from './schedule';
+import { keepNondeterministic, nondeterminismIn, readEveryHistory, type ReadHistory } from './histories';
+import { addSlotUse, describeSlotUse, type SlotUse } from './service-slots';
 import { fakeTimeLibrary } from './worker-clock';
 import type { ClockStep } from './worker-pool';
 import {
@@ -277,8 +280,21 @@ async function playWith(
     workersBetween: (from, to) => workers.mostBetween(from, to),
   };
   const rows = await checkInvariants(record);
+  // Every history, read once: where the service queue's slots went, and any workflow task that failed
+  // for nondeterminism (a defect of the code or the SDK, which no retry mends), its history kept.
+  const slots = new Map<string, SlotUse>();
+  const nondeterministic: ReadHistory[] = [];
+  await readEveryHistory(client, (read) => {
+    addSlotUse(read.history.events ?? [], slots, serviceTaskQueueOf(stack.taskQueue));
+    if (nondeterminismIn(read.history.events ?? []) !== undefined) nondeterministic.push(read);
+  });
+  rows.push({
+    name: 'no workflow task failed for nondeterminism',
+    evidence: keepNondeterministic(nondeterministic, schedule.seed),
+  });
   await printParked(client, print);
   await printReconciliation(client, print);
+  print(describeSlotUse(slots.values()));
   printCallsWhileSettling(record.serviceRequests, settlingFrom, print);
   printBusiestSecond(record, print);
   const deliveries = await service.control.deliveries();

@@ -1,7 +1,8 @@
 /**
  * The chaos run's workers: `rampflow worker` child processes as operators run them, as many as the
  * schedule says (an autoscaler's 1 to 3), each of which the schedule may kill outright. A worker that
- * exits when the run did not end it is a crash, kept with the end of its output as evidence.
+ * exits when the run did not end it is a crash, kept with the end of its output as evidence; so is one
+ * stopped (SIGTERM) that exits with an error or does not exit within STOP_BOUND_MS, which is then killed.
  * (test/faults/support/worker-process.ts reaches vitest through its imports, so the run, a plain
  * program, spawns its own.)
  */
@@ -10,12 +11,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_WORKER_MEMORY_MB } from '../config/worker-memory';
+import { STOP_MARGIN_MS } from '../workers/stop-deadline';
+import { SHUTDOWN_GRACE_MS } from '../workers/worker';
 import { PROJECT_ROOT } from '../test/support/run';
 import { workerResidentMiB } from './process-memory';
 import { clockFileEnv, writeClockOffset } from './worker-clock';
 
 const KEEP_OUTPUT_CHARS = 4_000;
 const START_TIMEOUT_MS = 120_000;
+/**
+ * How long a stopped worker may take to exit: its own stop deadline (workers/stop-deadline.ts), and a
+ * margin. Past it the worker is killed, so a stuck drain costs the run a finding, never the run.
+ */
+const STOP_BOUND_MS = SHUTDOWN_GRACE_MS + STOP_MARGIN_MS + 15_000;
 /** How often each running worker's resident memory is read for its peak. */
 const MEMORY_SAMPLE_MS = 1_000;
 
@@ -24,6 +32,8 @@ export interface Crash {
   code: number | null;
   signal: string | null;
   outputTail: string;
+  /** Set when the run stopped it (SIGTERM) and the stop went wrong: what went wrong. */
+  stop?: string;
 }
 
 interface Running {
@@ -31,6 +41,8 @@ interface Running {
   child: ChildProcess;
   ending: boolean;
   exited: Promise<void>;
+  /** The end of what it printed. */
+  output: () => string;
   /** Its wall clock's offset file and the offset in it (when the run sets clocks). */
   clock?: { library: string; file: string; offsetSeconds: number };
 }
@@ -145,6 +157,33 @@ export class WorkerPool {
     this.running.splice(this.running.indexOf(worker), 1);
     this.noteCount();
     worker.child.kill(signal);
+    if (signal !== 'SIGTERM') return worker.exited;
+    const exit = new Promise<{ code: number | null; signal: string | null }>((done) =>
+      worker.child.once('exit', (code, exitSignal) => done({ code, signal: exitSignal })),
+    );
+    let bound: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      exit,
+      new Promise<'stuck'>((done) => (bound = setTimeout(() => done('stuck'), STOP_BOUND_MS))),
+    ]);
+    clearTimeout(bound);
+    if (outcome === 'stuck') {
+      worker.child.kill('SIGKILL');
+      this.crashes.push({
+        worker: worker.id,
+        code: null,
+        signal: null,
+        outputTail: worker.output(),
+        stop: `still running ${STOP_BOUND_MS / 1000} s after SIGTERM (killed)`,
+      });
+    } else if (outcome.code !== 0 && outcome.code !== null) {
+      this.crashes.push({
+        worker: worker.id,
+        ...outcome,
+        outputTail: worker.output(),
+        stop: `exited ${outcome.code} after SIGTERM`,
+      });
+    }
     await worker.exited;
   }
 
@@ -185,6 +224,7 @@ export class WorkerPool {
       child,
       ...(clock ? { clock } : {}),
       ending: false,
+      output: () => output,
       exited: new Promise<void>((done) =>
         child.once('close', (code, signal) => {
           if (!worker.ending) {

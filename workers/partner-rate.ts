@@ -9,9 +9,17 @@
  * within its attempt, and a dispatch is not when its calls arrive.
  *
  * So each worker learns from the Temporal server, every REFRESH_MS, two things every worker reads alike:
- * - who shares the rate: the identities polling the service queue (DescribeTaskQueue's pollers; the
- *   server keeps one for minutes after its last poll, so a worker gone is still counted for a while:
- *   the share errs low, never high);
+ * - who shares the rate: the identities polling the service queue, from DescribeTaskQueue's pollers
+ *   on every partition of the queue (a poll waits on one partition, and the root partition hears of
+ *   it only when it is forwarded there: with 8 pollers on 4 partitions the root listed 5), taken
+ *   together with the last time the server heard from each. The server remembers a poller for
+ *   minutes after its last poll (matching.PollerHistoryTTL, 5 by default), so a worker gone would
+ *   keep its share that long, and an autoscaler or a crash loop that replaces workers every few
+ *   minutes would leave the live ones a fraction of R (the chaos run at 300 customers: 12 pollers
+ *   listed while 3 ran, the service queue 12 minutes behind). So a poller the server last heard
+ *   from more than GONE_AFTER_MS before the newest it heard from is taken as gone. A live worker is
+ *   heard at the start and the end of every poll, and an idle poll ends within a minute; one whose
+ *   slots are all taken is heard at the end of its last poll;
  * - the partner-wide rate R: RAMP_MAX_CALLS_PER_SECOND, or lower when rampflow has brought it down,
  *   held on the server as the service queue's rate limit (Temporal's task queue configuration, with
  *   RATE_REASON as its reason, at R activities a second: each makes at least one call, so the server
@@ -27,10 +35,19 @@
  *   then every other worker either renewed its lease since (and so counts it, and has shrunk its
  *   share) or has none left; and the calls sent under their larger shares arrived more than a second
  *   before (a place is held until a second after its answer, so a smaller share waits those out);
- * - a worker leaving only grows the others' shares once the server forgets it, and each share then
- *   only grows, so shares read before and after add up to at most R.
+ * - a worker leaving only grows the others' shares once it is taken as gone, and each share then
+ *   only grows, so shares read before and after add up to at most R;
+ * - a worker that is alive but unheard (every slot taken for longer than a poll) takes itself out
+ *   first: it claims its share only while the server heard from it within CLAIM_WITHIN_MS of the
+ *   newest, GONE_AFTER_MS - CLAIM_WITHIN_MS before the others stop counting it. Sending nothing, its
+ *   calls give up their slots (ramp/call-pacing.ts, LEASE_WAIT_LIMIT_MS), it polls, is heard, and
+ *   claims again; the others never stopped counting it.
  * What it takes on trust: that a call arrives at the service within a second of leaving (a place's
- * hold), and that every worker runs this code with the same RAMP_MAX_CALLS_PER_SECOND.
+ * hold); that every worker runs this code with the same RAMP_MAX_CALLS_PER_SECOND; and that the newest
+ * poll the server heard of is never more than GONE_AFTER_MS - CLAIM_WITHIN_MS - LEASE_MS old while a
+ * worker that went unheard still holds a lease (otherwise, for one lease at most, that worker's share
+ * comes on top of R: every other worker would have gone 22 s without a poll starting or ending while
+ * this one had no free slot for 100 s).
  *
  * Adapting (additive increase, multiplicative decrease): a worker whose call, sent at the current R,
  * was refused with 429 writes R' = min(R - 1, floor(R * DECREASE_FACTOR)) (at least 1); refusals of
@@ -42,6 +59,7 @@
  * the same value, so several acting at once act once. An operator's own rate on the service queue
  * (any other reason) is left alone: the adaptation pauses, and R is N.
  */
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal as proto } from '@temporalio/proto';
 import { type CallPacer, pacerNow } from '../ramp/call-pacing';
 
@@ -53,6 +71,16 @@ export const REFRESH_MS = 500;
 export const LEASE_MS = 3_000;
 /** How long a joining worker waits after seeing itself among the pollers: a lease, and a place's hold with a margin. */
 export const JOIN_DELAY_MS = LEASE_MS + 2_000;
+/**
+ * A poller the server last heard from this long before the newest it heard from is taken as gone. A
+ * live worker with a free slot is heard at least once a minute (the server ends an idle poll after
+ * one: matching.longPollExpirationInterval), so it is never this far behind.
+ */
+export const GONE_AFTER_MS = 100_000;
+/** This worker claims its share only while the server heard from it within this of the newest (above). */
+export const CLAIM_WITHIN_MS = 75_000;
+/** How often the service queue's partitions are listed again (their number is the server's dynamic configuration). */
+export const PARTITIONS_EVERY_MS = 60_000;
 /**
  * How long R stays unrefused before it goes up. Each rise past what the service allows costs a
  * refusal or two (the service counts refused calls too, so one refusal leads to another until R is
@@ -84,9 +112,46 @@ export function decreasedRate(rate: number): number {
   return Math.max(1, Math.min(rate - 1, Math.floor(rate * DECREASE_FACTOR)));
 }
 
+/** A poller of the service queue: its identity, and when the server last heard from it (the server's clock, ms). */
+export interface Poller {
+  identity: string;
+  heardAt: number | undefined;
+}
+
+export interface Membership {
+  goneAfterMs: number;
+  claimWithinMs: number;
+}
+
+const MEMBERSHIP: Membership = { goneAfterMs: GONE_AFTER_MS, claimWithinMs: CLAIM_WITHIN_MS };
+
+/**
+ * Who shares the rate, and whether `self` may claim its share: `members`, the identities the server
+ * heard from within `goneAfterMs` of the newest it heard from (each identity at its latest, however
+ * many partitions list it; one with no time counts as just heard); `heard`, whether `self` is among
+ * those heard within `claimWithinMs`. Times are read against each other, all on the server's clock,
+ * never against this worker's, which may be off.
+ */
+export function membershipOf(
+  pollers: readonly Poller[],
+  self: string,
+  { goneAfterMs, claimWithinMs }: Membership = MEMBERSHIP,
+): { members: string[]; heard: boolean } {
+  const latest = new Map<string, number>();
+  for (const { identity, heardAt } of pollers) {
+    const at = heardAt ?? Infinity;
+    latest.set(identity, Math.max(at, latest.get(identity) ?? -Infinity));
+  }
+  const heardTimes = [...latest.values()].filter(Number.isFinite);
+  const newest = heardTimes.length > 0 ? Math.max(...heardTimes) : 0;
+  const members = [...latest].filter(([, at]) => at >= newest - goneAfterMs).map(([identity]) => identity);
+  const selfAt = latest.get(self);
+  return { members, heard: selfAt !== undefined && selfAt >= newest - claimWithinMs };
+}
+
 /** What the server says of the service queue. */
 export interface QueueView {
-  members: string[];
+  pollers: Poller[];
   /** The queue's configured dispatch rate and whose it is; undefined when none is set. */
   configured: { requestsPerSecond: number; ours: boolean } | undefined;
 }
@@ -106,6 +171,8 @@ export interface PartnerRateOptions {
   /** Told when the server cannot be asked (the lease then runs out): once per run of failures. */
   onProblem?: (message: string) => void;
   now?: () => number;
+  /** GONE_AFTER_MS and CLAIM_WITHIN_MS, shorter in tests. */
+  membership?: Membership;
 }
 
 export class PartnerRate {
@@ -118,6 +185,8 @@ export class PartnerRate {
   /** When this worker first saw itself among the pollers. */
   #joinedAt: number | undefined;
   #failing = false;
+  /** The service queue's partitions other than its root, and when they were listed. */
+  #partitions: { names: string[]; listedAt: number } | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #unwatch: () => void = () => undefined;
@@ -185,10 +254,13 @@ export class PartnerRate {
     this.#apply(this.#rateOf(view), askedAt);
     const adjustable = view.configured === undefined || view.configured.ours;
     if (adjustable) await this.#adapt(askedAt);
-    if (!view.members.includes(this.#options.identity)) this.#joinedAt = undefined;
+    const { identity } = this.#options;
+    const { members, heard } = membershipOf(view.pollers, identity, this.#options.membership);
+    if (!members.includes(identity)) this.#joinedAt = undefined;
     else this.#joinedAt ??= askedAt;
     const joined = this.#joinedAt !== undefined && askedAt - this.#joinedAt >= JOIN_DELAY_MS;
-    const places = joined ? shareOf(this.#rate, view.members, this.#options.identity) : 0;
+    // Unheard for long, it sends nothing before the others stop counting it (above); they never grew, so it needs no new join.
+    const places = joined && heard ? shareOf(this.#rate, members, identity) : 0;
     this.#options.pacer.lease({ places, validUntil: askedAt + LEASE_MS });
     this.#options.onShare?.(this.#rate, places);
   }
@@ -236,19 +308,46 @@ export class PartnerRate {
     }
   }
 
+  /**
+   * The service queue as every partition sees it: the root's configuration, and the pollers of all
+   * (the root lists only the polls forwarded to it). Any partition unanswered fails the whole view:
+   * a view with fewer pollers would give this worker a larger share than the others give it.
+   */
   async #describe(): Promise<QueueView> {
-    const answer = await this.#options.workflowService.describeTaskQueue({
-      namespace: this.#options.namespace,
-      taskQueue: { name: this.#options.serviceTaskQueue },
-      taskQueueType: ACTIVITY_QUEUE,
-      reportConfig: true,
-    });
-    const limit = answer.config?.queueRateLimit;
+    const { workflowService, namespace, serviceTaskQueue } = this.#options;
+    const describe = (name: string, reportConfig: boolean) =>
+      workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name },
+        taskQueueType: ACTIVITY_QUEUE,
+        reportConfig,
+      });
+    const [root, ...others] = await Promise.all([
+      describe(serviceTaskQueue, true),
+      ...(await this.#otherPartitions()).map((name) => describe(name, false)),
+    ]);
+    const limit = root.config?.queueRateLimit;
     return {
-      members: (answer.pollers ?? []).map((poller) => poller.identity ?? '').filter((identity) => identity !== ''),
+      pollers: [root, ...others]
+        .flatMap((answer) => answer.pollers ?? [])
+        .map((poller) => ({ identity: poller.identity ?? '', heardAt: optionalTsToMs(poller.lastAccessTime) }))
+        .filter((poller) => poller.identity !== ''),
       configured: limit?.rateLimit
         ? { requestsPerSecond: limit.rateLimit.requestsPerSecond ?? 0, ours: limit.metadata?.reason === RATE_REASON }
         : undefined,
     };
+  }
+
+  /** The service queue's partitions other than its root (their RPC names), listed every PARTITIONS_EVERY_MS. */
+  async #otherPartitions(): Promise<string[]> {
+    const now = this.#now();
+    if (this.#partitions && now - this.#partitions.listedAt < PARTITIONS_EVERY_MS) return this.#partitions.names;
+    const { workflowService, namespace, serviceTaskQueue } = this.#options;
+    const answer = await workflowService.listTaskQueuePartitions({ namespace, taskQueue: { name: serviceTaskQueue } });
+    const names = (answer.activityTaskQueuePartitions ?? [])
+      .map((partition) => partition.key ?? '')
+      .filter((name) => name !== '' && name !== serviceTaskQueue);
+    this.#partitions = { names, listedAt: now };
+    return names;
   }
 }

@@ -36,8 +36,12 @@ import { resolveWorkflowBundle } from './workflow-bundle';
 import { versionString } from './versioning';
 import { partnerEventsFromEnv } from './partner-event-wiring';
 import { serviceTaskQueueOf } from '../workflows/common/calls';
-import { createRampflowWorker } from './worker';
+import { createRampflowWorker, SHUTDOWN_GRACE_MS } from './worker';
+import { armStopDeadline, STOP_MARGIN_MS } from './stop-deadline';
 import { checkNamespaceSearchAttributes, type CommandTarget } from './namespace-check';
+
+/** The signals that stop the worker: the SDK drains it, and the stop deadline bounds the drain. */
+const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // One parse of every section, so a bad environment is reported whole, one line per variable.
@@ -58,7 +62,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   Runtime.install({
     logger: sdkLogger(logger),
     // The SDK stops the worker on these signals: polling ends, in-flight tasks get shutdownGraceTime.
-    shutdownSignals: ['SIGINT', 'SIGTERM'],
+    shutdownSignals: [...SHUTDOWN_SIGNALS],
     telemetryOptions: config.WORKER_METRICS_PORT ? prometheusTelemetry(`0.0.0.0:${config.WORKER_METRICS_PORT}`) : {},
   });
   const meter = Runtime.instance().metricMeter;
@@ -144,7 +148,19 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       logger.warn(
         'RAMP_WORKER_PROCESSES is no longer read: the workers share RAMP_MAX_CALLS_PER_SECOND through the Temporal server, whatever their number (docs/deploying/rate-limits.md)',
       );
-    const running = worker.run();
+    // A drain that outlives the grace time by STOP_MARGIN_MS is stuck: the process exits 1 (workers/stop-deadline.ts).
+    const disarm = armStopDeadline({
+      signals: SHUTDOWN_SIGNALS,
+      afterMs: SHUTDOWN_GRACE_MS + STOP_MARGIN_MS,
+      onStalled: () => {
+        logger.error(
+          { afterSeconds: (SHUTDOWN_GRACE_MS + STOP_MARGIN_MS) / 1000 },
+          'the worker did not stop after the shutdown signal: exiting; Temporal retries what it held after its timeouts',
+        );
+        process.exit(1);
+      },
+    });
+    const running = worker.run().finally(disarm);
     if (deploymentVersion) await warnUnlessCurrent(connection, config.TEMPORAL_NAMESPACE, deploymentVersion, logger);
     await running;
     logger.info('worker stopped');

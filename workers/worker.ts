@@ -82,6 +82,9 @@ export function serviceActivitiesAtOnce(callsPerSecond: number): number {
   return Math.max(MIN_SERVICE_ACTIVITIES_AT_ONCE, Math.ceil(callsPerSecond));
 }
 
+/** How long in-flight tasks may run on after a shutdown signal, unless the options say otherwise. */
+export const SHUTDOWN_GRACE_MS = 30_000;
+
 /** Both Temporal workers of one rampflow worker, run and stopped together. */
 export interface RampflowWorker {
   /** The workflow worker (TEMPORAL_TASK_QUEUE) and the service-call worker (`<queue>-service`). */
@@ -154,7 +157,7 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     namespace: options.namespace,
     dataConverter: options.dataConverter,
     activities,
-    shutdownGraceTime: options.shutdownGraceTime ?? '30 seconds',
+    shutdownGraceTime: options.shutdownGraceTime ?? SHUTDOWN_GRACE_MS,
     ...(options.identity ? { identity: options.identity } : {}),
     // Both queues join the same version: a pinned workflow's service calls stay on its own code.
     ...(options.deploymentVersion

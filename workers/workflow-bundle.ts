@@ -72,8 +72,21 @@ function modifiedAt(path: string): number | undefined {
 }
 
 function newestWorkflowSource(): number {
-  const folder = join(WORKFLOWS_PATH, '..');
-  return Math.max(...readdirSync(folder).map((file) => statSync(join(folder, file)).mtimeMs));
+  return newestFileUnder(join(WORKFLOWS_PATH, '..'));
+}
+
+/**
+ * When the newest file in `folder` or any folder below it was changed. Every workflow has a folder of
+ * its own (workflows/deposit/run.ts...): reading the top level alone, a change there went unseen and a
+ * stale prebuilt bundle ran (found 2026-11-28, in a chaos run beside a build).
+ */
+export function newestFileUnder(folder: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestFileUnder(path) : statSync(path).mtimeMs);
+  }
+  return newest;
 }
 
 const TSX_CLI = require.resolve('tsx/cli');

@@ -4,12 +4,12 @@
  * bundle in development when the prebuilt one is older than the workflow sources; and that the bundle
  * holds no zod.
  */
-import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildIdOfBundle } from '../../workers/versioning';
-import { resolveWorkflowBundle } from '../../workers/workflow-bundle';
+import { newestFileUnder, resolveWorkflowBundle } from '../../workers/workflow-bundle';
 
 const CODE = 'exports.importWorkflows = function () {};\n';
 const sourceMap = (folder: string) =>
@@ -78,4 +78,17 @@ describe('the bundle a worker runs', () => {
     expect(code.match(/^\/\*\*\*\/ "[^"]*node_modules\/zod\/[^"]*"/gm) ?? []).toEqual([]);
     expect(code).toMatch(/^\/\*\*\*\/ "\.\/workflows\/generated\/contract-checks\.js"/m);
   }, 180_000);
+
+  it("sees a change in any workflow's own folder, not only at the top of workflows/", () => {
+    const root = mkdtempSync(join(tmpdir(), 'rampflow-sources-'));
+    mkdirSync(join(root, 'deposit', 'nested'), { recursive: true });
+    const at = (file: string, when: string) => {
+      writeFileSync(join(root, file), '');
+      utimesSync(join(root, file), new Date(when), new Date(when));
+    };
+    at('index.ts', '2026-01-01T00:00:00Z');
+    at('deposit/run.ts', '2026-03-01T00:00:00Z');
+    at('deposit/nested/steps.ts', '2026-02-01T00:00:00Z');
+    expect(newestFileUnder(root)).toBe(Date.parse('2026-03-01T00:00:00Z'));
+  });
 });

@@ -32,6 +32,16 @@ import { patched } from '@temporalio/workflow';
  */
 export const DEPOSIT_FIRST_LOOK = 'deposit-first-look';
 
+/**
+ * 1.2, a deposit read REJECTED once its run is under way (issue 36, found by the chaos run): the run
+ * reads what the service settled before it says why. A trade that settled (and, for an offramp, a
+ * payout that was paid) ends it COMPLETED, then REVERSED, rather than REVERSED alone; a trade that
+ * names it ends it REVERSED, though the run never saw it confirmed (it used to end REJECTED); no
+ * trade, REJECTED as before. Asked only on those paths: one marker for a deposit refunded mid-flight
+ * or rejected after its first read, none for any other.
+ */
+export const REFUND_READS_WHAT_SETTLED = 'refund-reads-what-settled';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

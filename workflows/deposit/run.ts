@@ -83,7 +83,7 @@ import {
   stageEntered,
   StageIndexWhereWaiting,
 } from '../common/showing';
-import { DEPOSIT_FIRST_LOOK, takesPatch } from '../common/patches';
+import { DEPOSIT_FIRST_LOOK, REFUND_READS_WHAT_SETTLED, takesPatch } from '../common/patches';
 import { type CarriedParking, OperatorDesk, takeUpCarriedPark } from '../common/parking';
 import { isHint, paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
 import { deadlinePassed, DepositStepClock, pollTolerantly, waitForService } from '../common/waiting';
@@ -197,6 +197,8 @@ export class DepositRun {
   private readonly input: DepositLifecycleInput;
   /** What rampflow's index answered, in the first read of the record, for the customer it names (`journeyOfCustomer`). */
   private indexedAtFirstLook: { customerId: string; journey: string | null } | undefined;
+  /** Set once this run looked for the trade of its deposit read REJECTED (a refund may hide behind the status). */
+  private rejectedTradeSought = false;
   /** Its stage reaches the index where it waits (`indexWhen`). */
   private readonly index = new StageIndexWhereWaiting();
 
@@ -393,7 +395,7 @@ export class DepositRun {
   async awaitTrade(): Promise<DepositStage> {
     const { ledger } = this;
     await this.enterStage('CONFIRMED', 'the service to create the trade (TRADE_CREATED)');
-    await this.waitUnlessRefunded(
+    const completedFirst = await this.waitUnlessRefunded(
       'the trade to be created',
       () => ledger.trade !== undefined,
       async () => {
@@ -404,20 +406,21 @@ export class DepositRun {
         if (found) ledger.applyTrade(found);
       },
     );
-    return 'TRADE_CREATED';
+    return completedFirst ? 'COMPLETED' : 'TRADE_CREATED';
   }
 
   /** TRADE_CREATED: awaits the trade's settlement; a trade that ends otherwise parks. */
   async awaitTradeSettled(): Promise<DepositStage> {
     const { ledger } = this;
     await this.enterStage('TRADE_CREATED', `the service to settle trade ${ledger.trade!.id} (TRADE_SETTLED)`);
-    await this.waitUnlessRefunded(
+    const completedFirst = await this.waitUnlessRefunded(
       'the trade to settle',
       () => ledger.trade!.status !== 'CREATED' && ledger.trade!.status !== 'PENDING',
       async () => {
         ledger.applyTrade(await act.getTrade.executeWithOptions(readOptions('poll the trade'), [ledger.trade!.id]));
       },
     );
+    if (completedFirst) return 'COMPLETED';
     if (ledger.trade!.status !== 'SETTLED')
       throw ParkRequest.decidedByService(`trade ${ledger.trade!.id} ended ${ledger.trade!.status}`, 'TradeNotSettled');
     return 'TRADE_SETTLED';
@@ -434,7 +437,7 @@ export class DepositRun {
     await this.enterStage('TRADE_SETTLED', "the service to pay out to the customer's bank account (PAYMENT_SETTLED)");
     // The service announces no failed payment: only a poll finds one.
     let failedPayment: PaymentRecord | undefined;
-    await this.waitUnlessRefunded(
+    const completedFirst = await this.waitUnlessRefunded(
       'the payout',
       () => failedPayment !== undefined || (ledger.payment !== undefined && isPaymentSettled(ledger.payment.status)),
       async () => {
@@ -450,6 +453,7 @@ export class DepositRun {
         }
       },
     );
+    if (completedFirst) return 'COMPLETED';
     if (failedPayment)
       throw ParkRequest.decidedByService(`payment ${failedPayment.id} ended ${failedPayment.status}`, 'PaymentFailed');
     return 'PAYMENT_SETTLED';
@@ -495,6 +499,7 @@ export class DepositRun {
         { depositId, customerId: ledger.deposit!.customerId },
       ]),
     );
+    this.rejectedTradeSought = true;
     if (!found) return;
     ledger.applyTrade(found);
     // applyTrade takes only a trade whose record names this deposit; it then knows the deposit was confirmed.
@@ -564,13 +569,14 @@ export class DepositRun {
     return deposit;
   }
 
-  private stageForDepositStatus(): DepositStage {
+  private async stageForDepositStatus(): Promise<DepositStage> {
     const { ledger } = this;
     switch (ledger.deposit!.status) {
       case 'CONFIRMED':
         return 'CONFIRMED';
       case 'REJECTED':
-        if (ledger.refunded()) throw this.reversal();
+        if (ledger.refunded() || (!this.rejectedTradeSought && takesPatch(REFUND_READS_WHAT_SETTLED)))
+          return this.completedOrReversed();
         throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
       case 'ACTION_REQUIRED':
         return 'ACTION_REQUIRED';
@@ -654,8 +660,18 @@ export class DepositRun {
   /**
    * A wait after confirmation also ends on a refund; its polls read the deposit as well as what they
    * wait for, since a refunded deposit's trade or payout never settles (DEPOSIT_REFUND).
+   *
+   * A refund read here may have come after the service had finished with the deposit, its trade
+   * settled and its payout paid while their events were still on the way (the chaos run, seed 3 at 80
+   * customers: 7 deposits). Then the deposit completed before it was refunded: returns true, and the
+   * run ends COMPLETED and then REVERSED (`end`), so the journey and the partner hear both, as for any
+   * refund of a completed deposit. Otherwise the run ends REVERSED here.
    */
-  private async waitUnlessRefunded(what: string, settled: () => boolean, pollOnce: () => Promise<void>): Promise<void> {
+  private async waitUnlessRefunded(
+    what: string,
+    settled: () => boolean,
+    pollOnce: () => Promise<void>,
+  ): Promise<boolean> {
     const { ledger } = this;
     await this.waitOrPark(
       what,
@@ -665,7 +681,45 @@ export class DepositRun {
         if (!ledger.refunded()) await pollOnce();
       },
     );
-    if (ledger.refunded()) throw this.reversal();
+    if (!ledger.refunded()) return false;
+    return (await this.completedOrReversed()) === 'COMPLETED';
+  }
+
+  /**
+   * A deposit read REJECTED after confirmation, or before this run saw it confirmed: COMPLETED when the
+   * service had settled it before the refund (the run then ends COMPLETED, then REVERSED: `end`);
+   * REVERSED when the service had confirmed it (a trade names it) but not settled it; REJECTED when
+   * no trade names it (a rejection). Without the patch, a refund ends REVERSED at once, as it did.
+   */
+  private async completedOrReversed(): Promise<'COMPLETED'> {
+    const { ledger } = this;
+    if (takesPatch(REFUND_READS_WHAT_SETTLED)) {
+      if (await this.settledBeforeTheRefund()) return 'COMPLETED';
+      if (!ledger.refunded())
+        throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
+    }
+    throw this.reversal();
+  }
+
+  /**
+   * Whether the service had settled the refunded deposit's trade (and paid an offramp's payout) before
+   * the refund: read from its records, since the service settles neither once a deposit is refunded.
+   */
+  private async settledBeforeTheRefund(): Promise<boolean> {
+    const { depositId, ledger } = this;
+    const known = ledger.trade;
+    const trade = await orPark("reading the refunded deposit's trade", () =>
+      known
+        ? known.status === 'SETTLED'
+          ? Promise.resolve(known)
+          : act.getTrade.executeWithOptions(patientReadOptions("read the refunded deposit's trade"), [known.id])
+        : act.findTradeForDeposit.executeWithOptions(listSearchOptions("look for the refunded deposit's trade"), [
+            { depositId, customerId: ledger.deposit!.customerId },
+          ]),
+    );
+    this.rejectedTradeSought = true;
+    if (trade) ledger.applyTrade(trade);
+    return ledger.trade !== undefined && ledger.confirmedOnce && (await this.completedAtTheService());
   }
 
   /**

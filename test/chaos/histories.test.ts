@@ -1,0 +1,58 @@
+/**
+ * The nondeterminism row's evidence (chaos/histories.ts): a workflow task failed for nondeterminism is
+ * found by its cause or its message, and its history is kept where the replayer reads it back whole.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { keepNondeterministic, nondeterminismIn } from '../../chaos/histories';
+
+const { WorkflowTaskFailedCause } = temporal.api.enums.v1;
+const event = (eventId: number, attributes: object) =>
+  temporal.api.history.v1.HistoryEvent.fromObject({ eventId, eventTime: { seconds: 1_800_000_000 }, ...attributes });
+const failedTask = (cause: number, message: string) =>
+  event(4, { workflowTaskFailedEventAttributes: { cause, failure: { message } } });
+const started = event(1, { workflowExecutionStartedEventAttributes: { workflowType: { name: 'customerJourney' } } });
+
+describe("the chaos run's nondeterminism row", () => {
+  it('finds a workflow task failed for nondeterminism, and no other failure', () => {
+    const message =
+      "[TMPRL1100] Nondeterminism error: Activity type of scheduled event 'findCryptoAddress' does not match activity type of activity command 'pushRecordedPartnerEvents'\nstack";
+    expect(
+      nondeterminismIn([
+        started,
+        failedTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR, message),
+      ]),
+    ).toBe(message.split('\n')[0]);
+    // Older servers record the cause as unspecified: the SDK's code in the message tells.
+    expect(nondeterminismIn([started, failedTask(0, message)])).toBe(message.split('\n')[0]);
+    expect(
+      nondeterminismIn([
+        started,
+        failedTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE, 'a bug'),
+      ]),
+    ).toBeUndefined();
+    expect(nondeterminismIn([started])).toBeUndefined();
+  });
+
+  it("keeps each such history as the replayer reads it, and names it in the row's evidence", () => {
+    const history = temporal.api.history.v1.History.create({
+      events: [
+        started,
+        failedTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR, 'TMPRL1100 x'),
+      ],
+    });
+    const [line, ...rest] = keepNondeterministic(
+      [{ workflowId: 'customer/chaos-3-44', runId: 'r1', type: 'customerJourney', history }],
+      3,
+    );
+    expect(rest).toEqual([]);
+    expect(line).toMatch(
+      /^customerJourney customer\/chaos-3-44: TMPRL1100 x \(history: .*rampflow-chaos-3-nondeterminism-\d+\/customer_chaos-3-44-r1\.json\)$/,
+    );
+    const file = /\(history: (.*)\)$/.exec(line!)![1]!;
+    expect(historyFromJSON(JSON.parse(readFileSync(file, 'utf8'))).events).toHaveLength(2);
+    expect(keepNondeterministic([], 3)).toEqual([]);
+  });
+});

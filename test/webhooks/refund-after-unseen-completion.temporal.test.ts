@@ -1,0 +1,201 @@
+/**
+ * A refund that reaches a deposit's workflow while it still waits (for the trade, or for the
+ * confirmation itself), though the service had already settled the trade and paid the payout: the
+ * deposit completed at the service before it was refunded. The partner must hear `deposit.completed`,
+ * then `deposit.reversed`, as for any refund of a completed deposit; its books would otherwise never
+ * show the payout that went out. A refund during the payout (never paid) is reversed alone, and a
+ * deposit rejected without being confirmed stays a rejection. Before the fix, the deposit last read
+ * unconfirmed was even reported `deposit.rejected`.
+ *
+ * Found by the chaos run (seed 3, 80 customers, 2026-11-28): under load, the refund's delivery reached 7
+ * deposits before their workflows had read the trade's settlement, and each ended REVERSED with no
+ * `deposit.completed`. Here only the refund is delivered (posted to the receiver as the service
+ * would), so the workflow reads the refund first every time.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shownDeposit } from '../../workflows/journey/board';
+import { depositWorkflowId, type JourneyState, journeyStateQuery } from '../../workflows/common/messages';
+import { type JourneyHarness, startJourneyHarness } from '../support/journey-harness';
+import { type PartnerEventsUnderTest, startPartnerEvents } from '../support/partner-event-wiring';
+import { until } from '../support/until';
+import { type OfframpByWebhooks, startOfframpByWebhooks } from './support/offramp-by-webhooks';
+
+const EVENTS_ONLY_DEPOSITS = { pollIntervalSeconds: 3600, stepDeadlineSeconds: 86_400, notFoundGraceSeconds: 1 };
+
+let h: JourneyHarness;
+let events: PartnerEventsUnderTest;
+let customer: OfframpByWebhooks;
+
+beforeAll(async () => {
+  events = await startPartnerEvents();
+  h = await startJourneyHarness(
+    { clock: { frozen: true } },
+    { depositTimings: EVENTS_ONLY_DEPOSITS, partnerEvents: events.wiring },
+  );
+  customer = await startOfframpByWebhooks(h, EVENTS_ONLY_DEPOSITS);
+});
+afterAll(async () => {
+  await customer?.receiver.close();
+  await h?.close();
+  await events?.close();
+});
+
+const totals = (state: JourneyState) => ({
+  completed: state.deposits.completedTotals.USDT ?? '0.000000',
+  reversed: state.deposits.reversedTotals.USDT ?? '0.000000',
+});
+
+/** The journey's totals now, and what they are with `amount` more reversed (each case runs alone or after the others). */
+async function totalsWithReversed(amount: string): Promise<{ completed: string; reversed: string }> {
+  const before = totals(await customer.journey.query(journeyStateQuery));
+  return { completed: before.completed, reversed: (Number(before.reversed) + Number(amount)).toFixed(6) };
+}
+
+/** A deposit confirmed, its workflow waiting for the trade to settle (it has read the trade's creation). */
+async function depositWaitingForItsTrade(amount: string): Promise<{ depositId: string; handle: WorkflowHandle }> {
+  const depositId = await customer.pay(amount);
+  await customer.deliver();
+  await h.waitForDeposit(depositId, (s) => s.stage === 'TRADE_CREATED');
+  return { depositId, handle: h.client.workflow.getHandle(depositWorkflowId(depositId)) };
+}
+
+/** The service refunds the deposit; only its DEPOSIT_REJECTED reaches the receiver (the other events are still due). */
+async function refundDeliveredAlone(depositId: string): Promise<void> {
+  await h.control.refundDeposit(depositId);
+  await customer.receiver.post({ event: 'DEPOSIT_REJECTED', payload: await h.ramp.deposits.detail({ id: depositId }) });
+}
+
+/** The types of the partner's events about one deposit, once one of them is `deposit.reversed`. */
+async function partnerHeardOf(depositId: string): Promise<string[]> {
+  const heard = await until(
+    'the partner to hear of the reversal',
+    async () => {
+      const ofDeposit = events.endpoint
+        .eventsOf(customer.externalId)
+        .filter((event) => (event.data as { depositId?: string }).depositId === depositId);
+      return ofDeposit.some((event) => event.type === 'deposit.reversed') ? ofDeposit : undefined;
+    },
+    60_000,
+  );
+  return heard.map((event) => event.type);
+}
+
+const SENDER = { address: '0x0000000000000000000000000000000000000001', network: 'ETH' };
+
+/** A deposit the service has not confirmed yet, its workflow waiting for the confirmation. */
+async function depositWaitingForConfirmation(amount: string): Promise<{ depositId: string; handle: WorkflowHandle }> {
+  const deposit = await h.control.simulateCryptoDeposit({
+    depositAddressId: customer.depositAddressId,
+    amount,
+    currency: 'USDT',
+    sender: SENDER,
+  });
+  await customer.deliver();
+  await h.waitForDeposit(deposit.id, (s) => s.stage === 'RECEIVED');
+  return { depositId: deposit.id, handle: h.client.workflow.getHandle(depositWorkflowId(deposit.id)) };
+}
+
+describe('a refund read before the settlement the service made first', () => {
+  it('reports the deposit completed, then reversed, when its trade settled and its payout was paid before the refund', async () => {
+    const { depositId, handle } = await depositWaitingForItsTrade('21.000000');
+    const expected = await totalsWithReversed('21.000000');
+    const trade = await customer.tradeOf(depositId);
+    await h.control.settleTrade(trade.id);
+    await h.control.settlePayment((await customer.tradeOf(depositId)).paymentId!);
+    await refundDeliveredAlone(depositId);
+
+    expect(await handle.result()).toMatchObject({
+      stage: 'REVERSED',
+      reason: expect.stringContaining('after its trade settled'),
+    });
+    expect(await partnerHeardOf(depositId)).toEqual(['deposit.received', 'deposit.completed', 'deposit.reversed']);
+    const state = await h.waitForJourney(
+      customer.journey,
+      (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED',
+    );
+    expect(totals(state)).toEqual(expected);
+  });
+
+  it('reports it completed, then reversed, when its workflow awaited the payout the service paid before the refund', async () => {
+    const { depositId, handle } = await depositWaitingForItsTrade('25.000000');
+    const expected = await totalsWithReversed('25.000000');
+    await h.control.settleTrade((await customer.tradeOf(depositId)).id);
+    await customer.deliver();
+    await h.waitForDeposit(depositId, (s) => s.stage === 'TRADE_SETTLED');
+    await h.control.settlePayment((await customer.tradeOf(depositId)).paymentId!);
+    await refundDeliveredAlone(depositId);
+
+    expect(await handle.result()).toMatchObject({
+      stage: 'REVERSED',
+      reason: expect.stringContaining('after its trade settled'),
+    });
+    expect(await partnerHeardOf(depositId)).toEqual(['deposit.received', 'deposit.completed', 'deposit.reversed']);
+    const state = await h.waitForJourney(
+      customer.journey,
+      (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED',
+    );
+    expect(totals(state)).toEqual(expected);
+  });
+
+  it('reports it reversed alone when the refund came while its payout was still pending (the service then never pays it)', async () => {
+    const { depositId, handle } = await depositWaitingForItsTrade('22.000000');
+    const expected = await totalsWithReversed('22.000000');
+    await h.control.settleTrade((await customer.tradeOf(depositId)).id);
+    await refundDeliveredAlone(depositId);
+
+    expect(await handle.result()).toMatchObject({
+      stage: 'REVERSED',
+      reason: expect.stringContaining('after its trade settled'),
+    });
+    expect(await partnerHeardOf(depositId)).toEqual(['deposit.received', 'deposit.reversed']);
+    const state = await h.waitForJourney(
+      customer.journey,
+      (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED',
+    );
+    expect(totals(state)).toEqual(expected);
+  });
+
+  it('reports it completed, then reversed, when the workflow last read it unconfirmed and the service confirmed, settled, paid and refunded it since', async () => {
+    const { depositId, handle } = await depositWaitingForConfirmation('23.000000');
+    const expected = await totalsWithReversed('23.000000');
+    await h.control.confirmDeposit(depositId);
+    await h.control.settleTrade((await customer.tradeOf(depositId)).id);
+    await h.control.settlePayment((await customer.tradeOf(depositId)).paymentId!);
+    await refundDeliveredAlone(depositId);
+
+    expect(await handle.result()).toMatchObject({
+      stage: 'REVERSED',
+      reason: expect.stringContaining('after its trade settled'),
+    });
+    expect(await partnerHeardOf(depositId)).toEqual(['deposit.received', 'deposit.completed', 'deposit.reversed']);
+    const state = await h.waitForJourney(
+      customer.journey,
+      (s) => shownDeposit(s.deposits, depositId)?.stage === 'REVERSED',
+    );
+    expect(totals(state)).toEqual(expected);
+  });
+
+  it('still reports a deposit the service rejected without confirming it as rejected: no trade names it', async () => {
+    const { depositId, handle } = await depositWaitingForConfirmation('24.000000');
+    await h.control.rejectDeposit(depositId);
+    await customer.receiver.post({
+      event: 'DEPOSIT_REJECTED',
+      payload: await h.ramp.deposits.detail({ id: depositId }),
+    });
+
+    expect(await handle.result()).toMatchObject({ stage: 'REJECTED' });
+    const heard = await until(
+      'the partner to hear of the rejection',
+      async () => {
+        const types = events.endpoint
+          .eventsOf(customer.externalId)
+          .filter((event) => (event.data as { depositId?: string }).depositId === depositId)
+          .map((event) => event.type);
+        return types.includes('deposit.rejected') ? types : undefined;
+      },
+      60_000,
+    );
+    expect(heard).toEqual(['deposit.received', 'deposit.rejected']);
+  });
+});
