@@ -577,7 +577,7 @@ export class DepositRun {
       case 'REJECTED':
         if (ledger.refunded() || (!this.rejectedTradeSought && takesPatch(REFUND_READS_WHAT_SETTLED)))
           return this.completedOrReversed();
-        throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
+        throw rejection();
       case 'ACTION_REQUIRED':
         return 'ACTION_REQUIRED';
       default:
@@ -695,8 +695,7 @@ export class DepositRun {
     const { ledger } = this;
     if (takesPatch(REFUND_READS_WHAT_SETTLED)) {
       if (await this.settledBeforeTheRefund()) return 'COMPLETED';
-      if (!ledger.refunded())
-        throw new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
+      if (!ledger.refunded()) throw rejection();
     }
     throw this.reversal();
   }
@@ -1013,6 +1012,11 @@ class JourneyReporter {
       report: { key: depositReportKey(this.depositId, this.run, this.offered), progress },
     });
   }
+}
+
+/** The service rejected the deposit (or refunded it before this run saw it confirmed, and no trade names it). */
+function rejection(): DepositEnded {
+  return new DepositEnded({ stage: 'REJECTED', reason: 'the service rejected or refunded the deposit' });
 }
 
 /** Lists show a deposit's kind and amount from its memo (client/visibility.ts): the service's, once read. */
