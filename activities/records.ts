@@ -18,6 +18,7 @@ import type {
   VirtualAccountRecord,
   WhitelistEntryRecord,
 } from '../workflows/common/records';
+import { timeOf } from './list-search';
 
 /** Copies the named string fields that are present, leaving absent and null ones out. */
 function strings<K extends string>(source: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, string>> {
@@ -70,6 +71,7 @@ export function depositRecord(deposit: Deposit | DepositListItem): DepositRecord
  */
 export function tradeRecord(trade: Trade): TradeRecord {
   const extra = trade as Record<string, unknown>;
+  const createdAt = timeOf(trade.createTime);
   return {
     id: trade.id,
     status: trade.status,
@@ -79,6 +81,7 @@ export function tradeRecord(trade: Trade): TradeRecord {
     toAmount: trade.toAmount,
     toCurrency: trade.toCurrency,
     ...(typeof extra.paymentId === 'string' ? { paymentId: extra.paymentId } : {}),
+    ...(createdAt !== undefined ? { createdAt } : {}),
   };
 }
 

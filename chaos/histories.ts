@@ -22,25 +22,41 @@ export interface ReadHistory {
 
 /** How many histories are read at once. */
 const READ_AT_ONCE = 8;
+/** How often a long read says how far it got (a run of 1,000 customers holds tens of thousands of runs). */
+export const HISTORIES_PROGRESS_EVERY_MS = 10_000;
 
-/** Calls `visit` with each workflow's history (every run the server still holds). */
-export async function readEveryHistory(client: Client, visit: (read: ReadHistory) => void): Promise<void> {
+/**
+ * Calls `visit` with each workflow's history (every run the server still holds), and `progress` every
+ * HISTORIES_PROGRESS_EVERY_MS while it reads, with the runs read so far and the runs listed.
+ */
+export async function readEveryHistory(
+  client: Client,
+  visit: (read: ReadHistory) => void,
+  progress: (read: number, listed: number) => void = () => {},
+): Promise<void> {
   const executions: { workflowId: string; runId: string; type: string }[] = [];
-  for await (const execution of client.workflow.list()) executions.push(execution);
   let next = 0;
-  await Promise.all(
-    Array.from({ length: READ_AT_ONCE }, async () => {
-      while (next < executions.length) {
-        const execution = executions[next++]!;
-        try {
-          const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-          visit({ ...execution, history });
-        } catch {
-          // Removed meanwhile: nothing to read.
+  let done = 0;
+  const ticker = setInterval(() => progress(done, executions.length), HISTORIES_PROGRESS_EVERY_MS);
+  try {
+    for await (const execution of client.workflow.list()) executions.push(execution);
+    await Promise.all(
+      Array.from({ length: READ_AT_ONCE }, async () => {
+        while (next < executions.length) {
+          const execution = executions[next++]!;
+          try {
+            const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+            visit({ ...execution, history });
+          } catch {
+            // Removed meanwhile: nothing to read.
+          }
+          done += 1;
         }
-      }
-    }),
-  );
+      }),
+    );
+  } finally {
+    clearInterval(ticker);
+  }
 }
 
 const NON_DETERMINISTIC = proto.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR;

@@ -284,10 +284,14 @@ async function playWith(
   // for nondeterminism (a defect of the code or the SDK, which no retry mends), its history kept.
   const slots = new Map<string, SlotUse>();
   const nondeterministic: ReadHistory[] = [];
-  await readEveryHistory(client, (read) => {
-    addSlotUse(read.history.events ?? [], slots, serviceTaskQueueOf(stack.taskQueue));
-    if (nondeterminismIn(read.history.events ?? []) !== undefined) nondeterministic.push(read);
-  });
+  await readEveryHistory(
+    client,
+    (read) => {
+      addSlotUse(read.history.events ?? [], slots, serviceTaskQueueOf(stack.taskQueue));
+      if (nondeterminismIn(read.history.events ?? []) !== undefined) nondeterministic.push(read);
+    },
+    (read, listed) => print(`reading every history: ${read} of ${listed} runs`),
+  );
   rows.push({
     name: 'no workflow task failed for nondeterminism',
     evidence: keepNondeterministic(nondeterministic, schedule.seed),

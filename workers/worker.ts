@@ -39,6 +39,7 @@ import {
 import { createCustomerJourneyLookupActivities } from '../activities/customer-journey-lookup';
 import { createDepositDeliveryActivities } from '../activities/deposit-delivery';
 import { createJourneyReportActivities } from '../activities/journey-reports';
+import { createNamespaceActivities } from '../activities/namespace-retention';
 import { createPartnerEventActivities, type PartnerEventWiring } from '../activities/partner-event-activities';
 import {
   DEFAULT_OUTCOME_UNKNOWN_RETRY_DELAY_MS,
@@ -150,6 +151,7 @@ export async function createRampflowWorker(options: RampflowWorkerOptions): Prom
     ...createCustomerJourneyLookupActivities(),
     ...createDepositDeliveryActivities(options.depositTimings ? { depositTimings: options.depositTimings } : {}),
     ...createJourneyReportActivities(),
+    ...createNamespaceActivities(),
     ...createPartnerEventActivities(options.partnerEvents),
   };
   const shared = {

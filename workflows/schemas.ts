@@ -85,6 +85,7 @@ export const TradeRecordSchema = z.object({
   toAmount: z.string(),
   toCurrency: z.string(),
   paymentId: z.string().optional(),
+  createdAt: z.number().optional().describe('when the service created the trade (epoch milliseconds, its createTime)'),
 });
 
 export const PaymentRecordSchema = z.object({

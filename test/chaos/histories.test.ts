@@ -2,11 +2,18 @@
  * The nondeterminism row's evidence (chaos/histories.ts): a workflow task failed for nondeterminism is
  * found by its cause or its message, and its history is kept where the replayer reads it back whole.
  */
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { keepNondeterministic, nondeterminismIn } from '../../chaos/histories';
+import {
+  HISTORIES_PROGRESS_EVERY_MS,
+  keepNondeterministic,
+  nondeterminismIn,
+  readEveryHistory,
+} from '../../chaos/histories';
 
 const { WorkflowTaskFailedCause } = temporal.api.enums.v1;
 const event = (eventId: number, attributes: object) =>
@@ -53,6 +60,47 @@ describe("the chaos run's nondeterminism row", () => {
     );
     const file = /\(history: (.*)\)$/.exec(line!)![1]!;
     expect(historyFromJSON(JSON.parse(readFileSync(file, 'utf8'))).events).toHaveLength(2);
+    rmSync(dirname(file), { recursive: true });
     expect(keepNondeterministic([], 3)).toEqual([]);
+  });
+});
+
+describe('reading every history', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('says how far it got while it reads, and nothing once it is done', async () => {
+    vi.useFakeTimers();
+    const runs = Array.from({ length: 20 }, (_, index) => ({ workflowId: `w${index}`, runId: 'r', type: 't' }));
+    const waiting: (() => void)[] = [];
+    const answered = () => new Promise<void>((resolve) => waiting.push(resolve));
+    // A server that lists 20 runs and answers each history only when told: the read stays under way.
+    const client = {
+      workflow: {
+        async *list() {
+          yield* runs;
+        },
+        getHandle: () => ({ fetchHistory: async () => (await answered(), { events: [] }) }),
+      },
+    } as unknown as Client;
+    const progress: [number, number][] = [];
+    const visited: string[] = [];
+    const reading = readEveryHistory(
+      client,
+      (read) => visited.push(read.workflowId),
+      (read, listed) => progress.push([read, listed]),
+    );
+    await vi.advanceTimersByTimeAsync(HISTORIES_PROGRESS_EVERY_MS);
+    expect(progress).toEqual([[0, 20]]);
+    // Answers come one at a time, each read in turn.
+    while (visited.length < 20) {
+      waiting.shift()?.();
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    await reading;
+    await vi.advanceTimersByTimeAsync(HISTORIES_PROGRESS_EVERY_MS * 3);
+    expect(progress).toEqual([[0, 20]]);
+    expect(new Set(visited).size).toBe(20);
   });
 });

@@ -64,6 +64,8 @@ export interface TradeRecord {
   toCurrency: string;
   /** Where the service names the payment a settled offramp trade paid out with (see activities). */
   paymentId?: string;
+  /** When the service created the trade (its `createTime`, epoch milliseconds), when it reads as a time. */
+  createdAt?: number;
 }
 
 export interface PaymentRecord {

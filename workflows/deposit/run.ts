@@ -38,6 +38,7 @@ import {
 } from '@temporalio/workflow';
 import type { CustomerJourneyLookupActivities, RampActivities } from '../../activities';
 import type { JourneyReportActivities } from '../../activities/journey-reports';
+import type { NamespaceActivities } from '../../activities/namespace-retention';
 import { RampCustomerId, RampExternalId, RampStage } from '../../observability/search-attributes';
 import {
   ACTIVITY_RETRY,
@@ -83,7 +84,12 @@ import {
   stageEntered,
   StageIndexWhereWaiting,
 } from '../common/showing';
-import { DEPOSIT_FIRST_LOOK, REFUND_READS_WHAT_SETTLED, takesPatch } from '../common/patches';
+import {
+  DEPOSIT_FIRST_LOOK,
+  FIRST_READ_REFUND_TELLS_COMPLETION,
+  REFUND_READS_WHAT_SETTLED,
+  takesPatch,
+} from '../common/patches';
 import { type CarriedParking, OperatorDesk, takeUpCarriedPark } from '../common/parking';
 import { isHint, paymentNamesTrade, tradeNamesDeposit } from '../common/trust';
 import { deadlinePassed, DepositStepClock, pollTolerantly, waitForService } from '../common/waiting';
@@ -115,6 +121,17 @@ const journeyIndex = proxyLocalActivities<CustomerJourneyLookupActivities>({
   startToCloseTimeout: '10 seconds',
   retry: ACTIVITY_RETRY,
   summary: "find the customer's journey in rampflow's index",
+});
+
+/**
+ * The namespace's retention, read from the Temporal server (activities/namespace-retention.ts): no call
+ * to the service. About 10 minutes of attempts, then the step parks for an operator (a worker whose key
+ * may not describe the namespace is a deployment to fix, docs/deploying/temporal-cluster-or-cloud.md).
+ */
+const namespace = proxyActivities<NamespaceActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 10 },
+  summary: "read the namespace's retention",
 });
 
 /**
@@ -504,9 +521,29 @@ export class DepositRun {
     ledger.applyTrade(found);
     // applyTrade takes only a trade whose record names this deposit; it then knows the deposit was confirmed.
     if (!ledger.confirmedOnce) return;
-    // What the journey counted: what this run told it (a park while searching), else what the earlier run did.
-    if (link.reportedStage === undefined && (await this.completedAtTheService())) link.reportedStage = 'COMPLETED';
+    // What the journey counted: what this run told it (a park while searching), else what an earlier run
+    // did; when none can have, nothing yet, and it is told the completion before the refund.
+    if (link.reportedStage === undefined && (await this.completedAtTheService())) {
+      if (takesPatch(FIRST_READ_REFUND_TELLS_COMPLETION) && (await this.noEarlierRunCouldHaveToldIt(found)))
+        throw new DepositEnded({ stage: 'COMPLETED', reason: ledger.completion() }); // end() then reverses it
+      link.reportedStage = 'COMPLETED';
+    }
     throw this.reversal();
+  }
+
+  /**
+   * Whether no earlier run of this deposit can have told the journey it completed. Such a run ended
+   * after the trade was created, and a closed run stays until the namespace's retention has passed
+   * since its close; while it stays, a delivery of the refund starts a reversal run of its own
+   * (client/deposit-delivery.ts), not this one. So a trade created less than the retention ago leaves
+   * no room for one; an older trade (or one without a readable creation time) might, and the run
+   * takes the journey to have counted it, as before. Its blind spot: an earlier run an operator
+   * deleted by hand within the retention.
+   */
+  private async noEarlierRunCouldHaveToldIt(trade: TradeRecord): Promise<boolean> {
+    if (trade.createdAt === undefined) return false;
+    const retentionMs = await orPark("reading the namespace's retention", () => namespace.namespaceRetentionMs());
+    return workflowNow() - trade.createdAt < retentionMs;
   }
 
   /** Whether the service's records show the deposit's money all the way through: its trade settled and, for an offramp, its payout. */
