@@ -334,3 +334,73 @@ describe('a refund that a deposit reads first, of a trade older than the retenti
     expect(state.deposits.reversedTotals.USDT).toBe('27.000000');
   });
 });
+
+/**
+ * A deposit parked at its confirmation's deadline (the journey told RECEIVED, then NEEDS_ATTENTION)
+ * while the service confirmed, traded, paid out and refunded it, none of it delivered; the refund's
+ * delivery then wakes the parked run, which reads the deposit REJECTED before it ever saw it
+ * confirmed. It used to end REVERSED "after NEEDS_ATTENTION", and the partner never heard of the
+ * completion; this run told the journey only open stages, so no one else did either.
+ */
+describe('a refund read by a deposit parked before its confirmation', () => {
+  let parked: JourneyHarness;
+  let parkedEvents: PartnerEventsUnderTest;
+  let parkedCustomer: OfframpByWebhooks;
+  const PARKING_SOON = { ...EVENTS_ONLY_DEPOSITS, stepDeadlineSeconds: 2 };
+
+  beforeAll(async () => {
+    parkedEvents = await startPartnerEvents();
+    parked = await startJourneyHarness(
+      { clock: { frozen: true } },
+      { depositTimings: PARKING_SOON, partnerEvents: parkedEvents.wiring },
+    );
+    parkedCustomer = await startOfframpByWebhooks(parked, PARKING_SOON);
+  });
+  afterAll(async () => {
+    await parkedCustomer?.receiver.close();
+    await parked?.close();
+    await parkedEvents?.close();
+  });
+
+  it('reports it completed, then reversed', async () => {
+    const deposit = await parked.control.simulateCryptoDeposit({
+      depositAddressId: parkedCustomer.depositAddressId,
+      amount: '28.000000',
+      currency: 'USDT',
+      sender: SENDER,
+    });
+    await parkedCustomer.deliver();
+    await parked.waitForDeposit(deposit.id, (s) => s.stage === 'NEEDS_ATTENTION');
+    await parked.control.confirmDeposit(deposit.id);
+    await parked.control.settleTrade((await parkedCustomer.tradeOf(deposit.id)).id);
+    await parked.control.settlePayment((await parkedCustomer.tradeOf(deposit.id)).paymentId!);
+    await parked.control.refundDeposit(deposit.id);
+    await parkedCustomer.receiver.post({
+      event: 'DEPOSIT_REJECTED',
+      payload: await parked.ramp.deposits.detail({ id: deposit.id }),
+    });
+
+    const handle = parked.client.workflow.getHandle(depositWorkflowId(deposit.id));
+    expect(await handle.result()).toMatchObject({
+      stage: 'REVERSED',
+      reason: expect.stringContaining('after its trade settled'),
+    });
+    const heard = await until(
+      'the partner to hear of the reversal',
+      async () => {
+        const ofDeposit = parkedEvents.endpoint
+          .eventsOf(parkedCustomer.externalId)
+          .filter((event) => (event.data as { depositId?: string }).depositId === deposit.id);
+        return ofDeposit.some((event) => event.type === 'deposit.reversed') ? ofDeposit : undefined;
+      },
+      60_000,
+    );
+    expect(heard.map((event) => event.type)).toEqual(['deposit.received', 'deposit.completed', 'deposit.reversed']);
+    const state = await parked.waitForJourney(
+      parkedCustomer.journey,
+      (s) => shownDeposit(s.deposits, deposit.id)?.stage === 'REVERSED',
+    );
+    expect(state.deposits.completedTotals.USDT ?? '0').toMatch(/^0(\.0+)?$/);
+    expect(state.deposits.reversedTotals.USDT).toBe('28.000000');
+  });
+});

@@ -43,12 +43,14 @@ export const DEPOSIT_FIRST_LOOK = 'deposit-first-look';
 export const REFUND_READS_WHAT_SETTLED = 'refund-reads-what-settled';
 
 /**
- * 1.3, a deposit whose very first read shows the refund of a deposit the service had completed (its
- * events lost, its run started late by reconciliation; issue 36, found by the chaos run): when no
- * earlier run of it can have told the journey it completed (its trade is younger than the namespace's
+ * 1.3, a deposit that reads the refund of a deposit the service had completed before it ever saw it
+ * confirmed: at its first read (its events lost, its run started late by reconciliation), or when a
+ * step parked before the confirmation runs again (issue 36, found by the chaos run). When no earlier
+ * run of it can have told the journey it completed (its trade is younger than the namespace's
  * retention, so such a run would still be there and the refund would have gone to a reversal run of
- * its own), it ends COMPLETED, then REVERSED, so the partner hears both and the journey counts it in and
- * out. It used to end REVERSED alone, as if an earlier run had told it. Asked only on that path.
+ * its own), it ends COMPLETED, then REVERSED, so the partner hears both and the journey counts it in
+ * and out. It used to end REVERSED alone: at a first read as if an earlier run had told the journey,
+ * after a park as if nothing had completed. Asked only on those paths.
  */
 export const FIRST_READ_REFUND_TELLS_COMPLETION = 'first-read-refund-tells-completion';
 

@@ -505,9 +505,11 @@ export class DepositRun {
    * earlier run (which knew it completed) retention removed, or whose events were all lost. The run's
    * history cannot tell them apart; the service's records can: a trade that names the deposit says the
    * service confirmed it (the trade is verified by its detail read, activities/trade-lookup.ts). Then
-   * the run ends REVERSED, and when the trade settled (and an offramp's payment was paid out) the
-   * journey is told the deposit had COMPLETED, the stage its board counted it at, so its completed
-   * totals drop the amount. No trade: a rejection, as before.
+   * the run ends REVERSED. When the trade settled (and an offramp's payment was paid out), the deposit
+   * had completed: if no earlier run can have told the journey so (noEarlierRunCouldHaveToldIt), the
+   * run ends COMPLETED first and the journey hears both; otherwise it is told the deposit had
+   * COMPLETED, the stage its board counted it at, so its completed totals drop the amount. No trade: a
+   * rejection, as before.
    */
   private async reverseIfTraded(): Promise<void> {
     const { depositId, ledger, link } = this;
@@ -521,13 +523,18 @@ export class DepositRun {
     ledger.applyTrade(found);
     // applyTrade takes only a trade whose record names this deposit; it then knows the deposit was confirmed.
     if (!ledger.confirmedOnce) return;
-    // What the journey counted: what this run told it (a park while searching), else what an earlier run
-    // did; when none can have, nothing yet, and it is told the completion before the refund.
-    if (link.reportedStage === undefined && (await this.completedAtTheService())) {
-      if (takesPatch(FIRST_READ_REFUND_TELLS_COMPLETION) && (await this.noEarlierRunCouldHaveToldIt(found)))
-        throw new DepositEnded({ stage: 'COMPLETED', reason: ledger.completion() }); // end() then reverses it
-      link.reportedStage = 'COMPLETED';
-    }
+    // What the journey counted: an open stage this run told it (its first look, or a park), else
+    // COMPLETED, told by an earlier run, unless no earlier run can have: then it is told the completion
+    // (end() then reverses it), which it would otherwise never hear of.
+    const toldOpenStage = link.reportedStage !== undefined;
+    if (toldOpenStage && !takesPatch(FIRST_READ_REFUND_TELLS_COMPLETION)) throw this.reversal();
+    if (!(await this.completedAtTheService())) throw this.reversal();
+    if (
+      (toldOpenStage || takesPatch(FIRST_READ_REFUND_TELLS_COMPLETION)) &&
+      (await this.noEarlierRunCouldHaveToldIt(found))
+    )
+      throw new DepositEnded({ stage: 'COMPLETED', reason: ledger.completion() });
+    if (!toldOpenStage) link.reportedStage = 'COMPLETED';
     throw this.reversal();
   }
 
