@@ -19,6 +19,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Clien
 import type { rampEvent } from '../workflows/ramp-event/workflow';
 import { EVENT_STAGE, type RampEventInput } from '../workflows/ramp-event/events';
 import { RampStage } from '../observability/search-attributes';
+import { PRIORITY } from '../workflows/common/calls';
 
 export class TemporalUnavailable extends Error {
   constructor(cause: unknown) {
@@ -50,6 +51,10 @@ export async function handOff(
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           args: [input],
           typedSearchAttributes: [{ key: RampStage, value: EVENT_STAGE.RECEIVED }],
+          // Anyone holding the webhook token can start these: when the workflow task queue is behind, the
+          // server hands out journeys', deposits' and payouts' tasks first (the ramp-event's own service
+          // reads are LOW already, workflows/ramp-event/workflow.ts).
+          priority: { priorityKey: PRIORITY.LOW },
           staticSummary: `${input.event} ${input.payloadId}${input.deliveredAs ? ` (delivered as ${input.deliveredAs})` : ''}`,
         });
         return 'started' as const;

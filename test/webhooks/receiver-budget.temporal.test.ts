@@ -185,13 +185,15 @@ describe('the receiver budget', () => {
     await journey.terminate('test over');
   });
 
-  it('has the ramp-event workflow read the service on the service queue at the lowest priority, not as a local activity', async () => {
+  it('starts the ramp-event workflow at the lowest priority, and has it read the service on the service queue at that priority, not as a local activity', async () => {
     const receiver = await receiverWith({ routing: 'workflow' });
     const { body, workflowId } = madeUpDeposit();
     expect((await post(receiver, body)).status).toBe(200);
     const handle = h.client.workflow.getHandle(workflowId);
     expect(await handle.result()).toMatchObject({ outcome: 'DISMISSED' });
     const events = (await handle.fetchHistory()).events ?? [];
+    // Its workflow tasks wait behind journeys', deposits' and payouts' when the queue is behind (a forger's flood).
+    expect(events[0]?.workflowExecutionStartedEventAttributes?.priority?.priorityKey).toBe(PRIORITY.LOW);
     expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toEqual(
       [],
     );
