@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { JourneyReportSender, type ReportOutcome } from '../client/journey-report-sender';
+import { JourneyReportSender, type OfferTimings, type ReportOutcome } from '../client/journey-report-sender';
 import type { DepositReport } from '../workflows/common/messages';
 
 /**
@@ -16,11 +16,24 @@ import type { DepositReport } from '../workflows/common/messages';
  * journey has at most two offers in flight from one rampflow worker.
  */
 const senders = new WeakMap<Client, JourneyReportSender>();
-function senderFor(client: Client): JourneyReportSender {
-  let sender = senders.get(client);
-  if (!sender) senders.set(client, (sender = new JourneyReportSender(client)));
+const promptSenders = new WeakMap<Client, JourneyReportSender>();
+function senderFor(client: Client, prompt: boolean): JourneyReportSender {
+  const kept = prompt ? promptSenders : senders;
+  let sender = kept.get(client);
+  if (!sender) kept.set(client, (sender = new JourneyReportSender(client, prompt ? PROMPT_OFFER_TIMINGS : undefined)));
   return sender;
 }
+
+/**
+ * A prompt offer asks once, for at most 5 s, then counts as refused: a deposit's first look offers its
+ * report while it holds a slot of the service queue, and a journey whose workflow tasks are minutes
+ * behind (a flood of forged deliveries, a worker restarting) would hold that slot for the offer's whole
+ * 30 s. At 300 customers under the chaos run, first looks held a third of the service queue's slot
+ * time that way (docs/guarantees/chaos.md). A report a prompt offer leaves is offered again, under the
+ * same key, by the deposit's own report activity on the workflow queue; one the journey took late
+ * anyway is recognised there by its key.
+ */
+export const PROMPT_OFFER_TIMINGS: OfferTimings = { offerDeadlineMs: 5_000, unknownOutcomeBudgetMs: 5_000 };
 
 /**
  * Offers `report` to the journey from the activity running now. Each attempt heartbeats the update id
@@ -30,9 +43,13 @@ function senderFor(client: Client): JourneyReportSender {
  * again: a report the journey took is never offered again however many others it took meanwhile,
  * which its window of keys could not promise.
  */
-export async function offerReport(journeyId: string, report: DepositReport): Promise<ReportOutcome> {
+export async function offerReport(
+  journeyId: string,
+  report: DepositReport,
+  how: { prompt?: boolean } = {},
+): Promise<ReportOutcome> {
   const context = Context.current();
-  const sender = senderFor(context.client);
+  const sender = senderFor(context.client, how.prompt === true);
   const sentBefore = sentUpdateOf(context.info.heartbeatDetails);
   if (sentBefore !== undefined && (await sender.takenEarlier(journeyId, sentBefore))) return 'taken';
   return sender.offer(journeyId, report, (updateId) => context.heartbeat({ updateId } satisfies SentOffer));

@@ -267,10 +267,12 @@ export function createRampActivities(
         currency: deposit.currency,
       };
       try {
-        const outcome = await offerReport(journeyWorkflowId(indexedJourney), {
-          key: firstReportKey,
-          progress: { summary: received },
-        });
+        // Promptly: this activity holds a service slot, and the workflow offers an unanswered report again itself.
+        const outcome = await offerReport(
+          journeyWorkflowId(indexedJourney),
+          { key: firstReportKey, progress: { summary: received } },
+          { prompt: true },
+        );
         return { deposit, indexedJourney, ...(outcome === 'taken' ? { reportTaken: true as const } : {}) };
       } catch {
         return { deposit, indexedJourney };

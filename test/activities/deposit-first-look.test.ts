@@ -120,6 +120,34 @@ describe("a deposit's first look", () => {
     expect(index.reports).toEqual([]);
   });
 
+  it('asks a journey that does not answer once, for a few seconds, then leaves the report to the workflow: it holds a service slot meanwhile', async () => {
+    serviceHas(depositOf('RECEIVED'));
+    const index = indexClient(['user-1']);
+    // The journey's workflow tasks are far behind: its update is never answered, each ask ends at its deadline.
+    const asks: string[] = [];
+    const client = {
+      ...index.client,
+      withDeadline: <R>(deadline: number, fn: () => Promise<R>): Promise<R> =>
+        Promise.race([
+          fn(),
+          new Promise<R>((_, fail) => setTimeout(() => fail(new Error('deadline exceeded')), deadline - Date.now())),
+        ]),
+      workflow: {
+        ...index.client.workflow,
+        getHandle: (workflowId: string) => ({
+          executeUpdate: () => {
+            asks.push(workflowId);
+            return new Promise(() => {});
+          },
+        }),
+      },
+    } as unknown as Client;
+    const look = await firstLook(client, 'dep-1#run.1');
+    expect(look).toEqual({ deposit: expect.objectContaining({ status: 'RECEIVED' }), indexedJourney: 'user-1' });
+    // One ask of PROMPT_OFFER_TIMINGS; the workflow's own report activity asks for up to 30 s, three times.
+    expect(asks).toEqual([journeyWorkflowId('user-1')]);
+  });
+
   it('leaves the report to the workflow when the journey cannot be told (no reportTaken)', async () => {
     serviceHas(depositOf('CONFIRMED'));
     const index = indexClient(['user-1']);
