@@ -22,6 +22,7 @@ import { formatTable } from '../chaos/table';
 import type { BenchOptions } from './options';
 import type { Figure } from './report';
 import { BENCH_PAYLOAD_KEYS_VARIABLE } from './support/temporal';
+import { useRunPayloadKeys } from '../chaos/run-keys';
 
 const FULL = { customers: 1_000, minutes: 30 };
 const QUICK = { customers: 20, minutes: 3 };
@@ -51,7 +52,7 @@ export async function benchChaos(options: BenchOptions): Promise<Figure[]> {
     'minutes',
   );
   // Every process the run starts inherits these, as under `npm run chaos`.
-  process.env.RAMPFLOW_PAYLOAD_KEYS ||= BENCH_PAYLOAD_KEYS_VARIABLE;
+  useRunPayloadKeys('bench', BENCH_PAYLOAD_KEYS_VARIABLE);
   process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-bench-chaos-attachments-'));
   try {
     // The run kills workers and Temporal on purpose: the SDK's warning per failed call is noise here.

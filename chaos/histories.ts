@@ -74,19 +74,26 @@ export function nondeterminismIn(events: readonly HistoryEvent[]): string | unde
   return undefined;
 }
 
+/** The file beside the kept histories that holds the payload keys the run made (chaos/run-keys.ts). */
+export const KEPT_KEYS_FILE = 'payload-keys';
+
 /**
  * Keeps the histories of workflows that failed for nondeterminism, as the replayer reads them
  * (`historyToJSON`), in a folder of the run's own under the system's temporary folder; returns the
  * evidence, one line each, with where its history is. Their payloads stay encrypted with the run's
- * RAMPFLOW_PAYLOAD_KEYS: a replay needs the same keys.
+ * RAMPFLOW_PAYLOAD_KEYS, and a replay needs the same keys: when the run made them itself (`keys`),
+ * they are written beside the histories (KEPT_KEYS_FILE, readable by the owner only); a caller's own
+ * keys are not (it has them).
  */
-export function keepNondeterministic(found: readonly ReadHistory[], seed: number): string[] {
+export function keepNondeterministic(found: readonly ReadHistory[], seed: number, keys?: string): string[] {
   if (found.length === 0) return [];
   const folder = join(tmpdir(), `rampflow-chaos-${seed}-nondeterminism-${Date.now()}`);
-  mkdirSync(folder, { recursive: true });
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  if (keys !== undefined) writeFileSync(join(folder, KEPT_KEYS_FILE), keys, { mode: 0o600 });
+  const sealedWith = keys !== undefined ? `keys: ${join(folder, KEPT_KEYS_FILE)}` : 'keys: your RAMPFLOW_PAYLOAD_KEYS';
   return found.map(({ workflowId, runId, type, history }) => {
     const file = join(folder, `${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}-${runId}.json`);
     writeFileSync(file, historyToJSON(history));
-    return `${type} ${workflowId}: ${nondeterminismIn(history.events ?? []) ?? ''} (history: ${file})`;
+    return `${type} ${workflowId}: ${nondeterminismIn(history.events ?? []) ?? ''} (history: ${file}; ${sealedWith})`;
   });
 }

@@ -28,6 +28,7 @@ import {
   type Schedule,
 } from './schedule';
 import { keepNondeterministic, nondeterminismIn, readEveryHistory, type ReadHistory } from './histories';
+import { keysTheRunMade } from './run-keys';
 import { addSlotUse, describeSlotUse, type SlotUse } from './service-slots';
 import { fakeTimeLibrary } from './worker-clock';
 import type { ClockStep } from './worker-pool';
@@ -294,7 +295,7 @@ async function playWith(
   );
   rows.push({
     name: 'no workflow task failed for nondeterminism',
-    evidence: keepNondeterministic(nondeterministic, schedule.seed),
+    evidence: keepNondeterministic(nondeterministic, schedule.seed, keysTheRunMade()),
   });
   await printParked(client, print);
   await printReconciliation(client, print);

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { Runtime, DefaultLogger } from '@temporalio/worker';
-import { generatePayloadKey } from '../codec/keys';
 import { playChaos } from './play';
 import { describeSchedule, drawSchedule } from './schedule';
 import { formatTable, firstBroken } from './table';
+import { useRunPayloadKeys } from './run-keys';
 
 const whole = (value: string): number => {
   const number = Number(value);
@@ -38,7 +38,7 @@ const options = program.opts<{ seed: number; customers: number; minutes: number;
 
 // Encrypted like production, as the test suites run: one fresh payload key per run, inherited by
 // every process the run starts; submitted documents go to a folder of the run's own.
-process.env.RAMPFLOW_PAYLOAD_KEYS ||= generatePayloadKey('chaos-run');
+useRunPayloadKeys('chaos-run');
 process.env.RAMPFLOW_ATTACHMENTS_DIR ||= mkdtempSync(join(tmpdir(), 'rampflow-chaos-attachments-'));
 
 // The run kills workers and Temporal on purpose: the SDK's warning per failed call is noise here.

@@ -2,14 +2,15 @@
  * The nondeterminism row's evidence (chaos/histories.ts): a workflow task failed for nondeterminism is
  * found by its cause or its message, and its history is kept where the replayer reads it back whole.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import {
   HISTORIES_PROGRESS_EVERY_MS,
+  KEPT_KEYS_FILE,
   keepNondeterministic,
   nondeterminismIn,
   readEveryHistory,
@@ -43,24 +44,32 @@ describe("the chaos run's nondeterminism row", () => {
     expect(nondeterminismIn([started])).toBeUndefined();
   });
 
-  it("keeps each such history as the replayer reads it, and names it in the row's evidence", () => {
+  it("keeps each such history as the replayer reads it, with the keys the run made, and names both in the row's evidence", () => {
     const history = temporal.api.history.v1.History.create({
       events: [
         started,
         failedTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR, 'TMPRL1100 x'),
       ],
     });
-    const [line, ...rest] = keepNondeterministic(
-      [{ workflowId: 'customer/chaos-3-44', runId: 'r1', type: 'customerJourney', history }],
-      3,
-    );
+    const found = [{ workflowId: 'customer/chaos-3-44', runId: 'r1', type: 'customerJourney', history }];
+    const [line, ...rest] = keepNondeterministic(found, 3, 'chaos-run:a2V5');
     expect(rest).toEqual([]);
     expect(line).toMatch(
-      /^customerJourney customer\/chaos-3-44: TMPRL1100 x \(history: .*rampflow-chaos-3-nondeterminism-\d+\/customer_chaos-3-44-r1\.json\)$/,
+      /^customerJourney customer\/chaos-3-44: TMPRL1100 x \(history: .*rampflow-chaos-3-nondeterminism-\d+\/customer_chaos-3-44-r1\.json; keys: .*\/payload-keys\)$/,
     );
-    const file = /\(history: (.*)\)$/.exec(line!)![1]!;
+    const file = /\(history: (.*?);/.exec(line!)![1]!;
     expect(historyFromJSON(JSON.parse(readFileSync(file, 'utf8'))).events).toHaveLength(2);
+    const keys = join(dirname(file), KEPT_KEYS_FILE);
+    expect(readFileSync(keys, 'utf8')).toBe('chaos-run:a2V5');
+    expect(statSync(keys).mode & 0o777).toBe(0o600);
     rmSync(dirname(file), { recursive: true });
+
+    // Keys the caller gave are not written anywhere: the evidence says to use them.
+    const [given] = keepNondeterministic(found, 3);
+    expect(given).toMatch(/; keys: your RAMPFLOW_PAYLOAD_KEYS\)$/);
+    const givenFolder = dirname(/\(history: (.*?);/.exec(given!)![1]!);
+    expect(existsSync(join(givenFolder, KEPT_KEYS_FILE))).toBe(false);
+    rmSync(givenFolder, { recursive: true });
     expect(keepNondeterministic([], 3)).toEqual([]);
   });
 });
