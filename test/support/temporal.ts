@@ -32,3 +32,20 @@ export function testPayloadKeys(): PayloadKey[] {
 export function uniqueTaskQueue(prefix: string): string {
   return `${prefix}-${randomUUID()}`;
 }
+
+/**
+ * A time further back than the test namespace's retention (a day more): a sandbox whose clock starts
+ * there makes records (trades) as old as those a run removed at retention had; a run deleted by hand
+ * stands for one removed at retention only then (workflows/deposit/run.ts, `noEarlierRunCouldHaveToldIt`).
+ */
+export async function pastTheRetention(namespace = 'default'): Promise<Date> {
+  const { client, close } = await connectClient();
+  try {
+    const { config } = await client.workflowService.describeNamespace({ namespace });
+    const retentionMs = Number(String(config?.workflowExecutionRetentionTtl?.seconds ?? 0)) * 1000;
+    if (retentionMs <= 0) throw new Error(`namespace ${namespace} states no retention`);
+    return new Date(Date.now() - retentionMs - 86_400_000);
+  } finally {
+    await close();
+  }
+}

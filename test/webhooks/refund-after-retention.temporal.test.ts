@@ -3,7 +3,9 @@
  * workflow delete`): nothing of rampflow's remembers that the deposit completed, so the fresh run
  * the refund starts recognises the reversal from the service's records (a trade names the deposit:
  * the service had confirmed it). The journey's completed totals drop the amount, and the partner
- * hears `deposit.reversed`, not `deposit.rejected`.
+ * hears `deposit.reversed`, not `deposit.rejected`. The sandbox's clock starts further back than the
+ * namespace's retention, so the deposits' trades are as old as retention requires of a removed run's
+ * (a run deleted within the retention is another case: refund-after-unseen-completion.temporal.test.ts).
  */
 import { type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +14,7 @@ import { depositWorkflowId, type JourneyState, journeyStateQuery } from '../../w
 import type { RampEventResult } from '../../workflows/ramp-event/events';
 import { type JourneyHarness, startJourneyHarness } from '../support/journey-harness';
 import { type PartnerEventsUnderTest, startPartnerEvents } from '../support/partner-event-wiring';
+import { pastTheRetention } from '../support/temporal';
 import { until } from '../support/until';
 import { type OfframpByWebhooks, startOfframpByWebhooks } from './support/offramp-by-webhooks';
 
@@ -28,7 +31,7 @@ let depositAddressId: string;
 beforeAll(async () => {
   events = await startPartnerEvents();
   h = await startJourneyHarness(
-    { clock: { frozen: true } },
+    { clock: { frozen: true, startTime: await pastTheRetention() } },
     { depositTimings: EVENTS_ONLY_DEPOSITS, partnerEvents: events.wiring },
   );
   customer = await startOfframpByWebhooks(h, EVENTS_ONLY_DEPOSITS);

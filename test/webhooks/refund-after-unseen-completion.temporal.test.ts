@@ -18,6 +18,7 @@ import { shownDeposit } from '../../workflows/journey/board';
 import { depositWorkflowId, type JourneyState, journeyStateQuery } from '../../workflows/common/messages';
 import { type JourneyHarness, startJourneyHarness } from '../support/journey-harness';
 import { type PartnerEventsUnderTest, startPartnerEvents } from '../support/partner-event-wiring';
+import { pastTheRetention } from '../support/temporal';
 import { until } from '../support/until';
 import { type OfframpByWebhooks, startOfframpByWebhooks } from './support/offramp-by-webhooks';
 
@@ -282,12 +283,9 @@ describe('a refund that a deposit reads first, of a trade older than the retenti
   let oldCustomer: OfframpByWebhooks;
 
   beforeAll(async () => {
-    const { config } = await h.client.workflowService.describeNamespace({ namespace: 'default' });
-    const retentionMs = Number(String(config?.workflowExecutionRetentionTtl?.seconds ?? 0)) * 1000;
-    expect(retentionMs).toBeGreaterThan(0);
     oldEvents = await startPartnerEvents();
     old = await startJourneyHarness(
-      { clock: { frozen: true, startTime: new Date(Date.now() - retentionMs - 86_400_000) } },
+      { clock: { frozen: true, startTime: await pastTheRetention() } },
       { depositTimings: EVENTS_ONLY_DEPOSITS, partnerEvents: oldEvents.wiring },
     );
     oldCustomer = await startOfframpByWebhooks(old, EVENTS_ONLY_DEPOSITS);
