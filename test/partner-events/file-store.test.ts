@@ -130,9 +130,10 @@ describe('the file store', () => {
   it('takes over the lock of a writer that exited but is not reaped yet (a zombie), as after a kill in a container', async () => {
     const dir = newFolder();
     await (await openFilePartnerEventStore({ dir, payloadKeys: keys, role: 'writer' })).close();
-    // sh starts a child that exits at once, then becomes `sleep`, which never waits for it: the child
-    // stays a zombie, answering signal 0, while the sleep lasts.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a child that exits a second later, then becomes `sleep`, which never waits for it: the
+    // child stays a zombie, answering signal 0, while the sleep lasts. (A child that exited at once
+    // could be reaped by sh itself before the exec, on a loaded machine: then there is no zombie.)
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = Number(
         await new Promise<string>((done) =>
