@@ -67,19 +67,26 @@ async function refundDeliveredAlone(depositId: string): Promise<void> {
   await customer.receiver.post({ event: 'DEPOSIT_REJECTED', payload: await h.ramp.deposits.detail({ id: depositId }) });
 }
 
-/** The types of the partner's events about one deposit, once one of them is `deposit.reversed`. */
-async function partnerHeardOf(depositId: string): Promise<string[]> {
-  const heard = await until(
+/** The partner's events about one deposit, once one of them is `deposit.reversed` (this file's customer unless told). */
+async function eventsOfReversed(
+  depositId: string,
+  heardBy: { events: PartnerEventsUnderTest; customer: OfframpByWebhooks } = { events, customer },
+) {
+  return until(
     'the partner to hear of the reversal',
     async () => {
-      const ofDeposit = events.endpoint
-        .eventsOf(customer.externalId)
+      const ofDeposit = heardBy.events.endpoint
+        .eventsOf(heardBy.customer.externalId)
         .filter((event) => (event.data as { depositId?: string }).depositId === depositId);
       return ofDeposit.some((event) => event.type === 'deposit.reversed') ? ofDeposit : undefined;
     },
     60_000,
   );
-  return heard.map((event) => event.type);
+}
+
+/** The types of the partner's events about one deposit, once one of them is `deposit.reversed`. */
+async function partnerHeardOf(depositId: string): Promise<string[]> {
+  return (await eventsOfReversed(depositId)).map((event) => event.type);
 }
 
 /** The deposit's workflow, once the receiver has started it for a delivery (through a ramp-event workflow, for a deposit it has not seen). */
@@ -311,16 +318,7 @@ describe('a refund that a deposit reads first, of a trade older than the retenti
       stage: 'REVERSED',
       reason: expect.stringContaining('after its trade settled'),
     });
-    const heard = await until(
-      'the partner to hear of the reversal',
-      async () => {
-        const ofDeposit = oldEvents.endpoint
-          .eventsOf(oldCustomer.externalId)
-          .filter((event) => (event.data as { depositId?: string }).depositId === depositId);
-        return ofDeposit.some((event) => event.type === 'deposit.reversed') ? ofDeposit : undefined;
-      },
-      60_000,
-    );
+    const heard = await eventsOfReversed(depositId, { events: oldEvents, customer: oldCustomer });
     expect(heard.map((event) => [event.type, (event.data as { after?: string }).after])).toEqual([
       ['deposit.reversed', 'COMPLETED'],
     ]);
@@ -383,16 +381,7 @@ describe('a refund read by a deposit parked before its confirmation', () => {
       stage: 'REVERSED',
       reason: expect.stringContaining('after its trade settled'),
     });
-    const heard = await until(
-      'the partner to hear of the reversal',
-      async () => {
-        const ofDeposit = parkedEvents.endpoint
-          .eventsOf(parkedCustomer.externalId)
-          .filter((event) => (event.data as { depositId?: string }).depositId === deposit.id);
-        return ofDeposit.some((event) => event.type === 'deposit.reversed') ? ofDeposit : undefined;
-      },
-      60_000,
-    );
+    const heard = await eventsOfReversed(deposit.id, { events: parkedEvents, customer: parkedCustomer });
     expect(heard.map((event) => event.type)).toEqual(['deposit.received', 'deposit.completed', 'deposit.reversed']);
     const state = await parked.waitForJourney(
       parkedCustomer.journey,
