@@ -2,16 +2,16 @@
  * Partner events leave the workflows here (workflows/partner-events/outbox.ts): recorded in the event
  * store, then delivered to the partner's endpoints.
  *
- * Every batch is recorded by a local activity (`recordPartnerEvents`: an append to the store in the
- * worker's own process, with no round trip through the server's task queues; when the stream's numbers
- * are already held by an earlier run's events, it answers with the stream's last sequence for the
- * outbox to number on from), and what is recorded is pushed, only when some endpoint is enabled, by
+ * Every batch is recorded by an activity (`recordPartnerEvents`: an append to the store; when the
+ * stream's numbers are already held by an earlier run's events, it answers with the stream's last
+ * sequence for the outbox to number on from; runs recorded before 1.4 call it as a local activity),
+ * and what is recorded is pushed, only when some endpoint is enabled, by
  * `pushRecordedPartnerEvents`: bounded in time (it starts deliveries for half its start-to-close
  * timeout and abandons an answer still awaited at 90% of it), heartbeating each endpoint's progress
  * (a retry resumes after it), handing what it could not deliver in its time to the delivery
  * workflow, and, cancelled by a workflow that ends or continues as new, starting no further delivery
  * and answering where each endpoint stands (`handOffPartnerEvents` then hands on the rest). A partner
- * who reads events through the pull API pays no activity for them. (0.x runs recorded and pushed
+ * who reads events through the pull API pays one activity a batch (the recording) and no push. (0.x runs recorded and pushed
  * with `publishPartnerEvents` and `pushPartnerEvents`; 1.0 workers do not register them.)
  *
  * On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a delivery

@@ -167,7 +167,7 @@ async function journeyCost(options: BenchOptions, withEndpoint: boolean): Promis
         const perJourneyActions = totalActions(actions);
         const perJourneyCalls = sum(calls) / count;
         const eventShare = totalActions(eventActions);
-        const shareText = `partner events' share ${round(eventShare)} (${describeKinds(eventActions)}: the push and publish activities' attempts, the recording local activities' batches, the partner-events patches' upserts, delivery workflows)`;
+        const shareText = `partner events' share ${round(eventShare)} (${describeKinds(eventActions)}: the record and push activities' attempts, the recording local activities' batches before 1.4, the upsert of 1.4's patch, delivery workflows)`;
         const figures: Figure[] = [
           {
             name: `cost: Temporal actions per journey, signup to one deposit each way${endpoint ? ', partner events delivered' : ''}`,

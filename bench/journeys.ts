@@ -307,7 +307,7 @@ function sizeFigures(result: SizeResult, options: BenchOptions): Figure[] {
   }
   const { fullFloor } = result;
   if (fullFloor) {
-    const fullMethod = `N=${journeys.count} full floor journeys (today's orchestration: 3 workflows, 16 no-op activities (4 of them reports by update), 8 no-op local activities, 16 search-attribute upserts each; bench/floor/full-floor.ts) on the same Temporal and worker as the floor${fullFloor.finished ? '' : ` (UNFINISHED: ${fullFloor.journeyMs.length}/${n} within the time limit)`}`;
+    const fullMethod = `N=${journeys.count} full floor journeys (today's orchestration: 3 workflows, 22 no-op activities (4 of them reports by update, 6 partner-event recordings), 2 no-op local activities, 16 search-attribute upserts each; bench/floor/full-floor.ts) on the same Temporal and worker as the floor${fullFloor.finished ? '' : ` (UNFINISHED: ${fullFloor.journeyMs.length}/${n} within the time limit)`}`;
     const ratio = journeys.finished && fullFloor.finished ? journeys.makespanMs / fullFloor.makespanMs : Number.NaN;
     figures.push(
       {

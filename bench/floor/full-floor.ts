@@ -6,11 +6,12 @@
  * from the histories of `npm run bench -- cost` (bench/README.md, "Against a floor with today's
  * orchestration"). Per journey and its two deposits:
  *
- * - 16 activities: the journey's 8 service calls (customer, both exits, both flows, both account
- *   reads, the AUD whitelist) and, in each deposit, its own read of the deposit, the trade read and
- *   its two reports, each an activity that offers the report to the journey by update;
- * - 4 updates on the journey (the reports) and 8 local activities (the journey's 6 partner-event
- *   recordings, each deposit's look-up of its journey; rampflow's histories have 9 batches);
+ * - 22 activities: the journey's 8 service calls (customer, both exits, both flows, both account
+ *   reads, the AUD whitelist) and its 6 partner-event recordings (by activity since 1.4;
+ *   rampflow's histories have 9 batches), and, in each deposit, its own read of the deposit, the
+ *   trade read and its two reports, each an activity that offers the report to the journey by update;
+ * - 4 updates on the journey (the reports) and 2 local activities (each deposit's look-up of its
+ *   journey);
  * - 13 search-attribute upserts (each stage shown; since 1.0 no workflow records a patch marker),
  *   one memo upsert per deposit, and a deadline timer on two waits, cancelled by the event.
  *
@@ -96,7 +97,7 @@ export async function fullFloorJourney(): Promise<void> {
   show('CREATING_CUSTOMER', { RampExternalId: [journeyId] });
   await step(); // the customer
   show('SETTING_UP_RAMPS', { RampCustomerId: [journeyId] });
-  await localStep(); // the partner event of the approval
+  await step(); // the partner event of the approval, recorded
   await step(); // the crypto address
   await step(); // the bank account
   await step(); // the onramp
@@ -107,7 +108,7 @@ export async function fullFloorJourney(): Promise<void> {
   await step(); // the deposit address's read
   await step(); // the AUD whitelist
   show('ACTIVE');
-  await localStep(); // the partner event of the accounts and ACTIVE
+  await step(); // the partner event of the accounts and ACTIVE, recorded
 
   for (const kind of ['ONRAMP', 'OFFRAMP'] as const) {
     const deposit = await startChild(fullFloorDeposit, {
@@ -120,7 +121,7 @@ export async function fullFloorJourney(): Promise<void> {
   // Each report is news the journey records as a partner event.
   for (let recorded = 0; recorded < 4; recorded++) {
     await condition(() => reports > recorded);
-    await localStep();
+    await step();
   }
   await condition(() => completed.size === 2);
 }

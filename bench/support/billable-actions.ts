@@ -83,8 +83,10 @@ export function actionsOfHistory(events: HistoryEvent[]): ActionCounts {
  * (activities/partner-event-activities.ts); the outbox schedules it after each recording.
  */
 const PUSH_ACTIVITY = 'pushRecordedPartnerEvents';
-/** The local activity that records a batch. */
-const RECORD_LOCAL_ACTIVITY = 'recordPartnerEvents';
+/** The activity that records a batch (a local activity in runs recorded before 1.4). */
+const RECORD_ACTIVITY = 'recordPartnerEvents';
+/** The patch that made recording an activity (workflows/common/patches.ts): its upsert is partner events' too. */
+const RECORDING_PATCH = 'partner-events-recorded-by-activity';
 /** The workflow that retries a stream's deliveries (workflows/partner-events/delivery.ts). */
 export const DELIVERY_WORKFLOW = 'partnerEventDelivery';
 
@@ -102,23 +104,31 @@ function localActivityTypeOf(marker: temporal.api.history.v1.IMarkerRecordedEven
 
 /**
  * The part of one run's actions that partner events cause in a workflow that emits them: every
- * attempt of the activity that pushes a recorded range, and each workflow task whose local
- * activities include a recording (one local-activity batch). Since 1.0 no patch guards partner
- * events, so no search-attribute upsert is theirs.
+ * attempt of the activities that record a batch and push a recorded range, each workflow task whose
+ * local activities include a recording (runs recorded before 1.4), and the upsert of the patch that
+ * made recording an activity (the SDK writes one when a run first passes a patch).
  */
 export function partnerEventActionsOfHistory(events: HistoryEvent[]): ActionCounts {
   const counts = noActions();
   const activityTypes = new Map<string, string>();
   const recordingTasks = new Set<string>();
+  let patchUpserted = false;
   for (const event of events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) activityTypes.set(String(event.eventId), scheduled.activityType?.name ?? '');
     const started = event.activityTaskStartedEventAttributes;
-    if (started && activityTypes.get(String(started.scheduledEventId)) === PUSH_ACTIVITY)
-      counts['activity attempts'] += started.attempt ?? 1;
+    const startedType = started ? activityTypes.get(String(started.scheduledEventId)) : undefined;
+    if (startedType === PUSH_ACTIVITY || startedType === RECORD_ACTIVITY)
+      counts['activity attempts'] += started?.attempt ?? 1;
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === LOCAL_ACTIVITY_MARKER && localActivityTypeOf(marker) === RECORD_LOCAL_ACTIVITY)
+    if (marker?.markerName === LOCAL_ACTIVITY_MARKER && localActivityTypeOf(marker) === RECORD_ACTIVITY)
       recordingTasks.add(String(marker.workflowTaskCompletedEventId));
+    const changeVersions =
+      event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion;
+    if (!patchUpserted && changeVersions && textOf(changeVersions.data).includes(`"${RECORDING_PATCH}"`)) {
+      counts['search-attribute upserts'] += 1;
+      patchUpserted = true;
+    }
   }
   counts['local-activity batches'] = recordingTasks.size;
   return counts;

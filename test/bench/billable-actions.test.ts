@@ -90,4 +90,39 @@ describe('billable actions of a history', () => {
     });
     expect(totalActions(counts)).toBe(5);
   });
+
+  it("counts partner events' share since 1.4: recording and push attempts, and the upsert of the patch that made recording an activity", () => {
+    const scheduled = (id: number, name: string) =>
+      event(id, { activityTaskScheduledEventAttributes: { activityType: { name } } });
+    const attempt = (id: number, scheduledEventId: number, n: number) =>
+      event(id, { activityTaskStartedEventAttributes: { scheduledEventId, attempt: n } });
+    const changeVersions = (id: number, patches: string[]) =>
+      event(id, {
+        upsertWorkflowSearchAttributesEventAttributes: {
+          searchAttributes: {
+            indexedFields: { TemporalChangeVersion: { data: Buffer.from(JSON.stringify(patches)) } },
+          },
+        },
+      });
+    const counts = partnerEventActionsOfHistory([
+      started(1),
+      changeVersions(2, ['deposit-first-look']),
+      changeVersions(3, ['deposit-first-look', 'partner-events-recorded-by-activity']),
+      scheduled(4, 'recordPartnerEvents'),
+      attempt(5, 4, 2),
+      scheduled(6, 'pushRecordedPartnerEvents'),
+      attempt(7, 6, 1),
+      scheduled(8, 'readCustomer'),
+      attempt(9, 8, 1),
+      changeVersions(10, ['deposit-first-look', 'partner-events-recorded-by-activity', 'a-later-patch']),
+      event(11, { upsertWorkflowSearchAttributesEventAttributes: {} }),
+    ]);
+    // recording 2 + push 1 attempts; the upsert that first names the patch; not the read, the other patches' upserts or a stage's.
+    expect(counts).toMatchObject({
+      'activity attempts': 3,
+      'local-activity batches': 0,
+      'search-attribute upserts': 1,
+    });
+    expect(totalActions(counts)).toBe(4);
+  });
 });

@@ -22,6 +22,7 @@ import {
 } from '../support/journey-harness';
 import { buildPartnerApi } from '../../partner-api/server';
 import { startPartnerEvents, type PartnerEventsUnderTest } from '../support/partner-event-wiring';
+import { publishingIn } from '../support/partner-events';
 import { runRampflow } from '../support/run';
 import { temporalAddress, testPayloadKeys } from '../support/temporal';
 
@@ -55,24 +56,11 @@ async function until<T>(what: string, look: () => T | Nothing | Promise<T | Noth
   }
 }
 
-/** How a run published its events: recordings (local activities) and pushes (activities). */
+/** How a run published its events (test/support/partner-events.ts). */
 async function publishingOf(handle: {
   fetchHistory(): Promise<{ events?: temporal.api.history.v1.IHistoryEvent[] | null }>;
 }) {
-  const counted = { recordings: 0, pushes: 0 };
-  for (const event of (await handle.fetchHistory()).events ?? []) {
-    const marker = event.markerRecordedEventAttributes;
-    if (
-      marker?.markerName === 'core_local_activity' &&
-      Buffer.from(marker.details?.data?.payloads?.[0]?.data ?? [])
-        .toString()
-        .includes('"activity_type":"recordPartnerEvents"')
-    )
-      counted.recordings += 1;
-    const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (activity === 'pushRecordedPartnerEvents') counted.pushes += 1;
-  }
-  return counted;
+  return publishingIn((await handle.fetchHistory()).events ?? []);
 }
 
 const typesOf = (events: PartnerEvent[]) => events.map((event) => event.type);
@@ -119,16 +107,18 @@ describe('partner events', () => {
     await expect(
       h.client.workflow.getHandle(partnerEventDeliveryWorkflowId(`customer/${state.externalId}`)).describe(),
     ).rejects.toThrow(/not found/i);
-    // Every batch was recorded by a local activity, and pushed by an activity apart (one push takes
-    // every batch recorded while the last was under way): recording never waits for the partner.
+    // Every batch was recorded by an activity, none by a local activity (PARTNER_EVENTS_RECORDED_BY_ACTIVITY),
+    // and pushed by an activity apart (one push takes every batch recorded while the last was under
+    // way): recording never waits for the partner.
     const publishing = await publishingOf(handle);
     expect(publishing.recordings).toBeGreaterThan(0);
+    expect(publishing.localRecordings).toBe(0);
     expect(publishing.pushes).toBeGreaterThan(0);
     expect(publishing.pushes).toBeLessThanOrEqual(publishing.recordings);
     await handle.terminate('test over');
   });
 
-  it('records every event for the pull API with no endpoint configured, and pushes nothing: no activity per batch', async () => {
+  it('records every event for the pull API with no endpoint configured, and pushes nothing: no push per batch', async () => {
     const events = await startPartnerEvents();
     cleanups.push(() => events.close());
     const h = await startJourneyHarness({}, { partnerEvents: { ...events.wiring, endpoints: [] } });
@@ -144,7 +134,7 @@ describe('partner events', () => {
     expect(events.endpoint.accepted).toHaveLength(0);
     const publishing = await publishingOf(handle);
     expect(publishing.recordings).toBeGreaterThan(0);
-    expect(publishing).toEqual({ recordings: publishing.recordings, pushes: 0 });
+    expect(publishing).toEqual({ recordings: publishing.recordings, localRecordings: 0, pushes: 0 });
     await handle.terminate('test over');
   });
 

@@ -1,6 +1,7 @@
 /** Partner events for store and pull API tests: catalogue-shaped, with customer data worth hiding. */
 import { randomUUID } from 'node:crypto';
 import type { PartnerEvent, PartnerEventStream } from '../../partner-events/catalogue';
+import type { temporal } from '@temporalio/proto';
 
 export const newEventId = () => `evt_${randomUUID().replaceAll('-', '')}`;
 
@@ -57,4 +58,30 @@ export function payoutEvent(reference: string): PartnerEvent {
     payoutReference: reference,
     data: { reference, paymentId: 'pay-1' },
   };
+}
+
+/**
+ * How a run published its events, from its history: recordings by activity (since 1.4), recordings
+ * by local activity (runs recorded before 1.4: their markers), and pushes.
+ */
+export function publishingIn(events: readonly temporal.api.history.v1.IHistoryEvent[]): {
+  recordings: number;
+  localRecordings: number;
+  pushes: number;
+} {
+  const counted = { recordings: 0, localRecordings: 0, pushes: 0 };
+  for (const event of events) {
+    const marker = event.markerRecordedEventAttributes;
+    if (
+      marker?.markerName === 'core_local_activity' &&
+      Buffer.from(marker.details?.data?.payloads?.[0]?.data ?? [])
+        .toString()
+        .includes('"activity_type":"recordPartnerEvents"')
+    )
+      counted.localRecordings += 1;
+    const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (activity === 'recordPartnerEvents') counted.recordings += 1;
+    if (activity === 'pushRecordedPartnerEvents') counted.pushes += 1;
+  }
+  return counted;
 }

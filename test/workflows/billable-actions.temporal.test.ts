@@ -68,9 +68,10 @@ describe('a journey and its deposit, moved by polls', () => {
     const { handle, state, virtualAccountId } = await startActiveJourney(h);
     const journey = await historyOf(handle.workflowId);
     const allJourneyUpserts = upserts(journey);
-    // A patch is a marker and an upsert (a billed action): 1.0 has none to pass.
-    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: [], upserts: 0 });
-    expect(patchMarkers(journey)).toBe(0);
+    // A patch is a marker and an upsert (a billed action): the journey passes 1.4's, once, at its
+    // first recording of partner events (PARTNER_EVENTS_RECORDED_BY_ACTIVITY).
+    expect(patchesOf(allJourneyUpserts)).toEqual({ patches: ['partner-events-recorded-by-activity'], upserts: 1 });
+    expect(patchMarkers(journey)).toBe(1);
     const journeyUpserts = allJourneyUpserts.filter((upsert) => !isPatchUpsert(upsert));
     expect(journeyUpserts.map((upsert) => upsert.RampStage)).toEqual([
       'CREATING_CUSTOMER',

@@ -136,7 +136,8 @@ describe('a payout parked at its settlement deadline', () => {
       settlementDeadlineSeconds: 3,
     });
     await h.control.settlePayment(paymentId);
-    await until(handle, (state) => state.stage === 'SETTLED');
+    // A payout ends once its events are recorded: read them after its result.
+    expect(await handle.result()).toMatchObject({ stage: 'SETTLED' });
     expect((await partnerEventsOf(reference)).map((event) => event.type)).toEqual(['payout.settled']);
   });
 
@@ -149,7 +150,7 @@ describe('a payout parked at its settlement deadline', () => {
 
     await h.control.settlePayment(paymentId);
     await deliverPaymentSettled(paymentId);
-    await until(handle, (state) => state.stage === 'SETTLED');
+    expect(await handle.result()).toMatchObject({ stage: 'SETTLED' });
     expect((await partnerEventsOf(reference)).map((event) => event.type)).toEqual(['payout.settled']);
   });
 

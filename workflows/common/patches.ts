@@ -54,6 +54,16 @@ export const REFUND_READS_WHAT_SETTLED = 'refund-reads-what-settled';
  */
 export const FIRST_READ_REFUND_TELLS_COMPLETION = 'first-read-refund-tells-completion';
 
+/**
+ * 1.4, partner events recorded by an activity, not a local activity (found by the chaos run: four
+ * journeys of the 300-customer run failed on replay). A local activity's result can reach the workflow
+ * one workflow task after the task whose completion recorded its marker, behind an update that came
+ * meanwhile (the SDK's core, 1.24); a replay applies it in the marker's task, before the update, and
+ * the run fails with a nondeterminism error for good. An activity's result is an event of its own, in
+ * history order on replay as live. Asked at a run's first recording; one marker a run.
+ */
+export const PARTNER_EVENTS_RECORDED_BY_ACTIVITY = 'partner-events-recorded-by-activity';
+
 /** A fold: one patch standing for every patch it names (see above). */
 interface Fold {
   readonly patchId: string;

@@ -15,7 +15,7 @@
  *   gap-free sequence per stream, whatever the runs. The new run
  *   also pushes the earlier run's events from where it itself stood: a run reset or terminated between
  *   recording and pushing left them undelivered (the partner dedups the rest by webhook-id).
- * - Recording and pushing are apart: every batch is recorded by a local activity, and recorded events
+ * - Recording and pushing are apart: every batch is recorded by an activity, and recorded events
  *   are pushed, in order, by one bounded activity at a time. The workflow's end or continue-as-new
  *   waits only for recording; a push under way is cancelled (it stops sending at once) and whatever
  *   was not pushed is handed to the stream's delivery workflow, which owns retries.
@@ -36,7 +36,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { METRICS } from '../../observability/metric-catalogue';
-import type { PartnerEventActivities, PushRange } from '../../activities/partner-event-activities';
+import type { PartnerEventActivities, PushRange, RecordOutcome } from '../../activities/partner-event-activities';
 import { type EndpointProgress, PARTNER_EVENT_SEQUENCE_CONFLICT } from './messages';
 import type {
   PartnerEvent,
@@ -45,6 +45,7 @@ import type {
   PartnerEventType,
 } from '../../partner-events/catalogue';
 import { isoNow } from '../common/timings';
+import { PARTNER_EVENTS_RECORDED_BY_ACTIVITY, takesPatch } from '../common/patches';
 
 /** Events per publish: a deposit storm's events go out in batches of bounded payload size. */
 const PUBLISH_BATCH = 50;
@@ -64,11 +65,22 @@ const UNTIL_THE_STORE_ANSWERS = {
 const MAX_NUMBERINGS_PER_BATCH = 3;
 
 /**
- * Recording is an append in the worker's own process: as a local activity it costs the server no
- * task of its own (its result is a marker in the workflow task that asked for it). An attempt that
- * fails is retried in place; past a minute of retries the SDK waits on a timer between attempts.
+ * Recording is an append to the store, by an activity on the workflow's own task queue (since 1.4,
+ * PARTNER_EVENTS_RECORDED_BY_ACTIVITY). Retried until the store answers.
  */
-const recorder = proxyLocalActivities<PartnerEventActivities>({
+const recorder = proxyActivities<PartnerEventActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: UNTIL_THE_STORE_ANSWERS,
+  summary: 'record partner events',
+});
+
+/**
+ * How runs recorded before 1.4 record, and replay: by local activity (no task of its own on the
+ * server; its result is a marker in the workflow task that asked for it). Left because the SDK's core
+ * can hand a local activity's result to the workflow a task later than its marker, behind an update,
+ * which a replay then applies in the other order (patches.ts, PARTNER_EVENTS_RECORDED_BY_ACTIVITY).
+ */
+const recorderBefore1_4 = proxyLocalActivities<PartnerEventActivities>({
   startToCloseTimeout: '30 seconds',
   retry: UNTIL_THE_STORE_ANSWERS,
   summary: 'record partner events',
@@ -192,7 +204,7 @@ export class PartnerEventOutbox {
   }
 
   /**
-   * Records batches in order by local activity; each recorded batch is pushed (by one push at a time,
+   * Records batches in order, one activity at a time; each recorded batch is pushed (by one push at a time,
    * which takes everything recorded since the last). A batch whose sequences the store holds under
    * other events (an earlier run of the stream) is numbered on after the store's last sequence.
    */
@@ -200,7 +212,7 @@ export class PartnerEventOutbox {
     let numberings = 0;
     while (this.pending.length > 0) {
       const events = this.pending.slice(0, PUBLISH_BATCH);
-      const answer = await recorder.recordPartnerEvents({ stream: this.stream, events });
+      const answer = await this.record(events);
       if (answer.heldThrough !== undefined) {
         numberings += 1;
         if (numberings > MAX_NUMBERINGS_PER_BATCH) return this.park(PARTNER_EVENT_SEQUENCE_CONFLICT);
@@ -213,6 +225,14 @@ export class PartnerEventOutbox {
       if (answer.endpoints > 0) void this.pushInTurn();
       else if (this.pushing === undefined) this.pushedThrough = this.recordedThrough;
     }
+  }
+
+  /** One batch into the store: by activity, or by local activity in a run recorded before 1.4. */
+  private record(events: PartnerEvent[]): Promise<RecordOutcome> {
+    const request = { stream: this.stream, events };
+    return takesPatch(PARTNER_EVENTS_RECORDED_BY_ACTIVITY)
+      ? recorder.recordPartnerEvents(request)
+      : recorderBefore1_4.recordPartnerEvents(request);
   }
 
   /** The store's stream ends at `heldThrough`: the unrecorded events take the sequences after it, in order. */
