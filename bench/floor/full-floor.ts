@@ -7,8 +7,8 @@
  * orchestration"). Per journey and its two deposits:
  *
  * - 22 activities: the journey's 8 service calls (customer, both exits, both flows, both account
- *   reads, the AUD whitelist) and its 6 partner-event recordings (by activity since 1.4;
- *   rampflow's histories have 9 batches), and, in each deposit, its own read of the deposit, the
+ *   reads, the AUD whitelist) and its 6 partner-event recordings (by activity since 1.4, one at a
+ *   time beside the business, as the outbox records; rampflow's histories have 9 batches), and, in each deposit, its own read of the deposit, the
  *   trade read and its two reports, each an activity that offers the report to the journey by update;
  * - 4 updates on the journey (the reports) and 2 local activities (each deposit's look-up of its
  *   journey);
@@ -85,8 +85,23 @@ export async function fullFloorDeposit(journeyId: string, kind: 'ONRAMP' | 'OFFR
   await report({ journeyId, depositId, stage: 'COMPLETED' });
 }
 
+/**
+ * Partner events recorded as the outbox records them: one activity at a time, beside the business
+ * (nothing waits for a recording but the workflow's end).
+ */
+function recorder(): { record(): void; drained(): Promise<void> } {
+  let recording: Promise<void> = Promise.resolve();
+  return {
+    record() {
+      recording = recording.then(() => step());
+    },
+    drained: () => recording,
+  };
+}
+
 export async function fullFloorJourney(): Promise<void> {
   const journeyId = workflowInfo().workflowId;
+  const events = recorder();
   const completed = new Set<string>();
   const arrived = webhooks();
   let reports = 0;
@@ -97,7 +112,7 @@ export async function fullFloorJourney(): Promise<void> {
   show('CREATING_CUSTOMER', { RampExternalId: [journeyId] });
   await step(); // the customer
   show('SETTING_UP_RAMPS', { RampCustomerId: [journeyId] });
-  await step(); // the partner event of the approval, recorded
+  events.record(); // the partner event of the approval
   await step(); // the crypto address
   await step(); // the bank account
   await step(); // the onramp
@@ -108,7 +123,7 @@ export async function fullFloorJourney(): Promise<void> {
   await step(); // the deposit address's read
   await step(); // the AUD whitelist
   show('ACTIVE');
-  await step(); // the partner event of the accounts and ACTIVE, recorded
+  events.record(); // the partner event of the accounts and ACTIVE
 
   for (const kind of ['ONRAMP', 'OFFRAMP'] as const) {
     const deposit = await startChild(fullFloorDeposit, {
@@ -121,7 +136,8 @@ export async function fullFloorJourney(): Promise<void> {
   // Each report is news the journey records as a partner event.
   for (let recorded = 0; recorded < 4; recorded++) {
     await condition(() => reports > recorded);
-    await step();
+    events.record();
   }
   await condition(() => completed.size === 2);
+  await events.drained();
 }
