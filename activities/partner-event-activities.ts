@@ -11,8 +11,9 @@
  * (a retry resumes after it), handing what it could not deliver in its time to the delivery
  * workflow, and, cancelled by a workflow that ends or continues as new, starting no further delivery
  * and answering where each endpoint stands (`handOffPartnerEvents` then hands on the rest). A partner
- * who reads events through the pull API pays one activity a batch (the recording) and no push. (0.x runs recorded and pushed
- * with `publishPartnerEvents` and `pushPartnerEvents`; 1.0 workers do not register them.)
+ * who reads events through the pull API pays one activity a batch (the recording) and no push. (0.x
+ * runs recorded and pushed with `publishPartnerEvents` and `pushPartnerEvents`; 1.0 workers do not
+ * register them.)
  *
  * On the happy path (every endpoint answers 2xx) the push delivers the batch itself, so a delivery
  * workflow exists only when one is needed. An endpoint that fails hands the stream to its delivery

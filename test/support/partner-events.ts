@@ -1,7 +1,7 @@
 /** Partner events for store and pull API tests: catalogue-shaped, with customer data worth hiding. */
 import { randomUUID } from 'node:crypto';
-import type { PartnerEvent, PartnerEventStream } from '../../partner-events/catalogue';
 import type { temporal } from '@temporalio/proto';
+import type { PartnerEvent, PartnerEventStream } from '../../partner-events/catalogue';
 
 export const newEventId = () => `evt_${randomUUID().replaceAll('-', '')}`;
 

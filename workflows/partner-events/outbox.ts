@@ -76,9 +76,9 @@ const recorder = proxyActivities<PartnerEventActivities>({
 
 /**
  * How runs recorded before 1.4 record, and replay: by local activity (no task of its own on the
- * server; its result is a marker in the workflow task that asked for it). Left because the SDK's core
- * can hand a local activity's result to the workflow a task later than its marker, behind an update,
- * which a replay then applies in the other order (patches.ts, PARTNER_EVENTS_RECORDED_BY_ACTIVITY).
+ * server; its result is a marker in the workflow task that asked for it). Replaced because the SDK's
+ * core can hand a local activity's result to the workflow a task later than its marker, behind an
+ * update, which a replay then applies in the other order (patches.ts, PARTNER_EVENTS_RECORDED_BY_ACTIVITY).
  */
 const recorderBefore1_4 = proxyLocalActivities<PartnerEventActivities>({
   startToCloseTimeout: '30 seconds',
