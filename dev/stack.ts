@@ -87,6 +87,11 @@ export interface Stack {
   rampflow: RampflowClient;
   /** Where the worker delivers partner events: the local endpoint, or the developer's own configuration. */
   partnerEndpoints: PartnerEndpoint[];
+  /**
+   * The lines the local endpoint printed, one per delivery (undefined when the developer's own
+   * endpoints are configured): the demo waits for the journey's last events on it.
+   */
+  heardPartnerEvents?: readonly string[];
   /** Stops every part that was started, last first. */
   stop(): Promise<void>;
 }
@@ -158,7 +163,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     progress(`    sandbox is up at ${sandbox.url}`);
 
     progress(`3/5 worker on task queue ${TASK_QUEUE}`);
-    const partnerEndpoints = await startPartnerEndpoint(
+    const { endpoints: partnerEndpoints, heard: heardPartnerEvents } = await startPartnerEndpoint(
       options,
       secrets.partnerEventSecret,
       secrets.partnerEventSecretFile,
@@ -268,7 +273,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await partnerApi.listen({ port: options.partnerApiPort, host: '127.0.0.1' });
     stoppers.push(() => partnerApi.close());
     progress(`    partner API is up; OpenAPI at http://127.0.0.1:${options.partnerApiPort}/openapi.json`);
-    return { temporal, sandbox, ramp, rampflow, partnerEndpoints, stop };
+    return {
+      temporal,
+      sandbox,
+      ramp,
+      rampflow,
+      partnerEndpoints,
+      ...(heardPartnerEvents ? { heardPartnerEvents } : {}),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -286,18 +299,22 @@ async function startPartnerEndpoint(
   secret: string,
   secretFile: string,
   stoppers: (() => Promise<void>)[],
-): Promise<PartnerEndpoint[]> {
+): Promise<{ endpoints: PartnerEndpoint[]; heard?: readonly string[] }> {
   const configured = partnerEndpointsFromEnv(parseEnv(PartnerEventEndpointsEnvSchema));
   if (configured.length > 0) {
     options.progress(
       `    partner events go to the configured endpoints: ${configured.map((endpoint) => endpoint.name).join(', ')}`,
     );
-    return recordedForOtherShells(options, configured);
+    return { endpoints: recordedForOtherShells(options, configured) };
   }
+  const heard: string[] = [];
   const endpoint = await startLocalEndpoint({
     secret,
     port: options.partnerEventsPort ?? 0,
-    print: (line) => options.progress(`  partner event ${line}`),
+    print: (line) => {
+      heard.push(line);
+      options.progress(`  partner event ${line}`);
+    },
   });
   stoppers.push(() => endpoint.close());
   const endpoints = [localEndpointConfig(endpoint.url, secret, 'dev')];
@@ -311,7 +328,7 @@ async function startPartnerEndpoint(
     else process.env.PARTNER_EVENTS_ALLOW_PRIVATE_ENDPOINTS = allowedBefore;
   });
   options.progress(`    partner events go to the local endpoint ${endpoint.url} (signing secret in ${secretFile})`);
-  return recordedForOtherShells(options, endpoints);
+  return { endpoints: recordedForOtherShells(options, endpoints), heard };
 }
 
 /**
