@@ -1,7 +1,8 @@
 /**
  * What payload encryption costs per journey: every payload of the recorded histories of one journey
- * (test/fixtures/histories: the journey, an onramp deposit and an offramp deposit, recorded without a
- * codec) sealed and opened with the codec, counting bytes and time. In this process, one core.
+ * (the 1.0 replay corpus, test/fixtures/histories/v1.0.0: the journey, an onramp deposit and an
+ * offramp deposit, recorded without a codec) sealed and opened with the codec, counting bytes and
+ * time. In this process, one core.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,8 +13,8 @@ import { EncryptionCodec, generatePayloadKey } from '../codec';
 import { PayloadKeysSchema } from '../config/env';
 import type { Figure } from './report';
 
-const HISTORIES = join(__dirname, '..', 'test', 'fixtures', 'histories');
-const ONE_JOURNEY = ['journey.json', 'deposit-onramp.json', 'deposit-offramp.json'];
+const HISTORIES = join(__dirname, '..', 'test', 'fixtures', 'histories', 'v1.0.0');
+const ONE_JOURNEY = ['journey-by-webhooks.json', 'deposit-onramp-by-polls.json', 'deposit-offramp-by-webhooks.json'];
 
 /** Every payload in a history (inputs, results, signals, queries' absent: only what the history stores). */
 function payloadsOf(node: unknown, found: Payload[] = []): Payload[] {
@@ -54,7 +55,7 @@ export async function benchCodec(seconds = 3): Promise<Figure[]> {
     journeys += 1;
   }
   const perJourneyMs = Number(process.hrtime.bigint() - started) / 1e6 / journeys;
-  const source = `the ${payloads.length} payloads of one recorded journey with a deposit each way (test/fixtures/histories)`;
+  const source = `the ${payloads.length} payloads of one recorded journey with a deposit each way (test/fixtures/histories/v1.0.0)`;
   return [
     {
       name: 'payload bytes per journey, unencrypted',

@@ -67,6 +67,19 @@ describe('EncryptionCodec', () => {
     const [a, b] = await codec.encode([plain(CUSTOMER), plain(CUSTOMER)]);
     expect(Buffer.from(a!.data!).equals(Buffer.from(b!.data!))).toBe(false);
   });
+
+  it('never repeats an IV, across the refills of its block of random bytes, and each payload still opens', async () => {
+    const codec = new EncryptionCodec(keys(generatePayloadKey('k1')));
+    // Several batches, so the block of 256 IVs is refilled between and within calls.
+    const batches = await Promise.all(
+      Array.from({ length: 5 }, () => codec.encode(Array.from({ length: 300 }, () => plain(CUSTOMER)))),
+    );
+    const sealed = batches.flat();
+    const ivs = new Set(sealed.map((payload) => Buffer.from(payload.data!).subarray(0, 12).toString('hex')));
+    expect(ivs.size).toBe(1500);
+    const opened = await codec.decode(sealed);
+    expect(opened.every((payload) => Buffer.from(payload.data!).equals(Buffer.from(plain(CUSTOMER).data!)))).toBe(true);
+  });
 });
 
 describe('RAMPFLOW_PAYLOAD_KEYS', () => {
