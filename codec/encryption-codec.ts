@@ -18,6 +18,8 @@ export const KEY_ID_METADATA = 'encryption-key-id';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const ALGORITHM = 'aes-256-gcm';
+/** IVs drawn from the system's random source in one call (IvSource). */
+const IVS_PER_DRAW = 256;
 
 const encoder = new TextEncoder();
 const utf8 = (text: string) => encoder.encode(text);
@@ -30,7 +32,7 @@ const text = (bytes: Uint8Array | null | undefined) => (bytes ? Buffer.from(byte
  * unpredictable, and as unlikely to repeat, as one `randomBytes(12)` each.
  */
 class IvSource {
-  private readonly block = Buffer.alloc(IV_BYTES * 256);
+  private readonly block = Buffer.alloc(IV_BYTES * IVS_PER_DRAW);
   private next = this.block.length;
 
   /** A view into the block: use it before asking again (the block is refilled once handed out). */

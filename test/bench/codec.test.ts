@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { benchCodec } from '../../bench/codec';
 
 describe('the codec benchmark', () => {
-  it("seals and opens one recorded journey's payloads, each sealed one larger by its IV, tag and key id", async () => {
+  it("seals and opens one recorded journey's payloads, each sealed payload larger by its IV, tag and key id", async () => {
     const [plain, sealed, time] = await benchCodec(0.05);
     expect(plain!.name).toBe('payload bytes per journey, unencrypted');
     // A journey with a deposit each way stores tens of KiB of payloads.
