@@ -1,5 +1,5 @@
 /**
- * `rampflow deposit status|list|attach|retry|cancel`: the operator's view of deposit workflows
+ * `rampflow deposit status|list|attach|retry|cancel|reset`: the operator's view of deposit workflows
  * (`deposit/<depositId>`), through the client library, connected by the TEMPORAL_* environment.
  */
 import { readFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import {
 } from '../client';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, withRampflowClient } from './client-session';
+import { addResetCommand } from './reset-command';
 import { readDeadline, withParkedReasons } from './parked-reasons';
 import { formatDepositPage, formatDepositState } from './state-format';
 
@@ -156,7 +157,7 @@ export function registerDepositCommand(program: Command): void {
   const deposit = program
     .command('deposit')
     .description(
-      'inspect and list deposit workflows, submit the attachment the service asked for, retry or cancel a parked deposit (connection from TEMPORAL_* variables)',
+      'inspect and list deposit workflows, submit the attachment the service asked for, retry or cancel a parked deposit, reset a stuck one (connection from TEMPORAL_* variables)',
     );
 
   deposit
@@ -226,4 +227,8 @@ export function registerDepositCommand(program: Command): void {
   )
     .addHelpText('after', BULK_EXAMPLES('deposit cancel'))
     .action(cancel);
+
+  addResetCommand(deposit, 'deposit', { name: 'depositId', description: "the service's deposit id" }, (id, options) =>
+    withRampflowClient((rampflow) => rampflow.resetStuckDeposit(id, options)),
+  );
 }

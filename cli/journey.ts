@@ -1,5 +1,5 @@
 /**
- * `rampflow journey start|status|list|retry|cancel|close`: the partner's and the operator's view of
+ * `rampflow journey start|status|list|retry|cancel|close|reset`: the partner's and the operator's view of
  * customer journeys, through the client library, connected by the TEMPORAL_* environment.
  */
 import { Command, Option } from 'commander';
@@ -13,6 +13,7 @@ import {
 import { RampStage } from '../observability/search-attributes';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, readJsonOption, withRampflowClient } from './client-session';
+import { addResetCommand } from './reset-command';
 import { readDeadline, withParkedReasons } from './parked-reasons';
 import { formatJourneyList, formatJourneyState } from './state-format';
 
@@ -131,7 +132,7 @@ export function registerJourneyCommand(program: Command): void {
   const journey = program
     .command('journey')
     .description(
-      'start, inspect, list, retry, cancel and close customer journeys (connection from TEMPORAL_* variables)',
+      'start, inspect, list, retry, cancel and close customer journeys, and reset a stuck one (connection from TEMPORAL_* variables)',
     );
 
   journey
@@ -210,4 +211,8 @@ export function registerJourneyCommand(program: Command): void {
     .argument('<externalId>', "the partner's user id")
     .option('--reason <text>', 'recorded as the outcome')
     .action(close);
+
+  addResetCommand(journey, 'journey', { name: 'externalId', description: "the partner's user id" }, (id, options) =>
+    withRampflowClient((rampflow) => rampflow.resetStuckJourney(id, options)),
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * `rampflow payout create|status|list|retry|cancel`: payouts from the partner's balance to a customer's
+ * `rampflow payout create|status|list|retry|cancel|reset`: payouts from the partner's balance to a customer's
  * registered bank account, each a durable `payout/<reference>` workflow (connection from TEMPORAL_*).
  */
 import { Command, Option } from 'commander';
@@ -13,6 +13,7 @@ import {
 } from '../client';
 import { addBulkOptions, BULK_EXAMPLES, isBulk, runBulkCommand, type BulkFlags } from './bulk';
 import { positiveInteger, printJson, printStatus, withRampflowClient } from './client-session';
+import { addResetCommand } from './reset-command';
 import { readDeadline, withParkedReasons } from './parked-reasons';
 import { attentionLine, formatPayoutList } from './state-format';
 
@@ -182,4 +183,8 @@ export function registerPayoutCommand(program: Command): void {
       await withPayouts((payouts) => payouts.cancel(reference, options.reason));
       process.stdout.write(`payout ${reference} cancelled\n`);
     });
+
+  addResetCommand(payout, 'payout', { name: 'reference', description: "the partner's own reference" }, (id, options) =>
+    withPayouts((payouts) => payouts.resetStuck(id, options)),
+  );
 }

@@ -28,6 +28,7 @@ import {
   toDepositListItem,
 } from './visibility';
 import { executeUpdateOnce } from './update-once';
+import { resetStuckWorkflow, type StuckWorkflowReset } from './workflow-reset';
 
 export type DepositHandle = WorkflowHandle<typeof depositLifecycle>;
 export type { DepositOutcome };
@@ -97,6 +98,15 @@ export class DepositOperations {
   /** Resumes a deposit parked in NEEDS_ATTENTION at the step that was parked. */
   async retryDeposit(depositId: string): Promise<{ resumed: string }> {
     return this.onDeposit(depositId, (handle) => executeUpdateOnce(handle, retryUpdate, [{}]), 'retry');
+  }
+  /** Frees a deposit whose workflow tasks fail every time, as JourneyOperations.resetStuck does a journey. */
+  async resetStuckDeposit(depositId: string, options: { dryRun?: boolean } = {}): Promise<StuckWorkflowReset> {
+    return resetStuckWorkflow(
+      this.temporal,
+      depositWorkflowId(parseDepositId(depositId)),
+      `deposit ${depositId}`,
+      options,
+    );
   }
 
   /** Ends a deposit parked in NEEDS_ATTENTION (CANCELLED, with the reason as its outcome). */

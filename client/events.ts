@@ -3,7 +3,6 @@
  * for their target), and replaying one once its cause is fixed. RampflowClient
  * (client/rampflow-client.ts) offers these as its own.
  */
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RampEventResult } from '../workflows/ramp-event/events';
@@ -11,6 +10,7 @@ import { explainTemporalError, RampflowInputError, RampflowUpdateRefusedError } 
 import { listed, withEnd } from './listing';
 import { eventListQuery, toEventListing, type EventFilter, type EventListing } from './visibility';
 import type { EndFailure } from './workflow-end';
+import { resetToEvent } from './workflow-reset';
 
 /** A listed event, with why it was parked once it has ended parked, or how it ended when its workflow failed or was terminated. */
 export type EventReport = EventListing &
@@ -79,13 +79,7 @@ export class EventOperations {
         `event ${workflowId}`,
         'its history has no completed workflow task to go back to',
       );
-    const { runId } = await this.temporalClient.workflowService.resetWorkflowExecution({
-      namespace: this.temporalClient.options.namespace,
-      workflowExecution: { workflowId, runId: description.runId },
-      workflowTaskFinishEventId: firstTask.eventId,
-      reason,
-      requestId: randomUUID(),
-    });
-    return { workflowId, runId: runId ?? '' };
+    const runId = await resetToEvent(this.temporalClient, workflowId, description.runId, firstTask.eventId, reason);
+    return { workflowId, runId };
   }
 }

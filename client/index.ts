@@ -11,6 +11,7 @@ export { SIGNUP_GRACE_MS, type JourneyHandle, type JourneyOutcome, type SignUp, 
 export type { DepositHandle, DepositOutcome } from './deposits';
 export type { DepositBulkFilter, HandOverTarget, JourneyBulkFilter, PayoutBulkFilter } from './bulk-actions';
 export type { EventReport } from './events';
+export type { StuckWorkflowReset } from './workflow-reset';
 export type { ParkCode, RampEventResult } from '../workflows/ramp-event/events';
 export {
   DEFAULT_BULK_CONCURRENCY,

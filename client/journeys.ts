@@ -42,6 +42,7 @@ import { listed, withEnd } from './listing';
 import { startedOrExisting } from './start-once';
 import { type JourneyFilter, type JourneyListing, journeyListQuery, toJourneyListing } from './visibility';
 import { executeUpdateOnce } from './update-once';
+import { resetStuckWorkflow, type StuckWorkflowReset } from './workflow-reset';
 
 export type JourneyHandle = WorkflowHandle<typeof customerJourney>;
 export type { JourneyOutcome };
@@ -217,6 +218,20 @@ export class JourneyOperations {
   /** A retry among many (client/bulk-actions.ts): the journey's resumed calls to the service wait behind signups and payouts. */
   async retryInBulk(externalId: string): Promise<{ resumed: string }> {
     return this.onJourney(externalId, (handle) => executeUpdateOnce(handle, retryUpdate, [{ bulk: true }]), 'retry');
+  }
+
+  /**
+   * Frees a journey whose workflow tasks fail every time (a nondeterminism its history holds): its
+   * current run starts again from its first workflow task (client/workflow-reset.ts). Refused while
+   * the journey is healthy or an activity of it is in flight.
+   */
+  async resetStuck(externalId: string, options: { dryRun?: boolean } = {}): Promise<StuckWorkflowReset> {
+    return resetStuckWorkflow(
+      this.temporal,
+      journeyWorkflowId(parseExternalId(externalId)),
+      `journey ${externalId}`,
+      options,
+    );
   }
 
   /** Ends a journey parked in NEEDS_ATTENTION (it closes with the reason as its outcome). */

@@ -23,6 +23,7 @@ import { startedOrExisting } from './start-once';
 import { payoutListQuery, toPayoutListing, type PayoutFilter, type PayoutListing } from './visibility';
 import { workflowEndOf } from './workflow-end';
 import { executeUpdateOnce } from './update-once';
+import { resetStuckWorkflow, type StuckWorkflowReset } from './workflow-reset';
 
 export type PayoutHandle = WorkflowHandle<typeof payout>;
 export type PayoutRequest = PayoutInput;
@@ -140,6 +141,15 @@ export class PayoutClient {
    */
   async listPayouts(filter: PayoutFilter = {}): Promise<PayoutListing[]> {
     return listed(this.temporal, payoutListQuery(filter), toPayoutListing);
+  }
+
+  /**
+   * Frees a payout whose workflow tasks fail every time, as JourneyOperations.resetStuck does a journey.
+   * Its payment is looked up by reference before it is created again, and a payout whose create is
+   * in flight is refused (client/workflow-reset.ts).
+   */
+  async resetStuck(reference: string, options: { dryRun?: boolean } = {}): Promise<StuckWorkflowReset> {
+    return resetStuckWorkflow(this.temporal, payoutWorkflowId(reference), `payout ${reference}`, options);
   }
 
   /** Resumes a parked payout (after the balance was topped up, say): it looks its payment up again before creating it. */

@@ -76,6 +76,9 @@ export class RampflowClient {
   closeCustomer(externalId: string, reason?: string) {
     return this.journeys.closeCustomer(externalId, reason);
   }
+  resetStuckJourney(externalId: string, options?: { dryRun?: boolean }) {
+    return this.journeys.resetStuck(externalId, options);
+  }
   handOverJourney(externalId: string, taskQueue: string) {
     return this.journeys.handOverJourney(externalId, taskQueue);
   }
@@ -102,6 +105,9 @@ export class RampflowClient {
   }
   cancelDeposit(depositId: string, reason?: string) {
     return this.deposits.cancelDeposit(depositId, reason);
+  }
+  resetStuckDeposit(depositId: string, options?: { dryRun?: boolean }) {
+    return this.deposits.resetStuckDeposit(depositId, options);
   }
   submitAttachment(depositId: string, attachment: AttachmentFile) {
     return this.attachments.submitAttachment(depositId, attachment);

@@ -4,7 +4,13 @@
  * entry on stderr in `rampflow dev`. Both drop the one warning rampflow's design makes at every start.
  */
 import { formatWithOptions } from 'node:util';
-import { DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  type LogEntry,
+  type LogLevel,
+  makeTelemetryFilterString,
+  type RuntimeOptions,
+} from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { serviceTaskQueueOf } from '../workflows/common/calls';
 
@@ -31,6 +37,15 @@ export function isExpectedSdkWarning(entry: Pick<LogEntry, 'message' | 'meta'>):
   const taskQueue: unknown = entry.meta?.taskQueue;
   return entry.message === NO_WORKFLOWS && typeof taskQueue === 'string' && taskQueue.endsWith(SERVICE_QUEUE_SUFFIX);
 }
+
+/**
+ * Core's own lines (the SDK's Rust part: a workflow task failing, with its run's id and the
+ * nondeterminism it met) through the same logger, as JSON beside the worker's, instead of core's
+ * console format on stderr; its warnings and errors only, as the SDK's default keeps.
+ */
+export const CORE_LINES_FORWARDED: NonNullable<RuntimeOptions['telemetryOptions']> = {
+  logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },
+};
 
 /** A Temporal SDK logger that writes through pino. */
 export function sdkLogger(logger: Logger): DefaultLogger {

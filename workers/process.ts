@@ -24,7 +24,7 @@ import { checkEndpointVariables, PartnerEventEndpointsEnvSchema } from '../partn
 import { RampClient } from '../ramp';
 import { loadAssumptionsFile } from '../ramp/assumptions-file';
 import { createLogger } from '../config/logger';
-import { sdkLogger } from './logging';
+import { CORE_LINES_FORWARDED, sdkLogger } from './logging';
 import { workerMemoryPlan } from './memory-budget';
 import {
   cgroupMemoryLimitBytes,
@@ -63,7 +63,10 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     logger: sdkLogger(logger),
     // The SDK stops the worker on these signals: polling ends, in-flight tasks get shutdownGraceTime.
     shutdownSignals: [...SHUTDOWN_SIGNALS],
-    telemetryOptions: config.WORKER_METRICS_PORT ? prometheusTelemetry(`0.0.0.0:${config.WORKER_METRICS_PORT}`) : {},
+    telemetryOptions: {
+      ...CORE_LINES_FORWARDED,
+      ...(config.WORKER_METRICS_PORT ? prometheusTelemetry(`0.0.0.0:${config.WORKER_METRICS_PORT}`) : {}),
+    },
   });
   const meter = Runtime.instance().metricMeter;
   const memory = workerMemoryPlan(config.WORKER_MEMORY_MB);
