@@ -71,6 +71,12 @@ export interface RecordOutcome {
    * run of the stream). Its last sequence: the outbox numbers its events on from here.
    */
   heldThrough?: number;
+  /**
+   * Nothing was recorded: the stream already holds these events (by id) under other sequences. A run
+   * reset to before a fact emits it again with the id it had (the outbox's fact ids); the outbox
+   * drops them and numbers the rest on after `heldThrough`, so the partner never hears a fact twice.
+   */
+  alreadyHeld?: string[];
 }
 
 /** A stream's recorded events after `afterSequence` through `throughSequence`, to push or hand off. */
@@ -271,10 +277,21 @@ export function createPartnerEventActivities(wiring: PartnerEventWiring | undefi
      * Records a batch of a stream's events in the store; says how many endpoints are enabled, so the
      * workflow pushes it only to someone. Sequences another event already holds (an earlier run of the
      * stream): nothing is recorded, and the answer names the stream's last sequence, for the outbox to
-     * number on from.
+     * number on from. Events the stream holds under other sequences (a fact a reset run emits again):
+     * nothing is recorded either, and the answer names them too. One the stream holds at its own
+     * sequence is this batch retried after a crash, and the append skips it.
      */
     async recordPartnerEvents({ stream, events }: RecordRequest): Promise<RecordOutcome> {
       if (!wiring || events.length === 0) return { recorded: 0, endpoints: 0 };
+      const held = await wiring.store.sequencesOf(
+        stream,
+        events.map((event) => event.id),
+      );
+      const alreadyHeld = events
+        .filter((event) => held.has(event.id) && held.get(event.id) !== event.sequence)
+        .map((event) => event.id);
+      if (alreadyHeld.length > 0)
+        return { recorded: 0, endpoints: 0, heldThrough: await wiring.store.lastSequence(stream), alreadyHeld };
       try {
         await wiring.store.append(stream, events);
       } catch (error) {

@@ -31,7 +31,7 @@ export function addResetCommand(
     .addHelpText(
       'after',
       '\nThe run does again what it did since it started (or last continued as new): every step reads the service\n' +
-        'before it acts, and the partner events it emits again are published again (docs/integrating/partner-events.md).\n' +
+        'before it acts, and a fact it tells the partner again keeps its id, so the partner hears it once.\n' +
         `Example:\n  rampflow ${noun} reset <${argument.name}> --dry-run`,
     )
     .action(async (id: string, options: ResetOptions) => {

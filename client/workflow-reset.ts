@@ -82,7 +82,7 @@ export async function resetStuckWorkflow(
     throw refuse(
       `it has activities in flight: ${inFlight.join(', ')}. A reset would forget a create the service may ` +
         'still hold and could send it again; they end on their own (nothing new is scheduled while its ' +
-        'workflow tasks fail), so run this again once `temporal workflow describe` shows none',
+        'workflow tasks fail): run this again once they have (--dry-run checks without resetting)',
     );
 
   const resetTo = firstWorkflowTaskEnd(events);

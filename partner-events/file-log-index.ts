@@ -79,6 +79,11 @@ export class LogIndex {
     return this.byId.has(id);
   }
 
+  /** The event with this id, if indexed. */
+  byEventId(id: string): IndexedEvent | undefined {
+    return this.byId.get(id);
+  }
+
   /** The event holding `sequence` in `stream`, if any. */
   atSequence(stream: string, sequence: number): IndexedEvent | undefined {
     const events = this.byStream.get(stream) ?? [];

@@ -172,6 +172,18 @@ class FilePartnerEventStore implements PartnerEventStore {
     });
   }
 
+  async sequencesOf(stream: PartnerEventStream, ids: readonly string[]): Promise<Map<string, number>> {
+    return this.serialized(async () => {
+      await this.catchUp();
+      const found = new Map<string, number>();
+      for (const id of ids) {
+        const entry = this.index.byEventId(id);
+        if (entry?.stream === stream) found.set(id, entry.sequence);
+      }
+      return found;
+    });
+  }
+
   async disabledEndpoints(): Promise<DisabledEndpoint[]> {
     try {
       return JSON.parse(await readFile(join(this.options.dir, DISABLED_ENDPOINTS_FILE), 'utf8')) as DisabledEndpoint[];

@@ -248,6 +248,15 @@ class PostgresPartnerEventStore implements PartnerEventStore {
     );
     return Number(row?.last ?? 0);
   }
+  async sequencesOf(stream: PartnerEventStream, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    await this.ready();
+    const rows = await this.query<{ id: string; sequence: string }>(
+      'SELECT id, sequence FROM partner_events WHERE stream = $1 AND id = ANY($2::text[])',
+      [stream, [...ids]],
+    );
+    return new Map(rows.map((row) => [row.id, Number(row.sequence)]));
+  }
 
   async disabledEndpoints(): Promise<DisabledEndpoint[]> {
     await this.ready();

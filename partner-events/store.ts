@@ -39,6 +39,12 @@ export interface PartnerEventStore {
    * a reset) numbers its events on from here, so the stream stays one gap-free sequence.
    */
   lastSequence(stream: PartnerEventStream): Promise<number>;
+  /**
+   * Where the stream holds the events of these ids: each id found, with its sequence. A new run of a
+   * stream (a reset) that emits a fact again gives it the id it had the first time
+   * (workflows/partner-events/outbox.ts): found here under another sequence, it is not published again.
+   */
+  sequencesOf(stream: PartnerEventStream, ids: readonly string[]): Promise<Map<string, number>>;
   /** Endpoints that answered 410 Gone: not delivered to until an operator enables them again. */
   disabledEndpoints(): Promise<DisabledEndpoint[]>;
   disableEndpoint(name: string, reason: string): Promise<void>;

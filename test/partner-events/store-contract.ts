@@ -168,6 +168,25 @@ export function describeStoreContract(name: string, freshSite: () => Promise<Sto
       expect(await reader.lastSequence(customerStream('other'))).toBe(5);
     });
 
+    it('says where a stream holds events by id, so a fact a reset run emits again is found under its first sequence', async () => {
+      await fresh();
+      const writer = await open('writer');
+      const [first, second] = customerEvents('ode', 2);
+      const [elsewhere] = customerEvents('other', 1);
+      await writer.append(customerStream('ode'), [first!, second!]);
+      await writer.append(customerStream('other'), [elsewhere!]);
+      const unknown = newEventId();
+      expect(await writer.sequencesOf(customerStream('ode'), [second!.id, unknown, elsewhere!.id, first!.id])).toEqual(
+        new Map([
+          [second!.id, 2],
+          [first!.id, 1],
+        ]),
+      );
+      expect(await writer.sequencesOf(customerStream('ode'), [])).toEqual(new Map());
+      const reader = await open('reader');
+      expect(await reader.sequencesOf(customerStream('other'), [elsewhere!.id])).toEqual(new Map([[elsewhere!.id, 1]]));
+    });
+
     it("shows a reader in another instance what a writer appends later, and its cursor survives the reader's restart", async () => {
       await fresh();
       const reader = await open('reader');

@@ -718,21 +718,33 @@ export class JourneyRun {
       amount: summary.amount,
       currency: summary.currency,
     };
-    if (previousStage === undefined) this.outbox.emit('deposit.received', facts);
+    // Facts once per deposit (outbox.ts, FACT IDS): a reset journey telling them again is not heard
+    // twice. The service may ask for action on a deposit more than once: each ask is news.
+    if (previousStage === undefined) this.outbox.emitFact('deposit.received', facts, summary.depositId);
     switch (summary.stage) {
       case 'ACTION_REQUIRED':
+        this.outbox.emit(DEPOSIT_EVENTS.ACTION_REQUIRED, facts);
+        break;
       case 'REJECTED':
-        this.outbox.emit(DEPOSIT_EVENTS[summary.stage], facts);
+        this.outbox.emitFact(DEPOSIT_EVENTS.REJECTED, facts, summary.depositId);
         break;
       case 'COMPLETED':
-        this.outbox.emit(DEPOSIT_EVENTS.COMPLETED, {
-          ...facts,
-          ...(summary.tradeId ? { tradeId: summary.tradeId } : {}),
-          ...(summary.paymentId ? { paymentId: summary.paymentId } : {}),
-        });
+        this.outbox.emitFact(
+          DEPOSIT_EVENTS.COMPLETED,
+          {
+            ...facts,
+            ...(summary.tradeId ? { tradeId: summary.tradeId } : {}),
+            ...(summary.paymentId ? { paymentId: summary.paymentId } : {}),
+          },
+          summary.depositId,
+        );
         break;
       case 'REVERSED':
-        this.outbox.emit(DEPOSIT_EVENTS.REVERSED, { ...facts, after: previousStage ?? 'COMPLETED' });
+        this.outbox.emitFact(
+          DEPOSIT_EVENTS.REVERSED,
+          { ...facts, after: previousStage ?? 'COMPLETED' },
+          summary.depositId,
+        );
         break;
       default:
     }

@@ -15,6 +15,10 @@
  *   gap-free sequence per stream, whatever the runs. The new run
  *   also pushes the earlier run's events from where it itself stood: a run reset or terminated between
  *   recording and pushing left them undelivered (the partner dedups the rest by webhook-id).
+ * - A fact (a stage reached once, a deposit's progress, a payout's end) has an id made from what it
+ *   is (FACT IDS): a run reset to before it emits it again under that id, the store holds it under
+ *   an earlier sequence, and the outbox drops it, so the partner hears each fact once. What may happen
+ *   again (a park, a resume) gets a new id each time.
  * - Recording and pushing are apart: every batch is recorded by an activity, and recorded events
  *   are pushed, in order, by one bounded activity at a time. The workflow's end or continue-as-new
  *   waits only for recording; a push under way is cancelled (it stops sending at once) and whatever
@@ -44,6 +48,8 @@ import type {
   PartnerEventStream,
   PartnerEventType,
 } from '../../partner-events/catalogue';
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { isoNow } from '../common/timings';
 import { PARTNER_EVENTS_RECORDED_BY_ACTIVITY, takesPatch } from '../common/patches';
 
@@ -151,13 +157,39 @@ export class PartnerEventOutbox {
     this.stream = 'externalId' in subject ? `customer/${subject.externalId}` : `payout/${subject.payoutReference}`;
   }
 
-  /** Emits an event; publishing starts at once if nothing is being published. */
+  /**
+   * Emits an event that may happen again (a park, a resume): each time a new one. Publishing starts at
+   * once if nothing is being published.
+   */
   emit<T extends PartnerEventType>(type: T, data: PartnerEventData<T>): void {
+    this.push(type, data, undefined);
+  }
+
+  /** Emits an event that happens once in a stream's life (approval, becoming active): a resumed stage does not repeat it. */
+  emitOnce<T extends PartnerEventType>(type: T, data: PartnerEventData<T>): void {
+    if (this.sentOnce.has(type)) return;
+    this.sentOnce.add(type);
+    this.push(type, data, '');
+  }
+
+  /**
+   * Emits a fact about one thing (`about`: a deposit's id; '' for the stream's own subject): a run reset
+   * to before it emits it again under the same id, and the store, which holds it already, keeps the
+   * partner from hearing it twice (FACT IDS below).
+   */
+  emitFact<T extends PartnerEventType>(type: T, data: PartnerEventData<T>, about: string): void {
+    this.push(type, data, about);
+  }
+
+  private push<T extends PartnerEventType>(type: T, data: PartnerEventData<T>, fact: string | undefined): void {
     // Parked (a conflict only seen by runs that never recorded one): nothing more is held for it.
     if (this.parkedBecause !== undefined) return;
+    // Drawn for every event, a fact's too, so the workflow's random draws stay what a replay of a run
+    // recorded before fact ids expects.
+    const drawn = `evt_${uuid4().replaceAll('-', '')}`;
     this.sequence += 1;
     const event = {
-      id: `evt_${uuid4().replaceAll('-', '')}`,
+      id: fact === undefined ? drawn : this.factId(type, fact),
       type,
       timestamp: isoNow(),
       sequence: this.sequence,
@@ -168,11 +200,17 @@ export class PartnerEventOutbox {
     void this.publish();
   }
 
-  /** Emits an event that happens once in a stream's life (approval, becoming active): a resumed stage does not repeat it. */
-  emitOnce<T extends PartnerEventType>(type: T, data: PartnerEventData<T>): void {
-    if (this.sentOnce.has(type)) return;
-    this.sentOnce.add(type);
-    this.emit(type, data);
+  /**
+   * FACT IDS. A fact's id is a digest of the stream, the workflow's first run (kept through
+   * continue-as-new and resets; a customer who signs up again after the first journey was removed
+   * starts a new one, whose facts are new), the type and what it is about. A reset makes a run do
+   * again what it did since its start (client/workflow-reset.ts), signals and updates included, so
+   * it emits those facts again: with the same ids, the store finds them held and the outbox drops
+   * them (recordInTurn). Same format as a drawn id: `evt_` and 32 hex digits.
+   */
+  private factId(type: PartnerEventType, about: string): string {
+    const key = [this.stream, workflowInfo().firstExecutionRunId, type, about].join('\n');
+    return `evt_${bytesToHex(sha256(utf8ToBytes(key))).slice(0, 32)}`;
   }
 
   /**
@@ -213,6 +251,14 @@ export class PartnerEventOutbox {
     while (this.pending.length > 0) {
       const events = this.pending.slice(0, PUBLISH_BATCH);
       const answer = await this.record(events);
+      if (answer.alreadyHeld !== undefined && answer.heldThrough !== undefined) {
+        // Facts an earlier run of this stream published (a reset): dropped, and the rest numbered on.
+        const held = new Set(answer.alreadyHeld);
+        const unheld = this.pending.filter((event) => !held.has(event.id));
+        this.pending.splice(0, this.pending.length, ...unheld);
+        this.numberOnAfter(answer.heldThrough);
+        continue;
+      }
       if (answer.heldThrough !== undefined) {
         numberings += 1;
         if (numberings > MAX_NUMBERINGS_PER_BATCH) return this.park(PARTNER_EVENT_SEQUENCE_CONFLICT);

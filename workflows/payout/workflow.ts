@@ -194,12 +194,16 @@ class PayoutRun {
   /** The payment settled: the payout ends SETTLED, and the partner hears it with what was received. */
   private async settlePayout({ id: paymentId, receivedAmount, receivedCurrency }: PaymentRecord): Promise<PayoutState> {
     this.enterStage('SETTLED', `payment ${paymentId} settled`);
-    this.events.emit('payout.settled', {
-      reference: this.input.reference,
-      paymentId,
-      ...(receivedAmount ? { receivedAmount } : {}),
-      ...(receivedCurrency ? { receivedCurrency } : {}),
-    });
+    this.events.emitFact(
+      'payout.settled',
+      {
+        reference: this.input.reference,
+        paymentId,
+        ...(receivedAmount ? { receivedAmount } : {}),
+        ...(receivedCurrency ? { receivedCurrency } : {}),
+      },
+      '',
+    );
     await this.events.drained();
     return this.state;
   }
@@ -315,11 +319,15 @@ class PayoutRun {
   private async end(stage: 'FAILED' | 'CANCELLED', reason: string, details = reason): Promise<PayoutState> {
     this.enterStage(stage, details);
     const failedPayment = this.payment && isPaymentFailed(this.payment.status) ? this.payment : undefined;
-    this.events.emit('payout.failed', {
-      reference: this.input.reference,
-      reason,
-      ...(failedPayment ? { paymentId: failedPayment.id } : {}),
-    });
+    this.events.emitFact(
+      'payout.failed',
+      {
+        reference: this.input.reference,
+        reason,
+        ...(failedPayment ? { paymentId: failedPayment.id } : {}),
+      },
+      '',
+    );
     await this.events.drained();
     return this.state;
   }
