@@ -11,7 +11,7 @@ import { Runtime } from '@temporalio/worker';
 import type { Command } from 'commander';
 import { parseEnv, WebhookEnvSchema, WorkerEnvSchema } from '../config/env';
 import { runDemo } from '../dev/demo';
-import { devSdkLogger } from '../workers/logging';
+import { CORE_LINES_FORWARDED, devSdkLogger } from '../workers/logging';
 import { prometheusTelemetry } from '../workers/service-metrics';
 import { startStack } from '../dev/stack';
 import { clusterOptions, DEFAULT_CLUSTER_DATA_DIR } from './cluster';
@@ -94,7 +94,10 @@ async function runDev(options: DevOptions): Promise<void> {
   Runtime.install({
     logger: devSdkLogger(),
     shutdownSignals: [],
-    telemetryOptions: workerMetricsPort ? prometheusTelemetry(`127.0.0.1:${workerMetricsPort}`) : {},
+    telemetryOptions: {
+      ...CORE_LINES_FORWARDED,
+      ...(workerMetricsPort ? prometheusTelemetry(`127.0.0.1:${workerMetricsPort}`) : {}),
+    },
   });
   const stopRequested = new Promise<NodeJS.Signals>((done) => {
     process.once('SIGINT', done);

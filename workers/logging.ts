@@ -40,8 +40,9 @@ export function isExpectedSdkWarning(entry: Pick<LogEntry, 'message' | 'meta'>):
 
 /**
  * Core's own lines (the SDK's Rust part: a workflow task failing, with its run's id and the
- * nondeterminism it met) through the same logger, as JSON beside the worker's, instead of core's
- * console format on stderr; its warnings and errors only, as the SDK's default keeps.
+ * nondeterminism it met) through the same logger as the SDK's other lines (JSON in the worker
+ * process, one line in `rampflow dev`), instead of core's own format on stderr; its warnings and
+ * errors only, as the SDK's default keeps.
  */
 export const CORE_LINES_FORWARDED: NonNullable<RuntimeOptions['telemetryOptions']> = {
   logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },

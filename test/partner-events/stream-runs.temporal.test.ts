@@ -136,9 +136,9 @@ describe('a partner event stream across runs', () => {
     const first = await startActiveJourney(h);
     const { externalId } = first.state;
     const stream = `customer/${externalId}` as const;
-    const before = await until("the first run's events to be recorded", async () => {
+    const before = await until("the first run's events to be recorded, through becoming active", async () => {
       const held = await events.store.stream(stream, 0, 100);
-      return held.length > 0 && held;
+      return held.some((event) => event.type === 'journey.active') && held;
     });
     const history = (await first.handle.fetchHistory()).events ?? [];
     const firstTask = history.find((event) => event.workflowTaskCompletedEventAttributes)!;
