@@ -131,7 +131,9 @@ const envelope = {
   id: z
     .string()
     .regex(/^evt_[A-Za-z0-9]{16,64}$/)
-    .describe('unique and stable: the webhook-id header; a retried delivery carries the same id'),
+    .describe(
+      "unique and stable: the webhook-id header; a retried delivery carries the same id, and a fact (a stage reached, a deposit's or a payout's progress) keeps its id when an operator resets the workflow that told it",
+    ),
   timestamp: z.string().describe('ISO 8601: when rampflow established the fact'),
   sequence: z.number().int().min(1).describe("counts from 1 within the event's stream (a customer, or a payout)"),
   externalId: z.string().optional().describe("the customer's externalId (customer events)"),

@@ -8,7 +8,7 @@
  *
  * - 22 activities: the journey's 8 service calls (customer, both exits, both flows, both account
  *   reads, the AUD whitelist) and its 6 partner-event recordings (by activity since 1.4, one at a
- *   time beside the business, as the outbox records; rampflow's histories have 9 batches), and, in
+ *   time beside the business, as the outbox records; rampflow's journeys record about 7), and, in
  *   each deposit, its own read of the deposit, the trade read and its two reports, each an activity
  *   that offers the report to the journey by update;
  * - 4 updates on the journey (the reports) and 2 local activities (each deposit's look-up of its
