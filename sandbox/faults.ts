@@ -12,8 +12,10 @@
  * With `afterHandling: true` the request is processed first and only its response is lost: the
  * case where a POST took effect but the client cannot know it.
  * With `externalId` only calls naming that customer (the JSON body's `externalId`, or the query's)
- * meet the fault, so one customer among many can be refused while the others are served; a call
- * no rule of its own path takes meets the every-path faults as any other.
+ * meet the fault, so one customer among many can be refused while the others are served; with
+ * `customerId` only calls naming the service's id for a customer (the query's `customerId`, the JSON
+ * body's, or its `from.customerId`, as an autoramp flow's create names it), for the calls made once the
+ * customer exists. A call no rule of its own path takes meets the every-path faults as any other.
  */
 export type FaultKind = 'HTTP_5XX' | 'DELAY' | 'RESET' | 'UNAUTHORISED' | 'REFUSED';
 
@@ -30,6 +32,8 @@ export interface FaultRule {
   apiKey?: string;
   /** Only calls naming this customer's externalId meet the fault; any call when undefined. */
   externalId?: string;
+  /** Only calls naming this customer's id at the service meet the fault; any call when undefined. */
+  customerId?: string;
 }
 
 /** What a call is, for the rules that pick their calls. */
@@ -37,6 +41,8 @@ export interface FaultedCall {
   apiKey?: string;
   /** The externalId the call names (its JSON body's or its query's), if any. */
   externalId?: string;
+  /** The service's customer id the call names (its query's, its JSON body's or the body's `from`), if any. */
+  customerId?: string;
 }
 
 /**
@@ -81,16 +87,18 @@ export class FaultInjector {
   }
 
   /**
-   * Adds a rule; `count` 0 clears the path's rules instead (with `externalId`, only those naming that
-   * customer: one customer's refusal lifted, the others' kept).
+   * Adds a rule; `count` 0 clears the path's rules instead (with `externalId` or `customerId`, only
+   * those naming that customer: one customer's refusal lifted, the others' kept).
    */
   add(partnerId: string, path: string, rule: FaultRule): void {
     const key = this.key(partnerId, path);
     if (rule.remaining === 0) {
-      const kept =
-        rule.externalId === undefined
-          ? []
-          : (this.rules.get(key) ?? []).filter((candidate) => candidate.externalId !== rule.externalId);
+      const oneCustomer = rule.externalId !== undefined || rule.customerId !== undefined;
+      const kept = !oneCustomer
+        ? []
+        : (this.rules.get(key) ?? []).filter(
+            (candidate) => candidate.externalId !== rule.externalId || candidate.customerId !== rule.customerId,
+          );
       if (kept.length === 0) this.rules.delete(key);
       else this.rules.set(key, kept);
       return;
@@ -113,7 +121,8 @@ export class FaultInjector {
         (candidate) =>
           candidate.afterHandling === afterHandling &&
           (candidate.apiKey === undefined || candidate.apiKey === call.apiKey) &&
-          (candidate.externalId === undefined || candidate.externalId === call.externalId),
+          (candidate.externalId === undefined || candidate.externalId === call.externalId) &&
+          (candidate.customerId === undefined || candidate.customerId === call.customerId),
       );
       if (rules === undefined || rule === undefined) continue;
       rule.remaining -= 1;

@@ -145,18 +145,29 @@ async function applyFault(rule: FaultRule, request: FastifyRequest, reply: Fasti
   return true;
 }
 
-/** The customer a call names, for faults that pick one customer's calls: its JSON body's `externalId`, or its query's. */
-function externalIdNamed(query: Query, rawBody: Buffer, contentType: string | undefined): { externalId?: string } {
-  const fromQuery = query.optional('externalId');
-  if (fromQuery !== undefined) return { externalId: fromQuery };
-  if (rawBody.length === 0 || !contentType?.includes('json')) return {};
+/**
+ * The customer a call names, for faults that pick one customer's calls: the externalId of its query or
+ * JSON body, and the service's customer id of its query, its JSON body or the body's `from` (an
+ * autoramp flow's create).
+ */
+function customerNamed(query: Query, rawBody: Buffer, contentType: string | undefined): Omit<FaultedCall, 'apiKey'> {
+  const named: Omit<FaultedCall, 'apiKey'> = {};
+  const externalIdInQuery = query.optional('externalId');
+  const customerIdInQuery = query.optional('customerId');
+  if (externalIdInQuery !== undefined) named.externalId = externalIdInQuery;
+  if (customerIdInQuery !== undefined) named.customerId = customerIdInQuery;
+  if (rawBody.length === 0 || !contentType?.includes('json')) return named;
+  let body: { externalId?: unknown; customerId?: unknown; from?: { customerId?: unknown } | null } | null;
   try {
-    const body: unknown = JSON.parse(rawBody.toString('utf8'));
-    const externalId = (body as { externalId?: unknown } | null)?.externalId;
-    return typeof externalId === 'string' ? { externalId } : {};
+    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
   } catch {
-    return {};
+    return named;
   }
+  if (body === null || typeof body !== 'object') return named;
+  if (named.externalId === undefined && typeof body.externalId === 'string') named.externalId = body.externalId;
+  const customerId = body.customerId ?? (typeof body.from === 'object' ? body.from?.customerId : undefined);
+  if (named.customerId === undefined && typeof customerId === 'string') named.customerId = customerId;
+  return named;
 }
 
 /** Authenticates a request as it arrived: raw target, raw body bytes, Host header, peer address. */
@@ -207,7 +218,7 @@ async function handle(
   }
   const call: FaultedCall = {
     apiKey,
-    ...externalIdNamed(new Query(splitRequestTarget(rawTarget).query, dependencies.queryReading), rawBody, contentType),
+    ...customerNamed(new Query(splitRequestTarget(rawTarget).query, dependencies.queryReading), rawBody, contentType),
   };
   const before = dependencies.faults.take(partnerId, path, false, call);
   if (before?.kind === 'UNAUTHORISED') {

@@ -49,6 +49,8 @@ const FaultBody = z.object({
   apiKey: z.string().min(1).optional(),
   /** Only calls naming this customer (their JSON body's or query's externalId); with count 0, clears only its rules. */
   externalId: z.string().min(1).max(128).optional(),
+  /** Only calls naming this customer's id at the service (query, body or the body's `from`); with count 0, clears only its rules. */
+  customerId: z.string().min(1).max(128).optional(),
 });
 
 const SeedBody = z.object({
@@ -184,6 +186,7 @@ export function sandboxToolRoutes(
           afterHandling: body.afterHandling,
           ...(body.apiKey ? { apiKey: body.apiKey } : {}),
           ...(body.externalId ? { externalId: body.externalId } : {}),
+          ...(body.customerId ? { customerId: body.customerId } : {}),
         });
         return pendingFaults(faults, request.partnerId);
       },

@@ -81,6 +81,39 @@ describe('POST /sandbox/faults', () => {
     ]);
   });
 
+  it("refuses the calls naming one customer's service id (body, the body's from, query), until cleared", async () => {
+    const { a } = await startSandbox();
+    const refusedId = (await a.ok('POST', '/customer/create', { externalId: 'refused-later' })).id as string;
+    const servedId = (await a.ok('POST', '/customer/create', { externalId: 'served-later' })).id as string;
+    const injected = (answer: { status: number; json: { status?: string; message?: string } }) =>
+      answer.status === 422 && answer.json.status === 'FAILED' && /injected fault/.test(answer.json.message ?? '');
+    for (const path of ['/autoramp-flow/onramp', '/crypto-address/add', '/crypto-address/list'])
+      await a.ok('POST', '/sandbox/faults', { path, kind: 'REFUSED', count: 100, customerId: refusedId });
+    const onramp = (customerId: string) =>
+      a.post('/autoramp-flow/onramp', { from: { customerId, currency: 'USD' }, to: 'crypto-address-none' });
+    const address = (customerId: string) =>
+      a.post('/crypto-address/add', { customerId, currency: 'USDT', network: 'ETHEREUM', address: '0x00' });
+    expect(injected(await onramp(refusedId))).toBe(true);
+    expect(injected(await address(refusedId))).toBe(true);
+    expect(injected(await a.get(`/crypto-address/list?customerId=${refusedId}`))).toBe(true);
+    // The other customer's calls meet no fault (whatever the service makes of them).
+    expect(injected(await onramp(servedId))).toBe(false);
+    expect(injected(await address(servedId))).toBe(false);
+    expect(injected(await a.get(`/crypto-address/list?customerId=${servedId}`))).toBe(false);
+    // Cleared for that customer on one path, the path's rule is gone; the others stay.
+    await a.ok('POST', '/sandbox/faults', {
+      path: '/autoramp-flow/onramp',
+      kind: 'REFUSED',
+      count: 0,
+      customerId: refusedId,
+    });
+    expect(injected(await onramp(refusedId))).toBe(false);
+    expect((await a.ok('GET', '/sandbox/faults')).map((rule: { path: string }) => rule.path).sort()).toEqual([
+      '/crypto-address/add',
+      '/crypto-address/list',
+    ]);
+  });
+
   it('clears a path with count 0, and validates the rule', async () => {
     const { a } = await startSandbox();
     await a.ok('POST', '/sandbox/faults', { path: '/balance', kind: 'HTTP_5XX', count: 5 });

@@ -68,6 +68,8 @@ export class SandboxControl {
     apiKey?: string;
     /** Only calls naming this customer; with count 0, clears only its rules. */
     externalId?: string;
+    /** Only calls naming this customer's id at the service (query, body, or the body's `from`); with count 0, clears only its rules. */
+    customerId?: string;
   }) => this.ramp.http.request({ method: 'POST', path: '/sandbox/faults', body: jsonBody(fault) }, z.unknown());
 
   /** The partner's rate limit: above callsPerSecond calls in any second, 429 with Retry-After; 0 lifts it. */
