@@ -36,7 +36,7 @@ import {
   operatorRetriesRefusedPayouts,
 } from './operator';
 import type { ChaosPartnerApi } from './partner-api';
-import type { CustomerPlan } from './schedule';
+import type { CustomerPlan, JourneyParkedAt } from './schedule';
 import { JOURNEY_TIMINGS } from './stack';
 
 const USD_SENDER = { accountNumber: '12345678', accountName: 'Chaos Customer' };
@@ -56,11 +56,16 @@ const REFUSED_PAYOUT_AMOUNT = '1000000';
 const PAYOUT_TIMINGS = { pollIntervalSeconds: 5, settlementDeadlineSeconds: 86_400 };
 const PAYOUT_ENDED = new Set(['SETTLED', 'FAILED', 'CANCELLED']);
 /**
- * A customer's create refused until lifted: far more refusals than its journey's attempts before it
- * parks (RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS in chaos/stack.ts), so only the lift ends them.
+ * A call refused until lifted (a customer's create, or its onramp flow's): far more refusals than its
+ * journey's attempts before it parks (RAMP_REFUSED_CREATE_PARK_AFTER_SECONDS in chaos/stack.ts), so
+ * only the lift ends them.
  */
 const REFUSED_UNTIL_LIFTED = 1_000;
-const CREATE_PATH = '/customer/create';
+/** The call a parked journey's plan has the service refuse: its customer's create, or its onramp flow's. */
+const REFUSED_PATH: Record<JourneyParkedAt, string> = {
+  CUSTOMER_CREATE: '/customer/create',
+  ONRAMP_SETUP: '/autoramp-flow/onramp',
+};
 /** Deposit stages a journey shows for a deposit that ended. */
 const DEPOSIT_ENDED = new Set(['COMPLETED', 'REJECTED', 'REVERSED', 'CANCELLED', 'DISMISSED']);
 
@@ -107,8 +112,11 @@ export interface CustomerProgress {
   payoutState?: PayoutState;
   /** Moves the service could not make because the record had moved on first (a race the plan lost). */
   missedMoves: string[];
-  /** Its create is refused at the service until lifted (a JourneyPark plan): set before it signs up. */
-  createRefused: boolean;
+  /**
+   * The call its JourneyPark plan refuses is refused at the service until lifted: its create, set before
+   * it signs up; or its onramp flow's create, set once its customer exists and before its KYC is decided.
+   */
+  refusalArmed: boolean;
   /** The parks (their `since`) of its journey the operator acted on. */
   journeyParksActedOn: string[];
   /** What the operator ran on its journey: single retries, bulk retries, and the cancel that went through. */
@@ -152,7 +160,7 @@ export class Customers {
       operatorActed: false,
       offrampPaymentFailed: false,
       offrampDepositEnded: false,
-      createRefused: false,
+      refusalArmed: false,
       journeyParksActedOn: [],
       journeyRetries: 0,
       journeyBulkRetries: 0,
@@ -204,14 +212,9 @@ export class Customers {
     const { plan } = customer;
     if (customer.signups === 0) {
       if (secondsIntoRun < plan.signupAtSeconds) return;
-      if (plan.journeyPark !== 'NONE' && !customer.createRefused) {
-        await this.control.injectFault({
-          path: CREATE_PATH,
-          kind: 'REFUSED',
-          count: REFUSED_UNTIL_LIFTED,
-          externalId: plan.externalId,
-        });
-        customer.createRefused = true;
+      if (plan.journeyPark !== 'NONE' && plan.journeyParkedAt === 'CUSTOMER_CREATE' && !customer.refusalArmed) {
+        await this.control.injectFault({ ...this.refusalOf(plan), count: REFUSED_UNTIL_LIFTED });
+        customer.refusalArmed = true;
       }
       await this.signUp(plan);
       customer.signups = 1;
@@ -234,6 +237,11 @@ export class Customers {
     if (!customer.exitsRegistered) {
       await registerTestExits(this.control, customerId);
       customer.exitsRegistered = true;
+    }
+    if (plan.journeyPark !== 'NONE' && plan.journeyParkedAt === 'ONRAMP_SETUP' && !customer.refusalArmed) {
+      // Its journey sets its ramps up once KYC is approved (below): the refusal is armed before that.
+      await this.control.injectFault({ ...this.refusalOf(plan, customerId), count: REFUSED_UNTIL_LIFTED });
+      customer.refusalArmed = true;
     }
     if (!customer.kycDecided) {
       if (plan.kyc === 'APPROVED') await this.control.approveCustomer(customerId);
@@ -386,10 +394,11 @@ export class Customers {
   }
 
   /**
-   * The operator on a journey parked as refused (its customer's create): acted on at every park seen,
-   * since another customer's bulk retry may resume it before its own move and, while it is still
-   * refused, it parks again. For a retry the refusal is lifted first (the cause fixed, as a top-up
-   * for a payout); for a cancel it is kept, so a bulk retry that resumed it only parks it again.
+   * The operator on a journey parked as refused (its customer's create, or its onramp flow's): acted on
+   * at every park seen, since another customer's bulk retry may resume it before its own move and,
+   * while it is still refused, it parks again. For a retry the refusal is lifted first (the cause
+   * fixed, as a top-up for a payout); for a cancel it is kept, so a bulk retry that resumed it only
+   * parks it again.
    * True while the journey is parked (nothing else to do this round).
    */
   private async actOnParkedJourney(customer: CustomerProgress, state: JourneyState): Promise<boolean> {
@@ -403,7 +412,7 @@ export class Customers {
       await operatorCancelsJourney(env, plan.externalId);
       customer.journeyCancelled = true;
     } else {
-      await this.control.injectFault({ path: CREATE_PATH, kind: 'REFUSED', count: 0, externalId: plan.externalId });
+      await this.control.injectFault({ ...this.refusalOf(plan, customer.customerId), count: 0 });
       if (plan.journeyPark === 'RETRIED_IN_BULK') {
         await operatorRetriesRefusedJourneys(env);
         customer.journeyBulkRetries += 1;
@@ -415,6 +424,18 @@ export class Customers {
     if (!customer.journeyParksActedOn.includes(state.attention.since))
       customer.journeyParksActedOn.push(state.attention.since);
     return true;
+  }
+
+  /**
+   * The refusal a parked journey's plan arms at the service: its customer's create, picked by its
+   * externalId; or its onramp flow's create, picked by the service's id for its customer.
+   */
+  private refusalOf(plan: CustomerPlan, customerId?: string): Parameters<SandboxControl['injectFault']>[0] {
+    const path = REFUSED_PATH[plan.journeyParkedAt];
+    if (plan.journeyParkedAt === 'CUSTOMER_CREATE') return { path, kind: 'REFUSED', externalId: plan.externalId };
+    if (customerId === undefined)
+      throw new Error(`${plan.externalId}: no customer at the service to refuse the onramp of`);
+    return { path, kind: 'REFUSED', customerId };
   }
 
   /** Payout steps: start it, fail its payment, have the operator act on its park, follow it to its end. */
@@ -544,7 +565,8 @@ export function customerAtRest(customer: CustomerProgress): boolean {
   if (customer.signups === 0) return false;
   // Cancelled: it ended CLOSED at its park, before its customer was created.
   if (plan.journeyPark === 'CANCELLED') return customer.journeyCancelled && lastState?.stage === 'CLOSED';
-  // Retried: its journey went on and created its customer.
+  // Retried: its journey went on and created its customer (parked at its onramp's setup: the deposits
+  // below need the onramp set up).
   if (plan.journeyPark !== 'NONE' && !customer.customerId) return false;
   if (plan.kyc !== 'PENDING' && !customer.kycDecided) return false;
   if (plan.kyc !== 'APPROVED') return true;

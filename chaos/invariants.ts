@@ -55,6 +55,8 @@ export interface GoneWindow {
   acceptedBefore: number;
   /** When the operator's `partner-events enable` went through (ms); undefined: never. */
   enabledAt?: number;
+  /** How many deliveries it had accepted by then: the partner reads what it missed from there on. */
+  acceptedBeforeEnabled?: number;
 }
 
 export const TOTALS_ROW =
@@ -314,9 +316,11 @@ export function cancelledJourneysEmpty(
 
 /**
  * The events the partner's endpoint missed because a 410 Gone disabled it, which the partner reads
- * through GET /events instead (docs/integrating/partner-events.md: nothing is pushed to a disabled
- * endpoint, later either): of each stream, those after the last it had accepted when it began
- * answering 410, recorded before the operator enabled it again. Everything else is owed to it.
+ * through GET /events instead, once it is enabled again (docs/integrating/partner-events.md: nothing
+ * recorded while it is disabled is pushed to it by the run that recorded it): of each stream, those
+ * after the last it had accepted when it began answering 410, recorded before the operator enabled it
+ * again and not accepted by then. Everything else is owed to it. A later run of the stream (the
+ * customer signed up again, a reset) may push them after all: the partner has them already.
  */
 export function missedWhileGone(
   stored: readonly StoredPartnerEvent[],
@@ -324,33 +328,40 @@ export function missedWhileGone(
   windows: readonly GoneWindow[],
 ): StoredPartnerEvent[] {
   if (windows.length === 0) return [];
-  const got = new Set(accepted.map(({ event }) => event.id));
+  const gotByEnable = windows.map(
+    (window) =>
+      new Set(accepted.slice(0, window.acceptedBeforeEnabled ?? accepted.length).map(({ event }) => event.id)),
+  );
   const reachedBefore = windows.map((window) => {
     const through = new Map<string, number>();
     for (const { event } of accepted.slice(0, window.acceptedBefore))
       through.set(streamOf(event), Math.max(through.get(streamOf(event)) ?? 0, event.sequence));
     return through;
   });
-  return stored.filter(
-    (event) =>
-      !got.has(event.id) &&
-      windows.some(
-        (window, index) =>
-          event.sequence > (reachedBefore[index]!.get(streamOf(event)) ?? 0) &&
-          (window.enabledAt === undefined || Date.parse(event.timestamp) <= window.enabledAt),
-      ),
+  return stored.filter((event) =>
+    windows.some(
+      (window, index) =>
+        !gotByEnable[index]!.has(event.id) &&
+        event.sequence > (reachedBefore[index]!.get(streamOf(event)) ?? 0) &&
+        (window.enabledAt === undefined || Date.parse(event.timestamp) <= window.enabledAt),
+    ),
   );
 }
 
-function streamsDelivered(record: RunRecord, service: ServiceRecords, pulled: readonly StoredPartnerEvent[]): string[] {
-  const { endpoint } = record;
+/**
+ * Each stream's first deliveries of each event id, in arrival order, must be 1, 2, 3, ... (nothing
+ * skipped, nothing early), passing over those the partner read through GET /events after a 410
+ * (`pulled`): a later delivery of one of those is a repeat of what it has.
+ */
+export function deliveredInOrder(
+  accepted: readonly ReceivedDelivery[],
+  pulled: readonly StoredPartnerEvent[],
+): string[] {
   const evidence: string[] = [];
-  if (endpoint.rejected > 0) evidence.push(`${endpoint.rejected} deliveries did not verify`);
   const read = new Set(pulled.map((event) => `${streamOf(event)}#${event.sequence}`));
-  for (const [stream, events] of delivered(endpoint.accepted)) {
-    // First delivery of each event id, in arrival order: must be 1, 2, 3, ... (nothing skipped, nothing
-    // early), passing over only those the partner read through GET /events after a 410.
-    const sequences = events.map((event) => event.sequence);
+  const readIds = new Set(pulled.map((event) => event.id));
+  for (const [stream, events] of delivered(accepted)) {
+    const sequences = events.filter((event) => !readIds.has(event.id)).map((event) => event.sequence);
     let expected = 1;
     for (const [index, sequence] of sequences.entries()) {
       while (expected < sequence && read.has(`${stream}#${expected}`)) expected += 1;
@@ -363,6 +374,14 @@ function streamsDelivered(record: RunRecord, service: ServiceRecords, pulled: re
       expected += 1;
     }
   }
+  return evidence;
+}
+
+function streamsDelivered(record: RunRecord, service: ServiceRecords, pulled: readonly StoredPartnerEvent[]): string[] {
+  const { endpoint } = record;
+  const evidence: string[] = [];
+  if (endpoint.rejected > 0) evidence.push(`${endpoint.rejected} deliveries did not verify`);
+  evidence.push(...deliveredInOrder(endpoint.accepted, pulled));
   const completedEvents = new Map<string, Set<string>>();
   for (const { event } of [...endpoint.accepted, ...pulled.map((event) => ({ event }))]) {
     if (event.type !== 'deposit.completed') continue;

@@ -341,13 +341,15 @@ async function playWith(
   }
   const parkedJourneys = customers.progress.filter((customer) => customer.plan.journeyPark !== 'NONE');
   if (parkedJourneys.length > 0) {
+    const atCreate = parkedJourneys.filter((customer) => customer.plan.journeyParkedAt === 'CUSTOMER_CREATE');
+    const atOnramp = parkedJourneys.filter((customer) => customer.plan.journeyParkedAt === 'ONRAMP_SETUP');
     const total = (count: (customer: CustomerProgress) => number) =>
       parkedJourneys.reduce((sum, customer) => sum + count(customer), 0);
     print(
-      `journeys whose customer's create the service refused: ${parkedJourneys.length}; parks the operator acted on ${total((customer) => customer.journeyParksActedOn.length)}: ` +
+      `journeys parked refused: ${parkedJourneys.length} (at their customer's create ${atCreate.length}, at their onramp's setup ${atOnramp.length}); parks the operator acted on ${total((customer) => customer.journeyParksActedOn.length)}: ` +
         `journey retry ${total((customer) => customer.journeyRetries)}, journey retry --all --error-type Refused ${total((customer) => customer.journeyBulkRetries)}, ` +
         `journey cancel ${parkedJourneys.filter((customer) => customer.journeyCancelled).length} (${parkedJourneys.filter((customer) => customer.journeyCancelled && customer.lastState?.stage === 'CLOSED').length} CLOSED); ` +
-        `went on to create their customer ${parkedJourneys.filter((customer) => customer.customerId !== undefined).length}`,
+        `went on to create their customer ${atCreate.filter((customer) => customer.customerId !== undefined).length}, to set their onramp up ${atOnramp.filter((customer) => customer.lastState?.onramp?.virtualAccount?.id !== undefined).length}`,
     );
   }
   for (const window of faults.endpointGone) {
@@ -549,6 +551,7 @@ class FaultPlayer {
           }
         }
         window.enabledAt = Date.now();
+        window.acceptedBeforeEnabled = stack.endpoint.accepted.length;
         return;
       }
       case 'ENDPOINT_SLOW':

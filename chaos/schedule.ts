@@ -41,13 +41,15 @@ export type PayoutPlan = 'NONE' | 'SETTLED' | 'FAILED' | 'REFUSED_THEN_RETRIED' 
 
 /**
  * What happens at the journey's start: nothing; or the service refuses to create its customer (a
- * refusal of its `/customer/create` alone) until the journey parks `Refused`, and then the operator,
+ * refusal of its `/customer/create` alone; or, `journeyParkedAt` ONRAMP_SETUP, of its onramp flow's
+ * create once its KYC is approved) until the journey parks `Refused`, and then the operator,
  * the refusal lifted, retries it (`rampflow journey retry <externalId>`, or for RETRIED_IN_BULK
  * `rampflow journey retry --all --error-type Refused`, which resumes every journey parked as refused
  * at that moment, another customer's too) and it goes on to the rest of its plan; or, the refusal
  * kept, cancels it (`rampflow journey cancel`): it ends CLOSED, with no customer at the service.
  */
 export type JourneyPark = 'NONE' | 'RETRIED' | 'RETRIED_IN_BULK' | 'CANCELLED';
+export type JourneyParkedAt = 'CUSTOMER_CREATE' | 'ONRAMP_SETUP';
 
 export interface CustomerPlan {
   externalId: string;
@@ -79,6 +81,12 @@ export interface CustomerPlan {
   depositCancelledInBulk: boolean;
   /** Never CANCELLED for the first customer (the run always follows its money) nor the one that returns. */
   journeyPark: JourneyPark;
+  /**
+   * Where a parked journey parks: at its customer's create, or, for an approved customer whose journey
+   * the operator retries, later, at its onramp flow's create (`SETTING_UP_RAMPS`), with a customer
+   * at the service and KYC done.
+   */
+  journeyParkedAt: JourneyParkedAt;
   /**
    * Approved customers only: once both deposits ended, the customer is closed, its journey removed as
    * retention would (`temporal workflow delete`), and it signs up again under the same externalId.
@@ -175,6 +183,8 @@ const PARKED_JOURNEY_SHARE = 0.15;
 /** Of those, the shares the operator retries singly and in bulk; the rest it cancels. */
 const JOURNEY_RETRIED_SHARE = 0.45;
 const JOURNEY_RETRIED_IN_BULK_SHARE = 0.35;
+/** Of the retried journeys of approved customers, the share that parks later, at its onramp flow's create. */
+const PARKED_AT_ONRAMP_SETUP_SHARE = 0.5;
 /** Faults a minute of play, on average. */
 const FAULTS_PER_MINUTE = 4;
 const FORGED_PER_SECOND = 20;
@@ -243,6 +253,7 @@ export function drawSchedule(options: ChaosOptions): Schedule {
       offrampPayment: 'PAID',
       depositCancelledInBulk: false,
       journeyPark: 'NONE',
+      journeyParkedAt: 'CUSTOMER_CREATE',
       closesAndReturns: false,
     };
   });
@@ -271,6 +282,14 @@ export function drawSchedule(options: ChaosOptions): Schedule {
         : move < JOURNEY_RETRIED_SHARE + JOURNEY_RETRIED_IN_BULK_SHARE || !cancellable
           ? 'RETRIED_IN_BULK'
           : 'CANCELLED';
+  }
+  // Where the retried journeys of approved customers park: from a stream of its own, one draw a parked
+  // customer, so every other draw stays what each seed drew before.
+  const nextParkedAt = mulberry32(options.seed ^ 0x0a5e);
+  for (const plan of customerPlans) {
+    if (plan.journeyPark === 'NONE') continue;
+    const later = nextParkedAt() < PARKED_AT_ONRAMP_SETUP_SHARE;
+    if (later && plan.kyc === 'APPROVED' && plan.journeyPark !== 'CANCELLED') plan.journeyParkedAt = 'ONRAMP_SETUP';
   }
   // Which offramp deposits' payouts the service fails: from a stream of its own too.
   const nextPayment = mulberry32(options.seed ^ 0xfa11);
@@ -442,7 +461,11 @@ export function describeSchedule(schedule: Schedule): string[] {
   const customers = schedule.customerPlans.map(
     (plan) =>
       `  t+${plan.signupAtSeconds}s signup ${plan.externalId} via ${plan.signupVia}` +
-      (plan.journeyPark === 'NONE' ? '' : `, its create refused: journey parked then ${plan.journeyPark}`) +
+      (plan.journeyPark === 'NONE'
+        ? ''
+        : plan.journeyParkedAt === 'ONRAMP_SETUP'
+          ? `, its onramp setup refused: journey parked then ${plan.journeyPark}`
+          : `, its create refused: journey parked then ${plan.journeyPark}`) +
       `, KYC ${plan.kyc}` +
       (plan.kyc === 'APPROVED'
         ? `, onramp deposit ${plan.onrampDeposit}, refund ${plan.refund}, payout ${plan.payout}${plan.retriedInBulk ? ' (in bulk)' : ''}${plan.offrampPayment === 'FAILED' ? `, offramp payment FAILED (deposit cancelled ${plan.depositCancelledInBulk ? 'in bulk' : 'singly'})` : ''}`

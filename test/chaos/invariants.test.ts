@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cancelledJourneysEmpty,
+  deliveredInOrder,
   eventsGenuine,
   missedWhileGone,
   refundsReported,
@@ -107,6 +108,38 @@ describe("the chaos run's event checks", () => {
     expect(
       missedWhileGone(stored(events), delivered([events[1]!, events[4]!]), [window]).map((each) => each.sequence),
     ).toEqual([3]);
+  });
+
+  it('takes a later run pushing what the partner read after a 410 as repeats, and holds the rest to their order (seed 2)', () => {
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds)).toISOString();
+    const events = [1, 2, 3, 4, 5].map((sequence) => ({
+      ...event(sequence, 'journey.approved'),
+      timestamp: at(sequence * 10),
+    }));
+    // 410 from 5 s to 35 s: #1 to #3 recorded meanwhile, not pushed; #4 and #5 pushed after; then the
+    // customer signed up again, and its new journey pushed the stream's earlier events, #1 to #3 among them.
+    const window = {
+      from: Date.parse(at(5)),
+      acceptedBefore: 0,
+      enabledAt: Date.parse(at(35)),
+      acceptedBeforeEnabled: 0,
+    };
+    const accepted = delivered([events[3]!, events[4]!, events[0]!, events[1]!, events[2]!]);
+    const pulled = missedWhileGone(stored(events), accepted, [window]);
+    expect(pulled.map((each) => each.sequence)).toEqual([1, 2, 3]);
+    expect(deliveredInOrder(accepted, pulled)).toEqual([]);
+    // Not told of the enable (as before): what arrived later counts as never missed, and the order breaks.
+    const { acceptedBeforeEnabled: _, ...unknownEnable } = window;
+    const pulledUnknown = missedWhileGone(stored(events), accepted, [unknownEnable]);
+    expect(deliveredInOrder(accepted, pulledUnknown)).toEqual([
+      expect.stringContaining('delivered #4 (expected #1 at position 1)'),
+    ]);
+    // Without a 410, the same arrivals are out of order.
+    expect(deliveredInOrder(accepted, [])).toEqual([expect.stringContaining('expected #1 at position 1')]);
+    // What the partner read does not excuse a delivery out of order among the rest.
+    expect(deliveredInOrder(delivered([events[4]!, events[3]!]), pulled)).toEqual([
+      expect.stringContaining('delivered #5 (expected #4 at position 1)'),
+    ]);
   });
 
   it('wants one deposit.reversed for a deposit refunded after it completed, and none for one not refunded', () => {

@@ -138,6 +138,19 @@ describe('the chaos schedule', () => {
     expect(describeSchedule(drawSchedule({ seed: 152, customers: 4, minutes: 1.5 }))).toContain(
       '  t+25.2s signup chaos-152-1 via CLIENT_LIBRARY, its create refused: journey parked then CANCELLED, KYC APPROVED, onramp deposit CONFIRMED, refund NONE, payout SETTLED',
     );
+    // Some approved customers' retried journeys park later, at their onramp flow's create; no other does.
+    const later = parked.filter((plan) => plan.journeyParkedAt === 'ONRAMP_SETUP');
+    expect(later.length / parked.length).toBeGreaterThan(0.1);
+    for (const plan of later) {
+      expect(plan.kyc).toBe('APPROVED');
+      expect(plan.journeyPark).not.toBe('CANCELLED');
+    }
+    expect(
+      plans.filter((plan) => plan.journeyPark === 'NONE').every((plan) => plan.journeyParkedAt === 'CUSTOMER_CREATE'),
+    ).toBe(true);
+    expect(describeSchedule(drawSchedule({ seed: 2, customers: 5, minutes: 2 }))).toContain(
+      '  t+32.3s signup chaos-2-4 via CLIENT_LIBRARY, its onramp setup refused: journey parked then RETRIED_IN_BULK, KYC APPROVED, onramp deposit CONFIRMED, refund NONE, payout REFUSED_THEN_RETRIED (in bulk)',
+    );
     // Drawn from a stream of their own: seed 1 parks none, its other draws as before.
     expect(drawSchedule({ seed: 1, customers: 4, minutes: 1.5 }).customerPlans.map((plan) => plan.journeyPark)).toEqual(
       ['NONE', 'NONE', 'NONE', 'NONE'],
