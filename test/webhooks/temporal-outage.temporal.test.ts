@@ -121,15 +121,20 @@ describe('a Temporal outage', () => {
 
     await startServer();
     await startWorker();
-    // Wait until the receiver's own connection reaches the restarted server before the retry is due.
+    // Wait until the receiver's own connection reaches the restarted server, and the server answers for
+    // the journey (a server still loading its state can call it not found, and the receiver would then
+    // hand the event to a ramp-event workflow instead), before the retry is due.
+    const receiversView = new Client({ connection: receiverConnection }).workflow.getHandle(
+      journeyWorkflowId(externalId),
+    );
     await eventually(
       () =>
-        receiverConnection.workflowService.getSystemInfo({}).then(
-          () => true,
+        receiversView.describe().then(
+          (description) => description.status.name === 'RUNNING',
           () => false,
         ),
       (reachable) => reachable,
-      'the receiver reconnecting to Temporal',
+      'the receiver reaching the journey on the restarted Temporal',
     );
 
     // The retry policy's first retry, ten minutes later on the service's clock.
